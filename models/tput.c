@@ -1,0 +1,581 @@
+/*
+ * tput: profiled tables + analytical model of data-parallel training throughput.
+ *
+ * Model (per iteration, n workers of one GPU type, ring all-reduce, no compute/communication
+ * overlap — a conservative choice, since overlap varies by framework and model):
+ *   t_iter(n) = t_compute(n) + t_allreduce(n)
+ *   t_compute(n) = b(n) * F / (P * eff)          b(n) = batch (weak) or batch / n (strong)
+ *   t_allreduce(n) = 2 (n-1)/n * S / B + 2 (n-1) * lat      S = 4 bytes * params
+ * with F the training GFLOP per sample, P the GPU's peak (FP16 or FP32), B and lat of the
+ * slowest link the workers' ring crosses.
+ *
+ * Calibration order for t_compute on GPU type g:
+ *   1. a measured 1-worker rate of this job type on g:       t_compute = 1 / rate;
+ *   2. else a measured 1-worker rate on g' (the measured type whose peak is closest to g's):
+ *      t_compute = t'(g') * P(g') / P(g);
+ *   3. else the FLOP formula above (needs the job type's analytic fields).
+ * A measured rate for the exact (type, GPU, workers, placement class) is used as is, except
+ * that a placement whose slowest link is slower than the one the measurement ran on pays the
+ * extra all-reduce time.  Assumed measurement links: consolidated = the GPU's NVLink if it has
+ * one, else its PCIe; spread = ethernet-25g (Gavel's and Pollux's clouds).  A measurement of
+ * the other class at the same worker count is converted by swapping its all-reduce time.
+ * With no measurement on this GPU at all, the modelled time gets the scaling overhead that
+ * the nearest measured GPU shows beyond the model at the same worker count (measured time
+ * minus modelled compute and all-reduce, when positive), so that a modelled GPU does not
+ * scale better than the measured ones only because the model is optimistic.
+ * A table entry of 0 means "cannot run there" and is respected.
+ *
+ * Lookups hash (job type, GPU, workers, class) to a rate: O(1).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "tput.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../sim/jsonf.h"
+#include "../sim/tio.h"
+
+enum { JT_MAX_ALIASES = 4 };
+
+struct jt_entry {
+    struct jobtype jt;
+    char           aliases[JT_MAX_ALIASES][JT_NAME_MAX];
+    int            naliases;
+};
+
+struct meas {
+    uint64_t key;       /* 0: empty slot */
+    double   rate;
+};
+
+struct tput {
+    const catalog   *cat;
+    struct jt_entry *types;
+    int              ntypes, capt;
+    struct meas     *tab;
+    size_t           tabcap, tabn;   /* tabcap a power of two */
+    int              spread_link;    /* assumed link of spread measurements */
+};
+
+static uint64_t mkey(int jt, int gpu, int workers, int spread)
+{
+    /* +1 keeps key 0 free as the empty marker */
+    return ((uint64_t)(jt + 1) << 32) | ((uint64_t)gpu << 20) | ((uint64_t)workers << 1) |
+           (uint64_t)(spread != 0);
+}
+
+static size_t mhash(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return (size_t)k;
+}
+
+static int tab_put(tput *t, uint64_t key, double rate)
+{
+    if (2 * (t->tabn + 1) > t->tabcap) {
+        size_t nc = t->tabcap ? t->tabcap * 2 : 256;
+        struct meas *nt = calloc(nc, sizeof *nt);
+        if (nt == NULL)
+            return -1;
+        for (size_t i = 0; i < t->tabcap; i++)
+            if (t->tab[i].key) {
+                size_t j = mhash(t->tab[i].key) & (nc - 1);
+                while (nt[j].key)
+                    j = (j + 1) & (nc - 1);
+                nt[j] = t->tab[i];
+            }
+        free(t->tab);
+        t->tab = nt;
+        t->tabcap = nc;
+    }
+    size_t j = mhash(key) & (t->tabcap - 1);
+    while (t->tab[j].key && t->tab[j].key != key)
+        j = (j + 1) & (t->tabcap - 1);
+    if (!t->tab[j].key)
+        t->tabn++;
+    t->tab[j].key = key;
+    t->tab[j].rate = rate;
+    return 0;
+}
+
+double tput_measured(const tput *t, int jt, int gpu, int workers, int spread)
+{
+    if (t->tabcap == 0)
+        return -1;
+    if (workers == 1)
+        spread = 0;
+    uint64_t key = mkey(jt, gpu, workers, spread);
+    size_t j = mhash(key) & (t->tabcap - 1);
+    while (t->tab[j].key) {
+        if (t->tab[j].key == key)
+            return t->tab[j].rate;
+        j = (j + 1) & (t->tabcap - 1);
+    }
+    return -1;
+}
+
+int tput_create(tput **out, const catalog *cat, struct errbuf *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (*out == NULL)
+        return err_run(err, "out of memory");
+    (*out)->cat = cat;
+    (*out)->spread_link = cat_link_find(cat, "ethernet-25g");
+    return 0;
+}
+
+void tput_destroy(tput *t)
+{
+    if (t == NULL)
+        return;
+    free(t->types);
+    free(t->tab);
+    free(t);
+}
+
+const catalog *tput_catalog(const tput *t) { return t->cat; }
+int tput_ntypes(const tput *t) { return t->ntypes; }
+const struct jobtype *tput_type(const tput *t, int id) { return &t->types[id].jt; }
+
+int tput_find(const tput *t, const char *name)
+{
+    for (int i = 0; i < t->ntypes; i++) {
+        if (strcasecmp(t->types[i].jt.name, name) == 0)
+            return i;
+        for (int a = 0; a < t->types[i].naliases; a++)
+            if (strcasecmp(t->types[i].aliases[a], name) == 0)
+                return i;
+    }
+    return -1;
+}
+
+static struct jt_entry *add_type(tput *t, const char *name)
+{
+    if (t->ntypes == t->capt) {
+        int nc = t->capt ? 2 * t->capt : 32;
+        struct jt_entry *n = realloc(t->types, (size_t)nc * sizeof *n);
+        if (n == NULL)
+            return NULL;
+        t->types = n;
+        t->capt = nc;
+    }
+    struct jt_entry *e = &t->types[t->ntypes++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->jt.name, sizeof e->jt.name, "%s", name);
+    e->jt.scaling = JT_WEAK;
+    e->jt.efficiency = 0.3;
+    return e;
+}
+
+/* "(batch size N)" inside a Gavel job name, else 0 */
+static int batch_from_name(const char *name)
+{
+    const char *p = strstr(name, "batch size ");
+    return p ? atoi(p + 11) : 0;
+}
+
+int tput_load_types(tput *t, const char *path, struct errbuf *err)
+{
+    static const char *const top_keys[] = { "job_types", "sources", "note", NULL };
+    static const char *const keys[] = { "name", "aliases", "model", "dataset", "batch",
+                                        "scaling", "precision", "params_m",
+                                        "gflops_per_sample", "efficiency", "mem_gb", "ckpt_gb",
+                                        "source", "note", NULL };
+    static const char *const scalings[] = { "weak", "strong", NULL };
+    static const char *const precisions[] = { "fp32", "fp16", NULL };
+    jsonf *doc;
+    if (jsonf_load(&doc, path, err) < 0)
+        return -1;
+    struct jobj root;
+    const cJSON *arr;
+    int rc = -1, i = 0;
+    if (jobj_root(&root, doc, err) < 0 || jobj_known(&root, top_keys, err) < 0 ||
+        jobj_arr(&root, "job_types", JREQ, &arr, err) < 0)
+        goto out;
+    for (const cJSON *e = arr->child; e != NULL; e = e->next, i++) {
+        struct jobj o;
+        const char *name = NULL;
+        const cJSON *aliases = NULL;
+        int64_t batch = 0;
+        if (jobj_elem(&o, &root, "job_types", e, i, err) < 0 ||
+            jobj_known(&o, keys, err) < 0 || jobj_str(&o, "name", JREQ, &name, err) < 0)
+            goto out;
+        if (strlen(name) >= JT_NAME_MAX || tput_find(t, name) >= 0) {
+            jsonf_error(doc, e, o.path, err, "job type '%s' is too long or defined twice", name);
+            goto out;
+        }
+        struct jt_entry *je = add_type(t, name);
+        if (je == NULL) {
+            err_run(err, "out of memory");
+            goto out;
+        }
+        struct jobtype *jt = &je->jt;
+        jt->ckpt_gb = -1;
+        if (jobj_int(&o, "batch", JREQ, 1, 1 << 24, &batch, err) < 0 ||
+            jobj_enum(&o, "scaling", JREQ, scalings, &jt->scaling, err) < 0 ||
+            jobj_enum(&o, "precision", JREQ, precisions, &jt->fp16, err) < 0 ||
+            jobj_num(&o, "params_m", JREQ, 1e-6, 1e7, &jt->params_m, err) < 0 ||
+            jobj_num(&o, "gflops_per_sample", JREQ, 1e-9, 1e9, &jt->gflops_per_sample, err) < 0 ||
+            jobj_num(&o, "efficiency", JOPT, 1e-3, 1, &jt->efficiency, err) < 0 ||
+            jobj_num(&o, "mem_gb", JREQ, 0, 1e5, &jt->mem_gb, err) < 0 ||
+            jobj_num(&o, "ckpt_gb", JOPT, 0, 1e6, &jt->ckpt_gb, err) < 0 ||
+            jobj_arr(&o, "aliases", JOPT, &aliases, err) < 0)
+            goto out;
+        jt->batch = (int)batch;
+        jt->analytic = 1;
+        if (jt->ckpt_gb < 0)    /* weights + two Adam moments, fp32 */
+            jt->ckpt_gb = jt->params_m * 1e6 * 12 / 1e9;
+        int a = 0;
+        for (const cJSON *al = aliases ? aliases->child : NULL; al; al = al->next, a++) {
+            if (!cJSON_IsString(al) || strlen(al->valuestring) >= JT_NAME_MAX ||
+                a >= JT_MAX_ALIASES || tput_find(t, al->valuestring) >= 0) {
+                jsonf_error(doc, al, o.path, err,
+                            "aliases must be new short strings, at most %d", JT_MAX_ALIASES);
+                goto out;
+            }
+            strcpy(je->aliases[a], al->valuestring);
+            je->naliases = a + 1;
+        }
+    }
+    rc = 0;
+out:
+    jsonf_destroy(doc);
+    return rc;
+}
+
+static int find_or_add(tput *t, const char *name, struct errbuf *err)
+{
+    int id = tput_find(t, name);
+    if (id >= 0)
+        return id;
+    if (strlen(name) >= JT_NAME_MAX)
+        return err_run(err, "job type name too long: %s", name), -1;
+    struct jt_entry *e = add_type(t, name);
+    if (e == NULL)
+        return err_run(err, "out of memory"), -1;
+    e->jt.batch = batch_from_name(name);
+    return t->ntypes - 1;
+}
+
+int tput_load_profile(tput *t, const char *path, struct errbuf *err)
+{
+    static const char *const header[] = { "job_type", "gpu", "workers", "placement",
+                                          "iters_per_s" };
+    tio *r;
+    if (tio_open(&r, path, err) < 0)
+        return -1;
+    char *line, *f[8];
+    size_t len;
+    int rc = -1, got, seen_header = 0;
+    while ((got = tio_next(r, &line, &len, err)) > 0) {
+        long ln = tio_lineno(r);
+        if (tio_skippable(line))
+            continue;
+        int nf = tio_split(line, ',', f, 8);
+        if (!seen_header) {
+            if (nf != 5) {
+                err_input(err, path, ln, NULL, "header must be: job_type,gpu,workers,placement,iters_per_s");
+                goto out;
+            }
+            for (int k = 0; k < 5; k++)
+                if (strcmp(f[k], header[k]) != 0) {
+                    err_input(err, path, ln, f[k], "header column %d must be '%s'", k + 1,
+                              header[k]);
+                    goto out;
+                }
+            seen_header = 1;
+            continue;
+        }
+        if (nf != 5) {
+            err_input(err, path, ln, NULL, "expected 5 fields, found %d", nf < 0 ? 0 : nf);
+            goto out;
+        }
+        int gpu = cat_gpu_find(t->cat, f[1]);
+        long long workers;
+        double rate;
+        if (gpu < 0) {
+            err_input(err, path, ln, "gpu", "unknown GPU type '%s'", f[1]);
+            goto out;
+        }
+        if (tio_int64(f[2], &workers) < 0 || workers < 1 || workers > 4096) {
+            err_input(err, path, ln, "workers", "'%s' is not a worker count in [1, 4096]", f[2]);
+            goto out;
+        }
+        int spread = strcmp(f[3], "spread") == 0;
+        if (!spread && strcmp(f[3], "consolidated") != 0) {
+            err_input(err, path, ln, "placement", "'%s' must be consolidated or spread", f[3]);
+            goto out;
+        }
+        if (tio_double(f[4], &rate) < 0 || rate < 0) {
+            err_input(err, path, ln, "iters_per_s", "'%s' is not a rate >= 0", f[4]);
+            goto out;
+        }
+        int jt = find_or_add(t, f[0], err);
+        if (jt < 0)
+            goto out;
+        if (tab_put(t, mkey(jt, gpu, (int)workers, workers > 1 && spread), rate) < 0) {
+            err_run(err, "out of memory");
+            goto out;
+        }
+    }
+    if (got < 0)
+        goto out;
+    if (!seen_header) {
+        err_input(err, path, 0, NULL, "empty file: expected a header line");
+        goto out;
+    }
+    rc = 0;
+out:
+    tio_close(r);
+    return rc;
+}
+
+/* Parse Gavel's "('ResNet-50 (batch size 64)', 2)" into name and scale factor. */
+static int parse_gavel_key(const char *key, char *name, size_t cap, int *sf)
+{
+    const char *a = strchr(key, '\'');
+    const char *b = a ? strrchr(key, '\'') : NULL;
+    if (a == NULL || b == NULL || b <= a + 1 || (size_t)(b - a - 1) >= cap)
+        return -1;
+    memcpy(name, a + 1, (size_t)(b - a - 1));
+    name[b - a - 1] = '\0';
+    const char *comma = strchr(b, ',');
+    if (comma == NULL)
+        return -1;
+    *sf = atoi(comma + 1);
+    return *sf >= 1 ? 0 : -1;
+}
+
+int tput_load_gavel(tput *t, const char *path, struct errbuf *err)
+{
+    jsonf *doc;
+    if (jsonf_load(&doc, path, err) < 0)
+        return -1;
+    int rc = -1;
+    const cJSON *root = jsonf_root(doc);
+    if (!cJSON_IsObject(root)) {
+        jsonf_error(doc, root, NULL, err, "expected an object of worker types");
+        goto out;
+    }
+    for (const cJSON *w = root->child; w != NULL; w = w->next) {
+        char wname[CAT_NAME_MAX + 16];
+        snprintf(wname, sizeof wname, "%s", w->string);
+        char *suffix = strstr(wname, "_unconsolidated");
+        int spread = suffix != NULL;
+        if (suffix)
+            *suffix = '\0';
+        int gpu = cat_gpu_find(t->cat, wname);
+        if (gpu < 0) {
+            jsonf_error(doc, w, w->string, err, "unknown worker type '%s'", wname);
+            goto out;
+        }
+        if (!cJSON_IsObject(w)) {
+            jsonf_error(doc, w, w->string, err, "must be an object of job keys");
+            goto out;
+        }
+        for (const cJSON *j = w->child; j != NULL; j = j->next) {
+            char name[JT_NAME_MAX];
+            int sf;
+            if (parse_gavel_key(j->string, name, sizeof name, &sf) < 0) {
+                jsonf_error(doc, j, j->string, err, "job key must look like \"('name', 2)\"");
+                goto out;
+            }
+            const cJSON *iso = cJSON_GetObjectItemCaseSensitive(j, "null");
+            if (!cJSON_IsNumber(iso) || !isfinite(iso->valuedouble) || iso->valuedouble < 0) {
+                jsonf_error(doc, j, j->string, err, "\"null\" must be a throughput >= 0");
+                goto out;
+            }
+            if (sf == 1 && spread)
+                continue;       /* same as the consolidated entry */
+            int jt = find_or_add(t, name, err);
+            if (jt < 0)
+                goto out;
+            if (tab_put(t, mkey(jt, gpu, sf, spread), iso->valuedouble) < 0) {
+                err_run(err, "out of memory");
+                goto out;
+            }
+        }
+    }
+    rc = 0;
+out:
+    jsonf_destroy(doc);
+    return rc;
+}
+
+static double peak_tflops(const tput *t, int jt, int gpu)
+{
+    const struct gpu_spec *g = cat_gpu(t->cat, gpu);
+    return t->types[jt].jt.fp16 ? g->fp16_tflops : g->fp32_tflops;
+}
+
+double tput_compute_s(const tput *t, int jt, int gpu, int workers)
+{
+    const struct jobtype *j = &t->types[jt].jt;
+    double split = j->scaling == JT_STRONG ? (double)workers : 1.0;
+    double m = tput_measured(t, jt, gpu, 1, 0);
+    if (m == 0)
+        return -1;
+    if (m > 0)
+        return 1.0 / m / split;
+    /* nearest measured GPU by peak FLOP/s (log distance) */
+    int best = -1;
+    double bestd = INFINITY, bestm = 0, p = peak_tflops(t, jt, gpu);
+    for (int g = 0; g < cat_ngpus(t->cat); g++) {
+        double mg = tput_measured(t, jt, g, 1, 0);
+        if (mg <= 0)
+            continue;
+        double d = fabs(log(peak_tflops(t, jt, g) / p));
+        if (d < bestd) {
+            bestd = d;
+            best = g;
+            bestm = mg;
+        }
+    }
+    if (!j->analytic && best < 0)
+        return -1;
+    if (j->analytic && j->mem_gb > cat_gpu(t->cat, gpu)->mem_gb)
+        return -1;
+    if (best >= 0)
+        return 1.0 / bestm * peak_tflops(t, jt, best) / p / split;
+    double samples = (double)j->batch / split;
+    return samples * j->gflops_per_sample / (p * 1e3 * j->efficiency);
+}
+
+double tput_allreduce_s(const tput *t, int jt, int workers, int link)
+{
+    if (workers <= 1 || link < 0)
+        return 0;
+    const struct link_spec *l = cat_link(t->cat, link);
+    double gb = t->types[jt].jt.params_m * 4e6 / 1e9;
+    double n = workers;
+    return 2 * (n - 1) / n * gb / l->bw_gbs + 2 * (n - 1) * l->lat_us * 1e-6;
+}
+
+static double iter_time(const struct jobtype *j, double rate, int workers)
+{
+    return j->scaling == JT_WEAK ? workers / rate : 1.0 / rate;
+}
+
+static double rate_of(const struct jobtype *j, double t_iter, int workers)
+{
+    return j->scaling == JT_WEAK ? workers / t_iter : 1.0 / t_iter;
+}
+
+static int measured_link(const tput *t, int gpu, int spread)
+{
+    const struct gpu_spec *g = cat_gpu(t->cat, gpu);
+    if (spread)
+        return t->spread_link;
+    return g->nvlink >= 0 ? g->nvlink : g->pcie;
+}
+
+static double link_bw(const tput *t, int link)
+{
+    return link < 0 ? INFINITY : cat_link(t->cat, link)->bw_gbs;
+}
+
+/* The GPU nearest to `gpu` by peak FLOP/s (log distance) that has a measurement of job type
+ * jt with n workers in either placement class; -1 if none.  *spread_out tells which class,
+ * preferring `spread`. */
+static int nearest_measured(const tput *t, int jt, int gpu, int n, int spread, int *spread_out)
+{
+    int best = -1;
+    double bestd = INFINITY, p = peak_tflops(t, jt, gpu);
+    for (int g = 0; g < cat_ngpus(t->cat); g++) {
+        if (g == gpu)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            int cls = k == 0 ? spread : !spread;
+            if (tput_measured(t, jt, g, n, cls) <= 0)
+                continue;
+            double d = fabs(log(peak_tflops(t, jt, g) / p));
+            if (d < bestd) {
+                bestd = d;
+                best = g;
+                *spread_out = cls;
+            }
+            break;
+        }
+    }
+    return best;
+}
+
+double tput_rate(const tput *t, int jt, const struct placement *p)
+{
+    const struct jobtype *j = &t->types[jt].jt;
+    int n = p->workers, spread = p->nodes > 1;
+    if (n < 1)
+        return 0;
+    double m = tput_measured(t, jt, p->gpu, n, spread);
+    if (m == 0)
+        return 0;
+    double ar = tput_allreduce_s(t, jt, n, p->link);
+    if (m > 0) {
+        /* measured: used as is, unless this placement's slowest link is slower than the
+         * one the measurement ran on — then the extra all-reduce time is added */
+        int ml = measured_link(t, p->gpu, spread);
+        if (n == 1 || link_bw(t, p->link) >= link_bw(t, ml))
+            return m;
+        double tm = iter_time(j, m, n);
+        return rate_of(j, tm + ar - tput_allreduce_s(t, jt, n, ml), n);
+    }
+    double tc = tput_compute_s(t, jt, p->gpu, n);
+    if (tc < 0)
+        return 0;
+    double mo = n > 1 ? tput_measured(t, jt, p->gpu, n, !spread) : -1;
+    if (mo == 0)
+        return 0;
+    if (mo > 0) {
+        /* the other placement class was measured: swap its all-reduce for this one's */
+        double ml = measured_link(t, p->gpu, !spread);
+        double tm = iter_time(j, mo, n) - tput_allreduce_s(t, jt, n, (int)ml);
+        return rate_of(j, fmax(tm, tc) + ar, n);
+    }
+    if (n > 1) {
+        /* no measurement on this GPU: carry over the scaling overhead measured on the nearest
+         * GPU beyond what the model explains (synchronization, stragglers, framework), so
+         * that measured and modelled GPUs scale alike */
+        int cls, g = nearest_measured(t, jt, p->gpu, n, spread, &cls);
+        double tcg = g >= 0 ? tput_compute_s(t, jt, g, n) : -1;
+        if (g >= 0 && tcg >= 0) {
+            double tm = iter_time(j, tput_measured(t, jt, g, n, cls), n);
+            double ovh = tm - tcg - tput_allreduce_s(t, jt, n, measured_link(t, g, cls));
+            if (ovh > 0)
+                return rate_of(j, tc + ar + ovh, n);
+        }
+    }
+    return rate_of(j, tc + ar, n);
+}
+
+double tput_restore_s(const tput *t, int jt, double fixed_s, double storage_gbs)
+{
+    double gb = t->types[jt].jt.ckpt_gb;
+    return fixed_s + (storage_gbs > 0 ? gb / storage_gbs : 0);
+}
+
+int tput_write_profile(const tput *t, const char *path, struct errbuf *err)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return err_run(err, "%s: cannot write", path);
+    fprintf(f, "job_type,gpu,workers,placement,iters_per_s\n");
+    /* deterministic order: job type, GPU, workers, class */
+    for (int jt = 0; jt < t->ntypes; jt++)
+        for (int g = 0; g < cat_ngpus(t->cat); g++)
+            for (int w = 1; w <= 4096; w++)
+                for (int s = 0; s <= (w > 1); s++) {
+                    double m = tput_measured(t, jt, g, w, s);
+                    if (m >= 0)
+                        fprintf(f, "\"%s\",%s,%d,%s,%.17g\n", t->types[jt].jt.name,
+                                cat_gpu(t->cat, g)->name, w, s ? "spread" : "consolidated", m);
+                }
+    if (fclose(f) != 0)
+        return err_run(err, "%s: write failed", path);
+    return 0;
+}

@@ -1,0 +1,77 @@
+-- hetsim metrics database, schema version 1.
+--
+-- One file holds many runs.  Each run is written inside one transaction, so a run that fails
+-- or is killed leaves nothing behind.  Times are seconds of simulated time (REAL) unless a
+-- column says otherwise; ratios are fractions.  Columns marked "wall clock" are the only ones
+-- that differ between two runs of the same experiment and seed.
+--
+-- This schema is a public interface: query it directly (sqlite3, pandas, R).
+
+CREATE TABLE IF NOT EXISTS runs (
+    id            INTEGER PRIMARY KEY,  -- the run's key, referenced by every other table
+    experiment    TEXT    NOT NULL,     -- the experiment's "name"
+    domain        TEXT    NOT NULL,     -- training, ...
+    policy        TEXT    NOT NULL,
+    seed          INTEGER NOT NULL,
+    cluster       TEXT    NOT NULL,     -- cluster name
+    config_json   TEXT    NOT NULL,     -- the experiment as run: after --set, --seed, --policy
+    config_hash   TEXT    NOT NULL,     -- FNV-1a 64 of config_json, hex (same config, same hash)
+    version       TEXT    NOT NULL,     -- hetsim version that wrote the run
+    sim_end_s     REAL    NOT NULL,     -- simulated clock when the run stopped
+    stop_reason   TEXT    NOT NULL,     -- drained | time_limit | event_limit
+    events        INTEGER NOT NULL,     -- events processed
+    decisions     INTEGER NOT NULL,     -- policy invocations
+    jobs_total    INTEGER NOT NULL,     -- entities that arrived
+    wall_s        REAL    NOT NULL,     -- wall clock: seconds the run took
+    started_at    TEXT    NOT NULL      -- wall clock: UTC start, ISO 8601
+);
+
+-- Training jobs, one row per job that arrived (finished or not).
+CREATE TABLE IF NOT EXISTS jobs (
+    run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    job_id          INTEGER NOT NULL,   -- the trace's job id
+    user            INTEGER NOT NULL,   -- tenant
+    job_type        TEXT    NOT NULL,
+    workers         INTEGER NOT NULL,   -- GPUs requested
+    work            REAL    NOT NULL,   -- iterations
+    arrival_s       REAL    NOT NULL,
+    first_start_s   REAL,               -- NULL if it never ran
+    finish_s        REAL,               -- NULL if unfinished when the run stopped
+    jct_s           REAL,               -- finish - arrival
+    queue_delay_s   REAL,               -- first start - arrival
+    n_avg           REAL    NOT NULL,   -- mean number of active jobs during its life
+    t_iso_s         REAL,               -- completion time alone on an exclusive 1/n_avg share
+    ftf_rho         REAL,               -- finish-time fairness: jct / t_iso (<= 1 is fair)
+    attained_gpu_s  REAL    NOT NULL,   -- GPU-seconds received (shares count fractionally)
+    preemptions     INTEGER NOT NULL,
+    migrations      INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_run ON jobs(run_id);
+
+-- GPU-seconds each job received, by GPU type (rows only for types it used).
+CREATE TABLE IF NOT EXISTS job_gpu_seconds (
+    run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    job_id    INTEGER NOT NULL,
+    gpu_type  TEXT    NOT NULL,
+    gpu_s     REAL    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS job_gpu_seconds_run ON job_gpu_seconds(run_id);
+
+-- Time series.  Names: util_<GPU type> and util_total (mean fraction of GPUs granted over the
+-- sample period ending at t_s), queue_len and running_jobs (at t_s).
+CREATE TABLE IF NOT EXISTS samples (
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    t_s     REAL    NOT NULL,
+    name    TEXT    NOT NULL,
+    value   REAL    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS samples_run ON samples(run_id, name);
+
+-- Summary figures, one row per (run, name).  Names are a stable interface; see README.md,
+-- "Metrics".  solver_time_mean and solver_time_max are wall clock.
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name    TEXT    NOT NULL,
+    value   REAL    NOT NULL,
+    PRIMARY KEY (run_id, name)
+);

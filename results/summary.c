@@ -1,0 +1,137 @@
+/*
+ * summary: accumulates JCTs, queueing delays and finish-time fairness values, then sorts once
+ * at the end for percentiles.  O(n) memory (8 bytes per job and figure), O(n log n) at finish.
+ */
+#include "summary.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+struct vec {
+    double *v;
+    size_t  n, cap;
+};
+
+struct summary {
+    struct vec jct, queue, rho;
+    long       total;
+};
+
+static int vec_push(struct vec *v, double x)
+{
+    if (v->n == v->cap) {
+        size_t nc = v->cap ? v->cap * 2 : 1024;
+        double *p = realloc(v->v, nc * sizeof *p);
+        if (p == NULL)
+            return -1;
+        v->v = p;
+        v->cap = nc;
+    }
+    v->v[v->n++] = x;
+    return 0;
+}
+
+summary *sum_create(void)
+{
+    return calloc(1, sizeof(summary));
+}
+
+void sum_destroy(summary *s)
+{
+    if (s == NULL)
+        return;
+    free(s->jct.v);
+    free(s->queue.v);
+    free(s->rho.v);
+    free(s);
+}
+
+int sum_job(summary *s, double jct_s, double queue_s, double rho)
+{
+    s->total++;
+    if (jct_s >= 0 && vec_push(&s->jct, jct_s) < 0)
+        return -1;
+    if (queue_s >= 0 && vec_push(&s->queue, queue_s) < 0)
+        return -1;
+    if (jct_s >= 0 && rho >= 0 && vec_push(&s->rho, rho) < 0)
+        return -1;
+    return 0;
+}
+
+double sum_jain(const double *x, size_t n)
+{
+    if (n == 0)
+        return 0;
+    double a = 0, b = 0;
+    for (size_t i = 0; i < n; i++) {
+        a += x[i];
+        b += x[i] * x[i];
+    }
+    return b > 0 ? a * a / ((double)n * b) : 0;
+}
+
+static void put(struct metric *out, size_t cap, size_t *n, const char *name, double v)
+{
+    if (*n < cap) {
+        snprintf(out[*n].name, sizeof out[*n].name, "%s", name);
+        out[*n].value = v;
+        (*n)++;
+    }
+}
+
+size_t sum_finish(summary *s, const struct sum_run *r, struct metric *out, size_t cap)
+{
+    size_t n = 0;
+    put(out, cap, &n, "jobs_total", (double)s->total);
+    put(out, cap, &n, "jobs_done", (double)s->jct.n);
+    put(out, cap, &n, "jobs_unfinished", (double)(s->total - (long)s->jct.n));
+    if (s->jct.n > 0) {
+        gsl_sort(s->jct.v, 1, s->jct.n);
+        put(out, cap, &n, "jct_mean", gsl_stats_mean(s->jct.v, 1, s->jct.n));
+        put(out, cap, &n, "jct_p50", gsl_stats_quantile_from_sorted_data(s->jct.v, 1, s->jct.n, 0.50));
+        put(out, cap, &n, "jct_p95", gsl_stats_quantile_from_sorted_data(s->jct.v, 1, s->jct.n, 0.95));
+        put(out, cap, &n, "jct_p99", gsl_stats_quantile_from_sorted_data(s->jct.v, 1, s->jct.n, 0.99));
+    }
+    put(out, cap, &n, "makespan", r->makespan_s);
+    if (s->queue.n > 0)
+        put(out, cap, &n, "queue_delay_mean", gsl_stats_mean(s->queue.v, 1, s->queue.n));
+    if (s->rho.n > 0) {
+        double mx = 0, unfair = 0;
+        for (size_t i = 0; i < s->rho.n; i++) {
+            if (s->rho.v[i] > mx)
+                mx = s->rho.v[i];
+            unfair += s->rho.v[i] > 1;
+        }
+        put(out, cap, &n, "ftf_mean", gsl_stats_mean(s->rho.v, 1, s->rho.n));
+        put(out, cap, &n, "ftf_max", mx);
+        put(out, cap, &n, "ftf_unfair_frac", unfair / (double)s->rho.n);
+        /* Jain over normalized throughput: a job's share of its isolated speed is 1 / rho */
+        for (size_t i = 0; i < s->rho.n; i++)
+            s->rho.v[i] = s->rho.v[i] > 0 ? 1.0 / s->rho.v[i] : 0;
+        put(out, cap, &n, "jain_index", sum_jain(s->rho.v, s->rho.n));
+    }
+    double busy = 0, count = 0, cost = 0;
+    for (int i = 0; i < r->ntypes; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "util_%s", r->type_name[i]);
+        double u = r->horizon_s > 0 ? r->type_busy_s[i] / (r->type_count[i] * r->horizon_s) : 0;
+        put(out, cap, &n, name, u);
+        busy += r->type_busy_s[i];
+        count += r->type_count[i];
+        cost += r->type_busy_s[i] / 3600 * r->type_price_hr[i];
+    }
+    put(out, cap, &n, "util_total", r->horizon_s > 0 ? busy / (count * r->horizon_s) : 0);
+    put(out, cap, &n, "gpu_hours", busy / 3600);
+    put(out, cap, &n, "cost_usd", cost);
+    put(out, cap, &n, "preemptions", (double)r->preemptions);
+    put(out, cap, &n, "migrations", (double)r->migrations);
+    if (r->solver_calls > 0) {
+        put(out, cap, &n, "solver_time_mean", r->solver_total_s / (double)r->solver_calls);
+        put(out, cap, &n, "solver_time_max", r->solver_max_s);
+    }
+    return n;
+}

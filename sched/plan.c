@@ -1,0 +1,82 @@
+/*
+ * plan: scratch-occupancy helpers.  plan_begin costs O(GPUs) (a copy or a clear); a placement
+ * costs what occ_alloc costs.
+ */
+#include "plan.h"
+
+#include <stdlib.h>
+
+void plan_begin(struct plan *p, const struct train_view *v, occ *scratch,
+                struct grant_list *out, int mode)
+{
+    p->v = v;
+    p->occ = scratch;
+    p->out = out;
+    if (mode == PLAN_FULL) {
+        occ_clear(scratch);
+        grant_full(out);
+    } else {
+        occ_copy(scratch, v->occ);
+    }
+}
+
+int plan_place(struct plan *p, const struct train_job *j, int gpu_type, int n, int mode,
+               struct errbuf *err)
+{
+    int ids_small[64];
+    int *ids = n <= 64 ? ids_small : malloc((size_t)n * sizeof *ids);
+    if (ids == NULL)
+        return err_run(err, "out of memory");
+    int rc = 1;
+    if (occ_alloc(p->occ, gpu_type, n, mode, ids) == 0)
+        rc = grant_add(p->out, j->slot, ids, n, OCC_WHOLE) < 0 ? err_run(err, "out of memory") : 0;
+    if (ids != ids_small)
+        free(ids);
+    return rc;
+}
+
+int plan_keep(struct plan *p, const struct train_job *j, struct errbuf *err)
+{
+    if (j->ngpu == 0)
+        return 1;
+    if (!occ_fits(p->occ, j->gpus, j->ngpu, j->share))
+        return 1;
+    occ_take(p->occ, j->gpus, j->ngpu, j->share);
+    return grant_keep(p->out, j) < 0 ? err_run(err, "out of memory") : 0;
+}
+
+int plan_free(const struct plan *p, int gpu_type)
+{
+    return occ_free_whole(p->occ, gpu_type);
+}
+
+int plan_most_free_type(const struct plan *p, int n)
+{
+    const int *types;
+    int nt = cluster_types(p->v->cl, &types), best = -1, bestf = n - 1;
+    for (int i = 0; i < nt; i++) {
+        int f = occ_free_whole(p->occ, types[i]);
+        if (f > bestf) {
+            bestf = f;
+            best = types[i];
+        }
+    }
+    return best;
+}
+
+int plan_fastest_type(const struct plan *p, const struct train_job *j, int n)
+{
+    const int *types;
+    int nt = cluster_types(p->v->cl, &types), best = -1;
+    double bestr = 0;
+    for (int i = 0; i < nt; i++) {
+        if (occ_free_whole(p->occ, types[i]) < n)
+            continue;
+        double r = tv_rate(p->v, j, types[i], n);
+        if (r > bestr) {
+            bestr = r;
+            best = types[i];
+        }
+    }
+    return best;
+}

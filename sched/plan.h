@@ -1,0 +1,42 @@
+/*
+ * plan: building a decision on a scratch copy of the cluster's occupancy, shared by policies.
+ *
+ * plan_begin starts either from what is granted now (DELTA: the list only changes some jobs)
+ * or from an empty cluster (FULL: the list is the whole allocation, and running jobs left out
+ * are preempted).  plan_place picks GPUs for a job and appends its grant; plan_keep re-grants a
+ * running job its current GPUs (FULL mode), so that it is not restarted.
+ *
+ * Ownership: the policy owns the scratch occ (occ_create at create time); a plan only borrows
+ * the view, the scratch and the output list for one decide call.
+ */
+#ifndef HETSIM_PLAN_H
+#define HETSIM_PLAN_H
+
+#include "../sim/train_view.h"
+
+struct plan {
+    const struct train_view *v;
+    occ                     *occ;
+    struct grant_list       *out;
+};
+
+enum { PLAN_DELTA = 0, PLAN_FULL = 1 };
+
+void plan_begin(struct plan *p, const struct train_view *v, occ *scratch,
+                struct grant_list *out, int mode);
+
+/* Grant j n whole GPUs of gpu_type (packed or spread).  0 granted, 1 no room, -1 error. */
+int plan_place(struct plan *p, const struct train_job *j, int gpu_type, int n, int mode,
+               struct errbuf *err);
+/* Re-grant j what it holds.  0 granted, 1 no room (its GPUs were taken), -1 error. */
+int plan_keep(struct plan *p, const struct train_job *j, struct errbuf *err);
+
+int plan_free(const struct plan *p, int gpu_type);
+
+/* The cluster type with the most free whole GPUs, at least n of them; -1 if none.  Ties go
+ * to the type listed first (catalog order). */
+int plan_most_free_type(const struct plan *p, int n);
+/* The type on which j runs fastest with n workers and that has n free GPUs; -1 if none. */
+int plan_fastest_type(const struct plan *p, const struct train_job *j, int n);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * policy: registry lookup and the thin dispatch layer between the world and a policy.
+ * Each decide call is timed with the monotonic clock; these times are the only
+ * wall-clock-dependent numbers a run records (solver_time_*).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "policy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct policy {
+    const struct policy_ops *ops;
+    void                    *self;
+    simtime                  round;
+    struct policy_stats      st;
+    int                      trace;
+};
+
+const struct policy_ops *policy_find(const char *name)
+{
+    for (int i = 0; policy_registry[i] != NULL; i++)
+        if (strcmp(policy_registry[i]->name, name) == 0)
+            return policy_registry[i];
+    return NULL;
+}
+
+int policy_open(policy **out, const char *name, const struct jobj *params,
+                const struct policy_env *env, struct errbuf *err)
+{
+    *out = NULL;
+    const struct policy_ops *ops = policy_find(name);
+    if (ops == NULL) {
+        const char *names[128];
+        int n = 0;
+        for (; policy_registry[n] != NULL && n < 127; n++)
+            names[n] = policy_registry[n]->name;
+        names[n] = NULL;
+        const char *hint = jsonf_suggest(name, names);
+        return err_input(err, NULL, 0, "policy", "unknown policy '%s'%s%s%s (see `hetsim list policies`)",
+                         name, hint ? " (did you mean '" : "", hint ? hint : "",
+                         hint ? "'?)" : "");
+    }
+    /* accepted keys: the policy's own plus the common ones */
+    const char *known[64];
+    int nk = 0;
+    known[nk++] = "name";
+    known[nk++] = "round_s";
+    for (int i = 0; ops->params != NULL && ops->params[i] != NULL && nk < 63; i++)
+        known[nk++] = ops->params[i];
+    known[nk] = NULL;
+    struct jobj none = { 0 };
+    if (params == NULL || params->node == NULL)
+        params = &none;
+    double round_s = ops->round_s;
+    if (params->node != NULL &&
+        (jobj_known(params, known, err) < 0 ||
+         jobj_num(params, "round_s", JOPT, 1e-3, 1e9, &round_s, err) < 0))
+        return -1;
+    policy *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return err_run(err, "out of memory");
+    p->ops = ops;
+    p->round = sim_from_sec(round_s);
+    p->trace = getenv("HETSIM_TRACE") != NULL;
+    if (ops->create(&p->self, params, env, err) < 0) {
+        free(p);
+        return -1;
+    }
+    *out = p;
+    return 0;
+}
+
+void policy_close(policy *p)
+{
+    if (p == NULL)
+        return;
+    p->ops->destroy(p->self);
+    free(p);
+}
+
+const struct policy_ops *policy_ops_of(const policy *p) { return p->ops; }
+simtime policy_round(const policy *p) { return p->round; }
+void policy_get_stats(const policy *p, struct policy_stats *out) { *out = p->st; }
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list *out,
+                        struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->train(p->self, v, out, err);
+    double dt = mono_s() - t0;
+    p->st.calls++;
+    p->st.time_total_s += dt;
+    if (dt > p->st.time_max_s)
+        p->st.time_max_s = dt;
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: ", p->ops->name, sim_to_sec(v->now));
+    if (p->trace)
+        fprintf(stderr, "trace: t=%.6f %s reason=%u active=%d waiting=%d running=%d grants=%zu%s\n",
+                sim_to_sec(v->now), p->ops->name, v->reason, v->n_active, v->n_waiting,
+                v->n_running, out->n, out->full ? " full" : "");
+    return rc;
+}

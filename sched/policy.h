@@ -1,0 +1,67 @@
+/*
+ * policy: the scheduler interface, the registry of every policy, and the dispatch layer the
+ * simulation calls them through.
+ *
+ * A policy is one file holding one `const struct policy_ops` with designated initializers,
+ * listed once in sched/registry.c.  It reads a snapshot of the world and returns decisions;
+ * it never mutates world state.  The dispatch layer reads the common parameters (round_s),
+ * rejects unknown parameters, times each decision (solver_time_* metrics) and traces
+ * decisions to stderr when HETSIM_TRACE is set.
+ *
+ * Ownership: policy_open allocates an instance (the ops' create allocates its private state);
+ * policy_close frees both.  The env's cluster and model must outlive the instance.
+ */
+#ifndef HETSIM_POLICY_H
+#define HETSIM_POLICY_H
+
+#include <stdint.h>
+
+#include "../sim/jsonf.h"
+#include "../sim/train_view.h"
+
+struct policy_env {
+    uint64_t       seed;        /* the experiment seed: derive streams with rng_stream */
+    const cluster *cl;
+    const tput    *model;
+};
+
+struct policy_ops {
+    const char *name;           /* as in experiments and `hetsim list policies` */
+    const char *domain;         /* "training", ... */
+    const char *summary;        /* one line */
+    unsigned    wake;           /* enum train_wake bits: when decide is called */
+    double      round_s;        /* default round length when wake has WAKE_ROUND */
+    const char *const *params;  /* accepted parameters besides round_s, NULL-terminated */
+    int  (*create)(void **self, const struct jobj *params, const struct policy_env *env,
+                   struct errbuf *err);
+    int  (*train)(void *self, const struct train_view *v, struct grant_list *out,
+                  struct errbuf *err);
+    void (*destroy)(void *self);
+};
+
+/* The registry, NULL-terminated, in the order `hetsim list policies` prints. */
+extern const struct policy_ops *const policy_registry[];
+
+const struct policy_ops *policy_find(const char *name);
+
+typedef struct policy policy;
+
+struct policy_stats {
+    uint64_t calls;
+    double   time_total_s, time_max_s;  /* wall-clock seconds inside decide */
+};
+
+/* `params` may be NULL (all defaults) or an object node of an experiment. */
+int  policy_open(policy **out, const char *name, const struct jobj *params,
+                 const struct policy_env *env, struct errbuf *err);
+void policy_close(policy *p);
+
+const struct policy_ops *policy_ops_of(const policy *p);
+simtime policy_round(const policy *p);
+void policy_get_stats(const policy *p, struct policy_stats *out);
+
+/* The training decider: matches struct train_decider's decide. */
+int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,
+                        struct errbuf *err);
+
+#endif

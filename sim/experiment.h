@@ -1,0 +1,64 @@
+/*
+ * experiment: an experiment file — what to simulate (cluster, workload, models), which
+ * policies to compare, with which seed and simulation settings.
+ *
+ * Loading applies the command line's --set overrides to the JSON before anything is read, so
+ * every field can be overridden and every error still names its origin (file:line, or the
+ * --set that put the value there).  The experiment keeps the parsed document; the readers of
+ * the cluster, workload and policies take their objects from it.
+ *
+ * Ownership: exp_load allocates; exp_free frees the experiment and its document.  Pointers
+ * into it (names, jobj nodes) live until exp_free.
+ */
+#ifndef HETSIM_EXPERIMENT_H
+#define HETSIM_EXPERIMENT_H
+
+#include <stdint.h>
+
+#include "jsonf.h"
+#include "paths.h"
+#include "train.h"
+
+enum { EXP_MAX_POLICIES = 64, EXP_MAX_PROFILES = 16 };
+
+enum exp_mode { EXP_NATIVE };
+
+struct exp_policy {
+    const char *name;
+    struct jobj params;         /* node NULL when given as a bare name */
+};
+
+struct experiment {
+    jsonf      *doc;
+    char        path[PATH_MAX_LEN];
+    char        base_dir[PATH_MAX_LEN];
+    const char *name, *domain, *description;
+    uint64_t    seed;
+    int         mode;           /* enum exp_mode */
+    struct exp_policy policies[EXP_MAX_POLICIES];
+    int         npolicies;
+    struct jobj cluster;        /* inline cluster object (node NULL if given by path) */
+    char        cluster_path[PATH_MAX_LEN];
+    struct jobj workload;
+    struct train_config sim;
+    /* model files, resolved */
+    char        gpus_path[PATH_MAX_LEN], links_path[PATH_MAX_LEN], jobtypes_path[PATH_MAX_LEN];
+    char        profiles[EXP_MAX_PROFILES][PATH_MAX_LEN];
+    int         nprofiles;
+    char        gavel_tput_path[PATH_MAX_LEN];     /* "" if none */
+};
+
+/* Load `name_or_path` (a file, or the name of a shipped experiment), apply the nsets
+ * "key=value" overrides, and read the experiment-level fields. */
+int  exp_load(struct experiment **out, const char *name_or_path, char *const *sets, int nsets,
+              struct errbuf *err);
+void exp_free(struct experiment *e);
+
+/* Keep only policy `name` (the --policy option); it need not be listed in the file. */
+void exp_only_policy(struct experiment *e, const char *name);
+
+/* The experiment as one policy's run sees it, as compact JSON (for runs.config_json).
+ * Caller frees with free(). */
+char *exp_config_json(const struct experiment *e, int policy_index);
+
+#endif

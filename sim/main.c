@@ -1,0 +1,548 @@
+/*
+ * main: the hetsim command line.  Subcommands come from one table; each parses its own
+ * options with getopt_long, prints --help to stdout (exit 0) and names a bad option on stderr
+ * (exit 2).  Exit codes: 0 ok, 1 a run failed, 2 bad usage or bad input.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../results/plot.h"
+#include "../results/report.h"
+#include "../sched/policy.h"
+#include "paths.h"
+#include "run.h"
+#include "version.h"
+
+#define DEFAULT_DB "results/out/hetsim.db"
+
+struct cmd {
+    const char *name;
+    int       (*fn)(int argc, char **argv);
+    const char *usage;
+    const char *summary;
+};
+
+static const struct cmd *cur;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hetsim %s: ", cur->name);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nusage: hetsim %s %s\nTry 'hetsim %s --help'.\n", cur->name, cur->usage,
+            cur->name);
+    return 2;
+}
+
+static int fail(const struct errbuf *err)
+{
+    fprintf(stderr, "hetsim: %s\n", err->msg);
+    return err->code == ERR_INPUT ? 2 : 1;
+}
+
+/* Parse the options shared by run / validate / workload. */
+struct exp_args {
+    const char *policy, *db, *out;
+    char      **sets;
+    int         nsets;
+    long long   seed;
+    int         have_seed, quiet;
+};
+
+static int parse_exp_args(int argc, char **argv, struct exp_args *a, const char *help,
+                          int *done)
+{
+    static const struct option opts[] = {
+        { "policy", required_argument, NULL, 'p' }, { "seed", required_argument, NULL, 's' },
+        { "db", required_argument, NULL, 'd' },     { "set", required_argument, NULL, 'S' },
+        { "out", required_argument, NULL, 'o' },    { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+    };
+    memset(a, 0, sizeof *a);
+    a->db = DEFAULT_DB;
+    a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
+    if (a->sets == NULL)
+        return 1;
+    *done = 0;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "p:s:d:S:o:qh", opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'p': a->policy = optarg; break;
+        case 'd': a->db = optarg; break;
+        case 'o': a->out = optarg; break;
+        case 'q': a->quiet = 1; break;
+        case 'S': a->sets[a->nsets++] = optarg; break;
+        case 's':
+            a->seed = strtoll(optarg, &end, 10);
+            if (*end != '\0' || a->seed < 0)
+                return usage_error("--seed needs an integer >= 0, not '%s'", optarg);
+            a->have_seed = 1;
+            break;
+        case 'h':
+            fputs(help, stdout);
+            *done = 1;
+            return 0;
+        default:
+            return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error("%s", optind >= argc ? "missing EXPERIMENT" : "too many arguments");
+    return 0;
+}
+
+static int load_experiment(const struct exp_args *a, const char *name, struct experiment **e,
+                           struct errbuf *err)
+{
+    if (exp_load(e, name, a->sets, a->nsets, err) < 0)
+        return -1;
+    if (a->have_seed)
+        (*e)->seed = (uint64_t)a->seed;
+    if (a->policy != NULL)
+        exp_only_policy(*e, a->policy);
+    return 0;
+}
+
+static const char run_help[] =
+    "usage: hetsim run EXPERIMENT [options]\n"
+    "Run every policy of EXPERIMENT (a file, or the name of a shipped experiment) and store\n"
+    "each run in the metrics database, then print a comparison table.\n\n"
+    "  -p, --policy NAME   run only this policy (need not be listed in the experiment)\n"
+    "  -s, --seed N        override the experiment's seed\n"
+    "  -d, --db FILE       database to append to (default " DEFAULT_DB ")\n"
+    "  -S, --set KEY=VAL   override any experiment field, e.g. --set workload.max_jobs=100\n"
+    "                      or --set sim.restore_delay_s=0 (VAL is JSON, or else a string)\n"
+    "  -q, --quiet         no progress line and no table\n"
+    "  -h, --help          this help\n";
+
+static int cmd_run(int argc, char **argv)
+{
+    struct exp_args a;
+    int done, rc = parse_exp_args(argc, argv, &a, run_help, &done);
+    if (rc != 0 || done) {
+        free(a.sets);
+        return rc;
+    }
+    struct errbuf err;
+    err_clear(&err);
+    struct experiment *e = NULL;
+    struct run_env env = { 0 };
+    db *d = NULL;
+    int64_t ids[EXP_MAX_POLICIES];
+    int nids = 0;
+    if (load_experiment(&a, argv[optind], &e, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
+        db_open(&d, a.db, &err) < 0) {
+        rc = fail(&err);
+        goto out;
+    }
+    struct run_opts o = { d, !a.quiet && isatty(2) };
+    for (int i = 0; i < e->npolicies; i++) {
+        struct run_result res;
+        if (run_training(e, i, &env, &o, &res, &err) < 0) {
+            rc = fail(&err);
+            goto out;
+        }
+        ids[nids++] = res.run_id;
+        if (!a.quiet)
+            fprintf(stderr, "run %lld: %s, %s: %lld jobs done, %llu events in %.2f s\n",
+                    (long long)res.run_id, e->name, res.policy, (long long)res.tot.jobs_done,
+                    (unsigned long long)res.tot.events, res.wall_s);
+    }
+    if (!a.quiet) {
+        struct report_opts ro = { REPORT_TABLE, e->npolicies > 1 ? e->policies[0].name : NULL,
+                                  NULL, ids, nids };
+        if (report_print(a.db, &ro, stdout, &err) < 0)
+            rc = fail(&err);
+    }
+out:
+    db_close(d);
+    run_env_close(&env);
+    exp_free(e);
+    free(a.sets);
+    return rc;
+}
+
+static const char validate_help[] =
+    "usage: hetsim validate EXPERIMENT [--set KEY=VAL ...] [--policy NAME]\n"
+    "Check an experiment without running it: every field, the cluster, the models, every job\n"
+    "of the workload, and the parameters of every policy.  Exit 0 if all is well, 2 if not.\n";
+
+static int cmd_validate(int argc, char **argv)
+{
+    struct exp_args a;
+    int done, rc = parse_exp_args(argc, argv, &a, validate_help, &done);
+    if (rc != 0 || done) {
+        free(a.sets);
+        return rc;
+    }
+    struct errbuf err;
+    err_clear(&err);
+    struct experiment *e = NULL;
+    struct run_env env = { 0 };
+    int64_t njobs = 0;
+    if (load_experiment(&a, argv[optind], &e, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
+        run_list_jobs(e, &env, NULL, &njobs, &err) < 0) {
+        rc = fail(&err);
+        goto out;
+    }
+    struct policy_env penv = { e->seed, env.cl, env.model };
+    for (int i = 0; i < e->npolicies; i++) {
+        policy *p;
+        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, &err) < 0) {
+            rc = fail(&err);
+            goto out;
+        }
+        policy_close(p);
+    }
+    printf("%s: ok: experiment '%s', %lld jobs, cluster '%s' with %d GPUs, %d polic%s\n",
+           e->path, e->name, (long long)njobs, cluster_name(env.cl), cluster_ngpus(env.cl),
+           e->npolicies, e->npolicies == 1 ? "y" : "ies");
+out:
+    run_env_close(&env);
+    exp_free(e);
+    free(a.sets);
+    return rc;
+}
+
+static const char workload_help[] =
+    "usage: hetsim workload EXPERIMENT [--set KEY=VAL ...] [--out FILE]\n"
+    "Write the jobs EXPERIMENT would run, after trace conversion or generation, as a hetsim\n"
+    "CSV trace (to stdout, or FILE).\n";
+
+static int cmd_workload(int argc, char **argv)
+{
+    struct exp_args a;
+    int done, rc = parse_exp_args(argc, argv, &a, workload_help, &done);
+    if (rc != 0 || done) {
+        free(a.sets);
+        return rc;
+    }
+    struct errbuf err;
+    err_clear(&err);
+    struct experiment *e = NULL;
+    struct run_env env = { 0 };
+    int64_t njobs = 0;
+    FILE *out = stdout;
+    if (a.out != NULL && (out = fopen(a.out, "w")) == NULL) {
+        fprintf(stderr, "hetsim: %s: cannot write\n", a.out);
+        free(a.sets);
+        return 1;
+    }
+    if (load_experiment(&a, argv[optind], &e, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
+        run_list_jobs(e, &env, out, &njobs, &err) < 0)
+        rc = fail(&err);
+    if (out != stdout && fclose(out) != 0 && rc == 0) {
+        fprintf(stderr, "hetsim: %s: write failed\n", a.out);
+        rc = 1;
+    }
+    run_env_close(&env);
+    exp_free(e);
+    free(a.sets);
+    return rc;
+}
+
+static const char report_help[] =
+    "usage: hetsim report [--db FILE] [--format table|csv|markdown] [--baseline POLICY]\n"
+    "                     [--experiment NAME]\n"
+    "Print one row per run with its key metrics; with --baseline, each metric's ratio to the\n"
+    "baseline policy's run of the same experiment and seed.\n";
+
+static int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, NULL, 'd' },       { "format", required_argument, NULL, 'f' },
+        { "baseline", required_argument, NULL, 'b' }, { "experiment", required_argument, NULL, 'e' },
+        { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+    };
+    struct report_opts o = { REPORT_TABLE, NULL, NULL, NULL, 0 };
+    const char *dbp = DEFAULT_DB;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:f:b:e:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': dbp = optarg; break;
+        case 'b': o.baseline = optarg; break;
+        case 'e': o.experiment = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "table") == 0)
+                o.format = REPORT_TABLE;
+            else if (strcmp(optarg, "csv") == 0)
+                o.format = REPORT_CSV;
+            else if (strcmp(optarg, "markdown") == 0)
+                o.format = REPORT_MARKDOWN;
+            else
+                return usage_error("--format must be table, csv or markdown, not '%s'", optarg);
+            break;
+        case 'h': fputs(report_help, stdout); return 0;
+        default: return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (access(dbp, R_OK) != 0) {
+        fprintf(stderr, "hetsim: %s: no such database (run an experiment first: hetsim run "
+                "default)\n", dbp);
+        return 2;
+    }
+    struct errbuf err;
+    err_clear(&err);
+    return report_print(dbp, &o, stdout, &err) < 0 ? fail(&err) : 0;
+}
+
+static const char plot_help[] =
+    "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg]\n"
+    "Draw, for each experiment in the database, the latest run of each policy: JCT CDF,\n"
+    "finish-time fairness CDF, GPU utilization and queue length over time (gnuplot).\n";
+
+static int cmd_plot(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, NULL, 'd' },     { "out", required_argument, NULL, 'o' },
+        { "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *dbp = DEFAULT_DB, *out = "results/out", *fmt = "png";
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:o:f:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': dbp = optarg; break;
+        case 'o': out = optarg; break;
+        case 'f': fmt = optarg; break;
+        case 'h': fputs(plot_help, stdout); return 0;
+        default: return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (access(dbp, R_OK) != 0) {
+        fprintf(stderr, "hetsim: %s: no such database\n", dbp);
+        return 2;
+    }
+    struct errbuf err;
+    err_clear(&err);
+    int n;
+    if (plot_all(dbp, out, fmt, &n, &err) < 0)
+        return fail(&err);
+    printf("wrote %d figure%s under %s/\n", n, n == 1 ? "" : "s", out);
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_files(const char *kind)
+{
+    char dir[PATH_MAX_LEN];
+    snprintf(dir, sizeof dir, "%s/workloads/%s", path_data_root(), kind);
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        fprintf(stderr, "hetsim: %s: cannot read the directory\n", dir);
+        return 1;
+    }
+    char *names[1024];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && n < 1024) {
+        if (de->d_name[0] == '.')
+            continue;
+        size_t len = strlen(de->d_name);
+        int json = len > 5 && strcmp(de->d_name + len - 5, ".json") == 0;
+        if (strcmp(kind, "traces") != 0 && !json)
+            continue;
+        if ((names[n] = strdup(de->d_name)) == NULL)
+            break;
+        if (json && strcmp(kind, "traces") != 0)
+            names[n][len - 5] = '\0';
+        n++;
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    for (int i = 0; i < n; i++) {
+        printf("%s\n", names[i]);
+        free(names[i]);
+    }
+    return 0;
+}
+
+static const char list_help[] =
+    "usage: hetsim list policies|gpus|links|models|experiments|clusters|traces\n"
+    "List what hetsim knows: policies (with their domain), GPU types and links of the\n"
+    "catalog, job types with their throughput sources, shipped experiments, clusters, traces.\n";
+
+static int cmd_list(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(list_help, stdout);
+        return 0;
+    }
+    if (argc != 2)
+        return usage_error("%s", "expected one of: policies gpus links models experiments "
+                                 "clusters traces");
+    const char *what = argv[1];
+    if (strcmp(what, "policies") == 0) {
+        for (int i = 0; policy_registry[i] != NULL; i++)
+            printf("%-16s %-10s %s\n", policy_registry[i]->name, policy_registry[i]->domain,
+                   policy_registry[i]->summary);
+        return 0;
+    }
+    if (strcmp(what, "experiments") == 0 || strcmp(what, "clusters") == 0 ||
+        strcmp(what, "traces") == 0)
+        return list_files(what);
+    if (strcmp(what, "gpus") != 0 && strcmp(what, "links") != 0 && strcmp(what, "models") != 0)
+        return usage_error("cannot list '%s'", what);
+    struct errbuf err;
+    err_clear(&err);
+    char gp[PATH_MAX_LEN], lp[PATH_MAX_LEN];
+    path_resolve(gp, sizeof gp, NULL, "models/data/gpus.json");
+    path_resolve(lp, sizeof lp, NULL, "models/data/links.json");
+    catalog *cat;
+    if (cat_load(&cat, gp, lp, &err) < 0)
+        return fail(&err);
+    int rc = 0;
+    if (strcmp(what, "gpus") == 0) {
+        printf("%-10s %7s %9s %9s %9s %9s  %s\n", "gpu", "mem_GB", "fp32_TF", "fp16_TF",
+               "mem_GB/s", "USD/h", "links");
+        for (int i = 0; i < cat_ngpus(cat); i++) {
+            const struct gpu_spec *g = cat_gpu(cat, i);
+            printf("%-10s %7.0f %9.2f %9.1f %9.0f %9.3f  %s%s%s\n", g->name, g->mem_gb,
+                   g->fp32_tflops, g->fp16_tflops, g->mem_bw_gbs, g->price_hr,
+                   g->nvlink >= 0 ? cat_link(cat, g->nvlink)->name : "",
+                   g->nvlink >= 0 ? " " : "", cat_link(cat, g->pcie)->name);
+        }
+    } else if (strcmp(what, "links") == 0) {
+        printf("%-14s %-6s %9s %8s\n", "link", "scope", "GB/s", "lat_us");
+        for (int i = 0; i < cat_nlinks(cat); i++) {
+            const struct link_spec *l = cat_link(cat, i);
+            printf("%-14s %-6s %9.3f %8.1f\n", l->name, l->scope == LINK_INTRA ? "intra" : "inter",
+                   l->bw_gbs, l->lat_us);
+        }
+    } else {
+        char jp[PATH_MAX_LEN], pp[2][PATH_MAX_LEN];
+        path_resolve(jp, sizeof jp, NULL, "models/data/jobtypes.json");
+        path_resolve(pp[0], sizeof pp[0], NULL, "models/data/profiles/gavel.csv");
+        path_resolve(pp[1], sizeof pp[1], NULL, "models/data/profiles/heet.csv");
+        tput *t = NULL;
+        if (tput_create(&t, cat, &err) < 0 || tput_load_types(t, jp, &err) < 0 ||
+            tput_load_profile(t, pp[0], &err) < 0 || tput_load_profile(t, pp[1], &err) < 0) {
+            rc = fail(&err);
+        } else {
+            printf("%-36s %6s %7s %9s  %s\n", "job type", "batch", "scaling", "params_M",
+                   "measured on");
+            for (int j = 0; j < tput_ntypes(t); j++) {
+                const struct jobtype *jt = tput_type(t, j);
+                char on[256] = "";
+                for (int g = 0; g < cat_ngpus(cat); g++)
+                    if (tput_measured(t, j, g, 1, 0) >= 0) {
+                        size_t n = strlen(on);
+                        snprintf(on + n, sizeof on - n, "%s%s", n ? " " : "", cat_gpu(cat, g)->name);
+                    }
+                printf("%-36s %6d %7s %9.1f  %s\n", jt->name, jt->batch,
+                       jt->scaling == JT_WEAK ? "weak" : "strong", jt->params_m,
+                       on[0] ? on : "(analytical model only)");
+            }
+        }
+        tput_destroy(t);
+    }
+    cat_destroy(cat);
+    return rc;
+}
+
+static const char convert_help[] =
+    "usage: hetsim convert gavel-throughputs IN.json OUT.csv\n"
+    "Convert Gavel's simulation_throughputs.json into hetsim's profile CSV\n"
+    "(job_type,gpu,workers,placement,iters_per_s).\n";
+
+static int cmd_convert(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(convert_help, stdout);
+        return 0;
+    }
+    if (argc != 4 || strcmp(argv[1], "gavel-throughputs") != 0)
+        return usage_error("%s", "expected: gavel-throughputs IN.json OUT.csv");
+    struct errbuf err;
+    err_clear(&err);
+    char gp[PATH_MAX_LEN], lp[PATH_MAX_LEN];
+    path_resolve(gp, sizeof gp, NULL, "models/data/gpus.json");
+    path_resolve(lp, sizeof lp, NULL, "models/data/links.json");
+    catalog *cat = NULL;
+    tput *t = NULL;
+    int rc = 0;
+    if (cat_load(&cat, gp, lp, &err) < 0 || tput_create(&t, cat, &err) < 0 ||
+        tput_load_gavel(t, argv[2], &err) < 0 || tput_write_profile(t, argv[3], &err) < 0)
+        rc = fail(&err);
+    tput_destroy(t);
+    cat_destroy(cat);
+    return rc;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("hetsim %s (data root %s)\n", HETSIM_VERSION, path_data_root());
+    return 0;
+}
+
+static int cmd_help(int argc, char **argv);
+
+static const struct cmd commands[] = {
+    { "run", cmd_run, "EXPERIMENT [--policy NAME] [--seed N] [--db FILE] [--set KEY=VAL ...]",
+      "run an experiment's policies into the metrics database" },
+    { "report", cmd_report, "[--db FILE] [--format table|csv|markdown] [--baseline POLICY]",
+      "compare runs from the database" },
+    { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg]", "draw figures with gnuplot" },
+    { "list", cmd_list, "policies|gpus|links|models|experiments|clusters|traces",
+      "list what hetsim knows" },
+    { "validate", cmd_validate, "EXPERIMENT [--set KEY=VAL ...]", "check an experiment without running it" },
+    { "workload", cmd_workload, "EXPERIMENT [--out FILE]", "write an experiment's jobs as a CSV trace" },
+    { "convert", cmd_convert, "gavel-throughputs IN.json OUT.csv", "convert throughput tables" },
+    { "version", cmd_version, "", "print the version" },
+    { "help", cmd_help, "", "this list" },
+    { NULL, NULL, NULL, NULL },
+};
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("hetsim %s: discrete-event simulator for scheduling on heterogeneous GPU clusters\n\n"
+           "usage: hetsim COMMAND [options]   (hetsim COMMAND --help for details)\n\n",
+           HETSIM_VERSION);
+    for (const struct cmd *c = commands; c->name != NULL; c++)
+        printf("  %-9s %s\n", c->name, c->summary);
+    printf("\nExit codes: 0 ok, 1 a run failed, 2 bad usage or input.\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cmd_help(0, NULL);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+        return cmd_help(0, NULL);
+    if (strcmp(name, "--version") == 0)
+        return cmd_version(0, NULL);
+    for (const struct cmd *c = commands; c->name != NULL; c++)
+        if (strcmp(c->name, name) == 0) {
+            cur = c;
+            return c->fn(argc - 1, argv + 1);
+        }
+    fprintf(stderr, "hetsim: unknown command '%s'\nTry 'hetsim help'.\n", name);
+    return 2;
+}

@@ -1,0 +1,154 @@
+/*
+ * trace_hetsim: hetsim's own job trace, a CSV with a header naming its columns (any order):
+ *   arrival_s   required  submission time, seconds from the start of the trace
+ *   job_type    required  a job type of models/data/jobtypes.json or a loaded profile
+ *   workers     required  GPUs the job asks for
+ *   iterations  one of    total work, in the job type's iterations
+ *   duration_s  these two run time on `workers` GPUs of the workload's reference type
+ *   id, user, weight      optional: job id (default: row number from 0), tenant, priority weight
+ * Rows must be in non-decreasing arrival order (the file is streamed, never held in memory).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/tio.h"
+#include "wl_int.h"
+
+enum col { C_ID, C_ARRIVAL, C_TYPE, C_WORKERS, C_ITERS, C_DURATION, C_USER, C_WEIGHT, C_N };
+static const char *const colnames[] = { "id", "arrival_s", "job_type", "workers", "iterations",
+                                        "duration_s", "user", "weight", NULL };
+
+enum { MAX_COLS = 32 };
+
+struct hst {
+    tio        *r;
+    int         pos[C_N];       /* column index of each known column, -1 if absent */
+    int         ncols;
+    int64_t     row;
+    struct idset ids;
+};
+
+static void hst_close(void *p)
+{
+    struct hst *s = p;
+    tio_close(s->r);
+    idset_free(&s->ids);
+    free(s);
+}
+
+static int read_header(struct hst *s, const char *path, struct errbuf *err)
+{
+    char *line, *f[MAX_COLS];
+    size_t len;
+    int rc;
+    while ((rc = tio_next(s->r, &line, &len, err)) > 0 && tio_skippable(line))
+        ;
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return err_input(err, path, 0, NULL, "empty file: expected a header line "
+                         "(arrival_s,job_type,workers,iterations|duration_s,...)");
+    long ln = tio_lineno(s->r);
+    int n = tio_split(line, ',', f, MAX_COLS);
+    if (n < 0 || n > MAX_COLS)
+        return err_input(err, path, ln, NULL, "header: unterminated quote or too many columns");
+    for (int k = 0; k < C_N; k++)
+        s->pos[k] = -1;
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (colnames[k] != NULL && strcmp(colnames[k], f[i]) != 0)
+            k++;
+        if (colnames[k] == NULL) {
+            const char *hint = jsonf_suggest(f[i], colnames);
+            return err_input(err, path, ln, f[i], "unknown column%s%s%s", hint ? " (did you mean '" : "",
+                             hint ? hint : "", hint ? "'?)" : "");
+        }
+        if (s->pos[k] >= 0)
+            return err_input(err, path, ln, f[i], "column given twice");
+        s->pos[k] = i;
+    }
+    s->ncols = n;
+    for (int k = C_ARRIVAL; k <= C_WORKERS; k++)
+        if (s->pos[k] < 0)
+            return err_input(err, path, ln, colnames[k], "required column is missing");
+    if ((s->pos[C_ITERS] < 0) == (s->pos[C_DURATION] < 0))
+        return err_input(err, path, ln, "iterations", "give exactly one of the columns "
+                         "iterations and duration_s");
+    return 0;
+}
+
+static int hst_next(void *p, struct wl_common *c, struct job_spec *out, struct errbuf *err)
+{
+    struct hst *s = p;
+    char *line, *f[MAX_COLS];
+    size_t len;
+    int rc;
+    while ((rc = tio_next(s->r, &line, &len, err)) > 0 && tio_skippable(line))
+        ;
+    if (rc <= 0)
+        return rc;
+    long ln = tio_lineno(s->r);
+    int n = tio_split(line, ',', f, MAX_COLS);
+    if (n < 0)
+        return err_input(err, c->path, ln, NULL, "unterminated quote");
+    if (n != s->ncols)
+        return err_input(err, c->path, ln, NULL, "expected %d fields, found %d", s->ncols, n);
+    long long id = s->row, workers, user = 0;
+    double arrival, weight = 1, v;
+    if (s->pos[C_ID] >= 0 && tio_int64(f[s->pos[C_ID]], &id) < 0)
+        return err_input(err, c->path, ln, "id", "'%s' is not an integer", f[s->pos[C_ID]]);
+    if (tio_double(f[s->pos[C_ARRIVAL]], &arrival) < 0 || arrival < 0 || arrival > 9e12)
+        return err_input(err, c->path, ln, "arrival_s", "'%s' is not a time >= 0",
+                         f[s->pos[C_ARRIVAL]]);
+    if (tio_int64(f[s->pos[C_WORKERS]], &workers) < 0 || workers < 1 || workers > 1000000)
+        return err_input(err, c->path, ln, "workers", "'%s' is not a GPU count >= 1",
+                         f[s->pos[C_WORKERS]]);
+    if (s->pos[C_USER] >= 0 &&
+        (tio_int64(f[s->pos[C_USER]], &user) < 0 || user < 0 || user > 1000000000))
+        return err_input(err, c->path, ln, "user", "'%s' is not a user number >= 0",
+                         f[s->pos[C_USER]]);
+    if (s->pos[C_WEIGHT] >= 0 &&
+        (tio_double(f[s->pos[C_WEIGHT]], &weight) < 0 || !(weight > 0) || weight > 1e9))
+        return err_input(err, c->path, ln, "weight", "'%s' is not a weight > 0",
+                         f[s->pos[C_WEIGHT]]);
+    int jt = wl_jobtype(c->model, f[s->pos[C_TYPE]], c->path, ln, "job_type", err);
+    if (jt < 0)
+        return -1;
+    int wc = s->pos[C_ITERS] >= 0 ? C_ITERS : C_DURATION;
+    if (tio_double(f[s->pos[wc]], &v) < 0 || !(v > 0) || v > 1e15)
+        return err_input(err, c->path, ln, colnames[wc], "'%s' is not a number > 0",
+                         f[s->pos[wc]]);
+    double work = v;
+    if (wc == C_DURATION) {
+        work = wl_work_from_duration(c->model, jt, c->ref_gpu, (int)workers, v);
+        if (!(work > 0))
+            return err_input(err, c->path, ln, "duration_s",
+                             "job type '%s' cannot run on %lld x %s (the reference GPU), so its "
+                             "duration cannot be turned into work", tput_type(c->model, jt)->name,
+                             workers, cat_gpu(tput_catalog(c->model), c->ref_gpu)->name);
+    }
+    int added = idset_add(&s->ids, id);
+    if (added < 0)
+        return err_run(err, "out of memory");
+    if (added == 0)
+        return err_input(err, c->path, ln, "id", "job id %lld appears twice", id);
+    *out = (struct job_spec){ .id = id, .arrival = sim_from_sec(arrival), .jtype = jt,
+                              .workers = (int32_t)workers, .work = work, .user = (int32_t)user,
+                              .weight = weight, .origin = c->path, .line = ln };
+    s->row++;
+    return 1;
+}
+
+int wl_hetsim_open(struct wl_reader *r, struct wl_common *c, struct errbuf *err)
+{
+    struct hst *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return err_run(err, "out of memory");
+    if (tio_open(&s->r, c->path, err) < 0 || read_header(s, c->path, err) < 0) {
+        hst_close(s);
+        return -1;
+    }
+    *r = (struct wl_reader){ s, hst_next, hst_close };
+    return 0;
+}
