@@ -40,7 +40,8 @@ MAIN_OBJ := $(BUILD)/sim/main.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/helpers.o
 TEST_BIN := $(BUILD)/test_hetsim
-BENCH_BIN := $(BUILD)/bench_hetsim
+BENCH_SRC := $(wildcard tests/bench*.c)
+BENCH_BIN := $(BENCH_SRC:tests/%.c=$(BUILD)/%)
 
 .PHONY: all run test bench install uninstall clean deps valgrind check-tests
 all: $(BIN)
@@ -78,7 +79,8 @@ $(TEST_BIN): $(TEST_OBJ) $(BUILD)/libhetsim.a
 $(BUILD)/tests/%.o: ALL_CFLAGS += $(shell pkg-config --cflags criterion) \
     -DHETSIM_BIN='"$(CURDIR)/$(BIN)"' -Wno-missing-prototypes
 
-$(BENCH_BIN): $(BUILD)/tests/bench.o $(BUILD)/libhetsim.a
+# one benchmark program per tests/bench*.c
+$(BUILD)/bench%: $(BUILD)/tests/bench%.o $(BUILD)/libhetsim.a
 	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
 
 run: deps
@@ -92,7 +94,7 @@ test: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BIN)
-	HETSIM_DATA=$(CURDIR) $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; HETSIM_DATA=$(CURDIR) $$b || exit 1; done
 
 valgrind: $(BIN)
 	valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \

@@ -132,7 +132,7 @@ void db_close(db *d)
 
 void db_hash_hex(const char *s, char out[17])
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = 0xcbf29ce484222325ULL;
     for (; *s; s++) {
         h ^= (unsigned char)*s;
         h *= 1099511628211ULL;

@@ -80,3 +80,31 @@ int plan_fastest_type(const struct plan *p, const struct train_job *j, int n)
     }
     return best;
 }
+
+int plan_commit(struct plan *p, const struct plan_pick *picks, int npicks, struct errbuf *err)
+{
+    /* first the jobs that stay where they are, so nobody is put on their GPUs */
+    for (int k = 0; k < npicks; k++) {
+        const struct plan_pick *pk = &picks[k];
+        const struct train_job *j = pk->job;
+        int stays = j->state == JOB_RUNNING && j->gpu_type == pk->gpu_type && j->ngpu == pk->n &&
+                    j->share == OCC_WHOLE;
+        if (stays && plan_keep(p, j, err) < 0)
+            return -1;
+    }
+    for (int k = 0; k < npicks; k++) {
+        const struct plan_pick *pk = &picks[k];
+        const struct train_job *j = pk->job;
+        int stays = j->state == JOB_RUNNING && j->gpu_type == pk->gpu_type && j->ngpu == pk->n &&
+                    j->share == OCC_WHOLE;
+        if (stays)
+            continue;
+        int rc = plan_place(p, j, pk->gpu_type, pk->n, OCC_PACK, err);
+        if (rc < 0)
+            return -1;
+        if (rc > 0)
+            return err_run(err, "plan_commit: %d GPUs of a type for job %lld do not fit; the "
+                                "picks exceed the free count", pk->n, (long long)j->id);
+    }
+    return 0;
+}

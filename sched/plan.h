@@ -33,6 +33,19 @@ int plan_keep(struct plan *p, const struct train_job *j, struct errbuf *err);
 
 int plan_free(const struct plan *p, int gpu_type);
 
+/* A job chosen to run this decision, on `n` whole GPUs of `gpu_type`. */
+struct plan_pick {
+    const struct train_job *job;
+    int                     gpu_type;
+    int                     n;
+};
+
+/* Grant every pick.  Picks that are running on their type with the same GPU count keep their
+ * very GPUs (no restart); the others are placed afterwards, packed on the fewest nodes.  The
+ * picks must fit by count (per type, sum of n <= free GPUs); with that, every pick is placed.
+ * Returns 0, or -1 with err set. */
+int plan_commit(struct plan *p, const struct plan_pick *picks, int npicks, struct errbuf *err);
+
 /* The cluster type with the most free whole GPUs, at least n of them; -1 if none.  Ties go
  * to the type listed first (catalog order). */
 int plan_most_free_type(const struct plan *p, int n);

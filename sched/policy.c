@@ -15,6 +15,7 @@ struct policy {
     const struct policy_ops *ops;
     void                    *self;
     simtime                  round;
+    char                     label[64];
     struct policy_stats      st;
     int                      trace;
 };
@@ -48,6 +49,7 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
     int nk = 0;
     known[nk++] = "name";
     known[nk++] = "round_s";
+    known[nk++] = "label";
     for (int i = 0; ops->params != NULL && ops->params[i] != NULL && nk < 63; i++)
         known[nk++] = ops->params[i];
     known[nk] = NULL;
@@ -55,15 +57,18 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
     if (params == NULL || params->node == NULL)
         params = &none;
     double round_s = ops->round_s;
+    const char *label = ops->name;
     if (params->node != NULL &&
         (jobj_known(params, known, err) < 0 ||
-         jobj_num(params, "round_s", JOPT, 1e-3, 1e9, &round_s, err) < 0))
+         jobj_num(params, "round_s", JOPT, 1e-3, 1e9, &round_s, err) < 0 ||
+         jobj_str(params, "label", JOPT, &label, err) < 0))
         return -1;
     policy *p = calloc(1, sizeof *p);
     if (p == NULL)
         return err_run(err, "out of memory");
     p->ops = ops;
     p->round = sim_from_sec(round_s);
+    snprintf(p->label, sizeof p->label, "%s", label);
     p->trace = getenv("HETSIM_TRACE") != NULL;
     if (ops->create(&p->self, params, env, err) < 0) {
         free(p);
@@ -82,6 +87,7 @@ void policy_close(policy *p)
 }
 
 const struct policy_ops *policy_ops_of(const policy *p) { return p->ops; }
+const char *policy_label(const policy *p) { return p->label; }
 simtime policy_round(const policy *p) { return p->round; }
 void policy_get_stats(const policy *p, struct policy_stats *out) { *out = p->st; }
 
@@ -104,10 +110,10 @@ int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list
     if (dt > p->st.time_max_s)
         p->st.time_max_s = dt;
     if (rc < 0)
-        err_prefix(err, "policy %s at t=%.6f s: ", p->ops->name, sim_to_sec(v->now));
+        err_prefix(err, "policy %s at t=%.6f s: ", p->label, sim_to_sec(v->now));
     if (p->trace)
         fprintf(stderr, "trace: t=%.6f %s reason=%u active=%d waiting=%d running=%d grants=%zu%s\n",
-                sim_to_sec(v->now), p->ops->name, v->reason, v->n_active, v->n_waiting,
+                sim_to_sec(v->now), p->label, v->reason, v->n_active, v->n_waiting,
                 v->n_running, out->n, out->full ? " full" : "");
     return rc;
 }

@@ -6,7 +6,9 @@
  * listed once in sched/registry.c.  It reads a snapshot of the world and returns decisions;
  * it never mutates world state.  The dispatch layer reads the common parameters (round_s),
  * rejects unknown parameters, times each decision (solver_time_* metrics) and traces
- * decisions to stderr when HETSIM_TRACE is set.
+ * decisions to stderr when HETSIM_TRACE is set.  Common parameters of every policy: "round_s"
+ * (round length of round-based policies) and "label" (the name its runs are stored under, so
+ * that two settings of one policy can be told apart).
  *
  * Ownership: policy_open allocates an instance (the ops' create allocates its private state);
  * policy_close frees both.  The env's cluster and model must outlive the instance.
@@ -18,6 +20,8 @@
 
 #include "../sim/jsonf.h"
 #include "../sim/train_view.h"
+
+struct alloc_problem;
 
 struct policy_env {
     uint64_t       seed;        /* the experiment seed: derive streams with rng_stream */
@@ -36,6 +40,9 @@ struct policy_ops {
                    struct errbuf *err);
     int  (*train)(void *self, const struct train_view *v, struct grant_list *out,
                   struct errbuf *err);
+    /* Allocation policies only (sched/alloc.h): solve a problem into x[j][t].  Their train
+     * hook is alloc_train; Gavel-compatible mode calls this directly. */
+    int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
     void (*destroy)(void *self);
 };
 
@@ -57,6 +64,8 @@ int  policy_open(policy **out, const char *name, const struct jobj *params,
 void policy_close(policy *p);
 
 const struct policy_ops *policy_ops_of(const policy *p);
+/* The name runs are stored under: the "label" parameter if given, else the policy's name. */
+const char *policy_label(const policy *p);
 simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
 

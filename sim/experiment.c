@@ -111,19 +111,22 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
         struct exp_policy *ep = &e->policies[i];
         memset(ep, 0, sizeof *ep);
         if (cJSON_IsString(p) && p->valuestring[0] != '\0') {
-            ep->name = p->valuestring;
+            ep->name = ep->label = p->valuestring;
         } else if (cJSON_IsObject(p)) {
             if (jobj_elem(&ep->params, root, "policies", p, i, err) < 0 ||
                 jobj_str(&ep->params, "name", JREQ, &ep->name, err) < 0)
+                return -1;
+            ep->label = ep->name;
+            if (jobj_str(&ep->params, "label", JOPT, &ep->label, err) < 0)
                 return -1;
         } else {
             return jsonf_error(e->doc, p, field, err,
                                "must be a policy name or an object with a \"name\"");
         }
         for (int k = 0; k < i; k++)
-            if (strcmp(e->policies[k].name, ep->name) == 0 && ep->params.node == NULL &&
-                e->policies[k].params.node == NULL)
-                return jsonf_error(e->doc, p, field, err, "policy '%s' listed twice", ep->name);
+            if (strcmp(e->policies[k].label, ep->label) == 0)
+                return jsonf_error(e->doc, p, field, err, "two policies are labelled '%s' (give "
+                                   "one a different \"label\")", ep->label);
         e->npolicies = i + 1;
     }
     return 0;
@@ -210,13 +213,13 @@ void exp_free(struct experiment *e)
 void exp_only_policy(struct experiment *e, const char *name)
 {
     for (int i = 0; i < e->npolicies; i++)
-        if (strcmp(e->policies[i].name, name) == 0) {
+        if (strcmp(e->policies[i].label, name) == 0) {
             e->policies[0] = e->policies[i];
             e->npolicies = 1;
             return;
         }
     /* not in the file: run it with default parameters */
-    e->policies[0] = (struct exp_policy){ .name = name };
+    e->policies[0] = (struct exp_policy){ .name = name, .label = name };
     e->npolicies = 1;
 }
 

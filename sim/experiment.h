@@ -25,6 +25,7 @@ enum exp_mode { EXP_NATIVE };
 
 struct exp_policy {
     const char *name;
+    const char *label;          /* "label" parameter, or the name */
     struct jobj params;         /* node NULL when given as a bare name */
 };
 
@@ -54,7 +55,8 @@ int  exp_load(struct experiment **out, const char *name_or_path, char *const *se
               struct errbuf *err);
 void exp_free(struct experiment *e);
 
-/* Keep only policy `name` (the --policy option); it need not be listed in the file. */
+/* Keep only policy `name` (the --policy option; a name or a label); it need not be listed in
+ * the file. */
 void exp_only_policy(struct experiment *e, const char *name);
 
 /* The experiment as one policy's run sees it, as compact JSON (for runs.config_json).

@@ -165,12 +165,15 @@ int jsonf_parse(jsonf **out, const char *name, const char *text, size_t len,
         size_t off = at != NULL && at >= text && at <= text + len ? (size_t)(at - text) : 0;
         for (size_t k = 0; k < off; k++)
             line += text[k] == '\n';
-        char near[24] = "";
-        size_t nn = 0;
-        for (size_t k = off; k < len && nn < sizeof near - 1 && text[k] != '\n'; k++)
-            near[nn++] = text[k];
-        near[nn] = '\0';
-        return err_input(err, name, line, NULL, "JSON syntax error near '%s'", near);
+        /* show the line around the error: cJSON may point just past the bad token */
+        size_t bol = off;
+        while (bol > 0 && text[bol - 1] != '\n')
+            bol--;
+        size_t from = off > bol + 20 ? off - 20 : bol, to = from;
+        while (to < len && to < off + 20 && text[to] != '\n' && text[to] != '\r')
+            to++;
+        return err_input(err, name, line, NULL, "JSON syntax error at column %zu near '%.*s'",
+                         off - bol + 1, (int)(to - from), text + from);
     }
     /* trailing garbage after the document */
     for (size_t k = (size_t)(end - text); k < len; k++)
@@ -325,8 +328,9 @@ int jsonf_set(jsonf *d, const char *path, const char *value, struct errbuf *err)
         } else if (cJSON_IsObject(cur)) {
             cJSON *next = cJSON_GetObjectItemCaseSensitive(cur, seg);
             if (last) {
+                /* ReplaceItemInObject also gives v its key (ViaPointer would not) */
                 if (next != NULL)
-                    cJSON_ReplaceItemViaPointer(cur, next, v);
+                    cJSON_ReplaceItemInObjectCaseSensitive(cur, seg, v);
                 else
                     cJSON_AddItemToObject(cur, seg, v);
                 break;

@@ -156,7 +156,7 @@ static int cmd_run(int argc, char **argv)
                     (unsigned long long)res.tot.events, res.wall_s);
     }
     if (!a.quiet) {
-        struct report_opts ro = { REPORT_TABLE, e->npolicies > 1 ? e->policies[0].name : NULL,
+        struct report_opts ro = { REPORT_TABLE, e->npolicies > 1 ? e->policies[0].label : NULL,
                                   NULL, ids, nids };
         if (report_print(a.db, &ro, stdout, &err) < 0)
             rc = fail(&err);

@@ -144,6 +144,7 @@ int occ_fits(const occ *o, const int *ids, int n, int milli)
 
 static void set_used(occ *o, int g, int v)
 {
+    assert(g >= 0 && g < o->ngpus && v >= 0 && v <= OCC_WHOLE);
     int was_free = o->used[g] == 0, now_free = v == 0;
     o->used[g] = (uint16_t)v;
     if (was_free == now_free)

@@ -7,7 +7,7 @@
 
 static uint64_t fnv1a(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = 0xcbf29ce484222325ULL;
     for (; *s; s++) {
         h ^= (unsigned char)*s;
         h *= 1099511628211ULL;

@@ -159,13 +159,14 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
                   "experiment is %s", ep->name, policy_ops_of(pol)->domain, e->domain);
         goto out;
     }
+    res->policy = policy_label(pol);
     if (o->db != NULL) {
-        struct db_run dr = { e->name, e->domain, ep->name, cluster_name(env->cl), config,
+        struct db_run dr = { e->name, e->domain, res->policy, cluster_name(env->cl), config,
                              HETSIM_VERSION, (int64_t)e->seed };
         if (db_run_begin(o->db, &dr, &res->run_id, err) < 0)
             goto out;
     }
-    struct sink_ctx sc = { o->db, sum, env->cl, env->model, ep->name,
+    struct sink_ctx sc = { o->db, sum, env->cl, env->model, res->policy,
                            o->progress, 0, wall_now() + 0.5 };
     struct train_sink sink = { &sc, sink_job, sink_sample };
     struct train_decider dec = { pol, policy_train_decide, policy_ops_of(pol)->wake,

@@ -33,7 +33,7 @@ enum { RUN_MAX_METRICS = 64 };
 
 struct run_result {
     int64_t             run_id;
-    const char         *policy;
+    const char         *policy;     /* its label; valid while the experiment lives */
     struct train_totals tot;
     double              wall_s;
     struct metric       metrics[RUN_MAX_METRICS];

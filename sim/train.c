@@ -20,6 +20,8 @@
  */
 #include "train.h"
 
+#include "../models/fairshare.h"
+
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,31 +338,16 @@ static int on_arrival(train *w, struct errbuf *err)
     return 0;
 }
 
-/* Best throughput from an exclusive 1/N share of every GPU type: run on the fastest types
- * first, each for at most the fraction of time its share allows (Y_i / (N d_j)). */
+/* Best throughput from an exclusive 1/N share of every GPU type (models/fairshare.h). */
 static double iso_rate(const train *w, const struct train_job *j, double n_avg)
 {
     double rates[CLUSTER_MAX_TYPES], cap[CLUSTER_MAX_TYPES];
-    int order[CLUSTER_MAX_TYPES];
     struct train_view v = { .cl = w->cl, .model = w->model };
     for (int i = 0; i < w->ntypes; i++) {
         rates[i] = tv_rate(&v, j, w->types[i], j->workers);
-        cap[i] = cluster_type_count(w->cl, w->types[i]) / (n_avg * j->workers);
-        order[i] = i;
+        cap[i] = cluster_type_count(w->cl, w->types[i]);
     }
-    for (int a = 1; a < w->ntypes; a++)          /* insertion sort: fastest first */
-        for (int b = a; b > 0 && rates[order[b]] > rates[order[b - 1]]; b--) {
-            int t = order[b];
-            order[b] = order[b - 1];
-            order[b - 1] = t;
-        }
-    double left = 1, r = 0;
-    for (int k = 0; k < w->ntypes && left > 0; k++) {
-        double f = cap[order[k]] < left ? cap[order[k]] : left;
-        r += f * rates[order[k]];
-        left -= f;
-    }
-    return r;
+    return fair_share_rate(rates, cap, w->ntypes, j->workers, n_avg);
 }
 
 static int emit(train *w, struct train_job *j, simtime finish, struct errbuf *err)
@@ -579,15 +566,14 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
         if (j->state == JOB_RUNNING)
             release_keep_ids(w, j);
     }
+    /* a failed check leaves the world half-changed, but the run fails with it */
     for (size_t k = 0; k < nchanged && rc == 0; k++) {
         const struct grant *g = &l->g[k];
         if (g->ngpu > 0 && !occ_fits(w->occ, l->ids + g->first, g->ngpu, g->share))
             rc = err_run(err, "policy over-allocated: job %lld was granted GPU %d beyond its "
                               "capacity", (long long)w->jobs[g->slot].id, l->ids[g->first]);
-    }
-    for (size_t k = 0; k < nchanged && rc == 0; k++) {
-        const struct grant *g = &l->g[k];
-        rc = set_grant(w, &w->jobs[g->slot], l->ids + g->first, g->ngpu, g->share, err);
+        else
+            rc = set_grant(w, &w->jobs[g->slot], l->ids + g->first, g->ngpu, g->share, err);
     }
     return rc;
 }

@@ -84,20 +84,15 @@ static int srtf_train(void *self, const struct train_view *v, struct grant_list 
     }
     qsort(s->rank, n, sizeof *s->rank, by_key);
 
-    /* pass 1 counts who runs on which type; pass 2 lets the running ones re-take their own
-     * GPUs first, so nobody else is put on them, then places the newcomers on what is left
-     * (a count that fits always places: occ_alloc spreads over nodes when it must). */
+    /* count who runs on which type; plan_commit then keeps the running ones on their GPUs
+     * and places the newcomers on what is left */
     struct plan p;
     plan_begin(&p, v, s->scratch, out, PLAN_FULL);
-    int *chosen = calloc(n ? n : 1, sizeof *chosen);   /* 0: no, 1: new on type, 2: keep */
-    int *ctype = calloc(n ? n : 1, sizeof *ctype);
-    if (chosen == NULL || ctype == NULL) {
-        free(chosen);
-        free(ctype);
+    struct plan_pick *picks = calloc(n ? n : 1, sizeof *picks);
+    if (picks == NULL)
         return err_run(err, "out of memory");
-    }
     const int *types;
-    int nt = cluster_types(v->cl, &types);
+    int nt = cluster_types(v->cl, &types), npicks = 0;
     int freec[CLUSTER_MAX_TYPES];
     for (int i = 0; i < nt; i++)
         freec[i] = cluster_type_count(v->cl, types[i]);
@@ -121,22 +116,12 @@ static int srtf_train(void *self, const struct train_view *v, struct grant_list 
         }
         if (slot >= 0 && freec[slot] >= j->workers) {
             freec[slot] -= j->workers;
-            chosen[k] = slot == cur ? 2 : 1;
-            ctype[k] = types[slot];
+            picks[npicks++] = (struct plan_pick){ j, types[slot], j->workers };
         }
     }
-    int rc = 0;
-    for (size_t k = 0; k < n && rc >= 0; k++)
-        if (chosen[k] == 2)
-            rc = plan_keep(&p, &v->jobs[s->rank[k].slot], err);
-    for (size_t k = 0; k < n && rc >= 0; k++)
-        if (chosen[k] == 1) {
-            const struct train_job *j = &v->jobs[s->rank[k].slot];
-            rc = plan_place(&p, j, ctype[k], j->workers, OCC_PACK, err);
-        }
-    free(chosen);
-    free(ctype);
-    return rc < 0 ? -1 : 0;
+    int rc = plan_commit(&p, picks, npicks, err);
+    free(picks);
+    return rc;
 }
 
 const struct policy_ops policy_srtf = {

@@ -1,0 +1,292 @@
+/*
+ * helpers: scratch directory, process spawning with captured output, database dumps.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../sched/policy.h"
+#include "../sim/paths.h"
+#include "../sim/train.h"
+
+extern char **environ;
+
+const char *th_tmpdir(void)
+{
+    static char dir[256];
+    if (dir[0] == '\0') {
+        snprintf(dir, sizeof dir, "/tmp/hetsim-test-XXXXXX");
+        cr_assert_not_null(mkdtemp(dir));
+    }
+    return dir;
+}
+
+char *th_write(const char *name, const char *text)
+{
+    char *path = malloc(512);
+    snprintf(path, 512, "%s/%s", th_tmpdir(), name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static char *slurp_fd(int fd)
+{
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    ssize_t got;
+    while ((got = read(fd, b + n, cap - n - 1)) > 0) {
+        n += (size_t)got;
+        if (n + 1 == cap)
+            b = realloc(b, cap *= 2);
+    }
+    b[n] = '\0';
+    return b;
+}
+
+struct th_out th_hetsim(const char *const *args)
+{
+    char outp[512], errp[512];
+    static int seq;
+    snprintf(outp, sizeof outp, "%s/out.%d.%d", th_tmpdir(), (int)getpid(), seq);
+    snprintf(errp, sizeof errp, "%s/err.%d.%d", th_tmpdir(), (int)getpid(), seq++);
+    const char *argv[64] = { HETSIM_BIN };
+    int n = 1;
+    for (; args[n - 1] != NULL && n < 63; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, HETSIM_BIN, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    cr_assert_eq(rc, 0, "cannot run %s", HETSIM_BIN);
+    int status;
+    waitpid(pid, &status, 0);
+    struct th_out o;
+    o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    FILE *f = fopen(outp, "r");
+    o.out = slurp_fd(fileno(f));
+    fclose(f);
+    f = fopen(errp, "r");
+    o.err = slurp_fd(fileno(f));
+    fclose(f);
+    unlink(outp);
+    unlink(errp);
+    return o;
+}
+
+void th_out_free(struct th_out *o)
+{
+    free(o->out);
+    free(o->err);
+}
+
+catalog *th_catalog(void)
+{
+    struct errbuf err;
+    err_clear(&err);
+    char g[PATH_MAX_LEN], l[PATH_MAX_LEN];
+    path_resolve(g, sizeof g, NULL, "models/data/gpus.json");
+    path_resolve(l, sizeof l, NULL, "models/data/links.json");
+    catalog *c = NULL;
+    cr_assert_eq(cat_load(&c, g, l, &err), 0, "%s", err.msg);
+    return c;
+}
+
+tput *th_models(const catalog *c)
+{
+    struct errbuf err;
+    err_clear(&err);
+    char j[PATH_MAX_LEN], p1[PATH_MAX_LEN], p2[PATH_MAX_LEN];
+    path_resolve(j, sizeof j, NULL, "models/data/jobtypes.json");
+    path_resolve(p1, sizeof p1, NULL, "models/data/profiles/gavel.csv");
+    path_resolve(p2, sizeof p2, NULL, "models/data/profiles/heet.csv");
+    tput *t = NULL;
+    cr_assert_eq(tput_create(&t, c, &err), 0);
+    cr_assert_eq(tput_load_types(t, j, &err), 0, "%s", err.msg);
+    cr_assert_eq(tput_load_profile(t, p1, &err), 0, "%s", err.msg);
+    cr_assert_eq(tput_load_profile(t, p2, &err), 0, "%s", err.msg);
+    return t;
+}
+
+cluster *th_cluster(const catalog *c, const char *json)
+{
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    cr_assert_eq(jsonf_parse(&doc, "cluster.json", json, strlen(json), &err), 0, "%s", err.msg);
+    struct jobj root;
+    cluster *cl = NULL;
+    cr_assert_eq(jobj_root(&root, doc, &err), 0);
+    cr_assert_eq(cluster_from_json(&cl, c, &root, &err), 0, "%s", err.msg);
+    jsonf_destroy(doc);
+    return cl;
+}
+
+static void append(char **buf, size_t *n, size_t *cap, const char *s)
+{
+    size_t k = strlen(s);
+    while (*n + k + 1 > *cap)
+        *buf = realloc(*buf, *cap = *cap ? *cap * 2 : 4096);
+    memcpy(*buf + *n, s, k + 1);
+    *n += k;
+}
+
+char *th_db_dump(const char *db_path)
+{
+    static const char *const queries[] = {
+        "SELECT id, experiment, domain, policy, seed, cluster, config_json, config_hash, version, "
+        "sim_end_s, stop_reason, events, decisions, jobs_total FROM runs ORDER BY id",
+        "SELECT * FROM jobs ORDER BY run_id, job_id",
+        "SELECT * FROM job_gpu_seconds ORDER BY run_id, job_id, gpu_type",
+        "SELECT * FROM samples ORDER BY run_id, name, t_s",
+        "SELECT * FROM metrics WHERE name NOT LIKE 'solver_time%' ORDER BY run_id, name",
+        NULL,
+    };
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(db_path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (int q = 0; queries[q] != NULL; q++) {
+        sqlite3_stmt *st;
+        cr_assert_eq(sqlite3_prepare_v2(h, queries[q], -1, &st, NULL), SQLITE_OK, "%s",
+                     sqlite3_errmsg(h));
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(st); c++) {
+                const unsigned char *t = sqlite3_column_text(st, c);
+                append(&buf, &n, &cap, t ? (const char *)t : "NULL");
+                append(&buf, &n, &cap, "|");
+            }
+            append(&buf, &n, &cap, "\n");
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    return buf ? buf : strdup("");
+}
+
+double th_db_value(const char *db_path, const char *sql)
+{
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(db_path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    double v = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
+                   ? sqlite3_column_double(st, 0)
+                   : NAN;
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return v;
+}
+
+struct arr_src {
+    const struct job_spec *jobs;
+    int n, next;
+};
+
+static int arr_next(void *ctx, struct job_spec *out, struct errbuf *err)
+{
+    (void)err;
+    struct arr_src *s = ctx;
+    if (s->next == s->n)
+        return 0;
+    *out = s->jobs[s->next++];
+    return 1;
+}
+
+static int keep_rec(void *ctx, const struct train_record *r, struct errbuf *err)
+{
+    (void)err;
+    struct th_result *res = ctx;
+    const struct train_job *j = r->job;
+    res->r = realloc(res->r, (size_t)(res->n + 1) * sizeof *res->r);
+    res->r[res->n++] = (struct th_rec){
+        r->trace_id, j->user, j->workers, sim_to_sec(j->arrival),
+        j->first_start >= 0 ? sim_to_sec(j->first_start) : -1,
+        r->finish >= 0 ? sim_to_sec(r->finish) : -1, r->rho, train_job_attained(j, j->updated),
+        j->preemptions, j->migrations };
+    return 0;
+}
+
+struct watch {
+    policy           *p;
+    struct th_result *res;
+};
+
+/* wraps the policy's decide to record how many GPUs were granted after each decision */
+static int watched(void *ctx, const struct train_view *v, struct grant_list *out,
+                   struct errbuf *err)
+{
+    struct watch *w = ctx;
+    int rc = policy_train_decide(w->p, v, out, err);
+    int busy = 0;
+    for (int g = 0; g < cluster_ngpus(v->cl); g++)
+        busy += occ_used(v->occ, g) > 0;
+    if (busy > w->res->max_busy)
+        w->res->max_busy = busy;
+    return rc;
+}
+
+struct th_result th_run_policy(const cluster *cl, const tput *m, const struct job_spec *jobs,
+                               int n, const char *name, const char *params,
+                               const struct train_config *cfg)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct th_result res = { 0 };
+    jsonf *doc = NULL;
+    struct jobj pj = { 0 };
+    if (params != NULL) {
+        cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0, "%s", err.msg);
+        cr_assert_eq(jobj_root(&pj, doc, &err), 0);
+    }
+    struct policy_env env = { 1, cl, m };
+    policy *p;
+    cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
+    struct arr_src src = { jobs, n, 0 };
+    struct job_source js = { &src, arr_next };
+    struct watch w = { p, &res };
+    struct train_decider dec = { &w, watched, policy_ops_of(p)->wake, policy_round(p) };
+    struct train_sink sink = { &res, keep_rec, NULL };
+    train *world;
+    cr_assert_eq(train_create(&world, cl, m, cfg, &js, &dec, &sink, &err), 0, "%s", err.msg);
+    struct train_totals tot;
+    cr_assert_eq(train_run(world, &tot, &err), 0, "%s: %s", name, err.msg);
+    res.decisions = (long long)tot.decisions;
+    res.events = (long long)tot.events;
+    res.makespan = sim_to_sec(tot.makespan);
+    train_destroy(world);
+    policy_close(p);
+    jsonf_destroy(doc);
+    return res;
+}
+
+void th_result_free(struct th_result *r)
+{
+    free(r->r);
+    memset(r, 0, sizeof *r);
+}
+
+const struct th_rec *th_find(const struct th_result *r, long long id)
+{
+    for (int i = 0; i < r->n; i++)
+        if (r->r[i].id == id)
+            return &r->r[i];
+    cr_assert_fail("job %lld not reported", id);
+    return NULL;
+}

@@ -1,0 +1,69 @@
+/*
+ * helpers: what several test files need — scratch files, running the hetsim binary, loading
+ * the shipped catalog and models, and dumping a database for comparisons.
+ *
+ * Ownership: strings returned by th_* are heap-allocated and freed by the caller, except
+ * th_tmpdir's, which lives until the process ends.
+ */
+#ifndef HETSIM_TEST_HELPERS_H
+#define HETSIM_TEST_HELPERS_H
+
+#include <stddef.h>
+
+#include "../models/catalog.h"
+#include "../models/tput.h"
+#include "../sim/cluster.h"
+
+/* A fresh directory for this test process. */
+const char *th_tmpdir(void);
+/* Write `text` to <tmpdir>/<name>; returns the full path (caller frees). */
+char *th_write(const char *name, const char *text);
+
+struct th_out {
+    int   status;       /* exit code, or 128 + signal */
+    char *out, *err;    /* captured stdout and stderr (caller frees with th_out_free) */
+};
+/* Run the hetsim binary with a NULL-terminated argument list (argv[0] excluded). */
+struct th_out th_hetsim(const char *const *args);
+void th_out_free(struct th_out *o);
+
+/* The shipped catalog / models (asserts on failure). */
+catalog *th_catalog(void);
+tput    *th_models(const catalog *c);   /* job types + both shipped profiles */
+/* A cluster from JSON text (asserts on failure). */
+cluster *th_cluster(const catalog *c, const char *json);
+
+/* ---- running a policy in the training world, with jobs given in an array ---- */
+struct job_spec;
+struct train_config;
+
+struct th_rec {                 /* what the world reported for one job */
+    long long id;
+    int       user, workers;
+    double    arrival, first, finish, rho, attained;
+    int       preemptions, migrations;
+};
+
+struct th_result {
+    struct th_rec *r;           /* in the order jobs left */
+    int            n;
+    long long      decisions, events;
+    double         makespan;
+    int            max_busy;    /* most GPUs granted at once (checked at every decision) */
+};
+
+/* Run `policy` (params: JSON object text or NULL) on the jobs; asserts the run succeeds.
+ * Free with th_result_free. */
+struct th_result th_run_policy(const cluster *cl, const tput *m, const struct job_spec *jobs,
+                               int n, const char *policy, const char *params,
+                               const struct train_config *cfg);
+void th_result_free(struct th_result *r);
+const struct th_rec *th_find(const struct th_result *r, long long id);
+
+/* Every row of every table except wall-clock columns, as text, ordered — for determinism
+ * checks.  Caller frees. */
+char *th_db_dump(const char *db_path);
+/* A single value of a query (first column, first row) as double; NAN if none. */
+double th_db_value(const char *db_path, const char *sql);
+
+#endif

@@ -1,0 +1,274 @@
+/*
+ * test_cluster: cluster layout, placement descriptions (nodes spanned, slowest link), and the
+ * occupancy tracker: best-fit packing, spreading, all-or-nothing allocation, and its
+ * bookkeeping checked against a brute-force recount after random operations.
+ */
+#include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+#include <signal.h>
+
+#include "../sim/occ.h"
+#include "../sim/rng.h"
+#include "helpers.h"
+
+static const char mixed[] =
+    "{ \"name\": \"t\", \"network\": \"ethernet-25g\", \"groups\": [\n"
+    "  { \"count\": 2, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8, \"intra\": \"nvswitch\" },\n"
+    "  { \"count\": 3, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+    "  { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4, \"intra\": \"pcie3\", \"network\": \"ib-100g\" },\n"
+    "  { \"count\": 4, \"gpu\": \"T4\", \"gpus_per_node\": 1 }\n"
+    "] }";
+
+static catalog *cat;
+static cluster *cl;
+
+static void setup(void)
+{
+    cat = th_catalog();
+    cl = th_cluster(cat, mixed);
+}
+
+static void teardown(void)
+{
+    cluster_destroy(cl);
+    cat_destroy(cat);
+}
+
+TestSuite(cluster, .init = setup, .fini = teardown);
+
+Test(cluster, layout)
+{
+    cr_assert_eq(cluster_ngpus(cl), 16 + 12 + 8 + 4);
+    cr_assert_eq(cluster_nnodes(cl), 2 + 3 + 2 + 4);
+    const int *types;
+    cr_assert_eq(cluster_types(cl, &types), 3);
+    cr_assert_eq(cluster_type_count(cl, cat_gpu_find(cat, "V100-16GB")), 20);
+    cr_assert_eq(cluster_type_count(cl, cat_gpu_find(cat, "H100")), 0);
+    /* GPUs are numbered node by node, groups in file order */
+    cr_assert_eq(cluster_gpu_node(cl, 0), 0);
+    cr_assert_eq(cluster_gpu_node(cl, 15), 1);
+    cr_assert_eq(cluster_gpu_node(cl, 16), 2);
+    cr_assert_eq(cluster_gpu_type(cl, 16), cat_gpu_find(cat, "V100"));
+    /* the default intra link of a V100 group is the GPU's own NVLink */
+    cr_assert_eq(cluster_node(cl, 2)->intra, cat_link_find(cat, "nvlink2"));
+    cr_assert_eq(cluster_node(cl, 5)->intra, cat_link_find(cat, "pcie3"));
+    cr_assert_eq(cluster_node(cl, 5)->net, cat_link_find(cat, "ib-100g"));
+}
+
+Test(cluster, placement_nodes_and_slowest_link)
+{
+    struct placement p;
+    int mixed_types;
+    int one_node[] = { 16, 17, 18, 19 };
+    cluster_placement(cl, one_node, 4, &p, &mixed_types);
+    cr_assert_eq(p.nodes, 1);
+    cr_assert_eq(p.link, cat_link_find(cat, "nvlink2"));
+    cr_assert_eq(mixed_types, 0);
+    int two_nodes[] = { 16, 17, 20, 21 };
+    cluster_placement(cl, two_nodes, 4, &p, &mixed_types);
+    cr_assert_eq(p.nodes, 2);
+    cr_assert_eq(p.link, cat_link_find(cat, "ethernet-25g"));
+    /* an NVLink node and a PCIe node joined by ethernet: ethernet is the slowest */
+    int pcie_and_nv[] = { 19, 28 };
+    cluster_placement(cl, pcie_and_nv, 2, &p, &mixed_types);
+    cr_assert_eq(p.link, cat_link_find(cat, "ethernet-25g"));
+    /* two PCIe nodes on IB: IB (12.5 GB/s) is slower than PCIe 3 (15.75) */
+    int pcie_pair[] = { 28, 32 };
+    cluster_placement(cl, pcie_pair, 2, &p, &mixed_types);
+    cr_assert_eq(p.link, cat_link_find(cat, "ib-100g"));
+    int single[] = { 3 };
+    cluster_placement(cl, single, 1, &p, &mixed_types);
+    cr_assert_eq(p.link, -1);
+    cr_assert_eq(p.nodes, 1);
+    int hetero[] = { 0, 16 };
+    cluster_placement(cl, hetero, 2, &p, &mixed_types);
+    cr_assert_eq(mixed_types, 1);
+}
+
+Test(cluster, best_placement_prefers_fewest_nodes_then_fastest_links)
+{
+    struct placement p;
+    int v100 = cat_gpu_find(cat, "V100");
+    cluster_best_placement(cl, v100, 4, &p);
+    cr_assert_eq(p.nodes, 1);
+    cr_assert_eq(p.link, cat_link_find(cat, "nvlink2"));
+    cluster_best_placement(cl, v100, 8, &p);
+    cr_assert_eq(p.nodes, 2);
+    /* both groups need 2 nodes; IB (12.5) beats ethernet-25g (3.125) */
+    cr_assert_eq(p.link, cat_link_find(cat, "ib-100g"));
+    cluster_best_placement(cl, cat_gpu_find(cat, "A100-40GB"), 8, &p);
+    cr_assert_eq(p.nodes, 1);
+    cr_assert_eq(p.link, cat_link_find(cat, "nvswitch"));
+}
+
+Test(cluster, errors_name_file_line_and_field)
+{
+    struct errbuf err;
+    err_clear(&err);
+    const char *bad = "{ \"network\": \"ethernet-25g\",\n \"groups\": [\n"
+                      "  { \"count\": 2, \"gpu\": \"V10\", \"gpus_per_node\": 4 } ] }";
+    jsonf *doc;
+    cr_assert_eq(jsonf_parse(&doc, "c.json", bad, strlen(bad), &err), 0);
+    struct jobj root;
+    jobj_root(&root, doc, &err);
+    cluster *c2 = NULL;
+    cr_assert_lt(cluster_from_json(&c2, cat, &root, &err), 0);
+    cr_assert(strstr(err.msg, "c.json:3: groups[0].gpu: unknown GPU type 'V10'") != NULL, "%s",
+              err.msg);
+    cr_assert(strstr(err.msg, "did you mean") != NULL, "%s", err.msg);
+    cr_assert_eq(err.code, ERR_INPUT);
+    jsonf_destroy(doc);
+
+    err_clear(&err);
+    const char *nonet = "{ \"groups\": [ { \"count\": 1, \"gpu\": \"T4\", \"gpus_per_node\": 1 } ] }";
+    cr_assert_eq(jsonf_parse(&doc, "n.json", nonet, strlen(nonet), &err), 0);
+    jobj_root(&root, doc, &err);
+    cr_assert_lt(cluster_from_json(&c2, cat, &root, &err), 0);
+    cr_assert(strstr(err.msg, "no inter-node network") != NULL, "%s", err.msg);
+    jsonf_destroy(doc);
+}
+
+TestSuite(occ, .init = setup, .fini = teardown);
+
+Test(occ, best_fit_packing)
+{
+    occ *o = occ_create(cl);
+    int v100 = cat_gpu_find(cat, "V100");
+    int ids[16];
+    /* leave V100 nodes with 4, 1 and 3 free GPUs (nodes 2, 3, 4 hold ids 16..27) */
+    int busy[] = { 20, 21, 22, 24 };
+    occ_take(o, busy, 4, OCC_WHOLE);
+    cr_assert_eq(occ_free_whole(o, v100), 20 - 4);
+    /* 3 GPUs: the node with exactly 3 free (node 4), not the emptiest */
+    cr_assert_eq(occ_alloc(o, v100, 3, OCC_PACK, ids), 0);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(cluster_gpu_node(cl, ids[i]), 4, "id %d", ids[i]);
+    /* 1 GPU: the node with exactly 1 free (node 3) */
+    cr_assert_eq(occ_alloc(o, v100, 1, OCC_PACK, ids), 0);
+    cr_assert_eq(ids[0], 23);
+    occ_destroy(o);
+}
+
+Test(occ, larger_than_any_node_uses_the_fewest_nodes)
+{
+    occ *o = occ_create(cl);
+    int v100 = cat_gpu_find(cat, "V100");
+    int ids[20];
+    cr_assert_eq(occ_alloc(o, v100, 6, OCC_PACK, ids), 0);
+    int nodes[16] = { 0 }, nn = 0;
+    for (int i = 0; i < 6; i++) {
+        int nd = cluster_gpu_node(cl, ids[i]);
+        if (!nodes[nd]++)
+            nn++;
+        cr_assert(i == 0 || ids[i] > ids[i - 1], "ids sorted");
+    }
+    cr_assert_eq(nn, 2);
+    occ_destroy(o);
+}
+
+Test(occ, spread_puts_one_gpu_per_node)
+{
+    occ *o = occ_create(cl);
+    int ids[8];
+    cr_assert_eq(occ_alloc(o, cat_gpu_find(cat, "V100"), 5, OCC_SPREAD, ids), 0);
+    int nodes[16] = { 0 };
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(nodes[cluster_gpu_node(cl, ids[i])]++, 0, "two GPUs on one node");
+    occ_destroy(o);
+}
+
+Test(occ, all_or_nothing)
+{
+    occ *o = occ_create(cl);
+    int t4 = cat_gpu_find(cat, "T4"), ids[8];
+    cr_assert_eq(occ_alloc(o, t4, 5, OCC_PACK, ids), -1);
+    cr_assert_eq(occ_free_whole(o, t4), 4, "a failed alloc changes nothing");
+    cr_assert_eq(occ_alloc(o, cat_gpu_find(cat, "H100"), 1, OCC_PACK, ids), -1);
+    occ_destroy(o);
+}
+
+Test(occ, shares_add_up_exactly)
+{
+    occ *o = occ_create(cl);
+    int g[] = { 36 };   /* a T4 */
+    occ_take(o, g, 1, 300);
+    occ_take(o, g, 1, 700);
+    cr_assert_eq(occ_used(o, 36), 1000);
+    cr_assert_not(occ_fits(o, g, 1, 1));
+    occ_release(o, g, 1, 700);
+    cr_assert(occ_fits(o, g, 1, 700));
+    cr_assert_not(occ_fits(o, g, 1, 701));
+    /* a partly used GPU is not whole-free */
+    cr_assert_eq(occ_free_whole(o, cat_gpu_find(cat, "T4")), 3);
+    occ_destroy(o);
+}
+
+Test(occ, over_allocation_is_an_invariant_violation, .signal = SIGABRT)
+{
+    occ *o = occ_create(cl);
+    int g[] = { 0 };
+    occ_take(o, g, 1, 600);
+    occ_take(o, g, 1, 600);
+}
+
+/* Recount free GPUs by brute force and compare with the tracker. */
+static void check_counts(const occ *o)
+{
+    const int *types;
+    int nt = cluster_types(cl, &types);
+    for (int t = 0; t < nt; t++) {
+        int free_whole = 0, maxnode = 0;
+        for (int nd = 0; nd < cluster_nnodes(cl); nd++) {
+            const struct cluster_node *n = cluster_node(cl, nd);
+            if (n->gpu != types[t])
+                continue;
+            int f = 0;
+            for (int g = n->first; g < n->first + n->ngpus; g++)
+                f += occ_used(o, g) == 0;
+            cr_assert_eq(occ_free_on_node(o, nd), f);
+            free_whole += f;
+            if (f > maxnode)
+                maxnode = f;
+        }
+        cr_assert_eq(occ_free_whole(o, types[t]), free_whole);
+        cr_assert_eq(occ_max_free_node(o, types[t]), maxnode);
+    }
+}
+
+Test(occ, random_operations_match_a_recount)
+{
+    occ *o = occ_create(cl), *copy = occ_create(cl);
+    gsl_rng *r = rng_stream(7, "occ-test");
+    const int *types;
+    int nt = cluster_types(cl, &types);
+    int held[64][16], nheld[64] = { 0 }, nh = 0;
+    for (int step = 0; step < 3000; step++) {
+        if (nh < 64 && gsl_rng_uniform(r) < 0.55) {
+            int t = types[gsl_rng_uniform_int(r, (unsigned long)nt)];
+            int n = 1 + (int)gsl_rng_uniform_int(r, 9);
+            int before = occ_free_whole(o, t);
+            int rc = occ_alloc(o, t, n, gsl_rng_uniform(r) < 0.8 ? OCC_PACK : OCC_SPREAD, held[nh]);
+            cr_assert_eq(rc == 0, before >= n);
+            if (rc == 0) {
+                for (int i = 0; i < n; i++)
+                    cr_assert_eq(cluster_gpu_type(cl, held[nh][i]), t);
+                nheld[nh++] = n;
+            }
+        } else if (nh > 0) {
+            int k = (int)gsl_rng_uniform_int(r, (unsigned long)nh);
+            occ_release(o, held[k], nheld[k], OCC_WHOLE);
+            nh--;
+            memcpy(held[k], held[nh], sizeof held[k]);
+            nheld[k] = nheld[nh];
+        }
+        check_counts(o);
+    }
+    occ_copy(copy, o);
+    check_counts(copy);
+    occ_clear(o);
+    for (int t = 0; t < nt; t++)
+        cr_assert_eq(occ_free_whole(o, types[t]), cluster_type_count(cl, types[t]));
+    gsl_rng_free(r);
+    occ_destroy(o);
+    occ_destroy(copy);
+}

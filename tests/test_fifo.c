@@ -1,0 +1,133 @@
+/*
+ * test_fifo: FIFO's promises on random workloads — strict arrival order of starts, no GPU
+ * over-allocated, every job finishes, no preemption; backfill lets later jobs pass a blocked
+ * head; determinism.
+ */
+#include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
+
+#include "../sim/rng.h"
+#include "../sim/train.h"
+#include "../sched/policy.h"
+#include "helpers.h"
+
+static const char cluster_json[] =
+    "{ \"name\": \"c\", \"network\": \"ib-100g\", \"groups\": [\n"
+    " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+    " { \"count\": 2, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
+    " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 } ] }";
+
+static catalog *cat;
+static tput *m;
+static cluster *cl;
+
+static void setup(void)
+{
+    cat = th_catalog();
+    m = th_models(cat);
+    cl = th_cluster(cat, cluster_json);
+}
+
+static void teardown(void)
+{
+    cluster_destroy(cl);
+    tput_destroy(m);
+    cat_destroy(cat);
+}
+
+/* n jobs, Poisson arrivals, 1-8 workers, types from the Gavel set */
+static struct job_spec *random_jobs(int n, unsigned long seed)
+{
+    static const char *const names[] = { "ResNet-18 (batch size 64)", "ResNet-50 (batch size 64)",
+                                         "Transformer (batch size 64)", "LM (batch size 20)" };
+    static const int workers[] = { 1, 1, 1, 2, 4, 8 };
+    gsl_rng *r = rng_stream(seed, "test-jobs");
+    struct job_spec *j = calloc((size_t)n, sizeof *j);
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+        t += gsl_ran_exponential(r, 120);
+        j[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t),
+                                  .jtype = tput_find(m, names[gsl_rng_uniform_int(r, 4)]),
+                                  .workers = workers[gsl_rng_uniform_int(r, 6)],
+                                  .work = 1000 + gsl_ran_exponential(r, 20000), .weight = 1 };
+    }
+    gsl_rng_free(r);
+    return j;
+}
+
+static const struct train_config cfg = { .restore_delay_s = 10, .until = SIM_NEVER };
+
+TestSuite(fifo, .init = setup, .fini = teardown);
+
+Test(fifo, strict_order_all_finish_no_preemption)
+{
+    struct job_spec *jobs = random_jobs(300, 3);
+    struct th_result r = th_run_policy(cl, m, jobs, 300, "fifo", NULL, &cfg);
+    cr_assert_eq(r.n, 300);
+    cr_assert_leq(r.max_busy, cluster_ngpus(cl));
+    double last = -1;
+    for (long long id = 0; id < 300; id++) {
+        const struct th_rec *x = th_find(&r, id);
+        cr_assert_geq(x->finish, x->first);
+        cr_assert_geq(x->first, x->arrival);
+        cr_assert_geq(x->first, last, "job %lld started before an earlier job", id);
+        cr_assert_eq(x->preemptions, 0);
+        last = x->first;
+    }
+    th_result_free(&r);
+    free(jobs);
+}
+
+Test(fifo, backfill_passes_a_blocked_head)
+{
+    struct job_spec *jobs = random_jobs(300, 3);
+    struct th_result strict = th_run_policy(cl, m, jobs, 300, "fifo", NULL, &cfg);
+    struct th_result bf = th_run_policy(cl, m, jobs, 300, "fifo", "{\"backfill\": true}", &cfg);
+    int passed = 0;
+    double last = -1;
+    for (long long id = 0; id < 300; id++) {
+        const struct th_rec *x = th_find(&bf, id);
+        passed += x->first < last;
+        if (x->first > last)
+            last = x->first;
+    }
+    cr_assert_gt(passed, 0, "backfill never let a later job start first");
+    double sum_s = 0, sum_b = 0;
+    for (int i = 0; i < 300; i++) {
+        sum_s += strict.r[i].finish - strict.r[i].arrival;
+        sum_b += bf.r[i].finish - bf.r[i].arrival;
+    }
+    cr_assert_lt(sum_b, sum_s, "backfilling should lower the mean JCT on this workload");
+    th_result_free(&strict);
+    th_result_free(&bf);
+    free(jobs);
+}
+
+Test(fifo, deterministic)
+{
+    struct job_spec *jobs = random_jobs(200, 9);
+    struct th_result a = th_run_policy(cl, m, jobs, 200, "fifo", NULL, &cfg);
+    struct th_result b = th_run_policy(cl, m, jobs, 200, "fifo", NULL, &cfg);
+    cr_assert_eq(a.n, b.n);
+    cr_assert_eq(memcmp(a.r, b.r, (size_t)a.n * sizeof *a.r), 0);
+    th_result_free(&a);
+    th_result_free(&b);
+    free(jobs);
+}
+
+Test(fifo, unknown_parameter_is_rejected)
+{
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    const char *p = "{\"backfil\": true}";
+    cr_assert_eq(jsonf_parse(&doc, "exp.json", p, strlen(p), &err), 0);
+    struct jobj o;
+    jobj_root(&o, doc, &err);
+    struct policy_env env = { 1, cl, m };
+    policy *pol;
+    cr_assert_lt(policy_open(&pol, "fifo", &o, &env, &err), 0);
+    cr_assert(strstr(err.msg, "exp.json:1: backfil: unknown field (did you mean 'backfill'?)"),
+              "%s", err.msg);
+    jsonf_destroy(doc);
+}

@@ -1,0 +1,174 @@
+/*
+ * test_tput: the throughput model against hand-computed values — table lookups, the
+ * analytical compute and ring all-reduce terms, calibration on the nearest measured GPU,
+ * link penalties, and the "cannot run" cases.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "../models/tput.h"
+#include "helpers.h"
+
+static const char toy_types[] =
+    "{ \"job_types\": [\n"
+    "  { \"name\": \"toy-weak\", \"batch\": 32, \"scaling\": \"weak\", \"precision\": \"fp32\",\n"
+    "    \"params_m\": 100, \"gflops_per_sample\": 10, \"efficiency\": 0.5, \"mem_gb\": 8 },\n"
+    "  { \"name\": \"toy-strong\", \"batch\": 512, \"scaling\": \"strong\", \"precision\": \"fp16\",\n"
+    "    \"params_m\": 25, \"gflops_per_sample\": 2, \"efficiency\": 0.25, \"mem_gb\": 4 },\n"
+    "  { \"name\": \"toy-big\", \"batch\": 8, \"scaling\": \"weak\", \"precision\": \"fp32\",\n"
+    "    \"params_m\": 1000, \"gflops_per_sample\": 100, \"efficiency\": 0.5, \"mem_gb\": 20 },\n"
+    "  { \"name\": \"toy-measured\", \"batch\": 64, \"scaling\": \"weak\", \"precision\": \"fp32\",\n"
+    "    \"params_m\": 50, \"gflops_per_sample\": 5, \"efficiency\": 0.3, \"mem_gb\": 6 }\n"
+    "] }\n";
+
+static const char toy_profile[] =
+    "# measured only on V100\n"
+    "job_type,gpu,workers,placement,iters_per_s\n"
+    "toy-measured,V100,1,consolidated,10\n"
+    "toy-measured,V100,2,consolidated,18\n"
+    "toy-measured,V100,4,spread,20\n"
+    "toy-measured,K80,1,consolidated,0\n";
+
+static catalog *cat;
+static tput *m;
+static int gv100, ga100, gk80, gt4, pcie3, nvlink2, eth25;
+
+static void setup(void)
+{
+    struct errbuf err;
+    err_clear(&err);
+    cat = th_catalog();
+    char *tp = th_write("toy_types.json", toy_types);
+    char *pp = th_write("toy_profile.csv", toy_profile);
+    cr_assert_eq(tput_create(&m, cat, &err), 0);
+    cr_assert_eq(tput_load_types(m, tp, &err), 0, "%s", err.msg);
+    cr_assert_eq(tput_load_profile(m, pp, &err), 0, "%s", err.msg);
+    free(tp);
+    free(pp);
+    gv100 = cat_gpu_find(cat, "V100-16GB");
+    ga100 = cat_gpu_find(cat, "A100-40GB");
+    gk80 = cat_gpu_find(cat, "K80");
+    gt4 = cat_gpu_find(cat, "T4");
+    pcie3 = cat_link_find(cat, "pcie3");
+    nvlink2 = cat_link_find(cat, "nvlink2");
+    eth25 = cat_link_find(cat, "ethernet-25g");
+}
+
+static void teardown(void)
+{
+    tput_destroy(m);
+    cat_destroy(cat);
+}
+
+static double rate(const char *jt, int gpu, int n, int nodes, int link)
+{
+    struct placement p = { gpu, n, nodes, link };
+    return tput_rate(m, tput_find(m, jt), &p);
+}
+
+TestSuite(tput, .init = setup, .fini = teardown);
+
+Test(tput, analytical_compute_is_flops_over_peak)
+{
+    /* 32 samples x 10 GFLOP / (15.7 TFLOP/s x 1e3 x 0.5) */
+    double want = 32 * 10 / (15.7e3 * 0.5);
+    cr_assert_float_eq(tput_compute_s(m, tput_find(m, "toy-weak"), gv100, 1), want, 1e-12);
+    cr_assert_float_eq(rate("toy-weak", gv100, 1, 1, -1), 1 / want, 1e-9);
+}
+
+Test(tput, ring_allreduce_over_the_slowest_link)
+{
+    /* 2 (n-1)/n * S / B + 2 (n-1) * lat: S = 100e6 x 4 B = 0.4 GB, pcie3 15.75 GB/s, 5 us */
+    double want = 2.0 * 3 / 4 * 0.4 / 15.75 + 2 * 3 * 5e-6;
+    cr_assert_float_eq(tput_allreduce_s(m, tput_find(m, "toy-weak"), 4, pcie3), want, 1e-12);
+    cr_assert_float_eq(tput_allreduce_s(m, tput_find(m, "toy-weak"), 1, pcie3), 0, 1e-15);
+    /* weak scaling: 4 workers each stepping every t_compute + t_allreduce */
+    double tc = 32 * 10 / (15.7e3 * 0.5);
+    cr_assert_float_eq(rate("toy-weak", gv100, 4, 1, pcie3), 4 / (tc + want), 1e-9);
+}
+
+Test(tput, strong_scaling_splits_the_global_batch)
+{
+    /* fp16 peak of A100: 312 TFLOP/s; 512 samples split over 4 workers */
+    int jt = tput_find(m, "toy-strong");
+    double tc = 512.0 / 4 * 2 / (312e3 * 0.25);
+    cr_assert_float_eq(tput_compute_s(m, jt, ga100, 4), tc, 1e-12);
+    double ar = 2.0 * 3 / 4 * 0.1 / 150 + 2 * 3 * 2e-6;     /* 25e6 x 4 B over nvlink2 */
+    cr_assert_float_eq(rate("toy-strong", ga100, 4, 1, nvlink2), 1 / (tc + ar), 1e-9);
+}
+
+Test(tput, too_little_memory_cannot_run)
+{
+    /* toy-big needs 20 GB per worker: fits an A100-40GB, not a 16 GB V100 or T4 */
+    cr_assert_gt(rate("toy-big", ga100, 1, 1, -1), 0);
+    cr_assert_eq(rate("toy-big", gv100, 1, 1, -1), 0);
+    cr_assert_eq(rate("toy-big", gt4, 2, 1, pcie3), 0);
+}
+
+Test(tput, measured_values_are_used_as_is)
+{
+    cr_assert_float_eq(rate("toy-measured", gv100, 1, 1, -1), 10, 1e-12);
+    cr_assert_float_eq(rate("toy-measured", gv100, 2, 1, nvlink2), 18, 1e-12);
+    /* the spread measurement ran on ethernet-25g (the assumed link); a faster IB network
+     * does not extrapolate a speed-up beyond what was measured */
+    cr_assert_float_eq(rate("toy-measured", gv100, 4, 2, cat_link_find(cat, "ib-100g")), 20, 1e-12);
+    cr_assert_float_eq(tput_measured(m, tput_find(m, "toy-measured"), gv100, 3, 0), -1, 0);
+}
+
+Test(tput, a_slower_link_than_measured_pays_the_difference)
+{
+    /* 2 V100 measured consolidated (assumed on its NVLink2) at 18/s, i.e. 2/18 s per
+     * iteration; on PCIe 3 it also pays the all-reduce difference */
+    int jt = tput_find(m, "toy-measured");
+    double t = 2.0 / 18 + tput_allreduce_s(m, jt, 2, pcie3) - tput_allreduce_s(m, jt, 2, nvlink2);
+    cr_assert_float_eq(rate("toy-measured", gv100, 2, 1, pcie3), 2 / t, 1e-9);
+    /* by hand: S = 0.2 GB; pcie3 0.2/15.75 + 10us, nvlink2 0.2/150 + 4us */
+    double t_hand = 2.0 / 18 + (0.2 / 15.75 + 10e-6) - (0.2 / 150 + 4e-6);
+    cr_assert_float_eq(t, t_hand, 1e-12);
+}
+
+Test(tput, unmeasured_gpu_is_calibrated_on_the_nearest_measured_one)
+{
+    /* measured 1-worker rates: V100 10/s (15.7 TF) and K80 0 (cannot run, so not a
+     * calibration point).  A100 (19.5 TF): t = 0.1 s x 15.7 / 19.5 */
+    int jt = tput_find(m, "toy-measured");
+    cr_assert_float_eq(tput_compute_s(m, jt, ga100, 1), 0.1 * 15.7 / 19.5, 1e-12);
+    cr_assert_float_eq(rate("toy-measured", ga100, 1, 1, -1), 19.5 / 15.7 / 0.1, 1e-9);
+}
+
+Test(tput, zero_in_a_table_means_cannot_run)
+{
+    cr_assert_eq(rate("toy-measured", gk80, 1, 1, -1), 0);
+    cr_assert_eq(rate("toy-measured", gk80, 2, 1, pcie3), 0);
+}
+
+Test(tput, other_placement_class_swaps_its_allreduce)
+{
+    /* V100 x4 measured spread (20/s on assumed ethernet-25g); consolidated on NVLink2 is
+     * estimated by swapping the all-reduce terms: 4/20 - ar(eth25) + ar(nvlink2) */
+    /* by hand, S = 0.2 GB: ar(eth25) = 1.5 x 0.2 / 3.125 + 6 x 20us = 0.09612 s;
+     * 0.2 - 0.09612 = 0.10388 s, above the 0.1 s compute floor (1 / 10 per worker);
+     * ar(nvlink2) = 1.5 x 0.2 / 150 + 6 x 2us = 0.002012 s  ->  4 / 0.105892 */
+    (void)eth25;
+    cr_assert_float_eq(rate("toy-measured", gv100, 4, 1, nvlink2), 4 / 0.105892, 1e-6);
+}
+
+Test(tput, shipped_gavel_table)
+{
+    tput *g = th_models(cat);
+    int jt = tput_find(g, "ResNet-50 (batch size 64)");
+    cr_assert_geq(jt, 0);
+    cr_assert_float_eq(tput_measured(g, jt, gv100, 1, 0), 4.394774823323071, 1e-12);
+    cr_assert_float_eq(tput_measured(g, jt, gv100, 4, 1), 11.136430014818272, 1e-12);
+    /* Heet: strong scaling, iters = 1 / batch time: T4 vgg19 bs512 2 workers 0.215 s */
+    int vgg = tput_find(g, "VGG-19 CIFAR-10 (batch size 512)");
+    cr_assert_float_eq(tput_measured(g, vgg, gt4, 2, 0), 1 / 0.215, 1e-4);
+    tput_destroy(g);
+}
+
+Test(tput, restore_time_from_the_checkpoint)
+{
+    /* ckpt_gb defaults to 12 bytes per parameter: 100e6 x 12 = 1.2 GB; 10 s + 1.2 / 2 */
+    cr_assert_float_eq(tput_restore_s(m, tput_find(m, "toy-weak"), 10, 2), 10.6, 1e-12);
+}
