@@ -41,7 +41,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/helpers.o
 TEST_BIN := $(BUILD)/test_hetsim
 BENCH_SRC := $(wildcard tests/bench*.c)
-BENCH_BIN := $(BENCH_SRC:tests/%.c=$(BUILD)/%)
+BENCH_BIN := $(BENCH_SRC:tests/%.c=$(BUILD)/%.bin)
 
 .PHONY: all run test bench install uninstall clean deps valgrind check-tests
 all: $(BIN)
@@ -80,7 +80,7 @@ $(BUILD)/tests/%.o: ALL_CFLAGS += $(shell pkg-config --cflags criterion) \
     -DHETSIM_BIN='"$(CURDIR)/$(BIN)"' -Wno-missing-prototypes
 
 # one benchmark program per tests/bench*.c
-$(BUILD)/bench%: $(BUILD)/tests/bench%.o $(BUILD)/libhetsim.a
+$(BUILD)/%.bin: $(BUILD)/tests/%.o $(BUILD)/libhetsim.a
 	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
 
 run: deps

@@ -11,10 +11,10 @@
 #include <string.h>
 
 static const char *const cols[] = { "jobs_done", "jct_mean", "jct_p99", "makespan",
-                                    "ftf_mean", "ftf_max", "util_total" };
+                                    "ftf_mean", "ftf_max", "throughput_norm", "util_total" };
 enum { NCOLS = sizeof cols / sizeof cols[0] };
 /* columns that get a ratio to the baseline */
-static const int ratio_col[NCOLS] = { 0, 1, 1, 1, 1, 1, 0 };
+static const int ratio_col[NCOLS] = { 0, 1, 1, 1, 1, 1, 1, 0 };
 
 struct row {
     int64_t id, seed;
@@ -28,7 +28,8 @@ static void fmt_val(char *buf, size_t cap, int col, double v)
         snprintf(buf, cap, "-");
     else if (col == 0)
         snprintf(buf, cap, "%.0f", v);
-    else if (strncmp(cols[col], "ftf", 3) == 0 || strncmp(cols[col], "util", 4) == 0)
+    else if (strncmp(cols[col], "ftf", 3) == 0 || strncmp(cols[col], "util", 4) == 0 ||
+             strncmp(cols[col], "throughput", 10) == 0)
         snprintf(buf, cap, "%.3f", v);
     else
         snprintf(buf, cap, "%.1f", v);
@@ -150,8 +151,8 @@ int report_print(const char *db_path, const struct report_opts *o, FILE *out,
         char (*c)[48] = cell + r * (size_t)nh;
         int k = 0;
         snprintf(c[k++], 48, "%lld", (long long)rows[i].id);
-        snprintf(c[k++], 48, "%s", rows[i].experiment);
-        snprintf(c[k++], 48, "%s", rows[i].policy);
+        snprintf(c[k++], 48, "%.47s", rows[i].experiment);
+        snprintf(c[k++], 48, "%.47s", rows[i].policy);
         for (int q = 0; q < NCOLS; q++)
             fmt_val(c[k++], 48, q, rows[i].v[q]);
         if (o->baseline) {
@@ -194,7 +195,7 @@ int report_print(const char *db_path, const struct report_opts *o, FILE *out,
     }
     if (o->baseline && o->format == REPORT_TABLE)
         fprintf(out, "ratios: this run / the latest %s run of the same experiment and seed "
-                "(below 1 is better)\n", o->baseline);
+                "(below 1 is better, except throughput_norm)\n", o->baseline);
     if (nr == 1 && o->format == REPORT_TABLE)
         fprintf(out, "(no runs in %s)\n", db_path);
     free(cell);

@@ -58,7 +58,9 @@ CREATE TABLE IF NOT EXISTS job_gpu_seconds (
 CREATE INDEX IF NOT EXISTS job_gpu_seconds_run ON job_gpu_seconds(run_id);
 
 -- Time series.  Names: util_<GPU type> and util_total (mean fraction of GPUs granted over the
--- sample period ending at t_s), queue_len and running_jobs (at t_s).
+-- sample period ending at t_s), queue_len and running_jobs (at t_s); for round-based policies
+-- round_gpus_<GPU type> (GPUs granted by a round's decision) and round_jobs_running, written
+-- only when they change (a step function: each value holds until the next row).
 CREATE TABLE IF NOT EXISTS samples (
     run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     t_s     REAL    NOT NULL,

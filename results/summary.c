@@ -19,6 +19,7 @@ struct vec {
 struct summary {
     struct vec jct, queue, rho;
     long       total;
+    double     min_s;
 };
 
 static int vec_push(struct vec *v, double x)
@@ -50,9 +51,11 @@ void sum_destroy(summary *s)
     free(s);
 }
 
-int sum_job(summary *s, double jct_s, double queue_s, double rho)
+int sum_job(summary *s, double jct_s, double queue_s, double rho, double min_s)
 {
     s->total++;
+    if (min_s > 0)
+        s->min_s += min_s;
     if (jct_s >= 0 && vec_push(&s->jct, jct_s) < 0)
         return -1;
     if (queue_s >= 0 && vec_push(&s->queue, queue_s) < 0)
@@ -126,6 +129,8 @@ size_t sum_finish(summary *s, const struct sum_run *r, struct metric *out, size_
     }
     put(out, cap, &n, "util_total", r->horizon_s > 0 ? busy / (count * r->horizon_s) : 0);
     put(out, cap, &n, "gpu_hours", busy / 3600);
+    if (r->horizon_s > 0)
+        put(out, cap, &n, "throughput_norm", s->min_s / r->horizon_s);
     put(out, cap, &n, "cost_usd", cost);
     put(out, cap, &n, "preemptions", (double)r->preemptions);
     put(out, cap, &n, "migrations", (double)r->migrations);

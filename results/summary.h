@@ -4,7 +4,9 @@
  * Metric names are a stable interface (DESIGN.md): jct_mean, jct_p50, jct_p95, jct_p99,
  * makespan, queue_delay_mean, ftf_mean, ftf_max, ftf_unfair_frac, jain_index, util_<gputype>,
  * util_total, jobs_done, preemptions, migrations, solver_time_mean, solver_time_max, plus
- * jobs_total, jobs_unfinished, gpu_hours and cost_usd.  Times in seconds, ratios as fractions.
+ * jobs_total, jobs_unfinished, gpu_hours, cost_usd and throughput_norm (the mean number of
+ * jobs' worth of full-speed progress: sum over jobs of work done / its fastest rate, over the
+ * horizon).  Times in seconds, ratios as fractions.
  * Percentiles interpolate linearly between order statistics (GSL's quantile_from_sorted_data).
  * A metric with no data (e.g. jct_* when no job finished) is left out, not written as 0.
  *
@@ -25,8 +27,10 @@ struct metric {
 summary *sum_create(void);
 void     sum_destroy(summary *s);
 
-/* One job: jct_s < 0 if unfinished, queue_s < 0 if it never started, rho < 0 if unknown. */
-int sum_job(summary *s, double jct_s, double queue_s, double rho);
+/* One job: jct_s < 0 if unfinished, queue_s < 0 if it never started, rho < 0 if unknown;
+ * min_s = the seconds its completed work would take on its fastest GPU type (0 if unknown),
+ * whose sum over the horizon is the normalized throughput. */
+int sum_job(summary *s, double jct_s, double queue_s, double rho, double min_s);
 
 /* Whole-run figures. */
 struct sum_run {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/grow.h"
 #include "plan.h"
 
 int alloc_base_init(struct alloc_base *b, const struct policy_env *env, alloc_fn fn,
@@ -55,36 +56,34 @@ void alloc_base_fini(struct alloc_base *b)
     memset(b, 0, sizeof *b);
 }
 
-static int grow(void **p, size_t n, size_t elem)
-{
-    void *q = realloc(*p, n * elem);
-    if (q == NULL)
-        return -1;
-    *p = q;
-    return 0;
-}
-
 static int reserve(struct alloc_base *b, size_t njobs, size_t nslots)
 {
+    int failed = 0;
     if (njobs > b->cap) {
-        size_t n = njobs * 2;
-        if (grow((void **)&b->id, n, sizeof *b->id) || grow((void **)&b->scale, n, sizeof(int)) ||
-            grow((void **)&b->user, n, sizeof(int)) || grow((void **)&b->cur_type, n, sizeof(int)) ||
-            grow((void **)&b->slot, n, sizeof(int)) || grow((void **)&b->weight, n, sizeof(double)) ||
-            grow((void **)&b->thr, n * CLUSTER_MAX_TYPES, sizeof(double)) ||
-            grow((void **)&b->x, n * CLUSTER_MAX_TYPES, sizeof(double)) ||
-            grow((void **)&b->work, n, sizeof(double)) ||
-            grow((void **)&b->remaining, n, sizeof(double)) ||
-            grow((void **)&b->age_s, n, sizeof(double)) ||
-            grow((void **)&b->attained_s, n, sizeof(double)) ||
-            grow((void **)&b->restore_s, n, sizeof(double)))
+        size_t n = njobs * 2, nt = n * CLUSTER_MAX_TYPES;
+        b->id = grow_array(b->id, n, sizeof *b->id, &failed);
+        b->scale = grow_array(b->scale, n, sizeof *b->scale, &failed);
+        b->user = grow_array(b->user, n, sizeof *b->user, &failed);
+        b->cur_type = grow_array(b->cur_type, n, sizeof *b->cur_type, &failed);
+        b->slot = grow_array(b->slot, n, sizeof *b->slot, &failed);
+        b->weight = grow_array(b->weight, n, sizeof *b->weight, &failed);
+        b->thr = grow_array(b->thr, nt, sizeof *b->thr, &failed);
+        b->x = grow_array(b->x, nt, sizeof *b->x, &failed);
+        b->work = grow_array(b->work, n, sizeof *b->work, &failed);
+        b->remaining = grow_array(b->remaining, n, sizeof *b->remaining, &failed);
+        b->age_s = grow_array(b->age_s, n, sizeof *b->age_s, &failed);
+        b->attained_s = grow_array(b->attained_s, n, sizeof *b->attained_s, &failed);
+        b->restore_s = grow_array(b->restore_s, n, sizeof *b->restore_s, &failed);
+        if (failed)
             return -1;
         b->cap = n;
     }
     if (nslots > b->bcap) {
         size_t n = nslots * 2;
-        if (grow((void **)&b->b_id, n, sizeof(int64_t)) || grow((void **)&b->b_seen, n, sizeof(double)) ||
-            grow((void **)&b->b_recv, n * CLUSTER_MAX_TYPES, sizeof(double)))
+        b->b_id = grow_array(b->b_id, n, sizeof *b->b_id, &failed);
+        b->b_seen = grow_array(b->b_seen, n, sizeof *b->b_seen, &failed);
+        b->b_recv = grow_array(b->b_recv, n * CLUSTER_MAX_TYPES, sizeof *b->b_recv, &failed);
+        if (failed)
             return -1;
         for (size_t s = b->bcap; s < n; s++)
             b->b_id[s] = -1;

@@ -22,31 +22,9 @@
 #ifndef HETSIM_ALLOC_H
 #define HETSIM_ALLOC_H
 
+#include "../sim/alloc_view.h"
 #include "../sim/train_view.h"
 #include "policy.h"
-
-struct alloc_problem {
-    int            njobs, ntypes;
-    int            types[CLUSTER_MAX_TYPES];    /* catalog GPU type ids */
-    double         cap[CLUSTER_MAX_TYPES];      /* GPUs of each type */
-    simtime        now;
-    double         round_s;
-    /* per job, length njobs, in a stable order (arrival / id) */
-    const int64_t *id;
-    const int     *scale;       /* GPUs it needs */
-    const int     *user;
-    const double  *weight;
-    const double  *thr;         /* [j * ntypes + t]: iterations/s of the whole job; 0 = cannot */
-    const double  *work;        /* total iterations */
-    const double  *remaining;   /* iterations left */
-    const double  *age_s;       /* now - arrival */
-    const double  *attained_s;  /* GPU-seconds received so far */
-    const int     *cur_type;    /* index into types[] of the type it runs on now, -1 */
-    const double  *restore_s;   /* seconds a restart costs it */
-};
-
-typedef int (*alloc_fn)(void *self, const struct alloc_problem *p, double *x,
-                        struct errbuf *err);
 
 struct alloc_base {
     alloc_fn  allocate;

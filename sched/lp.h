@@ -16,6 +16,22 @@
  * naming `what` and GLPK's status. */
 int lp_solve(glp_prob *lp, const char *what, struct errbuf *err);
 
+/* Solve an LP that was edited since its last solve, starting from the basis it kept (dual
+ * simplex, presolve off: adding constraints leaves the old basis dual feasible).  If edits
+ * made the basis invalid (wrong count of basic variables, or singular), a crash basis is used
+ * instead; if the warm solve fails, it retries from scratch with presolve.  Same result
+ * convention as lp_solve; *warm (may be NULL) tells whether the old basis was used. */
+int lp_resolve(glp_prob *lp, const char *what, int *warm, struct errbuf *err);
+
+/* Re-solve after only the objective (or loosened bounds) changed: the old optimum stays
+ * primal feasible, so the primal simplex restarts from it.  Falls back like lp_resolve. */
+int lp_reoptimize(glp_prob *lp, const char *what, struct errbuf *err);
+
+/* Like lp_resolve, for a sequence of feasibility questions on one LP (bisection): 1 if the
+ * LP is feasible (solved to optimality), 0 if it is infeasible, -1 on a solver failure.  The
+ * basis is kept either way, so the next question starts warm. */
+int lp_feasible(glp_prob *lp, const char *what, struct errbuf *err);
+
 /* Solve the MIP: LP relaxation, then branch and cut.  time_limit_s > 0 bounds the search;
  * a feasible (not proven optimal) solution found by then is accepted and *optimal set to 0.
  * Returns 0 with a feasible solution, -1 otherwise. */

@@ -4,7 +4,10 @@
  */
 #include "plan.h"
 
+#include "../sim/grow.h"
+
 #include <stdlib.h>
+#include <string.h>
 
 void plan_begin(struct plan *p, const struct train_view *v, occ *scratch,
                 struct grant_list *out, int mode)
@@ -107,4 +110,27 @@ int plan_commit(struct plan *p, const struct plan_pick *picks, int npicks, struc
                                 "picks exceed the free count", pk->n, (long long)j->id);
     }
     return 0;
+}
+
+void *plan_grow(void *arr, size_t *cap, size_t n, size_t size, int *failed)
+{
+    if (n <= *cap)
+        return arr;
+    arr = grow_array(arr, n * 2, size, failed);
+    if (!*failed)
+        *cap = n * 2;
+    return arr;
+}
+
+void *plan_slot_state(const struct train_view *v, void *arr, size_t *cap, size_t size,
+                      int *failed)
+{
+    size_t need = 0, old = *cap;
+    for (const struct train_job *j = tv_first_active(v); j; j = tv_next_active(v, j))
+        if ((size_t)j->slot + 1 > need)
+            need = (size_t)j->slot + 1;
+    arr = plan_grow(arr, cap, need, size, failed);
+    if (!*failed && *cap > old)
+        memset((char *)arr + old * size, 0xFF, (*cap - old) * size);
+    return arr;
 }

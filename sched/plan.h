@@ -33,6 +33,16 @@ int plan_keep(struct plan *p, const struct train_job *j, struct errbuf *err);
 
 int plan_free(const struct plan *p, int gpu_type);
 
+/* Policies that keep state per job index it by slot (the view's job index) and store the
+ * job's id in it to tell when a slot was reused.  `st = plan_slot_state(v, st, &cap,
+ * sizeof *st, &failed)` grows such an array to cover every active job's slot; new entries are
+ * filled with 0xFF bytes, so an int64_t id field reads -1, "nobody".  `a = plan_grow(a, &cap,
+ * n, sizeof *a, &failed)` grows any array to at least n elements.  On failure both return the
+ * array unchanged and set *failed (see sim/grow.h). */
+void *plan_slot_state(const struct train_view *v, void *arr, size_t *cap, size_t size,
+                      int *failed);
+void *plan_grow(void *arr, size_t *cap, size_t n, size_t size, int *failed);
+
 /* A job chosen to run this decision, on `n` whole GPUs of `gpu_type`. */
 struct plan_pick {
     const struct train_job *job;

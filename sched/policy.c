@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "policy.h"
 
+#include "alloc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +98,26 @@ static double mono_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int policy_allocate(void *ctx, const struct alloc_problem *prob, double *x, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->allocate(p->self, prob, x, err);
+    double dt = mono_s() - t0;
+    p->st.calls++;
+    p->st.time_total_s += dt;
+    if (dt > p->st.time_max_s)
+        p->st.time_max_s = dt;
+    if (rc == 0 && alloc_check(prob, x, 1e-6, err) < 0)
+        rc = -1;
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: allocation: ", p->label, sim_to_sec(prob->now));
+    if (p->trace)
+        fprintf(stderr, "trace: t=%.6f %s allocation over %d jobs\n", sim_to_sec(prob->now),
+                p->label, prob->njobs);
+    return rc;
 }
 
 int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list *out,

@@ -29,11 +29,19 @@ struct policy_env {
     const tput    *model;
 };
 
+/* How a policy behaves inside Gavel's round mechanism (Gavel-compatible mode, sim/gavel.c),
+ * which keys these on Gavel's policy names. */
+enum policy_flags {
+    POLICY_AGNOSTIC = 1u << 0,  /* heterogeneity-agnostic: Gavel shuffles the type order */
+    POLICY_FIFO     = 1u << 1   /* FIFO: Gavel never picks a job whose priority is 0 */
+};
+
 struct policy_ops {
     const char *name;           /* as in experiments and `hetsim list policies` */
     const char *domain;         /* "training", ... */
     const char *summary;        /* one line */
     unsigned    wake;           /* enum train_wake bits: when decide is called */
+    unsigned    flags;          /* enum policy_flags */
     double      round_s;        /* default round length when wake has WAKE_ROUND */
     const char *const *params;  /* accepted parameters besides round_s, NULL-terminated */
     int  (*create)(void **self, const struct jobj *params, const struct policy_env *env,
@@ -68,6 +76,9 @@ const struct policy_ops *policy_ops_of(const policy *p);
 const char *policy_label(const policy *p);
 simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
+
+/* An allocation policy's rule, timed and checked like decide (sim/alloc_view.h's alloc_fn). */
+int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 
 /* The training decider: matches struct train_decider's decide. */
 int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,

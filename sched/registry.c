@@ -5,11 +5,27 @@
 #include "policy.h"
 
 extern const struct policy_ops policy_fifo;
+extern const struct policy_ops policy_fifo_perf;
 extern const struct policy_ops policy_srtf;
+extern const struct policy_ops policy_oef;
+extern const struct policy_ops policy_fft;
+extern const struct policy_ops policy_tiresias;
+extern const struct policy_ops policy_themis;
+extern const struct policy_ops policy_gavel_las;
+extern const struct policy_ops policy_gavel_las_perf;
+extern const struct policy_ops policy_gavel_ftf;
 
 const struct policy_ops *const policy_registry[] = {
     /* training */
     &policy_fifo,
+    &policy_fifo_perf,
     &policy_srtf,
+    &policy_oef,
+    &policy_fft,
+    &policy_tiresias,
+    &policy_themis,
+    &policy_gavel_las,
+    &policy_gavel_las_perf,
+    &policy_gavel_ftf,
     NULL,
 };

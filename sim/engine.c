@@ -12,6 +12,7 @@ struct engine {
     evq     *q;
     simtime  now;
     uint64_t events;
+    int      dirty;     /* an event was handled at `now` and the hook has not run since */
 };
 
 engine *eng_create(size_t capacity_hint)
@@ -52,10 +53,12 @@ int eng_run(engine *e, eng_handler handler, eng_instant_end end, void *world,
             const struct eng_limits *lim, struct errbuf *err)
 {
     struct evq_event ev;
-    int dirty = 0;      /* an event was handled at e->now since the last end-of-instant */
     for (;;) {
-        if (dirty && end != NULL && evq_peek_time(e->q) != e->now) {
-            dirty = 0;
+        /* the instant is over when the queue is empty or its next event is later (an event
+         * at SIM_NEVER must not be mistaken for "empty") */
+        if (e->dirty && end != NULL &&
+            (evq_size(e->q) == 0 || evq_peek_time(e->q) != e->now)) {
+            e->dirty = 0;
             int rc = end(world, err);
             if (rc == ENG_STOP)
                 return ENG_STOPPED;
@@ -63,19 +66,20 @@ int eng_run(engine *e, eng_handler handler, eng_instant_end end, void *world,
                 return ENG_FAILED;
             continue;   /* it may have scheduled events at now */
         }
+        if (evq_size(e->q) == 0)
+            return ENG_DRAINED;
         if (lim->max_events != 0 && e->events >= lim->max_events)
             return ENG_MAX_EVENTS;
         if (lim->until != SIM_NEVER && evq_peek_time(e->q) > lim->until) {
-            if (evq_size(e->q) == 0)
-                return ENG_DRAINED;
-            e->now = lim->until;
+            if (lim->until > e->now)        /* never backwards */
+                e->now = lim->until;
             return ENG_UNTIL;
         }
         if (!evq_pop(e->q, &ev))
             return ENG_DRAINED;
         e->now = ev.time;
         e->events++;
-        dirty = 1;
+        e->dirty = 1;
         int rc = handler(world, &ev, err);
         if (rc == ENG_STOP)
             return ENG_STOPPED;

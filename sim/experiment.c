@@ -75,19 +75,23 @@ static int read_models(struct experiment *e, const struct jobj *root, struct err
 static int read_sim(struct experiment *e, const struct jobj *root, struct errbuf *err)
 {
     static const char *const keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
-                                        "sample_s", "until_s", "max_events", "note", NULL };
+                                        "sample_s", "round_samples", "until_s", "max_events",
+                                        "min_realloc_s", "note", NULL };
     struct jobj s;
     double sample_s = 600, until_s = 0;
     int64_t max_events = 0;
     e->sim = (struct train_config){ .restore_delay_s = -1, .restore_fixed_s = 10,
-                                    .storage_gbs = 2.0, .until = SIM_NEVER };
+                                    .storage_gbs = 2.0, .until = SIM_NEVER, .round_samples = 1 };
+    e->gavel_min_realloc_s = 1920;
     if (jobj_obj(&s, root, "sim", JOPT, err) < 0 || jobj_known(&s, keys, err) < 0 ||
         jobj_num(&s, "restore_delay_s", JOPT, -1, 1e7, &e->sim.restore_delay_s, err) < 0 ||
         jobj_num(&s, "restore_fixed_s", JOPT, 0, 1e7, &e->sim.restore_fixed_s, err) < 0 ||
         jobj_num(&s, "storage_gbs", JOPT, 0, 1e6, &e->sim.storage_gbs, err) < 0 ||
         jobj_num(&s, "sample_s", JOPT, 0, 1e9, &sample_s, err) < 0 ||
         jobj_num(&s, "until_s", JOPT, 0, 9e12, &until_s, err) < 0 ||
-        jobj_int(&s, "max_events", JOPT, 0, INT64_MAX / 2, &max_events, err) < 0)
+        jobj_int(&s, "max_events", JOPT, 0, INT64_MAX / 2, &max_events, err) < 0 ||
+        jobj_num(&s, "min_realloc_s", JOPT, 0, 1e9, &e->gavel_min_realloc_s, err) < 0 ||
+        jobj_bool(&s, "round_samples", JOPT, &e->sim.round_samples, err) < 0)
         return -1;
     e->sim.sample_period = sim_from_sec(sample_s);
     e->sim.until = until_s > 0 ? sim_from_sec(until_s) : SIM_NEVER;
@@ -139,7 +143,7 @@ int exp_load(struct experiment **out, const char *name_or_path, char *const *set
                                         "cluster", "workload", "policies", "sim", "models",
                                         "note", NULL };
     static const char *const domains[] = { "training", NULL };
-    static const char *const modes[] = { "native", NULL };
+    static const char *const modes[] = { "native", "gavel", NULL };
     *out = NULL;
     struct experiment *e = calloc(1, sizeof *e);
     if (e == NULL)

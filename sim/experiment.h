@@ -21,7 +21,7 @@
 
 enum { EXP_MAX_POLICIES = 64, EXP_MAX_PROFILES = 16 };
 
-enum exp_mode { EXP_NATIVE };
+enum exp_mode { EXP_NATIVE, EXP_GAVEL };
 
 struct exp_policy {
     const char *name;
@@ -36,6 +36,7 @@ struct experiment {
     const char *name, *domain, *description;
     uint64_t    seed;
     int         mode;           /* enum exp_mode */
+    double      gavel_min_realloc_s;    /* Gavel mode: minimum time between recomputes */
     struct exp_policy policies[EXP_MAX_POLICIES];
     int         npolicies;
     struct jobj cluster;        /* inline cluster object (node NULL if given by path) */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "train_view.h"
 
 void grant_list_init(struct grant_list *l)
@@ -23,27 +24,33 @@ void grant_list_reset(struct grant_list *l)
     l->n = 0;
     l->nids = 0;
     l->full = 0;
+    l->wake_at = 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+static size_t next_cap(size_t cap, size_t need)
 {
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 16;
+    size_t nc = cap ? cap : 16;
     while (nc < need)
         nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (q == NULL)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
+    return nc;
 }
 
 int grant_add(struct grant_list *l, int32_t slot, const int *ids, int n, int share)
 {
-    if (n < 0 || grow((void **)&l->g, &l->cap, l->n + 1, sizeof *l->g) < 0 ||
-        grow((void **)&l->ids, &l->idcap, l->nids + (size_t)n, sizeof *l->ids) < 0)
+    int failed = n < 0;
+    if (!failed && l->n + 1 > l->cap) {
+        size_t nc = next_cap(l->cap, l->n + 1);
+        l->g = grow_array(l->g, nc, sizeof *l->g, &failed);
+        if (!failed)
+            l->cap = nc;
+    }
+    if (!failed && l->nids + (size_t)n > l->idcap) {
+        size_t nc = next_cap(l->idcap, l->nids + (size_t)n);
+        l->ids = grow_array(l->ids, nc, sizeof *l->ids, &failed);
+        if (!failed)
+            l->idcap = nc;
+    }
+    if (failed)
         return -1;
     if (n > 0)
         memcpy(l->ids + l->nids, ids, (size_t)n * sizeof *ids);

@@ -101,6 +101,8 @@ static void skip_string(struct scan *sc)
     while (sc->pos < sc->len && sc->s[sc->pos] != '"') {
         if (sc->s[sc->pos] == '\\')
             sc->pos++;
+        else if (sc->s[sc->pos] == '\n')    /* cJSON accepts raw newlines in strings */
+            sc->line++;
         sc->pos++;
     }
     sc->pos++;                              /* closing quote */
@@ -295,9 +297,11 @@ int jsonf_set(jsonf *d, const char *path, const char *value, struct errbuf *err)
 {
     char label[256];
     snprintf(label, sizeof label, "--set %s", path);
-    if (*path == '\0' || path[strlen(path) - 1] == '.' || *path == '.')
+    if (*path == '\0' || path[strlen(path) - 1] == '.' || *path == '.' ||
+        strstr(path, "..") != NULL)
         return err_input(err, label, 0, NULL, "empty key in override");
-    cJSON *v = cJSON_Parse(value);
+    /* the whole value must be JSON ("12abc" is a string, not 12) */
+    cJSON *v = cJSON_ParseWithOpts(value, NULL, 1);
     if (v == NULL)
         v = cJSON_CreateString(value);
     if (v == NULL)
@@ -342,6 +346,10 @@ int jsonf_set(jsonf *d, const char *path, const char *value, struct errbuf *err)
                     return err_run(err, "out of memory");
                 }
                 cJSON_AddItemToObject(cur, seg, next);
+                if (set_register(d, next, label, err) < 0) {
+                    cJSON_Delete(v);
+                    return -1;
+                }
             }
             cur = next;
         } else {

@@ -110,6 +110,36 @@ static int load_experiment(const struct exp_args *a, const char *name, struct ex
     return 0;
 }
 
+/* What run, validate and workload share: options, the experiment, its models and cluster. */
+struct session {
+    struct exp_args    a;
+    struct errbuf      err;
+    struct experiment *e;
+    struct run_env     env;
+};
+
+/* Returns -1 when the command should go on, else the exit status to return (after --help,
+ * bad usage or bad input, with the message printed). */
+static int session_open(struct session *s, int argc, char **argv, const char *help)
+{
+    memset(s, 0, sizeof *s);
+    err_clear(&s->err);
+    int done, rc = parse_exp_args(argc, argv, &s->a, help, &done);
+    if (rc != 0 || done)
+        return rc;
+    if (load_experiment(&s->a, argv[optind], &s->e, &s->err) < 0 ||
+        run_env_open(&s->env, s->e, &s->err) < 0)
+        return fail(&s->err);
+    return -1;
+}
+
+static void session_close(struct session *s)
+{
+    run_env_close(&s->env);
+    exp_free(s->e);
+    free(s->a.sets);
+}
+
 static const char run_help[] =
     "usage: hetsim run EXPERIMENT [options]\n"
     "Run every policy of EXPERIMENT (a file, or the name of a shipped experiment) and store\n"
@@ -124,48 +154,43 @@ static const char run_help[] =
 
 static int cmd_run(int argc, char **argv)
 {
-    struct exp_args a;
-    int done, rc = parse_exp_args(argc, argv, &a, run_help, &done);
-    if (rc != 0 || done) {
-        free(a.sets);
+    struct session ss;
+    int rc = session_open(&ss, argc, argv, run_help);
+    if (rc >= 0) {
+        session_close(&ss);
         return rc;
     }
-    struct errbuf err;
-    err_clear(&err);
-    struct experiment *e = NULL;
-    struct run_env env = { 0 };
+    rc = 0;
+    struct experiment *e = ss.e;
     db *d = NULL;
     int64_t ids[EXP_MAX_POLICIES];
     int nids = 0;
-    if (load_experiment(&a, argv[optind], &e, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
-        db_open(&d, a.db, &err) < 0) {
-        rc = fail(&err);
+    if (db_open(&d, ss.a.db, &ss.err) < 0) {
+        rc = fail(&ss.err);
         goto out;
     }
-    struct run_opts o = { d, !a.quiet && isatty(2) };
+    struct run_opts o = { d, !ss.a.quiet && isatty(2) };
     for (int i = 0; i < e->npolicies; i++) {
         struct run_result res;
-        if (run_training(e, i, &env, &o, &res, &err) < 0) {
-            rc = fail(&err);
+        if (run_training(e, i, &ss.env, &o, &res, &ss.err) < 0) {
+            rc = fail(&ss.err);
             goto out;
         }
         ids[nids++] = res.run_id;
-        if (!a.quiet)
+        if (!ss.a.quiet)
             fprintf(stderr, "run %lld: %s, %s: %lld jobs done, %llu events in %.2f s\n",
                     (long long)res.run_id, e->name, res.policy, (long long)res.tot.jobs_done,
                     (unsigned long long)res.tot.events, res.wall_s);
     }
-    if (!a.quiet) {
+    if (!ss.a.quiet) {
         struct report_opts ro = { REPORT_TABLE, e->npolicies > 1 ? e->policies[0].label : NULL,
                                   NULL, ids, nids };
-        if (report_print(a.db, &ro, stdout, &err) < 0)
-            rc = fail(&err);
+        if (report_print(ss.a.db, &ro, stdout, &ss.err) < 0)
+            rc = fail(&ss.err);
     }
 out:
     db_close(d);
-    run_env_close(&env);
-    exp_free(e);
-    free(a.sets);
+    session_close(&ss);
     return rc;
 }
 
@@ -176,38 +201,33 @@ static const char validate_help[] =
 
 static int cmd_validate(int argc, char **argv)
 {
-    struct exp_args a;
-    int done, rc = parse_exp_args(argc, argv, &a, validate_help, &done);
-    if (rc != 0 || done) {
-        free(a.sets);
+    struct session ss;
+    int rc = session_open(&ss, argc, argv, validate_help);
+    if (rc >= 0) {
+        session_close(&ss);
         return rc;
     }
-    struct errbuf err;
-    err_clear(&err);
-    struct experiment *e = NULL;
-    struct run_env env = { 0 };
+    rc = 0;
+    struct experiment *e = ss.e;
     int64_t njobs = 0;
-    if (load_experiment(&a, argv[optind], &e, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
-        run_list_jobs(e, &env, NULL, &njobs, &err) < 0) {
-        rc = fail(&err);
+    if (run_list_jobs(e, &ss.env, NULL, &njobs, &ss.err) < 0) {
+        rc = fail(&ss.err);
         goto out;
     }
-    struct policy_env penv = { e->seed, env.cl, env.model };
+    struct policy_env penv = { e->seed, ss.env.cl, ss.env.model };
     for (int i = 0; i < e->npolicies; i++) {
         policy *p;
-        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, &err) < 0) {
-            rc = fail(&err);
+        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, &ss.err) < 0) {
+            rc = fail(&ss.err);
             goto out;
         }
         policy_close(p);
     }
     printf("%s: ok: experiment '%s', %lld jobs, cluster '%s' with %d GPUs, %d polic%s\n",
-           e->path, e->name, (long long)njobs, cluster_name(env.cl), cluster_ngpus(env.cl),
-           e->npolicies, e->npolicies == 1 ? "y" : "ies");
+           e->path, e->name, (long long)njobs, cluster_name(ss.env.cl),
+           cluster_ngpus(ss.env.cl), e->npolicies, e->npolicies == 1 ? "y" : "ies");
 out:
-    run_env_close(&env);
-    exp_free(e);
-    free(a.sets);
+    session_close(&ss);
     return rc;
 }
 
@@ -218,33 +238,27 @@ static const char workload_help[] =
 
 static int cmd_workload(int argc, char **argv)
 {
-    struct exp_args a;
-    int done, rc = parse_exp_args(argc, argv, &a, workload_help, &done);
-    if (rc != 0 || done) {
-        free(a.sets);
+    struct session ss;
+    int rc = session_open(&ss, argc, argv, workload_help);
+    if (rc >= 0) {
+        session_close(&ss);
         return rc;
     }
-    struct errbuf err;
-    err_clear(&err);
-    struct experiment *e = NULL;
-    struct run_env env = { 0 };
+    rc = 0;
     int64_t njobs = 0;
-    FILE *out = stdout;
-    if (a.out != NULL && (out = fopen(a.out, "w")) == NULL) {
-        fprintf(stderr, "hetsim: %s: cannot write\n", a.out);
-        free(a.sets);
+    FILE *out = ss.a.out != NULL ? fopen(ss.a.out, "w") : stdout;
+    if (out == NULL) {
+        fprintf(stderr, "hetsim: %s: cannot write\n", ss.a.out);
+        session_close(&ss);
         return 1;
     }
-    if (load_experiment(&a, argv[optind], &e, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
-        run_list_jobs(e, &env, out, &njobs, &err) < 0)
-        rc = fail(&err);
+    if (run_list_jobs(ss.e, &ss.env, out, &njobs, &ss.err) < 0)
+        rc = fail(&ss.err);
     if (out != stdout && fclose(out) != 0 && rc == 0) {
-        fprintf(stderr, "hetsim: %s: write failed\n", a.out);
+        fprintf(stderr, "hetsim: %s: write failed\n", ss.a.out);
         rc = 1;
     }
-    run_env_close(&env);
-    exp_free(e);
-    free(a.sets);
+    session_close(&ss);
     return rc;
 }
 

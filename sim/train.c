@@ -3,7 +3,8 @@
  *
  * Events: ARRIVAL (the next job of the source), FINISH (arg = slot; cancelled and re-pushed
  * whenever the job's rate changes), ROUND (period of round-based policies), SAMPLE (period of
- * the time series).  The policy is asked at the end of an instant (the engine's end-of-instant
+ * the time series), TIMER (the wake-up a policy asked for; one at a time, replaced by each
+ * new request).  The policy is asked at the end of an instant (the engine's end-of-instant
  * hook), once, after every arrival, completion and round boundary of that instant.
  *
  * Progress: a running job advances at `rate` iterations/s from `run_from` (grant time plus
@@ -27,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum ev_kind { EV_ARRIVAL = 1, EV_FINISH, EV_ROUND, EV_SAMPLE };
+enum ev_kind { EV_ARRIVAL = 1, EV_FINISH, EV_ROUND, EV_SAMPLE, EV_TIMER };
 
 struct jobx {                       /* world-private part of a job, by slot */
     evq_handle finish_ev;
@@ -66,6 +67,7 @@ struct train {
 
     unsigned            reason;     /* why the policy is asked at the end of this instant */
     int                 rounds_on, samples_on;
+    evq_handle          timer;      /* the policy's pending wake-up request */
     int64_t             round_index;
     struct grant_list   grants;
     uint8_t            *granted;    /* per slot: mentioned in the current grant list */
@@ -76,6 +78,8 @@ struct train {
     int64_t             busy_milli[CLUSTER_MAX_TYPES];
     double              busy_int[CLUSTER_MAX_TYPES];    /* milli-GPU-seconds */
     double              sample_busy[CLUSTER_MAX_TYPES];
+    double              round_last[CLUSTER_MAX_TYPES + 1];  /* last round samples written */
+    int                 round_logged;
 
     struct train_totals tot;
 };
@@ -339,13 +343,16 @@ static int on_arrival(train *w, struct errbuf *err)
 }
 
 /* Best throughput from an exclusive 1/N share of every GPU type (models/fairshare.h). */
-static double iso_rate(const train *w, const struct train_job *j, double n_avg)
+static double iso_rate(const train *w, const struct train_job *j, double n_avg, double *best)
 {
     double rates[CLUSTER_MAX_TYPES], cap[CLUSTER_MAX_TYPES];
     struct train_view v = { .cl = w->cl, .model = w->model };
+    *best = 0;
     for (int i = 0; i < w->ntypes; i++) {
         rates[i] = tv_rate(&v, j, w->types[i], j->workers);
         cap[i] = cluster_type_count(w->cl, w->types[i]);
+        if (rates[i] > *best)
+            *best = rates[i];
     }
     return fair_share_rate(rates, cap, w->ntypes, j->workers, n_avg);
 }
@@ -360,7 +367,7 @@ static int emit(train *w, struct train_job *j, simtime finish, struct errbuf *er
                        : (double)w->n_active;
     if (r.n_avg < 1)
         r.n_avg = 1;
-    double iso = iso_rate(w, j, r.n_avg);
+    double iso = iso_rate(w, j, r.n_avg, &r.best_rate);
     if (iso > 0) {
         r.t_iso = j->work / iso;
         if (finish >= 0)
@@ -457,7 +464,8 @@ static int validate(train *w, struct grant_list *l, struct errbuf *err)
             return err_run(err, "policy granted job %lld a share of %d/1000",
                            (long long)w->jobs[g->slot].id, g->share);
         int *ids = l->ids + g->first;
-        qsort(ids, (size_t)g->ngpu, sizeof *ids, cmp_int);
+        if (g->ngpu > 1)
+            qsort(ids, (size_t)g->ngpu, sizeof *ids, cmp_int);
         for (int i = 0; i < g->ngpu; i++)
             if (ids[i] < 0 || ids[i] >= cluster_ngpus(w->cl) || (i > 0 && ids[i] == ids[i - 1]))
                 return err_run(err, "policy granted job %lld an invalid or repeated GPU id %d",
@@ -592,6 +600,30 @@ static void fill_view(const train *w, struct train_view *v)
     };
 }
 
+/* The allocation a round's decision made: GPUs granted per type, jobs running — recorded
+ * when it differs from the last round's (a step function: a value holds until the next). */
+static int round_samples(train *w, struct errbuf *err)
+{
+    if (w->sink.sample == NULL)
+        return 0;
+    const catalog *cat = cluster_catalog(w->cl);
+    char name[64];
+    for (int i = 0; i <= w->ntypes; i++) {
+        double v = i < w->ntypes ? w->busy_milli[i] / 1000.0 : (double)w->n_running;
+        if (w->round_logged && v == w->round_last[i])
+            continue;
+        w->round_last[i] = v;
+        if (i < w->ntypes)
+            snprintf(name, sizeof name, "round_gpus_%s", cat_gpu(cat, w->types[i])->name);
+        else
+            snprintf(name, sizeof name, "round_jobs_running");
+        if (w->sink.sample(w->sink.ctx, now(w), name, v, err) < 0)
+            return -1;
+    }
+    w->round_logged = 1;
+    return 0;
+}
+
 static int on_instant_end(void *ctx, struct errbuf *err)
 {
     train *w = ctx;
@@ -608,6 +640,13 @@ static int on_instant_end(void *ctx, struct errbuf *err)
     w->tot.decisions++;
     if (w->dec.decide(w->dec.ctx, &v, &w->grants, err) < 0 || apply(w, &w->grants, err) < 0)
         return ENG_FAIL;
+    if ((v.reason & WAKE_ROUND) && w->cfg.round_samples && round_samples(w, err) < 0)
+        return ENG_FAIL;
+    if (w->grants.wake_at > now(w)) {
+        eng_cancel(w->eng, w->timer);
+        if (push(w, w->grants.wake_at, EV_TIMER, 0, &w->timer, err) < 0)
+            return ENG_FAIL;
+    }
     return ENG_CONTINUE;
 }
 
@@ -665,6 +704,7 @@ static int handle(void *ctx, const struct evq_event *ev, struct errbuf *err)
     case EV_FINISH:  rc = on_finish(w, (int32_t)ev->arg, err); break;
     case EV_ROUND:   rc = on_round(w, err); break;
     case EV_SAMPLE:  rc = on_sample(w, err); break;
+    case EV_TIMER:   w->reason |= WAKE_TIMER; w->timer = EVQ_NONE; rc = 0; break;
     default:
         assert(!"unknown event kind");
         rc = -1;

@@ -52,6 +52,7 @@ struct train_record {
     double        t_iso;        /* completion time alone on a 1/n_avg share, seconds */
     double        rho;          /* finish-time fairness (finish - arrival) / t_iso; -1 unfinished */
     const double *gpu_s;        /* GPU-seconds by cluster type slot (cluster_types order) */
+    double        best_rate;    /* its throughput on its fastest type (normalizes throughput) */
 };
 
 struct train_sink {
@@ -65,6 +66,7 @@ struct train_config {
     double   restore_fixed_s;   /* with a checkpoint-based delay: fixed part (process start) */
     double   storage_gbs;       /* with a checkpoint-based delay: read bandwidth */
     simtime  sample_period;     /* 0: no samples */
+    int      round_samples;     /* 1: after every round's decision, samples of the allocation */
     simtime  until;             /* SIM_NEVER: run until every job is done */
     uint64_t max_events;        /* 0: no limit */
 };

@@ -41,7 +41,8 @@ enum train_state {
 enum train_wake {
     WAKE_ARRIVAL    = 1u << 0,
     WAKE_COMPLETION = 1u << 1,
-    WAKE_ROUND      = 1u << 2
+    WAKE_ROUND      = 1u << 2,
+    WAKE_TIMER      = 1u << 3   /* the time the policy asked for with grant_list.wake_at */
 };
 
 struct train_job {
@@ -152,6 +153,8 @@ struct grant_list {
     int          *ids;
     size_t        nids, idcap;
     int           full;     /* 1: jobs not granted are preempted */
+    simtime       wake_at;  /* > now: call the policy again by then (WAKE_TIMER); it replaces
+                             * the previous request.  0: no request */
 };
 
 void grant_list_init(struct grant_list *l);

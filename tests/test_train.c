@@ -380,3 +380,38 @@ Test(train, one_decision_per_instant)
     cr_assert_eq(run(jobs, 3, count_waiting, WAKE_ARRIVAL, 0, cfg_delay(0), &s, &err), 0, "%s",
                  err.msg);
 }
+
+/* asks to be woken 7 s after each decision, three times; records when it was called and why */
+static simtime timer_calls[8];
+static unsigned timer_reasons[8];
+static int ntimer;
+
+static int timer_script(const struct train_view *v, struct grant_list *out)
+{
+    timer_calls[ntimer] = v->now;
+    timer_reasons[ntimer++] = v->reason;
+    const struct train_job *a = by_id(v, 0);
+    int g = 0;
+    if (a && a->state == JOB_QUEUED)
+        grant_add(out, a->slot, &g, 1, OCC_WHOLE);
+    if (ntimer < 4)
+        out->wake_at = v->now + sim_from_sec(7);
+    return 0;
+}
+
+Test(train, a_policy_is_woken_when_it_asks)
+{
+    struct job_spec jobs[] = { job(0, 1, 1, 1000) };
+    struct sink s = { 0 };
+    struct errbuf err;
+    ntimer = 0;
+    cr_assert_eq(run(jobs, 1, timer_script, WAKE_ARRIVAL, 0, cfg_delay(0), &s, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(ntimer, 4);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(timer_calls[i], sim_from_sec(1 + 7 * i), "call %d at %lld", i,
+                     (long long)timer_calls[i]);
+    cr_assert_eq(timer_reasons[0], WAKE_ARRIVAL);
+    cr_assert_eq(timer_reasons[1], WAKE_TIMER);
+    cr_assert_float_eq(find(&s, 0)->finish, 101, 1e-9);
+}

@@ -6,6 +6,9 @@
  *   duration  on the reference GPU: lognormal (median_s, sigma), exponential (mean_s) or
  *             uniform (min_s, max_s), then clamped to [clamp_min_s, clamp_max_s] ("durations")
  *   user      uniform over `users` tenants (default 1)                          ("users")
+ * or, with "tenants": [{"name": ..., "weight": w, "job_types": {...}}, ...], each job belongs
+ * to a tenant drawn by weight ("users") and draws its type from that tenant's own mix
+ * ("job_types"); the user number is the tenant's position in the list.
  * Each quantity has its own stream, so changing e.g. the worker mix leaves arrival times as
  * they were.  The first job arrives at time 0.
  */
@@ -19,7 +22,14 @@
 #include "../sim/rng.h"
 #include "wl_int.h"
 
-enum { D_LOGNORMAL, D_EXPONENTIAL, D_UNIFORM };
+enum { D_LOGNORMAL, D_EXPONENTIAL, D_UNIFORM, MAX_TENANTS = 64 };
+
+struct tenant {
+    int                 n;
+    int                *types;
+    double             *weights;
+    gsl_ran_discrete_t *tab;
+};
 
 struct sst {
     int64_t  jobs, made;
@@ -33,6 +43,10 @@ struct sst {
     gsl_rng *r_arr, *r_type, *r_work, *r_dur, *r_user;
     void    *mix;
     gsl_ran_discrete_t *wtab;
+    struct tenant       tenants[MAX_TENANTS];
+    int                 ntenants;
+    double              tweights[MAX_TENANTS];
+    gsl_ran_discrete_t *ttab;
 };
 
 static void sst_close(void *p)
@@ -45,6 +59,14 @@ static void sst_close(void *p)
     wl_mix_table_free(s->mix);
     if (s->wtab)
         gsl_ran_discrete_free(s->wtab);
+    for (int t = 0; t < s->ntenants; t++) {
+        free(s->tenants[t].types);
+        free(s->tenants[t].weights);
+        if (s->tenants[t].tab)
+            gsl_ran_discrete_free(s->tenants[t].tab);
+    }
+    if (s->ttab)
+        gsl_ran_discrete_free(s->ttab);
     free(s->workers);
     free(s->wweights);
     free(s);
@@ -68,7 +90,16 @@ static int sst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
         return 0;
     if (s->made > 0)
         s->t += gsl_ran_exponential(s->r_arr, s->gap_mean_s);
-    int jt = wl_mix_draw(c, s->r_type, s->mix);
+    int jt, user = 0;
+    if (s->ntenants > 0) {
+        user = (int)gsl_ran_discrete(s->r_user, s->ttab);
+        const struct tenant *tn = &s->tenants[user];
+        jt = tn->types[gsl_ran_discrete(s->r_type, tn->tab)];
+    } else {
+        jt = wl_mix_draw(c, s->r_type, s->mix);
+        if (s->users > 1)
+            user = (int)gsl_rng_uniform_int(s->r_user, (unsigned long)s->users);
+    }
     int workers = s->workers[gsl_ran_discrete(s->r_work, s->wtab)];
     double dur = draw_duration(s);
     double work = wl_work_from_duration(c->model, jt, c->ref_gpu, workers, dur);
@@ -77,7 +108,6 @@ static int sst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
                          "job type '%s' cannot run on %d x %s (the reference GPU)",
                          tput_type(c->model, jt)->name, workers,
                          cat_gpu(tput_catalog(c->model), c->ref_gpu)->name);
-    int user = s->users > 1 ? (int)gsl_rng_uniform_int(s->r_user, (unsigned long)s->users) : 0;
     *out = (struct job_spec){ .id = s->made, .arrival = sim_from_sec(s->t), .jtype = jt,
                               .workers = workers, .work = work, .user = user, .weight = 1,
                               .origin = "synthetic workload" };
@@ -157,6 +187,49 @@ static int read_duration(struct sst *s, const struct jobj *cfg, struct errbuf *e
     return 0;
 }
 
+static int read_tenants(struct sst *s, struct wl_common *c, const struct jobj *cfg,
+                        struct errbuf *err)
+{
+    static const char *const keys[] = { "name", "weight", "job_types", "note", NULL };
+    const cJSON *arr;
+    if (jobj_arr(cfg, "tenants", JOPT, &arr, err) < 0)
+        return -1;
+    if (arr == NULL)
+        return 0;
+    int i = 0;
+    for (const cJSON *e = arr->child; e != NULL; e = e->next, i++) {
+        struct jobj t;
+        if (i == MAX_TENANTS)
+            return jsonf_error(cfg->doc, e, "workload.tenants", err, "at most %d tenants",
+                               MAX_TENANTS);
+        struct tenant *tn = &s->tenants[i];
+        s->tweights[i] = 1;
+        s->ntenants = i + 1;
+        if (jobj_elem(&t, cfg, "tenants", e, i, err) < 0 || jobj_known(&t, keys, err) < 0 ||
+            jobj_num(&t, "weight", JOPT, 0, 1e12, &s->tweights[i], err) < 0 ||
+            wl_read_mix(&t, "job_types", c->model, &tn->types, &tn->weights, &tn->n, err) < 0)
+            return -1;
+        if (tn->n == 0) {
+            char p[256];
+            snprintf(p, sizeof p, "%s.job_types", t.path);
+            return jsonf_error(cfg->doc, e, p, err, "required field is missing");
+        }
+        if ((tn->tab = gsl_ran_discrete_preproc((size_t)tn->n, tn->weights)) == NULL)
+            return err_run(err, "out of memory");
+    }
+    if (s->ntenants == 0)
+        return jsonf_error(cfg->doc, arr, "workload.tenants", err, "needs at least one tenant");
+    double sum = 0;
+    for (i = 0; i < s->ntenants; i++)
+        sum += s->tweights[i];
+    if (!(sum > 0))
+        return jsonf_error(cfg->doc, arr, "workload.tenants", err,
+                           "tenant weights must not all be zero");
+    if ((s->ttab = gsl_ran_discrete_preproc((size_t)s->ntenants, s->tweights)) == NULL)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
 int wl_synth_open(struct wl_reader *r, struct wl_common *c, const struct jobj *cfg,
                   struct errbuf *err)
 {
@@ -168,17 +241,24 @@ int wl_synth_open(struct wl_reader *r, struct wl_common *c, const struct jobj *c
     if (jobj_int(cfg, "jobs", JREQ, 1, INT64_C(1) << 40, &s->jobs, err) < 0 ||
         jobj_num(cfg, "rate_per_hour", JREQ, 1e-6, 1e9, &rate, err) < 0 ||
         jobj_int(cfg, "users", JOPT, 1, 1000000, &s->users, err) < 0 ||
-        read_workers(s, cfg, err) < 0 || read_duration(s, cfg, err) < 0)
+        read_workers(s, cfg, err) < 0 || read_duration(s, cfg, err) < 0 ||
+        read_tenants(s, c, cfg, err) < 0)
         goto fail;
+    if (s->ntenants > 0 && c->nmix > 0) {
+        jsonf_error(cfg->doc, cfg->node, "workload.tenants", err,
+                    "give either a job_types mix or tenants with their own mixes, not both");
+        goto fail;
+    }
     s->gap_mean_s = 3600.0 / rate;
     s->r_arr = rng_stream(c->seed, "arrivals");
     s->r_type = rng_stream(c->seed, "job_types");
     s->r_work = rng_stream(c->seed, "workers");
     s->r_dur = rng_stream(c->seed, "durations");
     s->r_user = rng_stream(c->seed, "users");
-    s->mix = wl_mix_table(c);
+    s->mix = c->nmix > 0 ? wl_mix_table(c) : NULL;
     s->wtab = gsl_ran_discrete_preproc((size_t)s->nworkers, s->wweights);
-    if (!s->r_arr || !s->r_type || !s->r_work || !s->r_dur || !s->r_user || !s->mix || !s->wtab) {
+    if (!s->r_arr || !s->r_type || !s->r_work || !s->r_dur || !s->r_user || !s->wtab ||
+        (c->nmix > 0 && !s->mix)) {
         err_run(err, "out of memory");
         goto fail;
     }

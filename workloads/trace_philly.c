@@ -118,7 +118,7 @@ int wl_philly_open(struct wl_reader *rd, struct wl_common *c, const struct jobj 
     int rc, header = 0;
     long dropped_big = 0, dropped_short = 0;
     int64_t rowid = 0;
-    char vcs[64][16];
+    char vcs[64][64];
     int nvc = 0;
     if (tio_open(&r, c->path, err) < 0)
         goto fail;
@@ -166,9 +166,14 @@ int wl_philly_open(struct wl_reader *rd, struct wl_common *c, const struct jobj 
             dropped_short++;
             continue;
         }
+        if (strlen(f[4]) >= sizeof vcs[0]) {
+            err_input(err, c->path, ln, "cluster", "virtual cluster name longer than %zu "
+                      "characters", sizeof vcs[0] - 1);
+            goto fail;
+        }
         row.vc = -1;
         for (int k = 0; k < nvc; k++)
-            if (strncmp(vcs[k], f[4], sizeof vcs[k]) == 0)
+            if (strcmp(vcs[k], f[4]) == 0)
                 row.vc = k;
         if (row.vc < 0) {
             if (nvc == 64) {

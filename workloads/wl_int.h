@@ -42,6 +42,11 @@ int wl_synth_open(struct wl_reader *r, struct wl_common *c, const struct jobj *c
 int wl_jobtype(const tput *m, const char *name, const char *file, long line, const char *field,
                struct errbuf *err);
 
+/* Read a job-type mix {"name": weight, ...} at cfg.key into new arrays (caller frees);
+ * *n = 0 when the key is absent. */
+int wl_read_mix(const struct jobj *cfg, const char *key, const tput *model, int **types,
+                double **weights, int *n, struct errbuf *err);
+
 /* Draw a job type from the mix (GSL discrete distribution prepared once by the caller). */
 int wl_mix_draw(const struct wl_common *c, gsl_rng *r, void *table);
 void *wl_mix_table(const struct wl_common *c);

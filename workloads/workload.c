@@ -135,19 +135,21 @@ static int src_next(void *ctx, struct job_spec *out, struct errbuf *err)
     return 1;
 }
 
-static int read_mix(struct wl_common *c, const struct jobj *cfg, struct errbuf *err)
+int wl_read_mix(const struct jobj *cfg, const char *key, const tput *model, int **types,
+                double **weights, int *n_out, struct errbuf *err)
 {
     struct jobj mix;
-    if (jobj_obj(&mix, cfg, "job_types", JOPT, err) < 0)
+    *n_out = 0;
+    if (jobj_obj(&mix, cfg, key, JOPT, err) < 0)
         return -1;
     if (mix.node == NULL)
         return 0;
     int n = cJSON_GetArraySize(mix.node);
     if (n == 0)
         return jsonf_error(cfg->doc, mix.node, mix.path, err, "needs at least one job type");
-    c->mix_types = calloc((size_t)n, sizeof *c->mix_types);
-    c->mix_weights = calloc((size_t)n, sizeof *c->mix_weights);
-    if (c->mix_types == NULL || c->mix_weights == NULL)
+    *types = calloc((size_t)n, sizeof **types);
+    *weights = calloc((size_t)n, sizeof **weights);
+    if (*types == NULL || *weights == NULL)
         return err_run(err, "out of memory");
     int i = 0;
     for (const cJSON *e = mix.node->child; e != NULL; e = e->next, i++) {
@@ -156,17 +158,17 @@ static int read_mix(struct wl_common *c, const struct jobj *cfg, struct errbuf *
         const char *file;
         long line;
         jsonf_where(cfg->doc, e, &file, &line);
-        if ((c->mix_types[i] = wl_jobtype(c->model, e->string, file, line, p, err)) < 0)
+        if (((*types)[i] = wl_jobtype(model, e->string, file, line, p, err)) < 0)
             return -1;
-        if (jobj_num(&mix, e->string, JREQ, 0, 1e12, &c->mix_weights[i], err) < 0)
+        if (jobj_num(&mix, e->string, JREQ, 0, 1e12, &(*weights)[i], err) < 0)
             return -1;
     }
     double sum = 0;
     for (i = 0; i < n; i++)
-        sum += c->mix_weights[i];
+        sum += (*weights)[i];
     if (!(sum > 0))
         return jsonf_error(cfg->doc, mix.node, mix.path, err, "weights must not all be zero");
-    c->nmix = n;
+    *n_out = n;
     return 0;
 }
 
@@ -179,7 +181,8 @@ int wl_open(workload **out, const struct jobj *cfg, const struct wl_env *env,
     static const char *const keys[] = {
         "format", "trace", "reference_gpu", "job_types", "max_jobs", "skip_jobs", "arrival_scale",
         /* philly */ "vc", "max_workers", "min_duration_s",
-        /* synthetic */ "jobs", "rate_per_hour", "workers", "duration", "users", "note", NULL };
+        /* synthetic */ "jobs", "rate_per_hour", "workers", "duration", "users", "tenants",
+        "note", NULL };
     *out = NULL;
     workload *w = calloc(1, sizeof *w);
     if (w == NULL)
@@ -197,7 +200,8 @@ int wl_open(workload **out, const struct jobj *cfg, const struct wl_env *env,
         jobj_int(cfg, "max_jobs", JOPT, 0, INT64_C(1) << 40, &c->max_jobs, err) < 0 ||
         jobj_int(cfg, "skip_jobs", JOPT, 0, INT64_C(1) << 40, &c->skip_jobs, err) < 0 ||
         jobj_num(cfg, "arrival_scale", JOPT, 1e-9, 1e9, &c->arrival_scale, err) < 0 ||
-        read_mix(c, cfg, err) < 0)
+        wl_read_mix(cfg, "job_types", c->model, &c->mix_types, &c->mix_weights, &c->nmix,
+                    err) < 0)
         goto fail;
     c->ref_gpu = cat_gpu_find(tput_catalog(env->model), ref);
     if (c->ref_gpu < 0) {
@@ -214,7 +218,8 @@ int wl_open(workload **out, const struct jobj *cfg, const struct wl_env *env,
                     path_data_root());
         goto fail;
     }
-    if ((fmt == FMT_PHILLY || fmt == FMT_SYNTH) && c->nmix == 0) {
+    if ((fmt == FMT_PHILLY || fmt == FMT_SYNTH) && c->nmix == 0 &&
+        !(fmt == FMT_SYNTH && cJSON_GetObjectItemCaseSensitive(cfg->node, "tenants") != NULL)) {
         jsonf_error(cfg->doc, cfg->node, "workload.job_types", err,
                     "the %s format needs a job-type mix: {\"name\": weight, ...}", formats[fmt]);
         goto fail;

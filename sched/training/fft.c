@@ -1,0 +1,1261 @@
+/*
+ * fft: FFT, fast and fair training on heterogeneous GPU clusters (ICS 2025; shared/PAPERS.md
+ * section 1).  Every round (default 300 s) one integer program over GPU *types* decides which
+ * jobs run and on which type; alloc_train then realizes x in {0, 1} exactly (running jobs keep
+ * their GPUs when they stay on their type, the others are packed on the fewest nodes).
+ *
+ * The program, for the active jobs j and the cluster's types i (the paper's notation):
+ *   min  sum_j sum_i (phi_j^i + ws * s_j^i - wf * rho_j * theta_j^i) x_j^i
+ *   s.t. sum_i x_j^i <= 1,  sum_j d_j x_j^i <= Y_i,  x_j^i in {0, 1}          (1)
+ *        phi_j^i = (t - a_j) theta_j^i / W_j + d_j W_j / theta_j^i            (2)
+ *   and, with "work_conserving" (default), no type is left with >= d_j free GPUs while an
+ *   eligible job j (theta_j^i > 0, d_j <= Y_i) waits:
+ *        u_i = sum_j d_j x_j^i;   r_j = sum_i x_j^i   (continuous, implied integral)
+ *        u_i + (Y_i - d + 1) g_{i,d} >= Y_i - d + 1     for each size class d on type i
+ *        g_{i,d} <= r_j                  for each j eligible on i with d_j = d, g binary
+ *   g_{i,d} = 1 is allowed only when every eligible job of size d runs; otherwise type i keeps
+ *   at most d - 1 GPUs free.  The constraint form is always feasible (any greedy maximal
+ *   packing satisfies it), so the paper's fallback to a reward term is never needed and is
+ *   not implemented; with "work_conserving": false the program is (1)-(2) alone, which may
+ *   leave GPUs idle since phi > 0.
+ * After the round's decision the fairness compensation is updated (the paper's dual step):
+ *        rho_j(t+1) = max(0, rho_j + mu_j (W_j / (tau_j - a_j) - sum_i theta_j^i x_j^i))   (3)
+ *        mu_j = (t - a_j) / (tau_j - a_j)
+ *
+ * Assumptions where the paper leaves things open:
+ *  - Units: the round is the time unit.  theta_j^i = thr * round_s (iterations per round of
+ *    the whole job on d_j GPUs of type i, best placement); t - a_j = age_s / round_s; W_j =
+ *    total iterations (not remaining); s_j^i = restore_s / round_s.  rho is then in
+ *    iterations per round, and rho * theta is not commensurate with phi; "fairness_weight"
+ *    (wf, default 1) and "switch_weight" (ws, default 1) scale those terms.
+ *  - tau_j: finish time under an exclusive 1/n share since arrival, n = |A(t)| active jobs:
+ *    tau_j - a_j = W_j / (fair_share_rate(thr_j, Y, d_j, n) * round_s) (models/fairshare.h),
+ *    so W_j / (tau_j - a_j) is the job's fair-share rate.  n changes only at arrivals and
+ *    completions, so recomputing it every round re-estimates it exactly on those events
+ *    (as the policy sees them: at the next round boundary).  A job that cannot run
+ *    anywhere has no tau: mu = 0 and its rho stays.
+ *  - rho_j starts at 0 on arrival, is used in the round's program, then updated by (3) with
+ *    that round's decision (x as decided, restore time included); forgotten on departure.
+ *  - s_j^i = 0 on the job's current type, and also for a job that never ran (the world
+ *    charges no restore for a first start); a preempted job pays it on every type.
+ *    Stopping a running job costs nothing in the program (it pays when it resumes).
+ *  - Eligibility: x_j^i exists only when theta_j^i > 0 and d_j <= Y_i.
+ *  - A call with other GPU types or capacities than the previous call starts over (new
+ *    program, rho reset): within a run the cluster never changes.
+ *
+ * Solving.  The program lives across rounds in one glp_prob.  Each job owns a block (its T x
+ * columns, r, its assignment row and T linking rows); a departed job's block is disabled
+ * (columns fixed at 0, rows freed) and reused by the next arrival, so a round changes only
+ * the blocks of arrivals and departures, the g columns of the size classes they touch, and
+ * the objective (which depends on age and rho, so it changes every round).  The LP
+ * relaxation is re-solved by the primal simplex from the previous round's optimal basis
+ * (presolve off), then GLPK's branch and bound runs from it.  Before branching, a rounding
+ * heuristic hands GLPK an incumbent: the LP's integral jobs, then the rest greedily by cost,
+ * then a work-conserving fill.  With "mip_gap" = 0 (default) the result is proven optimal;
+ * a positive gap stops once the incumbent is within that relative gap of the bound; a
+ * positive "node_limit" stops after that many branch-and-bound nodes (the best incumbent is
+ * taken).  All three are deterministic: no time limit is ever used.
+ * Size: J T + J + T + T D columns, J (T + 1) + T + T D rows for J jobs, T types and D size
+ * classes; nonzeros about 4 J T.
+ */
+#include <glpk.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../models/fairshare.h"
+#include "../alloc.h"
+
+enum { MAXT = CLUSTER_MAX_TYPES, MAXD = 32 };
+enum { CLS_OPEN, CLS_FORCED, CLS_IDLE };
+
+/* One job's part of the program. */
+struct blk {
+    int64_t  id;
+    int64_t  seen;      /* last call it was part of */
+    int      live;
+    int      d;         /* workers the block was built for */
+    uint32_t elig;      /* bit i: x_j^i may be 1 */
+    int      k;         /* index in this call's problem */
+    int      x0;        /* first of T x columns; r = x0 + T (with work conservation) */
+    int      a0;        /* assignment row */
+    double   rho;
+};
+
+struct fft {
+    struct alloc_base base;     /* first: alloc_train finds it */
+    /* parameters */
+    int       wc;
+    double    wf, ws, gap;
+    int64_t   node_limit;
+    /* the program */
+    glp_prob *lp;
+    int       T;                /* types it was built for, 0 = none yet */
+    int       types[MAXT];
+    double    cap[MAXT];
+    int       ucol[MAXT], urow[MAXT];           /* u_i and its definition row */
+    int       nd, dval[MAXD];                   /* size classes seen */
+    struct cls {                                /* size class dval[c] on type i */
+        int n, nrow;                            /* count n_{i,d}, its row; 0: absent */
+        int g, a, b;                            /* work conservation: g, rows (a), (b) */
+        int cnt;                                /* members g's column was written for */
+        int state;                              /* CLS_* */
+    } cls[MAXD][MAXT];
+    /* blocks and the id -> block map (open addressing, linear probing) */
+    struct blk *b;
+    int       nb, bcap, *freeb, nfree;
+    int64_t  *mkey;
+    int      *mval;
+    size_t    mcap, mn;
+    int64_t   calls;
+    /* scratch, grown as needed */
+    int      *kblk;             /* problem index -> block */
+    int      *ind;
+    double   *val;
+    size_t    scap;
+    int      *rstat, *cstat;    /* the last optimal LP basis */
+    int       nrstat, ncstat, rscap, cscap;
+    const struct alloc_problem *p;  /* during a call */
+    double   *cost;             /* [k * T + i], HUGE_VAL when not eligible */
+    double   *rcost;            /* the same, reduced costs at the LP optimum */
+    int      *on;               /* [k]: the decision, type or -1 */
+    /* statistics of the last solve (read by the bench) */
+    int64_t   last_nodes;
+    int       last_free;        /* binaries left after reduced-cost fixing */
+    double    last_lp, last_inc;
+};
+
+/* ---- the id -> block map ---- */
+
+static size_t slot_of(int64_t id, size_t mask)
+{
+    uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h ^ (h >> 29)) & mask;
+}
+
+static int map_find(const struct fft *f, int64_t id)
+{
+    if (f->mcap == 0)
+        return -1;
+    for (size_t s = slot_of(id, f->mcap - 1);; s = (s + 1) & (f->mcap - 1)) {
+        if (f->mval[s] < 0)
+            return -1;
+        if (f->mkey[s] == id)
+            return f->mval[s];
+    }
+}
+
+static int map_put(struct fft *f, int64_t id, int blk)
+{
+    if ((f->mn + 1) * 2 > f->mcap) {
+        size_t nc = f->mcap ? f->mcap * 2 : 64;
+        int64_t *k = malloc(nc * sizeof *k);
+        int *v = malloc(nc * sizeof *v);
+        if (k == NULL || v == NULL) {
+            free(k);
+            free(v);
+            return -1;
+        }
+        for (size_t s = 0; s < nc; s++)
+            v[s] = -1;
+        for (size_t s = 0; s < f->mcap; s++)
+            if (f->mval[s] >= 0) {
+                size_t t = slot_of(f->mkey[s], nc - 1);
+                while (v[t] >= 0)
+                    t = (t + 1) & (nc - 1);
+                k[t] = f->mkey[s];
+                v[t] = f->mval[s];
+            }
+        free(f->mkey);
+        free(f->mval);
+        f->mkey = k;
+        f->mval = v;
+        f->mcap = nc;
+    }
+    size_t s = slot_of(id, f->mcap - 1);
+    while (f->mval[s] >= 0)
+        s = (s + 1) & (f->mcap - 1);
+    f->mkey[s] = id;
+    f->mval[s] = blk;
+    f->mn++;
+    return 0;
+}
+
+/* Remove by backward shift, so that probe chains stay unbroken without tombstones. */
+static void map_del(struct fft *f, int64_t id)
+{
+    size_t mask = f->mcap - 1, s = slot_of(id, mask);
+    while (f->mkey[s] != id || f->mval[s] < 0)
+        s = (s + 1) & mask;
+    for (size_t nx = (s + 1) & mask; f->mval[nx] >= 0; nx = (nx + 1) & mask) {
+        size_t home = slot_of(f->mkey[nx], mask);
+        /* move nx back into the hole unless its home lies cyclically in (s, nx] */
+        if (((nx - home) & mask) >= ((nx - s) & mask)) {
+            f->mkey[s] = f->mkey[nx];
+            f->mval[s] = f->mval[nx];
+            s = nx;
+        }
+    }
+    f->mval[s] = -1;
+    f->mn--;
+}
+
+/* ---- building the program ---- */
+
+static int reserve_scratch(struct fft *f, size_t n)
+{
+    if (n <= f->scap)
+        return 0;
+    size_t nc = n * 2;
+    int *ind = realloc(f->ind, (nc + 1) * sizeof *ind);
+    if (ind == NULL)
+        return -1;
+    f->ind = ind;
+    double *val = realloc(f->val, (nc + 1) * sizeof *val);
+    if (val == NULL)
+        return -1;
+    f->val = val;
+    f->scap = nc;
+    return 0;
+}
+
+static void reset(struct fft *f)
+{
+    if (f->lp != NULL)
+        glp_delete_prob(f->lp);
+    f->lp = NULL;
+    f->T = 0;
+    f->nd = 0;
+    memset(f->cls, 0, sizeof f->cls);
+    f->nb = 0;
+    f->nfree = 0;
+    for (size_t s = 0; s < f->mcap; s++)
+        f->mval[s] = -1;
+    f->mn = 0;
+    f->nrstat = f->ncstat = 0;
+}
+
+/* Start the program for these types: the u_i columns and their definition rows. */
+static void start(struct fft *f, const struct alloc_problem *p)
+{
+    f->lp = glp_create_prob();
+    glp_set_obj_dir(f->lp, GLP_MIN);
+    f->T = p->ntypes;
+    memcpy(f->types, p->types, sizeof f->types);
+    memcpy(f->cap, p->cap, sizeof f->cap);
+    int c0 = glp_add_cols(f->lp, f->T), r0 = glp_add_rows(f->lp, f->T);
+    for (int i = 0; i < f->T; i++) {
+        f->ucol[i] = c0 + i;
+        f->urow[i] = r0 + i;
+        glp_set_col_bnds(f->lp, c0 + i, f->cap[i] > 0 ? GLP_DB : GLP_FX, 0, f->cap[i]);
+        glp_set_row_bnds(f->lp, r0 + i, GLP_FX, 0, 0);
+        int ind[2] = { 0, r0 + i };
+        double val[2] = { 0, -1 };
+        glp_set_mat_col(f->lp, c0 + i, 1, ind, val);
+    }
+}
+
+static int dclass(struct fft *f, int d)
+{
+    for (int c = 0; c < f->nd; c++)
+        if (f->dval[c] == d)
+            return c;
+    if (f->nd == MAXD)
+        return -1;
+    f->dval[f->nd] = d;
+    return f->nd++;
+}
+
+/* Make sure size class c exists on type i: n and its row; with work conservation also g,
+ * row (a) and row (b). */
+static void need_class(struct fft *f, int c, int i)
+{
+    struct cls *q = &f->cls[c][i];
+    if (q->n)
+        return;
+    int d = f->dval[c];
+    q->n = glp_add_cols(f->lp, 1);
+    q->nrow = glp_add_rows(f->lp, 1);
+    glp_set_col_kind(f->lp, q->n, GLP_IV);
+    glp_set_col_bnds(f->lp, q->n, GLP_DB, 0, floor(f->cap[i] / d));
+    glp_set_row_bnds(f->lp, q->nrow, GLP_FX, 0, 0);
+    int ind[3] = { 0, q->nrow, f->urow[i] };
+    double val[3] = { 0, -1, d };
+    glp_set_mat_col(f->lp, q->n, 2, ind, val);
+    if (!f->wc)
+        return;
+    q->g = glp_add_cols(f->lp, 1);
+    q->a = glp_add_rows(f->lp, 2);
+    q->b = q->a + 1;
+    q->cnt = -1;                /* g's column is written by set_classes */
+    q->state = -1;
+    /* u_i's column gains +1 in row (a) */
+    int n = 0;
+    f->ind[++n] = f->urow[i];
+    f->val[n] = -1;
+    for (int k = 0; k < f->nd; k++)
+        if (f->cls[k][i].g) {
+            f->ind[++n] = f->cls[k][i].a;
+            f->val[n] = 1;
+        }
+    glp_set_mat_col(f->lp, f->ucol[i], n, f->ind, f->val);
+}
+
+static uint32_t eligible(const struct fft *f, const struct alloc_problem *p, int k)
+{
+    uint32_t e = 0;
+    for (int i = 0; i < f->T; i++)
+        if (p->thr[k * p->ntypes + i] > 0 && p->scale[k] >= 1 && p->scale[k] <= f->cap[i])
+            e |= 1u << i;
+    return e;
+}
+
+/* Write block bi for problem job k (new, or its size or eligibility changed). */
+static void build_block(struct fft *f, const struct alloc_problem *p, int bi, int k)
+{
+    struct blk *b = &f->b[bi];
+    int T = f->T;
+    b->d = p->scale[k];
+    b->elig = eligible(f, p, k);
+    int c = b->elig ? dclass(f, b->d) : -1;
+    if (c < 0)
+        b->elig = 0;    /* more than MAXD distinct sizes: not expected of any trace */
+    for (int i = 0; i < T; i++)
+        if (b->elig >> i & 1)
+            need_class(f, c, i);        /* before filling ind: it writes u_i's column */
+    /* x columns: 1 in the assignment row and in the count row of its class */
+    for (int i = 0; i < T; i++) {
+        int col = b->x0 + i;
+        if (b->elig >> i & 1) {
+            int ind[3] = { 0, b->a0, f->cls[c][i].nrow };
+            double val[3] = { 0, 1, 1 };
+            glp_set_mat_col(f->lp, col, 2, ind, val);
+            glp_set_col_bnds(f->lp, col, GLP_DB, 0, 1);
+        } else {
+            glp_set_mat_col(f->lp, col, 0, NULL, NULL);
+            glp_set_col_bnds(f->lp, col, GLP_FX, 0, 0);
+            glp_set_obj_coef(f->lp, col, 0);
+        }
+    }
+    if (!f->wc) {
+        glp_set_row_bnds(f->lp, b->a0, GLP_UP, 0, 1);
+        return;
+    }
+    /* r: -1 in the assignment row and in row (b) of its class on every eligible type */
+    int n = 0;
+    f->ind[++n] = b->a0;
+    f->val[n] = -1;
+    for (int i = 0; i < T; i++)
+        if (b->elig >> i & 1) {
+            f->ind[++n] = f->cls[c][i].b;
+            f->val[n] = -1;
+        }
+    glp_set_mat_col(f->lp, b->x0 + T, n, f->ind, f->val);
+    glp_set_col_bnds(f->lp, b->x0 + T, GLP_DB, 0, 1);
+    glp_set_row_bnds(f->lp, b->a0, GLP_FX, 0, 0);
+}
+
+/* A departed job's block: its columns fixed at 0 (r = 0 drops it from row (b)), kept for
+ * reuse. */
+static void drop_block(struct fft *f, int bi)
+{
+    struct blk *b = &f->b[bi];
+    int T = f->T;
+    for (int i = 0; i < T; i++) {
+        glp_set_col_bnds(f->lp, b->x0 + i, GLP_FX, 0, 0);
+        glp_set_obj_coef(f->lp, b->x0 + i, 0);
+    }
+    if (f->wc)
+        glp_set_col_bnds(f->lp, b->x0 + T, GLP_FX, 0, 0);
+    b->live = 0;
+    b->elig = 0;
+    map_del(f, b->id);
+    f->freeb[f->nfree++] = bi;
+}
+
+static int new_block(struct fft *f)
+{
+    if (f->nfree > 0)
+        return f->freeb[--f->nfree];
+    if (f->nb == f->bcap) {
+        int nc = f->bcap ? f->bcap * 2 : 64;
+        struct blk *b = realloc(f->b, (size_t)nc * sizeof *b);
+        if (b == NULL)
+            return -1;
+        f->b = b;
+        int *fr = realloc(f->freeb, (size_t)nc * sizeof *fr);
+        if (fr == NULL)
+            return -1;
+        f->freeb = fr;
+        f->bcap = nc;
+    }
+    int T = f->T, bi = f->nb++;
+    struct blk *b = &f->b[bi];
+    memset(b, 0, sizeof *b);
+    b->x0 = glp_add_cols(f->lp, T + (f->wc ? 1 : 0));
+    b->a0 = glp_add_rows(f->lp, 1);
+    return bi;
+}
+
+/* Work conservation for this round.  N = members of class (d, i); at most K_d = sum over
+ * types of floor(Y / d) jobs of size d can run at once, so a class with N > K_d surely has
+ * a member waiting: its g is 0 and row (a) is the plain bound u_i >= Y_i - d + 1 ("forced").
+ * Classes of larger sizes on that type are then implied ("idle").  The others keep the
+ * disjunction ("open"). */
+static void set_classes(struct fft *f, int J)
+{
+    int T = f->T, cnt[MAXD][MAXT];
+    memset(cnt, 0, sizeof cnt);
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (b->elig) {
+            int c = dclass(f, b->d);
+            for (int i = 0; i < T; i++)
+                cnt[c][i] += b->elig >> i & 1;
+        }
+    }
+    for (int i = 0; i < T; i++) {
+        double dstar = HUGE_VAL;
+        for (int c = 0; c < f->nd; c++) {
+            double kd = 0;
+            for (int t = 0; t < T; t++)
+                kd += floor(f->cap[t] / f->dval[c]);
+            if (cnt[c][i] > kd && f->dval[c] < dstar)
+                dstar = f->dval[c];
+        }
+        for (int c = 0; c < f->nd; c++) {
+            struct cls *q = &f->cls[c][i];
+            if (!q->g)
+                continue;       /* no job of that size ever ran there */
+            int d = f->dval[c];
+            int state = cnt[c][i] == 0 || d > dstar ? CLS_IDLE : d == dstar ? CLS_FORCED : CLS_OPEN;
+            if (q->cnt != cnt[c][i]) {
+                int ind[3] = { 0, q->a, q->b };
+                double val[3] = { 0, f->cap[i] - d + 1, cnt[c][i] };
+                glp_set_mat_col(f->lp, q->g, 2, ind, val);
+                q->cnt = cnt[c][i];
+            }
+            if (state == q->state)
+                continue;
+            q->state = state;
+            if (state == CLS_OPEN) {
+                glp_set_col_kind(f->lp, q->g, GLP_BV);
+                glp_set_row_bnds(f->lp, q->a, GLP_LO, f->cap[i] - d + 1, 0);
+                glp_set_row_bnds(f->lp, q->b, GLP_UP, 0, 0);
+            } else {
+                glp_set_col_kind(f->lp, q->g, GLP_IV);
+                glp_set_col_bnds(f->lp, q->g, GLP_FX, 0, 0);
+                glp_set_row_bnds(f->lp, q->a, state == CLS_FORCED ? GLP_LO : GLP_FR,
+                                 f->cap[i] - d + 1, 0);
+                glp_set_row_bnds(f->lp, q->b, GLP_FR, 0, 0);
+            }
+        }
+    }
+}
+
+/* ---- the round's costs ---- */
+
+/* theta (iterations per round), the objective coefficient, and the fair-share quantities. */
+static double coef(const struct fft *f, const struct alloc_problem *p, int k, int i,
+                   double rho)
+{
+    int T = p->ntypes;
+    double rs = p->round_s;
+    double theta = p->thr[k * T + i] * rs;
+    double age = p->age_s[k] / rs, w = p->work[k], d = p->scale[k];
+    double phi = age * theta / w + d * w / theta;
+    int cur = p->cur_type ? p->cur_type[k] : -1;
+    int fresh = p->attained_s == NULL || !(p->attained_s[k] > 0);
+    double s = (cur == i || (cur < 0 && fresh)) ? 0 : (p->restore_s ? p->restore_s[k] : 0) / rs;
+    return phi + f->ws * s - f->wf * rho * theta;
+}
+
+/* ---- the incumbent: rounding the LP point ---- */
+
+struct hcand {
+    double c;
+    int    k, i;
+};
+
+static int by_cost(const void *a, const void *b)
+{
+    const struct hcand *x = a, *y = b;
+    if (x->c != y->c)
+        return x->c < y->c ? -1 : 1;
+    if (x->k != y->k)
+        return x->k < y->k ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Fill up to `room` GPUs of type i with unassigned jobs (on[k] < 0) by an exact 0/1
+ * knapsack over the cheapest floor(room / d) candidates of each size d: the cheapest way
+ * to use exactly c GPUs, for the best admissible c.  With work conservation c must leave
+ * fewer GPUs free than the smallest size still waiting (the final greedy fill repairs the
+ * rare case where no such c is reachable); without it only negative costs are taken and
+ * any c goes.  `c` is scratch for J candidates. */
+static int fill_type(struct fft *f, int i, int room, int *on, struct hcand *c)
+{
+    const struct alloc_problem *p = f->p;
+    int T = f->T, J = p->njobs, nitems = 0, dmin = INT32_MAX;
+    if (room <= 0)
+        return 0;
+    struct hcand *items = malloc(((size_t)room * 2 + (size_t)MAXD) * sizeof *items);
+    double *dp = malloc(((size_t)room + 1) * sizeof *dp);
+    if (items == NULL || dp == NULL) {
+        free(items);
+        free(dp);
+        return -1;
+    }
+    for (int cl = 0; cl < f->nd; cl++) {
+        int d = f->dval[cl], n = 0;
+        for (int k = 0; k < J; k++) {
+            const struct blk *b = &f->b[f->kblk[k]];
+            if (on[k] < 0 && b->d == d && (b->elig >> i & 1)) {
+                if (d < dmin)
+                    dmin = d;
+                if (d <= room && (f->wc || f->cost[k * T + i] < 0))
+                    c[n++] = (struct hcand){ f->cost[k * T + i], k, i };
+            }
+        }
+        if (n == 0)
+            continue;
+        qsort(c, (size_t)n, sizeof *c, by_cost);
+        for (int m = 0; m < n && m < room / d; m++)
+            items[nitems++] = c[m];
+    }
+    uint8_t *take = calloc((size_t)nitems * ((size_t)room + 1) + 1, 1);
+    if (take == NULL) {
+        free(items);
+        free(dp);
+        return -1;
+    }
+    dp[0] = 0;
+    for (int u = 1; u <= room; u++)
+        dp[u] = HUGE_VAL;
+    for (int it = 0; it < nitems; it++) {
+        int s = f->b[f->kblk[items[it].k]].d;
+        for (int u = room; u >= s; u--)
+            if (dp[u - s] + items[it].c < dp[u]) {
+                dp[u] = dp[u - s] + items[it].c;
+                take[(size_t)it * ((size_t)room + 1) + (size_t)u] = 1;
+            }
+    }
+    int best = -1;
+    for (int u = 0; u <= room; u++) {
+        if (dp[u] == HUGE_VAL || (f->wc && room - u >= dmin))
+            continue;
+        if (best < 0 || dp[u] < dp[best])
+            best = u;
+    }
+    if (best < 0)               /* cannot leave less than dmin free exactly: fill the most */
+        for (int u = room; u >= 0 && best < 0; u--)
+            if (dp[u] != HUGE_VAL)
+                best = u;
+    for (int it = nitems - 1, u = best; it >= 0 && u > 0; it--)
+        if (take[(size_t)it * ((size_t)room + 1) + (size_t)u]) {
+            on[items[it].k] = i;
+            u -= f->b[f->kblk[items[it].k]].d;
+        }
+    free(items);
+    free(dp);
+    free(take);
+    return 0;
+}
+
+/* A feasible integral point near the LP point: the jobs at x = 1 in `xv` (column values),
+ * then each type filled by fill_type, then (work conservation) a greedy pass by cost that
+ * adds any job that still fits, which makes the packing maximal.  on[k] gets the type of
+ * job k or -1; returns the point's cost, NAN when out of memory. */
+static double incumbent(struct fft *f, const double *xv, int *on)
+{
+    const struct alloc_problem *p = f->p;
+    int T = f->T, J = p->njobs, freec[MAXT];
+    struct hcand *c = malloc(((size_t)J * (size_t)T + 1) * sizeof *c);
+    if (c == NULL)
+        return NAN;
+    for (int i = 0; i < T; i++)
+        freec[i] = (int)f->cap[i];
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        on[k] = -1;
+        for (int i = 0; i < T && on[k] < 0; i++)
+            if ((b->elig >> i & 1) && xv[b->x0 + i] > 1 - 1e-6 && freec[i] >= b->d) {
+                on[k] = i;
+                freec[i] -= b->d;
+            }
+    }
+    for (int i = 0; i < T; i++) {
+        if (fill_type(f, i, freec[i], on, c) < 0) {
+            free(c);
+            return NAN;
+        }
+        freec[i] = (int)f->cap[i];
+        for (int k = 0; k < J; k++)
+            if (on[k] == i)
+                freec[i] -= f->b[f->kblk[k]].d;
+    }
+    if (f->wc) {
+        int n = 0;
+        for (int k = 0; k < J; k++) {
+            const struct blk *b = &f->b[f->kblk[k]];
+            for (int i = 0; i < T && on[k] < 0; i++)
+                if (b->elig >> i & 1)
+                    c[n++] = (struct hcand){ f->cost[k * T + i], k, i };
+        }
+        qsort(c, (size_t)n, sizeof *c, by_cost);
+        for (int m = 0; m < n; m++) {
+            int k = c[m].k, i = c[m].i, d = f->b[f->kblk[k]].d;
+            if (on[k] < 0 && freec[i] >= d) {
+                on[k] = i;
+                freec[i] -= d;
+            }
+        }
+    }
+    free(c);
+    double z = 0;
+    for (int k = 0; k < J; k++)
+        if (on[k] >= 0)
+            z += f->cost[k * T + on[k]];
+    return z;
+}
+
+/* ---- solving ---- */
+
+static int save_basis(struct fft *f)
+{
+    int nr = glp_get_num_rows(f->lp), nc = glp_get_num_cols(f->lp);
+    if (nr > f->rscap) {
+        int *r = realloc(f->rstat, (size_t)(nr * 2 + 1) * sizeof *r);
+        if (r == NULL)
+            return -1;
+        f->rstat = r;
+        f->rscap = nr * 2;
+    }
+    if (nc > f->cscap) {
+        int *c = realloc(f->cstat, (size_t)(nc * 2 + 1) * sizeof *c);
+        if (c == NULL)
+            return -1;
+        f->cstat = c;
+        f->cscap = nc * 2;
+    }
+    for (int r = 1; r <= nr; r++)
+        f->rstat[r] = glp_get_row_stat(f->lp, r);
+    for (int c = 1; c <= nc; c++)
+        f->cstat[c] = glp_get_col_stat(f->lp, c);
+    f->nrstat = nr;
+    f->ncstat = nc;
+    return 0;
+}
+
+static void restore_basis(struct fft *f)
+{
+    for (int r = 1; r <= f->nrstat; r++)
+        glp_set_row_stat(f->lp, r, f->rstat[r]);
+    for (int c = 1; c <= f->ncstat; c++)
+        glp_set_col_stat(f->lp, c, f->cstat[c]);
+}
+
+/* Make the kept basis structurally nonsingular before GLPK factorizes it: match the basic
+ * variables to rows (a basic row variable is the unit column of its row, a basic column
+ * its nonzeros) by augmenting paths; basic columns left unmatched become nonbasic and the
+ * rows left unmatched get their row variable basic.  This also restores the count of basic
+ * variables after rows were added.  Needed because a reused block's columns change, and
+ * GLPK 5.0's factorizer aborts on some structurally singular bases (bflib/sgf.c, "k1 < k2")
+ * instead of reporting them.  O(nonzeros of basic columns x augmenting path lengths). */
+static int repair_basis(struct fft *f)
+{
+    glp_prob *lp = f->lp;
+    int m = glp_get_num_rows(lp), n = glp_get_num_cols(lp), nb = 0, nnz = 0;
+    int *rowm = calloc((size_t)m + 1, sizeof *rowm);    /* 0 free, -1 its row var, else col */
+    int *colm = calloc((size_t)n + 1, sizeof *colm);    /* matched row, 0 none */
+    int *cols = malloc(((size_t)m + (size_t)n + 1) * sizeof *cols);
+    int *start = malloc(((size_t)n + 2) * sizeof *start);
+    int *adj = malloc(((size_t)glp_get_num_nz(lp) + 1) * sizeof *adj);
+    int *seen = calloc((size_t)m + 1, sizeof *seen);
+    int *stk = malloc(((size_t)n + 1) * sizeof *stk), *via = malloc(((size_t)n + 1) * sizeof *via);
+    int *it = malloc(((size_t)n + 1) * sizeof *it);
+    if (!rowm || !colm || !cols || !start || !adj || !seen || !stk || !via || !it ||
+        reserve_scratch(f, (size_t)m + 1) < 0) {
+        free(rowm), free(colm), free(cols), free(start), free(adj), free(seen);
+        free(stk), free(via), free(it);
+        return -1;
+    }
+    for (int r = 1; r <= m; r++)
+        if (glp_get_row_stat(lp, r) == GLP_BS)
+            rowm[r] = -1;
+    for (int c = 1; c <= n; c++) {
+        start[c] = nnz;
+        if (glp_get_col_stat(lp, c) != GLP_BS)
+            continue;
+        cols[nb++] = c;
+        int len = glp_get_mat_col(lp, c, f->ind, f->val);
+        for (int q = 1; q <= len; q++)
+            adj[nnz++] = f->ind[q];
+    }
+    start[n + 1] = nnz;
+    /* greedy first, then augmenting paths (iterative depth-first search) */
+    for (int q = 0; q < nb; q++) {
+        int c = cols[q], end = start[c + 1];
+        for (int e = start[c]; e < end && !colm[c]; e++)
+            if (rowm[adj[e]] == 0) {
+                rowm[adj[e]] = c;
+                colm[c] = adj[e];
+            }
+    }
+    int stamp = 0;
+    for (int q = 0; q < nb; q++) {
+        int c0 = cols[q];
+        if (colm[c0])
+            continue;
+        int top = 0;
+        stk[0] = c0;
+        it[c0] = start[c0];
+        stamp++;
+        while (top >= 0) {
+            int c = stk[top], end = start[c + 1];
+            if (it[c] >= end) {
+                top--;
+                continue;
+            }
+            int r = adj[it[c]++];
+            if (seen[r] == stamp || rowm[r] < 0)
+                continue;
+            seen[r] = stamp;
+            via[top] = r;
+            if (rowm[r] == 0) {
+                for (int l = top; l >= 0; l--) {     /* flip the path */
+                    rowm[via[l]] = stk[l];
+                    colm[stk[l]] = via[l];
+                }
+                break;
+            }
+            stk[++top] = rowm[r];
+            it[rowm[r]] = start[rowm[r]];
+        }
+    }
+    for (int q = 0; q < nb; q++)
+        if (!colm[cols[q]])
+            glp_set_col_stat(lp, cols[q], GLP_NL);   /* GLPK picks the bound it has */
+    for (int r = 1; r <= m; r++)
+        if (rowm[r] == 0)
+            glp_set_row_stat(lp, r, GLP_BS);
+    free(rowm), free(colm), free(cols), free(start), free(adj), free(seen);
+    free(stk), free(via), free(it);
+    return 0;
+}
+
+static void count_nodes(glp_tree *tree, void *info)
+{
+    struct fft *f = info;
+    if (glp_ios_reason(tree) == GLP_ISELECT && ++f->last_nodes > f->node_limit &&
+        f->node_limit > 0)
+        glp_ios_terminate(tree);
+}
+
+/* The LP relaxation, warm from the last optimal basis.  0 or -1. */
+/* A dual feasible start for the dual simplex: every row variable basic, each x at the bound
+ * its cost prefers. */
+static void cold_basis(struct fft *f)
+{
+    glp_std_basis(f->lp);
+    int n = glp_get_num_cols(f->lp);
+    for (int j = 1; j <= n; j++)
+        if (glp_get_obj_coef(f->lp, j) < 0 && glp_get_col_type(f->lp, j) == GLP_DB)
+            glp_set_col_stat(f->lp, j, GLP_NU);
+}
+
+/* The LP relaxation: by the primal simplex from the last optimal basis (only costs and a
+ * few columns changed), or the dual simplex from cold_basis the first time or when the
+ * kept basis fails. */
+static int solve_lp(struct fft *f, struct errbuf *err)
+{
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
+    int rc = -1;
+    if (f->nrstat > 0) {
+        restore_basis(f);
+        if (repair_basis(f) < 0)
+            return err_run(err, "out of memory");
+        rc = glp_simplex(f->lp, &sp);
+    }
+    if (rc != 0 || glp_get_status(f->lp) != GLP_OPT) {
+        cold_basis(f);
+        sp.meth = GLP_DUALP;
+        rc = glp_simplex(f->lp, &sp);
+    }
+    if (rc != 0 || glp_get_status(f->lp) != GLP_OPT) {
+        glp_std_basis(f->lp);
+        sp.meth = GLP_PRIMAL;
+        sp.presolve = GLP_ON;
+        rc = glp_simplex(f->lp, &sp);
+        if (rc != 0 || glp_get_status(f->lp) != GLP_OPT)
+            return err_run(err, "fft: the LP relaxation failed (GLPK code %d, status %d)", rc,
+                           glp_get_status(f->lp));
+    }
+    return save_basis(f) < 0 ? err_run(err, "out of memory") : 0;
+}
+
+/* Diving from the LP optimum: fix the integer column closest to an integral value (n to its
+ * nearest integer, or the other side if that is infeasible; an open g to 0) and re-solve by
+ * the dual simplex from the current basis, until n and g are integral — then so are the x
+ * (see the header).  Reads the point into `xv` and returns 0 if it got there, 1 if a
+ * dive was infeasible both ways.  Every bound it changed is restored. */
+static int dive(struct fft *f, double *xv)
+{
+    int T = f->T, nint = 0, cols[2 * MAXD * MAXT], isg[2 * MAXD * MAXT], nfix = 0, rc = 1;
+    struct { int col, type; double lb, ub; } fix[2 * MAXD * MAXT];
+    for (int c = 0; c < f->nd; c++)
+        for (int i = 0; i < T; i++) {
+            const struct cls *q = &f->cls[c][i];
+            if (q->n) {
+                isg[nint] = 0;
+                cols[nint++] = q->n;
+            }
+            if (q->g && q->state == CLS_OPEN) {
+                isg[nint] = 1;
+                cols[nint++] = q->g;
+            }
+        }
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
+    sp.meth = GLP_DUALP;
+    /* each pass fixes one more column, so at most nint passes */
+    for (int pass = 0; pass <= nint; pass++) {
+        int best = -1;
+        double bestd = 2, v = 0;
+        for (int q = 0; q < nint; q++) {
+            double x = glp_get_col_prim(f->lp, cols[q]), d = fabs(x - floor(x + 0.5));
+            if (d > 1e-6 && d < bestd) {
+                best = q;
+                bestd = d;
+                v = x;
+            }
+        }
+        if (best < 0) {
+            rc = 0;
+            break;
+        }
+        int col = cols[best];
+        double first = isg[best] ? 0 : floor(v + 0.5);
+        double second = first == floor(v) ? ceil(v) : floor(v);
+        fix[nfix].col = col;
+        fix[nfix].type = glp_get_col_type(f->lp, col);
+        fix[nfix].lb = glp_get_col_lb(f->lp, col);
+        fix[nfix].ub = glp_get_col_ub(f->lp, col);
+        nfix++;
+        glp_set_col_bnds(f->lp, col, GLP_FX, first, first);
+        if (glp_simplex(f->lp, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT) {
+            glp_set_col_bnds(f->lp, col, GLP_FX, second, second);
+            if (glp_simplex(f->lp, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT)
+                break;
+        }
+    }
+    if (rc == 0)
+        for (int j = 1; j <= glp_get_num_cols(f->lp); j++)
+            xv[j] = glp_get_col_prim(f->lp, j);
+    while (nfix-- > 0)
+        glp_set_col_bnds(f->lp, fix[nfix].col, fix[nfix].type, fix[nfix].lb, fix[nfix].ub);
+    return rc;
+}
+
+/* Reduced costs and statuses of the x columns at the current LP optimum. */
+static void read_duals(struct fft *f, uint8_t *st)
+{
+    int T = f->T, J = f->p->njobs;
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        for (int i = 0; i < T; i++) {
+            int e = b->elig >> i & 1;
+            f->rcost[k * T + i] = e ? glp_get_col_dual(f->lp, b->x0 + i) : HUGE_VAL;
+            st[k * T + i] = (uint8_t)(e ? glp_get_col_stat(f->lp, b->x0 + i) : 0);
+        }
+    }
+}
+
+/* Probing the open work-conservation classes.  g_{i,d} = 1 makes every member run.  By LP
+ * duality any feasible point costs zlp plus, for each nonbasic variable, its reduced cost
+ * times its distance from its bound (all terms >= 0); a running member contributes at least
+ * its smallest such term over its x columns.  When zlp plus the sum over members exceeds
+ * zinc, every better solution has g = 0: fix it (appended to fixed[]).  Returns how many. */
+static int probe(struct fft *f, double zlp, double zinc, double eps, const uint8_t *st,
+                 int *fixed, int *nfix)
+{
+    int T = f->T, J = f->p->njobs, n = 0;
+    double sum[MAXD][MAXT];
+    memset(sum, 0, sizeof sum);
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (!b->elig)
+            continue;
+        double least = HUGE_VAL;
+        for (int i = 0; i < T; i++)
+            if (b->elig >> i & 1) {
+                double dj = st[k * T + i] == GLP_NL && f->rcost[k * T + i] > 0
+                                ? f->rcost[k * T + i] : 0;
+                if (dj < least)
+                    least = dj;
+            }
+        int c = dclass(f, b->d);
+        for (int i = 0; i < T; i++)
+            if (b->elig >> i & 1)
+                sum[c][i] += least;
+    }
+    for (int c = 0; c < f->nd; c++)
+        for (int i = 0; i < T; i++) {
+            const struct cls *q = &f->cls[c][i];
+            if (q->g && q->state == CLS_OPEN && zlp + sum[c][i] > zinc + eps) {
+                glp_set_col_bnds(f->lp, q->g, GLP_FX, 0, 0);
+                fixed[(*nfix)++] = q->g;
+                n++;
+            }
+        }
+    return n;
+}
+
+/* Is on[] (type of each job or -1) within capacity and, with work conservation, maximal?
+ * Guards the reading of GLPK's point (x > 0.5) against tolerances. */
+static int admissible(const struct fft *f, const int *on)
+{
+    int T = f->T, J = f->p->njobs;
+    double freec[MAXT];
+    memcpy(freec, f->cap, sizeof freec);
+    for (int k = 0; k < J; k++)
+        if (on[k] >= 0)
+            freec[on[k]] -= f->b[f->kblk[k]].d;
+    for (int i = 0; i < T; i++)
+        if (freec[i] < 0)
+            return 0;
+    for (int k = 0; k < J && f->wc; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        for (int i = 0; i < T && on[k] < 0; i++)
+            if ((b->elig >> i & 1) && freec[i] >= b->d)
+                return 0;
+    }
+    return 1;
+}
+
+static double cost_of(const struct fft *f, const int *on)
+{
+    double z = 0;
+    for (int k = 0; k < f->p->njobs; k++)
+        if (on[k] >= 0)
+            z += f->cost[k * f->T + on[k]];
+    return z;
+}
+
+/* Solve the round's program into on[k] (type of job k, or -1):
+ * 1. the LP relaxation, warm (bound zlp, reduced costs);
+ * 2. rounding the LP point gives a first incumbent (zinc), with which the open
+ *    work-conservation classes are probed, and the LP re-solved if any g got fixed;
+ * 3. diving from that LP point gives a second incumbent; the better one is kept;
+ * 4. unless zinc - zlp is within the tolerance, every x whose reduced cost alone exceeds
+ *    zinc - zlp is fixed at its LP bound (no solution better than the incumbent has it
+ *    elsewhere; see the header), and what is left is solved exactly by GLPK's branch and
+ *    bound with presolve on, so that the fixed part vanishes.  The fixings are undone. */
+static int solve(struct fft *f, int *on, struct errbuf *err)
+{
+    const struct alloc_problem *p = f->p;
+    int T = f->T, J = p->njobs, rc = 0, nfix = 0;
+    glp_term_out(GLP_OFF);
+    f->last_nodes = 0;
+    f->last_free = 0;
+    if (solve_lp(f, err) < 0)
+        return -1;
+    double zlp = glp_get_obj_val(f->lp);
+    int ncols = glp_get_num_cols(f->lp);
+    double *xv = malloc(((size_t)ncols + 1) * sizeof *xv);
+    int *fixed = malloc(((size_t)ncols + 1) * sizeof *fixed);
+    int *on2 = malloc(((size_t)J + 1) * sizeof *on2);
+    uint8_t *st = malloc((size_t)J * (size_t)T + 1);
+    double zinc = NAN;
+    if (xv == NULL || fixed == NULL || on2 == NULL || st == NULL)
+        goto oom;
+    for (int j = 1; j <= ncols; j++)
+        xv[j] = glp_get_col_prim(f->lp, j);
+    read_duals(f, st);
+    if (isnan(zinc = incumbent(f, xv, on)))
+        goto oom;
+    double eps = 1e-9 * (1 + fabs(zinc));
+    if (zinc - zlp > eps && f->wc && probe(f, zlp, zinc, eps, st, fixed, &nfix) > 0) {
+        glp_smcp sp;
+        glp_init_smcp(&sp);
+        sp.msg_lev = GLP_MSG_OFF;
+        sp.meth = GLP_DUALP;
+        if (glp_simplex(f->lp, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT) {
+            rc = err_run(err, "fft: the LP after probing failed (GLPK status %d)",
+                         glp_get_status(f->lp));
+            goto done;
+        }
+        zlp = glp_get_obj_val(f->lp);
+        read_duals(f, st);
+        if (save_basis(f) < 0)      /* the next round starts closer to its optimum */
+            goto oom;
+    }
+    if (dive(f, xv) == 0) {
+        double z2 = incumbent(f, xv, on2);
+        if (isnan(z2))
+            goto oom;
+        if (z2 < zinc) {
+            zinc = z2;
+            memcpy(on, on2, (size_t)J * sizeof *on);
+        }
+    }
+    f->last_lp = zlp;
+    f->last_inc = zinc;
+    double gap = zinc - zlp;
+    if (gap <= eps || gap <= f->gap * fabs(zinc))
+        goto done;
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        for (int i = 0; i < T; i++) {
+            if (!(b->elig >> i & 1))
+                continue;
+            int col = b->x0 + i, s0 = st[k * T + i];
+            double dj = f->rcost[k * T + i];
+            if ((s0 == GLP_NL && dj > gap + eps) || (s0 == GLP_NU && -dj > gap + eps)) {
+                double v = s0 == GLP_NL ? 0 : 1;
+                glp_set_col_bnds(f->lp, col, GLP_FX, v, v);
+                fixed[nfix++] = col;
+            } else {
+                f->last_free++;
+            }
+        }
+    }
+    glp_iocp ip;
+    glp_init_iocp(&ip);
+    ip.msg_lev = GLP_MSG_OFF;
+    ip.presolve = GLP_ON;
+    ip.mip_gap = f->gap;
+    ip.cb_func = count_nodes;
+    ip.cb_info = f;
+    int grc = glp_intopt(f->lp, &ip), ms = glp_mip_status(f->lp);
+    if (ms == GLP_OPT || ms == GLP_FEAS) {
+        for (int k = 0; k < J; k++) {
+            const struct blk *b = &f->b[f->kblk[k]];
+            on2[k] = -1;
+            for (int i = 0; i < T; i++)
+                if ((b->elig >> i & 1) && glp_mip_col_val(f->lp, b->x0 + i) > 0.5)
+                    on2[k] = i;
+        }
+        if (admissible(f, on2) && cost_of(f, on2) < zinc)
+            memcpy(on, on2, (size_t)J * sizeof *on);
+    } else if (ms != GLP_NOFEAS && grc != GLP_ESTOP) {
+        /* NOFEAS: nothing beats the incumbent; ESTOP: node limit before any point */
+        rc = err_run(err, "fft: branch and bound failed (GLPK code %d, status %d)", grc, ms);
+    }
+    goto done;
+oom:
+    rc = err_run(err, "out of memory");
+done:
+    for (int n = 0; n < nfix; n++)
+        glp_set_col_bnds(f->lp, fixed[n], GLP_DB, 0, 1);
+    free(xv);
+    free(fixed);
+    free(on2);
+    free(st);
+    return rc;
+}
+
+static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
+                        struct errbuf *err)
+{
+    struct fft *f = self;
+    int T = p->ntypes, J = p->njobs;
+    if (T > MAXT)
+        return err_run(err, "fft: %d GPU types (at most %d)", T, MAXT);
+    if (f->lp != NULL && (T != f->T || memcmp(p->types, f->types, (size_t)T * sizeof(int)) ||
+                          memcmp(p->cap, f->cap, (size_t)T * sizeof(double))))
+        reset(f);
+    if (f->lp == NULL)
+        start(f, p);
+    f->calls++;
+    int *kb = realloc(f->kblk, ((size_t)J + 1) * sizeof *kb);
+    if (kb != NULL)
+        f->kblk = kb;
+    int *on = realloc(f->on, ((size_t)J + 1) * sizeof *on);
+    if (on != NULL)
+        f->on = on;
+    double *cost = realloc(f->cost, ((size_t)J * (size_t)T + 1) * sizeof *cost);
+    if (cost != NULL)
+        f->cost = cost;
+    double *rcost = realloc(f->rcost, ((size_t)J * (size_t)T + 1) * sizeof *rcost);
+    if (rcost != NULL)
+        f->rcost = rcost;
+    if (kb == NULL || on == NULL || cost == NULL || rcost == NULL || reserve_scratch(f, (size_t)T + MAXD + 4) < 0)
+        return err_run(err, "out of memory");
+    /* match the problem's jobs to blocks */
+    for (int k = 0; k < J; k++) {
+        int bi = map_find(f, p->id[k]);
+        if (bi < 0) {
+            if ((bi = new_block(f)) < 0 || map_put(f, p->id[k], bi) < 0)
+                return err_run(err, "out of memory");
+            struct blk *b = &f->b[bi];
+            b->live = 0;
+            build_block(f, p, bi, k);
+            b->id = p->id[k];
+            b->live = 1;
+            b->rho = 0;
+        } else {
+            struct blk *b = &f->b[bi];
+            if (b->d != p->scale[k] || b->elig != eligible(f, p, k))
+                build_block(f, p, bi, k);
+        }
+        f->b[bi].k = k;
+        f->b[bi].seen = f->calls;
+        f->kblk[k] = bi;
+    }
+    for (int bi = 0; bi < f->nb; bi++)
+        if (f->b[bi].live && f->b[bi].seen != f->calls)
+            drop_block(f, bi);
+    if (f->wc)
+        set_classes(f, J);
+    /* the round's objective */
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        for (int i = 0; i < T; i++) {
+            double c = HUGE_VAL;
+            if (b->elig >> i & 1) {
+                c = coef(f, p, k, i, b->rho);
+                glp_set_obj_coef(f->lp, b->x0 + i, c);
+            }
+            f->cost[k * T + i] = c;
+        }
+    }
+    f->p = p;
+    int rc = J > 0 ? solve(f, f->on, err) : 0;
+    f->p = NULL;
+    if (rc < 0)
+        return -1;
+    /* the decision, then the dual step (3) */
+    for (int k = 0; k < J; k++) {
+        struct blk *b = &f->b[f->kblk[k]];
+        double got = 0;
+        for (int i = 0; i < T; i++) {
+            double v = f->on[k] == i;
+            x[k * T + i] = v;
+            got += v * p->thr[k * T + i] * p->round_s;
+        }
+        double fair = fair_share_rate(&p->thr[k * T], p->cap, T, p->scale[k], J) * p->round_s;
+        if (fair > 0 && p->work[k] > 0) {
+            double span = p->work[k] / fair;           /* tau - a, rounds */
+            double mu = p->age_s[k] / p->round_s / span;
+            double r = b->rho + mu * (p->work[k] / span - got);
+            b->rho = r > 0 ? r : 0;
+        }
+    }
+    return 0;
+}
+
+/* ---- hooks for tests and the bench (declared there) ---- */
+
+double fft_rho(void *self, int64_t id);
+int fft_set_rho(void *self, int64_t id, double rho);
+void fft_size(void *self, int *rows, int *cols, int *nnz, int *nodes);
+void fft_last(void *self, double *zlp, double *zinc, int *nfree);
+
+/* rho of job `id` (what the next round will use); -1 if the job is unknown. */
+double fft_rho(void *self, int64_t id)
+{
+    struct fft *f = self;
+    int bi = map_find(f, id);
+    return bi < 0 ? -1 : f->b[bi].rho;
+}
+
+/* Set rho of a job the policy already knows; -1 if unknown. */
+int fft_set_rho(void *self, int64_t id, double rho)
+{
+    struct fft *f = self;
+    int bi = map_find(f, id);
+    if (bi < 0)
+        return -1;
+    f->b[bi].rho = rho;
+    return 0;
+}
+
+/* The program's size and the branch-and-bound nodes of the last solve. */
+void fft_size(void *self, int *rows, int *cols, int *nnz, int *nodes)
+{
+    struct fft *f = self;
+    *rows = f->lp ? glp_get_num_rows(f->lp) : 0;
+    *cols = f->lp ? glp_get_num_cols(f->lp) : 0;
+    *nnz = f->lp ? glp_get_num_nz(f->lp) : 0;
+    *nodes = (int)f->last_nodes;
+}
+
+/* The last solve: LP bound, the rounding's cost, binaries left after reduced-cost fixing. */
+void fft_last(void *self, double *zlp, double *zinc, int *nfree)
+{
+    struct fft *f = self;
+    *zlp = f->last_lp;
+    *zinc = f->last_inc;
+    *nfree = f->last_free;
+}
+
+/* ---- the policy ---- */
+
+static void fft_destroy(void *self)
+{
+    struct fft *f = self;
+    if (f == NULL)
+        return;
+    alloc_base_fini(&f->base);
+    if (f->lp != NULL)
+        glp_delete_prob(f->lp);
+    free(f->b);
+    free(f->freeb);
+    free(f->mkey);
+    free(f->mval);
+    free(f->kblk);
+    free(f->ind);
+    free(f->val);
+    free(f->rstat);
+    free(f->cstat);
+    free(f->cost);
+    free(f->rcost);
+    free(f->on);
+    free(f);
+}
+
+static int fft_create(void **self, const struct jobj *params, const struct policy_env *env,
+                      struct errbuf *err)
+{
+    struct fft *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return err_run(err, "out of memory");
+    f->wc = 1;
+    f->wf = 1;
+    f->ws = 1;
+    double nodes = 0;
+    if (alloc_base_init(&f->base, env, fft_allocate, 1 /* every round: the duals change */,
+                        err) < 0 ||
+        jobj_bool(params, "work_conserving", JOPT, &f->wc, err) < 0 ||
+        jobj_num(params, "fairness_weight", JOPT, 0, 1e12, &f->wf, err) < 0 ||
+        jobj_num(params, "switch_weight", JOPT, 0, 1e12, &f->ws, err) < 0 ||
+        jobj_num(params, "mip_gap", JOPT, 0, 1, &f->gap, err) < 0 ||
+        jobj_num(params, "node_limit", JOPT, 0, 1e15, &nodes, err) < 0) {
+        fft_destroy(f);
+        return -1;
+    }
+    f->node_limit = (int64_t)nodes;
+    *self = f;
+    return 0;
+}
+
+static const char *const fft_params[] = { "work_conserving", "fairness_weight", "switch_weight",
+                                          "mip_gap", "node_limit", NULL };
+
+const struct policy_ops policy_fft = {
+    .name = "fft",
+    .domain = "training",
+    .summary = "FFT: per-round ILP over GPU types, JCT cost + switching cost - fairness duals",
+    .wake = WAKE_ROUND,
+    .round_s = 300,
+    .params = fft_params,
+    .create = fft_create,
+    .train = alloc_train,
+    .allocate = fft_allocate,
+    .destroy = fft_destroy,
+};

@@ -1,0 +1,241 @@
+/*
+ * gavel_ftf: Gavel's finish-time fairness policy.  Narayanan et al., OSDI 2020, section 4.2
+ * ("Minimize maximum finish-time fairness", after Themis), and stanford-futuredata/gavel
+ * policies/finish_time_fairness.py.
+ *
+ * For job j with age a_j (now - arrival) and r_j iterations left:
+ *   rho_j(x) = (a_j + r_j / sum_w T[j][w] x[j][w]) / (a_j + r_j / T_iso_j)
+ * the predicted completion time under allocation x over the one under an isolated equal share.
+ * The policy solves   minimize max_j rho_j(x)   subject to Gavel's base constraints
+ * (x >= 0, sum_w x[j][w] <= 1, sum_j s_j x[j][w] <= N_w).
+ *
+ * rho_j is convex in x but not linear; for a fixed target R, rho_j(x) <= R is linear:
+ *   sum_w T[j][w] x[j][w] >= r_j / (R (a_j + r_j / T_iso_j) - a_j),  needing R (...) > a_j.
+ * So the smallest feasible R is found by bisection, each step one feasibility LP (GLPK) in
+ * which only the right-hand sides change, warm-started from the previous basis; the x of the
+ * smallest feasible R found is returned.  Tolerance: R to 1e-4 relative.
+ *
+ * Isolated share (Gavel computes it with its heterogeneity-agnostic max-min LP): each job
+ * gets the GPU time of the water-filling equal share — the largest level L with
+ * sum_j min(s_j, L) = N (all jobs at s_j when they fit) — i.e. a fraction X_j = min(1, L/s_j)
+ * of the time, spread over the types in proportion to their size:
+ *   T_iso_j = X_j * sum_w T[j][w] N_w / N.
+ * Assumptions the paper leaves open: priority weights are ignored (as in Gavel's code);
+ * jobs that can run nowhere are left out of the constraints; the LP's optimum is not unique
+ * and GLPK's vertex is used as is.
+ * Cost: about 20 warm-started LPs of J*T columns and 2J + T rows per recompute.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../alloc.h"
+#include "../lp.h"
+
+struct ftf {
+    struct alloc_base base;     /* first: alloc_train finds it here */
+    glp_prob         *lp;
+    double           *need_a, *need_b;  /* rho <= R  <=>  thr >= r / (R * b - a): a, b */
+    size_t            cap;
+};
+
+/* The water-filling level L: sum_j min(s_j, L) = N (L = +inf if everything fits). */
+static double fill_level(const struct alloc_problem *p, double N)
+{
+    double total = 0;
+    for (int j = 0; j < p->njobs; j++)
+        total += p->scale[j];
+    if (total <= N)
+        return INFINITY;
+    double lo = 0, hi = N;
+    for (int it = 0; it < 100; it++) {
+        double mid = (lo + hi) / 2, used = 0;
+        for (int j = 0; j < p->njobs; j++)
+            used += fmin(p->scale[j], mid);
+        if (used > N)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return lo;
+}
+
+static double thr_of(const struct alloc_problem *p, int j, int w)
+{
+    double t = p->thr[j * p->ntypes + w];
+    return t > 0 ? t : 0;
+}
+
+/* Build the feasibility LP once per recompute: rows 1..J fairness (bounds set per R),
+ * J+1..2J time, then capacities; columns x[j][w]. */
+static void build(struct ftf *s, const struct alloc_problem *p)
+{
+    int J = p->njobs, T = p->ntypes;
+    glp_prob *lp = s->lp;
+    glp_erase_prob(lp);
+    glp_set_obj_dir(lp, GLP_MIN);
+    glp_add_rows(lp, 2 * J + T);
+    glp_add_cols(lp, J * T);
+    for (int j = 0; j < J; j++) {
+        int ind[CLUSTER_MAX_TYPES + 1], n = 0;
+        double val[CLUSTER_MAX_TYPES + 1], one[CLUSTER_MAX_TYPES + 1];
+        for (int w = 0; w < T; w++) {
+            int c = 1 + j * T + w;
+            double t = thr_of(p, j, w);
+            glp_set_col_bnds(lp, c, t > 0 ? GLP_DB : GLP_FX, 0, t > 0 ? 1 : 0);
+            if (t > 0) {
+                ++n;
+                ind[n] = c;
+                val[n] = t;
+                one[n] = 1;
+            }
+        }
+        glp_set_mat_row(lp, 1 + j, n, ind, val);
+        glp_set_row_bnds(lp, 1 + j, GLP_FR, 0, 0);
+        glp_set_mat_row(lp, 1 + J + j, n, ind, one);
+        glp_set_row_bnds(lp, 1 + J + j, GLP_UP, 0, 1);
+    }
+    for (int w = 0; w < T; w++) {
+        int *ind = malloc((size_t)(J + 1) * sizeof *ind);
+        double *val = malloc((size_t)(J + 1) * sizeof *val);
+        int n = 0;
+        for (int j = 0; ind && val && j < J; j++)
+            if (thr_of(p, j, w) > 0) {
+                ++n;
+                ind[n] = 1 + j * T + w;
+                val[n] = p->scale[j];
+            }
+        if (ind && val)
+            glp_set_mat_row(lp, 1 + 2 * J + w, n, ind, val);
+        glp_set_row_bnds(lp, 1 + 2 * J + w, GLP_UP, 0, p->cap[w]);
+        free(ind);
+        free(val);
+    }
+}
+
+/* Set the fairness rows for target R; 0 if some job cannot reach R at all. */
+static int set_target(struct ftf *s, const struct alloc_problem *p, double R)
+{
+    for (int j = 0; j < p->njobs; j++) {
+        if (s->need_b[j] <= 0)
+            continue;               /* can run nowhere: left out */
+        double slack = R * s->need_b[j] - s->need_a[j];
+        if (slack <= 0)
+            return 0;
+        glp_set_row_bnds(s->lp, 1 + j, GLP_LO, p->remaining[j] / slack, 0);
+    }
+    return 1;
+}
+
+static int feasible(struct ftf *s, const struct alloc_problem *p, double R, struct errbuf *err)
+{
+    if (!set_target(s, p, R))
+        return 0;
+    return lp_feasible(s->lp, "gavel_ftf", err);
+}
+
+static int ftf_allocate(void *self, const struct alloc_problem *p, double *x,
+                        struct errbuf *err)
+{
+    struct ftf *s = self;
+    int J = p->njobs, T = p->ntypes;
+    if (J == 0)
+        return 0;
+    if ((size_t)J > s->cap) {
+        double *a = realloc(s->need_a, (size_t)J * 2 * sizeof *a);
+        if (a == NULL)
+            return err_run(err, "out of memory");
+        s->need_a = a;
+        double *b = realloc(s->need_b, (size_t)J * 2 * sizeof *b);
+        if (b == NULL)
+            return err_run(err, "out of memory");
+        s->need_b = b;
+        s->cap = (size_t)J * 2;
+    }
+    double N = 0;
+    for (int w = 0; w < T; w++)
+        N += p->cap[w];
+    double L = fill_level(p, N);
+    for (int j = 0; j < J; j++) {
+        double X = isinf(L) ? 1 : fmin(1, L / p->scale[j]), iso = 0;
+        for (int w = 0; w < T; w++)
+            iso += thr_of(p, j, w) * X * p->cap[w] / N;
+        s->need_a[j] = p->age_s[j];
+        s->need_b[j] = iso > 0 ? p->age_s[j] + p->remaining[j] / iso : 0;
+    }
+    build(s, p);
+    /* bracket: grow hi until feasible (it is for R large enough when every job can run
+     * somewhere and fits a type), then bisect */
+    double lo = 0, hi = 1;
+    int rc;
+    for (int k = 0; (rc = feasible(s, p, hi, err)) == 0; k++) {
+        if (k == 60)
+            return err_run(err, "gavel_ftf: no allocation reaches any finish-time target");
+        lo = hi;
+        hi *= 2;
+    }
+    if (rc < 0)
+        return -1;
+    double *xb = malloc((size_t)(J * T) * sizeof *xb);
+    if (xb == NULL)
+        return err_run(err, "out of memory");
+    for (int c = 0; c < J * T; c++)
+        xb[c] = glp_get_col_prim(s->lp, 1 + c);
+    while (hi - lo > 1e-4 * hi) {
+        double mid = (lo + hi) / 2;
+        rc = feasible(s, p, mid, err);
+        if (rc < 0) {
+            free(xb);
+            return -1;
+        }
+        if (rc) {
+            hi = mid;
+            for (int c = 0; c < J * T; c++)
+                xb[c] = glp_get_col_prim(s->lp, 1 + c);
+        } else {
+            lo = mid;
+        }
+    }
+    for (int c = 0; c < J * T; c++)
+        x[c] = xb[c] < 0 ? 0 : xb[c] > 1 ? 1 : xb[c];
+    free(xb);
+    return 0;
+}
+
+static int ftf_create(void **self, const struct jobj *params, const struct policy_env *env,
+                      struct errbuf *err)
+{
+    (void)params;
+    struct ftf *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return err_run(err, "out of memory");
+    s->lp = glp_create_prob();
+    if (alloc_base_init(&s->base, env, ftf_allocate, 0, err) < 0) {
+        glp_delete_prob(s->lp);
+        free(s);
+        return -1;
+    }
+    *self = s;
+    return 0;
+}
+
+static void ftf_destroy(void *self)
+{
+    struct ftf *s = self;
+    alloc_base_fini(&s->base);
+    glp_delete_prob(s->lp);
+    free(s->need_a);
+    free(s->need_b);
+    free(s);
+}
+
+const struct policy_ops policy_gavel_ftf = {
+    .name = "gavel_ftf",
+    .domain = "training",
+    .summary = "Gavel heterogeneity-aware finish-time fairness (min-max rho, bisection over LPs)",
+    .wake = WAKE_ROUND,
+    .round_s = 360,
+    .create = ftf_create,
+    .train = alloc_train,
+    .allocate = ftf_allocate,
+    .destroy = ftf_destroy,
+};

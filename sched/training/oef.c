@@ -1,0 +1,643 @@
+/*
+ * oef: OEF, "optimal efficiency with fairness" (Z. Mo, H. Xu, W. C. Lau, "Optimal Resource
+ * Efficiency with Fairness in Heterogeneous GPU Clusters", Middleware 2024; shared/PAPERS.md
+ * section 2).  Whenever the set of active jobs changes, one global program decides how much of
+ * each GPU type every user (tenant) gets and how each user's share is split among its jobs;
+ * alloc_train (sched/alloc.c) realizes the fractions as rounds and plan_commit places each
+ * job's workers on the fewest nodes, keeping running jobs where they are — that packing is
+ * the paper's adjacency-aware placer (workers of one job on adjacent GPUs).
+ *
+ * Quantities (job j of user u(j), d_j GPUs, theta_jt iterations/s of the whole job on d_j GPUs
+ * of type t, 0 = cannot run there; C_t GPUs of type t; n users with a runnable job):
+ *   a_jt = theta_jt / max_s theta_js        normalized throughput: the share of its best speed
+ *   x_jt                                    fraction of time j runs on t (the problem's x)
+ *   g_ut = sum_{j of u} d_j x_jt            u's bundle: GPUs of type t it holds on average
+ *   A_u  = sum_{j of u, t} a_jt x_jt        u's normalized throughput
+ *   V_u(g) = max { sum_{j of u,t} a_jt y_jt : sum_j d_j y_jt <= g_t, sum_t y_jt <= 1, y >= 0 }
+ *                                           what bundle g is worth to u: the most normalized
+ *                                           throughput u's own jobs could draw from it
+ *   e_t  = C_t / n                          the equal share of every type
+ *
+ * A user's throughput vector.  The paper values a bundle linearly, sum_t w_ut g_ut.  A fixed
+ * w_u (say the mean of a_jt / d_j over u's jobs) ignores that a job uses at most d_j GPUs, one
+ * type at a time: sharing incentive could then demand more than a small user can use (an
+ * infeasible program), and a one-job user would "envy" a twenty-job user's large bundle, which
+ * would cap every user at what the smallest can use.  So the valuation here is V_u, exact and
+ * concave, and u's throughput vector is its slope p_u at the equal share (below): the
+ * normalized throughput per GPU (a_jt / d_j) of u's marginal job on each type.  When u's jobs
+ * do not saturate at e, V_u is linear there and the program below is the paper's linear one.
+ *
+ * Cooperative setting ("setting": "cooperative", the default), one LP:
+ *   max  sum_u A_u
+ *   s.t. sum_u g_ut <= C_t;  sum_t x_jt <= 1;  0 <= x_jt <= 1;  x_jt = 0 where theta_jt = 0
+ *        (SI) A_u >= V_u(e)                            sharing incentive
+ *        (EF) A_u >= p_u.g_v + Q_u   for all v != u    envy-freeness
+ *   where (p_u, q_u) solves the dual of V_u(e), min e.p + sum_j q_j s.t. d_j p_t + q_j >= a_jt,
+ *   p, q >= 0, and Q_u = sum_j q_uj = V_u(e) - p_u.e.  By weak duality V_u(g) <= p_u.g + Q_u
+ *   for every g, so (EF) implies exact envy-freeness, A_u >= V_u(g_v): a linear, conservative
+ *   form of a constraint that is not convex (V_u is concave in g_v).  At g = e the bound is
+ *   tight, so the equal split (each user's best split of e) meets every constraint and the LP
+ *   is always feasible.  Among optimal duals the one with the least sum_t C_t p_t is taken (a
+ *   second stage): the plane lowest over big bundles, which restrains other users least.
+ *   Pareto efficiency comes from the objective: no allocation meeting (SI) and (EF) as written
+ *   makes one user better off and none worse.  At the optimum A_u = V_u(g_u) (a better split
+ *   inside u would raise the objective and touch no constraint), so each user's jobs share its
+ *   bundle to its own best.  This rule is not strategy-proof (tests/test_oef.c finds lies that
+ *   pay); that is what the second setting is for.
+ *   Solving: every envy row passes through the equal split, and a cold start (presolve, then
+ *   phase 1 from x = 0) can end "infeasible" within GLPK's tolerances.  So the LP is written in
+ *   deviations from the equal split, x = x_e + z+ - z-, and glp_simplex runs without presolve
+ *   from z = 0, a feasible basis; the dual's second stage likewise starts from the first's
+ *   optimum.  (lp_solve always presolves, which discards a starting basis.)
+ *
+ * Non-cooperative setting ("noncooperative"): strategy-proofness.  Equalizing any outcome
+ * measured in the reported throughputs (e.g. the largest level every user's normalized
+ * throughput reaches) rewards lies, because the user reports the very numbers being evened
+ * out.  Two types with one GPU each, user 1 truly values them (1, 1), user 2 (1, 0): the
+ * common level is 1 with user 1 on B; if user 1 claims (1, 0.01), equalizing hands it about
+ * half of A as well, about 1.5 in real terms.  And with two users and linear valuations,
+ * strategy-proofness with Pareto efficiency forces a dictatorship (J. Schummer, Social Choice
+ * and Welfare, 1997), so no rule can have both and also give sharing incentive.  This setting
+ * therefore equalizes in a unit a user cannot inflate — GPUs of each type, DRF's idea of
+ * equalizing shares of resources — by progressive filling, type by type:
+ *   D_ut = sum_{j of u, theta_jt > 0} d_j   (the most GPUs of t u's jobs can use at once)
+ *   g_ut = min(D_ut, L_t), with the level L_t such that sum_u min(D_ut, L_t) = C_t
+ *          (every user gets D_ut when they all fit),
+ * and each user's bundle is split among its own jobs to maximize its reported V_u (its own
+ * small LP).  Why no lie pays: a user reports its jobs' throughputs (the scheduler sees the
+ * jobs and their sizes), and reports enter g_u only through which types are > 0 (D_ut); each
+ * type is filled on its own.  Claiming more demand D' > D can only lower L_t; claiming less
+ * can only leave the user below L_t; either way min(g'_ut, D_ut) <= g_ut.  No job can use
+ * more than D_ut GPUs of t, so V_u(g') = V_u(min(g', D_u)) <= V_u(g_u), and the truthful split
+ * attains V_u(g_u) while a split computed from false numbers attains at most that.  The rule
+ * also gives sharing incentive (g_ut >= min(D_ut, e_t)) and envy-freeness (min(g_vt, D_ut) <=
+ * g_ut, hence V_u(g_v) <= V_u(g_u)).  Its price: no trades across types (not Pareto
+ * efficient), and a user with few jobs may hold GPUs of several types it cannot use at once;
+ * the realizer lends such idle GPUs each round to other jobs that have x > 0 on that type.
+ *
+ * Assumptions the paper leaves open:
+ *  - users are the problem's user ids; n counts users with at least one job that can run on
+ *    some type of this cluster (with C_t > 0); jobs that can run nowhere get x = 0.
+ *  - normalization by the job's best type in this cluster rather than by a reference type: it
+ *    is defined for every job (a job may not run on the reference type), does not depend on
+ *    which type the operator calls the reference, and makes a job worth at most 1 per unit of
+ *    time, so that models whose iterations are incomparable can be summed.
+ *  - a type on which a job's throughput is 0 is simply unavailable to it (x_jt = 0, no term in
+ *    V_u, no share of D_ut).
+ *  - a user's share is split among its jobs to maximize the user's total normalized throughput
+ *    (cooperative: inside the LP; non-cooperative: in the user's own LP).  Per GPU a job earns
+ *    a_jt / d_j, so when GPUs are scarce a user's small jobs go first; LP vertices give whole
+ *    jobs rather than thin slices of many.
+ *  - job weights are not used: OEF treats tenants alike.
+ *  - solved when the job set changes (throughputs do not change otherwise); rounds of 360 s,
+ *    Gavel's, since the paper's own round length is not given in PAPERS.md.
+ *
+ * Cost per solve: cooperative, n two-stage dual LPs and n split LPs of about |J_u| T columns,
+ * then one LP of at most 2 J T + n (T + 1) columns, T + J + n (T + 2) + n (n - 1) rows and
+ * 6 J T + n (n - 1) (T + 1) nonzeros (the per-user bundle and throughput columns keep the n^2
+ * envy rows short); non-cooperative, O(T n log n) for the filling plus n split LPs.
+ * Deterministic: fixed orders and GLPK's deterministic simplex.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../alloc.h"
+#include "../lp.h"
+
+enum { OEF_COOPERATIVE = 0, OEF_NONCOOPERATIVE = 1 };
+
+struct oef {
+    struct alloc_base base;         /* first: alloc_train finds it from self */
+    int               setting;
+};
+
+/* One solve: the problem seen through users. */
+struct inst {
+    const struct alloc_problem *p;
+    int     J, T, n;
+    int    *user;       /* job -> user index 0..n-1, -1 if the job can run nowhere */
+    int    *order;      /* jobs grouped by user: order[ustart[u] .. ustart[u+1]) */
+    int    *ustart;
+    double *a;          /* normalized throughput [j * T + t], 0 where unavailable */
+};
+
+static void inst_free(struct inst *s)
+{
+    free(s->user);
+    free(s->order);
+    free(s->ustart);
+    free(s->a);
+}
+
+static int inst_init(struct inst *s, const struct alloc_problem *p, struct errbuf *err)
+{
+    int J = p->njobs, T = p->ntypes;
+    memset(s, 0, sizeof *s);
+    s->p = p;
+    s->J = J;
+    s->T = T;
+    s->user = malloc(((size_t)J + 1) * sizeof *s->user);
+    s->order = malloc(((size_t)J + 1) * sizeof *s->order);
+    s->ustart = calloc((size_t)J + 2, sizeof *s->ustart);
+    s->a = calloc((size_t)J * (size_t)T + 1, sizeof *s->a);
+    int *uid = malloc(((size_t)J + 1) * sizeof *uid);
+    if (s->user == NULL || s->order == NULL || s->ustart == NULL || s->a == NULL || uid == NULL) {
+        free(uid);
+        inst_free(s);
+        return err_run(err, "out of memory");
+    }
+    /* users numbered in order of first appearance (jobs come in a stable order) */
+    for (int j = 0; j < J; j++) {
+        double best = 0;
+        for (int t = 0; t < T; t++)
+            if (p->cap[t] > 0 && p->thr[j * T + t] > best)
+                best = p->thr[j * T + t];
+        s->user[j] = -1;
+        if (!(best > 0) || p->scale[j] <= 0)
+            continue;
+        for (int t = 0; t < T; t++)
+            if (p->cap[t] > 0 && p->thr[j * T + t] > 0)
+                s->a[j * T + t] = p->thr[j * T + t] / best;
+        int u = 0;
+        while (u < s->n && uid[u] != p->user[j])
+            u++;
+        if (u == s->n)
+            uid[s->n++] = p->user[j];
+        s->user[j] = u;
+    }
+    free(uid);
+    for (int j = 0; j < J; j++)
+        if (s->user[j] >= 0)
+            s->ustart[s->user[j] + 1]++;
+    for (int u = 0; u < s->n; u++)
+        s->ustart[u + 1] += s->ustart[u];
+    int *fill = malloc(((size_t)s->n + 1) * sizeof *fill);
+    if (fill == NULL) {
+        inst_free(s);
+        return err_run(err, "out of memory");
+    }
+    memcpy(fill, s->ustart, (size_t)s->n * sizeof *fill);
+    for (int j = 0; j < J; j++)
+        if (s->user[j] >= 0)
+            s->order[fill[s->user[j]]++] = j;
+    free(fill);
+    return 0;
+}
+
+/* A growing triplet list for glp_load_matrix (1-based; slot 0 unused). */
+struct trip {
+    int    *ia, *ja;
+    double *ar;
+    int     ne, cap;
+};
+
+static int trip_add(struct trip *m, int row, int col, double v)
+{
+    if (m->ne + 1 >= m->cap) {
+        int c = m->cap ? m->cap * 2 : 256;
+        int *ia = realloc(m->ia, (size_t)c * sizeof *ia);
+        if (ia != NULL)
+            m->ia = ia;
+        int *ja = realloc(m->ja, (size_t)c * sizeof *ja);
+        if (ja != NULL)
+            m->ja = ja;
+        double *ar = realloc(m->ar, (size_t)c * sizeof *ar);
+        if (ar != NULL)
+            m->ar = ar;
+        if (ia == NULL || ja == NULL || ar == NULL)
+            return -1;
+        m->cap = c;
+    }
+    m->ne++;
+    m->ia[m->ne] = row;
+    m->ja[m->ne] = col;
+    m->ar[m->ne] = v;
+    return 0;
+}
+
+static void trip_free(struct trip *m)
+{
+    free(m->ia);
+    free(m->ja);
+    free(m->ar);
+}
+
+/* A simplex run from the basis the program holds (no presolve, which would discard it). */
+static int solve_warm(glp_prob *lp, const char *what, struct errbuf *err)
+{
+    glp_smcp parm;
+    glp_init_smcp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    int rc = glp_simplex(lp, &parm);
+    if (rc != 0 || glp_get_status(lp) != GLP_OPT)
+        return err_run(err, "%s: GLPK simplex failed (code %d, status %d)", what, rc,
+                       glp_get_status(lp));
+    return 0;
+}
+
+/*
+ * User u's best split of bundle g among its jobs: V_u(g), and the split into x (rows of u's
+ * jobs only) when x is not NULL.
+ */
+static int user_split(const struct inst *s, int u, const double *g, double *x, double *value,
+                      struct errbuf *err)
+{
+    int T = s->T, b = s->ustart[u], m = s->ustart[u + 1] - b;
+    glp_prob *lp = glp_create_prob();
+    struct trip mt = { 0 };
+    int *col = calloc((size_t)m * (size_t)T + 1, sizeof *col);
+    int rc = col == NULL ? -1 : 0;
+    glp_set_obj_dir(lp, GLP_MAX);
+    glp_add_rows(lp, T + m);            /* rows 1..T: bundle per type; T+1..T+m: job time */
+    for (int t = 0; t < T; t++)
+        glp_set_row_bnds(lp, t + 1, GLP_UP, 0, g[t] > 0 ? g[t] : 0);
+    for (int k = 0; k < m; k++)
+        glp_set_row_bnds(lp, T + 1 + k, GLP_UP, 0, 1);
+    int nc = 0;
+    for (int k = 0; k < m && rc == 0; k++) {
+        int j = s->order[b + k];
+        for (int t = 0; t < T && rc == 0; t++) {
+            double a = s->a[j * T + t];
+            if (a <= 0)
+                continue;
+            col[k * T + t] = ++nc;
+            glp_add_cols(lp, 1);
+            glp_set_col_bnds(lp, nc, GLP_DB, 0, 1);
+            glp_set_obj_coef(lp, nc, a);
+            rc = trip_add(&mt, t + 1, nc, s->p->scale[j]) | trip_add(&mt, T + 1 + k, nc, 1);
+        }
+    }
+    if (rc < 0) {
+        rc = err_run(err, "out of memory");
+    } else {
+        glp_load_matrix(lp, mt.ne, mt.ia, mt.ja, mt.ar);
+        rc = nc == 0 ? 0 : lp_solve(lp, "oef: a user's split of its share", err);
+    }
+    if (rc == 0) {
+        *value = nc == 0 ? 0 : glp_get_obj_val(lp);
+        for (int k = 0; x != NULL && k < m; k++)
+            for (int t = 0; t < T; t++)
+                x[s->order[b + k] * T + t] =
+                    col[k * T + t] ? glp_get_col_prim(lp, col[k * T + t]) : 0;
+    }
+    free(col);
+    trip_free(&mt);
+    glp_delete_prob(lp);
+    return rc;
+}
+
+/*
+ * The supporting hyperplane of V_u at the equal share e: an optimal dual (p, q) of V_u(e),
+ * the one with the least sum_t C_t p_t among them.  Out: p[T] and *v = V_u(e); the plane is
+ * g -> *v + p.(g - e), since sum_j q_j = V_u(e) - p.e at a dual optimum.
+ */
+static int user_hyperplane(const struct inst *s, int u, const double *e, double *p, double *v,
+                           struct errbuf *err)
+{
+    int T = s->T, b = s->ustart[u], m = s->ustart[u + 1] - b;
+    glp_prob *lp = glp_create_prob();
+    struct trip mt = { 0 };
+    int rc = 0, nr = 0;
+    glp_set_obj_dir(lp, GLP_MIN);
+    glp_add_cols(lp, T + m);            /* cols 1..T: p_t; T+1..T+m: q_j */
+    for (int c = 1; c <= T + m; c++)
+        glp_set_col_bnds(lp, c, GLP_LO, 0, 0);
+    for (int t = 0; t < T; t++)
+        glp_set_obj_coef(lp, t + 1, e[t]);
+    for (int k = 0; k < m; k++)
+        glp_set_obj_coef(lp, T + 1 + k, 1);
+    for (int k = 0; k < m && rc == 0; k++) {
+        int j = s->order[b + k];
+        for (int t = 0; t < T && rc == 0; t++) {
+            double a = s->a[j * T + t];
+            if (a <= 0)
+                continue;
+            glp_add_rows(lp, 1);
+            glp_set_row_bnds(lp, ++nr, GLP_LO, a, 0);
+            rc = trip_add(&mt, nr, t + 1, s->p->scale[j]) | trip_add(&mt, nr, T + 1 + k, 1);
+        }
+    }
+    /* the second stage: stay optimal, then lower the plane over the whole cluster */
+    glp_add_rows(lp, 1);
+    int cut = ++nr;
+    for (int c = 1; c <= T + m && rc == 0; c++)
+        rc = trip_add(&mt, cut, c, c <= T ? e[c - 1] : 1);
+    glp_set_row_bnds(lp, cut, GLP_FR, 0, 0);
+    if (rc < 0) {
+        rc = err_run(err, "out of memory");
+        goto out;
+    }
+    glp_load_matrix(lp, mt.ne, mt.ia, mt.ja, mt.ar);
+    glp_std_basis(lp);
+    if ((rc = solve_warm(lp, "oef: a user's value of the equal share", err)) < 0)
+        goto out;
+    *v = glp_get_obj_val(lp);
+    glp_set_row_bnds(lp, cut, GLP_UP, 0, *v + 1e-9 * fmax(1, *v));
+    for (int t = 0; t < T; t++)
+        glp_set_obj_coef(lp, t + 1, s->p->cap[t]);
+    for (int k = 0; k < m; k++)
+        glp_set_obj_coef(lp, T + 1 + k, 0);
+    if ((rc = solve_warm(lp, "oef: a user's envy bound", err)) < 0)
+        goto out;
+    for (int t = 0; t < T; t++)
+        p[t] = fmax(0, glp_get_col_prim(lp, t + 1));
+out:
+    trip_free(&mt);
+    glp_delete_prob(lp);
+    return rc;
+}
+
+/* The equal split: each user's best split of e, trimmed so that it is exactly feasible. */
+static int equal_split(const struct inst *s, const double *e, double *xe, struct errbuf *err)
+{
+    int T = s->T;
+    for (int u = 0; u < s->n; u++) {
+        double v, used[CLUSTER_MAX_TYPES] = { 0 };
+        if (user_split(s, u, e, xe, &v, err) < 0)
+            return -1;
+        for (int k = s->ustart[u]; k < s->ustart[u + 1]; k++) {
+            int j = s->order[k];
+            double row = 0;
+            for (int t = 0; t < T; t++)
+                row += xe[j * T + t] = fmin(1, fmax(0, xe[j * T + t]));
+            for (int t = 0; t < T; t++) {
+                if (row > 1)
+                    xe[j * T + t] /= row;
+                used[t] += s->p->scale[j] * xe[j * T + t];
+            }
+        }
+        for (int t = 0; t < T; t++)
+            if (used[t] > e[t])
+                for (int k = s->ustart[u]; k < s->ustart[u + 1]; k++)
+                    xe[s->order[k] * T + t] *= e[t] / used[t];
+    }
+    return 0;
+}
+
+/*
+ * The cooperative LP, written in deviations from the equal split xe: x = xe + z+ - z-, with
+ * dg_ut and dA_u the changes of g_ut and A_u.  Every envy row passes through the equal split,
+ * and a cold start (phase 1 from x = 0, presolve) can then end "infeasible" within GLPK's
+ * tolerances; from z = 0 the standard basis is already feasible.
+ */
+static int solve_cooperative(const struct inst *s, double *x, struct errbuf *err)
+{
+    int J = s->J, T = s->T, n = s->n;
+    const struct alloc_problem *p = s->p;
+    double e[CLUSTER_MAX_TYPES];
+    for (int t = 0; t < T; t++)
+        e[t] = p->cap[t] > 0 ? p->cap[t] / n : 0;
+    size_t nu = (size_t)n, nx = (size_t)J * (size_t)T;
+    double *pu = malloc(nu * (size_t)T * sizeof *pu), *ge = calloc(nu * (size_t)T, sizeof *ge);
+    double *ve = malloc(nu * sizeof *ve), *ae = calloc(nu, sizeof *ae);
+    double *xe = calloc(nx + 1, sizeof *xe);
+    int *cp = calloc(nx + 1, sizeof *cp), *cm = calloc(nx + 1, sizeof *cm);
+    glp_prob *lp = NULL;
+    struct trip mt = { 0 };
+    int rc = 0;
+    if (pu == NULL || ge == NULL || ve == NULL || ae == NULL || xe == NULL || cp == NULL ||
+        cm == NULL) {
+        rc = err_run(err, "out of memory");
+        goto out;
+    }
+    for (int u = 0; u < n && rc == 0; u++)
+        rc = user_hyperplane(s, u, e, &pu[u * T], &ve[u], err);
+    if (rc < 0 || (rc = equal_split(s, e, xe, err)) < 0)
+        goto out;
+    for (int j = 0; j < J; j++)
+        for (int t = 0; t < T; t++)
+            if (s->user[j] >= 0) {
+                ge[s->user[j] * T + t] += p->scale[j] * xe[j * T + t];
+                ae[s->user[j]] += s->a[j * T + t] * xe[j * T + t];
+            }
+
+    /* columns: z+ and z- where they have room, then dg_ut (n T), then dA_u (n) */
+    lp = glp_create_prob();
+    glp_set_obj_dir(lp, GLP_MAX);
+    int nc = 0;
+    for (size_t i = 0; i < nx; i++) {
+        if (s->user[i / (size_t)T] < 0 || s->a[i] <= 0)
+            continue;
+        if (xe[i] < 1)
+            cp[i] = ++nc;
+        if (xe[i] > 0)
+            cm[i] = ++nc;
+    }
+    int gcol = nc, acol = nc + n * T;
+    glp_add_cols(lp, acol + n);
+    for (size_t i = 0; i < nx; i++) {
+        if (cp[i]) {
+            glp_set_col_bnds(lp, cp[i], GLP_DB, 0, 1 - xe[i]);
+            glp_set_obj_coef(lp, cp[i], s->a[i]);
+        }
+        if (cm[i]) {
+            glp_set_col_bnds(lp, cm[i], GLP_DB, 0, xe[i]);
+            glp_set_obj_coef(lp, cm[i], -s->a[i]);
+        }
+    }
+    for (int c = gcol + 1; c <= acol + n; c++)
+        glp_set_col_bnds(lp, c, GLP_FR, 0, 0);
+
+    /* rows: capacity (T), job time (J), dg definitions (n T), dA definitions (n), sharing
+     * incentive (n), envy (n (n - 1)); bounds are those of x, g, A minus the equal split's */
+    int r_cap = 0, r_job = T, r_g = T + J, r_a = r_g + n * T, r_si = r_a + n, r_ef = r_si + n;
+    glp_add_rows(lp, r_ef + n * (n - 1));
+    for (int t = 0; t < T; t++) {
+        double used = 0;
+        for (int u = 0; u < n; u++)
+            used += ge[u * T + t];
+        glp_set_row_bnds(lp, r_cap + t + 1, GLP_UP, 0, fmax(0, p->cap[t] - used));
+        for (int u = 0; u < n && rc == 0; u++)
+            rc = trip_add(&mt, r_cap + t + 1, gcol + u * T + t + 1, 1);
+    }
+    for (int j = 0; j < J; j++) {
+        double row = 0;
+        for (int t = 0; t < T; t++)
+            row += xe[j * T + t];
+        glp_set_row_bnds(lp, r_job + j + 1, GLP_UP, 0, fmax(0, 1 - row));
+    }
+    for (int i = r_g + 1; i <= r_si; i++)
+        glp_set_row_bnds(lp, i, GLP_FX, 0, 0);
+    for (int j = 0; j < J && rc == 0; j++) {
+        int u = s->user[j];
+        for (int t = 0; t < T && rc == 0; t++)
+            for (int sign = 1; sign >= -1 && rc == 0; sign -= 2) {
+                int c = sign > 0 ? cp[j * T + t] : cm[j * T + t];
+                if (c != 0)
+                    rc = trip_add(&mt, r_job + j + 1, c, sign) |
+                         trip_add(&mt, r_g + u * T + t + 1, c, sign * p->scale[j]) |
+                         trip_add(&mt, r_a + u + 1, c, sign * s->a[j * T + t]);
+            }
+    }
+    int row = r_ef;
+    for (int u = 0; u < n && rc == 0; u++) {
+        for (int t = 0; t < T && rc == 0; t++)
+            rc = trip_add(&mt, r_g + u * T + t + 1, gcol + u * T + t + 1, -1);
+        rc |= trip_add(&mt, r_a + u + 1, acol + u + 1, -1);
+        /* (SI) A_u >= V_u(e), and (EF) A_u - p_u.g_v >= V_u(e) - p_u.e: the plane through
+         * (e, V_u(e)); the small slack absorbs the solver's rounding */
+        double tol = 1e-8 * fmax(1, ve[u]), pe = 0;
+        for (int t = 0; t < T; t++)
+            pe += pu[u * T + t] * e[t];
+        glp_set_row_bnds(lp, r_si + u + 1, GLP_LO, fmin(0, ve[u] - tol - ae[u]), 0);
+        rc |= trip_add(&mt, r_si + u + 1, acol + u + 1, 1);
+        for (int v = 0; v < n && rc == 0; v++) {
+            if (v == u)
+                continue;
+            double pg = 0;
+            for (int t = 0; t < T; t++)
+                pg += pu[u * T + t] * ge[v * T + t];
+            glp_set_row_bnds(lp, ++row, GLP_LO, fmin(0, ve[u] - pe - tol - (ae[u] - pg)), 0);
+            rc = trip_add(&mt, row, acol + u + 1, 1);
+            for (int t = 0; t < T && rc == 0; t++)
+                if (pu[u * T + t] > 0)
+                    rc = trip_add(&mt, row, gcol + v * T + t + 1, -pu[u * T + t]);
+        }
+    }
+    if (rc < 0) {
+        rc = err_run(err, "out of memory");
+        goto out;
+    }
+    glp_load_matrix(lp, mt.ne, mt.ia, mt.ja, mt.ar);
+    glp_std_basis(lp);
+    if ((rc = solve_warm(lp, "oef: the cooperative program", err)) < 0)
+        goto out;
+    for (size_t i = 0; i < nx; i++) {
+        double z = (cp[i] ? glp_get_col_prim(lp, cp[i]) : 0) -
+                   (cm[i] ? glp_get_col_prim(lp, cm[i]) : 0);
+        x[i] = (cp[i] || cm[i]) ? fmin(1, fmax(0, xe[i] + z)) : 0;
+    }
+out:
+    if (lp != NULL)
+        glp_delete_prob(lp);
+    trip_free(&mt);
+    free(pu);
+    free(ge);
+    free(ve);
+    free(ae);
+    free(xe);
+    free(cp);
+    free(cm);
+    return rc;
+}
+
+struct level {
+    double d;
+    int    u;
+};
+
+static int by_demand(const void *a, const void *b)
+{
+    const struct level *p = a, *q = b;
+    if (p->d != q->d)
+        return p->d < q->d ? -1 : 1;
+    return (p->u > q->u) - (p->u < q->u);
+}
+
+static int solve_noncooperative(const struct inst *s, double *x, struct errbuf *err)
+{
+    int T = s->T, n = s->n;
+    const struct alloc_problem *p = s->p;
+    double *g = calloc((size_t)n * (size_t)T + 1, sizeof *g);
+    struct level *lv = malloc(((size_t)n + 1) * sizeof *lv);
+    int rc = 0;
+    if (g == NULL || lv == NULL) {
+        free(g);
+        free(lv);
+        return err_run(err, "out of memory");
+    }
+    /* demands: g holds D_ut until the filling turns it into the bundle */
+    for (int j = 0; j < s->J; j++)
+        for (int t = 0; t < T; t++)
+            if (s->user[j] >= 0 && s->a[j * T + t] > 0)
+                g[s->user[j] * T + t] += p->scale[j];
+    for (int t = 0; t < T; t++) {
+        int m = 0;
+        for (int u = 0; u < n; u++)
+            if (g[u * T + t] > 0)
+                lv[m++] = (struct level){ g[u * T + t], u };
+        qsort(lv, (size_t)m, sizeof *lv, by_demand);
+        /* progressive filling: the smallest demands are met whole while they fit the level */
+        double left = p->cap[t] > 0 ? p->cap[t] : 0;
+        for (int i = 0; i < m; i++) {
+            double level = left / (m - i);
+            if (lv[i].d <= level) {
+                left -= lv[i].d;
+                continue;
+            }
+            for (int k = i; k < m; k++)
+                g[lv[k].u * T + t] = level;
+            break;
+        }
+    }
+    for (int u = 0; u < n && rc == 0; u++) {
+        double v;
+        rc = user_split(s, u, &g[u * T], x, &v, err);
+    }
+    for (int i = 0; i < s->J * T; i++)
+        x[i] = fmin(1, fmax(0, x[i]));
+    free(g);
+    free(lv);
+    return rc;
+}
+
+static int oef_allocate(void *self, const struct alloc_problem *p, double *x, struct errbuf *err)
+{
+    struct oef *o = self;
+    struct inst s;
+    memset(x, 0, (size_t)p->njobs * (size_t)p->ntypes * sizeof *x);
+    if (p->njobs == 0)
+        return 0;
+    if (inst_init(&s, p, err) < 0)
+        return -1;
+    int rc = 0;
+    if (s.n > 0)
+        rc = o->setting == OEF_COOPERATIVE ? solve_cooperative(&s, x, err)
+                                           : solve_noncooperative(&s, x, err);
+    inst_free(&s);
+    return rc;
+}
+
+static int oef_create(void **self, const struct jobj *params, const struct policy_env *env,
+                      struct errbuf *err)
+{
+    static const char *const settings[] = { "cooperative", "noncooperative", NULL };
+    struct oef *o = calloc(1, sizeof *o);
+    if (o == NULL)
+        return err_run(err, "out of memory");
+    o->setting = OEF_COOPERATIVE;
+    if (jobj_enum(params, "setting", JOPT, settings, &o->setting, err) < 0) {
+        free(o);
+        return -1;
+    }
+    if (alloc_base_init(&o->base, env, oef_allocate, 0, err) < 0) {
+        free(o);
+        return -1;
+    }
+    *self = o;
+    return 0;
+}
+
+static void oef_destroy(void *self)
+{
+    struct oef *o = self;
+    alloc_base_fini(&o->base);
+    free(o);
+}
+
+static const char *const oef_params[] = { "setting", NULL };
+
+const struct policy_ops policy_oef = {
+    .name = "oef",
+    .domain = "training",
+    .summary = "OEF: max normalized throughput under sharing incentive + envy-freeness, or "
+               "strategy-proof (setting)",
+    .wake = WAKE_ROUND,
+    .round_s = 360,
+    .params = oef_params,
+    .create = oef_create,
+    .train = alloc_train,
+    .allocate = oef_allocate,
+    .destroy = oef_destroy,
+};

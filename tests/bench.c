@@ -1,0 +1,240 @@
+/*
+ * bench: `make bench`, kept apart from the tests.  Prints plain lines:
+ *   1. the bare event core (sim/evq.h) in the hold model — pop the earliest event, push one an
+ *      exponential increment later — at 1e3 .. 1e6 pending events, then the same with 10% of
+ *      pushes cancelled later (each cancel that hits is replaced by a push, so the pending
+ *      count stays put).  Increments are drawn with GSL (fixed seed) before timing starts.
+ *   2. a 100,000-job synthetic trace under fifo on a 1,024-GPU mixed cluster, through the
+ *      library exactly as `hetsim run` does it, once with a database and once without.  Each
+ *      run is in a forked child so that its peak RSS is its own.
+ * Targets: >= 10 M events/s at 1e4 pending; the trace in < 2 s and < 200 MB.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../sim/evq.h"
+#include "../sim/run.h"
+
+enum { NINC = 1 << 20 };       /* pre-drawn increments, cycled */
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double peak_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;      /* Linux: kilobytes */
+}
+
+/* Hold model on `pending` events for `steps` pop+push pairs; every `cancel_every`-th push
+ * (0: none) is cancelled about pending/40 steps later, and replaced by another push when the
+ * cancel hit a pending event.  Returns pops per second; *cancels_out counts the hits. */
+static double hold(size_t pending, long steps, int cancel_every, const simtime *inc,
+                   long *cancels_out)
+{
+    evq *q = evq_create(pending);
+    size_t k = 0;
+    for (size_t i = 0; i < pending; i++)
+        evq_push(q, inc[k++ & (NINC - 1)], 0, i, NULL);
+    size_t nring = pending / 400 > 0 ? pending / 400 : 1, ri = 0;
+    evq_handle *ring = calloc(nring, sizeof *ring);
+    long cancels = 0;
+    struct evq_event ev;
+    double t0 = wall_now();
+    for (long s = 0; s < steps; s++) {
+        evq_pop(q, &ev);
+        simtime t = ev.time + inc[k++ & (NINC - 1)];
+        if (cancel_every == 0 || s % cancel_every != 0) {
+            evq_push(q, t, 0, ev.arg, NULL);
+            continue;
+        }
+        evq_handle old = ring[ri];
+        evq_push(q, t, 0, ev.arg, &ring[ri]);
+        ri = ri + 1 == nring ? 0 : ri + 1;
+        if (evq_pending(q, old)) {
+            evq_cancel(q, old);
+            evq_push(q, t + inc[k++ & (NINC - 1)], 0, ev.arg, NULL);
+            cancels++;
+        }
+    }
+    double dt = wall_now() - t0;
+    if (evq_size(q) != pending)
+        fprintf(stderr, "bench: queue size drifted to %zu (want %zu)\n", evq_size(q), pending);
+    free(ring);
+    evq_destroy(q);
+    *cancels_out = cancels;
+    return (double)steps / dt;
+}
+
+static void bench_core(void)
+{
+    simtime *inc = malloc(NINC * sizeof *inc);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 12345);
+    for (size_t i = 0; i < NINC; i++)     /* mean 1 s, in microseconds */
+        inc[i] = 1 + (simtime)gsl_ran_exponential(r, 1e6);
+    gsl_rng_free(r);
+    static const size_t sizes[] = { 1000, 10000, 100000, 1000000 };
+    const long steps = 4000000;
+    printf("event core, hold model (pop + push at an exponential increment), %ld steps, "
+           "best of 3 (slowest in brackets)\n", steps);
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 4; i++) {
+            long cancels = 0;
+            double best = 0, worst = 1e300;
+            for (int rep = 0; rep < 3; rep++) {
+                double rate = hold(sizes[i], steps, c ? 10 : 0, inc, &cancels);
+                best = rate > best ? rate : best;
+                worst = rate < worst ? rate : worst;
+            }
+            printf("  %-13s pending %7zu: %6.2f M events/s (%5.2f), %5.1f ns/event",
+                   c ? "10% cancelled" : "pop+push", sizes[i], best / 1e6, worst / 1e6,
+                   1e9 / best);
+            if (c)
+                printf(", %.1f cancels of a pending event per 100 pops",
+                       100.0 * (double)cancels / (double)steps);
+            printf("\n");
+        }
+    free(inc);
+}
+
+/* 1,024 GPUs of three generations; arrivals and durations chosen so that fifo keeps the
+ * cluster about three quarters busy. */
+#define RATE_PER_HOUR "420"
+static const char experiment_json[] =
+    "{\n"
+    "  \"name\": \"bench_100k\",\n"
+    "  \"seed\": 1,\n"
+    "  \"cluster\": {\n"
+    "    \"name\": \"bench-1024\",\n"
+    "    \"network\": \"ib-100g\",\n"
+    "    \"groups\": [\n"
+    "      { \"name\": \"a100\", \"count\": 32, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8, \"intra\": \"nvswitch\" },\n"
+    "      { \"name\": \"v100-nvlink\", \"count\": 64, \"gpu\": \"V100-16GB\", \"gpus_per_node\": 4, \"intra\": \"nvlink2\" },\n"
+    "      { \"name\": \"v100-pcie\", \"count\": 32, \"gpu\": \"V100-16GB\", \"gpus_per_node\": 4, \"intra\": \"pcie3\" },\n"
+    "      { \"name\": \"t4\", \"count\": 96, \"gpu\": \"T4\", \"gpus_per_node\": 4, \"intra\": \"pcie3\", \"network\": \"ethernet-25g\" }\n"
+    "    ]\n"
+    "  },\n"
+    "  \"workload\": {\n"
+    "    \"format\": \"synthetic\",\n"
+    "    \"jobs\": 100000,\n"
+    "    \"rate_per_hour\": " RATE_PER_HOUR ",\n"
+    "    \"workers\": { \"1\": 0.7, \"2\": 0.1, \"4\": 0.15, \"8\": 0.05 },\n"
+    "    \"duration\": { \"dist\": \"lognormal\", \"median_s\": 1800, \"sigma\": 1.0,\n"
+    "                  \"clamp_min_s\": 60, \"clamp_max_s\": 172800 },\n"
+    "    \"job_types\": {\n"
+    "      \"ResNet-18 (batch size 64)\": 1, \"ResNet-50 (batch size 64)\": 1,\n"
+    "      \"Transformer (batch size 64)\": 1, \"LM (batch size 20)\": 1,\n"
+    "      \"Recommendation (batch size 2048)\": 1, \"CycleGAN\": 0.5, \"A3C\": 0.5\n"
+    "    }\n"
+    "  },\n"
+    "  \"policies\": [\"fifo\"],\n"
+    "  \"sim\": { \"sample_s\": 600 }\n"
+    "}\n";
+
+/* One run as cmd_run does it; prints its line.  Returns 0 or 1. */
+static int trace_run(const char *exp_path, const char *db_path)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct experiment *e = NULL;
+    struct run_env env = { 0 };
+    db *d = NULL;
+    struct run_result res;
+    int rc = 1;
+    double t0 = wall_now();
+    if (exp_load(&e, exp_path, NULL, 0, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
+        (db_path != NULL && db_open(&d, db_path, &err) < 0))
+        goto out;
+    struct run_opts o = { d, 0 };
+    if (run_training(e, 0, &env, &o, &res, &err) < 0)
+        goto out;
+    db_close(d);
+    d = NULL;
+    double wall = wall_now() - t0;
+    printf("  %-12s jobs %lld (done %lld), events %llu, %.2f M events/s, wall %.2f s "
+           "(simulation %.2f s), peak %.1f MB, util_total %.2f\n",
+           db_path ? "with db:" : "without db:", (long long)res.tot.jobs_in,
+           (long long)res.tot.jobs_done, (unsigned long long)res.tot.events,
+           (double)res.tot.events / wall / 1e6, wall, res.wall_s, peak_mb(),
+           run_metric(&res, "util_total"));
+    rc = 0;
+out:
+    if (rc != 0)
+        fprintf(stderr, "bench: %s\n", err.msg);
+    db_close(d);
+    run_env_close(&env);
+    exp_free(e);
+    return rc;
+}
+
+static int run_forked(const char *exp_path, const char *db_path)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("bench: fork");
+        return 1;
+    }
+    if (pid == 0) {
+        int rc = trace_run(exp_path, db_path);
+        fflush(stdout);
+        _exit(rc);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench: trace run failed\n");
+        return 1;
+    }
+    return 0;
+}
+
+static int bench_trace(void)
+{
+    char dir[] = "/tmp/hetsim-bench-XXXXXX";
+    if (mkdtemp(dir) == NULL) {
+        perror("bench: mkdtemp");
+        return 1;
+    }
+    char exp_path[128], db_path[128], side[160];
+    snprintf(exp_path, sizeof exp_path, "%s/bench.json", dir);
+    snprintf(db_path, sizeof db_path, "%s/bench.db", dir);
+    FILE *f = fopen(exp_path, "w");
+    if (f == NULL) {
+        perror("bench: writing the experiment");
+        return 1;
+    }
+    fputs(experiment_json, f);
+    fclose(f);
+    printf("trace: 100,000 synthetic jobs, fifo, 1,024 GPUs (256 A100, 384 V100, 384 T4), "
+           RATE_PER_HOUR " jobs/h\n");
+    int rc = run_forked(exp_path, db_path) | run_forked(exp_path, NULL);
+    static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+    for (int i = 0; i < 4; i++) {
+        snprintf(side, sizeof side, "%s%s", db_path, suffixes[i]);
+        unlink(side);
+    }
+    unlink(exp_path);
+    rmdir(dir);
+    return rc;
+}
+
+int main(void)
+{
+    int rc = bench_trace();
+    bench_core();
+    return rc;
+}

@@ -1,0 +1,632 @@
+/*
+ * test_fft: FFT's per-round program and its dual step, through the policy's allocate hook on
+ * hand-built problems, and end to end in the training world.
+ *  - optimality: random small instances (2-3 types, 3-5 jobs, random throughputs with zeros,
+ *    capacities, ages, current types, restore times and rho) against brute-force enumeration
+ *    of every assignment, with the objective written out here from the paper's formulas;
+ *    with and without work conservation;
+ *  - the program kept across rounds (jobs arriving, leaving, changing size; rho carried)
+ *    gives the same optimum as a fresh instance on each round's problem;
+ *  - the rho update over two rounds against a hand computation;
+ *  - work conservation on larger random instances, and that turning it off leaves GPUs idle;
+ *  - capacity (alloc_check) on every decision;
+ *  - end to end: every job finishes on a mixed cluster, no GPU over-allocated, deterministic.
+ */
+#include <criterion/criterion.h>
+#include <glpk.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sched/alloc.h"
+#include "../sched/policy.h"
+#include "../sim/rng.h"
+#include "../sim/train.h"
+#include "helpers.h"
+
+/* test hooks of sched/training/fft.c */
+extern double fft_rho(void *self, int64_t id);
+extern int fft_set_rho(void *self, int64_t id, double rho);
+
+enum { MAXJ = 64, MAXT = 4 };
+
+static catalog *cat;
+static tput *m;
+static cluster *cl;
+
+static const char cluster_json[] =
+    "{ \"name\": \"c\", \"network\": \"ib-100g\", \"groups\": [\n"
+    " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+    " { \"count\": 2, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
+    " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 } ] }";
+
+static void setup(void)
+{
+    cat = th_catalog();
+    m = th_models(cat);
+    cl = th_cluster(cat, cluster_json);
+}
+
+static void teardown(void)
+{
+    cluster_destroy(cl);
+    tput_destroy(m);
+    cat_destroy(cat);
+}
+
+TestSuite(fft, .init = setup, .fini = teardown);
+
+/* ---- a hand-built problem ---- */
+
+struct inst {
+    int     J, T;
+    double  cap[MAXT], round_s;
+    int64_t id[MAXJ];
+    int     scale[MAXJ], user[MAXJ], cur[MAXJ];
+    double  weight[MAXJ], thr[MAXJ * MAXT], work[MAXJ], rem[MAXJ], age[MAXJ], att[MAXJ],
+            restore[MAXJ], rho[MAXJ];
+};
+
+static struct alloc_problem problem(const struct inst *in)
+{
+    struct alloc_problem p;
+    memset(&p, 0, sizeof p);
+    p.njobs = in->J;
+    p.ntypes = in->T;
+    for (int t = 0; t < in->T; t++) {
+        p.types[t] = t;
+        p.cap[t] = in->cap[t];
+    }
+    p.round_s = in->round_s;
+    p.id = in->id;
+    p.scale = in->scale;
+    p.user = in->user;
+    p.weight = in->weight;
+    p.thr = in->thr;
+    p.work = in->work;
+    p.remaining = in->rem;
+    p.age_s = in->age;
+    p.attained_s = in->att;
+    p.cur_type = in->cur;
+    p.restore_s = in->restore;
+    return p;
+}
+
+static void *open_fft(const char *params)
+{
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc = NULL;
+    struct jobj o = { 0 };
+    if (params != NULL) {
+        cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0, "%s", err.msg);
+        cr_assert_eq(jobj_root(&o, doc, &err), 0);
+    }
+    struct policy_env env = { 1, cl, m };
+    void *self = NULL;
+    cr_assert_eq(policy_find("fft")->create(&self, &o, &env, &err), 0, "%s", err.msg);
+    jsonf_destroy(doc);
+    return self;
+}
+
+static void close_fft(void *self)
+{
+    policy_find("fft")->destroy(self);
+}
+
+static void allocate(void *self, const struct inst *in, double *x)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct alloc_problem p = problem(in);
+    cr_assert_eq(policy_find("fft")->allocate(self, &p, x, &err), 0, "%s", err.msg);
+    cr_assert_eq(alloc_check(&p, x, 1e-9, &err), 0, "%s", err.msg);
+}
+
+/* The paper's per-round cost of job k on type t, in rounds (fft.c's header), written out
+ * independently of the policy; HUGE_VAL where the job cannot run. */
+static double cost(const struct inst *in, int k, int t)
+{
+    double thr = in->thr[k * in->T + t];
+    if (!(thr > 0) || in->scale[k] > in->cap[t])
+        return HUGE_VAL;
+    double theta = thr * in->round_s, age = in->age[k] / in->round_s, w = in->work[k];
+    double phi = age * theta / w + in->scale[k] * w / theta;
+    double s = in->cur[k] == t || (in->cur[k] < 0 && in->att[k] <= 0) ? 0
+                                                                        : in->restore[k] / in->round_s;
+    return phi + s - in->rho[k] * theta;
+}
+
+/* Capacity, and with wc no type with >= d free while an eligible job waits.  a[k]: type or
+ * -1.  Returns 1 if feasible. */
+static int feasible(const struct inst *in, const int *a, int wc)
+{
+    double used[MAXT] = { 0 };
+    for (int k = 0; k < in->J; k++)
+        if (a[k] >= 0) {
+            if (cost(in, k, a[k]) == HUGE_VAL)
+                return 0;
+            used[a[k]] += in->scale[k];
+        }
+    for (int t = 0; t < in->T; t++)
+        if (used[t] > in->cap[t])
+            return 0;
+    if (wc)
+        for (int k = 0; k < in->J; k++)
+            for (int t = 0; t < in->T && a[k] < 0; t++)
+                if (cost(in, k, t) != HUGE_VAL && in->cap[t] - used[t] >= in->scale[k])
+                    return 0;
+    return 1;
+}
+
+static double objective(const struct inst *in, const int *a)
+{
+    double z = 0;
+    for (int k = 0; k < in->J; k++)
+        if (a[k] >= 0)
+            z += cost(in, k, a[k]);
+    return z;
+}
+
+/* min over all (T + 1)^J assignments */
+static double brute_force(const struct inst *in, int wc)
+{
+    int a[MAXJ];
+    long total = 1;
+    for (int k = 0; k < in->J; k++)
+        total *= in->T + 1;
+    double best = HUGE_VAL;
+    for (long code = 0; code < total; code++) {
+        long c = code;
+        for (int k = 0; k < in->J; k++) {
+            a[k] = (int)(c % (in->T + 1)) - 1;
+            c /= in->T + 1;
+        }
+        if (feasible(in, a, wc)) {
+            double z = objective(in, a);
+            if (z < best)
+                best = z;
+        }
+    }
+    return best;
+}
+
+static void decision(const struct inst *in, const double *x, int *a)
+{
+    for (int k = 0; k < in->J; k++) {
+        a[k] = -1;
+        for (int t = 0; t < in->T; t++) {
+            cr_assert(x[k * in->T + t] == 0 || x[k * in->T + t] == 1, "x not integral");
+            if (x[k * in->T + t] == 1) {
+                cr_assert_eq(a[k], -1, "job %d on two types", k);
+                a[k] = t;
+            }
+        }
+    }
+}
+
+static void random_inst(struct inst *in, gsl_rng *r, int J, int T, int capmax)
+{
+    static const int sizes[] = { 1, 1, 2, 2, 3, 4 };
+    memset(in, 0, sizeof *in);
+    in->J = J;
+    in->T = T;
+    in->round_s = 300;
+    for (int t = 0; t < T; t++)
+        in->cap[t] = 1 + (double)gsl_rng_uniform_int(r, (unsigned long)capmax);
+    for (int k = 0; k < J; k++) {
+        in->id[k] = 100 + k;
+        in->scale[k] = sizes[gsl_rng_uniform_int(r, 6)];
+        in->weight[k] = 1;
+        double base = 0.2 + 3 * gsl_rng_uniform(r);
+        for (int t = 0; t < T; t++)
+            in->thr[k * T + t] = gsl_rng_uniform(r) < 0.15 ? 0
+                                 : base * (0.3 + 2 * gsl_rng_uniform(r)) * in->scale[k];
+        in->work[k] = 2000 + 200000 * gsl_rng_uniform(r);
+        in->rem[k] = in->work[k] * gsl_rng_uniform(r);
+        in->age[k] = 20000 * gsl_rng_uniform(r);
+        in->cur[k] = (int)gsl_rng_uniform_int(r, (unsigned long)T + 1) - 1;
+        in->att[k] = in->cur[k] >= 0 || gsl_rng_uniform(r) < 0.5 ? 1000 * gsl_rng_uniform(r) + 1 : 0;
+        in->restore[k] = 3000 * gsl_rng_uniform(r);
+    }
+}
+
+/* rho of comparable weight to phi: theta * rho of order W / theta */
+static void random_rho(struct inst *in, gsl_rng *r)
+{
+    for (int k = 0; k < in->J; k++) {
+        double th = 0;
+        for (int t = 0; t < in->T; t++)
+            if (in->thr[k * in->T + t] > th)
+                th = in->thr[k * in->T + t];
+        th *= in->round_s;
+        in->rho[k] = th > 0 && gsl_rng_uniform(r) < 0.7
+                         ? gsl_rng_uniform(r) * 3 * in->work[k] / (th * th) : 0;
+    }
+}
+
+static void check_optimal(void *self, struct inst *in, int wc, int round)
+{
+    double x[MAXJ * MAXT];
+    int a[MAXJ];
+    for (int k = 0; k < in->J; k++)
+        cr_assert_eq(fft_set_rho(self, in->id[k], in->rho[k]), 0);
+    allocate(self, in, x);
+    decision(in, x, a);
+    cr_assert(feasible(in, a, wc), "round %d: infeasible decision", round);
+    double want = brute_force(in, wc), got = objective(in, a);
+    cr_assert(fabs(got - want) <= 1e-7 * (1 + fabs(want)),
+              "round %d (J %d, T %d, wc %d): objective %.10g, brute force %.10g", round, in->J,
+              in->T, wc, got, want);
+}
+
+static void optimal_on_random(int wc)
+{
+    gsl_rng *r = rng_stream(7, wc ? "fft-bf-wc" : "fft-bf");
+    void *self = open_fft(wc ? NULL : "{\"work_conserving\": false}");
+    double x[MAXJ * MAXT];
+    for (int round = 0; round < 400; round++) {
+        struct inst in;
+        random_inst(&in, r, 3 + (int)gsl_rng_uniform_int(r, 3), 2 + (int)gsl_rng_uniform_int(r, 2),
+                    6);
+        /* first call with rho = 0, checked, then the same jobs with random rho */
+        for (int k = 0; k < in.J; k++)
+            in.id[k] = round * 10 + k;
+        allocate(self, &in, x);
+        check_optimal(self, &in, wc, round);
+        random_rho(&in, r);
+        check_optimal(self, &in, wc, round);
+    }
+    close_fft(self);
+    gsl_rng_free(r);
+}
+
+Test(fft, optimal_against_brute_force_work_conserving)
+{
+    optimal_on_random(1);
+}
+
+Test(fft, optimal_against_brute_force_without_work_conservation)
+{
+    optimal_on_random(0);
+}
+
+/* The textbook program for the same objective, solved by GLPK with nothing of fft.c's
+ * machinery: binary x, and work conservation as one big-M row per (type, job) pair,
+ *   sum_j d_j x_j^i + (Y_i - d_k + 1) sum_i' x_k^i' >= Y_i - d_k + 1. */
+static double direct(const struct inst *in, int wc)
+{
+    int J = in->J, T = in->T, col[MAXJ][MAXT] = { { 0 } };
+    glp_prob *lp = glp_create_prob();
+    glp_set_obj_dir(lp, GLP_MIN);
+    for (int k = 0; k < J; k++)
+        for (int t = 0; t < T; t++)
+            if (cost(in, k, t) != HUGE_VAL) {
+                col[k][t] = glp_add_cols(lp, 1);
+                glp_set_col_kind(lp, col[k][t], GLP_BV);
+                glp_set_obj_coef(lp, col[k][t], cost(in, k, t));
+            }
+    int ind[MAXJ * MAXT + 1];
+    double val[MAXJ * MAXT + 1];
+    for (int k = 0; k < J; k++) {
+        int n = 0, r = glp_add_rows(lp, 1);
+        for (int t = 0; t < T; t++)
+            if (col[k][t]) {
+                ind[++n] = col[k][t];
+                val[n] = 1;
+            }
+        glp_set_mat_row(lp, r, n, ind, val);
+        glp_set_row_bnds(lp, r, GLP_UP, 0, 1);
+    }
+    for (int t = 0; t < T; t++) {
+        int n = 0, r = glp_add_rows(lp, 1);
+        for (int k = 0; k < J; k++)
+            if (col[k][t]) {
+                ind[++n] = col[k][t];
+                val[n] = in->scale[k];
+            }
+        glp_set_mat_row(lp, r, n, ind, val);
+        glp_set_row_bnds(lp, r, GLP_UP, 0, in->cap[t]);
+    }
+    for (int t = 0; t < T && wc; t++)
+        for (int k = 0; k < J; k++) {
+            if (!col[k][t])
+                continue;
+            double big = in->cap[t] - in->scale[k] + 1;
+            int n = 0, r = glp_add_rows(lp, 1);
+            for (int j = 0; j < J; j++)
+                for (int u = 0; u < T; u++) {
+                    if (!col[j][u] || (u != t && j != k))
+                        continue;
+                    ind[++n] = col[j][u];
+                    val[n] = (u == t ? in->scale[j] : 0) + (j == k ? big : 0);
+                }
+            glp_set_mat_row(lp, r, n, ind, val);
+            glp_set_row_bnds(lp, r, GLP_LO, big, 0);
+        }
+    glp_iocp ip;
+    glp_init_iocp(&ip);
+    ip.msg_lev = GLP_MSG_OFF;
+    ip.presolve = GLP_ON;
+    cr_assert_eq(glp_intopt(lp, &ip), 0);
+    cr_assert_eq(glp_mip_status(lp), GLP_OPT);
+    double z = glp_mip_obj_val(lp);
+    glp_delete_prob(lp);
+    return z;
+}
+
+/* Medium instances (10-24 jobs, 2-4 types, up to 12 GPUs a type), beyond brute force: the
+ * same optimum as the textbook program. */
+Test(fft, optimal_against_the_direct_program_on_medium_instances)
+{
+    glp_term_out(GLP_OFF);
+    gsl_rng *r = rng_stream(13, "fft-direct");
+    for (int wc = 0; wc <= 1; wc++) {
+        void *self = open_fft(wc ? NULL : "{\"work_conserving\": false}");
+        double x[MAXJ * MAXT];
+        for (int round = 0; round < 60; round++) {
+            struct inst in;
+            random_inst(&in, r, 10 + (int)gsl_rng_uniform_int(r, 15),
+                        2 + (int)gsl_rng_uniform_int(r, 3), 12);
+            for (int k = 0; k < in.J; k++)
+                in.id[k] = round * 100 + k;
+            allocate(self, &in, x);
+            random_rho(&in, r);
+            for (int k = 0; k < in.J; k++)
+                cr_assert_eq(fft_set_rho(self, in.id[k], in.rho[k]), 0);
+            allocate(self, &in, x);
+            int a[MAXJ];
+            decision(&in, x, a);
+            cr_assert(feasible(&in, a, wc), "round %d: infeasible decision", round);
+            double want = direct(&in, wc), got = objective(&in, a);
+            cr_assert(fabs(got - want) <= 1e-7 * (1 + fabs(want)),
+                      "round %d (J %d, T %d, wc %d): objective %.10g, direct program %.10g",
+                      round, in.J, in.T, wc, got, want);
+        }
+        close_fft(self);
+    }
+    gsl_rng_free(r);
+}
+
+/* One instance kept across rounds: each round some jobs leave, some arrive (new ids), some
+ * change size, ages grow and rho is redrawn; the kept program must give the brute-force
+ * optimum every round (its blocks are reused, its size classes and basis carried over). */
+Test(fft, program_kept_across_rounds_stays_exact)
+{
+    gsl_rng *r = rng_stream(11, "fft-rounds");
+    for (int wc = 0; wc <= 1; wc++) {
+        void *self = open_fft(wc ? NULL : "{\"work_conserving\": false}");
+        struct inst in;
+        random_inst(&in, r, 5, 3, 7);
+        int64_t next = 1000;
+        double x[MAXJ * MAXT];
+        for (int round = 0; round < 300; round++) {
+            allocate(self, &in, x);     /* makes the jobs known (and updates rho) */
+            random_rho(&in, r);
+            check_optimal(self, &in, wc, round);
+            struct inst fresh;
+            random_inst(&fresh, r, 5, 3, 7);
+            int J = 3 + (int)gsl_rng_uniform_int(r, 3), n = 0;
+            struct inst nx = in;
+            for (int k = 0; k < in.J && n < J; k++) {
+                double u = gsl_rng_uniform(r);
+                if (u < 0.25)
+                    continue;                           /* leaves */
+                nx.id[n] = in.id[k];
+                nx.scale[n] = u < 0.35 ? fresh.scale[k] : in.scale[k];   /* resized */
+                for (int t = 0; t < 3; t++)
+                    nx.thr[n * 3 + t] = u < 0.35 ? fresh.thr[k * 3 + t] : in.thr[k * 3 + t];
+                nx.work[n] = in.work[k];
+                nx.rem[n] = in.rem[k];
+                nx.age[n] = in.age[k] + 300;
+                nx.att[n] = in.att[k] + (x[k * 3] + x[k * 3 + 1] + x[k * 3 + 2]) * 300;
+                nx.cur[n] = -1;
+                for (int t = 0; t < 3; t++)
+                    if (x[k * 3 + t] == 1)
+                        nx.cur[n] = t;
+                nx.restore[n] = in.restore[k];
+                nx.weight[n] = 1;
+                n++;
+            }
+            for (; n < J; n++) {                        /* arrivals */
+                nx.id[n] = next++;
+                nx.scale[n] = fresh.scale[n];
+                for (int t = 0; t < 3; t++)
+                    nx.thr[n * 3 + t] = fresh.thr[n * 3 + t];
+                nx.work[n] = fresh.work[n];
+                nx.rem[n] = fresh.work[n];
+                nx.age[n] = 300 * gsl_rng_uniform(r);
+                nx.att[n] = 0;
+                nx.cur[n] = -1;
+                nx.restore[n] = fresh.restore[n];
+                nx.weight[n] = 1;
+            }
+            nx.J = J;
+            in = nx;
+        }
+        close_fft(self);
+    }
+    gsl_rng_free(r);
+}
+
+/* Two jobs on one GPU.  Job 0: 2 it/s, W = 6000, 2 rounds old; job 1: 1 it/s, W = 3000,
+ * 1 round old; round = 300 s, so theta = 600 and 300 iterations per round.  With n = 2 the
+ * fair-share rates are 1 and 0.5 it/s = 300 and 150 per round, so tau - a = 20 rounds each.
+ * Round 1 (rho = 0): costs 2*600/6000 + 6000/600 = 10.2 and 1*300/3000 + 3000/300 = 10.1:
+ *   job 1 runs.  rho_0 = 0 + (2/20)(300 - 0) = 30;  rho_1 = max(0, (1/20)(150 - 300)) = 0.
+ * Round 2 (ages 3 and 2 rounds): job 0 costs 10.3 - 30*600 < job 1's 10.2: job 0 runs.
+ *   rho_0 = max(0, 30 + (3/20)(300 - 600)) = 0;  rho_1 = 0 + (2/20)(150 - 0) = 15. */
+Test(fft, rho_update_by_hand_over_two_rounds)
+{
+    void *self = open_fft(NULL);
+    struct inst in;
+    memset(&in, 0, sizeof in);
+    in.J = 2;
+    in.T = 1;
+    in.cap[0] = 1;
+    in.round_s = 300;
+    in.id[0] = 7;
+    in.id[1] = 8;
+    in.scale[0] = in.scale[1] = 1;
+    in.weight[0] = in.weight[1] = 1;
+    in.thr[0] = 2;
+    in.thr[1] = 1;
+    in.work[0] = in.rem[0] = 6000;
+    in.work[1] = in.rem[1] = 3000;
+    in.age[0] = 600;
+    in.age[1] = 300;
+    in.cur[0] = in.cur[1] = -1;
+    in.restore[0] = in.restore[1] = 30;
+    double x[2];
+    allocate(self, &in, x);
+    cr_assert_eq(x[0], 0);
+    cr_assert_eq(x[1], 1);
+    cr_assert_float_eq(fft_rho(self, 7), 30, 1e-9);
+    cr_assert_float_eq(fft_rho(self, 8), 0, 1e-12);
+    in.age[0] = 900;
+    in.age[1] = 600;
+    in.cur[1] = 0;
+    in.att[1] = 300;
+    in.rem[1] -= 300;
+    allocate(self, &in, x);
+    cr_assert_eq(x[0], 1);
+    cr_assert_eq(x[1], 0);
+    cr_assert_float_eq(fft_rho(self, 7), 0, 1e-12);
+    cr_assert_float_eq(fft_rho(self, 8), 15, 1e-9);
+    cr_assert_lt(fft_rho(self, 99), 0, "unknown job");
+    close_fft(self);
+}
+
+/* Larger random instances: no type keeps d_j free GPUs while an eligible job j waits. */
+Test(fft, work_conserving_on_larger_instances)
+{
+    gsl_rng *r = rng_stream(5, "fft-wc");
+    void *self = open_fft(NULL);
+    double x[MAXJ * MAXT];
+    for (int round = 0; round < 40; round++) {
+        struct inst in;
+        random_inst(&in, r, 20 + (int)gsl_rng_uniform_int(r, 40), 3 + (int)gsl_rng_uniform_int(r, 2),
+                    24);
+        random_rho(&in, r);
+        for (int k = 0; k < in.J; k++)
+            in.rho[k] *= gsl_rng_uniform(r) < 0.5 ? 0 : 1;
+        allocate(self, &in, x);
+        for (int k = 0; k < in.J; k++)
+            fft_set_rho(self, in.id[k], in.rho[k]);
+        allocate(self, &in, x);
+        int a[MAXJ];
+        decision(&in, x, a);
+        double used[MAXT] = { 0 };
+        for (int k = 0; k < in.J; k++)
+            if (a[k] >= 0)
+                used[a[k]] += in.scale[k];
+        for (int k = 0; k < in.J; k++)
+            for (int t = 0; t < in.T && a[k] < 0; t++)
+                cr_assert(!(in.thr[k * in.T + t] > 0 && in.scale[k] <= in.cap[t] &&
+                            in.cap[t] - used[t] >= in.scale[k]),
+                          "round %d: job %d (%d GPUs) waits while type %d has %g free", round, k,
+                          in.scale[k], t, in.cap[t] - used[t]);
+    }
+    close_fft(self);
+    gsl_rng_free(r);
+}
+
+/* With rho = 0 every cost is positive, so without work conservation nothing runs — the
+ * constraint is what fills the cluster. */
+Test(fft, without_work_conservation_positive_costs_leave_gpus_idle)
+{
+    gsl_rng *r = rng_stream(3, "fft-idle");
+    struct inst in;
+    random_inst(&in, r, 12, 3, 8);
+    double x[MAXJ * MAXT];
+    void *off = open_fft("{\"work_conserving\": false}");
+    allocate(off, &in, x);
+    for (int k = 0; k < in.J * in.T; k++)
+        cr_assert_eq(x[k], 0);
+    close_fft(off);
+    void *on = open_fft("{\"work_conserving\": true}");
+    allocate(on, &in, x);
+    double busy = 0;
+    for (int k = 0; k < in.J * in.T; k++)
+        busy += x[k];
+    cr_assert_gt(busy, 0);
+    close_fft(on);
+    gsl_rng_free(r);
+}
+
+Test(fft, bad_parameter_is_rejected)
+{
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    const char *p = "{\"mip_gap\": -1}";
+    cr_assert_eq(jsonf_parse(&doc, "exp.json", p, strlen(p), &err), 0);
+    struct jobj o;
+    jobj_root(&o, doc, &err);
+    struct policy_env env = { 1, cl, m };
+    policy *pol;
+    cr_assert_lt(policy_open(&pol, "fft", &o, &env, &err), 0);
+    cr_assert(strstr(err.msg, "mip_gap"), "%s", err.msg);
+    jsonf_destroy(doc);
+}
+
+/* ---- end to end ---- */
+
+static struct job_spec *random_jobs(int n, unsigned long seed)
+{
+    static const char *const names[] = { "ResNet-18 (batch size 64)", "ResNet-50 (batch size 64)",
+                                         "Transformer (batch size 64)", "LM (batch size 20)" };
+    static const int workers[] = { 1, 1, 1, 2, 4, 8 };
+    gsl_rng *r = rng_stream(seed, "test-jobs");
+    struct job_spec *j = calloc((size_t)n, sizeof *j);
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+        t += gsl_ran_exponential(r, 200);
+        j[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t),
+                                  .jtype = tput_find(m, names[gsl_rng_uniform_int(r, 4)]),
+                                  .workers = workers[gsl_rng_uniform_int(r, 6)],
+                                  .work = 1000 + gsl_ran_exponential(r, 20000), .weight = 1 };
+    }
+    gsl_rng_free(r);
+    return j;
+}
+
+static const struct train_config cfg = { .restore_delay_s = 10, .until = SIM_NEVER };
+
+Test(fft, end_to_end_all_finish_no_overallocation_deterministic)
+{
+    struct job_spec *jobs = random_jobs(60, 21);
+    struct th_result a = th_run_policy(cl, m, jobs, 60, "fft", NULL, &cfg);
+    struct th_result b = th_run_policy(cl, m, jobs, 60, "fft", NULL, &cfg);
+    cr_assert_eq(a.n, 60);
+    cr_assert_leq(a.max_busy, cluster_ngpus(cl));
+    cr_assert_gt(a.max_busy, 0);
+    for (long long id = 0; id < 60; id++) {
+        const struct th_rec *x = th_find(&a, id);
+        cr_assert_geq(x->finish, x->first, "job %lld did not finish", id);
+        cr_assert_geq(x->first, x->arrival);
+    }
+    cr_assert_eq(a.n, b.n);
+    cr_assert_eq(memcmp(a.r, b.r, (size_t)a.n * sizeof *a.r), 0, "two runs differ");
+    cr_assert_eq(a.decisions, b.decisions);
+    th_result_free(&a);
+    th_result_free(&b);
+    free(jobs);
+}
+
+Test(fft, end_to_end_with_parameters)
+{
+    struct job_spec *jobs = random_jobs(30, 4);
+    struct th_result a = th_run_policy(cl, m, jobs, 30, "fft",
+                                       "{\"round_s\": 120, \"fairness_weight\": 0.01, "
+                                       "\"switch_weight\": 2, \"mip_gap\": 0.001}",
+                                       &cfg);
+    cr_assert_eq(a.n, 30);
+    for (int i = 0; i < a.n; i++)
+        cr_assert_geq(a.r[i].finish, 0);
+    cr_assert_leq(a.max_busy, cluster_ngpus(cl));
+    th_result_free(&a);
+    free(jobs);
+}

@@ -1,0 +1,201 @@
+/*
+ * test_gavel: the Gavel-compatible world on hand-computed cases — a lone job's rounds, a
+ * newcomer waiting for the next allocation reset (and Gavel's forced reset when nothing is
+ * left to wait for), the 5-failure drop rule of multi-GPU micro-tasks, determinism of the
+ * agnostic type shuffle, and the calibration against Gavel's own simulator (reference
+ * numbers in ../shared/reference/README.md).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "../sched/policy.h"
+#include "../sim/gavel.h"
+#include "helpers.h"
+
+static catalog *cat;
+static tput *m;
+static cluster *one_v100;
+
+static void setup(void)
+{
+    cat = th_catalog();
+    m = th_models(cat);
+    one_v100 = th_cluster(cat, "{\"network\": \"ethernet-25g\", \"groups\": "
+                               "[{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
+}
+
+static void teardown(void)
+{
+    cluster_destroy(one_v100);
+    tput_destroy(m);
+    cat_destroy(cat);
+}
+
+/* Gavel's measured rate of ResNet-50 (batch size 64) on one V100, steps/s */
+#define R50_V100 4.394774823323071
+
+struct src { const struct job_spec *j; int n, next; };
+static int next_job(void *ctx, struct job_spec *out, struct errbuf *err)
+{
+    (void)err;
+    struct src *s = ctx;
+    if (s->next == s->n)
+        return 0;
+    *out = s->j[s->next++];
+    return 1;
+}
+
+struct rec { long long id; double finish, first; };
+struct recs { struct rec r[16]; int n; };
+static int keep(void *ctx, const struct train_record *r, struct errbuf *err)
+{
+    (void)err;
+    struct recs *s = ctx;
+    s->r[s->n++] = (struct rec){ r->trace_id, r->finish >= 0 ? sim_to_sec(r->finish) : -1,
+                                 r->job->first_start >= 0 ? sim_to_sec(r->job->first_start) : -1 };
+    return 0;
+}
+
+static const struct rec *get(const struct recs *s, long long id)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->r[i].id == id)
+            return &s->r[i];
+    cr_assert_fail("job %lld not reported", id);
+    return NULL;
+}
+
+static struct job_spec job(int id, const char *type, int sf, double steps, double at)
+{
+    return (struct job_spec){ .id = id, .arrival = sim_from_sec(at), .jtype = tput_find(m, type),
+                              .workers = sf, .work = steps, .weight = 1 };
+}
+
+static struct gavel_totals run(const cluster *cl, const char *name, struct job_spec *jobs,
+                               int n, struct recs *out, uint64_t seed)
+{
+    struct errbuf err;
+    err_clear(&err);
+    policy *p;
+    struct policy_env env = { seed, cl, m };
+    cr_assert_eq(policy_open(&p, name, NULL, &env, &err), 0, "%s", err.msg);
+    struct src s = { jobs, n, 0 };
+    struct job_source js = { &s, next_job };
+    struct gavel_config gc = { seed, sim_from_sec(360), 1920, 0, 0, 0 };
+    const struct policy_ops *ops = policy_ops_of(p);
+    struct gavel_allocator ga = { p, policy_allocate, !!(ops->flags & POLICY_AGNOSTIC),
+                                  !!(ops->flags & POLICY_FIFO) };
+    struct train_sink sink = { out, keep, NULL };
+    struct gavel_totals tot;
+    cr_assert_eq(gavel_run(cl, m, &gc, &js, &ga, &sink, &tot, &err), 0, "%s", err.msg);
+    policy_close(p);
+    return tot;
+}
+
+TestSuite(gavel, .init = setup, .fini = teardown);
+
+Test(gavel, a_lone_job_finishes_at_steps_over_rate)
+{
+    /* rounds of int(4.3948 * 360) = 1582 steps: 1582 then 418, ending at 2000 / rate */
+    struct job_spec jobs[] = { job(0, "ResNet-50 (batch size 64)", 1, 2000, 0) };
+    struct recs r = { .n = 0 };
+    struct gavel_totals t = run(one_v100, "fifo_perf", jobs, 1, &r, 0);
+    cr_assert_float_eq(get(&r, 0)->finish, 2000 / R50_V100, 1e-5);
+    cr_assert_eq(t.t.jobs_done, 1);
+    /* Gavel's utilization counts each micro-task from the round start: 2000/rate in all */
+    cr_assert_float_eq(t.utilization, 1, 1e-6);
+}
+
+Test(gavel, a_newcomer_waits_for_the_next_reset)
+{
+    /* B arrives at 100 s while A runs.  At A's first round end (1582 / rate) B joins and the
+     * allocation is recomputed (the last reset is still "at 0"): FIFO gives the GPU to A, B
+     * gets x = 0.  When A finishes, fewer than 1920 s have passed since that reset, so B
+     * keeps x = 0 and the GPU idles until C arrives at 10,000 s and forces a recompute. */
+    struct job_spec jobs[] = { job(0, "ResNet-50 (batch size 64)", 1, 2000, 0),
+                               job(1, "ResNet-50 (batch size 64)", 1, 1000, 100),
+                               job(2, "ResNet-50 (batch size 64)", 1, 100, 10000) };
+    struct recs r = { .n = 0 };
+    run(one_v100, "fifo_perf", jobs, 3, &r, 0);
+    cr_assert_float_eq(get(&r, 0)->finish, 2000 / R50_V100, 1e-5);
+    cr_assert_float_eq(get(&r, 1)->first, 10000, 1e-6);
+    cr_assert_float_eq(get(&r, 1)->finish, 10000 + 1000 / R50_V100, 1e-5);
+    /* C waits for B, then the same story: recompute only when B leaves and nothing is
+     * pending, which Gavel forces at once */
+    cr_assert_float_eq(get(&r, 2)->first, 10000 + 1000 / R50_V100, 1e-5);
+}
+
+Test(gavel, forced_reset_when_nothing_is_left_to_wait_for)
+{
+    /* without C, B starts as soon as A is done: with no job pending and none running, Gavel
+     * sets the last reset to 0 and so recomputes at once */
+    struct job_spec jobs[] = { job(0, "ResNet-50 (batch size 64)", 1, 2000, 0),
+                               job(1, "ResNet-50 (batch size 64)", 1, 1000, 100) };
+    struct recs r = { .n = 0 };
+    run(one_v100, "fifo_perf", jobs, 2, &r, 0);
+    cr_assert_float_eq(get(&r, 1)->first, 2000 / R50_V100, 1e-5);
+    cr_assert_float_eq(get(&r, 1)->finish, 3000 / R50_V100, 1e-5);
+}
+
+Test(gavel, multi_gpu_micro_tasks_with_too_few_steps_fail_and_drop)
+{
+    cluster *two = th_cluster(cat, "{\"network\": \"ethernet-25g\", \"groups\": "
+                                   "[{\"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
+    /* 1 step split over 2 workers: floor(1/2) = 0 for the first worker, so every micro-task
+     * fails; after 5 in a row the job is dropped (reported unfinished).  A 1-GPU job with the
+     * same single step succeeds. */
+    struct job_spec jobs[] = { job(0, "ResNet-50 (batch size 64)", 2, 1, 0),
+                               job(1, "ResNet-50 (batch size 64)", 1, 1, 0) };
+    struct recs r = { .n = 0 };
+    struct gavel_totals t = run(two, "gavel_las_perf", jobs, 2, &r, 0);
+    cr_assert_eq(t.dropped, 1);
+    cr_assert_float_eq(get(&r, 0)->finish, -1, 0);
+    cr_assert_gt(get(&r, 1)->finish, 0);
+    cluster_destroy(two);
+}
+
+Test(gavel, agnostic_shuffle_is_seeded)
+{
+    cluster *mix = th_cluster(cat, "{\"network\": \"ethernet-25g\", \"groups\": ["
+                                   "{\"count\": 2, \"gpu\": \"K80\", \"gpus_per_node\": 1},"
+                                   "{\"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
+    struct job_spec jobs[8];
+    for (int i = 0; i < 8; i++)
+        jobs[i] = job(i, i % 2 ? "LM (batch size 20)" : "ResNet-18 (batch size 64)", 1,
+                      20000 + 3000 * i, 50.0 * i);
+    struct recs a = { .n = 0 }, b = { .n = 0 }, c = { .n = 0 };
+    run(mix, "gavel_las", jobs, 8, &a, 1);
+    run(mix, "gavel_las", jobs, 8, &b, 1);
+    run(mix, "gavel_las", jobs, 8, &c, 2);
+    int same = 1, differ = 0;
+    for (int i = 0; i < 8; i++) {
+        same &= get(&a, i)->finish == get(&b, i)->finish;
+        differ |= get(&a, i)->finish != get(&c, i)->finish;
+    }
+    cr_assert(same, "same seed, different rounds");
+    cr_assert(differ, "the type order shuffle does not depend on the seed");
+    cluster_destroy(mix);
+}
+
+/* Gavel's own simulator on its Philly-VC trace (../shared/reference/README.md) */
+static void calibrate(const char *name, double want, double tolerance_pct)
+{
+    char db[512];
+    snprintf(db, sizeof db, "%s/cal_%s.db", th_tmpdir(), name);
+    remove(db);
+    struct th_out o = th_hetsim((const char *const[]){ "run", "gavel_philly", "--policy", name,
+                                                       "--db", db, "-q", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    double got = th_db_value(db, "SELECT value FROM metrics WHERE name = 'jct_mean'");
+    double err_pct = fabs(got - want) / want * 100;
+    cr_assert_leq(err_pct, tolerance_pct, "%s: mean JCT %.1f s vs Gavel's %.1f s (%.2f%%)",
+                  name, got, want, err_pct);
+    cr_assert_float_eq(th_db_value(db, "SELECT value FROM metrics WHERE name = 'jobs_done'"),
+                       2000, 0);
+}
+
+Test(gavel, calibration_fifo_perf) { calibrate("fifo_perf", 4827253.271, 2); }
+Test(gavel, calibration_gavel_las) { calibrate("gavel_las", 555618.813, 5); }
+Test(gavel, calibration_gavel_las_perf) { calibrate("gavel_las_perf", 444524.685, 5); }

@@ -1,0 +1,642 @@
+/*
+ * test_oef: OEF's promises checked on the allocations it computes, against valuations this
+ * file computes itself (its own GLPK programs, refined by GLPK's exact rational simplex):
+ *  - cooperative: capacity (alloc_check), sharing incentive, envy-freeness, each user's jobs
+ *    splitting its bundle to its best, at least the equal split's total and at most the
+ *    unconstrained maximum; optimality against a brute-force grid and a second formulation on
+ *    tiny instances where the valuations are linear;
+ *  - non-cooperative: the same fairness checks, and no lie about throughputs (doubling a type,
+ *    other relative speeds, hiding or claiming a type) raises the liar's real throughput; the
+ *    same lie check finds profitable lies against the cooperative rule, so it can fail;
+ *  - end to end in the training world on a K80/P100/V100 cluster: every job finishes, the run
+ *    is deterministic, in both settings.
+ *
+ * Valuation (oef.c's header): a_jt = thr_jt / max_s thr_js; user u's value of a bundle g
+ * (GPUs per type) is V_u(g) = max sum a_jt y_jt s.t. sum_j d_j y_jt <= g_t, sum_t y_jt <= 1.
+ */
+#include <criterion/criterion.h>
+#include <glpk.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sched/alloc.h"
+#include "../sched/policy.h"
+#include "../sim/rng.h"
+#include "../sim/train.h"
+#include "helpers.h"
+
+enum { MAXU = 6, MAXJ = 32, MAXT = 4 };
+
+static catalog *cat;
+static tput *m;
+static cluster *cl;
+
+static const char cluster_json[] =
+    "{ \"name\": \"kpv\", \"network\": \"ethernet-25g\", \"groups\": [\n"
+    " { \"count\": 2, \"gpu\": \"K80\", \"gpus_per_node\": 4 },\n"
+    " { \"count\": 2, \"gpu\": \"P100\", \"gpus_per_node\": 4 },\n"
+    " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 } ] }";
+
+static void setup(void)
+{
+    cat = th_catalog();
+    m = th_models(cat);
+    cl = th_cluster(cat, cluster_json);
+    glp_term_out(GLP_OFF);
+}
+
+static void teardown(void)
+{
+    cluster_destroy(cl);
+    tput_destroy(m);
+    cat_destroy(cat);
+}
+
+TestSuite(oef, .init = setup, .fini = teardown);
+
+/* ---- a hand-built problem ---- */
+
+struct inst {
+    int     J, T, nu;
+    int     uid[MAXU];          /* the problem's user ids, by user index */
+    int64_t id[MAXJ];
+    int     scale[MAXJ], user[MAXJ], uix[MAXJ], cur[MAXJ];
+    double  weight[MAXJ], thr[MAXJ * MAXT], zero[MAXJ];
+    double  cap[MAXT];
+};
+
+static struct alloc_problem problem(const struct inst *in)
+{
+    struct alloc_problem p;
+    memset(&p, 0, sizeof p);
+    p.njobs = in->J;
+    p.ntypes = in->T;
+    for (int t = 0; t < in->T; t++) {
+        p.types[t] = t;
+        p.cap[t] = in->cap[t];
+    }
+    p.round_s = 360;
+    p.id = in->id;
+    p.scale = in->scale;
+    p.user = in->user;
+    p.weight = in->weight;
+    p.thr = in->thr;
+    p.work = in->zero;
+    p.remaining = in->zero;
+    p.age_s = in->zero;
+    p.attained_s = in->zero;
+    p.cur_type = in->cur;
+    p.restore_s = in->zero;
+    return p;
+}
+
+static void add_job(struct inst *in, int u, int scale, const double *thr)
+{
+    int j = in->J++;
+    cr_assert_lt(j, MAXJ);
+    in->id[j] = 1000 + j;
+    in->scale[j] = scale;
+    in->user[j] = in->uid[u];
+    in->uix[j] = u;
+    in->weight[j] = 1;
+    in->cur[j] = -1;
+    in->zero[j] = 0;
+    for (int t = 0; t < in->T; t++)
+        in->thr[j * in->T + t] = thr[t];
+}
+
+/* 2-6 users (ids not contiguous), 2-4 types with 1-12 GPUs, 1-5 jobs per user of 1, 2 or 4
+ * GPUs, throughputs in [0.5, 10) with a 15 % chance of 0 (every job runs somewhere). */
+static void random_inst(struct inst *in, gsl_rng *r)
+{
+    static const int scales[] = { 1, 1, 2, 4 };
+    memset(in, 0, sizeof *in);
+    in->nu = 2 + (int)gsl_rng_uniform_int(r, 5);
+    in->T = 2 + (int)gsl_rng_uniform_int(r, 3);
+    for (int t = 0; t < in->T; t++)
+        in->cap[t] = 1 + (double)gsl_rng_uniform_int(r, 12);
+    for (int u = 0; u < in->nu; u++) {
+        in->uid[u] = 7 * u + 3;
+        int nj = 1 + (int)gsl_rng_uniform_int(r, 5);
+        for (int k = 0; k < nj; k++) {
+            double thr[MAXT];
+            int any = 0;
+            for (int t = 0; t < in->T; t++) {
+                thr[t] = gsl_rng_uniform(r) < 0.15 ? 0 : 0.5 + 9.5 * gsl_rng_uniform(r);
+                any |= thr[t] > 0;
+            }
+            if (!any)
+                thr[gsl_rng_uniform_int(r, (unsigned long)in->T)] = 1;
+            add_job(in, u, scales[gsl_rng_uniform_int(r, 4)], thr);
+        }
+    }
+}
+
+/* ---- the policy through its ops ---- */
+
+static void *open_oef(const char *setting)
+{
+    const struct policy_ops *ops = policy_find("oef");
+    cr_assert_not_null(ops);
+    char text[128];
+    snprintf(text, sizeof text, "{\"setting\": \"%s\"}", setting);
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    struct jobj params;
+    cr_assert_eq(jsonf_parse(&doc, "params", text, strlen(text), &err), 0, "%s", err.msg);
+    cr_assert_eq(jobj_root(&params, doc, &err), 0);
+    struct policy_env env = { 1, cl, m };
+    void *self = NULL;
+    cr_assert_eq(ops->create(&self, &params, &env, &err), 0, "%s", err.msg);
+    jsonf_destroy(doc);
+    return self;
+}
+
+static void close_oef(void *self)
+{
+    policy_find("oef")->destroy(self);
+}
+
+static void solve(void *self, const struct inst *in, double *x)
+{
+    struct alloc_problem p = problem(in);
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(policy_find("oef")->allocate(self, &p, x, &err), 0, "%s", err.msg);
+    cr_assert_eq(alloc_check(&p, x, 1e-6, &err), 0, "%s", err.msg);
+}
+
+/* ---- valuations, computed here ---- */
+
+static double norm_thr(const struct inst *in, int j, int t)
+{
+    double best = 0;
+    for (int s = 0; s < in->T; s++)
+        best = fmax(best, in->thr[j * in->T + s]);
+    return best > 0 ? in->thr[j * in->T + t] / best : 0;
+}
+
+/* V_u(g); u < 0 values the bundle for all jobs together (the unconstrained optimum) */
+static double value(const struct inst *in, int u, const double *g)
+{
+    int T = in->T;
+    glp_prob *lp = glp_create_prob();
+    glp_set_obj_dir(lp, GLP_MAX);
+    glp_add_rows(lp, T + in->J);
+    for (int t = 0; t < T; t++)
+        glp_set_row_bnds(lp, t + 1, GLP_UP, 0, g[t]);
+    for (int j = 0; j < in->J; j++)
+        glp_set_row_bnds(lp, T + j + 1, GLP_UP, 0, 1);
+    for (int j = 0; j < in->J; j++) {
+        if (u >= 0 && in->uix[j] != u)
+            continue;
+        for (int t = 0; t < T; t++) {
+            double a = norm_thr(in, j, t);
+            if (a <= 0)
+                continue;
+            int c = glp_add_cols(lp, 1);
+            glp_set_col_bnds(lp, c, GLP_LO, 0, 0);
+            glp_set_obj_coef(lp, c, a);
+            int ind[3] = { 0, t + 1, T + j + 1 };
+            double val[3] = { 0, in->scale[j], 1 };
+            glp_set_mat_col(lp, c, 2, ind, val);
+        }
+    }
+    double v = 0;
+    if (glp_get_num_cols(lp) > 0) {
+        glp_smcp parm;
+        glp_init_smcp(&parm);
+        parm.msg_lev = GLP_MSG_OFF;
+        cr_assert_eq(glp_simplex(lp, &parm), 0);
+        cr_assert_eq(glp_exact(lp, &parm), 0);
+        cr_assert_eq(glp_get_status(lp), GLP_OPT);
+        v = glp_get_obj_val(lp);
+    }
+    glp_delete_prob(lp);
+    return v;
+}
+
+/* A_u under x, with the throughputs of `truth` */
+static double thr_of(const struct inst *truth, int u, const double *x)
+{
+    double a = 0;
+    for (int j = 0; j < truth->J; j++)
+        if (truth->uix[j] == u)
+            for (int t = 0; t < truth->T; t++)
+                a += norm_thr(truth, j, t) * x[j * truth->T + t];
+    return a;
+}
+
+static void bundle(const struct inst *in, int u, const double *x, double *g)
+{
+    for (int t = 0; t < in->T; t++) {
+        g[t] = 0;
+        for (int j = 0; j < in->J; j++)
+            if (in->uix[j] == u)
+                g[t] += in->scale[j] * x[j * in->T + t];
+    }
+}
+
+static double slack(double v) { return 1e-6 * fmax(1, fabs(v)); }
+
+/* Capacity, sharing incentive, envy-freeness, best split inside each user; returns the total
+ * normalized throughput and sets *si_total to the equal split's. */
+static double check_fair(const struct inst *in, const double *x, double *si_total)
+{
+    double e[MAXT], g[MAXU][MAXT], total = 0;
+    for (int t = 0; t < in->T; t++)
+        e[t] = in->cap[t] / in->nu;
+    for (int u = 0; u < in->nu; u++)
+        bundle(in, u, x, g[u]);
+    *si_total = 0;
+    for (int u = 0; u < in->nu; u++) {
+        double a = thr_of(in, u, x), si = value(in, u, e);
+        total += a;
+        *si_total += si;
+        cr_assert_geq(a, si - slack(si), "sharing incentive: user %d gets %.9g < %.9g", u, a, si);
+        double own = value(in, u, g[u]);
+        cr_assert_geq(a, own - slack(own), "user %d's split %.9g below its best %.9g", u, a, own);
+        for (int v = 0; v < in->nu; v++) {
+            if (v == u)
+                continue;
+            double envy = value(in, u, g[v]);
+            cr_assert_geq(a, envy - slack(envy), "user %d envies %d: %.9g < %.9g", u, v, a, envy);
+        }
+    }
+    return total;
+}
+
+Test(oef, registered_as_a_round_based_allocation_policy)
+{
+    const struct policy_ops *ops = policy_find("oef");
+    cr_assert_not_null(ops);
+    cr_assert_str_eq(ops->domain, "training");
+    cr_assert_eq(ops->wake, WAKE_ROUND);
+    cr_assert_float_eq(ops->round_s, 360, 1e-12);
+    cr_assert(ops->train == alloc_train);
+    cr_assert_not_null(ops->allocate);
+}
+
+Test(oef, rejects_an_unknown_setting)
+{
+    const char text[] = "{\"setting\": \"selfish\"}";
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    struct jobj params;
+    cr_assert_eq(jsonf_parse(&doc, "params", text, strlen(text), &err), 0);
+    cr_assert_eq(jobj_root(&params, doc, &err), 0);
+    struct policy_env env = { 1, cl, m };
+    void *self = NULL;
+    cr_assert_lt(policy_find("oef")->create(&self, &params, &env, &err), 0);
+    cr_assert_not_null(strstr(err.msg, "noncooperative"), "%s", err.msg);
+    jsonf_destroy(doc);
+}
+
+Test(oef, cooperative_is_fair_and_beats_the_equal_split)
+{
+    void *self = open_oef("cooperative");
+    gsl_rng *r = rng_stream(11, "test-oef-coop");
+    int better = 0, runs = 300;
+    for (int i = 0; i < runs; i++) {
+        struct inst in;
+        random_inst(&in, r);
+        double x[MAXJ * MAXT], x2[MAXJ * MAXT], si;
+        solve(self, &in, x);
+        double total = check_fair(&in, x, &si);
+        cr_assert_geq(total, si - slack(si), "instance %d: %.9g below the equal split %.9g", i,
+                      total, si);
+        double best = value(&in, -1, in.cap);
+        cr_assert_leq(total, best + slack(best), "instance %d: above the optimum", i);
+        better += total > si + 1e-6;
+        solve(self, &in, x2);
+        cr_assert_eq(memcmp(x, x2, (size_t)(in.J * in.T) * sizeof *x), 0, "not deterministic");
+    }
+    /* not the equal split in disguise */
+    cr_assert_gt(better, runs / 4, "only %d of %d instances improve on the equal split", better,
+                 runs);
+    gsl_rng_free(r);
+    close_oef(self);
+}
+
+/* Two users, two types with c0 and c1 GPUs, c0 + c1 identical 1-GPU jobs per user: every
+ * bundle is worth a_u . g to user u, so SI and EF are linear and a grid search over the two
+ * bundles sees the same program. */
+struct tiny {
+    double a1[2], a2[2], cap[2];
+};
+
+static void tiny_inst(struct inst *in, const struct tiny *c)
+{
+    memset(in, 0, sizeof *in);
+    in->nu = 2;
+    in->T = 2;
+    in->cap[0] = c->cap[0];
+    in->cap[1] = c->cap[1];
+    in->uid[0] = 0;
+    in->uid[1] = 1;
+    for (int k = 0; k < (int)(c->cap[0] + c->cap[1]); k++) {
+        add_job(in, 0, 1, c->a1);
+        add_job(in, 1, 1, c->a2);
+    }
+}
+
+/* the same program in the users' bundles only (a second formulation), solved exactly */
+static double bundle_lp(const struct tiny *c)
+{
+    const double *a[2] = { c->a1, c->a2 };
+    glp_prob *lp = glp_create_prob();
+    glp_set_obj_dir(lp, GLP_MAX);
+    glp_add_cols(lp, 4);                    /* g_ut at 1 + 2u + t */
+    for (int col = 1; col <= 4; col++) {
+        glp_set_col_bnds(lp, col, GLP_DB, 0, c->cap[(col - 1) % 2]);
+        glp_set_obj_coef(lp, col, a[(col - 1) / 2][(col - 1) % 2]);
+    }
+    for (int t = 0; t < 2; t++) {           /* capacity */
+        int r = glp_add_rows(lp, 1), ind[3] = { 0, 1 + t, 3 + t };
+        double val[3] = { 0, 1, 1 };
+        glp_set_row_bnds(lp, r, GLP_UP, 0, c->cap[t]);
+        glp_set_mat_row(lp, r, 2, ind, val);
+    }
+    for (int u = 0; u < 2; u++) {
+        int v = 1 - u, r = glp_add_rows(lp, 1);
+        int ind[5] = { 0, 1 + 2 * u, 2 + 2 * u, 1 + 2 * v, 2 + 2 * v };
+        double si = 0.5 * (a[u][0] * c->cap[0] + a[u][1] * c->cap[1]);
+        double val[5] = { 0, a[u][0], a[u][1], -a[u][0], -a[u][1] };
+        glp_set_row_bnds(lp, r, GLP_LO, 0, 0);                  /* EF */
+        glp_set_mat_row(lp, r, 4, ind, val);
+        r = glp_add_rows(lp, 1);
+        glp_set_row_bnds(lp, r, GLP_LO, si, 0);                 /* SI */
+        glp_set_mat_row(lp, r, 2, ind, val);
+    }
+    glp_smcp parm;
+    glp_init_smcp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    cr_assert_eq(glp_exact(lp, &parm), 0);
+    cr_assert_eq(glp_get_status(lp), GLP_OPT);
+    double v = glp_get_obj_val(lp);
+    glp_delete_prob(lp);
+    return v;
+}
+
+/* the best total over a grid of bundles (steps of cap / 40) meeting SI and EF */
+static double grid_best(const struct tiny *c)
+{
+    enum { N = 40 };
+    const double *a1 = c->a1, *a2 = c->a2, h0 = c->cap[0] / N, h1 = c->cap[1] / N;
+    double best = -1;
+    double si1 = 0.5 * (a1[0] * c->cap[0] + a1[1] * c->cap[1]);
+    double si2 = 0.5 * (a2[0] * c->cap[0] + a2[1] * c->cap[1]);
+    for (int p = 0; p <= N; p++)
+        for (int q = 0; q <= N; q++) {
+            double g1a = p * h0, g1b = q * h1, u1 = a1[0] * g1a + a1[1] * g1b;
+            if (u1 < si1 - 1e-12)
+                continue;
+            for (int r = 0; r <= N - p; r++)
+                for (int s = 0; s <= N - q; s++) {
+                    double g2a = r * h0, g2b = s * h1, u2 = a2[0] * g2a + a2[1] * g2b;
+                    if (u2 < si2 - 1e-12 || u1 < a1[0] * g2a + a1[1] * g2b - 1e-12 ||
+                        u2 < a2[0] * g1a + a2[1] * g1b - 1e-12)
+                        continue;
+                    if (u1 + u2 > best)
+                        best = u1 + u2;
+                }
+        }
+    return best;
+}
+
+Test(oef, cooperative_optimum_matches_brute_force_on_tiny_instances)
+{
+    /* normalized vectors (each user's best type is worth 1) and capacities: same favourite
+     * type by different margins, opposite favourites, a scarce favourite with a plentiful
+     * second type (the fairness constraints cost throughput there) */
+    static const struct tiny cases[] = {
+        { { 1, 0.8 }, { 1, 0.3 }, { 1, 1 } },   { { 1, 0.2 }, { 0.5, 1 }, { 1, 1 } },
+        { { 1, 0.12 }, { 1, 0.5 }, { 1, 10 } }, { { 1, 0.3 }, { 0.6, 1 }, { 2, 3 } },
+        { { 1, 0.9 }, { 1, 0.2 }, { 3, 1 } },   { { 0.7, 1 }, { 1, 0.05 }, { 1, 6 } },
+    };
+    void *self = open_oef("cooperative");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct inst in;
+        tiny_inst(&in, &cases[c]);
+        double x[MAXJ * MAXT], si;
+        solve(self, &in, x);
+        double total = check_fair(&in, x, &si);
+        double exact = bundle_lp(&cases[c]), grid = grid_best(&cases[c]);
+        cr_assert_float_eq(total, exact, 1e-6, "case %zu: OEF %.9g, second formulation %.9g", c,
+                           total, exact);
+        /* the grid holds feasible points only: none beats OEF, and the best comes close */
+        cr_assert_geq(total, grid - 1e-9, "case %zu: grid point %.9g beats OEF %.9g", c, grid,
+                      total);
+        cr_assert_leq(total, grid + 0.05 * (cases[c].cap[0] + cases[c].cap[1]), "case %zu", c);
+        cr_log_info("case %zu: OEF %.6f, grid %.6f, equal split %.6f", c, total, grid, si);
+    }
+    close_oef(self);
+}
+
+Test(oef, noncooperative_is_fair)
+{
+    void *self = open_oef("noncooperative");
+    gsl_rng *r = rng_stream(12, "test-oef-noncoop");
+    for (int i = 0; i < 200; i++) {
+        struct inst in;
+        random_inst(&in, r);
+        double x[MAXJ * MAXT], x2[MAXJ * MAXT], si;
+        solve(self, &in, x);
+        double total = check_fair(&in, x, &si);
+        cr_assert_geq(total, si - slack(si), "instance %d", i);
+        solve(self, &in, x2);
+        cr_assert_eq(memcmp(x, x2, (size_t)(in.J * in.T) * sizeof *x), 0, "not deterministic");
+    }
+    gsl_rng_free(r);
+    close_oef(self);
+}
+
+Test(oef, noncooperative_fills_what_others_cannot_use)
+{
+    /* K80-like type 0 with 2 GPUs, V100-like type 1 with 2 GPUs.  User A has one 1-GPU job
+     * that runs on type 1 only; user B three 1-GPU jobs that run on both.  Demands: A (0, 1),
+     * B (3, 3).  Filling: type 0 all to B (2), type 1 one each (A's demand is met at the
+     * level 1).  Every job then runs full time: A's on type 1, B's on 2 GPUs of type 0 and 1
+     * of type 1.  The equal split would have left a type-0 GPU idle. */
+    struct inst in;
+    memset(&in, 0, sizeof in);
+    in.nu = 2;
+    in.T = 2;
+    in.cap[0] = in.cap[1] = 2;
+    in.uid[0] = 4;
+    in.uid[1] = 9;
+    add_job(&in, 0, 1, (double[]){ 0, 5 });
+    for (int k = 0; k < 3; k++)
+        add_job(&in, 1, 1, (double[]){ 1, 2 + k });
+    void *self = open_oef("noncooperative");
+    double x[MAXJ * MAXT], g[MAXT];
+    solve(self, &in, x);
+    cr_assert_float_eq(x[1], 1, 1e-9);
+    bundle(&in, 1, x, g);
+    cr_assert_float_eq(g[0], 2, 1e-9);
+    cr_assert_float_eq(g[1], 1, 1e-9);
+    for (int j = 1; j < 4; j++)
+        cr_assert_float_eq(x[j * 2] + x[j * 2 + 1], 1, 1e-9, "job %d", j);
+    /* B's fastest job on type 1 (a = (0.25, 1) against (0.5, 1) and (1/3, 1)): the split
+     * maximizes B's normalized throughput, 0.5 + 1/3 + 1 */
+    cr_assert_float_eq(thr_of(&in, 1, x), 0.5 + 1.0 / 3 + 1, 1e-9);
+    cr_assert_float_eq(x[3 * 2 + 1], 1, 1e-9);
+    close_oef(self);
+}
+
+enum { LIE_DOUBLE, LIE_SPEEDS, LIE_HIDE, LIE_CLAIM, NLIES };
+static const char *const lie_names[] = { "doubles a type", "other relative speeds",
+                                         "hides a type", "claims a type" };
+
+/* user u's report under lie `kind` (type t where it needs one) */
+static void lie(struct inst *out, const struct inst *truth, int u, int kind, int t, gsl_rng *r)
+{
+    *out = *truth;
+    int T = truth->T;
+    for (int j = 0; j < truth->J; j++) {
+        if (truth->uix[j] != u)
+            continue;
+        double *thr = &out->thr[j * T], best = 0;
+        for (int s = 0; s < T; s++)
+            best = fmax(best, thr[s]);
+        switch (kind) {
+        case LIE_DOUBLE:
+            thr[t] *= 2;
+            break;
+        case LIE_SPEEDS:
+            for (int s = 0; s < T; s++)
+                thr[s] *= exp(4 * gsl_rng_uniform(r) - 2);
+            break;
+        case LIE_HIDE:
+            thr[t] = 0;
+            break;
+        case LIE_CLAIM:
+            if (thr[t] == 0)
+                thr[t] = best * (0.5 + gsl_rng_uniform(r));
+            break;
+        }
+    }
+}
+
+/* Tries every lie of every user on `runs` random instances; returns how many paid off by more
+ * than `margin` in real (true) normalized throughput, the largest gain in *worst and how many
+ * lies cost the liar more than `margin` in *hurt. */
+static int profitable_lies(const char *setting, int runs, double margin, double *worst, int *hurt)
+{
+    void *self = open_oef(setting);
+    gsl_rng *r = rng_stream(13, "test-oef-lies");
+    int found = 0;
+    *worst = 0;
+    *hurt = 0;
+    for (int i = 0; i < runs; i++) {
+        struct inst truth, report;
+        random_inst(&truth, r);
+        double x[MAXJ * MAXT], xl[MAXJ * MAXT];
+        solve(self, &truth, x);
+        for (int u = 0; u < truth.nu; u++) {
+            double honest = thr_of(&truth, u, x);
+            for (int kind = 0; kind < NLIES; kind++)
+                for (int rep = 0; rep < 2; rep++) {
+                    int t = (int)gsl_rng_uniform_int(r, (unsigned long)truth.T);
+                    lie(&report, &truth, u, kind, t, r);
+                    solve(self, &report, xl);
+                    double gain = thr_of(&truth, u, xl) - honest;
+                    if (gain > *worst)
+                        *worst = gain;
+                    *hurt += gain < -margin * fmax(1, honest);
+                    if (gain > margin * fmax(1, honest)) {
+                        found++;
+                        cr_log_info("%s: instance %d, user %d %s (type %d): %.6g -> %.6g",
+                                    setting, i, u, lie_names[kind], t, honest, honest + gain);
+                    }
+                }
+        }
+    }
+    gsl_rng_free(r);
+    close_oef(self);
+    return found;
+}
+
+Test(oef, noncooperative_no_lie_pays)
+{
+    double worst;
+    int hurt;
+    int found = profitable_lies("noncooperative", 150, 1e-6, &worst, &hurt);
+    cr_assert_eq(found, 0, "%d profitable lies (largest gain %.3g)", found, worst);
+    /* the lies do move the allocation: many cost the liar */
+    cr_log_info("noncooperative: %d lies cost the liar, none paid", hurt);
+    cr_assert_gt(hurt, 100, "only %d lies changed anything", hurt);
+}
+
+Test(oef, lie_check_catches_the_cooperative_rule)
+{
+    /* the cooperative rule does not claim strategy-proofness: the same check must find lies
+     * that pay there, or it could not fail on the non-cooperative rule either */
+    double worst;
+    int hurt;
+    int found = profitable_lies("cooperative", 40, 1e-3, &worst, &hurt);
+    cr_assert_gt(found, 0, "no profitable lie found against the cooperative rule");
+}
+
+/* ---- end to end ---- */
+
+static struct job_spec *user_jobs(int n, int users, unsigned long seed)
+{
+    static const char *const names[] = { "ResNet-18 (batch size 64)", "ResNet-50 (batch size 64)",
+                                         "Transformer (batch size 64)", "LM (batch size 20)",
+                                         "CycleGAN", "A3C" };
+    static const int workers[] = { 1, 1, 1, 2, 4 };
+    gsl_rng *r = rng_stream(seed, "test-oef-jobs");
+    struct job_spec *j = calloc((size_t)n, sizeof *j);
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+        t += gsl_rng_uniform(r) * 120;
+        int jt = tput_find(m, names[gsl_rng_uniform_int(r, 6)]);
+        cr_assert_geq(jt, 0);
+        j[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t), .jtype = jt,
+                                  .workers = workers[gsl_rng_uniform_int(r, 5)],
+                                  .user = (int32_t)gsl_rng_uniform_int(r, (unsigned long)users),
+                                  .work = 5000 + 50000 * gsl_rng_uniform(r), .weight = 1 };
+    }
+    gsl_rng_free(r);
+    return j;
+}
+
+static void run_end_to_end(const char *params)
+{
+    enum { N = 40 };
+    struct job_spec *jobs = user_jobs(N, 4, 5);
+    struct train_config cfg = { .restore_delay_s = 10, .until = SIM_NEVER };
+    struct th_result a = th_run_policy(cl, m, jobs, N, "oef", params, &cfg);
+    struct th_result b = th_run_policy(cl, m, jobs, N, "oef", params, &cfg);
+    cr_assert_eq(a.n, N, "%s: %d of %d jobs reported", params, a.n, N);
+    for (int i = 0; i < a.n; i++)
+        cr_assert_geq(a.r[i].finish, a.r[i].arrival, "%s: job %lld unfinished", params, a.r[i].id);
+    cr_assert_leq(a.max_busy, cluster_ngpus(cl));
+    cr_assert_eq(a.n, b.n);
+    cr_assert_eq(a.decisions, b.decisions);
+    cr_assert_eq(a.events, b.events);
+    for (int i = 0; i < a.n; i++) {
+        cr_assert_eq(a.r[i].id, b.r[i].id, "%s: jobs left in another order", params);
+        cr_assert_eq(a.r[i].finish, b.r[i].finish, "%s: job %lld", params, a.r[i].id);
+        cr_assert_eq(a.r[i].preemptions, b.r[i].preemptions);
+        cr_assert_eq(a.r[i].migrations, b.r[i].migrations);
+    }
+    th_result_free(&a);
+    th_result_free(&b);
+    free(jobs);
+}
+
+Test(oef, end_to_end_cooperative)
+{
+    run_end_to_end("{\"setting\": \"cooperative\"}");
+}
+
+Test(oef, end_to_end_noncooperative)
+{
+    run_end_to_end("{\"setting\": \"noncooperative\"}");
+}

@@ -1,0 +1,1396 @@
+/*
+ * test_workload: every workload reader through wl_open + wl_source — hetsim CSV, Gavel traces
+ * (7 and 10 fields, real lines and the real files), the Philly job list (the real 20,000-row
+ * extract and small hand-made files) and the synthetic generator (determinism, stream
+ * independence, sample means within a few standard errors) — plus the common options and
+ * wl_work_from_duration.  Every error must name the file, the line and the field.
+ *
+ * Expected values come from the trace files (counted with awk/python while writing the tests)
+ * and from models/data/profiles/gavel.csv.  The shared traces are looked for under
+ * $HETSIM_TRACES, default /work/shared/traces.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../workloads/workload.h"
+#include "helpers.h"
+
+/* measured 1- and 2-worker rates (iterations/s) from models/data/profiles/gavel.csv */
+#define R50_V100_1 4.394774823323071      /* "ResNet-50 (batch size 64)",V100-16GB,1 */
+#define R50_V100_2 7.9220543675975046     /* "ResNet-50 (batch size 64)",V100-16GB,2,consolidated */
+#define R50_K80_1  0.61902822022465731    /* "ResNet-50 (batch size 64)",K80,1 */
+#define R18_V100_1 24.093231895382736     /* "ResNet-18 (batch size 64)",V100-16GB,1 */
+#define R50 "ResNet-50 (batch size 64)"
+#define R18 "ResNet-18 (batch size 64)"
+
+static const char *traces_dir(void)
+{
+    const char *e = getenv("HETSIM_TRACES");
+    return e != NULL && *e != '\0' ? e : "/work/shared/traces";
+}
+
+static char *real_trace(const char *rel)
+{
+    char *p = malloc(1024);
+    snprintf(p, 1024, "%s/%s", traces_dir(), rel);
+    FILE *f = fopen(p, "r");
+    cr_assert_not_null(f, "shared trace %s not found (set HETSIM_TRACES)", p);
+    fclose(f);
+    return p;
+}
+
+/* ---- fixture: catalog, models, the config document and the workload ---- */
+
+struct fx {
+    catalog  *cat;
+    tput     *model;
+    jsonf    *doc;
+    workload *w;
+};
+
+static void fx_init(struct fx *f)
+{
+    f->cat = th_catalog();
+    f->model = th_models(f->cat);
+    f->doc = NULL;
+    f->w = NULL;
+}
+
+static void fx_close(struct fx *f)
+{
+    wl_close(f->w);
+    jsonf_destroy(f->doc);
+    f->w = NULL;
+    f->doc = NULL;
+}
+
+static void fx_fini(struct fx *f)
+{
+    fx_close(f);
+    tput_destroy(f->model);
+    cat_destroy(f->cat);
+}
+
+/* wl_open on {"workload": <json>} from "exp.json"; relative traces resolve in the tmp dir. */
+static int fx_open(struct fx *f, const char *json, uint64_t seed, struct errbuf *err)
+{
+    fx_close(f);
+    size_t n = strlen(json) + 32;
+    char *text = malloc(n);
+    snprintf(text, n, "{\"workload\": %s}", json);
+    err_clear(err);
+    cr_assert_eq(jsonf_parse(&f->doc, "exp.json", text, strlen(text), err), 0, "%s", err->msg);
+    free(text);
+    struct jobj root, cfg;
+    cr_assert_eq(jobj_root(&root, f->doc, err), 0);
+    cr_assert_eq(jobj_obj(&cfg, &root, "workload", JREQ, err), 0, "%s", err->msg);
+    struct wl_env env = { .model = f->model, .seed = seed, .base_dir = th_tmpdir() };
+    int rc = wl_open(&f->w, &cfg, &env, err);
+    if (rc < 0)
+        cr_assert_null(f->w, "no workload on failure");
+    return rc;
+}
+
+struct jobs {
+    struct job_spec *v;
+    size_t           n, cap;
+};
+
+/* Read every job; returns 0 at the end, -1 on an error (jobs read so far kept). */
+static int drain(workload *w, struct jobs *js, struct errbuf *err)
+{
+    struct job_source *src = wl_source(w);
+    js->n = 0;
+    for (;;) {
+        if (js->n == js->cap) {
+            js->cap = js->cap ? 2 * js->cap : 256;
+            js->v = realloc(js->v, js->cap * sizeof *js->v);
+        }
+        int rc = src->next(src->ctx, &js->v[js->n], err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            return 0;
+        js->n++;
+    }
+}
+
+/* Open and read the whole workload, which must succeed. */
+static void load_all(struct fx *f, const char *json, uint64_t seed, struct jobs *js)
+{
+    struct errbuf err;
+    cr_assert_eq(fx_open(f, json, seed, &err), 0, "wl_open: %s", err.msg);
+    cr_assert_eq(drain(f->w, js, &err), 0, "reading jobs: %s", err.msg);
+}
+
+/* Open and read; the first error (at open or while reading, after `before` good jobs) must
+ * start with `want`. */
+static void expect_error(struct fx *f, const char *json, size_t before, const char *want)
+{
+    struct errbuf err;
+    struct jobs js = { 0 };
+    int rc = fx_open(f, json, 1, &err);
+    if (rc == 0) {
+        rc = drain(f->w, &js, &err);
+        cr_assert_eq(rc, -1, "accepted (%zu jobs); expected: %s", js.n, want);
+        cr_assert_eq(js.n, before, "%zu good jobs before the error, want %zu (%s)", js.n,
+                     before, err.msg);
+    } else {
+        cr_assert_eq(before, 0, "failed at open: %s", err.msg);
+    }
+    cr_assert_eq(err.code, ERR_INPUT, "%s", err.msg);
+    cr_assert(strncmp(err.msg, want, strlen(want)) == 0, "\n got  %s\n want %s...", err.msg,
+              want);
+    free(js.v);
+}
+
+static int jt(const struct fx *f, const char *name)
+{
+    int id = tput_find(f->model, name);
+    cr_assert_geq(id, 0, "job type %s", name);
+    return id;
+}
+
+static void close_rel(double got, double want, double rel, const char *what)
+{
+    cr_assert(fabs(got - want) <= rel * fabs(want), "%s: %.17g, want %.17g", what, got, want);
+}
+
+/* ======================= wl_work_from_duration ======================= */
+
+Test(workload, work_from_duration_by_hand)
+{
+    struct fx f;
+    fx_init(&f);
+    int v100 = cat_gpu_find(f.cat, "V100"), k80 = cat_gpu_find(f.cat, "K80");
+    int r50 = jt(&f, R50);
+    /* 1 h on one V100 at the measured 4.3947... it/s */
+    close_rel(wl_work_from_duration(f.model, r50, v100, 1, 3600), 3600 * R50_V100_1, 1e-12,
+              "1 x V100, 3600 s");
+    cr_assert_float_eq(wl_work_from_duration(f.model, r50, v100, 1, 3600), 15821.189363963056,
+                       1e-6);
+    /* two V100s on NVLink: the consolidated measurement */
+    close_rel(wl_work_from_duration(f.model, r50, v100, 2, 100), 100 * R50_V100_2, 1e-12,
+              "2 x V100, 100 s");
+    close_rel(wl_work_from_duration(f.model, r50, k80, 1, 3600), 3600 * R50_K80_1, 1e-12,
+              "1 x K80, 3600 s");
+    cr_assert_eq(wl_work_from_duration(f.model, r50, v100, 1, 0), 0);
+    /* Gavel measured 0 for ResNet-50 (batch size 128) on 2 K80s: it cannot run there */
+    cr_assert_eq(wl_work_from_duration(f.model, jt(&f, "ResNet-50 (batch size 128)"), k80, 2,
+                                       100), 0);
+    fx_fini(&f);
+}
+
+/* ======================= hetsim CSV ======================= */
+
+static void csv_job(const struct job_spec *j, int64_t id, double arrival_s, int jtype,
+                    int workers, double work, int user, double weight, long line)
+{
+    cr_assert_eq(j->id, id, "id %lld, want %lld", (long long)j->id, (long long)id);
+    cr_assert_eq(j->arrival, (simtime)llround(arrival_s * 1e6), "job %lld arrival %lld",
+                 (long long)id, (long long)j->arrival);
+    cr_assert_eq(j->jtype, jtype, "job %lld type", (long long)id);
+    cr_assert_eq(j->workers, workers, "job %lld workers", (long long)id);
+    close_rel(j->work, work, 1e-12, "work");
+    cr_assert_eq(j->user, user, "job %lld user", (long long)id);
+    cr_assert_eq(j->weight, weight, "job %lld weight", (long long)id);
+    cr_assert_eq(j->line, line, "job %lld line %ld, want %ld", (long long)id, j->line, line);
+}
+
+Test(workload, hetsim_columns_in_any_order)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("hs_order.csv",
+                       "# a comment before the header\n"
+                       "workers,job_type,arrival_s,iterations\n"
+                       "2,ResNet-50 (batch size 64),0,1000\n"
+                       "\n"
+                       "   # comment and blank lines are skipped\n"
+                       "\t\n"
+                       "1,\"ResNet-18 (batch size 16)\",5.5,200\n"
+                       "4,Transformer (batch size 64),5.5,3e4\n");
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_order.csv\"}", 1, &js);
+    cr_assert_eq(js.n, 3);
+    csv_job(&js.v[0], 0, 0, jt(&f, R50), 2, 1000, 0, 1, 3);
+    csv_job(&js.v[1], 1, 5.5, jt(&f, "ResNet-18 (batch size 16)"), 1, 200, 0, 1, 7);
+    csv_job(&js.v[2], 2, 5.5, jt(&f, "Transformer (batch size 64)"), 4, 30000, 0, 1, 8);
+    cr_assert_str_eq(js.v[0].origin, p, "origin is the resolved trace path");
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, hetsim_optional_columns_bom_crlf)
+{
+    struct fx f;
+    fx_init(&f);
+    /* job_type last: a CR left on the line would make it unknown */
+    char *p = th_write("hs_opt.csv",
+                       "\xEF\xBB\xBFid,arrival_s,workers,iterations,user,weight,job_type\r\n"
+                       "17,0,1,100,3,2.5,ResNet-50 (batch size 64)\r\n"
+                       "# ids need not be sorted\r\n"
+                       "5,10,8,50,0,1,A3C\r\n"
+                       "\r\n"
+                       "6,10.25,1,7.5,1000000000,0.001,a3c");
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_opt.csv\"}", 1, &js);
+    cr_assert_eq(js.n, 3);
+    csv_job(&js.v[0], 17, 0, jt(&f, R50), 1, 100, 3, 2.5, 2);
+    csv_job(&js.v[1], 5, 10, jt(&f, "A3C"), 8, 50, 0, 1, 4);
+    csv_job(&js.v[2], 6, 10.25, jt(&f, "A3C"), 1, 7.5, 1000000000, 0.001, 6);
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, hetsim_duration_column)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("hs_dur.csv", "arrival_s,job_type,workers,duration_s\n"
+                                     "0,ResNet-50 (batch size 64),1,3600\n"
+                                     "10,ResNet-50 (batch size 64),2,100\n");
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_dur.csv\"}", 1, &js);
+    cr_assert_eq(js.n, 2);
+    /* default reference GPU: V100 (= V100-16GB) */
+    csv_job(&js.v[0], 0, 0, jt(&f, R50), 1, 3600 * R50_V100_1, 0, 1, 2);
+    csv_job(&js.v[1], 1, 10, jt(&f, R50), 2, 100 * R50_V100_2, 0, 1, 3);
+    load_all(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_dur.csv\", \"reference_gpu\": \"k80\"}",
+             1, &js);
+    close_rel(js.v[0].work, 3600 * R50_K80_1, 1e-12, "on the K80");
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+/* write `text` as NAME and expect "<tmp>/NAME:<rest>" after `before` good jobs */
+static void csv_fails(struct fx *f, const char *name, const char *text, size_t before,
+                      const char *rest)
+{
+    char *p = th_write(name, text);
+    char json[512], want[1536];
+    snprintf(json, sizeof json, "{\"format\": \"hetsim\", \"trace\": \"%s\"}", name);
+    snprintf(want, sizeof want, "%s%s", p, rest);
+    expect_error(f, json, before, want);
+    free(p);
+}
+
+Test(workload, hetsim_header_errors)
+{
+    static const struct {
+        const char *text, *rest;
+    } cases[] = {
+        { "arival_s,job_type,workers,iterations\n0,A3C,1,1\n",
+          ":1: arival_s: unknown column (did you mean 'arrival_s'?)" },
+        { "# comment\n\njob_type,arrival_s,workers,iterations,usr\n",
+          ":3: usr: unknown column (did you mean 'user'?)" },
+        { "job_type,arrival_s,workers,iterations,gpu_type\n", ":1: gpu_type: unknown column" },
+        { "arrival_s,job_type,iterations\n0,A3C,1\n", ":1: workers: required column is missing" },
+        { "job_type,workers,iterations\n", ":1: arrival_s: required column is missing" },
+        { "arrival_s,workers,duration_s\n", ":1: job_type: required column is missing" },
+        { "arrival_s,job_type,workers,iterations,duration_s\n",
+          ":1: iterations: give exactly one of the columns iterations and duration_s" },
+        { "\xEF\xBB\xBF" "arrival_s,job_type,workers\r\n",
+          ":1: iterations: give exactly one of the columns iterations and duration_s" },
+        { "arrival_s,job_type,workers,iterations,workers\n", ":1: workers: column given twice" },
+        { "", ": empty file: expected a header line" },
+        { "# only a comment\n\n", ": empty file: expected a header line" },
+        { "arrival_s,\"job_type,workers,iterations\n", ":1: header: unterminated quote" },
+    };
+    struct fx f;
+    fx_init(&f);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "hs_head_%zu.csv", i);
+        csv_fails(&f, name, cases[i].text, 0, cases[i].rest);
+    }
+    fx_fini(&f);
+}
+
+Test(workload, hetsim_row_errors)
+{
+    /* line 1 header, line 2 a good row, line 3 a comment, line 4 the bad row */
+    static const char *const head = "id,arrival_s,job_type,workers,iterations,user,weight\n"
+                                    "0,0,A3C,1,10,0,1\n"
+                                    "# the next row is bad\n";
+    static const struct {
+        const char *row, *rest;
+    } cases[] = {
+        { "1,5,A3C,0,10,0,1", ":4: workers: '0' is not a GPU count >= 1" },
+        { "1,5,A3C,1.5,10,0,1", ":4: workers: '1.5' is not a GPU count >= 1" },
+        { "1,5,A3C,,10,0,1", ":4: workers: '' is not a GPU count >= 1" },
+        { "1,5,A3C,two,10,0,1", ":4: workers: 'two' is not a GPU count >= 1" },
+        { "1,5,A3C,-2,10,0,1", ":4: workers: '-2' is not a GPU count >= 1" },
+        { "1,-1,A3C,1,10,0,1", ":4: arrival_s: '-1' is not a time >= 0" },
+        { "1,nan,A3C,1,10,0,1", ":4: arrival_s: 'nan' is not a time >= 0" },
+        { "1,1e999,A3C,1,10,0,1", ":4: arrival_s: '1e999' is not a time >= 0" },
+        { "1,5 s,A3C,1,10,0,1", ":4: arrival_s: '5 s' is not a time >= 0" },
+        { "1,5,A3C,1,0,0,1", ":4: iterations: '0' is not a number > 0" },
+        { "1,5,A3C,1,-5,0,1", ":4: iterations: '-5' is not a number > 0" },
+        { "1,5,A3C,1,inf,0,1", ":4: iterations: 'inf' is not a number > 0" },
+        { "1.5,5,A3C,1,10,0,1", ":4: id: '1.5' is not an integer" },
+        { "x,5,A3C,1,10,0,1", ":4: id: 'x' is not an integer" },
+        { "1,5,A3C,1,10,-1,1", ":4: user: '-1' is not a user number >= 0" },
+        { "1,5,A3C,1,10,u1,1", ":4: user: 'u1' is not a user number >= 0" },
+        { "1,5,A3C,1,10,0,0", ":4: weight: '0' is not a weight > 0" },
+        { "1,5,A3C,1,10,0,-2", ":4: weight: '-2' is not a weight > 0" },
+        { "1,5,ResNet-50 (batch size 65),1,10,0,1",
+          ":4: job_type: unknown job type 'ResNet-50 (batch size 65)' (did you mean "
+          "'ResNet-50 (batch size 64)'?)" },
+        { "1,5,GPT-5,1,10,0,1", ":4: job_type: unknown job type 'GPT-5' (see" },
+        { "1,5,A3C,1,10,0", ":4: expected 7 fields, found 6" },
+        { "1,5,A3C,1,10,0,1,extra", ":4: expected 7 fields, found 8" },
+        { "1,5,\"A3C,1,10,0,1", ":4: unterminated quote" },
+        { "0,5,A3C,1,10,0,1", ":4: id: job id 0 appears twice" },
+    };
+    struct fx f;
+    fx_init(&f);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64], text[512];
+        snprintf(name, sizeof name, "hs_row_%zu.csv", i);
+        snprintf(text, sizeof text, "%s%s\n", head, cases[i].row);
+        csv_fails(&f, name, text, 1, cases[i].rest);
+    }
+    fx_fini(&f);
+}
+
+Test(workload, hetsim_duration_that_cannot_run)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("hs_norun.csv", "arrival_s,job_type,workers,duration_s\n"
+                                       "0,ResNet-50 (batch size 128),1,60\n"
+                                       "1,ResNet-50 (batch size 128),2,60\n");
+    char want[1200];
+    snprintf(want, sizeof want, "%s:3: duration_s: job type 'ResNet-50 (batch size 128)' cannot "
+             "run on 2 x K80 (the reference GPU)", p);
+    expect_error(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_norun.csv\", "
+                     "\"reference_gpu\": \"K80\"}", 1, want);
+    csv_fails(&f, "hs_baddur.csv", "arrival_s,job_type,workers,duration_s\n0,A3C,1,0\n", 0,
+              ":2: duration_s: '0' is not a number > 0");
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, hetsim_duplicate_ids_among_many)
+{
+    /* 3000 distinct ids (the id set grows several times), then a repeat of an early one */
+    size_t cap = 3100 * 32, n = 0;
+    char *text = malloc(cap);
+    n += (size_t)snprintf(text + n, cap - n, "id,arrival_s,job_type,workers,iterations\n");
+    for (int i = 0; i < 3000; i++)
+        n += (size_t)snprintf(text + n, cap - n, "%d,%d,A3C,1,10\n", 7 * i + 3, i);
+    n += (size_t)snprintf(text + n, cap - n, "%d,3000,A3C,1,10\n", 7 * 1234 + 3);
+    struct fx f;
+    fx_init(&f);
+    char want[64];
+    snprintf(want, sizeof want, ":3002: id: job id %d appears twice", 7 * 1234 + 3);
+    csv_fails(&f, "hs_dupmany.csv", text, 3000, want);
+    free(text);
+    fx_fini(&f);
+}
+
+/* ======================= Gavel ======================= */
+
+/* the first three lines of msr_philly_vc_6214e9_seed0.trace (7 fields), verbatim */
+static const char *const gavel7 =
+    "Transformer (batch size 128)\tcd %s/gpusched/workloads/pytorch/translation && python3 "
+    "train.py -data %s/data/translation/multi30k.atok.low.pt -batch_size 128 "
+    "-proj_share_weight\t-step\t1\t20851471\t0.000000\t1\n"
+    "Recommendation (batch size 8192)\tcd %s/gpusched/workloads/pytorch/recommendation/scripts/"
+    "ml-20m && python3 train.py --data_dir %s/data/ml-20m/pro_sg/ --batch_size 8192\t-n\t1\t"
+    "2337035\t266564.000000\t1\n"
+    "Transformer (batch size 256)\tcd %s/gpusched/workloads/pytorch/translation && python3 "
+    "train.py -data %s/data/translation/multi30k.atok.low.pt -batch_size 256 "
+    "-proj_share_weight\t-step\t1\t6619155\t266566.000000\t1\n";
+
+/* the first three lines of physical_cluster_artifact_evaluation.trace (10 fields), verbatim */
+static const char *const gavel10 =
+    "ResNet-50 (batch size 64)\tpython3 main.py -j 2 -a resnet50 -b 64 %s/imagenet/\t"
+    "image_classification/imagenet\t--num_minibatches\t1\t2931\t1\t1\t-1.000000\t0\n"
+    "Transformer (batch size 16)\tpython3 train.py -data %s/translation/multi30k.atok.low.pt "
+    "-batch_size 16 -proj_share_weight\ttranslation\t-step\t1\t11005\t2\t1\t-1.000000\t0\n"
+    "ResNet-18 (batch size 128)\tpython3 main.py --data_dir=%s/cifar10 --batch_size 128\t"
+    "image_classification/cifar10\t--num_steps\t1\t36030\t1\t1\t-1.000000\t0\n";
+
+static void gavel_job(const struct job_spec *j, int64_t id, int jtype, double steps,
+                      double arrival_s, int workers, double weight, long line)
+{
+    cr_assert_eq(j->id, id, "id %lld, want %lld", (long long)j->id, (long long)id);
+    cr_assert_eq(j->jtype, jtype, "job %lld type", (long long)id);
+    cr_assert_eq(j->work, steps, "job %lld work %.17g", (long long)id, j->work);
+    cr_assert_eq(j->arrival, (simtime)llround(arrival_s * 1e6), "job %lld arrival",
+                 (long long)id);
+    cr_assert_eq(j->workers, workers, "job %lld workers", (long long)id);
+    cr_assert_eq(j->weight, weight, "job %lld weight", (long long)id);
+    cr_assert_eq(j->line, line, "job %lld line", (long long)id);
+}
+
+Test(workload, gavel_7_field_lines)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("gv7.trace", gavel7);
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"gavel\", \"trace\": \"gv7.trace\"}", 1, &js);
+    cr_assert_eq(js.n, 3);
+    gavel_job(&js.v[0], 0, jt(&f, "Transformer (batch size 128)"), 20851471, 0, 1, 1, 1);
+    gavel_job(&js.v[1], 1, jt(&f, "Recommendation (batch size 8192)"), 2337035, 266564, 1, 1, 2);
+    gavel_job(&js.v[2], 2, jt(&f, "Transformer (batch size 256)"), 6619155, 266566, 1, 1, 3);
+    cr_assert_str_eq(js.v[2].origin, p);
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, gavel_10_field_lines)
+{
+    struct fx f;
+    fx_init(&f);
+    /* the three real lines, then one with every used field changed (the real ones all have
+     * weight 1 and arrival 0), CRLF-terminated */
+    size_t n = strlen(gavel10) + 256;
+    char *text = malloc(n);
+    snprintf(text, n, "%s\nA3C\tpython3 main.py\trl\t--max-steps\t0\t777\t4.000000\t2.5\t"
+                      "-1.000000\t120.5\r\n", gavel10);
+    char *p = th_write("gv10.trace", text);
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"gavel\", \"trace\": \"gv10.trace\"}", 1, &js);
+    cr_assert_eq(js.n, 4);
+    gavel_job(&js.v[0], 0, jt(&f, R50), 2931, 0, 1, 1, 1);
+    gavel_job(&js.v[1], 1, jt(&f, "Transformer (batch size 16)"), 11005, 0, 2, 1, 2);
+    gavel_job(&js.v[2], 2, jt(&f, "ResNet-18 (batch size 128)"), 36030, 0, 1, 1, 3);
+    gavel_job(&js.v[3], 3, jt(&f, "A3C"), 777, 120.5, 4, 2.5, 5);
+    free(js.v);
+    free(text);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, gavel_real_msr_trace)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = real_trace("gavel/msr_philly_vc_6214e9_seed0.trace");
+    char json[1200];
+    snprintf(json, sizeof json, "{\"format\": \"gavel\", \"trace\": \"%s\"}", p);
+    struct jobs js = { 0 };
+    load_all(&f, json, 1, &js);
+    cr_assert_eq(js.n, 2000);
+    double steps = 0, workers = 0, arrivals = 0;
+    int eight = 0, r50 = 0;
+    for (size_t i = 0; i < js.n; i++) {
+        cr_assert_eq(js.v[i].id, (int64_t)i);
+        cr_assert_eq(js.v[i].line, (long)i + 1);
+        if (i > 0)
+            cr_assert_geq(js.v[i].arrival, js.v[i - 1].arrival, "arrivals sorted at %zu", i);
+        cr_assert_eq(js.v[i].weight, 1);
+        steps += js.v[i].work;
+        workers += js.v[i].workers;
+        arrivals += sim_to_sec(js.v[i].arrival);
+        eight += js.v[i].workers == 8;
+        r50 += js.v[i].jtype == jt(&f, R50);
+    }
+    /* sums over the file, by python */
+    cr_assert_eq(steps, 17063947829.0, "total steps %.0f", steps);
+    cr_assert_eq(workers, 2214, "total GPUs");
+    cr_assert_float_eq(arrivals, 7842418857.0, 1e-3, "sum of arrivals %.3f", arrivals);
+    cr_assert_eq(eight, 13, "8-GPU jobs");
+    cr_assert_eq(r50, 61, "ResNet-50 (batch size 64) jobs");
+    gavel_job(&js.v[0], 0, jt(&f, "Transformer (batch size 128)"), 20851471, 0, 1, 1, 1);
+    gavel_job(&js.v[999], 999, jt(&f, "Transformer (batch size 256)"), 22455, 4062845, 1, 1,
+              1000);
+    gavel_job(&js.v[1999], 1999, jt(&f, "ResNet-50 (batch size 16)"), 62738, 4184082, 1, 1,
+              2000);
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, gavel_real_physical_trace)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = real_trace("gavel/physical_cluster_artifact_evaluation.trace");
+    char json[1200];
+    snprintf(json, sizeof json, "{\"format\": \"gavel\", \"trace\": \"%s\"}", p);
+    struct jobs js = { 0 };
+    load_all(&f, json, 1, &js);
+    cr_assert_eq(js.n, 15);
+    static const int sf[15] = { 1, 2, 1, 1, 1, 1, 1, 1, 1, 2, 1, 2, 1, 1, 1 };
+    double steps = 0;
+    for (size_t i = 0; i < js.n; i++) {
+        cr_assert_eq(js.v[i].workers, sf[i], "job %zu scale factor", i);
+        cr_assert_eq(js.v[i].arrival, 0);
+        cr_assert_eq(js.v[i].weight, 1);
+        steps += js.v[i].work;
+    }
+    cr_assert_eq(steps, 304697, "total steps");
+    gavel_job(&js.v[0], 0, jt(&f, R50), 2931, 0, 1, 1, 1);
+    gavel_job(&js.v[13], 13, jt(&f, "CycleGAN"), 7626, 0, 1, 1, 14);
+    gavel_job(&js.v[14], 14, jt(&f, "A3C"), 8857, 0, 1, 1, 15);
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+static void gavel_fails(struct fx *f, const char *name, const char *text, size_t before,
+                        const char *rest)
+{
+    char *p = th_write(name, text);
+    char json[512], want[1536];
+    snprintf(json, sizeof json, "{\"format\": \"gavel\", \"trace\": \"%s\"}", name);
+    snprintf(want, sizeof want, "%s%s", p, rest);
+    expect_error(f, json, before, want);
+    free(p);
+}
+
+Test(workload, gavel_errors)
+{
+    static const struct {
+        const char *text;
+        size_t      before;
+        const char *rest;
+    } cases[] = {
+        { "A3C\tcmd\t-n\t1\t100\t0\t1\nA3C\tcmd\t-n\t1\t100\t0\t1\textra\n", 1,
+          ":2: a Gavel trace line has 7 or 10 tab-separated fields, this one has 8" },
+        { "A3C\tcmd\t-n\t1\t100\t0\nA3C\n", 0,
+          ":1: a Gavel trace line has 7 or 10 tab-separated fields, this one has 6" },
+        { "A3C,cmd,-n,1,100,0,1\n", 0,
+          ":1: a Gavel trace line has 7 or 10 tab-separated fields, this one has 1" },
+        { "A3C\tcmd\t-n\t1\t100\t0\t1\n"
+          "A3C\tcmd\tdir\t-n\t1\t100\t1\t1\t-1\t0\n", 1,
+          ":2: 10 fields here but 7 on earlier lines" },
+        { "A3C\tcmd\tdir\t-n\t1\t100\t1\t1\t-1\t0\n\n"
+          "A3C\tcmd\t-n\t1\t100\t0\t1\n", 1,
+          ":3: 7 fields here but 10 on earlier lines" },
+        { "A3C\tcmd\t-n\t1\t100\t0\t0\n", 0, ":1: scale_factor: '0' is not a GPU count >= 1" },
+        { "A3C\tcmd\t-n\t1\t100\t0\tx\n", 0, ":1: scale_factor: 'x' is not a GPU count >= 1" },
+        { "A3C\tcmd\t-n\t1\t100\t0\t1.5\n", 0,
+          ":1: scale_factor: '1.5' is not a GPU count >= 1" },
+        { "A3C\tcmd\t-n\t1\t100\t0\t\n", 0, ":1: scale_factor: '' is not a GPU count >= 1" },
+        { "A3C\tcmd\tdir\t-n\t1\t100\t-4\t1\t-1\t0\n", 0,
+          ":1: scale_factor: '-4' is not a GPU count >= 1" },
+        { "A3C\tcmd\t-n\t1\t0\t0\t1\n", 0, ":1: total_steps: '0' is not a step count >= 1" },
+        { "A3C\tcmd\t-n\t1\t10.5\t0\t1\n", 0,
+          ":1: total_steps: '10.5' is not a step count >= 1" },
+        { "A3C\tcmd\t-n\t1\t100\t-3\t1\n", 0, ":1: arrival_time: '-3' is not a time >= 0" },
+        { "A3C\tcmd\tdir\t-n\t1\t100\t1\t1\t-1\tsoon\n", 0,
+          ":1: arrival_time: 'soon' is not a time >= 0" },
+        { "A3C\tcmd\tdir\t-n\t1\t100\t1\t0\t-1\t0\n", 0,
+          ":1: priority_weight: '0' is not a weight > 0" },
+        { "A3C\tcmd\t-n\t1\t100\t0\t1\nResNet-50 (batch size 63)\tcmd\t-n\t1\t100\t0\t1\n", 1,
+          ":2: job_type: unknown job type 'ResNet-50 (batch size 63)' (did you mean "
+          "'ResNet-50 (batch size 64)'?)" },
+        { "", 0, ": empty trace: no jobs" },
+        { "# nothing\n\n", 0, ": empty trace: no jobs" },
+    };
+    struct fx f;
+    fx_init(&f);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "gv_bad_%zu.trace", i);
+        gavel_fails(&f, name, cases[i].text, cases[i].before, cases[i].rest);
+    }
+    fx_fini(&f);
+}
+
+Test(workload, gavel_integer_fields_written_as_decimals)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("gv_dec.trace", "\n# header comment\nA3C\tcmd\t-n\t1\t100.000000\t"
+                                       "7.250000\t2.000000\n");
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"gavel\", \"trace\": \"gv_dec.trace\"}", 1, &js);
+    cr_assert_eq(js.n, 1);
+    gavel_job(&js.v[0], 0, jt(&f, "A3C"), 100, 7.25, 2, 1, 3);
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+/* ======================= Philly ======================= */
+
+#define PHILLY_MIX "\"job_types\": {\"" R18 "\": 1, \"" R50 "\": 1}"
+
+static void philly_json(char *out, size_t cap, const char *trace, const char *extra)
+{
+    snprintf(out, cap, "{\"format\": \"philly\", \"trace\": \"%s\", " PHILLY_MIX "%s}", trace,
+             extra);
+}
+
+/* properties every Philly job list must have: sorted from 0, users by first appearance */
+static void philly_props(const struct jobs *js)
+{
+    cr_assert_gt(js->n, 0);
+    cr_assert_eq(js->v[0].arrival, 0, "the first arrival is 0");
+    int32_t next_user = 0;
+    for (size_t i = 0; i < js->n; i++) {
+        if (i > 0)
+            cr_assert_geq(js->v[i].arrival, js->v[i - 1].arrival, "sorted at %zu", i);
+        cr_assert_eq(js->v[i].arrival % SIM_SEC, 0, "whole seconds");
+        cr_assert_leq(js->v[i].user, next_user, "user %d appears before user %d at %zu",
+                      js->v[i].user, next_user, i);
+        if (js->v[i].user == next_user)
+            next_user++;
+        cr_assert_eq(js->v[i].weight, 1);
+    }
+}
+
+Test(workload, philly_real_file)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = real_trace("philly/sia_philly_jobs_first20000.csv");
+    char json[1400];
+    philly_json(json, sizeof json, p, "");
+    struct jobs js = { 0 };
+    load_all(&f, json, 1, &js);
+    cr_assert_eq(js.n, 20000);
+    philly_props(&js);
+    double users = 0, gpus = 0, ids = 0, arr = 0;
+    int maxu = 0;
+    for (size_t i = 0; i < js.n; i++) {
+        users += js.v[i].user;
+        gpus += js.v[i].workers;
+        ids += (double)js.v[i].id;
+        arr += (double)(js.v[i].arrival / SIM_SEC);
+        if (js.v[i].user > maxu)
+            maxu = js.v[i].user;
+        cr_assert_eq(js.v[i].line, (long)js.v[i].id + 2, "line = data row + 2");
+    }
+    /* computed with python from the file: sorted by (time, line), VCs numbered in that order */
+    cr_assert_eq(maxu, 11, "12 virtual clusters");
+    cr_assert_eq(users, 34233);
+    cr_assert_eq(gpus, 24679);
+    cr_assert_eq(ids, 199990000, "every row once");
+    cr_assert_eq(arr, 84071614946.0);
+    /* the earliest submission: 2017-09-07 09:57:50, row 1984 (line 1986), VC 6214e9, 1 GPU,
+     * 2643038 s */
+    const struct job_spec *a = &js.v[0], *z = &js.v[js.n - 1];
+    cr_assert_eq(a->id, 1984);
+    cr_assert_eq(a->workers, 1);
+    cr_assert_eq(a->user, 0);
+    close_rel(a->work, wl_work_from_duration(f.model, a->jtype, cat_gpu_find(f.cat, "V100"), 1,
+                                             2643038), 1e-12, "first job's work");
+    close_rel(a->work, 2643038 * (a->jtype == jt(&f, R50) ? R50_V100_1 : R18_V100_1), 1e-12,
+              "first job's work by hand");
+    /* the latest: row 15896, 8028262 s later, VC 11cb48 (4th VC to appear), 67 s */
+    cr_assert_eq(z->id, 15896);
+    cr_assert_eq(z->arrival, (simtime)8028262 * SIM_SEC);
+    cr_assert_eq(z->user, 3);
+    close_rel(z->work, wl_work_from_duration(f.model, z->jtype, cat_gpu_find(f.cat, "V100"), 1,
+                                             67), 1e-12, "last job's work");
+    cr_assert_str_eq(z->origin, p);
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, philly_filters)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = real_trace("philly/sia_philly_jobs_first20000.csv");
+    static const struct {
+        const char *extra;
+        size_t      n;
+        double      users, ids;
+        int         maxw;
+        int64_t     last_arrival_s;
+    } cases[] = {
+        { ", \"vc\": \"6214e9\"", 10861, 0, 87033078, 8, 8010942 },
+        { ", \"max_workers\": 1", 18869, 23252, 186797371, 1, 8028262 },
+        { ", \"max_workers\": 4", 19677, 20819, 196607110, 4, 8028262 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char json[1400];
+        philly_json(json, sizeof json, p, cases[c].extra);
+        struct jobs js = { 0 };
+        load_all(&f, json, 1, &js);
+        cr_assert_eq(js.n, cases[c].n, "%s: %zu jobs", cases[c].extra, js.n);
+        philly_props(&js);
+        double users = 0, ids = 0;
+        int maxw = 0;
+        for (size_t i = 0; i < js.n; i++) {
+            users += js.v[i].user;
+            ids += (double)js.v[i].id;
+            if (js.v[i].workers > maxw)
+                maxw = js.v[i].workers;
+        }
+        cr_assert_eq(users, cases[c].users, "%s: users", cases[c].extra);
+        cr_assert_eq(ids, cases[c].ids, "%s: ids (rows kept)", cases[c].extra);
+        cr_assert_eq(maxw, cases[c].maxw, "%s: largest job", cases[c].extra);
+        cr_assert_eq(js.v[js.n - 1].arrival, cases[c].last_arrival_s * SIM_SEC, "%s",
+                     cases[c].extra);
+        free(js.v);
+    }
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, philly_job_type_draws)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = real_trace("philly/sia_philly_jobs_first20000.csv");
+    char json[1400];
+    snprintf(json, sizeof json, "{\"format\": \"philly\", \"trace\": \"%s\", \"job_types\": "
+             "{\"" R18 "\": 1, \"" R50 "\": 3}}", p);
+    struct jobs a = { 0 }, b = { 0 }, c = { 0 };
+    load_all(&f, json, 7, &a);
+    load_all(&f, json, 7, &b);
+    load_all(&f, json, 8, &c);
+    cr_assert_eq(a.n, 20000);
+    cr_assert_eq(b.n, a.n);
+    cr_assert_eq(c.n, a.n);
+    int r50 = jt(&f, R50), r18 = jt(&f, R18);
+    size_t same = 0, n50 = 0;
+    for (size_t i = 0; i < a.n; i++) {
+        cr_assert_eq(a.v[i].jtype, b.v[i].jtype, "same seed, same draw at %zu", i);
+        cr_assert_eq(a.v[i].work, b.v[i].work);
+        cr_assert_eq(a.v[i].id, c.v[i].id, "the seed changes job types only");
+        cr_assert_eq(a.v[i].arrival, c.v[i].arrival);
+        cr_assert(a.v[i].jtype == r50 || a.v[i].jtype == r18);
+        same += a.v[i].jtype == c.v[i].jtype;
+        n50 += a.v[i].jtype == r50;
+    }
+    /* independent draws agree with probability 0.25^2 + 0.75^2 = 0.625; sd of the count is
+     * sqrt(n p (1-p)) = 68.5, so 5 sd = 342 */
+    cr_assert(fabs((double)same - 0.625 * 20000) < 342, "seeds 7 and 8 agree on %zu draws", same);
+    /* P(ResNet-50) = 3/4: 15000 +- 5 sd (sd = 61.2) */
+    cr_assert(fabs((double)n50 - 15000) < 306, "%zu ResNet-50 draws of 20000", n50);
+    free(a.v);
+    free(b.v);
+    free(c.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, philly_small_file_by_hand)
+{
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("ph_small.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                       "2017-10-01 00:01:40,100,1,100,b\n"
+                                       "2017-10-01 00:00:50,200,2,400,a\n"
+                                       "# a comment\n"
+                                       "\n"
+                                       "2017-10-01 00:01:40,300.0,1,300,a\n"
+                                       "2017-10-01 00:00:50,400,4,1600,c\n");
+    char json[600];
+    philly_json(json, sizeof json, "ph_small.csv", "");
+    struct jobs js = { 0 };
+    load_all(&f, json, 1, &js);
+    cr_assert_eq(js.n, 4);
+    /* by time, ties by line; users a=0, c=1, b=2 by first appearance in that order */
+    static const struct {
+        int64_t id;
+        long    line;
+        int64_t arrival_s;
+        int     workers, user;
+        double  duration;
+    } want[] = {
+        { 1, 3, 0, 2, 0, 200 }, { 3, 7, 0, 4, 1, 400 }, { 0, 2, 50, 1, 2, 100 },
+        { 2, 6, 50, 1, 0, 300 },
+    };
+    int v100 = cat_gpu_find(f.cat, "V100");
+    for (size_t i = 0; i < 4; i++) {
+        const struct job_spec *j = &js.v[i];
+        cr_assert_eq(j->id, want[i].id, "job %zu id %lld", i, (long long)j->id);
+        cr_assert_eq(j->line, want[i].line, "job %zu", i);
+        cr_assert_eq(j->arrival, want[i].arrival_s * SIM_SEC, "job %zu", i);
+        cr_assert_eq(j->workers, want[i].workers, "job %zu", i);
+        cr_assert_eq(j->user, want[i].user, "job %zu", i);
+        close_rel(j->work, wl_work_from_duration(f.model, j->jtype, v100, j->workers,
+                                                 want[i].duration), 1e-12, "work");
+    }
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, philly_calendar)
+{
+    /* leap day, month and year ends (seconds from python's calendar.timegm) */
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("ph_cal.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                     "2018-01-01 00:00:00,1,1,1,x\n"
+                                     "2016-02-28 12:00:00,1,1,1,x\n"
+                                     "2017-12-31 23:59:59,1,1,1,x\n"
+                                     "2016-03-01 12:00:00,1,1,1,x\n"
+                                     "2000-02-29 00:00:00,1,1,1,x\n"
+                                     "1999-12-31 00:00:00,1,1,1,x\n");
+    char json[600];
+    philly_json(json, sizeof json, "ph_cal.csv", "");
+    struct jobs js = { 0 };
+    load_all(&f, json, 1, &js);
+    cr_assert_eq(js.n, 6);
+    static const int64_t epoch[] = { 946598400, 951782400, 1456660800, 1456833600, 1514764799,
+                                     1514764800 };
+    for (size_t i = 0; i < 6; i++)
+        cr_assert_eq(js.v[i].arrival, (epoch[i] - epoch[0]) * SIM_SEC, "job %zu: %lld s", i,
+                     (long long)(js.v[i].arrival / SIM_SEC));
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, philly_long_vc_names)
+{
+    /* VC names are free text; a long one must still be one user */
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("ph_longvc.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                        "2017-10-01 00:00:00,10,1,10,research-vision-team-east\n"
+                                        "2017-10-01 00:00:10,10,1,10,research-vision-team-east\n"
+                                        "2017-10-01 00:00:20,10,1,10,research-vision-team-west\n"
+                                        "2017-10-01 00:00:30,10,1,10,research-vision-team-east\n");
+    char json[600];
+    philly_json(json, sizeof json, "ph_longvc.csv", "");
+    struct jobs js = { 0 };
+    load_all(&f, json, 1, &js);
+    cr_assert_eq(js.n, 4);
+    static const int users[] = { 0, 0, 1, 0 };
+    for (size_t i = 0; i < 4; i++)
+        cr_assert_eq(js.v[i].user, users[i], "job %zu: user %d, want %d", i, js.v[i].user,
+                     users[i]);
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+static void philly_fails(struct fx *f, const char *name, const char *text, const char *extra,
+                         const char *rest)
+{
+    char *p = th_write(name, text);
+    char json[1024], want[1536];
+    philly_json(json, sizeof json, name, extra);
+    snprintf(want, sizeof want, "%s%s", p, rest);
+    expect_error(f, json, 0, want);
+    free(p);
+}
+
+Test(workload, philly_errors)
+{
+    static const char *const head = "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                    "2017-10-09 07:01:55,66.0,1,66.0,a\n";
+    static const struct {
+        const char *row, *rest;
+    } cases[] = {
+        { "2017-13-09 07:01:55,66,1,66,a",
+          ":3: timestamp: '2017-13-09 07:01:55' is not YYYY-MM-DD HH:MM:SS" },
+        { "2017/10/09 07:01:55,66,1,66,a",
+          ":3: timestamp: '2017/10/09 07:01:55' is not YYYY-MM-DD HH:MM:SS" },
+        { "2017-10-09,66,1,66,a", ":3: timestamp: '2017-10-09' is not YYYY-MM-DD HH:MM:SS" },
+        { "2017-10-09 24:00:00,66,1,66,a",
+          ":3: timestamp: '2017-10-09 24:00:00' is not YYYY-MM-DD HH:MM:SS" },
+        { "2017-10-09 07:01:55 UTC,66,1,66,a",
+          ":3: timestamp: '2017-10-09 07:01:55 UTC' is not YYYY-MM-DD HH:MM:SS" },
+        { "1507532515,66,1,66,a", ":3: timestamp: '1507532515' is not YYYY-MM-DD HH:MM:SS" },
+        { ",66,1,66,a", ":3: timestamp: '' is not YYYY-MM-DD HH:MM:SS" },
+        { "2017-10-09 07:01:55,0,1,0,a", ":3: duration: '0' is not a duration > 0" },
+        { "2017-10-09 07:01:55,-5,1,0,a", ":3: duration: '-5' is not a duration > 0" },
+        { "2017-10-09 07:01:55,long,1,0,a", ":3: duration: 'long' is not a duration > 0" },
+        { "2017-10-09 07:01:55,66,0,0,a", ":3: num_gpus: '0' is not a GPU count >= 1" },
+        { "2017-10-09 07:01:55,66,1.5,66,a", ":3: num_gpus: '1.5' is not a GPU count >= 1" },
+        { "2017-10-09 07:01:55,66,1,66", ":3: expected 5 fields, found 4" },
+        { "2017-10-09 07:01:55,66,1,66,a,b", ":3: expected 5 fields, found 6" },
+    };
+    struct fx f;
+    fx_init(&f);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64], text[512];
+        snprintf(name, sizeof name, "ph_bad_%zu.csv", i);
+        snprintf(text, sizeof text, "%s%s\n", head, cases[i].row);
+        philly_fails(&f, name, text, "", cases[i].rest);
+    }
+    philly_fails(&f, "ph_hdr1.csv", "time,duration,num_gpus,gpu_time,cluster\n", "",
+                 ":1: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
+    philly_fails(&f, "ph_hdr2.csv", "# comment\ntimestamp,duration,num_gpus,cluster\n", "",
+                 ":2: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
+    philly_fails(&f, "ph_hdr3.csv", "2017-10-09 07:01:55,66.0,1,66.0,a\n", "",
+                 ":1: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
+    philly_fails(&f, "ph_empty.csv", "", "", ": empty file: expected a header line");
+    philly_fails(&f, "ph_novc.csv", head, ", \"vc\": \"zzz\"",
+                 ": no jobs left after the vc/size filters");
+    fx_fini(&f);
+}
+
+Test(workload, philly_big_job_that_cannot_run)
+{
+    /* drawn job types must run on num_gpus reference GPUs; the error names the row */
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("ph_norun.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                       "2017-10-09 07:01:55,66,2,132,a\n");
+    char want[1200];
+    snprintf(want, sizeof want, "%s:2: num_gpus: job type 'ResNet-50 (batch size 128)' (drawn "
+             "from the mix) cannot run on 2 x K80", p);
+    expect_error(&f, "{\"format\": \"philly\", \"trace\": \"ph_norun.csv\", \"reference_gpu\": "
+                     "\"K80\", \"job_types\": {\"ResNet-50 (batch size 128)\": 1}}", 0, want);
+    free(p);
+    fx_fini(&f);
+}
+
+/* ======================= synthetic ======================= */
+
+static void synth_json(char *out, size_t cap, int jobs, const char *workers, const char *mix,
+                       const char *duration, const char *extra)
+{
+    snprintf(out, cap,
+             "{\"format\": \"synthetic\", \"jobs\": %d, \"rate_per_hour\": 12,\n"
+             " \"job_types\": %s,\n \"workers\": %s,\n \"duration\": %s%s}",
+             jobs, mix, workers, duration, extra);
+}
+
+#define MIX_13 "{\"" R18 "\": 1, \"" R50 "\": 3}"
+#define WORKERS_532 "{\"1\": 0.5, \"2\": 0.3, \"4\": 0.2}"
+#define DUR_EXP "{\"dist\": \"exponential\", \"mean_s\": 3600}"
+
+Test(workload, synthetic_deterministic_per_seed)
+{
+    struct fx f;
+    fx_init(&f);
+    char json[1024];
+    synth_json(json, sizeof json, 500, WORKERS_532, MIX_13, DUR_EXP, ", \"users\": 3");
+    struct jobs a = { 0 }, b = { 0 }, c = { 0 };
+    load_all(&f, json, 42, &a);
+    load_all(&f, json, 42, &b);
+    load_all(&f, json, 43, &c);
+    cr_assert_eq(a.n, 500);
+    cr_assert_eq(b.n, 500);
+    cr_assert_eq(c.n, 500);
+    size_t diff_arr = 0, diff_type = 0, diff_work = 0;
+    for (size_t i = 0; i < a.n; i++) {
+        cr_assert_eq(a.v[i].id, (int64_t)i);
+        cr_assert_eq(a.v[i].arrival, b.v[i].arrival, "job %zu", i);
+        cr_assert_eq(a.v[i].jtype, b.v[i].jtype, "job %zu", i);
+        cr_assert_eq(a.v[i].workers, b.v[i].workers, "job %zu", i);
+        cr_assert_eq(a.v[i].work, b.v[i].work, "job %zu", i);
+        cr_assert_eq(a.v[i].user, b.v[i].user, "job %zu", i);
+        diff_arr += a.v[i].arrival != c.v[i].arrival;
+        diff_type += a.v[i].jtype != c.v[i].jtype;
+        diff_work += a.v[i].work != c.v[i].work;
+    }
+    cr_assert_eq(a.v[0].arrival, 0, "the first job arrives at 0");
+    cr_assert_eq(c.v[0].arrival, 0);
+    cr_assert_eq(diff_arr, 499, "another seed gives other arrivals (all but the first)");
+    cr_assert_gt(diff_type, 100, "another seed gives other job types (%zu differ)", diff_type);
+    cr_assert_gt(diff_work, 490, "another seed gives other durations (%zu differ)", diff_work);
+    free(a.v);
+    free(b.v);
+    free(c.v);
+    fx_fini(&f);
+}
+
+Test(workload, synthetic_statistics)
+{
+    enum { N = 20000 };
+    struct fx f;
+    fx_init(&f);
+    char json[1024];
+    synth_json(json, sizeof json, N, WORKERS_532, MIX_13, DUR_EXP, ", \"users\": 4");
+    struct jobs js = { 0 };
+    load_all(&f, json, 3, &js);
+    cr_assert_eq(js.n, N);
+    int v100 = cat_gpu_find(f.cat, "V100"), r50 = jt(&f, R50);
+    double long_gaps = 0, dur_sum = 0;
+    size_t w[5] = { 0 }, n50 = 0, users[4] = { 0 };
+    for (size_t i = 0; i < js.n; i++) {
+        const struct job_spec *j = &js.v[i];
+        if (i > 0) {
+            cr_assert_geq(j->arrival, js.v[i - 1].arrival);
+            long_gaps += sim_to_sec(j->arrival - js.v[i - 1].arrival) > 300;
+        }
+        cr_assert(j->workers == 1 || j->workers == 2 || j->workers == 4, "workers %d",
+                  j->workers);
+        w[j->workers]++;
+        n50 += j->jtype == r50;
+        cr_assert(j->user >= 0 && j->user < 4, "user %d", j->user);
+        users[j->user]++;
+        dur_sum += j->work / wl_work_from_duration(f.model, j->jtype, v100, j->workers, 1.0);
+    }
+    /* Exponential gaps of mean 3600/12 = 300 s: the mean of N-1 gaps has sd 300/sqrt(N-1)
+     * = 2.12 s; allow 5 sd. */
+    double mean_gap = sim_to_sec(js.v[N - 1].arrival) / (N - 1);
+    cr_assert(fabs(mean_gap - 300) < 5 * 300 / sqrt(N - 1), "mean gap %.3f s", mean_gap);
+    /* and exponential, not e.g. constant: P(gap > mean) = 1/e, binomial sd 0.0034 */
+    double frac = long_gaps / (N - 1);
+    cr_assert(fabs(frac - exp(-1)) < 5 * sqrt(exp(-1) * (1 - exp(-1)) / (N - 1)),
+              "P(gap > mean) = %.4f", frac);
+    /* worker mix 0.5/0.3/0.2: binomial sd sqrt(N p (1-p)) = 70.7, 64.8, 56.6 */
+    cr_assert(fabs((double)w[1] - 0.5 * N) < 5 * sqrt(N * 0.5 * 0.5), "1 GPU: %zu", w[1]);
+    cr_assert(fabs((double)w[2] - 0.3 * N) < 5 * sqrt(N * 0.3 * 0.7), "2 GPUs: %zu", w[2]);
+    cr_assert(fabs((double)w[4] - 0.2 * N) < 5 * sqrt(N * 0.2 * 0.8), "4 GPUs: %zu", w[4]);
+    cr_assert_eq(w[3], 0);
+    /* job types 1:3 */
+    cr_assert(fabs((double)n50 - 0.75 * N) < 5 * sqrt(N * 0.75 * 0.25), "ResNet-50: %zu", n50);
+    /* users uniform over 4 */
+    for (int u = 0; u < 4; u++)
+        cr_assert(fabs((double)users[u] - 0.25 * N) < 5 * sqrt(N * 0.25 * 0.75), "user %d: %zu",
+                  u, users[u]);
+    /* exponential durations of mean 3600 s (clamping at 1 s moves the mean by < 0.001 s):
+     * sd of the mean 3600/sqrt(N) = 25.5 s */
+    double mean_dur = dur_sum / N;
+    cr_assert(fabs(mean_dur - 3600) < 5 * 3600 / sqrt(N), "mean duration %.1f s", mean_dur);
+    free(js.v);
+    fx_fini(&f);
+}
+
+Test(workload, synthetic_duration_distributions)
+{
+    enum { N = 20000 };
+    struct fx f;
+    fx_init(&f);
+    int v100 = cat_gpu_find(f.cat, "V100");
+    static const struct {
+        const char *dur;
+        double      lo, hi;         /* every duration within */
+        double      split, below;   /* P(duration < split) */
+    } cases[] = {
+        { "{\"dist\": \"uniform\", \"min_s\": 100, \"max_s\": 200}", 100, 200, 125, 0.25 },
+        { "{\"dist\": \"lognormal\", \"median_s\": 300, \"sigma\": 0.5}", 1, 1e9, 300, 0.5 },
+        /* clamped: the P(d < 200.001) = Phi(ln(200.001/300)) = 0.3426 of a lognormal(300, 1)
+         * below the clamp are lifted to 200, none exceed 500 */
+        { "{\"dist\": \"lognormal\", \"median_s\": 300, \"sigma\": 1, \"clamp_min_s\": 200, "
+          "\"clamp_max_s\": 500}", 200, 500, 200.001, 0.3426 },
+        /* P(d < 59.999) = 1 - exp(-59.999/60) = 0.6321; the rest is clamped to 60 */
+        { "{\"dist\": \"exponential\", \"mean_s\": 60, \"clamp_max_s\": 60}", 1, 60, 59.999,
+          0.6321 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char json[1024];
+        synth_json(json, sizeof json, N, "{\"1\": 1, \"8\": 1}", MIX_13, cases[c].dur, "");
+        struct jobs js = { 0 };
+        load_all(&f, json, 11, &js);
+        cr_assert_eq(js.n, N);
+        double below = 0;
+        for (size_t i = 0; i < js.n; i++) {
+            const struct job_spec *j = &js.v[i];
+            double d = j->work / wl_work_from_duration(f.model, j->jtype, v100, j->workers, 1.0);
+            cr_assert(d >= cases[c].lo * (1 - 1e-12) && d <= cases[c].hi * (1 + 1e-12),
+                      "%s: duration %.6f outside [%g, %g]", cases[c].dur, d, cases[c].lo,
+                      cases[c].hi);
+            below += d < cases[c].split;
+        }
+        double p = cases[c].below, sd = sqrt(p * (1 - p) / N);
+        cr_assert(fabs(below / N - p) < 5 * sd, "%s: P(d < %g) = %.4f, want %.4f", cases[c].dur,
+                  cases[c].split, below / N, p);
+        free(js.v);
+    }
+    fx_fini(&f);
+}
+
+Test(workload, synthetic_streams_are_independent)
+{
+    enum { N = 300 };
+    struct fx f;
+    fx_init(&f);
+    char json[1024];
+    struct jobs base = { 0 }, other = { 0 };
+    synth_json(json, sizeof json, N, WORKERS_532, MIX_13, DUR_EXP, ", \"users\": 5");
+    load_all(&f, json, 5, &base);
+
+    /* another worker mix: arrivals, job types and users unchanged */
+    synth_json(json, sizeof json, N, "{\"8\": 1}", MIX_13, DUR_EXP, ", \"users\": 5");
+    load_all(&f, json, 5, &other);
+    for (size_t i = 0; i < N; i++) {
+        cr_assert_eq(other.v[i].arrival, base.v[i].arrival, "arrival %zu moved", i);
+        cr_assert_eq(other.v[i].jtype, base.v[i].jtype, "job type %zu changed", i);
+        cr_assert_eq(other.v[i].user, base.v[i].user, "user %zu changed", i);
+        cr_assert_eq(other.v[i].workers, 8);
+    }
+    /* another job-type mix: arrivals and workers unchanged */
+    synth_json(json, sizeof json, N, WORKERS_532, "{\"A3C\": 1}", DUR_EXP, ", \"users\": 5");
+    load_all(&f, json, 5, &other);
+    for (size_t i = 0; i < N; i++) {
+        cr_assert_eq(other.v[i].arrival, base.v[i].arrival, "arrival %zu moved", i);
+        cr_assert_eq(other.v[i].workers, base.v[i].workers, "workers %zu changed", i);
+    }
+    /* another duration law: arrivals, types and workers unchanged */
+    synth_json(json, sizeof json, N, WORKERS_532, MIX_13,
+               "{\"dist\": \"uniform\", \"min_s\": 1, \"max_s\": 2}", ", \"users\": 5");
+    load_all(&f, json, 5, &other);
+    for (size_t i = 0; i < N; i++) {
+        cr_assert_eq(other.v[i].arrival, base.v[i].arrival, "arrival %zu moved", i);
+        cr_assert_eq(other.v[i].jtype, base.v[i].jtype);
+        cr_assert_eq(other.v[i].workers, base.v[i].workers);
+    }
+    /* a different rate scales the same gaps: arrivals x 12/24 */
+    char fast[1100];
+    synth_json(json, sizeof json, N, WORKERS_532, MIX_13, DUR_EXP, ", \"users\": 5");
+    char *at = strstr(json, "\"rate_per_hour\": 12");
+    cr_assert_not_null(at);
+    snprintf(fast, sizeof fast, "%.*s\"rate_per_hour\": 24%s", (int)(at - json), json,
+             at + strlen("\"rate_per_hour\": 12"));
+    load_all(&f, fast, 5, &other);
+    for (size_t i = 0; i < N; i++)
+        cr_assert(llabs(other.v[i].arrival * 2 - base.v[i].arrival) <= 2 * (int64_t)i + 2,
+                  "arrival %zu: %lld vs %lld / 2", i, (long long)other.v[i].arrival,
+                  (long long)base.v[i].arrival);
+    free(base.v);
+    free(other.v);
+    fx_fini(&f);
+}
+
+Test(workload, synthetic_defaults)
+{
+    /* no "workers": all 1 GPU; no "users": all user 0 */
+    struct fx f;
+    fx_init(&f);
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"synthetic\", \"jobs\": 50, \"rate_per_hour\": 1, \"job_types\": "
+                 "{\"A3C\": 1}, \"duration\": {\"dist\": \"exponential\", \"mean_s\": 10}}",
+             1, &js);
+    cr_assert_eq(js.n, 50);
+    for (size_t i = 0; i < js.n; i++) {
+        cr_assert_eq(js.v[i].workers, 1);
+        cr_assert_eq(js.v[i].user, 0);
+        cr_assert_eq(js.v[i].jtype, jt(&f, "A3C"));
+        cr_assert_eq(js.v[i].line, 0);
+    }
+    free(js.v);
+    fx_fini(&f);
+}
+
+Test(workload, config_errors)
+{
+    /* each config is the "workload" object of exp.json, whose line 1 is `{"workload": {` */
+    static const struct {
+        const char *json, *want;
+    } cases[] = {
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1}}",
+          "exp.json:1: workload.duration: required field is missing" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"workers\": {\"1\": 1,\n  \"0\": 1},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:4: workload.workers.0: keys must be GPU counts >= 1" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"workers\": {\"two\": 1},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:3: workload.workers.two: keys must be GPU counts >= 1" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"workers\": {\"1\": 0, \"2\": 0},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:3: workload.workers: weights must not all be zero" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"workers\": {\"1\": -1},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:3: workload.workers.1: -1 is out of range [0, 1e+12]" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"duration\": {\n  \"dist\": \"lognormall\"}}",
+          "exp.json:4: workload.duration.dist: 'lognormall' is not one of: lognormal, "
+          "exponential, uniform (did you mean 'lognormal'?)" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"duration\": {\"dist\": \"lognormal\",\n"
+          "  \"median\": 5}}",
+          "exp.json:4: workload.duration.median: unknown field (did you mean 'median_s'?)" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"duration\": {\"dist\": \"lognormal\",\n"
+          "  \"median_s\": 5}}",
+          "exp.json:3: workload.duration.sigma: required field is missing" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n"
+          " \"duration\": {\"dist\": \"uniform\", \"min_s\": 5, \"max_s\": 4}}",
+          "exp.json:3: workload.duration: max_s must be >= min_s" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"duration\": {\"dist\": \"exponential\", "
+          "\"mean_s\": 5,\n  \"clamp_min_s\": 10, \"clamp_max_s\": 2}}",
+          "exp.json:3: workload.duration: clamp_max_s must be >= clamp_min_s" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"job_types\": {\"A3C\": 1},\n"
+          " \"rate_per_hour\": 0}",
+          "exp.json:2: workload.rate_per_hour: 0 is out of range [1e-06, 1e+09]" },
+        { "{\"format\": \"synthetic\", \"job_types\": {\"A3C\": 1},\n \"jobs\": 0, "
+          "\"rate_per_hour\": 1}",
+          "exp.json:2: workload.jobs: 0 is out of range [1, 1099511627776]" },
+        { "{\"format\": \"synthetic\", \"job_types\": {\"A3C\": 1},\n \"jobs\": 2.5, "
+          "\"rate_per_hour\": 1}",
+          "exp.json:2: workload.jobs: must be an integer" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5,\n \"rate_per_hr\": 1}",
+          "exp.json:2: workload.rate_per_hr: unknown field (did you mean 'rate_per_hour'?)" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:1: workload.job_types: the synthetic format needs a job-type mix" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1,\n  \"ResNet-51 (batch size 64)\": 1}}",
+          "exp.json:3: workload.job_types.ResNet-51 (batch size 64): unknown job type "
+          "'ResNet-51 (batch size 64)' (did you mean 'ResNet-50 (batch size 64)'?)" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1,\n  \"CycleGAN\": -1}}",
+          "exp.json:3: workload.job_types.CycleGAN: -1 is out of range [0, 1e+12]" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 0}}",
+          "exp.json:2: workload.job_types: weights must not all be zero" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {}}",
+          "exp.json:2: workload.job_types: needs at least one job type" },
+        { "{\n \"format\": \"synthetc\"}",
+          "exp.json:2: workload.format: 'synthetc' is not one of: hetsim, gavel, philly, "
+          "synthetic (did you mean 'synthetic'?)" },
+        { "{\"trace\": \"x.csv\"}", "exp.json:1: workload.format: required field is missing" },
+        { "{\"format\": \"hetsim\"}", "exp.json:1: workload.trace: required field is missing" },
+        { "{\"format\": \"hetsim\",\n \"trace\": \"no_such_trace.csv\"}",
+          "exp.json:2: workload.trace: trace file 'no_such_trace.csv' not found" },
+        { "{\"format\": \"gavel\", \"trace\": \"cfg_any.csv\",\n"
+          " \"reference_gpu\": \"V200\"}",
+          "exp.json:2: workload.reference_gpu: unknown GPU type 'V200'" },
+        { "{\"format\": \"gavel\", \"trace\": \"x\",\n \"max_jobs\": -1}",
+          "exp.json:2: workload.max_jobs: -1 is out of range [0, 1099511627776]" },
+        { "{\"format\": \"gavel\", \"trace\": \"x\",\n \"skip_jobs\": 1.5}",
+          "exp.json:2: workload.skip_jobs: must be an integer" },
+        { "{\"format\": \"gavel\", \"trace\": \"x\",\n \"arrival_scale\": 0}",
+          "exp.json:2: workload.arrival_scale: 0 is out of range [1e-09, 1e+09]" },
+        { "{\"format\": \"philly\", \"trace\": \"cfg_any.csv\",\n \"vc\": 5}",
+          "exp.json:1: workload.job_types: the philly format needs a job-type mix" },
+        { "{\"format\": \"philly\", \"trace\": \"cfg_any.csv\", \"job_types\": "
+          "{\"A3C\": 1},\n \"max_workers\": 0}",
+          "exp.json:2: workload.max_workers: 0 is out of range [1, 1000000]" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"reference_gpu\": \"K80\", \"job_types\": {\"ResNet-50 (batch size 128)\": 1},\n"
+          " \"workers\": {\"2\": 1}, \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "synthetic workload: workload.job_types: job type 'ResNet-50 (batch size 128)' cannot "
+          "run on 2 x K80 (the reference GPU)" },
+    };
+    struct fx f;
+    fx_init(&f);
+    char *any = th_write("cfg_any.csv", "an existing file\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_error(&f, cases[i].json, 0, cases[i].want);
+    free(any);
+    fx_fini(&f);
+}
+
+/* ======================= common options ======================= */
+
+static const char *const five_rows = "arrival_s,job_type,workers,iterations\n"
+                                     "0,A3C,1,10\n"
+                                     "10,A3C,1,11\n"
+                                     "20,A3C,1,12\n"
+                                     "30.5,A3C,1,13\n"
+                                     "40,A3C,1,14\n";
+
+Test(workload, options_on_a_trace)
+{
+    static const struct {
+        const char *opts;
+        size_t      n;
+        int64_t     first_id;
+        double      arrivals[5];
+    } cases[] = {
+        { "", 5, 0, { 0, 10, 20, 30.5, 40 } },
+        { ", \"max_jobs\": 3", 3, 0, { 0, 10, 20 } },
+        { ", \"max_jobs\": 0", 5, 0, { 0, 10, 20, 30.5, 40 } },      /* 0 = all */
+        { ", \"max_jobs\": 99", 5, 0, { 0, 10, 20, 30.5, 40 } },
+        { ", \"skip_jobs\": 2", 3, 2, { 0, 10.5, 20 } },            /* restart at 0 */
+        { ", \"skip_jobs\": 1, \"max_jobs\": 2", 2, 1, { 0, 10 } },
+        { ", \"skip_jobs\": 5", 0, 0, { 0 } },
+        { ", \"skip_jobs\": 50", 0, 0, { 0 } },
+        { ", \"arrival_scale\": 0.5", 5, 0, { 0, 5, 10, 15.25, 20 } },
+        { ", \"arrival_scale\": 3", 5, 0, { 0, 30, 60, 91.5, 120 } },
+        { ", \"skip_jobs\": 2, \"arrival_scale\": 0.5", 3, 2, { 0, 5.25, 10 } },
+    };
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("opt5.csv", five_rows);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char json[256];
+        snprintf(json, sizeof json, "{\"format\": \"hetsim\", \"trace\": \"opt5.csv\"%s}",
+                 cases[c].opts);
+        struct jobs js = { 0 };
+        load_all(&f, json, 1, &js);
+        cr_assert_eq(js.n, cases[c].n, "[%s]: %zu jobs", cases[c].opts, js.n);
+        for (size_t i = 0; i < js.n; i++) {
+            cr_assert_eq(js.v[i].id, cases[c].first_id + (int64_t)i, "[%s] job %zu",
+                         cases[c].opts, i);
+            cr_assert_eq(js.v[i].arrival, (simtime)llround(cases[c].arrivals[i] * 1e6),
+                         "[%s] job %zu arrives at %lld us", cases[c].opts, i,
+                         (long long)js.v[i].arrival);
+            cr_assert_eq(js.v[i].work, 10 + cases[c].first_id + (double)i, "[%s]",
+                         cases[c].opts);
+        }
+        free(js.v);
+    }
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, options_on_synthetic_and_gavel)
+{
+    struct fx f;
+    fx_init(&f);
+    char json[1200];
+    struct jobs all = { 0 }, part = { 0 };
+    synth_json(json, sizeof json, 40, WORKERS_532, MIX_13, DUR_EXP, "");
+    load_all(&f, json, 9, &all);
+    synth_json(json, sizeof json, 40, WORKERS_532, MIX_13, DUR_EXP,
+               ", \"skip_jobs\": 10, \"max_jobs\": 5, \"arrival_scale\": 2");
+    load_all(&f, json, 9, &part);
+    cr_assert_eq(part.n, 5);
+    for (size_t i = 0; i < 5; i++) {
+        const struct job_spec *a = &all.v[10 + i], *b = &part.v[i];
+        cr_assert_eq(b->id, a->id, "the skipped jobs are the first ones");
+        cr_assert_eq(b->jtype, a->jtype);
+        cr_assert_eq(b->work, a->work);
+        cr_assert(llabs(b->arrival - 2 * (a->arrival - all.v[10].arrival)) <= 1,
+                  "job %zu: %lld, want 2 x (%lld - %lld)", i, (long long)b->arrival,
+                  (long long)a->arrival, (long long)all.v[10].arrival);
+    }
+    /* Gavel: the second and third real lines, rebased on the second */
+    char *p = th_write("gv_opt.trace", gavel7);
+    load_all(&f, "{\"format\": \"gavel\", \"trace\": \"gv_opt.trace\", \"skip_jobs\": 1}", 1,
+             &part);
+    cr_assert_eq(part.n, 2);
+    cr_assert_eq(part.v[0].arrival, 0);
+    cr_assert_eq(part.v[1].arrival, 2 * SIM_SEC, "266566 - 266564");
+    cr_assert_eq(part.v[0].id, 1);
+    load_all(&f, "{\"format\": \"gavel\", \"trace\": \"gv_opt.trace\", \"arrival_scale\": 0.25}",
+             1, &part);
+    cr_assert_eq(part.n, 3);
+    cr_assert_eq(part.v[1].arrival, 66641 * SIM_SEC);
+    cr_assert_eq(part.v[2].arrival, (simtime)66641500000, "266566 / 4 s");
+    free(p);
+    free(all.v);
+    free(part.v);
+    fx_fini(&f);
+}
+
+Test(workload, options_on_the_philly_slice)
+{
+    /* workloads/experiments/philly_slice.json's selection: sorted rows of <= 16 GPUs (19981),
+     * from the 8828th on, 300 jobs; by python: rows 15836 .. 15706, 8344 s apart */
+    struct fx f;
+    fx_init(&f);
+    char *p = real_trace("philly/sia_philly_jobs_first20000.csv");
+    char json[1400];
+    philly_json(json, sizeof json, p, ", \"max_workers\": 16, \"skip_jobs\": 8827, "
+                                      "\"max_jobs\": 300");
+    struct jobs js = { 0 };
+    load_all(&f, json, 1, &js);
+    cr_assert_eq(js.n, 300);
+    cr_assert_eq(js.v[0].arrival, 0);
+    cr_assert_eq(js.v[0].id, 15836);
+    cr_assert_eq(js.v[0].workers, 4);
+    cr_assert_eq(js.v[299].id, 15706);
+    cr_assert_eq(js.v[299].arrival, (simtime)8344 * SIM_SEC);
+    double ids = 0, users = 0;
+    for (size_t i = 0; i < js.n; i++) {
+        ids += (double)js.v[i].id;
+        users += js.v[i].user;
+    }
+    cr_assert_eq(ids, 4709755);
+    cr_assert_eq(users, 1161, "users keep the numbering of the whole list");
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
