@@ -4,6 +4,8 @@
  */
 #include "lp.h"
 
+#include <stdlib.h>
+
 static void quiet(void)
 {
     static int done;
@@ -38,42 +40,108 @@ int lp_solve(glp_prob *lp, const char *what, struct errbuf *err)
     return 0;
 }
 
-/* Deleting rows and columns can leave more or fewer basic variables than rows.  Restore the
- * count with the least disturbance: too few, make row slacks basic; too many, move basic
- * columns that sat at a bound (degenerate) to that bound, then any others. */
-static void balance_basis(glp_prob *lp, int m, int n, int basic)
+/* Structural repair of a kept basis (written for FFT, where it first bit; every warm
+ * restart uses it): match basic columns to rows by augmenting paths (rows whose own slack is
+ * basic match themselves); basic columns left unmatched become non-basic at a bound, rows
+ * left unmatched get their slack back into the basis.  The result has one basic variable
+ * per row and a structurally nonsingular basis matrix, which GLPK 5.0 needs: on some
+ * structurally singular bases its factorization aborts (bflib/sgf.c) instead of failing. */
+int lp_repair_basis(glp_prob *lp)
 {
-    for (int i = m; i >= 1 && basic < m; i--)
-        if (glp_get_row_stat(lp, i) != GLP_BS) {
-            glp_set_row_stat(lp, i, GLP_BS);
-            basic++;
-        }
-    for (int pass = 0; pass < 2 && basic > m; pass++)
-        for (int j = n; j >= 1 && basic > m; j--) {
-            if (glp_get_col_stat(lp, j) != GLP_BS || glp_get_col_type(lp, j) == GLP_FR)
+    int m = glp_get_num_rows(lp), n = glp_get_num_cols(lp), nb = 0, nnz = 0;
+    int *rowm = calloc((size_t)m + 1, sizeof *rowm);    /* 0 free, -1 its row var, else col */
+    int *colm = calloc((size_t)n + 1, sizeof *colm);    /* matched row, 0 none */
+    int *cols = malloc(((size_t)m + (size_t)n + 1) * sizeof *cols);
+    int *start = malloc(((size_t)n + 2) * sizeof *start);
+    int *adj = malloc(((size_t)glp_get_num_nz(lp) + 1) * sizeof *adj);
+    int *seen = calloc((size_t)m + 1, sizeof *seen);
+    int *stk = malloc(((size_t)n + 1) * sizeof *stk), *via = malloc(((size_t)n + 1) * sizeof *via);
+    int *it = malloc(((size_t)n + 1) * sizeof *it), rc = -1;
+    int *ind = malloc(((size_t)m + 1) * sizeof *ind);
+    double *val = malloc(((size_t)m + 1) * sizeof *val);
+    if (!rowm || !colm || !cols || !start || !adj || !seen || !stk || !via || !it || !ind ||
+        !val)
+        goto out;
+    for (int r = 1; r <= m; r++)
+        if (glp_get_row_stat(lp, r) == GLP_BS)
+            rowm[r] = -1;
+    for (int c = 1; c <= n; c++) {
+        start[c] = nnz;
+        if (glp_get_col_stat(lp, c) != GLP_BS)
+            continue;
+        cols[nb++] = c;
+        int len = glp_get_mat_col(lp, c, ind, val);
+        for (int q = 1; q <= len; q++)
+            adj[nnz++] = ind[q];
+    }
+    start[n + 1] = nnz;
+    /* greedy first, then augmenting paths (iterative depth-first search) */
+    for (int q = 0; q < nb; q++) {
+        int c = cols[q], end = start[c + 1];
+        for (int e = start[c]; e < end && !colm[c]; e++)
+            if (rowm[adj[e]] == 0) {
+                rowm[adj[e]] = c;
+                colm[c] = adj[e];
+            }
+    }
+    int stamp = 0;
+    for (int q = 0; q < nb; q++) {
+        int c0 = cols[q];
+        if (colm[c0])
+            continue;
+        int top = 0;
+        stk[0] = c0;
+        it[c0] = start[c0];
+        stamp++;
+        while (top >= 0) {
+            int c = stk[top], end = start[c + 1];
+            if (it[c] >= end) {
+                top--;
                 continue;
-            double v = glp_get_col_prim(lp, j), lb = glp_get_col_lb(lp, j),
-                   ub = glp_get_col_ub(lp, j);
-            int at_lb = v - lb < 1e-9, at_ub = glp_get_col_type(lp, j) == GLP_DB && ub - v < 1e-9;
-            if (pass == 0 && !at_lb && !at_ub)
+            }
+            int r = adj[it[c]++];
+            if (seen[r] == stamp || rowm[r] < 0)
                 continue;
-            glp_set_col_stat(lp, j, at_ub ? GLP_NU : GLP_NL);
-            basic--;
+            seen[r] = stamp;
+            via[top] = r;
+            if (rowm[r] == 0) {
+                for (int l = top; l >= 0; l--) {     /* flip the path */
+                    rowm[via[l]] = stk[l];
+                    colm[stk[l]] = via[l];
+                }
+                break;
+            }
+            stk[++top] = rowm[r];
+            it[rowm[r]] = start[rowm[r]];
         }
+    }
+    for (int q = 0; q < nb; q++)
+        if (!colm[cols[q]])
+            glp_set_col_stat(lp, cols[q], GLP_NL);   /* GLPK picks the bound it has */
+    for (int r = 1; r <= m; r++)
+        if (rowm[r] == 0)
+            glp_set_row_stat(lp, r, GLP_BS);
+    rc = 0;
+out:
+    free(rowm);
+    free(colm);
+    free(cols);
+    free(start);
+    free(adj);
+    free(seen);
+    free(stk);
+    free(via);
+    free(it);
+    free(ind);
+    free(val);
+    return rc;
 }
 
 /* Make the kept basis usable after edits: right count of basic variables, factorized.
  * Returns 1 if it was, 0 if a crash basis had to replace it. */
 static int prepare_warm(glp_prob *lp)
 {
-    int m = glp_get_num_rows(lp), n = glp_get_num_cols(lp), basic = 0;
-    for (int i = 1; i <= m; i++)
-        basic += glp_get_row_stat(lp, i) == GLP_BS;
-    for (int j = 1; j <= n; j++)
-        basic += glp_get_col_stat(lp, j) == GLP_BS;
-    if (basic != m)
-        balance_basis(lp, m, n, basic);
-    if (glp_warm_up(lp) == 0)
+    if (lp_repair_basis(lp) == 0 && glp_warm_up(lp) == 0)
         return 1;
     glp_adv_basis(lp, 0);
     return 0;

@@ -23,6 +23,11 @@ int lp_solve(glp_prob *lp, const char *what, struct errbuf *err);
  * convention as lp_solve; *warm (may be NULL) tells whether the old basis was used. */
 int lp_resolve(glp_prob *lp, const char *what, int *warm, struct errbuf *err);
 
+/* Make a basis that edits (added, deleted or changed rows and columns) may have broken
+ * usable for a warm restart: one basic variable per row, structurally nonsingular.  Changes
+ * as little as it can.  0, or -1 when out of memory (the basis is then left as it was). */
+int lp_repair_basis(glp_prob *lp);
+
 /* Re-solve after only the objective (or loosened bounds) changed: the old optimum stays
  * primal feasible, so the primal simplex restarts from it.  Falls back like lp_resolve. */
 int lp_reoptimize(glp_prob *lp, const char *what, struct errbuf *err);

@@ -1,10 +1,15 @@
 /*
  * evq: 4-ary min-heap keyed on (time, seq) with generation-checked slots for O(1) cancel.
  *
- * Heap entries are 24 bytes (time, seq, slot, gen) so four children share a cache line or two;
- * the payload (kind, arg) lives in the slot table and is read only when an entry pops.
- * Invariants: heap[i] <= each of heap[4i+1 .. 4i+4]; an entry is live iff its gen equals its
- * slot's gen; a slot is on the free list iff no live entry refers to it.
+ * Heap entries are 16 bytes: the time and a key = seq << 24 | slot, so that comparing keys
+ * compares sequence numbers (unique) and four children fit a cache line.  The payload (kind,
+ * arg) lives in the slot table and is read only when an entry pops.  A slot remembers the key
+ * of its live event; cancelling clears it, so a heap entry is live iff its slot still holds
+ * its key.  Handles carry (slot, generation), the generation being bumped whenever a slot is
+ * freed, so a stale handle never touches the slot's next event.
+ * Limits: 2^40 pushes per queue and 2^24 events pending at once (both checked).
+ * Invariants: heap[i] <= each of heap[4i+1 .. 4i+4]; a slot is on the free list iff no live
+ * entry refers to it.
  * Complexity: push and pop O(log_4 n); cancel O(1); compaction O(n), amortized over the
  * cancels that made it necessary.
  */
@@ -15,15 +20,18 @@
 
 struct entry {
     simtime  time;
-    uint64_t seq;
-    uint32_t slot;
-    uint32_t gen;
+    uint64_t key;       /* seq << SLOT_BITS | slot */
 };
 
+enum { SLOT_BITS = 24 };
+#define SLOT_MASK ((UINT64_C(1) << SLOT_BITS) - 1)
+#define SEQ_MAX (UINT64_C(1) << (64 - SLOT_BITS))
+
 struct slot {
-    uint32_t gen;
-    uint32_t kind;
+    uint64_t key;       /* key of its live event, 0 if none */
     uint64_t arg;       /* doubles as the free-list link while the slot is free */
+    uint32_t gen;       /* handles' generation; bumped when the slot is freed */
+    uint32_t kind;
 };
 
 struct evq {
@@ -40,7 +48,7 @@ struct evq {
 
 static inline int before(const struct entry *a, const struct entry *b)
 {
-    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+    return a->time < b->time || (a->time == b->time && a->key < b->key);
 }
 
 evq *evq_create(size_t capacity_hint)
@@ -103,7 +111,7 @@ static void sift_down(struct entry *h, size_t n, size_t i)
 
 static int entry_live(const evq *q, const struct entry *e)
 {
-    return q->slots[e->slot].gen == e->gen;
+    return q->slots[e->key & SLOT_MASK].key == e->key;
 }
 
 /* Drop stale entries and rebuild the heap bottom-up. */
@@ -127,7 +135,7 @@ static int slot_alloc(evq *q, uint32_t *out)
         return 0;
     }
     if (q->nslots == q->slotcap) {
-        if (q->slotcap >= (size_t)FREE_END / 2)
+        if (q->slotcap > SLOT_MASK / 2)
             return -1;
         size_t nc = q->slotcap * 2;
         struct slot *s = realloc(q->slots, nc * sizeof *s);
@@ -137,16 +145,18 @@ static int slot_alloc(evq *q, uint32_t *out)
         q->slotcap = nc;
     }
     *out = (uint32_t)q->nslots;
-    q->slots[q->nslots++].gen = 0;
+    q->slots[q->nslots++] = (struct slot){ .gen = 1 };
     return 0;
 }
 
 static void slot_free(evq *q, uint32_t s)
 {
+    struct slot *sl = &q->slots[s];
+    sl->key = 0;
     /* gen 0 is reserved for EVQ_NONE, so skip it on wrap-around */
-    if (++q->slots[s].gen == 0)
-        q->slots[s].gen = 1;
-    q->slots[s].arg = q->free_head;
+    if (++sl->gen == 0)
+        sl->gen = 1;
+    sl->arg = q->free_head;
     q->free_head = s;
 }
 
@@ -165,14 +175,13 @@ int evq_push(evq *q, simtime time, uint32_t kind, uint64_t arg, evq_handle *out)
         }
     }
     uint32_t s;
-    if (slot_alloc(q, &s) < 0)
+    if (q->seq + 1 >= SEQ_MAX || slot_alloc(q, &s) < 0)
         return -1;
     struct slot *sl = &q->slots[s];
-    if (sl->gen == 0)
-        sl->gen = 1;
     sl->kind = kind;
     sl->arg = arg;
-    q->heap[q->n] = (struct entry){ time, q->seq++, s, sl->gen };
+    sl->key = (++q->seq << SLOT_BITS) | s;      /* seq from 1: key 0 means "none" */
+    q->heap[q->n] = (struct entry){ time, sl->key };
     sift_up(q->heap, q->n++);
     q->live++;
     if (out != NULL)
@@ -194,11 +203,12 @@ int evq_pop(evq *q, struct evq_event *out)
         remove_top(q);
         if (!entry_live(q, &top))
             continue;
-        struct slot *sl = &q->slots[top.slot];
+        uint32_t s = (uint32_t)(top.key & SLOT_MASK);
+        struct slot *sl = &q->slots[s];
         out->time = top.time;
         out->kind = sl->kind;
         out->arg = sl->arg;
-        slot_free(q, top.slot);
+        slot_free(q, s);
         q->live--;
         return 1;
     }

@@ -55,7 +55,7 @@ size_t evq_size(const evq *q);
 /* Time of the earliest live event, SIM_NEVER when empty.  May compact stale entries. */
 simtime evq_peek_time(evq *q);
 
-/* Total events pushed so far (the next sequence number). */
+/* Total events pushed so far. */
 uint64_t evq_pushed(const evq *q);
 
 #endif

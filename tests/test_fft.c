@@ -5,8 +5,10 @@
  *    capacities, ages, current types, restore times and rho) against brute-force enumeration
  *    of every assignment, with the objective written out here from the paper's formulas;
  *    with and without work conservation;
+ *  - medium instances (10-24 jobs) against the textbook program (binary x, big-M work
+ *    conservation per type and job) solved by GLPK directly;
  *  - the program kept across rounds (jobs arriving, leaving, changing size; rho carried)
- *    gives the same optimum as a fresh instance on each round's problem;
+ *    stays at the brute-force optimum every round;
  *  - the rho update over two rounds against a hand computation;
  *  - work conservation on larger random instances, and that turning it off leaves GPUs idle;
  *  - capacity (alloc_check) on every decision;
@@ -134,8 +136,8 @@ static double cost(const struct inst *in, int k, int t)
         return HUGE_VAL;
     double theta = thr * in->round_s, age = in->age[k] / in->round_s, w = in->work[k];
     double phi = age * theta / w + in->scale[k] * w / theta;
-    double s = in->cur[k] == t || (in->cur[k] < 0 && in->att[k] <= 0) ? 0
-                                                                        : in->restore[k] / in->round_s;
+    int free_restart = in->cur[k] == t || (in->cur[k] < 0 && in->att[k] <= 0);
+    double s = free_restart ? 0 : in->restore[k] / in->round_s;
     return phi + s - in->rho[k] * theta;
 }
 
@@ -228,7 +230,8 @@ static void random_inst(struct inst *in, gsl_rng *r, int J, int T, int capmax)
         in->rem[k] = in->work[k] * gsl_rng_uniform(r);
         in->age[k] = 20000 * gsl_rng_uniform(r);
         in->cur[k] = (int)gsl_rng_uniform_int(r, (unsigned long)T + 1) - 1;
-        in->att[k] = in->cur[k] >= 0 || gsl_rng_uniform(r) < 0.5 ? 1000 * gsl_rng_uniform(r) + 1 : 0;
+        int ran = in->cur[k] >= 0 || gsl_rng_uniform(r) < 0.5;
+        in->att[k] = ran ? 1000 * gsl_rng_uniform(r) + 1 : 0;
         in->restore[k] = 3000 * gsl_rng_uniform(r);
     }
 }
@@ -507,8 +510,8 @@ Test(fft, work_conserving_on_larger_instances)
     double x[MAXJ * MAXT];
     for (int round = 0; round < 40; round++) {
         struct inst in;
-        random_inst(&in, r, 20 + (int)gsl_rng_uniform_int(r, 40), 3 + (int)gsl_rng_uniform_int(r, 2),
-                    24);
+        random_inst(&in, r, 20 + (int)gsl_rng_uniform_int(r, 40),
+                    3 + (int)gsl_rng_uniform_int(r, 2), 24);
         random_rho(&in, r);
         for (int k = 0; k < in.J; k++)
             in.rho[k] *= gsl_rng_uniform(r) < 0.5 ? 0 : 1;

@@ -1,64 +1,98 @@
 /*
  * fft: FFT, fast and fair training on heterogeneous GPU clusters (ICS 2025; shared/PAPERS.md
- * section 1).  Every round (default 300 s) one integer program over GPU *types* decides which
- * jobs run and on which type; alloc_train then realizes x in {0, 1} exactly (running jobs keep
- * their GPUs when they stay on their type, the others are packed on the fewest nodes).
+ * section 1).  Every round (default 300 s; the policy wakes only at round boundaries, so an
+ * arrival waits for the next one) one integer program over GPU *types* decides which jobs
+ * run and on which type.  alloc_train realizes its x in {0, 1} exactly: every x = 1 job runs,
+ * jobs that stay on their type keep their GPUs, the others are packed on the fewest nodes.
  *
- * The program, for the active jobs j and the cluster's types i (the paper's notation):
- *   min  sum_j sum_i (phi_j^i + ws * s_j^i - wf * rho_j * theta_j^i) x_j^i
- *   s.t. sum_i x_j^i <= 1,  sum_j d_j x_j^i <= Y_i,  x_j^i in {0, 1}          (1)
- *        phi_j^i = (t - a_j) theta_j^i / W_j + d_j W_j / theta_j^i            (2)
- *   and, with "work_conserving" (default), no type is left with >= d_j free GPUs while an
- *   eligible job j (theta_j^i > 0, d_j <= Y_i) waits:
- *        u_i = sum_j d_j x_j^i;   r_j = sum_i x_j^i   (continuous, implied integral)
- *        u_i + (Y_i - d + 1) g_{i,d} >= Y_i - d + 1     for each size class d on type i
- *        g_{i,d} <= r_j                  for each j eligible on i with d_j = d, g binary
- *   g_{i,d} = 1 is allowed only when every eligible job of size d runs; otherwise type i keeps
- *   at most d - 1 GPUs free.  The constraint form is always feasible (any greedy maximal
- *   packing satisfies it), so the paper's fallback to a reward term is never needed and is
- *   not implemented; with "work_conserving": false the program is (1)-(2) alone, which may
- *   leave GPUs idle since phi > 0.
- * After the round's decision the fairness compensation is updated (the paper's dual step):
- *        rho_j(t+1) = max(0, rho_j + mu_j (W_j / (tau_j - a_j) - sum_i theta_j^i x_j^i))   (3)
- *        mu_j = (t - a_j) / (tau_j - a_j)
+ * The paper's program, for active jobs j and the cluster's types i (PAPERS.md notation):
+ *   min  sum_j sum_i c_j^i x_j^i,   c_j^i = phi_j^i + ws s_j^i - wf rho_j theta_j^i         (1)
+ *        phi_j^i = (t - a_j) theta_j^i / W_j + d_j W_j / theta_j^i                          (2)
+ *   s.t. sum_i x_j^i <= 1,   sum_j d_j x_j^i <= Y_i,   x_j^i in {0, 1}                       (3)
+ *   and (work conservation, "work_conserving": true, the default) no type keeps >= d_j free
+ *   GPUs while a job j that could run there waits.  After each round (the dual step):
+ *   rho_j <- max(0, rho_j + mu_j (W_j / (tau_j - a_j) - sum_i theta_j^i x_j^i)),
+ *   mu_j = (t - a_j) / (tau_j - a_j).                                                      (4)
+ *
+ * As coded.  Jobs of one size d form a class; n_{i,d} = number of class-d jobs on type i is
+ * an integer column, and the x are *continuous* in [0, 1]:
+ *   sum_i x_j^i (- r_j) = 0 or <= 1          one row per job (r_j with work conservation)
+ *   sum_{j: d_j = d} x_j^i = n_{i,d}         one row per (type, size)
+ *   u_i = sum_d d n_{i,d} <= Y_i
+ * For fixed integral n the x-part is one transportation problem per size (a bipartite
+ * incidence matrix: totally unimodular), so every vertex has x in {0, 1}: the program equals
+ * (1)-(3) while branching only touches the T x D counts, never the J x T assignments.
+ * Work conservation, per type i and size class d present there (members: the jobs of size
+ * d that may run on i), with binary g_{i,d} ("every member runs"):
+ *   (a) u_i + (Y_i - d + 1) g_{i,d} >= Y_i - d + 1     at most d - 1 GPUs free unless g = 1
+ *   (b) N_{i,d} g_{i,d} <= sum_{members} r_j          g = 1 only if all N members run
+ * A class with more members than can ever run at once (N > sum_i' floor(Y_i' / d)) has g = 0
+ * and (a) becomes the bound u_i >= Y_i - d + 1; classes of larger sizes on that type are then
+ * implied and switched off.  The constraint form is always feasible (any maximal greedy
+ * packing satisfies it), so the paper's fallback to a reward term is never needed and is
+ * not implemented.  With "work_conserving": false the program is (1)-(3) alone; since
+ * phi > 0 it then runs only jobs whose fairness term makes c negative.
  *
  * Assumptions where the paper leaves things open:
- *  - Units: the round is the time unit.  theta_j^i = thr * round_s (iterations per round of
- *    the whole job on d_j GPUs of type i, best placement); t - a_j = age_s / round_s; W_j =
- *    total iterations (not remaining); s_j^i = restore_s / round_s.  rho is then in
- *    iterations per round, and rho * theta is not commensurate with phi; "fairness_weight"
+ *  - Units: the round is the time unit.  theta_j^i = thr * round_s, iterations per round of
+ *    the whole job on d_j GPUs of type i (best placement); t - a_j = age_s / round_s;
+ *    W_j = total iterations (not what is left); s_j^i = restore_s / round_s.  rho is then
+ *    in iterations per round and rho * theta is not commensurate with phi: "fairness_weight"
  *    (wf, default 1) and "switch_weight" (ws, default 1) scale those terms.
- *  - tau_j: finish time under an exclusive 1/n share since arrival, n = |A(t)| active jobs:
- *    tau_j - a_j = W_j / (fair_share_rate(thr_j, Y, d_j, n) * round_s) (models/fairshare.h),
- *    so W_j / (tau_j - a_j) is the job's fair-share rate.  n changes only at arrivals and
- *    completions, so recomputing it every round re-estimates it exactly on those events
- *    (as the policy sees them: at the next round boundary).  A job that cannot run
- *    anywhere has no tau: mu = 0 and its rho stays.
- *  - rho_j starts at 0 on arrival, is used in the round's program, then updated by (3) with
- *    that round's decision (x as decided, restore time included); forgotten on departure.
- *  - s_j^i = 0 on the job's current type, and also for a job that never ran (the world
- *    charges no restore for a first start); a preempted job pays it on every type.
- *    Stopping a running job costs nothing in the program (it pays when it resumes).
- *  - Eligibility: x_j^i exists only when theta_j^i > 0 and d_j <= Y_i.
- *  - A call with other GPU types or capacities than the previous call starts over (new
- *    program, rho reset): within a run the cluster never changes.
+ *  - tau_j: finish time under an exclusive 1/n share since arrival, n = |A(t)|:
+ *    tau_j - a_j = W_j / (fair_share_rate(thr_j, Y, d_j, n) round_s) (models/fairshare.h), so
+ *    W_j / (tau_j - a_j) is the job's fair-share rate.  n changes only at arrivals and
+ *    completions, so recomputing it every round re-estimates it exactly on those events (as
+ *    the policy sees them, at the next round).  A job that cannot run anywhere has no tau:
+ *    mu = 0 and its rho stays.
+ *  - rho_j is 0 on arrival, enters the round's program, then is updated by (4) with that
+ *    round's decision (restore time included in "ran"); it is forgotten on departure.
+ *  - s_j^i = 0 on the type the job runs on, and for a job that never ran (the world charges
+ *    no restore on a first start); a preempted job pays it on every type.  Stopping a job
+ *    costs nothing in the program (it pays when it resumes).
+ *  - x_j^i exists only when theta_j^i > 0 and d_j <= Y_i; "could run there" in the work
+ *    conservation means the same, counted in GPUs by type (placement is alloc_train's).
+ *  - Another set of types or capacities than the previous call starts over (new program,
+ *    rho reset); within a run the cluster never changes.
  *
- * Solving.  The program lives across rounds in one glp_prob.  Each job owns a block (its T x
- * columns, r, its assignment row and T linking rows); a departed job's block is disabled
- * (columns fixed at 0, rows freed) and reused by the next arrival, so a round changes only
- * the blocks of arrivals and departures, the g columns of the size classes they touch, and
- * the objective (which depends on age and rho, so it changes every round).  The LP
- * relaxation is re-solved by the primal simplex from the previous round's optimal basis
- * (presolve off), then GLPK's branch and bound runs from it.  Before branching, a rounding
- * heuristic hands GLPK an incumbent: the LP's integral jobs, then the rest greedily by cost,
- * then a work-conserving fill.  With "mip_gap" = 0 (default) the result is proven optimal;
- * a positive gap stops once the incumbent is within that relative gap of the bound; a
- * positive "node_limit" stops after that many branch-and-bound nodes (the best incumbent is
- * taken).  All three are deterministic: no time limit is ever used.
- * Size: J T + J + T + T D columns, J (T + 1) + T + T D rows for J jobs, T types and D size
- * classes; nonzeros about 4 J T.
+ * Solving (exact).
+ *  1. The LP relaxation, by the primal simplex from the previous round's basis (the dual
+ *     simplex from a slack basis the first time), on a restricted problem: x columns at 0 in
+ *     that basis whose reduced cost under its duals is not negative at this round's costs
+ *     are held at 0 (GLPK drops fixed columns from its working problem), then priced back
+ *     in while any has a negative reduced cost — the result is the optimum of the whole LP.
+ *  2. An incumbent by rounding: the LP's x = 1, a small exact knapsack per type for what is
+ *     left, a greedy fill for work conservation.
+ *  3. Probing: g = 1 makes every member run, which by LP duality costs at least the sum of
+ *     the members' smallest reduced costs; when that exceeds the incumbent, g is fixed to 0
+ *     and the LP re-solved (the cold first round needs this: its classes are open).
+ *  4. A dive: fix the count closest to integral, re-solve by the dual simplex, repeat.
+ *  5. Reduced-cost fixing: an x whose reduced cost exceeds incumbent - bound has its LP
+ *     value in every better integral solution, so it is fixed, and GLPK's branch and bound
+ *     (presolve on: the fixed part vanishes) proves the optimum of the rest.  The fixings
+ *     are undone afterwards.
+ * "mip_gap" (relative, default 0 = prove optimality) and "node_limit" (branch-and-bound
+ * nodes, default 0 = none) trade exactness for time; no time limit is ever used.  The
+ * decision depends only on the sequence of problems the instance was given (the kept basis
+ * decides among equal-cost optima), so runs are reproducible; a fresh instance may break
+ * exact ties differently.  GLPK is called directly, not through sched/lp.h: lp_solve and
+ * lp_solve_mip switch the presolver on, which discards the kept basis, and take no callback.
+ *
+ * Incremental program.  One glp_prob lives across rounds.  Each job owns a block (its T x
+ * columns, r, its assignment row), found by job id; a departed job's block is fixed at 0
+ * (r = 0 drops it from (b)) and reused by the next arrival.  A round rewrites only the
+ * blocks of arrivals and of jobs whose size or eligible types changed, the g columns of
+ * classes whose membership count changed, bounds of classes whose state changed, and the
+ * objective (age and rho move every round).  The kept basis is repaired (structurally) where
+ * reused columns changed (lp_repair_basis in sched/lp.c).
+ * Size: about J (T + 1) columns and J + 3 T D rows for J jobs, T types, D sizes, with T D
+ * integer columns (plus T D binaries with work conservation).  Per round O(T D J log J)
+ * outside GLPK.  1,000 GPUs of 8 types and 4,000 jobs take 0.3-1.5 s on one core
+ * (tests/bench_fft.c).
+ *
+ * Test hooks (declared by tests/test_fft.c and tests/bench_fft.c, not in a header):
+ * fft_rho, fft_set_rho, fft_size, fft_last.
  */
-#include <glpk.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,6 +100,7 @@
 
 #include "../../models/fairshare.h"
 #include "../alloc.h"
+#include "../lp.h"
 
 enum { MAXT = CLUSTER_MAX_TYPES, MAXD = 32 };
 enum { CLS_OPEN, CLS_FORCED, CLS_IDLE };
@@ -77,7 +112,7 @@ struct blk {
     int      live;
     int      d;         /* workers the block was built for */
     uint32_t elig;      /* bit i: x_j^i may be 1 */
-    int      k;         /* index in this call's problem */
+    int      fresh;     /* (re)built this call */
     int      x0;        /* first of T x columns; r = x0 + T (with work conservation) */
     int      a0;        /* assignment row */
     double   rho;
@@ -115,14 +150,19 @@ struct fft {
     double   *val;
     size_t    scap;
     int      *rstat, *cstat;    /* the last optimal LP basis */
+    double   *ydual;            /* its row duals: the next round's pricing guess */
     int       nrstat, ncstat, rscap, cscap;
+    int      *held;             /* x columns held at 0 this round (restricted LP) */
+    uint8_t  *isheld;           /* by column */
+    int       nheld;
+    size_t    hcap;
     const struct alloc_problem *p;  /* during a call */
     double   *cost;             /* [k * T + i], HUGE_VAL when not eligible */
     double   *rcost;            /* the same, reduced costs at the LP optimum */
     int      *on;               /* [k]: the decision, type or -1 */
     /* statistics of the last solve (read by the bench) */
     int64_t   last_nodes;
-    int       last_free;        /* binaries left after reduced-cost fixing */
+    int       last_free;        /* x columns left free by reduced-cost fixing */
     double    last_lp, last_inc;
 };
 
@@ -316,6 +356,7 @@ static void build_block(struct fft *f, const struct alloc_problem *p, int bi, in
 {
     struct blk *b = &f->b[bi];
     int T = f->T;
+    b->fresh = 1;
     b->d = p->scale[k];
     b->elig = eligible(f, p, k);
     int c = b->elig ? dclass(f, b->d) : -1;
@@ -456,7 +497,7 @@ static void set_classes(struct fft *f, int J)
 
 /* ---- the round's costs ---- */
 
-/* theta (iterations per round), the objective coefficient, and the fair-share quantities. */
+/* c_j^i of (1)-(2) for problem job k on type i, in rounds (see the header). */
 static double coef(const struct fft *f, const struct alloc_problem *p, int k, int i,
                    double rho)
 {
@@ -630,6 +671,10 @@ static int save_basis(struct fft *f)
         if (r == NULL)
             return -1;
         f->rstat = r;
+        double *y = realloc(f->ydual, (size_t)(nr * 2 + 1) * sizeof *y);
+        if (y == NULL)
+            return -1;
+        f->ydual = y;
         f->rscap = nr * 2;
     }
     if (nc > f->cscap) {
@@ -639,8 +684,10 @@ static int save_basis(struct fft *f)
         f->cstat = c;
         f->cscap = nc * 2;
     }
-    for (int r = 1; r <= nr; r++)
+    for (int r = 1; r <= nr; r++) {
         f->rstat[r] = glp_get_row_stat(f->lp, r);
+        f->ydual[r] = glp_get_row_dual(f->lp, r);
+    }
     for (int c = 1; c <= nc; c++)
         f->cstat[c] = glp_get_col_stat(f->lp, c);
     f->nrstat = nr;
@@ -665,86 +712,10 @@ static void restore_basis(struct fft *f)
  * instead of reporting them.  O(nonzeros of basic columns x augmenting path lengths). */
 static int repair_basis(struct fft *f)
 {
-    glp_prob *lp = f->lp;
-    int m = glp_get_num_rows(lp), n = glp_get_num_cols(lp), nb = 0, nnz = 0;
-    int *rowm = calloc((size_t)m + 1, sizeof *rowm);    /* 0 free, -1 its row var, else col */
-    int *colm = calloc((size_t)n + 1, sizeof *colm);    /* matched row, 0 none */
-    int *cols = malloc(((size_t)m + (size_t)n + 1) * sizeof *cols);
-    int *start = malloc(((size_t)n + 2) * sizeof *start);
-    int *adj = malloc(((size_t)glp_get_num_nz(lp) + 1) * sizeof *adj);
-    int *seen = calloc((size_t)m + 1, sizeof *seen);
-    int *stk = malloc(((size_t)n + 1) * sizeof *stk), *via = malloc(((size_t)n + 1) * sizeof *via);
-    int *it = malloc(((size_t)n + 1) * sizeof *it);
-    if (!rowm || !colm || !cols || !start || !adj || !seen || !stk || !via || !it ||
-        reserve_scratch(f, (size_t)m + 1) < 0) {
-        free(rowm), free(colm), free(cols), free(start), free(adj), free(seen);
-        free(stk), free(via), free(it);
-        return -1;
-    }
-    for (int r = 1; r <= m; r++)
-        if (glp_get_row_stat(lp, r) == GLP_BS)
-            rowm[r] = -1;
-    for (int c = 1; c <= n; c++) {
-        start[c] = nnz;
-        if (glp_get_col_stat(lp, c) != GLP_BS)
-            continue;
-        cols[nb++] = c;
-        int len = glp_get_mat_col(lp, c, f->ind, f->val);
-        for (int q = 1; q <= len; q++)
-            adj[nnz++] = f->ind[q];
-    }
-    start[n + 1] = nnz;
-    /* greedy first, then augmenting paths (iterative depth-first search) */
-    for (int q = 0; q < nb; q++) {
-        int c = cols[q], end = start[c + 1];
-        for (int e = start[c]; e < end && !colm[c]; e++)
-            if (rowm[adj[e]] == 0) {
-                rowm[adj[e]] = c;
-                colm[c] = adj[e];
-            }
-    }
-    int stamp = 0;
-    for (int q = 0; q < nb; q++) {
-        int c0 = cols[q];
-        if (colm[c0])
-            continue;
-        int top = 0;
-        stk[0] = c0;
-        it[c0] = start[c0];
-        stamp++;
-        while (top >= 0) {
-            int c = stk[top], end = start[c + 1];
-            if (it[c] >= end) {
-                top--;
-                continue;
-            }
-            int r = adj[it[c]++];
-            if (seen[r] == stamp || rowm[r] < 0)
-                continue;
-            seen[r] = stamp;
-            via[top] = r;
-            if (rowm[r] == 0) {
-                for (int l = top; l >= 0; l--) {     /* flip the path */
-                    rowm[via[l]] = stk[l];
-                    colm[stk[l]] = via[l];
-                }
-                break;
-            }
-            stk[++top] = rowm[r];
-            it[rowm[r]] = start[rowm[r]];
-        }
-    }
-    for (int q = 0; q < nb; q++)
-        if (!colm[cols[q]])
-            glp_set_col_stat(lp, cols[q], GLP_NL);   /* GLPK picks the bound it has */
-    for (int r = 1; r <= m; r++)
-        if (rowm[r] == 0)
-            glp_set_row_stat(lp, r, GLP_BS);
-    free(rowm), free(colm), free(cols), free(start), free(adj), free(seen);
-    free(stk), free(via), free(it);
-    return 0;
+    return lp_repair_basis(f->lp);
 }
 
+/* GLPK's callback: counts branch-and-bound nodes, stops at "node_limit". */
 static void count_nodes(glp_tree *tree, void *info)
 {
     struct fft *f = info;
@@ -753,7 +724,116 @@ static void count_nodes(glp_tree *tree, void *info)
         glp_ios_terminate(tree);
 }
 
-/* The LP relaxation, warm from the last optimal basis.  0 or -1. */
+/* ---- the restricted LP: most x columns are held at 0 and priced in when needed ---- */
+
+static void hold(struct fft *f, int col)
+{
+    glp_set_col_bnds(f->lp, col, GLP_FX, 0, 0);
+    f->isheld[col] = 1;
+    f->held[f->nheld++] = col;
+}
+
+/* Give every held column its bounds back. */
+static void release(struct fft *f)
+{
+    for (int n = 0; n < f->nheld; n++) {
+        glp_set_col_bnds(f->lp, f->held[n], GLP_DB, 0, 1);
+        f->isheld[f->held[n]] = 0;
+    }
+    f->nheld = 0;
+}
+
+/* Before a warm solve: hold each x column that the kept basis has at 0 and whose reduced
+ * cost under the kept duals and this round's costs is not negative — most jobs wait, and
+ * GLPK leaves fixed columns out of its working problem.  New blocks stay in. */
+static int reserve_held(struct fft *f)
+{
+    size_t nc = (size_t)glp_get_num_cols(f->lp);
+    if (nc + 1 > f->hcap) {
+        int *h = realloc(f->held, (nc * 2 + 1) * sizeof *h);
+        if (h == NULL)
+            return -1;
+        f->held = h;
+        uint8_t *o = realloc(f->isheld, nc * 2 + 1);
+        if (o == NULL)
+            return -1;
+        memset(o + f->hcap, 0, nc * 2 + 1 - f->hcap);
+        f->isheld = o;
+        f->hcap = nc * 2 + 1;
+    }
+    return 0;
+}
+
+static void hold_columns(struct fft *f)
+{
+    int T = f->T, J = f->p->njobs;
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (b->fresh || b->a0 > f->nrstat)
+            continue;
+        int c = dclass(f, b->d);
+        for (int i = 0; i < T; i++) {
+            int col = b->x0 + i, nrow = f->cls[c][i].nrow;
+            if (!(b->elig >> i & 1) || glp_get_col_stat(f->lp, col) != GLP_NL || nrow > f->nrstat)
+                continue;
+            if (f->cost[k * T + i] - f->ydual[b->a0] - f->ydual[nrow] >= 0)
+                hold(f, col);
+        }
+    }
+}
+
+/* Release held columns whose reduced cost at the current duals is negative; how many. */
+static int price(struct fft *f)
+{
+    int T = f->T, J = f->p->njobs, n = 0;
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        int c = -1;
+        for (int i = 0; i < T; i++) {
+            int col = b->x0 + i;
+            if (!(b->elig >> i & 1) || !f->isheld[col])
+                continue;
+            if (c < 0)
+                c = dclass(f, b->d);
+            double cj = f->cost[k * T + i];
+            double rc = cj - glp_get_row_dual(f->lp, b->a0) -
+                        glp_get_row_dual(f->lp, f->cls[c][i].nrow);
+            if (rc < -1e-7 * (1 + fabs(cj))) {
+                glp_set_col_bnds(f->lp, col, GLP_DB, 0, 1);
+                f->isheld[col] = 0;
+                n++;
+            }
+        }
+    }
+    if (n > 0) {    /* compact the list */
+        int m = 0;
+        for (int q = 0; q < f->nheld; q++)
+            if (f->isheld[f->held[q]])
+                f->held[m++] = f->held[q];
+        f->nheld = m;
+    }
+    return n;
+}
+
+/* Simplex with `sp`, then pricing rounds by the primal simplex (released columns enter at
+ * 0, so the basis stays primal feasible) until no held column prices in: the optimum of
+ * the whole LP.  A restricted LP that is infeasible (held columns were needed to fill a
+ * type) gets every column back.  GLPK's return code, or -1 if not optimal. */
+static int simplex_priced(struct fft *f, glp_smcp *sp)
+{
+    int rc = glp_simplex(f->lp, sp);
+    for (;;) {
+        int opt = rc == 0 && glp_get_status(f->lp) == GLP_OPT;
+        if (f->nheld == 0 || (opt && price(f) == 0))
+            break;
+        if (!opt)
+            release(f);
+        sp->meth = GLP_PRIMAL;
+        rc = glp_simplex(f->lp, sp);
+    }
+    return rc != 0 ? rc : glp_get_status(f->lp) == GLP_OPT ? 0 : -1;
+}
+
 /* A dual feasible start for the dual simplex: every row variable basic, each x at the bound
  * its cost prefers. */
 static void cold_basis(struct fft *f)
@@ -774,13 +854,17 @@ static int solve_lp(struct fft *f, struct errbuf *err)
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
     int rc = -1;
+    if (reserve_held(f) < 0)
+        return err_run(err, "out of memory");
     if (f->nrstat > 0) {
         restore_basis(f);
         if (repair_basis(f) < 0)
             return err_run(err, "out of memory");
-        rc = glp_simplex(f->lp, &sp);
+        hold_columns(f);
+        rc = simplex_priced(f, &sp);
     }
-    if (rc != 0 || glp_get_status(f->lp) != GLP_OPT) {
+    if (rc != 0) {
+        release(f);
         cold_basis(f);
         sp.meth = GLP_DUALP;
         rc = glp_simplex(f->lp, &sp);
@@ -867,10 +951,19 @@ static void read_duals(struct fft *f, uint8_t *st)
     int T = f->T, J = f->p->njobs;
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
+        int c = dclass(f, b->d);
+        double ya = glp_get_row_dual(f->lp, b->a0);
         for (int i = 0; i < T; i++) {
-            int e = b->elig >> i & 1;
-            f->rcost[k * T + i] = e ? glp_get_col_dual(f->lp, b->x0 + i) : HUGE_VAL;
-            st[k * T + i] = (uint8_t)(e ? glp_get_col_stat(f->lp, b->x0 + i) : 0);
+            int col = b->x0 + i;
+            if (!(b->elig >> i & 1)) {
+                f->rcost[k * T + i] = HUGE_VAL;
+                st[k * T + i] = 0;
+                continue;
+            }
+            /* x has 1 in its assignment row and in its count row */
+            double yn = glp_get_row_dual(f->lp, f->cls[c][i].nrow);
+            f->rcost[k * T + i] = f->cost[k * T + i] - ya - yn;
+            st[k * T + i] = (uint8_t)(f->isheld[col] ? GLP_NL : glp_get_col_stat(f->lp, col));
         }
     }
 }
@@ -984,7 +1077,7 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
         glp_init_smcp(&sp);
         sp.msg_lev = GLP_MSG_OFF;
         sp.meth = GLP_DUALP;
-        if (glp_simplex(f->lp, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT) {
+        if (simplex_priced(f, &sp) != 0) {
             rc = err_run(err, "fft: the LP after probing failed (GLPK status %d)",
                          glp_get_status(f->lp));
             goto done;
@@ -1003,6 +1096,7 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
             memcpy(on, on2, (size_t)J * sizeof *on);
         }
     }
+    release(f);     /* st says NL for them; fixing decides which stay out */
     f->last_lp = zlp;
     f->last_inc = zinc;
     double gap = zinc - zlp;
@@ -1050,6 +1144,7 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
 oom:
     rc = err_run(err, "out of memory");
 done:
+    release(f);
     for (int n = 0; n < nfix; n++)
         glp_set_col_bnds(f->lp, fixed[n], GLP_DB, 0, 1);
     free(xv);
@@ -1084,7 +1179,8 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
     double *rcost = realloc(f->rcost, ((size_t)J * (size_t)T + 1) * sizeof *rcost);
     if (rcost != NULL)
         f->rcost = rcost;
-    if (kb == NULL || on == NULL || cost == NULL || rcost == NULL || reserve_scratch(f, (size_t)T + MAXD + 4) < 0)
+    if (kb == NULL || on == NULL || cost == NULL || rcost == NULL ||
+        reserve_scratch(f, (size_t)T + MAXD + 4) < 0)
         return err_run(err, "out of memory");
     /* match the problem's jobs to blocks */
     for (int k = 0; k < J; k++) {
@@ -1100,10 +1196,10 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
             b->rho = 0;
         } else {
             struct blk *b = &f->b[bi];
+            b->fresh = 0;
             if (b->d != p->scale[k] || b->elig != eligible(f, p, k))
                 build_block(f, p, bi, k);
         }
-        f->b[bi].k = k;
         f->b[bi].seen = f->calls;
         f->kblk[k] = bi;
     }
@@ -1129,7 +1225,7 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
     f->p = NULL;
     if (rc < 0)
         return -1;
-    /* the decision, then the dual step (3) */
+    /* the decision, then the dual step (4) */
     for (int k = 0; k < J; k++) {
         struct blk *b = &f->b[f->kblk[k]];
         double got = 0;
@@ -1153,7 +1249,7 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
 
 double fft_rho(void *self, int64_t id);
 int fft_set_rho(void *self, int64_t id, double rho);
-void fft_size(void *self, int *rows, int *cols, int *nnz, int *nodes);
+void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes);
 void fft_last(void *self, double *zlp, double *zinc, int *nfree);
 
 /* rho of job `id` (what the next round will use); -1 if the job is unknown. */
@@ -1175,17 +1271,20 @@ int fft_set_rho(void *self, int64_t id, double rho)
     return 0;
 }
 
-/* The program's size and the branch-and-bound nodes of the last solve. */
-void fft_size(void *self, int *rows, int *cols, int *nnz, int *nodes)
+/* The program's size (disabled blocks included) and the branch-and-bound nodes of the last
+ * solve. */
+void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes)
 {
     struct fft *f = self;
     *rows = f->lp ? glp_get_num_rows(f->lp) : 0;
     *cols = f->lp ? glp_get_num_cols(f->lp) : 0;
     *nnz = f->lp ? glp_get_num_nz(f->lp) : 0;
+    *nint = f->lp ? glp_get_num_int(f->lp) : 0;
     *nodes = (int)f->last_nodes;
 }
 
-/* The last solve: LP bound, the rounding's cost, binaries left after reduced-cost fixing. */
+/* The last solve: LP bound (after probing), the best incumbent before branch and bound, and
+ * the x columns reduced-cost fixing left free. */
 void fft_last(void *self, double *zlp, double *zinc, int *nfree)
 {
     struct fft *f = self;
@@ -1212,7 +1311,10 @@ static void fft_destroy(void *self)
     free(f->ind);
     free(f->val);
     free(f->rstat);
+    free(f->ydual);
     free(f->cstat);
+    free(f->held);
+    free(f->isheld);
     free(f->cost);
     free(f->rcost);
     free(f->on);
@@ -1228,18 +1330,16 @@ static int fft_create(void **self, const struct jobj *params, const struct polic
     f->wc = 1;
     f->wf = 1;
     f->ws = 1;
-    double nodes = 0;
     if (alloc_base_init(&f->base, env, fft_allocate, 1 /* every round: the duals change */,
                         err) < 0 ||
         jobj_bool(params, "work_conserving", JOPT, &f->wc, err) < 0 ||
         jobj_num(params, "fairness_weight", JOPT, 0, 1e12, &f->wf, err) < 0 ||
         jobj_num(params, "switch_weight", JOPT, 0, 1e12, &f->ws, err) < 0 ||
         jobj_num(params, "mip_gap", JOPT, 0, 1, &f->gap, err) < 0 ||
-        jobj_num(params, "node_limit", JOPT, 0, 1e15, &nodes, err) < 0) {
+        jobj_int(params, "node_limit", JOPT, 0, INT64_MAX, &f->node_limit, err) < 0) {
         fft_destroy(f);
         return -1;
     }
-    f->node_limit = (int64_t)nodes;
     *self = f;
     return 0;
 }
