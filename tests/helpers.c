@@ -5,6 +5,7 @@
 #include "helpers.h"
 
 #include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
@@ -17,6 +18,7 @@
 
 #include "../sched/policy.h"
 #include "../sim/paths.h"
+#include "../sim/rng.h"
 #include "../sim/train.h"
 
 extern char **environ;
@@ -289,4 +291,24 @@ const struct th_rec *th_find(const struct th_result *r, long long id)
             return &r->r[i];
     cr_assert_fail("job %lld not reported", id);
     return NULL;
+}
+
+struct job_spec *th_random_jobs(const tput *m, int n, unsigned long seed, double mean_gap_s)
+{
+    static const char *const names[] = { "ResNet-18 (batch size 64)", "ResNet-50 (batch size 64)",
+                                         "Transformer (batch size 64)", "LM (batch size 20)" };
+    static const int workers[] = { 1, 1, 1, 2, 4, 8 };
+    gsl_rng *r = rng_stream(seed, "test-jobs");
+    struct job_spec *j = calloc((size_t)n, sizeof *j);
+    cr_assert_not_null(j);
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+        t += gsl_ran_exponential(r, mean_gap_s);
+        j[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t),
+                                  .jtype = tput_find(m, names[gsl_rng_uniform_int(r, 4)]),
+                                  .workers = workers[gsl_rng_uniform_int(r, 6)],
+                                  .work = 1000 + gsl_ran_exponential(r, 20000), .weight = 1 };
+    }
+    gsl_rng_free(r);
+    return j;
 }

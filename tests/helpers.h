@@ -60,6 +60,11 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
 void th_result_free(struct th_result *r);
 const struct th_rec *th_find(const struct th_result *r, long long id);
 
+/* n jobs with Poisson arrivals (mean gap mean_gap_s), Gavel job types (ResNet-18/50,
+ * Transformer, LM), 1-8 workers (mostly 1) and exponential work: the random workload the
+ * policy tests share.  Caller frees. */
+struct job_spec *th_random_jobs(const tput *m, int n, unsigned long seed, double mean_gap_s);
+
 /* Every row of every table except wall-clock columns, as text, ordered — for determinism
  * checks.  Caller frees. */
 char *th_db_dump(const char *db_path);

@@ -5,10 +5,8 @@
  * and a lower worst-case rho than FIFO.
  */
 #include <criterion/criterion.h>
-#include <gsl/gsl_randist.h>
 
 #include "../sched/policy.h"
-#include "../sim/rng.h"
 #include "../sim/train.h"
 #include "helpers.h"
 
@@ -200,21 +198,7 @@ static const char hetero_json[] =
 
 static struct job_spec *random_jobs(int n, unsigned long seed)
 {
-    static const char *const names[] = { "ResNet-18 (batch size 64)", "ResNet-50 (batch size 64)",
-                                         "Transformer (batch size 64)", "LM (batch size 20)" };
-    static const int workers[] = { 1, 1, 1, 2, 4, 8 };
-    gsl_rng *r = rng_stream(seed, "test-jobs");
-    struct job_spec *j = calloc((size_t)n, sizeof *j);
-    double t = 0;
-    for (int i = 0; i < n; i++) {
-        t += gsl_ran_exponential(r, 120);
-        j[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t),
-                                  .jtype = tput_find(m, names[gsl_rng_uniform_int(r, 4)]),
-                                  .workers = workers[gsl_rng_uniform_int(r, 6)],
-                                  .work = 1000 + gsl_ran_exponential(r, 20000), .weight = 1 };
-    }
-    gsl_rng_free(r);
-    return j;
+    return th_random_jobs(m, n, seed, 120);
 }
 
 static const struct train_config rcfg = { .restore_delay_s = 10, .until = SIM_NEVER };

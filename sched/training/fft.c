@@ -29,8 +29,8 @@
  * A class with more members than can ever run at once (N > sum_i' floor(Y_i' / d)) has g = 0
  * and (a) becomes the bound u_i >= Y_i - d + 1; classes of larger sizes on that type are then
  * implied and switched off.  The constraint form is always feasible (any maximal greedy
- * packing satisfies it), so the paper's fallback to a reward term is never needed and is
- * not implemented.  With "work_conserving": false the program is (1)-(3) alone; since
+ * packing satisfies it), so the paper's fallback to a reward term is never needed and hetsim
+ * has none.  With "work_conserving": false the program is (1)-(3) alone; since
  * phi > 0 it then runs only jobs whose fairness term makes c negative.
  *
  * Assumptions where the paper leaves things open:
