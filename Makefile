@@ -43,7 +43,9 @@ TEST_BIN := $(BUILD)/test_hetsim
 BENCH_SRC := $(wildcard tests/bench*.c)
 BENCH_BIN := $(BENCH_SRC:tests/%.c=$(BUILD)/%.bin)
 
-.PHONY: all run test bench install uninstall clean deps valgrind check-tests
+.PHONY: all run test bench install uninstall clean deps valgrind
+# keep objects that pattern chains would delete as intermediates (bench and test objects)
+.SECONDARY:
 all: $(BIN)
 
 deps:
