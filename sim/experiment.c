@@ -33,18 +33,23 @@ static int resolve_field(struct experiment *e, const struct jobj *o, const char 
     return 0;
 }
 
+const char exp_default_gpus[] = "models/data/gpus.json";
+const char exp_default_links[] = "models/data/links.json";
+const char exp_default_jobtypes[] = "models/data/jobtypes.json";
+const char *const exp_default_profiles[] = { "models/data/profiles/gavel.csv",
+                                             "models/data/profiles/heet.csv", NULL };
+
 static int read_models(struct experiment *e, const struct jobj *root, struct errbuf *err)
 {
     static const char *const keys[] = { "gpus", "links", "job_types", "profiles",
                                         "gavel_throughputs", "note", NULL };
-    static const char *const default_profiles[] = { "models/data/profiles/gavel.csv",
-                                                    "models/data/profiles/heet.csv", NULL };
+    const char *const *default_profiles = exp_default_profiles;
     struct jobj m;
     const cJSON *arr = NULL;
     if (jobj_obj(&m, root, "models", JOPT, err) < 0 || jobj_known(&m, keys, err) < 0 ||
-        resolve_field(e, &m, "gpus", "models/data/gpus.json", e->gpus_path, 1, err) < 0 ||
-        resolve_field(e, &m, "links", "models/data/links.json", e->links_path, 1, err) < 0 ||
-        resolve_field(e, &m, "job_types", "models/data/jobtypes.json", e->jobtypes_path, 1, err) < 0 ||
+        resolve_field(e, &m, "gpus", exp_default_gpus, e->gpus_path, 1, err) < 0 ||
+        resolve_field(e, &m, "links", exp_default_links, e->links_path, 1, err) < 0 ||
+        resolve_field(e, &m, "job_types", exp_default_jobtypes, e->jobtypes_path, 1, err) < 0 ||
         resolve_field(e, &m, "gavel_throughputs", NULL, e->gavel_tput_path, 0, err) < 0 ||
         jobj_arr(&m, "profiles", JOPT, &arr, err) < 0)
         return -1;

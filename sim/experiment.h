@@ -50,6 +50,11 @@ struct experiment {
     char        gavel_tput_path[PATH_MAX_LEN];     /* "" if none */
 };
 
+/* The model files an experiment uses unless its "models" object names others (relative to the
+ * data root); exp_default_profiles is NULL-terminated. */
+extern const char exp_default_gpus[], exp_default_links[], exp_default_jobtypes[];
+extern const char *const exp_default_profiles[];
+
 /* Load `name_or_path` (a file, or the name of a shipped experiment), apply the nsets
  * "key=value" overrides, and read the experiment-level fields. */
 int  exp_load(struct experiment **out, const char *name_or_path, char *const *sets, int nsets,

@@ -419,8 +419,8 @@ static int cmd_list(int argc, char **argv)
     struct errbuf err;
     err_clear(&err);
     char gp[PATH_MAX_LEN], lp[PATH_MAX_LEN];
-    path_resolve(gp, sizeof gp, NULL, "models/data/gpus.json");
-    path_resolve(lp, sizeof lp, NULL, "models/data/links.json");
+    path_resolve(gp, sizeof gp, NULL, exp_default_gpus);
+    path_resolve(lp, sizeof lp, NULL, exp_default_links);
     catalog *cat;
     if (cat_load(&cat, gp, lp, &err) < 0)
         return fail(&err);
@@ -443,13 +443,15 @@ static int cmd_list(int argc, char **argv)
                    l->bw_gbs, l->lat_us);
         }
     } else {
-        char jp[PATH_MAX_LEN], pp[2][PATH_MAX_LEN];
-        path_resolve(jp, sizeof jp, NULL, "models/data/jobtypes.json");
-        path_resolve(pp[0], sizeof pp[0], NULL, "models/data/profiles/gavel.csv");
-        path_resolve(pp[1], sizeof pp[1], NULL, "models/data/profiles/heet.csv");
+        char jp[PATH_MAX_LEN], pp[PATH_MAX_LEN];
+        path_resolve(jp, sizeof jp, NULL, exp_default_jobtypes);
         tput *t = NULL;
-        if (tput_create(&t, cat, &err) < 0 || tput_load_types(t, jp, &err) < 0 ||
-            tput_load_profile(t, pp[0], &err) < 0 || tput_load_profile(t, pp[1], &err) < 0) {
+        rc = tput_create(&t, cat, &err) < 0 || tput_load_types(t, jp, &err) < 0;
+        for (int i = 0; rc == 0 && exp_default_profiles[i] != NULL; i++) {
+            path_resolve(pp, sizeof pp, NULL, exp_default_profiles[i]);
+            rc = tput_load_profile(t, pp, &err) < 0;
+        }
+        if (rc != 0) {
             rc = fail(&err);
         } else {
             printf("%-36s %6s %7s %9s  %s\n", "job type", "batch", "scaling", "params_M",
@@ -489,8 +491,8 @@ static int cmd_convert(int argc, char **argv)
     struct errbuf err;
     err_clear(&err);
     char gp[PATH_MAX_LEN], lp[PATH_MAX_LEN];
-    path_resolve(gp, sizeof gp, NULL, "models/data/gpus.json");
-    path_resolve(lp, sizeof lp, NULL, "models/data/links.json");
+    path_resolve(gp, sizeof gp, NULL, exp_default_gpus);
+    path_resolve(lp, sizeof lp, NULL, exp_default_links);
     catalog *cat = NULL;
     tput *t = NULL;
     int rc = 0;

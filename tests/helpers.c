@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../sched/policy.h"
+#include "../sim/experiment.h"
 #include "../sim/paths.h"
 #include "../sim/rng.h"
 #include "../sim/train.h"
@@ -103,8 +104,8 @@ catalog *th_catalog(void)
     struct errbuf err;
     err_clear(&err);
     char g[PATH_MAX_LEN], l[PATH_MAX_LEN];
-    path_resolve(g, sizeof g, NULL, "models/data/gpus.json");
-    path_resolve(l, sizeof l, NULL, "models/data/links.json");
+    path_resolve(g, sizeof g, NULL, exp_default_gpus);
+    path_resolve(l, sizeof l, NULL, exp_default_links);
     catalog *c = NULL;
     cr_assert_eq(cat_load(&c, g, l, &err), 0, "%s", err.msg);
     return c;
@@ -114,15 +115,15 @@ tput *th_models(const catalog *c)
 {
     struct errbuf err;
     err_clear(&err);
-    char j[PATH_MAX_LEN], p1[PATH_MAX_LEN], p2[PATH_MAX_LEN];
-    path_resolve(j, sizeof j, NULL, "models/data/jobtypes.json");
-    path_resolve(p1, sizeof p1, NULL, "models/data/profiles/gavel.csv");
-    path_resolve(p2, sizeof p2, NULL, "models/data/profiles/heet.csv");
+    char j[PATH_MAX_LEN], pp[PATH_MAX_LEN];
+    path_resolve(j, sizeof j, NULL, exp_default_jobtypes);
     tput *t = NULL;
     cr_assert_eq(tput_create(&t, c, &err), 0);
     cr_assert_eq(tput_load_types(t, j, &err), 0, "%s", err.msg);
-    cr_assert_eq(tput_load_profile(t, p1, &err), 0, "%s", err.msg);
-    cr_assert_eq(tput_load_profile(t, p2, &err), 0, "%s", err.msg);
+    for (int i = 0; exp_default_profiles[i] != NULL; i++) {
+        path_resolve(pp, sizeof pp, NULL, exp_default_profiles[i]);
+        cr_assert_eq(tput_load_profile(t, pp, &err), 0, "%s", err.msg);
+    }
     return t;
 }
 
