@@ -294,6 +294,12 @@ const struct th_rec *th_find(const struct th_result *r, long long id)
     return NULL;
 }
 
+const char th_mixed_cluster[] =
+    "{ \"name\": \"c\", \"network\": \"ib-100g\", \"groups\": [\n"
+    " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+    " { \"count\": 2, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
+    " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 } ] }";
+
 struct job_spec *th_random_jobs(const tput *m, int n, unsigned long seed, double mean_gap_s)
 {
     static const char *const names[] = { "ResNet-18 (batch size 64)", "ResNet-50 (batch size 64)",

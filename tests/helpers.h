@@ -60,6 +60,10 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
 void th_result_free(struct th_result *r);
 const struct th_rec *th_find(const struct th_result *r, long long id);
 
+/* 8 V100 (2 NVLink servers), 8 T4 (2 PCIe servers), 8 A100 (1 NVSwitch server), IB between
+ * them: the small mixed cluster the policy tests share (JSON text for th_cluster). */
+extern const char th_mixed_cluster[];
+
 /* n jobs with Poisson arrivals (mean gap mean_gap_s), Gavel job types (ResNet-18/50,
  * Transformer, LM), 1-8 workers (mostly 1) and exponential work: the random workload the
  * policy tests share.  Caller frees. */

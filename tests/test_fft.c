@@ -38,17 +38,11 @@ static catalog *cat;
 static tput *m;
 static cluster *cl;
 
-static const char cluster_json[] =
-    "{ \"name\": \"c\", \"network\": \"ib-100g\", \"groups\": [\n"
-    " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
-    " { \"count\": 2, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
-    " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 } ] }";
-
 static void setup(void)
 {
     cat = th_catalog();
     m = th_models(cat);
-    cl = th_cluster(cat, cluster_json);
+    cl = th_cluster(cat, th_mixed_cluster);
 }
 
 static void teardown(void)

@@ -190,12 +190,6 @@ Test(themis, valuations_pick_types_by_speed)
 
 /* ---- random workloads ---- */
 
-static const char hetero_json[] =
-    "{ \"name\": \"c\", \"network\": \"ib-100g\", \"groups\": [\n"
-    " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
-    " { \"count\": 2, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
-    " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 } ] }";
-
 static struct job_spec *random_jobs(int n, unsigned long seed)
 {
     return th_random_jobs(m, n, seed, 120);
@@ -205,7 +199,7 @@ static const struct train_config rcfg = { .restore_delay_s = 10, .until = SIM_NE
 
 Test(themis, random_workload_all_finish_no_overallocation)
 {
-    cluster *cl = th_cluster(cat, hetero_json);
+    cluster *cl = th_cluster(cat, th_mixed_cluster);
     struct job_spec *jobs = random_jobs(300, 5);
     static const char *const params[] = { NULL, "{\"fairness_knob\": 0}",
                                           "{\"fairness_knob\": 1, \"contention\": \"current\"}",
@@ -236,7 +230,7 @@ static double max_rho(const struct th_result *r)
 
 Test(themis, lower_worst_rho_than_fifo)
 {
-    cluster *cl = th_cluster(cat, hetero_json);
+    cluster *cl = th_cluster(cat, th_mixed_cluster);
     for (unsigned long seed = 1; seed <= 3; seed++) {
         struct job_spec *jobs = random_jobs(300, seed);
         struct th_result t = th_run_policy(cl, m, jobs, 300, "themis", NULL, &rcfg);
@@ -254,7 +248,7 @@ Test(themis, lower_worst_rho_than_fifo)
 
 Test(themis, deterministic)
 {
-    cluster *cl = th_cluster(cat, hetero_json);
+    cluster *cl = th_cluster(cat, th_mixed_cluster);
     struct job_spec *jobs = random_jobs(200, 11);
     struct th_result a = th_run_policy(cl, m, jobs, 200, "themis", NULL, &rcfg);
     struct th_result b = th_run_policy(cl, m, jobs, 200, "themis", NULL, &rcfg);

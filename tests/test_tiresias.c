@@ -151,12 +151,6 @@ Test(tiresias, starvation_guard_promotes_a_waiting_job)
 
 /* ---- random workloads ---- */
 
-static const char hetero_json[] =
-    "{ \"name\": \"c\", \"network\": \"ib-100g\", \"groups\": [\n"
-    " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
-    " { \"count\": 2, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
-    " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 } ] }";
-
 static struct job_spec *random_jobs(int n, unsigned long seed)
 {
     return th_random_jobs(m, n, seed, 120);
@@ -166,7 +160,7 @@ static const struct train_config rcfg = { .restore_delay_s = 10, .until = SIM_NE
 
 Test(tiresias, random_workload_all_finish_no_overallocation)
 {
-    cluster *cl = th_cluster(cat, hetero_json);
+    cluster *cl = th_cluster(cat, th_mixed_cluster);
     struct job_spec *jobs = random_jobs(300, 5);
     static const char *const params[] = { NULL, "{\"thresholds\": [600, 3600]}",
                                           "{\"promote_knob\": 2}" };
@@ -188,7 +182,7 @@ Test(tiresias, random_workload_all_finish_no_overallocation)
 Test(tiresias, preempts_and_lowers_mean_jct_versus_fifo)
 {
     /* the point of LAS on a heavy-tailed workload: short jobs no longer wait behind long ones */
-    cluster *cl = th_cluster(cat, hetero_json);
+    cluster *cl = th_cluster(cat, th_mixed_cluster);
     struct job_spec *jobs = random_jobs(300, 5);
     struct th_result t = th_run_policy(cl, m, jobs, 300, "tiresias", NULL, &rcfg);
     struct th_result f = th_run_policy(cl, m, jobs, 300, "fifo", NULL, &rcfg);
@@ -209,7 +203,7 @@ Test(tiresias, preempts_and_lowers_mean_jct_versus_fifo)
 
 Test(tiresias, deterministic)
 {
-    cluster *cl = th_cluster(cat, hetero_json);
+    cluster *cl = th_cluster(cat, th_mixed_cluster);
     struct job_spec *jobs = random_jobs(200, 11);
     const char *p = "{\"thresholds\": [600, 3600], \"promote_knob\": 2}";
     struct th_result a = th_run_policy(cl, m, jobs, 200, "tiresias", p, &rcfg);
