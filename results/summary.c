@@ -1,6 +1,7 @@
 /*
- * summary: accumulates JCTs, queueing delays and finish-time fairness values, then sorts once
- * at the end for percentiles.  O(n) memory (8 bytes per job and figure), O(n log n) at finish.
+ * summary: keeps the JCTs (8 bytes per finished job: percentiles need them all) and running
+ * sums for everything else (queueing delay, finish-time fairness, Jain's index), then sorts
+ * the JCTs once at the end.  O(n log n) at finish.
  */
 #include "summary.h"
 
@@ -17,9 +18,13 @@ struct vec {
 };
 
 struct summary {
-    struct vec jct, queue, rho;
+    struct vec jct;
     long       total;
     double     min_s;
+    long       nqueue;
+    double     queue_sum;
+    long       nrho, unfair;
+    double     rho_sum, rho_max, inv_sum, inv_sq;     /* Jain over 1 / rho */
 };
 
 static int vec_push(struct vec *v, double x)
@@ -46,8 +51,6 @@ void sum_destroy(summary *s)
     if (s == NULL)
         return;
     free(s->jct.v);
-    free(s->queue.v);
-    free(s->rho.v);
     free(s);
 }
 
@@ -58,10 +61,19 @@ int sum_job(summary *s, double jct_s, double queue_s, double rho, double min_s)
         s->min_s += min_s;
     if (jct_s >= 0 && vec_push(&s->jct, jct_s) < 0)
         return -1;
-    if (queue_s >= 0 && vec_push(&s->queue, queue_s) < 0)
-        return -1;
-    if (jct_s >= 0 && rho >= 0 && vec_push(&s->rho, rho) < 0)
-        return -1;
+    if (queue_s >= 0) {
+        s->nqueue++;
+        s->queue_sum += queue_s;
+    }
+    if (jct_s >= 0 && rho >= 0) {
+        s->nrho++;
+        s->rho_sum += rho;
+        s->rho_max = rho > s->rho_max ? rho : s->rho_max;
+        s->unfair += rho > 1;
+        double inv = rho > 0 ? 1.0 / rho : 0;
+        s->inv_sum += inv;
+        s->inv_sq += inv * inv;
+    }
     return 0;
 }
 
@@ -100,22 +112,15 @@ size_t sum_finish(summary *s, const struct sum_run *r, struct metric *out, size_
         put(out, cap, &n, "jct_p99", gsl_stats_quantile_from_sorted_data(s->jct.v, 1, s->jct.n, 0.99));
     }
     put(out, cap, &n, "makespan", r->makespan_s);
-    if (s->queue.n > 0)
-        put(out, cap, &n, "queue_delay_mean", gsl_stats_mean(s->queue.v, 1, s->queue.n));
-    if (s->rho.n > 0) {
-        double mx = 0, unfair = 0;
-        for (size_t i = 0; i < s->rho.n; i++) {
-            if (s->rho.v[i] > mx)
-                mx = s->rho.v[i];
-            unfair += s->rho.v[i] > 1;
-        }
-        put(out, cap, &n, "ftf_mean", gsl_stats_mean(s->rho.v, 1, s->rho.n));
-        put(out, cap, &n, "ftf_max", mx);
-        put(out, cap, &n, "ftf_unfair_frac", unfair / (double)s->rho.n);
+    if (s->nqueue > 0)
+        put(out, cap, &n, "queue_delay_mean", s->queue_sum / (double)s->nqueue);
+    if (s->nrho > 0) {
+        put(out, cap, &n, "ftf_mean", s->rho_sum / (double)s->nrho);
+        put(out, cap, &n, "ftf_max", s->rho_max);
+        put(out, cap, &n, "ftf_unfair_frac", (double)s->unfair / (double)s->nrho);
         /* Jain over normalized throughput: a job's share of its isolated speed is 1 / rho */
-        for (size_t i = 0; i < s->rho.n; i++)
-            s->rho.v[i] = s->rho.v[i] > 0 ? 1.0 / s->rho.v[i] : 0;
-        put(out, cap, &n, "jain_index", sum_jain(s->rho.v, s->rho.n));
+        put(out, cap, &n, "jain_index",
+            s->inv_sq > 0 ? s->inv_sum * s->inv_sum / ((double)s->nrho * s->inv_sq) : 0);
     }
     double busy = 0, count = 0, cost = 0;
     for (int i = 0; i < r->ntypes; i++) {

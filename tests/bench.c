@@ -5,9 +5,11 @@
  *      pushes cancelled later (each cancel that hits is replaced by a push, so the pending
  *      count stays put).  Increments are drawn with GSL (fixed seed) before timing starts.
  *   2. a 100,000-job synthetic trace under fifo on a 1,024-GPU mixed cluster, through the
- *      library exactly as `hetsim run` does it, once with a database and once without.  Each
- *      run is in a forked child so that its peak RSS is its own.
- * Targets: >= 10 M events/s at 1e4 pending; the trace in < 2 s and < 200 MB.
+ *      library exactly as `hetsim run` does it, once with a database and once without; then
+ *      1,000,000 jobs the same two ways, and the ratio of the per-job costs.  Each run is
+ *      in a forked child so that its peak RSS is its own.
+ * Targets: >= 10 M events/s at 1e4 pending; 100k jobs in < 2 s and < 200 MB; 1M jobs with a
+ * per-job cost within 1.5 x of 100k's (no quadratic step) and in < 1 GB.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <gsl/gsl_randist.h>
@@ -114,9 +116,9 @@ static void bench_core(void)
 /* 1,024 GPUs of three generations; arrivals and durations chosen so that fifo keeps the
  * cluster about three quarters busy. */
 #define RATE_PER_HOUR "420"
-static const char experiment_json[] =
+static const char experiment_fmt[] =
     "{\n"
-    "  \"name\": \"bench_100k\",\n"
+    "  \"name\": \"bench_trace\",\n"
     "  \"seed\": 1,\n"
     "  \"cluster\": {\n"
     "    \"name\": \"bench-1024\",\n"
@@ -130,7 +132,7 @@ static const char experiment_json[] =
     "  },\n"
     "  \"workload\": {\n"
     "    \"format\": \"synthetic\",\n"
-    "    \"jobs\": 100000,\n"
+    "    \"jobs\": %ld,\n"
     "    \"rate_per_hour\": " RATE_PER_HOUR ",\n"
     "    \"workers\": { \"1\": 0.7, \"2\": 0.1, \"4\": 0.15, \"8\": 0.05 },\n"
     "    \"duration\": { \"dist\": \"lognormal\", \"median_s\": 1800, \"sigma\": 1.0,\n"
@@ -146,7 +148,7 @@ static const char experiment_json[] =
     "}\n";
 
 /* One run as cmd_run does it; prints its line.  Returns 0 or 1. */
-static int trace_run(const char *exp_path, const char *db_path)
+static int trace_run(const char *exp_path, const char *db_path, double *wall_out)
 {
     struct errbuf err;
     err_clear(&err);
@@ -165,6 +167,7 @@ static int trace_run(const char *exp_path, const char *db_path)
     db_close(d);
     d = NULL;
     double wall = wall_now() - t0;
+    *wall_out = wall;
     printf("  %-12s jobs %lld (done %lld), events %llu, %.2f M events/s, wall %.2f s "
            "(simulation %.2f s), peak %.1f MB, util_total %.2f\n",
            db_path ? "with db:" : "without db:", (long long)res.tot.jobs_in,
@@ -181,8 +184,14 @@ out:
     return rc;
 }
 
-static int run_forked(const char *exp_path, const char *db_path)
+/* The child reports its wall time through a pipe, so the parent can compare run sizes. */
+static int run_forked(const char *exp_path, const char *db_path, double *wall_out)
 {
+    int fd[2];
+    if (pipe(fd) < 0) {
+        perror("bench: pipe");
+        return 1;
+    }
     fflush(stdout);
     pid_t pid = fork();
     if (pid < 0) {
@@ -190,18 +199,48 @@ static int run_forked(const char *exp_path, const char *db_path)
         return 1;
     }
     if (pid == 0) {
-        int rc = trace_run(exp_path, db_path);
+        close(fd[0]);
+        double wall = 0;
+        int rc = trace_run(exp_path, db_path, &wall);
         fflush(stdout);
+        rc |= write(fd[1], &wall, sizeof wall) != (ssize_t)sizeof wall;
         _exit(rc);
     }
+    close(fd[1]);
     int status;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    ssize_t got = read(fd[0], wall_out, sizeof *wall_out);
+    close(fd[0]);
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        got != (ssize_t)sizeof *wall_out) {
         fprintf(stderr, "bench: trace run failed\n");
         return 1;
     }
     return 0;
 }
 
+static void remove_db(const char *db_path)
+{
+    static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+    char side[160];
+    for (int i = 0; i < 4; i++) {
+        snprintf(side, sizeof side, "%s%s", db_path, suffixes[i]);
+        unlink(side);
+    }
+}
+
+static int write_experiment(const char *exp_path, long jobs)
+{
+    FILE *f = fopen(exp_path, "w");
+    if (f == NULL) {
+        perror("bench: writing the experiment");
+        return 1;
+    }
+    fprintf(f, experiment_fmt, jobs);
+    return fclose(f) != 0;
+}
+
+/* 100,000 and 1,000,000 jobs, each with and without the database: the per-job cost of the
+ * large run over the small one shows whether anything grows faster than linearly. */
 static int bench_trace(void)
 {
     char dir[] = "/tmp/hetsim-bench-XXXXXX";
@@ -209,24 +248,22 @@ static int bench_trace(void)
         perror("bench: mkdtemp");
         return 1;
     }
-    char exp_path[128], db_path[128], side[160];
+    char exp_path[128], db_path[128];
     snprintf(exp_path, sizeof exp_path, "%s/bench.json", dir);
     snprintf(db_path, sizeof db_path, "%s/bench.db", dir);
-    FILE *f = fopen(exp_path, "w");
-    if (f == NULL) {
-        perror("bench: writing the experiment");
-        return 1;
-    }
-    fputs(experiment_json, f);
-    fclose(f);
-    printf("trace: 100,000 synthetic jobs, fifo, 1,024 GPUs (256 A100, 384 V100, 384 T4), "
+    printf("trace: synthetic jobs, fifo, 1,024 GPUs (256 A100, 384 V100, 384 T4), "
            RATE_PER_HOUR " jobs/h\n");
-    int rc = run_forked(exp_path, db_path) | run_forked(exp_path, NULL);
-    static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
-    for (int i = 0; i < 4; i++) {
-        snprintf(side, sizeof side, "%s%s", db_path, suffixes[i]);
-        unlink(side);
-    }
+    double small = 0, small_nodb = 0, large = 0, large_nodb = 0;
+    int rc = write_experiment(exp_path, 100000);
+    rc = rc || run_forked(exp_path, db_path, &small) || run_forked(exp_path, NULL, &small_nodb);
+    remove_db(db_path);
+    rc = rc || write_experiment(exp_path, 1000000) || run_forked(exp_path, db_path, &large) ||
+         run_forked(exp_path, NULL, &large_nodb);
+    if (rc == 0)
+        printf("  scaling, per-job cost of 1,000,000 jobs over 100,000 (1.00 is linear): "
+               "%.2f x with the database, %.2f x without\n", large / small / 10.0,
+               large_nodb / small_nodb / 10.0);
+    remove_db(db_path);
     unlink(exp_path);
     rmdir(dir);
     return rc;

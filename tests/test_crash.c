@@ -1,0 +1,173 @@
+/*
+ * test_crash: the database survives what users do to long runs — a run killed with SIGKILL in
+ * the middle leaves a valid file (integrity_check ok) with no trace of that run and takes
+ * the next run normally; four processes appending runs to one file at once lose nothing;
+ * a full disk mid-run is reported and rolled back.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../results/db.h"
+#include "helpers.h"
+
+extern char **environ;
+
+static pid_t spawn_hetsim(const char *const *args)
+{
+    const char *argv[32] = { HETSIM_BIN };
+    int n = 1;
+    for (; args[n - 1] != NULL && n < 31; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    cr_assert_eq(posix_spawn(&pid, HETSIM_BIN, &fa, NULL, (char *const *)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+static char *text_value(const char *path, const char *sql)
+{
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    char *out = strdup(sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)
+                                                      : "");
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return out;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+/* a run of a few seconds: 400,000 synthetic jobs on 1,024 GPUs */
+static const char big_exp[] =
+    "{ \"name\": \"big\", \"seed\": 3, \"cluster\": { \"network\": \"ib-100g\", \"groups\": [\n"
+    "   { \"count\": 32, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 },\n"
+    "   { \"count\": 96, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+    "   { \"count\": 96, \"gpu\": \"T4\", \"gpus_per_node\": 4 } ] },\n"
+    "  \"workload\": { \"format\": \"synthetic\", \"jobs\": 400000, \"rate_per_hour\": 420,\n"
+    "    \"job_types\": { \"ResNet-50 (batch size 64)\": 1, \"LM (batch size 20)\": 1 },\n"
+    "    \"duration\": { \"dist\": \"lognormal\", \"median_s\": 3600, \"sigma\": 1 } },\n"
+    "  \"policies\": [\"fifo\"], \"sim\": { \"sample_s\": 0 } }\n";
+
+Test(crash, sigkill_mid_run_leaves_a_valid_database_without_the_run, .timeout = 120)
+{
+    char *exp = th_write("big.json", big_exp);
+    char dbp[512], wal[520];
+    snprintf(dbp, sizeof dbp, "%s/killed.db", th_tmpdir());
+    snprintf(wal, sizeof wal, "%s-wal", dbp);
+    remove(dbp);
+    remove(wal);
+    /* one committed run first, so the kill must not harm earlier runs either */
+    struct th_out o = th_hetsim((const char *const[]){ "run", "default", "--policy", "fifo",
+                                                       "--db", dbp, "-q", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    pid_t pid = spawn_hetsim((const char *const[]){ "run", exp, "--db", dbp, "-q", NULL });
+    /* wait until the run is writing (its WAL grows past 4 MB), then kill it */
+    struct stat st;
+    int waited = 0;
+    while ((stat(wal, &st) != 0 || st.st_size < 4 << 20) && waited < 60000) {
+        sleep_ms(20);
+        waited += 20;
+    }
+    cr_assert_lt(waited, 60000, "the run never started writing");
+    int status;
+    cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "the run ended before it could be killed");
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    char *ok = text_value(dbp, "PRAGMA integrity_check");
+    cr_assert_str_eq(ok, "ok");
+    free(ok);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 1, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs WHERE experiment = 'big'"), 0, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs"), 300, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs WHERE run_id NOT IN "
+                                       "(SELECT id FROM runs)"), 0, 0);
+    /* and the file takes the next run */
+    o = th_hetsim((const char *const[]){ "run", "default", "--policy", "srtf", "--db", dbp, "-q",
+                                         NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 2, 0);
+    free(exp);
+}
+
+Test(crash, four_writers_at_once_lose_nothing, .timeout = 120)
+{
+    char dbp[512];
+    snprintf(dbp, sizeof dbp, "%s/shared.db", th_tmpdir());
+    remove(dbp);
+    static const char *const pols[] = { "fifo", "srtf", "fifo_perf", "gavel_las_perf" };
+    pid_t pid[4];
+    for (int i = 0; i < 4; i++)
+        pid[i] = spawn_hetsim((const char *const[]){ "run", "default", "--policy", pols[i],
+                                                     "--db", dbp, "-q", NULL });
+    for (int i = 0; i < 4; i++) {
+        int status;
+        waitpid(pid[i], &status, 0);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %s failed", pols[i]);
+    }
+    char *ok = text_value(dbp, "PRAGMA integrity_check");
+    cr_assert_str_eq(ok, "ok");
+    free(ok);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 4, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(DISTINCT policy) FROM runs"), 4, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs"), 1200, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT min(c) FROM (SELECT count(*) c FROM jobs "
+                                       "GROUP BY run_id)"), 300, 0);
+}
+
+Test(crash, a_full_disk_is_reported_and_rolled_back)
+{
+    char dbp[512];
+    snprintf(dbp, sizeof dbp, "%s/full.db", th_tmpdir());
+    remove(dbp);
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, dbp, &err), 0, "%s", err.msg);
+    /* cap the file near its current size: the run's rows cannot fit */
+    char *pages = text_value(dbp, "PRAGMA page_count");
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA max_page_count = %d", atoi(pages) + 2);
+    free(pages);
+    cr_assert_eq(sqlite3_exec(db_handle(d), sql, NULL, NULL, NULL), SQLITE_OK);
+    struct db_run r = { "exp", "training", "fifo", "c", "{}", "test", 1 };
+    int64_t id;
+    int rc = db_run_begin(d, &r, &id, &err);
+    for (int i = 0; rc == 0 && i < 100000; i++) {
+        struct db_job j = { .job_id = i, .job_type = "toy-with-a-long-name-to-fill-pages",
+                            .work = 1, .first_start_s = -1, .finish_s = -1, .t_iso_s = -1,
+                            .ftf_rho = -1 };
+        rc = db_job(d, &j, &err);
+    }
+    cr_assert_lt(rc, 0, "100,000 rows fit in a capped file");
+    cr_assert_eq(err.code, ERR_RUN);
+    cr_assert(strstr(err.msg, "full") != NULL, "%s", err.msg);
+    db_run_abort(d);
+    db_close(d);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 0, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs"), 0, 0);
+}
