@@ -171,8 +171,15 @@ char *th_db_dump(const char *db_path)
                      sqlite3_errmsg(h));
         while (sqlite3_step(st) == SQLITE_ROW) {
             for (int c = 0; c < sqlite3_column_count(st); c++) {
+                /* reals in hex, every bit of them: "equal" means byte for byte */
+                char real[40];
                 const unsigned char *t = sqlite3_column_text(st, c);
-                append(&buf, &n, &cap, t ? (const char *)t : "NULL");
+                if (sqlite3_column_type(st, c) == SQLITE_FLOAT)
+                    snprintf(real, sizeof real, "%a", sqlite3_column_double(st, c));
+                append(&buf, &n, &cap,
+                       sqlite3_column_type(st, c) == SQLITE_FLOAT ? real
+                       : t != NULL                                ? (const char *)t
+                                                                  : "NULL");
                 append(&buf, &n, &cap, "|");
             }
             append(&buf, &n, &cap, "\n");

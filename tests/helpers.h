@@ -69,8 +69,8 @@ extern const char th_mixed_cluster[];
  * policy tests share.  Caller frees. */
 struct job_spec *th_random_jobs(const tput *m, int n, unsigned long seed, double mean_gap_s);
 
-/* Every row of every table except wall-clock columns, as text, ordered — for determinism
- * checks.  Caller frees. */
+/* Every row of every table except wall-clock columns (runs.wall_s, created, solver_time_*), as
+ * text with reals in hex (%a), ordered — for byte-for-byte determinism checks.  Caller frees. */
 char *th_db_dump(const char *db_path);
 /* A single value of a query (first column, first row) as double; NAN if none. */
 double th_db_value(const char *db_path, const char *sql);

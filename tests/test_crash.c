@@ -1,7 +1,8 @@
 /*
  * test_crash: the database survives what users do to long runs — a run killed with SIGKILL in
  * the middle leaves a valid file (integrity_check ok) with no trace of that run and takes
- * the next run normally; four processes appending runs to one file at once lose nothing;
+ * the next run normally; four processes appending runs to one file at once lose nothing and
+ * write the rows each would have written alone;
  * a full disk mid-run is reported and rolled back.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -137,6 +138,20 @@ Test(crash, four_writers_at_once_lose_nothing, .timeout = 120)
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs"), 1200, 0);
     cr_assert_float_eq(th_db_value(dbp, "SELECT min(c) FROM (SELECT count(*) c FROM jobs "
                                        "GROUP BY run_id)"), 300, 0);
+    /* and each run is the run it would have been alone: same rows as a run on its own */
+    char alone[512], sql[256];
+    snprintf(alone, sizeof alone, "%s/alone.db", th_tmpdir());
+    for (int i = 0; i < 4; i++) {
+        remove(alone);
+        struct th_out o = th_hetsim((const char *const[]){ "run", "default", "--policy", pols[i],
+                                                           "--db", alone, "-q", NULL });
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+        snprintf(sql, sizeof sql,
+                 "SELECT total(j.finish_s * (j.job_id + 1) + j.first_start_s) FROM jobs j "
+                 "JOIN runs r ON r.id = j.run_id WHERE r.policy = '%s'", pols[i]);
+        cr_assert_float_eq(th_db_value(dbp, sql), th_db_value(alone, sql), 0, "%s", pols[i]);
+    }
 }
 
 Test(crash, a_full_disk_is_reported_and_rolled_back)
@@ -170,4 +185,22 @@ Test(crash, a_full_disk_is_reported_and_rolled_back)
     db_close(d);
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 0, 0);
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs"), 0, 0);
+}
+
+/* paths where no database can be written: a read-only file system (even for root), a
+ * directory, a file that is not a database; each is named in a message, never crashed on */
+Test(crash, unwritable_database_paths_are_reported)
+{
+    char *junk = th_write("junk.db", "this is not an SQLite file\n");
+    const char *const paths[] = { "/proc/hetsim.db", th_tmpdir(), junk };
+    const char *const want[] = { "unable to open", "unable to open", "not a database" };
+    for (int i = 0; i < 3; i++) {
+        struct th_out o = th_hetsim((const char *const[]){ "run", "default", "--db", paths[i],
+                                                           "-q", NULL });
+        cr_assert_eq(o.status, 1, "%s: exit %d: %s", paths[i], o.status, o.err);
+        cr_assert(strstr(o.err, paths[i]) != NULL && strstr(o.err, want[i]) != NULL, "%s",
+                  o.err);
+        th_out_free(&o);
+    }
+    free(junk);
 }
