@@ -1,7 +1,9 @@
 /*
- * db: SQLite writer, one transaction per run, one prepared statement per table.
- * Inserting a row costs one bind/step/reset; per-row transactions would be hundreds of times
- * slower, which is why a run never commits until its end.
+ * db: SQLite writer.  A run's rows go into temporary staging tables (temp.stage_*, the same
+ * columns as the real tables less run_id) inside one transaction on the temp schema, which
+ * locks nothing in the file; the commit copies them with INSERT ... SELECT in one short
+ * BEGIN IMMEDIATE transaction.  Inserting a row costs one bind/step/reset; the copy is
+ * SQLite's own loop, a fraction of the staging cost.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "db.h"
@@ -14,27 +16,62 @@
 
 #include "../sim/paths.h"
 
-enum { SCHEMA_VERSION = 1 };
+enum { SCHEMA_VERSION = 2 };
 
-enum stmt { S_RUN, S_JOB, S_JOBGPU, S_SAMPLE, S_METRIC, S_RUNEND, S_N };
+enum stmt { S_JOB, S_JOBGPU, S_SAMPLE, S_METRIC, S_RUN, S_PARAM, S_N };
 
 static const char *const stmt_sql[S_N] = {
-    [S_RUN] = "INSERT INTO runs(experiment, domain, policy, seed, cluster, config_json, "
+    [S_JOB] = "INSERT INTO temp.stage_jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_JOBGPU] = "INSERT INTO temp.stage_job_gpu_seconds VALUES (?,?,?)",
+    [S_SAMPLE] = "INSERT INTO temp.stage_samples VALUES (?,?,?)",
+    [S_METRIC] = "INSERT INTO temp.stage_metrics VALUES (?,?)",
+    [S_RUN] = "INSERT INTO main.runs(experiment, domain, policy, seed, cluster, config_json, "
               "config_hash, version, sim_end_s, stop_reason, events, decisions, jobs_total, "
-              "wall_s, started_at) VALUES (?,?,?,?,?,?,?,?,0,'running',0,0,0,0,?)",
-    [S_JOB] = "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [S_JOBGPU] = "INSERT INTO job_gpu_seconds VALUES (?,?,?,?)",
-    [S_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?)",
-    [S_METRIC] = "INSERT INTO metrics VALUES (?,?,?)",
-    [S_RUNEND] = "UPDATE runs SET sim_end_s=?, stop_reason=?, events=?, decisions=?, "
-                 "jobs_total=?, wall_s=? WHERE id=?",
+              "wall_s, started_at, group_hash) "
+              "VALUES (?,?,?,?,?,?,hetsim_hash(?6),?,?,?,?,?,?,?,?,"
+              "hetsim_hash(json_remove(?6, '$.seed')))",
+    [S_PARAM] = "INSERT INTO main.run_params VALUES (?,?,?,?,"
+                "CASE WHEN json_type(?4) IN ('integer', 'real') THEN ?4 + 0 END)",
+};
+
+/* the staging tables, and the copy of each into the file (?1: the new run's id) */
+static const char stage_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS stage_jobs AS SELECT job_id, user, job_type, workers, "
+    "    work, arrival_s, first_start_s, finish_s, jct_s, queue_delay_s, n_avg, t_iso_s, "
+    "    ftf_rho, attained_gpu_s, preemptions, migrations FROM main.jobs WHERE 0;"
+    "CREATE TEMP TABLE IF NOT EXISTS stage_job_gpu_seconds AS "
+    "    SELECT job_id, gpu_type, gpu_s FROM main.job_gpu_seconds WHERE 0;"
+    "CREATE TEMP TABLE IF NOT EXISTS stage_samples AS "
+    "    SELECT t_s, name, value FROM main.samples WHERE 0;"
+    "CREATE TEMP TABLE IF NOT EXISTS stage_metrics AS "
+    "    SELECT name, value FROM main.metrics WHERE 0;";
+static const char *const copy_sql[] = {
+    "INSERT INTO main.jobs SELECT ?1, * FROM temp.stage_jobs",
+    "INSERT INTO main.job_gpu_seconds SELECT ?1, * FROM temp.stage_job_gpu_seconds",
+    "INSERT INTO main.samples SELECT ?1, * FROM temp.stage_samples",
+    "INSERT INTO main.metrics SELECT ?1, * FROM temp.stage_metrics",
+};
+enum { NCOPY = sizeof copy_sql / sizeof copy_sql[0] };
+static const char clear_sql[] =
+    "DELETE FROM temp.stage_jobs; DELETE FROM temp.stage_job_gpu_seconds;"
+    "DELETE FROM temp.stage_samples; DELETE FROM temp.stage_metrics;";
+
+/* the open run's descriptive fields, kept until the commit writes them */
+struct pending {
+    char          *experiment, *domain, *policy, *cluster, *config_json, *version, *sweep;
+    char          *started_at;
+    int64_t        seed;
+    char         **keys, **values;
+    int            nparams;
 };
 
 struct db {
-    sqlite3      *h;
-    sqlite3_stmt *st[S_N];
-    int64_t       run;      /* open run, 0 if none */
-    char         *path;
+    sqlite3       *h;
+    sqlite3_stmt  *st[S_N];
+    sqlite3_stmt  *copy[NCOPY];
+    int            open_run;        /* a run is being staged */
+    struct pending run;
+    char          *path;
 };
 
 sqlite3 *db_handle(db *d) { return d->h; }
@@ -59,6 +96,49 @@ static int exec_retry(db *d, const char *sql, struct errbuf *err)
     }
 }
 
+/* hetsim_hash(text): FNV-1a 64 as 16 hex digits, so SQL computes the same hashes as C */
+static void sql_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const unsigned char *t = sqlite3_value_text(argv[0]);
+    if (t == NULL) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    char hex[17];
+    db_hash_hex((const char *)t, hex);
+    sqlite3_result_text(ctx, hex, 16, SQLITE_TRANSIENT);
+}
+
+/* Create the schema in a new file, or bring a version 1 file to version 2. */
+static int setup_schema(db *d, int version, struct errbuf *err)
+{
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", SCHEMA_VERSION);
+    if (exec_retry(d, "BEGIN IMMEDIATE", err) < 0)
+        return -1;
+    /* re-read under the lock: another process may have done it meanwhile */
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(d->h, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW)
+            version = sqlite3_column_int(q, 0);
+        sqlite3_finalize(q);
+    }
+    if (version == SCHEMA_VERSION)
+        return exec_retry(d, "COMMIT", err);
+    if ((version == 1 &&
+         (exec_retry(d, "ALTER TABLE runs ADD COLUMN group_hash TEXT NOT NULL DEFAULT ''",
+                     err) < 0 ||
+          exec_retry(d, "UPDATE runs SET group_hash = "
+                        "hetsim_hash(json_remove(config_json, '$.seed'))", err) < 0)) ||
+        exec_retry(d, db_schema_sql, err) < 0 || exec_retry(d, pragma, err) < 0 ||
+        exec_retry(d, "COMMIT", err) < 0) {
+        sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
 int db_open(db **out, const char *path, struct errbuf *err)
 {
     *out = NULL;
@@ -80,6 +160,8 @@ int db_open(db **out, const char *path, struct errbuf *err)
         return -1;
     }
     sqlite3_busy_timeout(d->h, 60000);
+    sqlite3_create_function(d->h, "hetsim_hash", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                            sql_hash, NULL, NULL);
     int version = 0;
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(d->h, "PRAGMA user_version", -1, &q, NULL) != SQLITE_OK) {
@@ -90,20 +172,17 @@ int db_open(db **out, const char *path, struct errbuf *err)
     if (sqlite3_step(q) == SQLITE_ROW)
         version = sqlite3_column_int(q, 0);
     sqlite3_finalize(q);
-    if (version != 0 && version != SCHEMA_VERSION) {
+    if (version < 0 || version > SCHEMA_VERSION) {
         err_run(err, "%s: schema version %d, this hetsim writes version %d", path, version,
                 SCHEMA_VERSION);
         db_close(d);
         return -1;
     }
-    char pragma[64];
-    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", SCHEMA_VERSION);
     if (exec_retry(d, "PRAGMA journal_mode=WAL", err) < 0 ||
         exec_retry(d, "PRAGMA synchronous=NORMAL", err) < 0 ||
         exec_retry(d, "PRAGMA foreign_keys=ON", err) < 0 ||
-        (version == 0 && (exec_retry(d, "BEGIN IMMEDIATE", err) < 0 ||
-                          exec_retry(d, db_schema_sql, err) < 0 ||
-                          exec_retry(d, pragma, err) < 0 || exec_retry(d, "COMMIT", err) < 0))) {
+        (version != SCHEMA_VERSION && setup_schema(d, version, err) < 0) ||
+        exec_retry(d, stage_sql, err) < 0) {
         db_close(d);
         return -1;
     }
@@ -113,18 +192,44 @@ int db_open(db **out, const char *path, struct errbuf *err)
             db_close(d);
             return -1;
         }
+    for (int i = 0; i < NCOPY; i++)
+        if (sqlite3_prepare_v2(d->h, copy_sql[i], -1, &d->copy[i], NULL) != SQLITE_OK) {
+            fail(d, err, "preparing statements");
+            db_close(d);
+            return -1;
+        }
     *out = d;
     return 0;
+}
+
+static void pending_free(struct pending *p)
+{
+    free(p->experiment);
+    free(p->domain);
+    free(p->policy);
+    free(p->cluster);
+    free(p->config_json);
+    free(p->version);
+    free(p->sweep);
+    free(p->started_at);
+    for (int i = 0; i < p->nparams; i++) {
+        free(p->keys[i]);
+        free(p->values[i]);
+    }
+    free(p->keys);
+    free(p->values);
+    memset(p, 0, sizeof *p);
 }
 
 void db_close(db *d)
 {
     if (d == NULL)
         return;
-    if (d->run != 0)
-        db_run_abort(d);
+    db_run_abort(d);
     for (int i = 0; i < S_N; i++)
         sqlite3_finalize(d->st[i]);
+    for (int i = 0; i < NCOPY; i++)
+        sqlite3_finalize(d->copy[i]);
     sqlite3_close(d->h);
     free(d->path);
     free(d);
@@ -149,32 +254,53 @@ static int step(db *d, sqlite3_stmt *s, struct errbuf *err)
     return 0;
 }
 
-int db_run_begin(db *d, const struct db_run *r, int64_t *run_id, struct errbuf *err)
+static char *dup_or_null(const char *s, int *oom)
 {
-    if (exec_retry(d, "BEGIN IMMEDIATE", err) < 0)
-        return -1;
-    char hash[17], when[32];
-    db_hash_hex(r->config_json, hash);
+    if (s == NULL)
+        return NULL;
+    char *c = strdup(s);
+    *oom |= c == NULL;
+    return c;
+}
+
+int db_run_begin(db *d, const struct db_run *r, struct errbuf *err)
+{
+    db_run_abort(d);
+    struct pending *p = &d->run;
+    int oom = 0;
+    p->experiment = dup_or_null(r->experiment, &oom);
+    p->domain = dup_or_null(r->domain, &oom);
+    p->policy = dup_or_null(r->policy, &oom);
+    p->cluster = dup_or_null(r->cluster, &oom);
+    p->config_json = dup_or_null(r->config_json, &oom);
+    p->version = dup_or_null(r->version, &oom);
+    p->sweep = dup_or_null(r->sweep, &oom);
+    p->seed = r->seed;
+    if (r->nparams > 0) {
+        p->keys = calloc((size_t)r->nparams, sizeof *p->keys);
+        p->values = calloc((size_t)r->nparams, sizeof *p->values);
+        oom |= p->keys == NULL || p->values == NULL;
+        for (int i = 0; !oom && i < r->nparams; i++, p->nparams++) {
+            p->keys[i] = dup_or_null(r->params[i].key, &oom);
+            p->values[i] = dup_or_null(r->params[i].value_json, &oom);
+        }
+    }
+    char when[32];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    sqlite3_stmt *s = d->st[S_RUN];
-    sqlite3_bind_text(s, 1, r->experiment, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, r->domain, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 3, r->policy, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(s, 4, r->seed);
-    sqlite3_bind_text(s, 5, r->cluster, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 6, r->config_json, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 7, hash, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 8, r->version, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 9, when, -1, SQLITE_TRANSIENT);
-    if (step(d, s, err) < 0) {
-        sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+    p->started_at = dup_or_null(when, &oom);
+    if (oom) {
+        pending_free(p);
+        return err_run(err, "out of memory");
+    }
+    /* BEGIN on the temp schema only: staging takes no lock on the file */
+    if (exec_retry(d, "BEGIN", err) < 0) {
+        pending_free(p);
         return -1;
     }
-    d->run = sqlite3_last_insert_rowid(d->h);
-    *run_id = d->run;
+    d->open_run = 1;
     return 0;
 }
 
@@ -189,77 +315,116 @@ static void bind_opt(sqlite3_stmt *s, int i, double v)
 int db_job(db *d, const struct db_job *j, struct errbuf *err)
 {
     sqlite3_stmt *s = d->st[S_JOB];
-    sqlite3_bind_int64(s, 1, d->run);
-    sqlite3_bind_int64(s, 2, j->job_id);
-    sqlite3_bind_int64(s, 3, j->user);
-    sqlite3_bind_text(s, 4, j->job_type, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 5, j->workers);
-    sqlite3_bind_double(s, 6, j->work);
-    sqlite3_bind_double(s, 7, j->arrival_s);
-    bind_opt(s, 8, j->first_start_s);
-    bind_opt(s, 9, j->finish_s);
-    bind_opt(s, 10, j->finish_s < 0 ? -1 : j->finish_s - j->arrival_s);
-    bind_opt(s, 11, j->first_start_s < 0 ? -1 : j->first_start_s - j->arrival_s);
-    sqlite3_bind_double(s, 12, j->n_avg);
-    bind_opt(s, 13, j->t_iso_s);
-    bind_opt(s, 14, j->ftf_rho);
-    sqlite3_bind_double(s, 15, j->attained);
-    sqlite3_bind_int64(s, 16, j->preemptions);
-    sqlite3_bind_int64(s, 17, j->migrations);
+    sqlite3_bind_int64(s, 1, j->job_id);
+    sqlite3_bind_int64(s, 2, j->user);
+    sqlite3_bind_text(s, 3, j->job_type, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 4, j->workers);
+    sqlite3_bind_double(s, 5, j->work);
+    sqlite3_bind_double(s, 6, j->arrival_s);
+    bind_opt(s, 7, j->first_start_s);
+    bind_opt(s, 8, j->finish_s);
+    bind_opt(s, 9, j->finish_s < 0 ? -1 : j->finish_s - j->arrival_s);
+    bind_opt(s, 10, j->first_start_s < 0 ? -1 : j->first_start_s - j->arrival_s);
+    sqlite3_bind_double(s, 11, j->n_avg);
+    bind_opt(s, 12, j->t_iso_s);
+    bind_opt(s, 13, j->ftf_rho);
+    sqlite3_bind_double(s, 14, j->attained);
+    sqlite3_bind_int64(s, 15, j->preemptions);
+    sqlite3_bind_int64(s, 16, j->migrations);
     return step(d, s, err);
 }
 
 int db_job_gpu(db *d, int64_t job_id, const char *gpu_type, double gpu_s, struct errbuf *err)
 {
     sqlite3_stmt *s = d->st[S_JOBGPU];
-    sqlite3_bind_int64(s, 1, d->run);
-    sqlite3_bind_int64(s, 2, job_id);
-    sqlite3_bind_text(s, 3, gpu_type, -1, SQLITE_STATIC);
-    sqlite3_bind_double(s, 4, gpu_s);
+    sqlite3_bind_int64(s, 1, job_id);
+    sqlite3_bind_text(s, 2, gpu_type, -1, SQLITE_STATIC);
+    sqlite3_bind_double(s, 3, gpu_s);
     return step(d, s, err);
 }
 
 int db_sample(db *d, double t_s, const char *name, double value, struct errbuf *err)
 {
     sqlite3_stmt *s = d->st[S_SAMPLE];
-    sqlite3_bind_int64(s, 1, d->run);
-    sqlite3_bind_double(s, 2, t_s);
-    sqlite3_bind_text(s, 3, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(s, 4, value);
+    sqlite3_bind_double(s, 1, t_s);
+    sqlite3_bind_text(s, 2, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(s, 3, value);
     return step(d, s, err);
 }
 
 int db_metric(db *d, const char *name, double value, struct errbuf *err)
 {
     sqlite3_stmt *s = d->st[S_METRIC];
-    sqlite3_bind_int64(s, 1, d->run);
-    sqlite3_bind_text(s, 2, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(s, 3, value);
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(s, 2, value);
     return step(d, s, err);
 }
 
-int db_run_commit(db *d, const struct db_run_end *e, struct errbuf *err)
+/* The copy into the file, inside BEGIN IMMEDIATE: the runs row, the staged rows, the params. */
+static int copy_run(db *d, const struct db_run_end *e, int64_t *run_id, struct errbuf *err)
 {
-    sqlite3_stmt *s = d->st[S_RUNEND];
-    sqlite3_bind_double(s, 1, e->sim_end_s);
-    sqlite3_bind_text(s, 2, e->stop_reason, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 3, e->events);
-    sqlite3_bind_int64(s, 4, e->decisions);
-    sqlite3_bind_int64(s, 5, e->jobs_total);
-    sqlite3_bind_double(s, 6, e->wall_s);
-    sqlite3_bind_int64(s, 7, d->run);
-    if (step(d, s, err) < 0 || exec_retry(d, "COMMIT", err) < 0) {
+    const struct pending *p = &d->run;
+    sqlite3_stmt *s = d->st[S_RUN];
+    sqlite3_bind_text(s, 1, p->experiment, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, p->domain, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, p->policy, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 4, p->seed);
+    sqlite3_bind_text(s, 5, p->cluster, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 6, p->config_json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 7, p->version, -1, SQLITE_STATIC);
+    sqlite3_bind_double(s, 8, e->sim_end_s);
+    sqlite3_bind_text(s, 9, e->stop_reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 10, e->events);
+    sqlite3_bind_int64(s, 11, e->decisions);
+    sqlite3_bind_int64(s, 12, e->jobs_total);
+    sqlite3_bind_double(s, 13, e->wall_s);
+    sqlite3_bind_text(s, 14, p->started_at, -1, SQLITE_STATIC);
+    if (step(d, s, err) < 0)
+        return -1;
+    int64_t id = sqlite3_last_insert_rowid(d->h);
+    for (int i = 0; i < NCOPY; i++) {
+        sqlite3_bind_int64(d->copy[i], 1, id);
+        if (step(d, d->copy[i], err) < 0)
+            return -1;
+    }
+    for (int i = 0; i < p->nparams; i++) {
+        s = d->st[S_PARAM];
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_text(s, 2, p->sweep ? p->sweep : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 3, p->keys[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, p->values[i], -1, SQLITE_STATIC);
+        if (step(d, s, err) < 0)
+            return -1;
+    }
+    *run_id = id;
+    return 0;
+}
+
+int db_run_commit(db *d, const struct db_run_end *e, int64_t *run_id, struct errbuf *err)
+{
+    if (!d->open_run)
+        return err_run(err, "%s: no run to commit", d->path);
+    /* end the staging transaction, then copy under the file's write lock */
+    if (exec_retry(d, "COMMIT", err) < 0 || exec_retry(d, "BEGIN IMMEDIATE", err) < 0) {
         db_run_abort(d);
         return -1;
     }
-    d->run = 0;
+    if (copy_run(d, e, run_id, err) < 0 || exec_retry(d, "COMMIT", err) < 0) {
+        sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+        db_run_abort(d);
+        return -1;
+    }
+    db_run_abort(d);        /* clears the staging tables */
     return 0;
 }
 
 void db_run_abort(db *d)
 {
-    if (d->run == 0)
+    if (!d->open_run)
         return;
-    sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-    d->run = 0;
+    if (!sqlite3_get_autocommit(d->h))
+        sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(d->h, clear_sql, NULL, NULL, NULL);
+    pending_free(&d->run);
+    d->open_run = 0;
 }

@@ -1,14 +1,15 @@
 /*
  * db: the SQLite metrics database writer.
  *
- * A run is written inside one transaction: db_run_begin opens it (BEGIN IMMEDIATE) and
- * inserts the runs row, the row writers add to it, db_run_commit fills in the final figures
- * and commits; db_run_abort (or closing without commit) rolls everything back, so a failed or
- * killed run leaves nothing.  One prepared statement per table, bound and stepped per row.
- * The file uses WAL and a busy timeout, so several processes may append runs at once.
+ * A run's rows are first written into temporary tables private to the connection (a file
+ * SQLite deletes itself, so its size does not count against memory); db_run_commit then
+ * copies them, with the runs row, into the database in one transaction.  The file is
+ * therefore locked only for that copy, so many processes (a sweep's workers) can simulate at
+ * once and append runs to one file, and a failed or killed run leaves nothing behind.  The
+ * file uses WAL and a busy timeout.
  *
  * Ownership: db_open allocates the handle and opens the file; db_close finalizes and closes.
- * Strings passed in are copied by SQLite before the call returns.
+ * Strings passed in are copied before the call returns.
  */
 #ifndef HETSIM_DB_H
 #define HETSIM_DB_H
@@ -28,12 +29,24 @@ const char *db_path(const db *d);
 /* The schema text (results/schema.sql, compiled in). */
 extern const char db_schema_sql[];
 
+/* One swept field of a sweep's run: its path ("policy", "seed" or an experiment field) and its
+ * value as JSON text. */
+struct db_param {
+    const char *key, *value_json;
+};
+
 struct db_run {
     const char *experiment, *domain, *policy, *cluster, *config_json, *version;
     int64_t     seed;
+    const char *sweep;                  /* the sweep that made this run, or NULL */
+    const struct db_param *params;      /* its swept fields (nparams, may be 0) */
+    int         nparams;
 };
 
-int db_run_begin(db *d, const struct db_run *r, int64_t *run_id, struct errbuf *err);
+/* Start a run.  Its rows are staged in a private temporary table set, so the database file is
+ * not locked while it simulates; db_run_commit moves them into the file in one short
+ * transaction and returns the run's id.  Other processes may write runs meanwhile. */
+int db_run_begin(db *d, const struct db_run *r, struct errbuf *err);
 
 struct db_job {
     int64_t     job_id, user, workers, preemptions, migrations;
@@ -51,7 +64,7 @@ struct db_run_end {
     const char *stop_reason;
     int64_t     events, decisions, jobs_total;
 };
-int  db_run_commit(db *d, const struct db_run_end *e, struct errbuf *err);
+int  db_run_commit(db *d, const struct db_run_end *e, int64_t *run_id, struct errbuf *err);
 void db_run_abort(db *d);
 
 /* FNV-1a 64 of a string as 16 hex digits (the config_hash). */

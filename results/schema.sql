@@ -1,4 +1,5 @@
--- hetsim metrics database, schema version 1.
+-- hetsim metrics database, schema version 2 (version 1 files are upgraded on open: they gain
+-- runs.group_hash and the run_params table).
 --
 -- One file holds many runs.  Each run is written inside one transaction, so a run that fails
 -- or is killed leaves nothing behind.  Times are seconds of simulated time (REAL) unless a
@@ -15,7 +16,8 @@ CREATE TABLE IF NOT EXISTS runs (
     seed          INTEGER NOT NULL,
     cluster       TEXT    NOT NULL,     -- cluster name
     config_json   TEXT    NOT NULL,     -- the experiment as run: after --set, --seed, --policy
-    config_hash   TEXT    NOT NULL,     -- FNV-1a 64 of config_json, hex (same config, same hash)
+    config_hash   TEXT    NOT NULL,     -- FNV-1a 64 of config_json, hex (same config, same hash;
+                                        -- a sweep skips a run whose hash is already here)
     version       TEXT    NOT NULL,     -- hetsim version that wrote the run
     sim_end_s     REAL    NOT NULL,     -- simulated clock when the run stopped
     stop_reason   TEXT    NOT NULL,     -- drained | time_limit | event_limit
@@ -23,7 +25,9 @@ CREATE TABLE IF NOT EXISTS runs (
     decisions     INTEGER NOT NULL,     -- policy invocations
     jobs_total    INTEGER NOT NULL,     -- entities that arrived
     wall_s        REAL    NOT NULL,     -- wall clock: seconds the run took
-    started_at    TEXT    NOT NULL      -- wall clock: UTC start, ISO 8601
+    started_at    TEXT    NOT NULL,     -- wall clock: UTC start, ISO 8601
+    -- FNV-1a 64 of config_json without "seed": runs that differ only in their seed share it
+    group_hash    TEXT    NOT NULL DEFAULT ''
 );
 
 -- Training jobs, one row per job that arrived (finished or not).
@@ -77,3 +81,15 @@ CREATE TABLE IF NOT EXISTS metrics (
     value   REAL    NOT NULL,
     PRIMARY KEY (run_id, name)
 );
+
+-- The swept fields of runs made by `hetsim sweep`: one row per run and axis.
+CREATE TABLE IF NOT EXISTS run_params (
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    sweep   TEXT    NOT NULL,   -- the sweep's "name"
+    key     TEXT    NOT NULL,   -- "policy", "seed", or an experiment field path
+    value   TEXT    NOT NULL,   -- its value in this run, as JSON text
+    num     REAL,               -- the value when it is a number, else NULL
+    PRIMARY KEY (run_id, key)
+);
+CREATE INDEX IF NOT EXISTS run_params_sweep ON run_params(sweep, key);
+CREATE INDEX IF NOT EXISTS runs_config_hash ON runs(config_hash);

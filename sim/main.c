@@ -169,7 +169,7 @@ static int cmd_run(int argc, char **argv)
         rc = fail(&ss.err);
         goto out;
     }
-    struct run_opts o = { d, !ss.a.quiet && isatty(2) };
+    struct run_opts o = { .db = d, .progress = !ss.a.quiet && isatty(2) };
     for (int i = 0; i < e->npolicies; i++) {
         struct run_result res;
         if (run_training(e, i, &ss.env, &o, &res, &ss.err) < 0) {

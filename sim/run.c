@@ -164,8 +164,9 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
     res->policy = policy_label(pol);
     if (o->db != NULL) {
         struct db_run dr = { e->name, e->domain, res->policy, cluster_name(env->cl), config,
-                             HETSIM_VERSION, (int64_t)e->seed };
-        if (db_run_begin(o->db, &dr, &res->run_id, err) < 0)
+                             HETSIM_VERSION, (int64_t)e->seed, o->sweep, o->params,
+                             o->nparams };
+        if (db_run_begin(o->db, &dr, err) < 0)
             goto out;
     }
     struct sink_ctx sc = { o->db, sum, env->cl, env->model, res->policy,
@@ -234,7 +235,7 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
         struct db_run_end end = { sim_to_sec(res->tot.end), res->wall_s,
                                   stop_name(res->tot.stop), (int64_t)res->tot.events,
                                   (int64_t)res->tot.decisions, res->tot.jobs_in };
-        if (db_run_commit(o->db, &end, err) < 0)
+        if (db_run_commit(o->db, &end, &res->run_id, err) < 0)
             goto out;
     }
     rc = 0;

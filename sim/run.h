@@ -25,8 +25,11 @@ int  run_env_open(struct run_env *env, const struct experiment *e, struct errbuf
 void run_env_close(struct run_env *env);
 
 struct run_opts {
-    db  *db;            /* NULL: simulate without writing (validate) */
-    int  progress;      /* print a progress line on stderr */
+    db         *db;             /* NULL: simulate without writing (validate) */
+    int         progress;       /* print a progress line on stderr */
+    const char *sweep;          /* for runs of a sweep: its name and swept fields, stored */
+    const struct db_param *params;      /* with the run (run_params); else NULL, 0 */
+    int         nparams;
 };
 
 enum { RUN_MAX_METRICS = 64 };

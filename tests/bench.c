@@ -163,7 +163,7 @@ static int trace_run(const char *exp_path, const char *db_path, double *wall_out
     if (exp_load(&e, exp_path, NULL, 0, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
         (db_path != NULL && db_open(&d, db_path, &err) < 0))
         goto out;
-    struct run_opts o = { d, 0 };
+    struct run_opts o = { .db = d };
     if (run_training(e, 0, &env, &o, &res, &err) < 0)
         goto out;
     db_close(d);

@@ -49,7 +49,7 @@ int main(void)
                 fprintf(stderr, "bench: %s\n", err.msg);
                 return 1;
             }
-            struct run_opts o = { d, 0 };
+            struct run_opts o = { .db = d };
             if (run_training(e, 0, &env, &o, &res, &err) < 0) {
                 fprintf(stderr, "bench: %s\n", err.msg);
                 return 1;

@@ -1,7 +1,7 @@
 /*
- * test_crash: the database survives what users do to long runs — a run killed with SIGKILL in
- * the middle leaves a valid file (integrity_check ok) with no trace of that run and takes
- * the next run normally; four processes appending runs to one file at once lose nothing and
+ * test_crash: the database survives what users do to long runs — a run killed with SIGKILL
+ * while it simulates, or while it copies its rows into the file, leaves a valid file
+ * (integrity_check ok) with no trace of that run, and the file takes the next run normally; four processes appending runs to one file at once lose nothing and
  * write the rows each would have written alone;
  * a full disk mid-run is reported and rolled back.
  */
@@ -71,7 +71,54 @@ static const char big_exp[] =
     "    \"duration\": { \"dist\": \"lognormal\", \"median_s\": 3600, \"sigma\": 1 } },\n"
     "  \"policies\": [\"fifo\"], \"sim\": { \"sample_s\": 0 } }\n";
 
-Test(crash, sigkill_mid_run_leaves_a_valid_database_without_the_run, .timeout = 120)
+static long long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+/* bytes the process has written so far (all files, the staging tables' temp file included) */
+static long long bytes_written(pid_t pid)
+{
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
+    FILE *f = fopen(path, "r");
+    long long v = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "wchar: %lld", &v) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return v;
+}
+
+enum kill_phase { WHILE_SIMULATING, WHILE_COMMITTING };
+
+/* Run the 400,000-job experiment into `dbp` (which holds one run already) and SIGKILL it in
+ * the given phase: while it stages rows (it has written 8 MB, the file's WAL has not grown),
+ * or while it copies them into the file (the WAL has grown by 4 MB). */
+static void kill_big_run(const char *exp, const char *dbp, enum kill_phase phase)
+{
+    char wal[520];
+    snprintf(wal, sizeof wal, "%s-wal", dbp);
+    long long wal0 = file_size(wal);
+    pid_t pid = spawn_hetsim((const char *const[]){ "run", exp, "--db", dbp, "-q", NULL });
+    int waited = 0, status;
+    for (;; waited++) {
+        long long grown = file_size(wal) - wal0;
+        if (phase == WHILE_SIMULATING ? grown == 0 && bytes_written(pid) > 8 << 20
+                                      : grown > 4 << 20)
+            break;
+        cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "the run ended before it was killed");
+        cr_assert_lt(waited, 60000, "the run never reached the phase to kill it in");
+        sleep_ms(1);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+Test(crash, sigkill_mid_run_leaves_a_valid_database_without_the_run, .timeout = 180)
 {
     char *exp = th_write("big.json", big_exp);
     char dbp[512], wal[520];
@@ -84,28 +131,18 @@ Test(crash, sigkill_mid_run_leaves_a_valid_database_without_the_run, .timeout = 
                                                        "--db", dbp, "-q", NULL });
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
-    pid_t pid = spawn_hetsim((const char *const[]){ "run", exp, "--db", dbp, "-q", NULL });
-    /* wait until the run is writing (its WAL grows past 4 MB), then kill it */
-    struct stat st;
-    int waited = 0;
-    while ((stat(wal, &st) != 0 || st.st_size < 4 << 20) && waited < 60000) {
-        sleep_ms(20);
-        waited += 20;
+    for (int phase = WHILE_SIMULATING; phase <= WHILE_COMMITTING; phase++) {
+        kill_big_run(exp, dbp, phase);
+        char *ok = text_value(dbp, "PRAGMA integrity_check");
+        cr_assert_str_eq(ok, "ok");
+        free(ok);
+        cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 1, 0);
+        cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs WHERE experiment = "
+                                            "'big'"), 0, 0);
+        cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs"), 300, 0);
+        cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs WHERE run_id NOT IN "
+                                            "(SELECT id FROM runs)"), 0, 0);
     }
-    cr_assert_lt(waited, 60000, "the run never started writing");
-    int status;
-    cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "the run ended before it could be killed");
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-    char *ok = text_value(dbp, "PRAGMA integrity_check");
-    cr_assert_str_eq(ok, "ok");
-    free(ok);
-    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 1, 0);
-    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs WHERE experiment = 'big'"), 0, 0);
-    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs"), 300, 0);
-    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs WHERE run_id NOT IN "
-                                       "(SELECT id FROM runs)"), 0, 0);
     /* and the file takes the next run */
     o = th_hetsim((const char *const[]){ "run", "default", "--policy", "srtf", "--db", dbp, "-q",
                                          NULL });
@@ -169,21 +206,29 @@ Test(crash, a_full_disk_is_reported_and_rolled_back)
     snprintf(sql, sizeof sql, "PRAGMA max_page_count = %d", atoi(pages) + 2);
     free(pages);
     cr_assert_eq(sqlite3_exec(db_handle(d), sql, NULL, NULL, NULL), SQLITE_OK);
-    struct db_run r = { "exp", "training", "fifo", "c", "{}", "test", 1 };
-    int64_t id;
-    int rc = db_run_begin(d, &r, &id, &err);
-    for (int i = 0; rc == 0 && i < 100000; i++) {
+    struct db_run r = { .experiment = "exp", .domain = "training", .policy = "fifo",
+                        .cluster = "c", .config_json = "{}", .version = "test",
+                        .seed = 1 };
+    cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
+    /* staged rows are not in the file yet: the copy at the commit is what overflows */
+    for (int i = 0; i < 20000; i++) {
         struct db_job j = { .job_id = i, .job_type = "toy-with-a-long-name-to-fill-pages",
                             .work = 1, .first_start_s = -1, .finish_s = -1, .t_iso_s = -1,
                             .ftf_rho = -1 };
-        rc = db_job(d, &j, &err);
+        cr_assert_eq(db_job(d, &j, &err), 0, "%s", err.msg);
     }
-    cr_assert_lt(rc, 0, "100,000 rows fit in a capped file");
+    struct db_run_end end = { 1, 0, "drained", 1, 1, 20000 };
+    int64_t id = 0;
+    cr_assert_lt(db_run_commit(d, &end, &id, &err), 0, "20,000 rows fit in a capped file");
     cr_assert_eq(err.code, ERR_RUN);
     cr_assert(strstr(err.msg, "full") != NULL, "%s", err.msg);
-    db_run_abort(d);
+    /* the handle stays usable: a small run still fits once the cap is lifted */
+    cr_assert_eq(sqlite3_exec(db_handle(d), "PRAGMA max_page_count = 1000000", NULL, NULL,
+                              NULL), SQLITE_OK);
+    cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(db_run_commit(d, &end, &id, &err), 0, "%s", err.msg);
     db_close(d);
-    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 0, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 1, 0);
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM jobs"), 0, 0);
 }
 

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../results/db.h"
 #include "helpers.h"
@@ -23,9 +24,10 @@ static void write_run(db *d, int commit)
 {
     struct errbuf err;
     err_clear(&err);
-    struct db_run r = { "exp", "training", "fifo", "c", "{\"name\":\"exp\"}", "test", 3 };
-    int64_t id;
-    cr_assert_eq(db_run_begin(d, &r, &id, &err), 0, "%s", err.msg);
+    struct db_run r = { .experiment = "exp", .domain = "training", .policy = "fifo",
+                        .cluster = "c", .config_json = "{\"name\":\"exp\"}", .version = "test",
+                        .seed = 3 };
+    cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
     struct db_job j = { .job_id = 5, .user = 1, .workers = 2, .job_type = "toy", .work = 10,
                         .arrival_s = 1, .first_start_s = 2, .finish_s = 12, .n_avg = 1.5,
                         .t_iso_s = 8, .ftf_rho = 11.0 / 8, .attained = 20 };
@@ -38,7 +40,9 @@ static void write_run(db *d, int commit)
     cr_assert_eq(db_metric(d, "jct_mean", 11, &err), 0);
     if (commit) {
         struct db_run_end e = { 12, 0.01, "drained", 40, 3, 2 };
-        cr_assert_eq(db_run_commit(d, &e, &err), 0, "%s", err.msg);
+        int64_t id = 0;
+        cr_assert_eq(db_run_commit(d, &e, &id, &err), 0, "%s", err.msg);
+        cr_assert_gt(id, 0);
     } else {
         db_run_abort(d);
     }
@@ -61,7 +65,7 @@ Test(db, committed_runs_are_complete)
     cr_assert_float_eq(th_db_value(path, "SELECT events FROM runs"), 40, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT value FROM metrics WHERE name = 'jct_mean'"), 11, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM samples"), 1, 0);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 1, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 2, 0);
 }
 
 Test(db, aborted_and_unfinished_runs_leave_nothing)
@@ -74,9 +78,10 @@ Test(db, aborted_and_unfinished_runs_leave_nothing)
     write_run(d, 0);
     write_run(d, 1);
     /* a run still open when the handle closes (a crash path) is rolled back */
-    struct db_run r = { "exp", "training", "srtf", "c", "{}", "test", 3 };
-    int64_t id;
-    cr_assert_eq(db_run_begin(d, &r, &id, &err), 0);
+    struct db_run r = { .experiment = "exp", .domain = "training", .policy = "srtf",
+                        .cluster = "c", .config_json = "{}", .version = "test",
+                        .seed = 3 };
+    cr_assert_eq(db_run_begin(d, &r, &err), 0);
     db_close(d);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM jobs"), 2, 0);
@@ -109,4 +114,82 @@ Test(db, config_hash_is_stable)
     /* FNV-1a 64 of the empty string is its offset basis */
     db_hash_hex("", a);
     cr_assert_str_eq(a, "cbf29ce484222325");
+}
+
+static void run_with(db *d, const char *config, int64_t seed, const struct db_param *params,
+                     int nparams)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct db_run r = { .experiment = "exp", .domain = "training", .policy = "fifo",
+                        .cluster = "c", .config_json = config, .version = "test", .seed = seed,
+                        .sweep = nparams ? "sw" : NULL, .params = params, .nparams = nparams };
+    cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
+    struct db_run_end e = { 1, 0, "drained", 1, 1, 0 };
+    int64_t id;
+    cr_assert_eq(db_run_commit(d, &e, &id, &err), 0, "%s", err.msg);
+}
+
+/* group_hash ties runs that differ only in their seed; run_params keeps a sweep's axes */
+Test(db, group_hash_and_params)
+{
+    fresh("group.db");
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    const struct db_param p[] = { { "seed", "1" }, { "policy", "\"fifo\"" },
+                                  { "workload.rate", "2.5" } };
+    run_with(d, "{\"name\":\"exp\",\"rate\":2.5,\"seed\":1}", 1, p, 3);
+    run_with(d, "{\"name\":\"exp\",\"rate\":2.5,\"seed\":2}", 2, NULL, 0);
+    run_with(d, "{\"name\":\"exp\",\"rate\":3,\"seed\":1}", 1, NULL, 0);
+    db_close(d);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(DISTINCT group_hash) FROM runs"), 2, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(DISTINCT config_hash) FROM runs"), 3, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs a JOIN runs b ON "
+                                         "a.group_hash = b.group_hash AND a.id < b.id"), 1, 0);
+    /* the hash SQL computes is the C one */
+    char hex[17];
+    db_hash_hex("{\"name\":\"exp\",\"rate\":3}", hex);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE group_hash = '%s'", hex);
+    cr_assert_float_eq(th_db_value(path, sql), 1, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM run_params WHERE sweep = 'sw'"),
+                       3, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT num FROM run_params WHERE key = "
+                                         "'workload.rate'"), 2.5, 0);
+    cr_assert(isnan(th_db_value(path, "SELECT num FROM run_params WHERE key = 'policy'")));
+}
+
+/* a version 1 file (no group_hash, no run_params) is upgraded in place, its runs kept */
+Test(db, version_1_files_are_upgraded)
+{
+    fresh("v1.db");
+    char fixture[1024];
+    snprintf(fixture, sizeof fixture, "%s/tests/fixtures/schema_v1.sql", getenv("HETSIM_DATA"));
+    FILE *f = fopen(fixture, "r");
+    cr_assert_not_null(f, "%s", fixture);
+    static char v1[16384];
+    size_t n = fread(v1, 1, sizeof v1 - 1, f);
+    fclose(f);
+    v1[n] = '\0';
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, v1, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    cr_assert_eq(sqlite3_exec(h, "PRAGMA user_version = 1; INSERT INTO runs VALUES (1, 'exp', "
+                                 "'training', 'fifo', 4, 'c', '{\"name\":\"exp\",\"seed\":4}', "
+                                 "'h', 'v', 1, 'drained', 1, 1, 0, 0, 'now')", NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    run_with(d, "{\"name\":\"exp\",\"seed\":5}", 5, NULL, 0);
+    db_close(d);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 2, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 2, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(DISTINCT group_hash) FROM runs "
+                                         "WHERE group_hash != ''"), 1, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM run_params"), 0, 0);
 }
