@@ -139,6 +139,11 @@ static int setup_schema(db *d, int version, struct errbuf *err)
     return 0;
 }
 
+int db_exec(db *d, const char *sql, struct errbuf *err)
+{
+    return exec_retry(d, sql, err);
+}
+
 int db_open(db **out, const char *path, struct errbuf *err)
 {
     *out = NULL;

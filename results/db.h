@@ -25,6 +25,8 @@ int  db_open(db **out, const char *path, struct errbuf *err);
 void db_close(db *d);
 struct sqlite3 *db_handle(db *d);
 const char *db_path(const db *d);
+/* Run SQL on the file, retrying while another process holds the write lock. */
+int db_exec(db *d, const char *sql, struct errbuf *err);
 
 /* The schema text (results/schema.sql, compiled in). */
 extern const char db_schema_sql[];

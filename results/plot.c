@@ -1,215 +1,1560 @@
 /*
- * plot: writes two-column data files with SELECTs and runs gnuplot once per figure
- * (posix_spawnp, arguments passed as -e variable assignments, no shell).
+ * plot: reads the metrics database with SELECTs, writes plain-text data files and runs gnuplot
+ * once per figure (posix_spawnp, no shell; inputs passed as -e variable assignments, gnuplot's
+ * output kept in OUT/data/<image>.log and quoted when it fails).
+ *
+ * Which runs each figure draws:
+ * - Experiment figures use the runs of the experiment that no sweep axis changed.  A run with
+ *   a run_params row whose key is neither "policy" nor "seed" ran a modified experiment and is
+ *   drawn only in its sweep's figures; a policy x seed sweep is just runs of the experiment.
+ *   Runs still marked 'running' are never drawn.
+ * - The CDFs, utilization and queue figures show the latest run (highest id) of each policy.
+ *   A CDF's denominator is every job of the run, so a policy that left jobs unfinished (NULL
+ *   jct / rho) has a curve that stops below 1, and its key says how many finished.  The queue
+ *   figure's time axis ends soon after the queue last held a job.
+ * - Summary bars: for each policy P other than the baseline B and each seed both ran with the
+ *   same config (config_json without seed and policies: a run made with --set is paired only
+ *   with a baseline run made with the same setting), the ratio metric(P) / metric(B) of their
+ *   latest such runs: report.c's pairing.  A bar is the mean of these ratios over the pairs,
+ *   its error bar the 95% Student-t interval (none with one pair); a baseline value of 0 gives
+ *   no ratio.  B is --baseline, else "fifo" when the experiment ran it, else the policy of its
+ *   first run (for `hetsim run EXPERIMENT`, its first policy in config order: runs are
+ *   written in that order).
+ * - Sweeps: for each swept axis other than policy and seed with at least two values, each
+ *   metric against that axis.  A line is a policy (runs.policy) and a combination of the
+ *   other swept axes that take several values; a point is the mean over seeds of the metric
+ *   (the latest run of each seed), with a 95% Student-t interval (t quantile from GSL; none
+ *   with one seed).  Numeric axes (every value a JSON number) are drawn to scale (log scale
+ *   when all are positive and max / min >= 20); the others are categories, in order of first
+ *   appearance (the sweep's order).
+ *
+ * Utilization is one figure per experiment with one panel per GPU type (all types first),
+ * each comparing the policies: the question a reader brings is "which policy leaves which GPU
+ * type idle, and when", so the policies of one type must share axes, and panels stacked on
+ * one time axis show where a policy moved work from one type to another.  One figure per run
+ * with a line per type would make the reader compare across files.
+ *
+ * Names: file names keep [A-Za-z0-9._-], replace any other byte with '_' and then add 8 hex
+ * digits of the name's hash when anything was replaced or cut, so that two names never share
+ * a file.  Strings reach gnuplot double-quoted with every byte outside a safe set written as
+ * an octal escape: gnuplot runs `...` as a shell command even inside quoted strings, so no
+ * name from the database reaches it verbatim.  Titles are drawn noenhanced.
+ *
+ * A database without runs is an input error (exit 2): there is nothing to draw, and the
+ * likely cause is a wrong --db.  So are --experiment, --sweep, --baseline and --metric values
+ * that match nothing in it.  A version 1 database (no run_params) has no sweeps.
+ *
+ * Cost: per experiment with R runs, one query per drawn run and figure, and O(R^2) pairing per
+ * (policy, metric) of the bars; per sweep, one metric query per run and figure and a sort,
+ * O(R log R).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "plot.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <gsl/gsl_cdf.h>
+#include <math.h>
 #include <spawn.h>
 #include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "../sim/paths.h"
+#include "db.h"
 
 extern char **environ;
 
-struct series {
-    char    policy[64];
-    int64_t run;
-    char    file[PATH_MAX_LEN];
+/* metrics of the summary bars when no --metric is given */
+static const char *const bar_metrics[] = { "jct_mean", "jct_p99", "makespan", "ftf_mean",
+                                           "ftf_max", "throughput_norm", "util_total" };
+enum { NBAR_METRICS = sizeof bar_metrics / sizeof bar_metrics[0] };
+
+/* longest file-name part taken from a name, before the hash suffix */
+enum { NAME_KEEP = 60, FNAME = NAME_KEEP + 10 };
+
+/* ---- growable strings and gnuplot quoting ---- */
+
+struct sb {
+    char  *s;
+    size_t n, cap;
+    int    oom;
 };
 
-static void safe_name(char *out, size_t cap, const char *s)
+static void sb_reserve(struct sb *b, size_t more)
+{
+    if (b->oom || b->n + more + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + more + 1)
+        cap *= 2;
+    char *p = realloc(b->s, cap);
+    if (p == NULL) {
+        b->oom = 1;
+        return;
+    }
+    b->s = p;
+    b->cap = cap;
+}
+
+static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len < 0) {
+        b->oom = 1;
+        return;
+    }
+    sb_reserve(b, (size_t)len);
+    if (b->oom)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->n, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)len;
+}
+
+static void sb_free(struct sb *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* s as a gnuplot double-quoted string: bytes outside a safe set become octal escapes (this
+ * keeps `, @, ", \, control and non-ASCII bytes intact without gnuplot interpreting them: a
+ * path is passed exactly, a newline in a title breaks the line). */
+static void sb_quote(struct sb *b, const char *s)
+{
+    sb_printf(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned c = *p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            strchr(" _-.,:;/+=()[]<>!?%&*#~|^'{}", (int)c) != NULL)
+            sb_printf(b, "%c", (char)c);
+        else
+            sb_printf(b, "\\%03o", c);
+    }
+    sb_printf(b, "\"");
+}
+
+/* gnuplot -e assignments */
+static void gp_str(struct sb *v, const char *name, const char *val)
+{
+    sb_printf(v, "%s=", name);
+    sb_quote(v, val);
+    sb_printf(v, "; ");
+}
+
+static void gp_num(struct sb *v, const char *name, double x)
+{
+    if (isfinite(x))
+        sb_printf(v, "%s=%.17g; ", name, x);
+    else
+        sb_printf(v, "%s=NaN; ", name);
+}
+
+/* a gnuplot array, filled item by item, then emitted with gp_arr */
+struct gparr {
+    struct sb items;
+    int       n;
+};
+
+static void arr_str(struct gparr *a, const char *s)
+{
+    if (a->n++ > 0)
+        sb_printf(&a->items, ",");
+    sb_quote(&a->items, s);
+}
+
+static void arr_int(struct gparr *a, long x)
+{
+    if (a->n++ > 0)
+        sb_printf(&a->items, ",");
+    sb_printf(&a->items, "%ld", x);
+}
+
+/* gnuplot arrays cannot be empty: an empty list becomes one empty string */
+static void gp_arr(struct sb *v, const char *name, struct gparr *a)
+{
+    if (a->n == 0) {
+        sb_printf(v, "array %s[1] = [\"\"]; ", name);
+    } else {
+        if (a->items.oom)
+            v->oom = 1;
+        sb_printf(v, "array %s[%d] = [%s]; ", name, a->n, a->items.s ? a->items.s : "");
+    }
+    sb_free(&a->items);
+    a->n = 0;
+}
+
+/* ---- file names ---- */
+
+static void file_part(char out[FNAME], const char *s)
 {
     size_t k = 0;
-    for (; *s && k + 1 < cap; s++)
-        out[k++] = (char)((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-                                  (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'
-                              ? *s
-                              : '_');
+    int changed = *s == '\0';
+    const char *p = s;
+    for (; *p && k < NAME_KEEP; p++) {
+        char ch = *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                 (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.';
+        out[k++] = ok ? ch : '_';
+        changed |= !ok;
+    }
+    changed |= *p != '\0';
     out[k] = '\0';
+    if (changed) {
+        char hex[17];
+        db_hash_hex(s, hex);
+        snprintf(out + k, FNAME - k, "-%.8s", hex);
+    }
 }
 
-static int run_gnuplot(const char *vars, const char *tmpl, struct errbuf *err)
+/* ---- the run context ---- */
+
+struct ctx {
+    sqlite3                *h;
+    const struct plot_opts *o;
+    const char             *term;        /* gnuplot terminal: pngcairo or svg */
+    char                  **metrics;     /* --metric names, split; NULL when none */
+    int                     nmetrics;
+    int                     has_params;  /* schema version 2: run_params exists */
+    int                     nfig;
+    sqlite3_stmt           *metric_q;    /* value of (run, name) */
+    struct errbuf          *err;
+};
+
+static int prepare(struct ctx *c, const char *sql, sqlite3_stmt **q)
 {
-    char rel[PATH_MAX_LEN], path[PATH_MAX_LEN];
-    snprintf(rel, sizeof rel, "results/plots/%s", tmpl);
-    if (path_resolve(path, sizeof path, NULL, rel) < 0)
-        return err_run(err, "gnuplot template %s not found under %s", tmpl, path_data_root());
-    char *argv[] = { "gnuplot", "-e", (char *)vars, path, NULL };
-    pid_t pid;
-    int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
-    if (rc != 0)
-        return err_run(err, "cannot run gnuplot (install it: scripts/install-deps.sh)");
-    int status;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return err_run(err, "gnuplot failed on %s", path);
+    if (sqlite3_prepare_v2(c->h, sql, -1, q, NULL) != SQLITE_OK)
+        return err_run(c->err, "%s: plot query failed: %s", c->o->db_path, sqlite3_errmsg(c->h));
     return 0;
 }
 
-/* Write the CDF of `sql` (one REAL column, bound to run id) to s->file.  Returns rows. */
-static int write_cdf(sqlite3 *h, const char *sql, struct series *s, struct errbuf *err)
+/* metric `name` of run `id`, NAN when absent */
+static double metric_of(struct ctx *c, int64_t id, const char *name)
 {
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK)
-        return err_run(err, "plot query: %s", sqlite3_errmsg(h));
-    sqlite3_bind_int64(q, 1, s->run);
-    double *v = NULL;
-    size_t n = 0, cap = 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            double *p = realloc(v, cap * sizeof *p);
-            if (p == NULL) {
-                free(v);
-                sqlite3_finalize(q);
-                return err_run(err, "out of memory");
-            }
-            v = p;
-        }
-        v[n++] = sqlite3_column_double(q, 0);
-    }
-    sqlite3_finalize(q);
-    FILE *f = fopen(s->file, "w");
-    if (f == NULL) {
-        free(v);
-        return err_run(err, "%s: cannot write", s->file);
-    }
-    for (size_t i = 0; i < n; i++)      /* SQL sorted the values */
-        fprintf(f, "%.9g %.6f\n", v[i], (double)(i + 1) / (double)n);
-    free(v);
-    if (fclose(f) != 0)
-        return err_run(err, "%s: write failed", s->file);
-    return (int)n;
+    sqlite3_stmt *q = c->metric_q;
+    sqlite3_bind_int64(q, 1, id);
+    sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
+    double v = sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL
+                   ? sqlite3_column_double(q, 0)
+                   : NAN;
+    sqlite3_reset(q);
+    return v;
 }
 
-static int write_series(sqlite3 *h, const char *name, struct series *s, struct errbuf *err)
+static void data_path(struct ctx *c, char *out, size_t cap, const char *a, const char *b,
+                      const char *tag)
+{
+    if (b != NULL)
+        snprintf(out, cap, "%s/data/%s_%s_%s.dat", c->o->out_dir, a, b, tag);
+    else
+        snprintf(out, cap, "%s/data/%s_%s.dat", c->o->out_dir, a, tag);
+}
+
+static FILE *data_open(struct ctx *c, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        err_run(c->err, "%s: cannot write: %s", path, strerror(errno));
+    return f;
+}
+
+static int data_close(struct ctx *c, FILE *f, const char *path)
+{
+    if (ferror(f) | fclose(f))      /* not ||: the file is closed either way */
+        return err_run(c->err, "%s: write failed", path);
+    return 0;
+}
+
+/* Write `v` as a gnuplot number (NaN for missing). */
+static void put_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, " %.10g", v);
+    else
+        fprintf(f, " NaN");
+}
+
+/* The last meaningful line of gnuplot's output, for the error message. */
+static void last_line(const char *log, char *out, size_t cap)
+{
+    out[0] = '\0';
+    FILE *f = fopen(log, "r");
+    if (f == NULL)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t n = strlen(line);
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+            line[--n] = '\0';
+        if (n > 0 && strspn(line, " ^") != n)
+            snprintf(out, cap, "%s", line);
+    }
+    fclose(f);
+}
+
+/* Run gnuplot on results/plots/<tmpl> with the variables in `vars`; it must write `image`. */
+static int draw(struct ctx *c, const char *tmpl, struct sb *vars, const char *image)
+{
+    if (vars->oom)
+        return err_run(c->err, "out of memory");
+    char path[PATH_MAX_LEN];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/results/plots/%s", path_data_root(), tmpl);
+    if (stat(path, &st) != 0)
+        return err_run(c->err, "gnuplot template %s: %s (the data root is %s: $HETSIM_DATA "
+                       "or where hetsim was installed)", path, strerror(errno),
+                       path_data_root());
+    const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 : image;
+    char log[PATH_MAX_LEN], varfile[PATH_MAX_LEN];
+    snprintf(log, sizeof log, "%s/data/%s.log", c->o->out_dir, base);
+    snprintf(varfile, sizeof varfile, "%s/data/%s.vars.gp", c->o->out_dir, base);
+    unlink(image);                  /* a stale image must not pass for a new one */
+    /* the kernel caps one argument at 128 KiB: long assignments go through a file */
+    struct sb load = { 0 };
+    const char *e = vars->s;
+    if (vars->n > 100000) {
+        FILE *f = data_open(c, varfile);
+        if (f == NULL)
+            return -1;
+        fputs(vars->s, f);
+        if (data_close(c, f, varfile) < 0)
+            return -1;
+        sb_printf(&load, "load ");
+        sb_quote(&load, varfile);
+        if (load.oom)
+            return err_run(c->err, "out of memory");
+        e = load.s;
+    }
+    char *argv[] = { "gnuplot", "-e", (char *)e, path, NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    sb_free(&load);
+    if (rc != 0)
+        return err_run(c->err, "cannot run gnuplot: %s (install it: scripts/install-deps.sh)",
+                       strerror(rc));
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return err_run(c->err, "waiting for gnuplot: %s", strerror(errno));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char why[512];
+        last_line(log, why, sizeof why);
+        char how[64];
+        if (WIFEXITED(status))
+            snprintf(how, sizeof how, "exit %d", WEXITSTATUS(status));
+        else
+            snprintf(how, sizeof how, "signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        return err_run(c->err, "gnuplot failed (%s) drawing %s from %s: %s (its output: %s)",
+                       how, image, path, why[0] ? why : "no message", log);
+    }
+    if (stat(image, &st) != 0 || st.st_size == 0)
+        return err_run(c->err, "gnuplot exited 0 but wrote no %s (template %s, output in %s)",
+                       image, path, log);
+    unlink(log);
+    unlink(varfile);
+    c->nfig++;
+    return 0;
+}
+
+/* the common assignments of every figure */
+static void vars_begin(struct ctx *c, struct sb *v, const char *image, const char *title)
+{
+    gp_str(v, "term", c->term);
+    gp_str(v, "outfile", image);
+    gp_str(v, "plottitle", title);
+}
+
+static void image_path(struct ctx *c, char *out, size_t cap, const char *name, const char *fig)
+{
+    snprintf(out, cap, "%s/%s_%s.%s", c->o->out_dir, name, fig, c->o->format);
+}
+
+/* ---- metric names ---- */
+
+/* A y-axis label with its unit. */
+static void metric_label(const char *m, char *out, size_t cap)
+{
+    static const char *const known[][2] = {
+        { "jct_mean", "mean JCT (s)" },
+        { "jct_p50", "median JCT (s)" },
+        { "jct_p95", "95th percentile JCT (s)" },
+        { "jct_p99", "99th percentile JCT (s)" },
+        { "makespan", "makespan (s)" },
+        { "queue_delay_mean", "mean queueing delay (s)" },
+        { "ftf_mean", "mean finish-time fairness rho" },
+        { "ftf_max", "worst finish-time fairness rho" },
+        { "ftf_unfair_frac", "share of jobs with rho > 1" },
+        { "jain_index", "Jain's index over 1/rho" },
+        { "util_total", "GPU utilization, all types (fraction)" },
+        { "throughput_norm", "normalized throughput (jobs at full speed)" },
+        { "jobs_done", "jobs finished" },
+        { "jobs_unfinished", "jobs unfinished" },
+        { "gpu_hours", "GPU-hours" },
+        { "cost_usd", "cost (USD)" },
+        { "preemptions", "preemptions" },
+        { "migrations", "migrations" },
+        { "solver_time_mean", "mean solver time (s, wall clock)" },
+        { "solver_time_max", "longest solver time (s, wall clock)" },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(m, known[i][0]) == 0) {
+            snprintf(out, cap, "%s", known[i][1]);
+            return;
+        }
+    if (strncmp(m, "util_", 5) == 0)
+        snprintf(out, cap, "%s utilization (fraction)", m + 5);
+    else
+        snprintf(out, cap, "%s", m);
+}
+
+/* Metrics where a larger value is better (the others: smaller is better). */
+static int higher_is_better(const char *m)
+{
+    return strncmp(m, "util_", 5) == 0 || strcmp(m, "throughput_norm") == 0 ||
+           strcmp(m, "jain_index") == 0 || strcmp(m, "jobs_done") == 0 ||
+           strcmp(m, "slo_attainment") == 0 || strcmp(m, "tokens_per_s") == 0 ||
+           strcmp(m, "gavel_utilization") == 0;
+}
+
+/* Mean, sample standard deviation and 95% CI half-width (Student t) of v[0..n-1]. */
+static void mean_ci(const double *v, int n, double *mean, double *sd, double *half)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += v[i];
+    *mean = s / n;
+    *sd = *half = NAN;
+    if (n < 2)
+        return;
+    double ss = 0;
+    for (int i = 0; i < n; i++)
+        ss += (v[i] - *mean) * (v[i] - *mean);
+    *sd = sqrt(ss / (n - 1));
+    *half = gsl_cdf_tdist_Pinv(0.975, n - 1) * *sd / sqrt(n);
+}
+
+/* ---- experiments ---- */
+
+/* the runs of an experiment as written: no sweep axis other than policy and seed changed it */
+static const char unchanged_sql[] = "AND NOT EXISTS (SELECT 1 FROM run_params p WHERE "
+                                    "p.run_id = runs.id AND p.key NOT IN ('policy', 'seed'))";
+
+struct erun {
+    int64_t id, seed;
+    int     pol;                /* index into exp.pol */
+    char    cfg[17];            /* hash of its config without seed and policies */
+};
+
+struct exp {
+    const char  *name;
+    char         fname[FNAME];
+    char       **pol;           /* policies, in order of their first run */
+    int          npol;
+    int64_t     *latest;        /* latest run of each policy */
+    struct erun *runs;          /* in id order */
+    int          nruns;
+};
+
+static void exp_free(struct exp *e)
+{
+    for (int i = 0; i < e->npol; i++)
+        free(e->pol[i]);
+    free(e->pol);
+    free(e->latest);
+    free(e->runs);
+}
+
+static int exp_load(struct ctx *c, struct exp *e)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT id, policy, seed, CASE WHEN json_valid(config_json) THEN "
+             "json_remove(config_json, '$.seed', '$.policies') ELSE config_json END "
+             "FROM runs WHERE experiment = ?1 AND stop_reason != 'running' %s ORDER BY id",
+             c->has_params ? unchanged_sql : "");
+    sqlite3_stmt *q;
+    if (prepare(c, sql, &q) < 0)
+        return -1;
+    sqlite3_bind_text(q, 1, e->name, -1, SQLITE_STATIC);
+    int cap = 0, pcap = 0, rc = 0;
+    while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+        const char *pol = (const char *)sqlite3_column_text(q, 1);
+        int p = 0;
+        while (p < e->npol && strcmp(e->pol[p], pol) != 0)
+            p++;
+        if (p == e->npol) {
+            if (e->npol == pcap) {
+                pcap = pcap ? 2 * pcap : 8;
+                char **np = realloc(e->pol, (size_t)pcap * sizeof *np);
+                int64_t *nl = realloc(e->latest, (size_t)pcap * sizeof *nl);
+                if (np != NULL)
+                    e->pol = np;
+                if (nl != NULL)
+                    e->latest = nl;
+                if (np == NULL || nl == NULL) {
+                    rc = err_run(c->err, "out of memory");
+                    break;
+                }
+            }
+            if ((e->pol[p] = strdup(pol)) == NULL) {
+                rc = err_run(c->err, "out of memory");
+                break;
+            }
+            e->npol++;
+        }
+        if (e->nruns == cap) {
+            cap = cap ? 2 * cap : 16;
+            struct erun *nr = realloc(e->runs, (size_t)cap * sizeof *nr);
+            if (nr == NULL) {
+                rc = err_run(c->err, "out of memory");
+                break;
+            }
+            e->runs = nr;
+        }
+        struct erun *r = &e->runs[e->nruns++];
+        r->id = sqlite3_column_int64(q, 0);
+        r->seed = sqlite3_column_int64(q, 2);
+        r->pol = p;
+        const char *cfg = (const char *)sqlite3_column_text(q, 3);
+        db_hash_hex(cfg ? cfg : "", r->cfg);
+        e->latest[p] = r->id;       /* id order: the last one wins */
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* Write the CDF of the values `sql` selects for run `id` (sorted, NULLs excluded) over all of
+ * its jobs.  *nval receives the number of values, *njobs the number of jobs. */
+static int write_cdf(struct ctx *c, const char *sql, int64_t id, const char *file, int *nval,
+                     int *njobs)
 {
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(h, "SELECT t_s, value FROM samples WHERE run_id = ? AND name = ? "
-                              "ORDER BY t_s", -1, &q, NULL) != SQLITE_OK)
-        return err_run(err, "plot query: %s", sqlite3_errmsg(h));
-    sqlite3_bind_int64(q, 1, s->run);
-    sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
-    FILE *f = fopen(s->file, "w");
+    if (prepare(c, "SELECT count(*) FROM jobs WHERE run_id = ?", &q) < 0)
+        return -1;
+    sqlite3_bind_int64(q, 1, id);
+    *njobs = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int(q, 0) : 0;
+    sqlite3_finalize(q);
+    *nval = 0;
+    if (prepare(c, sql, &q) < 0)
+        return -1;
+    sqlite3_bind_int64(q, 1, id);
+    FILE *f = data_open(c, file);
     if (f == NULL) {
         sqlite3_finalize(q);
-        return err_run(err, "%s: cannot write", s->file);
-    }
-    int n = 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        fprintf(f, "%.9g %.6f\n", sqlite3_column_double(q, 0), sqlite3_column_double(q, 1));
-        n++;
-    }
-    sqlite3_finalize(q);
-    if (fclose(f) != 0)
-        return err_run(err, "%s: write failed", s->file);
-    return n;
-}
-
-struct figure {
-    const char *tag, *tmpl, *sql_or_name, *label, *title;
-    int         cdf, logx;
-};
-
-static const struct figure figures[] = {
-    { "jct_cdf", "cdf.gp", "SELECT jct_s FROM jobs WHERE run_id = ? AND jct_s IS NOT NULL "
-                           "ORDER BY jct_s", "job completion time (s)", "JCT CDF", 1, 1 },
-    { "ftf_cdf", "cdf.gp", "SELECT ftf_rho FROM jobs WHERE run_id = ? AND ftf_rho IS NOT NULL "
-                           "ORDER BY ftf_rho", "finish-time fairness rho (<= 1 is fair)",
-      "finish-time fairness CDF", 1, 1 },
-    { "util", "series.gp", "util_total", "GPUs granted (fraction)", "GPU utilization", 0, 0 },
-    { "queue", "series.gp", "queue_len", "jobs waiting", "queue length", 0, 0 },
-};
-
-static int plot_experiment(sqlite3 *h, const char *exp, const char *out_dir, const char *fmt,
-                           int *nfig, struct errbuf *err)
-{
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(h, "SELECT policy, max(id) FROM runs WHERE experiment = ? AND "
-                              "stop_reason != 'running' GROUP BY policy ORDER BY min(id)",
-                           -1, &q, NULL) != SQLITE_OK)
-        return err_run(err, "plot query: %s", sqlite3_errmsg(h));
-    sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-    struct series ser[32];
-    int ns = 0;
-    while (ns < 32 && sqlite3_step(q) == SQLITE_ROW) {
-        snprintf(ser[ns].policy, sizeof ser[ns].policy, "%s", sqlite3_column_text(q, 0));
-        ser[ns].run = sqlite3_column_int64(q, 1);
-        ns++;
-    }
-    sqlite3_finalize(q);
-    char sexp[128];
-    safe_name(sexp, sizeof sexp, exp);
-    for (size_t f = 0; f < sizeof figures / sizeof figures[0]; f++) {
-        const struct figure *fig = &figures[f];
-        char files[8192] = "", titles[4096] = "";
-        int any = 0;
-        for (int i = 0; i < ns; i++) {
-            char spol[64];
-            safe_name(spol, sizeof spol, ser[i].policy);
-            snprintf(ser[i].file, sizeof ser[i].file, "%s/data/%s_%s_%s.dat", out_dir, sexp,
-                     spol, fig->tag);
-            int rows = fig->cdf ? write_cdf(h, fig->sql_or_name, &ser[i], err)
-                                : write_series(h, fig->sql_or_name, &ser[i], err);
-            if (rows < 0)
-                return -1;
-            if (rows == 0)
-                continue;
-            any = 1;
-            size_t fl = strlen(files), tl = strlen(titles);
-            snprintf(files + fl, sizeof files - fl, "%s%s", fl ? " " : "", ser[i].file);
-            snprintf(titles + tl, sizeof titles - tl, "%s%s", tl ? " " : "", spol);
-        }
-        if (!any)
-            continue;
-        char out[PATH_MAX_LEN], vars[16384];
-        snprintf(out, sizeof out, "%s/%s_%s.%s", out_dir, sexp, fig->tag, fmt);
-        snprintf(vars, sizeof vars,
-                 "files='%s'; titles='%s'; outfile='%s'; term='%s'; plottitle='%s: %s'; "
-                 "xlabel='%s'; ylabel='%s'; logx=%d",
-                 files, titles, out, strcmp(fmt, "svg") == 0 ? "svg" : "pngcairo", sexp,
-                 fig->title, fig->label, fig->label, fig->logx);
-        if (run_gnuplot(vars, fig->tmpl, err) < 0)
-            return -1;
-        (*nfig)++;
-    }
-    return 0;
-}
-
-int plot_all(const char *db_path, const char *out_dir, const char *format, int *nfig,
-             struct errbuf *err)
-{
-    *nfig = 0;
-    if (strcmp(format, "png") != 0 && strcmp(format, "svg") != 0)
-        return err_input(err, NULL, 0, "--format", "'%s' must be png or svg", format);
-    char probe[PATH_MAX_LEN];
-    snprintf(probe, sizeof probe, "%s/data/x", out_dir);
-    if (path_make_parent(probe) < 0)
-        return err_run(err, "%s: cannot create the output directory", out_dir);
-    sqlite3 *h;
-    if (sqlite3_open_v2(db_path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        err_input(err, db_path, 0, NULL, "cannot open database: %s", sqlite3_errmsg(h));
-        sqlite3_close(h);
         return -1;
     }
-    sqlite3_busy_timeout(h, 10000);
-    sqlite3_stmt *q;
-    int rc = 0;
-    if (sqlite3_prepare_v2(h, "SELECT DISTINCT experiment FROM runs ORDER BY experiment", -1,
-                           &q, NULL) != SQLITE_OK) {
-        rc = err_input(err, db_path, 0, NULL, "not a hetsim database: %s", sqlite3_errmsg(h));
-    } else {
-        while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
-            char exp[128];
-            snprintf(exp, sizeof exp, "%s", sqlite3_column_text(q, 0));
-            rc = plot_experiment(h, exp, out_dir, format, nfig, err);
-        }
-        sqlite3_finalize(q);
+    fprintf(f, "# value, fraction of the run's %d jobs at or below it\n", *njobs);
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        (*nval)++;
+        fprintf(f, "%.10g %.10g\n", sqlite3_column_double(q, 0), (double)*nval / *njobs);
     }
-    sqlite3_close(h);
+    sqlite3_finalize(q);
+    return data_close(c, f, file);
+}
+
+/* Write the time series `name` of run `id`; *n receives its rows; *tmax and *tbusy are raised
+ * to its last time and its last time with a value other than 0. */
+static int write_series(struct ctx *c, int64_t id, const char *name, const char *file, int *n,
+                        double *tmax, double *tbusy)
+{
+    sqlite3_stmt *q;
+    if (prepare(c, "SELECT t_s, value FROM samples WHERE run_id = ? AND name = ? ORDER BY t_s",
+                &q) < 0)
+        return -1;
+    sqlite3_bind_int64(q, 1, id);
+    sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
+    FILE *f = data_open(c, file);
+    if (f == NULL) {
+        sqlite3_finalize(q);
+        return -1;
+    }
+    fprintf(f, "# simulated time (s), %s\n", name);
+    *n = 0;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        double t = sqlite3_column_double(q, 0), v = sqlite3_column_double(q, 1);
+        fprintf(f, "%.10g %.10g\n", t, v);
+        if (t > *tmax)
+            *tmax = t;
+        if (v != 0 && t > *tbusy)
+            *tbusy = t;
+        (*n)++;
+    }
+    sqlite3_finalize(q);
+    return data_close(c, f, file);
+}
+
+struct cdf_fig {
+    const char *tag, *sql, *xlabel, *what;
+    int         timex;              /* x is a duration: ticks at 1 min, 1 h, 1 d ... */
+    double      mark;               /* a vertical line here (0: none) */
+};
+
+static const struct cdf_fig cdfs[] = {
+    { "jct_cdf", "SELECT jct_s FROM jobs WHERE run_id = ? AND jct_s IS NOT NULL ORDER BY jct_s",
+      "job completion time (log scale)", "job completion time CDF", 1, 0 },
+    { "ftf_cdf",
+      "SELECT ftf_rho FROM jobs WHERE run_id = ? AND ftf_rho IS NOT NULL ORDER BY ftf_rho",
+      "finish-time fairness rho = JCT / isolated JCT (log scale; <= 1 is fair)",
+      "finish-time fairness CDF", 0, 1 },
+};
+
+static int exp_cdf(struct ctx *c, const struct exp *e, const struct cdf_fig *fig)
+{
+    struct gparr files = { 0 }, titles = { 0 }, colors = { 0 };
+    int rc = 0;
+    for (int p = 0; p < e->npol && rc == 0; p++) {
+        char fp[FNAME], file[PATH_MAX_LEN];
+        file_part(fp, e->pol[p]);
+        data_path(c, file, sizeof file, e->fname, fp, fig->tag);
+        int nval, njobs;
+        if ((rc = write_cdf(c, fig->sql, e->latest[p], file, &nval, &njobs)) < 0)
+            continue;
+        if (nval == 0) {
+            unlink(file);
+            continue;
+        }
+        char title[256];
+        if (nval < njobs)
+            snprintf(title, sizeof title, "%s (run %lld; %d of %d jobs)", e->pol[p],
+                     (long long)e->latest[p], nval, njobs);
+        else
+            snprintf(title, sizeof title, "%s (run %lld)", e->pol[p], (long long)e->latest[p]);
+        arr_str(&files, file);
+        arr_str(&titles, title);
+        arr_int(&colors, p + 1);
+    }
+    if (rc == 0 && files.n > 0) {
+        char image[PATH_MAX_LEN], title[512];
+        image_path(c, image, sizeof image, e->fname, fig->tag);
+        snprintf(title, sizeof title, "%s: %s (latest run of each policy)", e->name, fig->what);
+        struct sb v = { 0 };
+        vars_begin(c, &v, image, title);
+        gp_str(&v, "xlabel", fig->xlabel);
+        gp_num(&v, "timex", fig->timex);
+        gp_num(&v, "mark", fig->mark);
+        gp_arr(&v, "F", &files);
+        gp_arr(&v, "T", &titles);
+        gp_arr(&v, "C", &colors);
+        rc = draw(c, "cdf.gp", &v, image);
+        sb_free(&v);
+    }
+    sb_free(&files.items);
+    sb_free(&titles.items);
+    sb_free(&colors.items);
+    return rc;
+}
+
+/* The util_* series of the latest runs: util_total first, then the GPU types by name. */
+static int util_names(struct ctx *c, const struct exp *e, char ***names, int *n)
+{
+    *names = NULL;
+    *n = 0;
+    sqlite3_stmt *q;
+    if (prepare(c, "SELECT DISTINCT name FROM samples WHERE run_id = ? AND name LIKE "
+                   "'util\\_%' ESCAPE '\\' ORDER BY name != 'util_total', name", &q) < 0)
+        return -1;
+    int rc = 0;
+    for (int p = 0; p < e->npol && rc == 0; p++) {
+        sqlite3_bind_int64(q, 1, e->latest[p]);
+        while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+            const char *s = (const char *)sqlite3_column_text(q, 0);
+            int k = 0;
+            while (k < *n && strcmp((*names)[k], s) != 0)
+                k++;
+            if (k < *n)
+                continue;
+            char **nn = realloc(*names, (size_t)(*n + 1) * sizeof *nn);
+            if (nn == NULL || (nn[*n] = strdup(s)) == NULL) {
+                if (nn != NULL)
+                    *names = nn;
+                rc = err_run(c->err, "out of memory");
+                break;
+            }
+            *names = nn;
+            (*n)++;
+        }
+        sqlite3_reset(q);
+    }
+    sqlite3_finalize(q);
+    /* keep util_total first, the types in name order, across runs with different types */
+    for (int i = 1; i < *n; i++)
+        for (int j = i; j > 0; j--) {
+            char *a = (*names)[j - 1], *b = (*names)[j];
+            int a_total = strcmp(a, "util_total") == 0, b_total = strcmp(b, "util_total") == 0;
+            if (a_total || (!b_total && strcmp(a, b) <= 0))
+                break;
+            (*names)[j - 1] = b;
+            (*names)[j] = a;
+        }
+    return rc;
+}
+
+static void free_names(char **names, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* Utilization over time, one panel per series in names[], one line per policy. */
+static int exp_util(struct ctx *c, const struct exp *e)
+{
+    char **names;
+    int nn;
+    if (util_names(c, e, &names, &nn) < 0)
+        return -1;
+    struct gparr files = { 0 }, titles = { 0 }, colors = { 0 }, panels = { 0 }, first = { 0 },
+                 last = { 0 };
+    double tmax = 0, tbusy = 0;
+    int rc = 0;
+    for (int k = 0; k < nn && rc == 0; k++) {
+        int start = files.n + 1;
+        char tag[FNAME + 8];
+        file_part(tag, names[k]);
+        for (int p = 0; p < e->npol && rc == 0; p++) {
+            char fp[FNAME], file[PATH_MAX_LEN];
+            file_part(fp, e->pol[p]);
+            data_path(c, file, sizeof file, e->fname, fp, tag);
+            int rows;
+            if ((rc = write_series(c, e->latest[p], names[k], file, &rows, &tmax, &tbusy)) < 0)
+                continue;
+            if (rows == 0) {
+                unlink(file);
+                continue;
+            }
+            arr_str(&files, file);
+            arr_str(&titles, e->pol[p]);
+            arr_int(&colors, p + 1);
+        }
+        if (files.n + 1 == start)
+            continue;
+        char ptitle[256];
+        if (strcmp(names[k], "util_total") == 0)
+            snprintf(ptitle, sizeof ptitle, "all GPU types");
+        else
+            snprintf(ptitle, sizeof ptitle, "%s", names[k] + 5);
+        arr_str(&panels, ptitle);
+        arr_int(&first, start);
+        arr_int(&last, files.n);
+    }
+    if (rc == 0 && panels.n > 0) {
+        char image[PATH_MAX_LEN], title[512];
+        image_path(c, image, sizeof image, e->fname, "util");
+        snprintf(title, sizeof title,
+                 "%s: GPU utilization by GPU type, latest run of each policy\n(fraction of the "
+                 "type's GPUs granted, mean over each sample period)", e->name);
+        struct sb v = { 0 };
+        vars_begin(c, &v, image, title);
+        gp_num(&v, "tmax_h", tmax / 3600);
+        gp_arr(&v, "P", &panels);
+        gp_arr(&v, "S", &first);
+        gp_arr(&v, "E", &last);
+        gp_arr(&v, "F", &files);
+        gp_arr(&v, "T", &titles);
+        gp_arr(&v, "C", &colors);
+        rc = draw(c, "util.gp", &v, image);
+        sb_free(&v);
+    }
+    sb_free(&files.items);
+    sb_free(&titles.items);
+    sb_free(&colors.items);
+    sb_free(&panels.items);
+    sb_free(&first.items);
+    sb_free(&last.items);
+    free_names(names, nn);
+    return rc;
+}
+
+/* Queue length over time, one line per policy.  The time axis ends a little after the queue
+ * last held a job: a long tail of empty queue would squeeze the part worth reading. */
+static int exp_queue(struct ctx *c, const struct exp *e)
+{
+    struct gparr files = { 0 }, titles = { 0 }, colors = { 0 };
+    double tmax = 0, tbusy = 0;
+    int rc = 0;
+    for (int p = 0; p < e->npol && rc == 0; p++) {
+        char fp[FNAME], file[PATH_MAX_LEN];
+        file_part(fp, e->pol[p]);
+        data_path(c, file, sizeof file, e->fname, fp, "queue");
+        int rows;
+        if ((rc = write_series(c, e->latest[p], "queue_len", file, &rows, &tmax, &tbusy)) < 0)
+            continue;
+        if (rows == 0) {
+            unlink(file);
+            continue;
+        }
+        arr_str(&files, file);
+        arr_str(&titles, e->pol[p]);
+        arr_int(&colors, p + 1);
+    }
+    if (rc == 0 && files.n > 0) {
+        char image[PATH_MAX_LEN], title[512];
+        image_path(c, image, sizeof image, e->fname, "queue");
+        double end = tbusy > 0 && 1.1 * tbusy < tmax ? 1.1 * tbusy : tmax;
+        snprintf(title, sizeof title, "%s: jobs waiting for GPUs (latest run of each policy)%s",
+                 e->name, end < tmax ? "\n(time axis cut soon after the last wait)" : "");
+        struct sb v = { 0 };
+        vars_begin(c, &v, image, title);
+        gp_str(&v, "ylabel", "jobs waiting");
+        gp_num(&v, "tmax_h", end / 3600);
+        gp_arr(&v, "F", &files);
+        gp_arr(&v, "T", &titles);
+        gp_arr(&v, "C", &colors);
+        rc = draw(c, "series.gp", &v, image);
+        sb_free(&v);
+    }
+    sb_free(&files.items);
+    sb_free(&titles.items);
+    sb_free(&colors.items);
+    return rc;
+}
+
+/* The latest run of policy p with the seed and config (apart from policy) of run r, or -1. */
+static int64_t run_paired(const struct exp *e, int p, const struct erun *r)
+{
+    int64_t id = -1;
+    for (int i = 0; i < e->nruns; i++)
+        if (e->runs[i].pol == p && e->runs[i].seed == r->seed &&
+            strcmp(e->runs[i].cfg, r->cfg) == 0)
+            id = e->runs[i].id;
+    return id;
+}
+
+static int exp_baseline(struct ctx *c, const struct exp *e)
+{
+    const char *want = c->o->baseline;
+    for (int p = 0; p < e->npol; p++)
+        if (strcmp(e->pol[p], want ? want : "fifo") == 0)
+            return p;
+    return want ? -1 : 0;
+}
+
+struct bar {
+    double mean, lo, hi;
+    int    n;                   /* seeds */
+};
+
+/* The ratio of policy p's metric to the baseline b's, over the (seed, config) pairs both ran. */
+static struct bar bar_of(struct ctx *c, const struct exp *e, int p, int b, const char *metric,
+                         double *ratio /* scratch, e->nruns */)
+{
+    int n = 0;
+    for (int i = 0; i < e->nruns; i++) {
+        const struct erun *r = &e->runs[i];
+        /* each pair once: at the baseline's latest run with that seed and config */
+        if (r->pol != b || run_paired(e, b, r) != r->id)
+            continue;
+        int64_t pid = run_paired(e, p, r);
+        if (pid < 0)
+            continue;
+        double bv = metric_of(c, r->id, metric), pv = metric_of(c, pid, metric);
+        if (isfinite(bv) && isfinite(pv) && bv != 0)
+            ratio[n++] = pv / bv;
+    }
+    struct bar out = { NAN, NAN, NAN, n };
+    if (n > 0) {
+        double sd, half;
+        mean_ci(ratio, n, &out.mean, &sd, &half);
+        out.lo = out.mean - half;       /* NaN with one seed */
+        out.hi = out.mean + half;
+    }
+    return out;
+}
+
+/* Summary bars: each metric of each policy as a ratio to the baseline's, same seed.  Policies
+ * and metrics without any ratio are left out of the figure (and an all-missing column would
+ * crash gnuplot 5.4's labels). */
+static int exp_bars(struct ctx *c, const struct exp *e)
+{
+    int b = exp_baseline(c, e);
+    if (b < 0 || e->npol < 2)
+        return 0;
+    const char *const *mets = c->metrics ? (const char *const *)c->metrics : bar_metrics;
+    int nm = c->metrics ? c->nmetrics : NBAR_METRICS;
+    struct bar *bars = malloc((size_t)nm * (size_t)e->npol * sizeof *bars);
+    double *ratio = malloc((size_t)(e->nruns + 1) * sizeof *ratio);
+    int *pol_used = calloc((size_t)e->npol, sizeof *pol_used);
+    int *met_used = calloc((size_t)nm, sizeof *met_used);
+    int rc = 0, npol = 0, nseeds_max = 0, nseeds_min = -1;
+    if (bars == NULL || ratio == NULL || pol_used == NULL || met_used == NULL)
+        rc = err_run(c->err, "out of memory");
+    for (int m = 0; rc == 0 && m < nm; m++)
+        for (int p = 0; p < e->npol; p++) {
+            if (p == b)
+                continue;
+            struct bar *x = &bars[m * e->npol + p];
+            *x = bar_of(c, e, p, b, mets[m], ratio);
+            if (x->n == 0)
+                continue;
+            npol += !pol_used[p];
+            pol_used[p] = met_used[m] = 1;
+            nseeds_max = x->n > nseeds_max ? x->n : nseeds_max;
+            nseeds_min = nseeds_min < 0 || x->n < nseeds_min ? x->n : nseeds_min;
+        }
+    char file[PATH_MAX_LEN];
+    data_path(c, file, sizeof file, e->fname, NULL, "summary");
+    FILE *f = rc == 0 && npol > 0 ? data_open(c, file) : NULL;
+    if (rc == 0 && npol > 0 && f == NULL)
+        rc = -1;
+    if (f != NULL) {
+        fprintf(f, "# %s: each metric of each policy / the baseline %s's, same seed; mean over "
+                   "seeds, 95%% CI (Student t; NaN with one seed)\n", e->name, e->pol[b]);
+        for (int p = 0; p < e->npol; p++)
+            if (p != b && !pol_used[p])
+                fprintf(f, "# %s: left out, no seed in common with %s\n", e->pol[p], e->pol[b]);
+        fprintf(f, "# metric");
+        for (int p = 0; p < e->npol; p++)
+            if (pol_used[p])
+                fprintf(f, " | %s: mean lo hi seeds", e->pol[p]);
+        fprintf(f, "\n");
+        for (int m = 0; m < nm; m++) {
+            if (!met_used[m])
+                continue;
+            fprintf(f, "%s", mets[m]);
+            for (int p = 0; p < e->npol; p++)
+                if (pol_used[p]) {
+                    const struct bar *x = &bars[m * e->npol + p];
+                    put_num(f, x->mean);
+                    put_num(f, x->lo);
+                    put_num(f, x->hi);
+                    fprintf(f, " %d", x->n);
+                }
+            fprintf(f, "\n");
+        }
+        rc = data_close(c, f, file);
+    }
+    if (rc == 0 && npol > 0) {
+        struct gparr titles = { 0 }, colors = { 0 }, ticks = { 0 }, dirs = { 0 };
+        for (int p = 0; p < e->npol; p++)
+            if (pol_used[p]) {
+                arr_str(&titles, e->pol[p]);
+                arr_int(&colors, p + 1);
+            }
+        for (int m = 0; m < nm; m++)
+            if (met_used[m]) {
+                arr_str(&ticks, mets[m]);
+                arr_str(&dirs, higher_is_better(mets[m]) ? "\xe2\x86\x91 better" /* up */
+                                                         : "\xe2\x86\x93 better");
+            }
+        char image[PATH_MAX_LEN], title[512], sub[256], seeds[64], ylabel[256];
+        image_path(c, image, sizeof image, e->fname, "summary");
+        snprintf(title, sizeof title, "%s: metrics relative to %s", e->name, e->pol[b]);
+        if (nseeds_min == nseeds_max)
+            snprintf(seeds, sizeof seeds, "%d", nseeds_max);
+        else
+            snprintf(seeds, sizeof seeds, "%d-%d", nseeds_min, nseeds_max);
+        if (nseeds_max > 1)
+            snprintf(sub, sizeof sub, "bar: mean over %s seeds of the ratio to %s's run with "
+                     "the same seed and settings; error bar: 95%% CI (Student t)", seeds,
+                     e->pol[b]);
+        else
+            snprintf(sub, sizeof sub, "ratio to %s's run with the same seed and settings "
+                     "(one seed: no error bars)", e->pol[b]);
+        snprintf(ylabel, sizeof ylabel, "metric / %s's metric", e->pol[b]);
+        struct sb v = { 0 };
+        vars_begin(c, &v, image, title);
+        gp_str(&v, "subtitle", sub);
+        gp_str(&v, "ylabel", ylabel);
+        gp_str(&v, "base", e->pol[b]);
+        gp_str(&v, "datafile", file);
+        gp_arr(&v, "T", &titles);
+        gp_arr(&v, "C", &colors);
+        gp_arr(&v, "L", &ticks);
+        gp_arr(&v, "D", &dirs);
+        rc = draw(c, "bars.gp", &v, image);
+        sb_free(&v);
+    }
+    free(bars);
+    free(ratio);
+    free(pol_used);
+    free(met_used);
+    return rc;
+}
+
+static int plot_experiment(struct ctx *c, const char *name)
+{
+    struct exp e = { .name = name };
+    file_part(e.fname, name);
+    int rc = exp_load(c, &e);
+    if (rc == 0 && e.npol > 0) {
+        for (size_t i = 0; rc == 0 && i < sizeof cdfs / sizeof cdfs[0]; i++)
+            rc = exp_cdf(c, &e, &cdfs[i]);
+        if (rc == 0)
+            rc = exp_util(c, &e);
+        if (rc == 0)
+            rc = exp_queue(c, &e);
+        if (rc == 0)
+            rc = exp_bars(c, &e);
+    }
+    exp_free(&e);
+    if (rc < 0)
+        err_prefix(c->err, "plotting experiment '%s': ", name);
+    return rc;
+}
+
+/* ---- sweeps ---- */
+
+struct axis {
+    char *key;
+    int   numeric;              /* every value is a JSON number */
+    int   nvals;                /* distinct values */
+};
+
+struct srun {
+    int64_t id, seed;
+    int     pol;
+};
+
+struct sweep {
+    const char  *name;
+    char         fname[FNAME];
+    struct axis *ax;            /* swept axes other than policy and seed */
+    int          nax;
+    char       **pol;
+    int          npol;
+    struct srun *runs;          /* in id order */
+    int          nruns;
+    char       **text;          /* [run * nax + axis]: the value as text, NULL when absent */
+    double      *num;           /* [run * nax + axis]: the value when numeric */
+};
+
+static void sweep_free(struct sweep *s)
+{
+    for (int i = 0; i < s->nax; i++)
+        free(s->ax[i].key);
+    free(s->ax);
+    for (int i = 0; i < s->npol; i++)
+        free(s->pol[i]);
+    free(s->pol);
+    if (s->text != NULL)
+        for (size_t i = 0; i < (size_t)s->nruns * (size_t)s->nax; i++)
+            free(s->text[i]);
+    free(s->text);
+    free(s->num);
+    free(s->runs);
+}
+
+/* index of `s` in names[0..*n-1], appending a copy when absent; -1 when out of memory */
+static int intern(char ***names, int *n, const char *s)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp((*names)[i], s) == 0)
+            return i;
+    char **nn = realloc(*names, (size_t)(*n + 1) * sizeof *nn);
+    if (nn == NULL)
+        return -1;
+    *names = nn;
+    if ((nn[*n] = strdup(s)) == NULL)
+        return -1;
+    return (*n)++;
+}
+
+static int sweep_load(struct ctx *c, struct sweep *s)
+{
+    sqlite3_stmt *q;
+    if (prepare(c, "SELECT key, count(*) = count(num), count(DISTINCT value) FROM run_params "
+                   "WHERE sweep = ?1 AND key NOT IN ('policy', 'seed') GROUP BY key "
+                   "ORDER BY min(rowid)", &q) < 0)
+        return -1;
+    sqlite3_bind_text(q, 1, s->name, -1, SQLITE_STATIC);
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+        struct axis *na = realloc(s->ax, (size_t)(s->nax + 1) * sizeof *na);
+        if (na == NULL) {
+            rc = err_run(c->err, "out of memory");
+            break;
+        }
+        s->ax = na;
+        struct axis *a = &s->ax[s->nax];
+        if ((a->key = strdup((const char *)sqlite3_column_text(q, 0))) == NULL) {
+            rc = err_run(c->err, "out of memory");
+            break;
+        }
+        a->numeric = sqlite3_column_int(q, 1);
+        a->nvals = sqlite3_column_int(q, 2);
+        s->nax++;
+    }
+    sqlite3_finalize(q);
+    if (rc < 0 || prepare(c, "SELECT id, policy, seed FROM runs WHERE stop_reason != 'running' "
+                             "AND id IN (SELECT run_id FROM run_params WHERE sweep = ?1) "
+                             "ORDER BY id", &q) < 0)
+        return -1;
+    sqlite3_bind_text(q, 1, s->name, -1, SQLITE_STATIC);
+    int cap = 0;
+    while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+        if (s->nruns == cap) {
+            cap = cap ? 2 * cap : 64;
+            struct srun *nr = realloc(s->runs, (size_t)cap * sizeof *nr);
+            if (nr == NULL) {
+                rc = err_run(c->err, "out of memory");
+                break;
+            }
+            s->runs = nr;
+        }
+        struct srun *r = &s->runs[s->nruns];
+        r->id = sqlite3_column_int64(q, 0);
+        r->seed = sqlite3_column_int64(q, 2);
+        r->pol = intern(&s->pol, &s->npol, (const char *)sqlite3_column_text(q, 1));
+        if (r->pol < 0)
+            rc = err_run(c->err, "out of memory");
+        else
+            s->nruns++;
+    }
+    sqlite3_finalize(q);
+    if (rc < 0)
+        return -1;
+    size_t cells = (size_t)s->nruns * (size_t)s->nax;
+    s->text = calloc(cells + 1, sizeof *s->text);
+    s->num = calloc(cells + 1, sizeof *s->num);
+    if (s->text == NULL || s->num == NULL)
+        return err_run(c->err, "out of memory");
+    /* JSON strings are shown without their quotes */
+    if (prepare(c, "SELECT key, CASE WHEN json_valid(value) AND json_type(value) = 'text' "
+                   "THEN json_extract(value, '$') ELSE value END, num FROM run_params "
+                   "WHERE run_id = ?1 AND sweep = ?2", &q) < 0)
+        return -1;
+    for (int i = 0; rc == 0 && i < s->nruns; i++) {
+        sqlite3_bind_int64(q, 1, s->runs[i].id);
+        sqlite3_bind_text(q, 2, s->name, -1, SQLITE_STATIC);
+        while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+            const char *key = (const char *)sqlite3_column_text(q, 0);
+            int a = 0;
+            while (a < s->nax && strcmp(s->ax[a].key, key) != 0)
+                a++;
+            if (a == s->nax)
+                continue;       /* policy or seed */
+            size_t k = (size_t)i * (size_t)s->nax + (size_t)a;
+            const char *t = (const char *)sqlite3_column_text(q, 1);
+            if ((s->text[k] = strdup(t ? t : "null")) == NULL)
+                rc = err_run(c->err, "out of memory");
+            s->num[k] = sqlite3_column_type(q, 2) == SQLITE_NULL ? NAN
+                                                                 : sqlite3_column_double(q, 2);
+        }
+        sqlite3_reset(q);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+struct pt {
+    int     pol, comb, line;        /* lines are ordered by policy, then combination */
+    double  x;
+    int64_t seed, id;
+    double  v;
+};
+
+static int pt_order(const void *pa, const void *pb)
+{
+    const struct pt *a = pa, *b = pb;
+    if (a->pol != b->pol)
+        return a->pol < b->pol ? -1 : 1;
+    if (a->comb != b->comb)
+        return a->comb < b->comb ? -1 : 1;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    if (a->seed != b->seed)
+        return a->seed < b->seed ? -1 : 1;
+    return a->id > b->id ? -1 : a->id < b->id;      /* latest first */
+}
+
+struct lines {
+    char **key, **label, **combo, **cat;
+    int    n, ncombo, ncat;
+    int   *pol, *comb;              /* per line: policy and combination of the other axes */
+};
+
+static void lines_free(struct lines *l)
+{
+    free_names(l->key, l->n);
+    free_names(l->label, l->n);
+    free_names(l->combo, l->ncombo);
+    free_names(l->cat, l->ncat);
+    free(l->pol);
+    free(l->comb);
+}
+
+/* The line of run i in the figure of axis x: its policy and the values of the other axes
+ * that take several values.  Returns the line index, -1 when out of memory. */
+static int line_of(const struct sweep *s, int i, int x, struct lines *l)
+{
+    struct sb combo = { 0 }, label = { 0 };
+    sb_printf(&label, "%s", s->pol[s->runs[i].pol]);
+    for (int a = 0; a < s->nax; a++) {
+        if (a == x || s->ax[a].nvals < 2)
+            continue;
+        const char *t = s->text[(size_t)i * (size_t)s->nax + (size_t)a];
+        sb_printf(&combo, "%s\x1f", t ? t : "\x1e");
+        sb_printf(&label, ", %s=%s", s->ax[a].key, t ? t : "(unset)");
+    }
+    int k = -1;
+    if (!combo.oom && !label.oom) {
+        const char *ck = combo.s ? combo.s : "";
+        int cb = intern(&l->combo, &l->ncombo, ck);
+        char pk[32];
+        snprintf(pk, sizeof pk, "%d\x1f", s->runs[i].pol);
+        struct sb key = { 0 };
+        sb_printf(&key, "%s%s", pk, ck);
+        int before = l->n;
+        if (cb >= 0 && !key.oom)
+            k = intern(&l->key, &l->n, key.s);
+        sb_free(&key);
+        if (k >= 0 && l->n > before) {
+            int *np = realloc(l->pol, (size_t)l->n * sizeof *np);
+            int *nc = np ? realloc(l->comb, (size_t)l->n * sizeof *nc) : NULL;
+            char **nl = nc ? realloc(l->label, (size_t)l->n * sizeof *nl) : NULL;
+            if (np)
+                l->pol = np;
+            if (nc)
+                l->comb = nc;
+            if (nl)
+                l->label = nl;
+            if (nl == NULL || (nl[k] = strdup(label.s)) == NULL) {
+                l->n--;         /* keep lines_free consistent */
+                free(l->key[l->n]);
+                k = -1;
+            } else {
+                l->pol[k] = s->runs[i].pol;
+                l->comb[k] = cb;
+            }
+        }
+    }
+    sb_free(&combo);
+    sb_free(&label);
+    return k;
+}
+
+/* metric m against axis x, one line per policy x combination of the other axes */
+static int sweep_figure(struct ctx *c, const struct sweep *s, int x, const char *m)
+{
+    const struct axis *ax = &s->ax[x];
+    struct pt *pts = malloc((size_t)(s->nruns + 1) * sizeof *pts);
+    struct lines l = { 0 };
+    int np = 0, rc = 0;
+    if (pts == NULL)
+        return err_run(c->err, "out of memory");
+    for (int i = 0; i < s->nruns && rc == 0; i++) {
+        size_t k = (size_t)i * (size_t)s->nax + (size_t)x;
+        if (s->text[k] == NULL)
+            continue;
+        double v = metric_of(c, s->runs[i].id, m);
+        if (!isfinite(v))
+            continue;
+        struct pt *p = &pts[np];
+        p->line = line_of(s, i, x, &l);
+        int cat = ax->numeric ? 0 : intern(&l.cat, &l.ncat, s->text[k]);
+        p->x = ax->numeric ? s->num[k] : cat;
+        if (p->line < 0 || cat < 0) {
+            rc = err_run(c->err, "out of memory");
+            break;
+        }
+        p->pol = l.pol[p->line];
+        p->comb = l.comb[p->line];
+        p->seed = s->runs[i].seed;
+        p->id = s->runs[i].id;
+        p->v = v;
+        np++;
+    }
+    if (rc < 0 || np == 0) {
+        free(pts);
+        lines_free(&l);
+        return rc;
+    }
+    qsort(pts, (size_t)np, sizeof *pts, pt_order);
+
+    char mpart[FNAME], apart[FNAME], tag[2 * FNAME + 8], file[PATH_MAX_LEN];
+    file_part(mpart, m);
+    file_part(apart, ax->key);
+    snprintf(tag, sizeof tag, "%s_vs_%s", mpart, apart);
+    data_path(c, file, sizeof file, s->fname, NULL, tag);
+    FILE *f = data_open(c, file);
+    if (f == NULL) {
+        free(pts);
+        lines_free(&l);
+        return -1;
+    }
+    fprintf(f, "# sweep %s: %s against %s; one block per line (gnuplot index)\n", s->name, m,
+            ax->key);
+    if (!ax->numeric)
+        for (int k = 0; k < l.ncat; k++)
+            fprintf(f, "# x = %d: %s\n", k, l.cat[k]);
+    fprintf(f, "# x, mean over seeds, 95%% CI half-width (NaN: one seed), seeds, sample sd\n");
+    struct gparr titles = { 0 }, colors = { 0 }, dashes = { 0 }, cats = { 0 };
+    double *vals = malloc((size_t)np * sizeof *vals);
+    double xmin = INFINITY, xmax = -INFINITY;
+    int nmin = -1, nmax = 0, blocks = 0;
+    if (vals == NULL)
+        rc = err_run(c->err, "out of memory");
+    for (int i = 0; rc == 0 && i < np;) {
+        int line = pts[i].line;
+        fprintf(f, "%s# %s\n", blocks ? "\n\n" : "", l.label[line]);
+        arr_str(&titles, l.label[line]);
+        arr_int(&colors, l.pol[line] + 1);
+        arr_int(&dashes, l.comb[line] + 1);
+        blocks++;
+        while (i < np && pts[i].line == line) {
+            double xv = pts[i].x;
+            int n = 0;
+            for (; i < np && pts[i].line == line && pts[i].x == xv; i++)
+                if (n == 0 || pts[i].seed != pts[i - 1].seed)
+                    vals[n++] = pts[i].v;       /* the latest run of each seed */
+            double mean, sd, half;
+            mean_ci(vals, n, &mean, &sd, &half);
+            fprintf(f, "%.10g", xv);
+            put_num(f, mean);
+            put_num(f, half);
+            fprintf(f, " %d", n);
+            put_num(f, sd);
+            fprintf(f, "\n");
+            xmin = xv < xmin ? xv : xmin;
+            xmax = xv > xmax ? xv : xmax;
+            nmin = nmin < 0 || n < nmin ? n : nmin;
+            nmax = n > nmax ? n : nmax;
+        }
+    }
+    free(vals);
+    free(pts);
+    if (data_close(c, f, file) < 0 && rc == 0)
+        rc = -1;
+    if (rc == 0) {
+        for (int k = 0; k < l.ncat; k++)
+            arr_str(&cats, l.cat[k]);
+        char image[PATH_MAX_LEN], title[512], sub[256], ylabel[256], seeds[64];
+        image_path(c, image, sizeof image, s->fname, tag);
+        metric_label(m, ylabel, sizeof ylabel);
+        snprintf(title, sizeof title, "sweep %s: %s against %s", s->name, ylabel, ax->key);
+        if (nmin == nmax)
+            snprintf(seeds, sizeof seeds, "%d seed%s", nmax, nmax == 1 ? "" : "s");
+        else
+            snprintf(seeds, sizeof seeds, "%d-%d seeds", nmin, nmax);
+        if (nmax > 1)
+            snprintf(sub, sizeof sub, "point: mean over %s; error bar: 95%% CI (Student t)%s",
+                     seeds, nmin == 1 ? ", none with one seed" : "");
+        else
+            snprintf(sub, sizeof sub, "one seed per point: no error bars");
+        struct sb v = { 0 };
+        vars_begin(c, &v, image, title);
+        gp_str(&v, "subtitle", sub);
+        gp_str(&v, "xlabel", ax->key);
+        gp_str(&v, "ylabel", ylabel);
+        gp_str(&v, "datafile", file);
+        gp_num(&v, "cat", !ax->numeric);
+        gp_num(&v, "logx", ax->numeric && xmin > 0 && xmax / xmin >= 20);
+        gp_num(&v, "xmin", xmin);
+        gp_num(&v, "xmax", xmax);
+        gp_arr(&v, "T", &titles);
+        gp_arr(&v, "C", &colors);
+        gp_arr(&v, "D", &dashes);
+        gp_arr(&v, "XL", &cats);
+        rc = draw(c, "sweep.gp", &v, image);
+        sb_free(&v);
+    }
+    sb_free(&titles.items);
+    sb_free(&colors.items);
+    sb_free(&dashes.items);
+    sb_free(&cats.items);
+    lines_free(&l);
+    return rc;
+}
+
+static int plot_sweep(struct ctx *c, const char *name)
+{
+    struct sweep s = { .name = name };
+    file_part(s.fname, name);
+    int rc = sweep_load(c, &s);
+    static const char *const dflt[] = { "jct_mean" };
+    const char *const *mets = c->metrics ? (const char *const *)c->metrics : dflt;
+    int nm = c->metrics ? c->nmetrics : 1;
+    for (int a = 0; rc == 0 && a < s.nax; a++)
+        for (int m = 0; rc == 0 && m < nm && s.ax[a].nvals >= 2; m++)
+            rc = sweep_figure(c, &s, a, mets[m]);
+    sweep_free(&s);
+    if (rc < 0)
+        err_prefix(c->err, "plotting sweep '%s': ", name);
+    return rc;
+}
+
+/* ---- options and the whole database ---- */
+
+/* 1 if `sql` with ?1 = arg returns a row */
+static int exists(struct ctx *c, const char *sql, const char *arg)
+{
+    sqlite3_stmt *q;
+    if (prepare(c, sql, &q) < 0)
+        return -1;
+    if (arg != NULL)
+        sqlite3_bind_text(q, 1, arg, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q) == SQLITE_ROW;
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* Split the --metric values (names or comma lists) into c->metrics and check each. */
+static int split_metrics(struct ctx *c)
+{
+    const struct plot_opts *o = c->o;
+    for (int i = 0; i < o->nmetrics; i++) {
+        const char *p = o->metrics[i];
+        for (;;) {
+            size_t len = strcspn(p, ",");
+            while (len > 0 && *p == ' ')
+                p++, len--;
+            while (len > 0 && p[len - 1] == ' ')
+                len--;
+            if (len == 0)
+                return err_input(c->err, NULL, 0, "--metric", "empty metric name in '%s'",
+                                 o->metrics[i]);
+            char **nm = realloc(c->metrics, (size_t)(c->nmetrics + 1) * sizeof *nm);
+            if (nm == NULL)
+                return err_run(c->err, "out of memory");
+            c->metrics = nm;
+            if ((nm[c->nmetrics] = strndup(p, len)) == NULL)
+                return err_run(c->err, "out of memory");
+            const char *name = nm[c->nmetrics++];
+            int e = exists(c, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", name);
+            if (e < 0)
+                return -1;
+            if (e == 0)
+                return err_input(c->err, NULL, 0, "--metric", "no run in %s has a metric '%s'",
+                                 o->db_path, name);
+            p += strcspn(p, ",");
+            if (*p == '\0')
+                break;
+            p++;
+        }
+    }
+    return 0;
+}
+
+static int check_options(struct ctx *c)
+{
+    const struct plot_opts *o = c->o;
+    int e = exists(c, "SELECT 1 FROM runs WHERE stop_reason != 'running' LIMIT 1", NULL);
+    if (e < 0)
+        return -1;
+    if (e == 0)
+        return err_input(c->err, o->db_path, 0, NULL,
+                         "no runs to plot (write some first: hetsim run default --db %s)",
+                         o->db_path);
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT 1 FROM runs WHERE experiment = ?1 %s LIMIT 1",
+             c->has_params ? unchanged_sql : "");
+    for (int i = 0; i < o->nexperiments; i++) {
+        if ((e = exists(c, "SELECT 1 FROM runs WHERE experiment = ?1 LIMIT 1",
+                        o->experiments[i])) <= 0)
+            return e < 0 ? -1
+                         : err_input(c->err, NULL, 0, "--experiment",
+                                     "no runs of experiment '%s' in %s", o->experiments[i],
+                                     o->db_path);
+        if ((e = exists(c, sql, o->experiments[i])) <= 0)
+            return e < 0 ? -1
+                         : err_input(c->err, NULL, 0, "--experiment",
+                                     "every run of '%s' in %s was changed by a sweep axis: "
+                                     "plot its sweep (--sweep)", o->experiments[i],
+                                     o->db_path);
+    }
+    for (int i = 0; i < o->nsweeps; i++)
+        if (!c->has_params ||
+            (e = exists(c, "SELECT 1 FROM run_params WHERE sweep = ?1 LIMIT 1", o->sweeps[i])) <=
+                0)
+            return e < 0 ? -1
+                         : err_input(c->err, NULL, 0, "--sweep", "no sweep '%s' in %s",
+                                     o->sweeps[i], o->db_path);
+    if (o->baseline != NULL &&
+        (e = exists(c, "SELECT 1 FROM runs WHERE policy = ?1 LIMIT 1", o->baseline)) <= 0)
+        return e < 0 ? -1
+                     : err_input(c->err, NULL, 0, "--baseline", "no runs of policy '%s' in %s",
+                                 o->baseline, o->db_path);
+    return split_metrics(c);
+}
+
+/* Call fn for each name the query returns (experiments or sweeps). */
+static int for_each(struct ctx *c, const char *sql, int (*fn)(struct ctx *, const char *))
+{
+    sqlite3_stmt *q;
+    if (prepare(c, sql, &q) < 0)
+        return -1;
+    char **names = NULL;
+    int n = 0, rc = 0;
+    while (rc == 0 && sqlite3_step(q) == SQLITE_ROW)
+        if (intern(&names, &n, (const char *)sqlite3_column_text(q, 0)) < 0)
+            rc = err_run(c->err, "out of memory");
+    sqlite3_finalize(q);
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = fn(c, names[i]);
+    free_names(names, n);
+    return rc;
+}
+
+static int plot_db(struct ctx *c)
+{
+    const struct plot_opts *o = c->o;
+    int e = exists(c, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'",
+                   NULL);
+    if (e <= 0)
+        return e < 0 ? -1 : err_input(c->err, o->db_path, 0, NULL, "not a hetsim database");
+    if ((e = exists(c, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                       "name = 'run_params'", NULL)) < 0)
+        return -1;
+    c->has_params = e;
+    if (check_options(c) < 0)
+        return -1;
+    char probe[PATH_MAX_LEN];
+    snprintf(probe, sizeof probe, "%s/data/x", o->out_dir);
+    if (path_make_parent(probe) < 0)
+        return err_run(c->err, "%s: cannot create the output directory: %s", o->out_dir,
+                       strerror(errno));
+    if (prepare(c, "SELECT value FROM metrics WHERE run_id = ?1 AND name = ?2", &c->metric_q) <
+        0)
+        return -1;
+    int all = o->nexperiments == 0 && o->nsweeps == 0, rc = 0;
+    if (all)
+        rc = for_each(c, "SELECT DISTINCT experiment FROM runs ORDER BY experiment",
+                      plot_experiment);
+    for (int i = 0; rc == 0 && i < o->nexperiments; i++)
+        rc = plot_experiment(c, o->experiments[i]);
+    if (rc == 0 && all && c->has_params)
+        rc = for_each(c, "SELECT DISTINCT sweep FROM run_params ORDER BY sweep", plot_sweep);
+    for (int i = 0; rc == 0 && i < o->nsweeps; i++)
+        rc = plot_sweep(c, o->sweeps[i]);
+    return rc;
+}
+
+int plot_all(const struct plot_opts *o, int *nfig, struct errbuf *err)
+{
+    *nfig = 0;
+    if (strcmp(o->format, "png") != 0 && strcmp(o->format, "svg") != 0)
+        return err_input(err, NULL, 0, "--format", "'%s' must be png or svg", o->format);
+    struct ctx c = { .o = o, .term = strcmp(o->format, "svg") == 0 ? "svg" : "pngcairo",
+                     .err = err };
+    if (sqlite3_open_v2(o->db_path, &c.h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        err_input(err, o->db_path, 0, NULL, "cannot open database: %s", sqlite3_errmsg(c.h));
+        sqlite3_close(c.h);
+        return -1;
+    }
+    sqlite3_busy_timeout(c.h, 10000);
+    int rc = plot_db(&c);
+    *nfig = c.nfig;
+    sqlite3_finalize(c.metric_q);
+    for (int i = 0; i < c.nmetrics; i++)
+        free(c.metrics[i]);
+    free(c.metrics);
+    sqlite3_close(c.h);
     return rc;
 }

@@ -1,21 +1,38 @@
 /*
  * plot: figures from the metrics database, drawn by gnuplot run as a program.
  *
- * For each experiment in the database, the latest run of each policy gives: the CDF of job
- * completion times, the CDF of finish-time fairness, and GPU utilization over time.  Data
- * files go to OUT/data/, images to OUT/<experiment>_<figure>.<png|svg>.  The gnuplot scripts
- * are templates under results/plots/ (found through the data root) that read their inputs
- * from variables, so they can be edited without touching C.
+ * Per experiment (runs a sweep did not change: see plot.c): JCT and finish-time fairness
+ * CDFs, GPU utilization over time by GPU type, queue length over time, and summary bars of
+ * each policy's metrics relative to a baseline policy.  Per sweep (run_params): a metric
+ * against each swept axis other than seed, one line per policy (and combination of the other
+ * axes), mean over seeds with 95% confidence intervals.
  *
- * Ownership: nothing is kept; files are written under out_dir.
+ * Data files go to OUT/data/, images to OUT/<experiment or sweep>_<figure>.<png|svg>.  The
+ * gnuplot scripts are templates under results/plots/ (found through the data root) that read
+ * their inputs from variables set with -e, so they can be edited without touching C.
+ *
+ * Ownership: the caller owns everything in plot_opts; nothing is kept after plot_all returns.
  */
 #ifndef HETSIM_PLOT_H
 #define HETSIM_PLOT_H
 
 #include "../sim/errbuf.h"
 
-/* Draw every figure; *nfig receives how many images were written. */
-int plot_all(const char *db_path, const char *out_dir, const char *format, int *nfig,
-             struct errbuf *err);
+struct plot_opts {
+    const char *db_path, *out_dir;
+    const char *format;                 /* "png" or "svg" */
+    const char *baseline;               /* NULL: fifo if the experiment ran it, else its first */
+    const char *const *metrics;         /* --metric values, each a name or a comma list */
+    int         nmetrics;               /* 0: jct_mean for sweeps, the key set for the bars */
+    const char *const *experiments;     /* restrict to these experiments ... */
+    int         nexperiments;
+    const char *const *sweeps;          /* ... and/or these sweeps (none of both: everything) */
+    int         nsweeps;
+};
+
+/* Draw every selected figure; *nfig receives how many images were written.  Bad options, a
+ * database without runs and names that match nothing are input errors (err->code 2); a
+ * failing gnuplot or an unwritable directory are run errors (1). */
+int plot_all(const struct plot_opts *o, int *nfig /* out */, struct errbuf *err);
 
 #endif

@@ -1,14 +1,37 @@
 /*
- * report: reads runs and metrics with plain SELECTs and prints them.  Baselines are matched on
- * (experiment, seed): the latest baseline run for that pair.  O(runs x metrics).
+ * report: reads runs and metrics with plain SELECTs and prints them.
+ *
+ * Selection (report_select): the finished runs of an experiment and a sweep, then an optional
+ * SQL expression evaluated once per run.  param() and metric() in that expression read the
+ * run's own rows; an SQL function cannot see the row its query stands on, so the run is handed
+ * to them through the function's user data before each evaluation.
+ *
+ * Baselines: a run's baseline run is the latest run (largest id) of the baseline policy with
+ * the same experiment, the same seed and the same config apart from the seed and the policy
+ * (config_json without "seed" and "policies"; `ctx` below is its hash).  Baseline runs are
+ * loaded whether or not they were selected.
+ *
+ * Groups: runs with equal runs.group_hash (the config without its seed; computed here from
+ * config_json for files that lack it).  Within a group each seed counts once, with its latest
+ * run.  Per metric: mean over the seeds and the half-width of the 95% confidence interval,
+ * t(0.975, n-1) s / sqrt(n).  Grouped ratios are paired: this run / its baseline run per seed,
+ * then mean and half-width over the seeds that have a baseline run.
+ *
+ * Complexity: O(R x M) lookups and O(R log R) sorting for R runs loaded and M metrics; every
+ * cell is held until printed (one row per run or group, not per job).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "db.h"
 
 static const char *const cols[] = { "jobs_done", "jct_mean", "jct_p99", "makespan",
                                     "ftf_mean", "ftf_max", "throughput_norm", "util_total" };
@@ -16,189 +39,985 @@ enum { NCOLS = sizeof cols / sizeof cols[0] };
 /* columns that get a ratio to the baseline */
 static const int ratio_col[NCOLS] = { 0, 1, 1, 1, 1, 1, 1, 0 };
 
-struct row {
-    int64_t id, seed;
-    char    experiment[128], policy[64];
-    double  v[NCOLS];
+/* ------------------------------------------------------------------ run selection */
+
+/* what param() and metric() read: the run being tested, and their lookups */
+struct filter_ctx {
+    sqlite3_stmt *param, *config, *metric;
+    int64_t       run;
 };
 
-static void fmt_val(char *buf, size_t cap, int col, double v)
+static int prep(sqlite3 *h, const char *sql, sqlite3_stmt **st, struct errbuf *err)
 {
-    if (isnan(v))
-        snprintf(buf, cap, "-");
-    else if (col == 0)
-        snprintf(buf, cap, "%.0f", v);
-    else if (strncmp(cols[col], "ftf", 3) == 0 || strncmp(cols[col], "util", 4) == 0 ||
-             strncmp(cols[col], "throughput", 10) == 0)
-        snprintf(buf, cap, "%.3f", v);
-    else
-        snprintf(buf, cap, "%.1f", v);
+    if (sqlite3_prepare_v2(h, sql, -1, st, NULL) != SQLITE_OK)
+        return err_run(err, "reading the database: %s", sqlite3_errmsg(h));
+    return 0;
 }
 
-static int load_rows(sqlite3 *h, const struct report_opts *o, struct row **out, size_t *n,
+static int has_table(sqlite3 *h, const char *name)
+{
+    sqlite3_stmt *q;
+    int yes = 0;
+    if (sqlite3_prepare_v2(h, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                           -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+        yes = sqlite3_step(q) == SQLITE_ROW;
+    }
+    sqlite3_finalize(q);
+    return yes;
+}
+
+static int has_column(sqlite3 *h, const char *table, const char *col)
+{
+    sqlite3_stmt *q;
+    int yes = 0;
+    if (sqlite3_prepare_v2(h, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &q,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, col, -1, SQLITE_STATIC);
+        yes = sqlite3_step(q) == SQLITE_ROW;
+    }
+    sqlite3_finalize(q);
+    return yes;
+}
+
+/* A dotted field path as --set takes it ("workload.arrival_scale", "policies.0.backfill") as
+ * a JSON path ($."workload"."arrival_scale", $."policies"[0]."backfill"); 0 if it is none. */
+static int json_path(const char *key, char *out, size_t cap)
+{
+    size_t n = (size_t)snprintf(out, cap, "$");
+    for (const char *p = key;;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (len == 0 || memchr(p, '"', len) != NULL)
+            return 0;
+        int w = strspn(p, "0123456789") == len
+                    ? snprintf(out + n, cap - n, "[%.*s]", (int)len, p)
+                    : snprintf(out + n, cap - n, ".\"%.*s\"", (int)len, p);
+        if (w < 0 || (size_t)w >= cap - n)
+            return 0;
+        n += (size_t)w;
+        if (dot == NULL)
+            return 1;
+        p = dot + 1;
+    }
+}
+
+/* param(KEY): the run's value of a sweep axis (run_params), else of the config field at that
+ * dotted path ("policy" and "seed" are the runs columns); NULL when it has none */
+static void sql_param(sqlite3_context *c, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    struct filter_ctx *x = sqlite3_user_data(c);
+    const char *key = (const char *)sqlite3_value_text(argv[0]);
+    sqlite3_result_null(c);
+    if (key == NULL)
+        return;
+    if (x->param != NULL) {
+        sqlite3_bind_int64(x->param, 1, x->run);
+        sqlite3_bind_text(x->param, 2, key, -1, SQLITE_TRANSIENT);
+        int found = sqlite3_step(x->param) == SQLITE_ROW;
+        if (found)
+            sqlite3_result_value(c, sqlite3_column_value(x->param, 0));
+        sqlite3_reset(x->param);
+        if (found)
+            return;
+    }
+    int col = strcmp(key, "policy") == 0 ? 0 : strcmp(key, "seed") == 0 ? 1 : 2;
+    char path[512];
+    if (col == 2 && !json_path(key, path, sizeof path))
+        return;
+    sqlite3_bind_int64(x->config, 1, x->run);
+    if (col == 2)
+        sqlite3_bind_text(x->config, 2, path, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(x->config, 2);
+    if (sqlite3_step(x->config) == SQLITE_ROW)
+        sqlite3_result_value(c, sqlite3_column_value(x->config, col));
+    sqlite3_reset(x->config);
+}
+
+/* metric(NAME): the run's summary figure, NULL if it has none */
+static void sql_metric(sqlite3_context *c, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    struct filter_ctx *x = sqlite3_user_data(c);
+    sqlite3_result_null(c);
+    sqlite3_bind_int64(x->metric, 1, x->run);
+    sqlite3_bind_value(x->metric, 2, argv[0]);
+    if (sqlite3_step(x->metric) == SQLITE_ROW)
+        sqlite3_result_value(c, sqlite3_column_value(x->metric, 0));
+    sqlite3_reset(x->metric);
+}
+
+static int bad_where(sqlite3 *h, const char *where, const char *why, struct errbuf *err)
+{
+    char hint[600] = "";
+    if (strncmp(why, "no such column", 14) == 0) {
+        /* the usual slip: a string without quotes, or a swept field named as a column */
+        size_t n = (size_t)snprintf(hint, sizeof hint, " (columns of runs:");
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(h, "SELECT name FROM pragma_table_info('runs')", -1, &q,
+                               NULL) == SQLITE_OK) {
+            while (sqlite3_step(q) == SQLITE_ROW && n < sizeof hint)
+                n += (size_t)snprintf(hint + n, sizeof hint - n, " %s",
+                                      (const char *)sqlite3_column_text(q, 0));
+            sqlite3_finalize(q);
+        }
+        if (n < sizeof hint)
+            snprintf(hint + n, sizeof hint - n, "; param('KEY') for a swept or config field, "
+                     "metric('NAME') for a metric; 'text' in single quotes)");
+    }
+    if (strstr(why, "syntax error") != NULL)
+        snprintf(hint, sizeof hint, " (it is evaluated as CASE WHEN (EXPR) THEN 1 ELSE 0 END "
+                 "on each row of runs)");
+    return err_input(err, NULL, 0, "--where", "\"%s\": %s%s", where, why, hint);
+}
+
+static int check_sweep(sqlite3 *h, int params, const char *sweep, struct errbuf *err)
+{
+    char names[512] = "";
+    size_t n = 0;
+    sqlite3_stmt *q;
+    if (params && sqlite3_prepare_v2(h, "SELECT DISTINCT sweep FROM run_params ORDER BY sweep",
+                                     -1, &q, NULL) == SQLITE_OK) {
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            const char *s = (const char *)sqlite3_column_text(q, 0);
+            if (strcmp(s, sweep) == 0) {
+                sqlite3_finalize(q);
+                return 0;
+            }
+            if (n < sizeof names)
+                n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", s);
+        }
+        sqlite3_finalize(q);
+    }
+    return err_input(err, NULL, 0, "--sweep", "no sweep named '%s' in this database (%s%s)",
+                     sweep, n ? "sweeps: " : "it has none", names);
+}
+
+int report_open(sqlite3 **h, const char *db_path, struct errbuf *err)
+{
+    if (sqlite3_open_v2(db_path, h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        err_input(err, db_path, 0, NULL, "cannot open database: %s", sqlite3_errmsg(*h));
+        sqlite3_close(*h);
+        *h = NULL;
+        return -1;
+    }
+    sqlite3_busy_timeout(*h, 10000);
+    if (!has_table(*h, "runs")) {
+        err_input(err, db_path, 0, NULL, "not a hetsim database (it has no runs table)");
+        sqlite3_close(*h);
+        *h = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static const char param_sql[] =
+    "SELECT json_extract(value, '$') FROM run_params WHERE run_id = ?1 AND key = ?2";
+
+int report_select(sqlite3 *h, const char *experiment, const char *sweep, const char *where,
+                  int64_t **ids, size_t *n, struct errbuf *err)
+{
+    *ids = NULL;
+    *n = 0;
+    int params = has_table(h, "run_params");
+    if (sweep != NULL && check_sweep(h, params, sweep, err) < 0)
+        return -1;
+    struct filter_ctx x = { 0 };
+    sqlite3_stmt *list = NULL, *test = NULL;
+    char *sql = NULL;
+    size_t cap = 0;
+    int rc = -1;
+    if (prep(h, sweep ? "SELECT id FROM runs WHERE stop_reason != 'running' AND "
+                        "(?1 IS NULL OR experiment = ?1) AND id IN "
+                        "(SELECT run_id FROM run_params WHERE sweep = ?2) ORDER BY id"
+                      : "SELECT id FROM runs WHERE stop_reason != 'running' AND "
+                        "(?1 IS NULL OR experiment = ?1) ORDER BY id", &list, err) < 0)
+        goto out;
+    sqlite3_bind_text(list, 1, experiment, -1, SQLITE_STATIC);
+    if (sweep)
+        sqlite3_bind_text(list, 2, sweep, -1, SQLITE_STATIC);
+    if (where != NULL) {
+        if ((params && prep(h, param_sql, &x.param, err) < 0) ||
+            prep(h, "SELECT policy, seed, json_extract(config_json, ?2) FROM runs WHERE id = ?1",
+                 &x.config, err) < 0 ||
+            prep(h, "SELECT value FROM metrics WHERE run_id = ?1 AND name = ?2", &x.metric,
+                 err) < 0)
+            goto out;
+        sqlite3_create_function(h, "param", 1, SQLITE_UTF8, &x, sql_param, NULL, NULL);
+        sqlite3_create_function(h, "metric", 1, SQLITE_UTF8, &x, sql_metric, NULL, NULL);
+        /* CASE WHEN gives the expression WHERE's truth rules (NULL is false) */
+        size_t len = strlen(where) + 96;
+        if ((sql = malloc(len)) == NULL) {
+            err_run(err, "out of memory");
+            goto out;
+        }
+        snprintf(sql, len, "SELECT CASE WHEN (%s) THEN 1 ELSE 0 END FROM runs WHERE id = :run",
+                 where);
+        const char *tail;
+        if (sqlite3_prepare_v2(h, sql, -1, &test, &tail) != SQLITE_OK) {
+            bad_where(h, where, sqlite3_errmsg(h), err);
+            goto out;
+        }
+        tail += strspn(tail, " \t\r\n;");
+        if (*tail != '\0' || sqlite3_column_count(test) != 1 ||
+            sqlite3_bind_parameter_count(test) != 1) {
+            bad_where(h, where, "not one boolean expression", err);
+            goto out;
+        }
+    }
+    int s;
+    while ((s = sqlite3_step(list)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(list, 0);
+        if (test != NULL) {
+            x.run = id;
+            sqlite3_bind_int64(test, 1, id);
+            int t = sqlite3_step(test);
+            int keep = t == SQLITE_ROW && sqlite3_column_int(test, 0) != 0;
+            if (t != SQLITE_ROW && t != SQLITE_DONE) {
+                bad_where(h, where, sqlite3_errmsg(h), err);
+                goto out;
+            }
+            sqlite3_reset(test);
+            if (!keep)
+                continue;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 256;
+            int64_t *grown = realloc(*ids, cap * sizeof *grown);
+            if (grown == NULL) {
+                err_run(err, "out of memory");
+                goto out;
+            }
+            *ids = grown;
+        }
+        (*ids)[(*n)++] = id;
+    }
+    if (s != SQLITE_DONE)
+        err_run(err, "reading runs: %s", sqlite3_errmsg(h));
+    else
+        rc = 0;
+out:
+    sqlite3_finalize(list);
+    sqlite3_finalize(test);
+    sqlite3_finalize(x.param);
+    sqlite3_finalize(x.config);
+    sqlite3_finalize(x.metric);
+    if (where != NULL) {
+        /* x dies with this frame: the functions must not outlive it */
+        sqlite3_create_function(h, "param", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+        sqlite3_create_function(h, "metric", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+    }
+    free(sql);
+    if (rc < 0) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int report_where_add(char **where, const char *expr)
+{
+    size_t len = strlen(expr) + (*where ? strlen(*where) + 12 : 1);
+    char *w = malloc(len);
+    if (w == NULL)
+        return -1;
+    if (*where)
+        snprintf(w, len, "(%s) AND (%s)", *where, expr);
+    else
+        snprintf(w, len, "%s", expr);
+    free(*where);
+    *where = w;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ loading runs */
+
+/* report_opts and report_query in one */
+struct ropts {
+    int            format;
+    const char    *baseline, *experiment, *sweep, *where;
+    const int64_t *run_ids;
+    int            n_run_ids, group;
+};
+
+struct row {
+    int64_t id, seed;
+    char   *experiment, *policy;
+    char    group[17];          /* group_hash: the config without its seed */
+    char    ctx[17];            /* hash of the config without seed and policies */
+    char  **axis;               /* the sweep's axes (text, "" where the run has none) */
+    double  v[NCOLS];           /* NAN where the run lacks the metric */
+    int     shown;              /* selected; else loaded only as a baseline */
+};
+
+struct rows {
+    struct row *r;
+    size_t      n, cap;
+    char      **axes;           /* names of the swept fields shown as columns */
+    int         naxes;
+};
+
+static void rows_free(struct rows *rs)
+{
+    for (size_t i = 0; i < rs->n; i++) {
+        free(rs->r[i].experiment);
+        free(rs->r[i].policy);
+        for (int a = 0; rs->r[i].axis != NULL && a < rs->naxes; a++)
+            free(rs->r[i].axis[a]);
+        free(rs->r[i].axis);
+    }
+    for (int a = 0; a < rs->naxes; a++)
+        free(rs->axes[a]);
+    free(rs->axes);
+    free(rs->r);
+}
+
+static const char *col_text(sqlite3_stmt *q, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(q, i);
+    return s ? s : "";
+}
+
+/* Append the rows `q` yields (the columns of cols_sql in load) as runs shown or not. */
+static int read_runs(sqlite3 *h, sqlite3_stmt *q, int shown, struct rows *rs,
                      struct errbuf *err)
 {
-    sqlite3_stmt *q, *m;
-    const char *sql = "SELECT id, experiment, policy, seed FROM runs WHERE stop_reason != "
-                      "'running' AND (?1 IS NULL OR experiment = ?1) ORDER BY id";
-    if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK)
-        return err_run(err, "reading runs: %s", sqlite3_errmsg(h));
-    if (sqlite3_prepare_v2(h, "SELECT value FROM metrics WHERE run_id = ? AND name = ?", -1,
-                           &m, NULL) != SQLITE_OK) {
-        sqlite3_finalize(q);
-        return err_run(err, "reading metrics: %s", sqlite3_errmsg(h));
-    }
-    if (o->experiment)
-        sqlite3_bind_text(q, 1, o->experiment, -1, SQLITE_STATIC);
-    size_t cap = 0;
-    *n = 0;
-    *out = NULL;
-    int rc = 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(q, 0);
-        int keep = o->n_run_ids == 0;
-        for (int i = 0; i < o->n_run_ids && !keep; i++)
-            keep = o->run_ids[i] == id;
-        /* baseline runs are always loaded, even when not printed */
-        const char *pol = (const char *)sqlite3_column_text(q, 2);
-        if (!keep && !(o->baseline && strcmp(pol, o->baseline) == 0))
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            struct row *r = realloc(*out, cap * sizeof *r);
-            if (r == NULL) {
-                rc = err_run(err, "out of memory");
-                break;
-            }
-            *out = r;
+    int s;
+    while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+        if (rs->n == rs->cap) {
+            size_t cap = rs->cap ? 2 * rs->cap : 64;
+            struct row *grown = realloc(rs->r, cap * sizeof *grown);
+            if (grown == NULL)
+                return err_run(err, "out of memory");
+            rs->r = grown;
+            rs->cap = cap;
         }
-        struct row *r = &(*out)[(*n)++];
-        r->id = keep ? id : -id;        /* negative: load for baselines only */
-        snprintf(r->experiment, sizeof r->experiment, "%s", sqlite3_column_text(q, 1));
-        snprintf(r->policy, sizeof r->policy, "%s", pol);
+        struct row *r = &rs->r[rs->n++];
+        memset(r, 0, sizeof *r);
+        r->id = sqlite3_column_int64(q, 0);
+        r->experiment = strdup(col_text(q, 1));
+        r->policy = strdup(col_text(q, 2));
         r->seed = sqlite3_column_int64(q, 3);
-        for (int c = 0; c < NCOLS; c++) {
-            sqlite3_bind_int64(m, 1, id);
-            sqlite3_bind_text(m, 2, cols[c], -1, SQLITE_STATIC);
-            r->v[c] = sqlite3_step(m) == SQLITE_ROW ? sqlite3_column_double(m, 0) : NAN;
-            sqlite3_reset(m);
+        r->shown = shown;
+        const char *g = col_text(q, 4);
+        if (*g != '\0')
+            snprintf(r->group, sizeof r->group, "%s", g);
+        else
+            db_hash_hex(col_text(q, 5), r->group);     /* as db.c computes group_hash */
+        db_hash_hex(col_text(q, 6), r->ctx);
+        if (r->experiment == NULL || r->policy == NULL)
+            return err_run(err, "out of memory");
+    }
+    sqlite3_reset(q);
+    if (s != SQLITE_DONE)
+        return err_run(err, "reading runs: %s", sqlite3_errmsg(h));
+    return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sweep's axes shown as columns, in the order the sweep wrote them: every swept field but
+ * the policy (a column already) and, when grouping, the seed (what a group spans). */
+static int load_axes(sqlite3 *h, const struct ropts *o, struct rows *rs,
+                     struct errbuf *err)
+{
+    sqlite3_stmt *q;
+    if (prep(h, "SELECT key FROM run_params WHERE sweep = ?1 AND key != 'policy' AND "
+                "(?2 = 0 OR key != 'seed') GROUP BY key ORDER BY min(rowid)", &q, err) < 0)
+        return -1;
+    sqlite3_bind_text(q, 1, o->sweep, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 2, o->group);
+    int cap = 0;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        if (rs->naxes == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **grown = realloc(rs->axes, (size_t)cap * sizeof *grown);
+            if (grown == NULL) {
+                sqlite3_finalize(q);
+                return err_run(err, "out of memory");
+            }
+            rs->axes = grown;
+        }
+        if ((rs->axes[rs->naxes] = strdup(col_text(q, 0))) == NULL) {
+            sqlite3_finalize(q);
+            return err_run(err, "out of memory");
+        }
+        rs->naxes++;
+    }
+    sqlite3_finalize(q);
+    if (rs->naxes == 0)
+        return 0;
+    if (prep(h, param_sql, &q, err) < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < rs->n; i++) {
+        struct row *r = &rs->r[i];
+        if (!r->shown)
+            continue;
+        if ((r->axis = calloc((size_t)rs->naxes, sizeof *r->axis)) == NULL)
+            rc = err_run(err, "out of memory");
+        for (int a = 0; rc == 0 && a < rs->naxes; a++) {
+            sqlite3_bind_int64(q, 1, r->id);
+            sqlite3_bind_text(q, 2, rs->axes[a], -1, SQLITE_STATIC);
+            r->axis[a] = strdup(sqlite3_step(q) == SQLITE_ROW ? col_text(q, 0) : "");
+            sqlite3_reset(q);
+            if (r->axis[a] == NULL)
+                rc = err_run(err, "out of memory");
         }
     }
     sqlite3_finalize(q);
+    return rc;
+}
+
+/* The selected runs, and the baseline policy's runs, in id order with their metrics. */
+static int load(sqlite3 *h, const struct ropts *o, const int64_t *ids, size_t nids,
+                struct rows *rs, struct errbuf *err)
+{
+    const char *gh = has_column(h, "runs", "group_hash") ? "group_hash" : "''";
+    char sql[512];
+    const char *cols_sql = "SELECT id, experiment, policy, seed, %s, "
+                           "json_remove(config_json, '$.seed'), "
+                           "json_remove(config_json, '$.seed', '$.policies') FROM runs %s";
+    sqlite3_stmt *one = NULL, *base = NULL, *m = NULL;
+    int rc = -1;
+    snprintf(sql, sizeof sql, cols_sql, gh, "WHERE id = ?1");
+    if (prep(h, sql, &one, err) < 0)
+        goto out;
+    for (size_t i = 0; i < nids; i++) {
+        sqlite3_bind_int64(one, 1, ids[i]);
+        if (read_runs(h, one, 1, rs, err) < 0)
+            goto out;
+    }
+    if (o->baseline != NULL) {
+        snprintf(sql, sizeof sql, cols_sql, gh,
+                 "WHERE policy = ?1 AND stop_reason != 'running' ORDER BY id");
+        if (prep(h, sql, &base, err) < 0)
+            goto out;
+        sqlite3_bind_text(base, 1, o->baseline, -1, SQLITE_STATIC);
+        size_t before = rs->n;
+        if (read_runs(h, base, 0, rs, err) < 0)
+            goto out;
+        /* drop the ones already selected */
+        size_t k = before;
+        for (size_t i = before; i < rs->n; i++) {
+            if (nids > 0 && bsearch(&rs->r[i].id, ids, nids, sizeof *ids, cmp_id) != NULL) {
+                free(rs->r[i].experiment);
+                free(rs->r[i].policy);
+            } else {
+                rs->r[k++] = rs->r[i];
+            }
+        }
+        rs->n = k;
+    }
+    if (rs->n > 0)
+        qsort(rs->r, rs->n, sizeof *rs->r, by_id);
+    if (prep(h, "SELECT value FROM metrics WHERE run_id = ?1 AND name = ?2", &m, err) < 0)
+        goto out;
+    for (size_t i = 0; i < rs->n; i++)
+        for (int c = 0; c < NCOLS; c++) {
+            sqlite3_bind_int64(m, 1, rs->r[i].id);
+            sqlite3_bind_text(m, 2, cols[c], -1, SQLITE_STATIC);
+            rs->r[i].v[c] = sqlite3_step(m) == SQLITE_ROW && sqlite3_column_type(m, 0) != SQLITE_NULL
+                                ? sqlite3_column_double(m, 0)
+                                : NAN;
+            sqlite3_reset(m);
+        }
+    if (o->sweep != NULL && load_axes(h, o, rs, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    sqlite3_finalize(one);
+    sqlite3_finalize(base);
     sqlite3_finalize(m);
     return rc;
 }
 
-static const struct row *find_base(const struct row *rows, size_t n, const struct row *r,
-                                   const char *policy)
+/* ------------------------------------------------------------------ baselines and groups */
+
+/* baseline runs ordered by (ctx, experiment, seed, id): the last of a key is the latest */
+static int base_key(const struct row *a, const struct row *b)
 {
-    const struct row *best = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(rows[i].policy, policy) == 0 && rows[i].seed == r->seed &&
-            strcmp(rows[i].experiment, r->experiment) == 0)
-            best = &rows[i];        /* rows are in id order: the last is the latest */
-    return best;
+    int c = strcmp(a->ctx, b->ctx);
+    if (c == 0)
+        c = strcmp(a->experiment, b->experiment);
+    if (c == 0)
+        c = (a->seed > b->seed) - (a->seed < b->seed);
+    return c;
+}
+
+static int base_order(const void *a, const void *b)
+{
+    const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+    int c = base_key(x, y);
+    return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static const struct row *find_base(struct row *const *base, size_t nb, const struct row *r)
+{
+    size_t lo = 0, hi = nb;     /* first with a key above r's */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (base_key(base[mid], r) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && base_key(base[lo - 1], r) == 0 ? base[lo - 1] : NULL;
+}
+
+/* group_hash alone says "same config but the seed"; experiment and policy are compared too,
+ * in case a database was written by something else */
+static int group_key(const struct row *x, const struct row *y)
+{
+    int c = strcmp(x->group, y->group);
+    if (c == 0)
+        c = strcmp(x->experiment, y->experiment);
+    return c ? c : strcmp(x->policy, y->policy);
+}
+
+/* group members ordered by (group, seed, id): the last of a seed is its latest run */
+static int group_order(const void *a, const void *b)
+{
+    const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+    int c = group_key(x, y);
+    if (c == 0)
+        c = (x->seed > y->seed) - (x->seed < y->seed);
+    return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+struct group {
+    struct row **seed;          /* the latest run of each of its n seeds */
+    size_t       n;
+    int64_t      first;         /* smallest run id: groups print in the order they began */
+    const struct row *latest;   /* names and axes come from the latest run */
+};
+
+static int by_first(const void *a, const void *b)
+{
+    const struct group *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* mean and 95% CI half-width of x[0..n) (NAN half-width below two values) */
+static void mean_ci(const double *x, size_t n, double *mean, double *half)
+{
+    *mean = n ? gsl_stats_mean(x, 1, n) : NAN;
+    *half = n >= 2 ? gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * gsl_stats_sd(x, 1, n) /
+                         sqrt((double)n)
+                   : NAN;
+}
+
+/* ------------------------------------------------------------------ cells and printing */
+
+struct grid {
+    char **cell;                /* row-major, the header first */
+    size_t n, cap;
+    int    ncols, nleft;        /* the first nleft columns are text (left-aligned) */
+    int    oom;
+};
+
+static void put(struct grid *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct grid *g, const char *fmt, ...)
+{
+    if (g->oom)
+        return;
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 256;
+        char **grown = realloc(g->cell, cap * sizeof *grown);
+        if (grown == NULL) {
+            g->oom = 1;
+            return;
+        }
+        g->cell = grown;
+        g->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (s == NULL) {
+        g->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    g->cell[g->n++] = s;
+}
+
+static void grid_free(struct grid *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        free(g->cell[i]);
+    free(g->cell);
+}
+
+/* a real for programs: the shortest text (15 to 17 significant digits) that reads back to
+ * the same double */
+static void put_real(struct grid *g, double v)
+{
+    char b[32];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(b, sizeof b, "%.*g", digits, v);
+        if (strtod(b, NULL) == v)
+            break;
+    }
+    put(g, "%s", b);
+}
+
+/* a metric for people: counts whole, times to 0.1 s, fractions to 3 places */
+static void human(char *b, size_t cap, int col, double v)
+{
+    if (col == 0)
+        snprintf(b, cap, v == rint(v) ? "%.0f" : "%.1f", v);
+    else if (strncmp(cols[col], "ftf", 3) == 0 || strncmp(cols[col], "util", 4) == 0 ||
+             strncmp(cols[col], "throughput", 10) == 0)
+        snprintf(b, cap, "%.3f", v);
+    else
+        snprintf(b, cap, "%.1f", v);
+}
+
+/* One value, with its CI half-width when ci (grouped): "mean ± half" for people, two cells
+ * at full precision in CSV.  col < 0 is a ratio (3 places). */
+static void put_value(struct grid *g, int format, int col, double v, int ci, double half)
+{
+    if (format == REPORT_CSV) {
+        isnan(v) ? put(g, "%s", "") : put_real(g, v);
+        if (ci)
+            isnan(half) ? put(g, "%s", "") : put_real(g, half);
+        return;
+    }
+    char a[64], b[64];
+    if (isnan(v) || isinf(v)) {
+        put(g, "-");
+        return;
+    }
+    if (col < 0) {
+        snprintf(a, sizeof a, "%.3f", v);
+        snprintf(b, sizeof b, "%.3f", half);
+    } else {
+        human(a, sizeof a, col, v);
+        human(b, sizeof b, col, half);
+    }
+    if (ci && !isnan(half))
+        put(g, "%s \u00b1 %s", a, b);
+    else
+        put(g, "%s", a);
+}
+
+static void put_header(struct grid *g, const struct ropts *o, const struct rows *rs)
+{
+    put(g, o->group ? "group" : "run");
+    put(g, "experiment");
+    put(g, "policy");
+    for (int a = 0; a < rs->naxes; a++)
+        put(g, "%s", rs->axes[a]);
+    if (o->group)
+        put(g, "n");
+    int csv_ci = o->group && o->format == REPORT_CSV;
+    for (int c = 0; c < NCOLS; c++) {
+        put(g, "%s", cols[c]);
+        if (csv_ci)
+            put(g, "%s_ci95", cols[c]);
+    }
+    if (o->baseline != NULL) {
+        for (int c = 0; c < NCOLS; c++)
+            if (ratio_col[c]) {
+                put(g, "%s/%s", cols[c], o->baseline);
+                if (csv_ci)
+                    put(g, "%s/%s_ci95", cols[c], o->baseline);
+            }
+        if (o->group)
+            put(g, "n_paired");
+    }
+    g->ncols = (int)g->n;
+    g->nleft = 3 + rs->naxes;
+}
+
+static void put_run(struct grid *g, const struct ropts *o, const struct rows *rs,
+                    const struct row *r, struct row *const *base, size_t nb)
+{
+    put(g, "%lld", (long long)r->id);
+    put(g, "%s", r->experiment);
+    put(g, "%s", r->policy);
+    for (int a = 0; a < rs->naxes; a++)
+        put(g, "%s", r->axis[a]);
+    for (int c = 0; c < NCOLS; c++)
+        put_value(g, o->format, c, r->v[c], 0, NAN);
+    if (o->baseline == NULL)
+        return;
+    const struct row *b = find_base(base, nb, r);
+    for (int c = 0; c < NCOLS; c++)
+        if (ratio_col[c]) {
+            double v = b ? r->v[c] / b->v[c] : NAN;
+            put_value(g, o->format, -1, isinf(v) ? NAN : v, 0, NAN);
+        }
+}
+
+static void put_group(struct grid *g, const struct ropts *o, const struct rows *rs,
+                      const struct group *gr, struct row *const *base, size_t nb,
+                      double *scratch)
+{
+    const struct row *r = gr->latest;
+    put(g, "%.*s", o->format == REPORT_CSV ? 16 : 8, r->group);
+    put(g, "%s", r->experiment);
+    put(g, "%s", r->policy);
+    for (int a = 0; a < rs->naxes; a++)
+        put(g, "%s", r->axis[a]);
+    put(g, "%zu", gr->n);
+    double mean, half;
+    for (int c = 0; c < NCOLS; c++) {
+        size_t k = 0;
+        for (size_t i = 0; i < gr->n; i++)
+            if (!isnan(gr->seed[i]->v[c]))
+                scratch[k++] = gr->seed[i]->v[c];
+        mean_ci(scratch, k, &mean, &half);
+        put_value(g, o->format, c, mean, 1, half);
+    }
+    if (o->baseline == NULL)
+        return;
+    size_t paired = 0;
+    for (size_t i = 0; i < gr->n; i++)
+        paired += find_base(base, nb, gr->seed[i]) != NULL;
+    for (int c = 0; c < NCOLS; c++) {
+        if (!ratio_col[c])
+            continue;
+        size_t k = 0;
+        for (size_t i = 0; i < gr->n; i++) {
+            const struct row *b = find_base(base, nb, gr->seed[i]);
+            double v = b ? gr->seed[i]->v[c] / b->v[c] : NAN;
+            if (!isnan(v) && !isinf(v))
+                scratch[k++] = v;
+        }
+        mean_ci(scratch, k, &mean, &half);
+        put_value(g, o->format, -1, mean, 1, half);
+    }
+    put(g, "%zu", paired);
+}
+
+/* display width of UTF-8 text: continuation bytes take no column */
+static int width_of(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+/* RFC 4180: a field with the separator, a quote or a line break is quoted, quotes doubled */
+static void put_csv_field(FILE *out, const char *s, char sep)
+{
+    if (strchr(s, sep) == NULL && strpbrk(s, "\"\r\n") == NULL) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void print_grid(const struct grid *g, int format, FILE *out)
+{
+    size_t nc = (size_t)g->ncols, nr = g->n / nc;
+    int *w = calloc(nc, sizeof *w);
+    for (size_t i = 0; w != NULL && i < g->n; i++) {
+        int cw = width_of(g->cell[i]);
+        if (cw > w[i % nc])
+            w[i % nc] = cw;
+    }
+    for (size_t i = 0; i < nr; i++) {
+        for (size_t k = 0; k < nc; k++) {
+            const char *s = g->cell[i * nc + k];
+            if (format == REPORT_CSV) {
+                if (k)
+                    fputc(',', out);
+                put_csv_field(out, s, ',');
+            } else if (format == REPORT_MARKDOWN) {
+                fputs("| ", out);
+                for (; *s; s++)
+                    if (*s == '|')
+                        fputs("\\|", out);
+                    else
+                        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+                fputc(' ', out);
+            } else {
+                int pad = w ? w[k] - width_of(s) : 0;
+                int left = (int)k < g->nleft;
+                if (!left)
+                    fprintf(out, "%*s", pad, "");
+                fputs(s, out);
+                if (k + 1 < nc)
+                    fprintf(out, "%*s", left ? pad + 2 : 2, "");
+            }
+        }
+        fputs(format == REPORT_MARKDOWN ? "|\n" : "\n", out);
+        if (i == 0 && format == REPORT_MARKDOWN) {
+            for (size_t k = 0; k < nc; k++)
+                fputs((int)k < g->nleft ? "|---" : "|---:", out);
+            fputs("|\n", out);
+        }
+    }
+    free(w);
+}
+
+/* ------------------------------------------------------------------ the report */
+
+static int print_report(const char *db_path, const struct ropts *o, FILE *out,
+                        struct errbuf *err)
+{
+    sqlite3 *h;
+    if (report_open(&h, db_path, err) < 0)
+        return -1;
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    struct rows rs = { 0 };
+    struct grid g = { 0 };
+    struct row **base = NULL, **mem = NULL, **pick = NULL;
+    struct group *grp = NULL;
+    double *scratch = NULL;
+    size_t nb = 0, ngrp = 0, nshown = 0;
+    int rc = -1;
+    if (report_select(h, o->experiment, o->sweep, o->where, &ids, &nids, err) < 0)
+        goto out;
+    if (o->n_run_ids > 0) {         /* keep the selected runs that were asked for */
+        size_t k = 0;
+        for (size_t i = 0; i < nids; i++)
+            for (int j = 0; j < o->n_run_ids; j++)
+                if (o->run_ids[j] == ids[i]) {
+                    ids[k++] = ids[i];
+                    break;
+                }
+        nids = k;
+    }
+    if (load(h, o, ids, nids, &rs, err) < 0)
+        goto out;
+    sqlite3_close(h);
+    h = NULL;
+
+    base = malloc((rs.n + 1) * sizeof *base);
+    mem = malloc((rs.n + 1) * sizeof *mem);
+    pick = malloc((rs.n + 1) * sizeof *pick);
+    grp = malloc((rs.n + 1) * sizeof *grp);
+    scratch = malloc((rs.n + 1) * sizeof *scratch);
+    if (base == NULL || mem == NULL || pick == NULL || grp == NULL || scratch == NULL) {
+        err_run(err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < rs.n; i++) {
+        if (o->baseline != NULL && strcmp(rs.r[i].policy, o->baseline) == 0)
+            base[nb++] = &rs.r[i];
+        if (rs.r[i].shown)
+            mem[nshown++] = &rs.r[i];
+    }
+    qsort(base, nb, sizeof *base, base_order);
+    /* groups: consecutive runs of one group_hash once sorted; the last of each seed counts */
+    qsort(mem, nshown, sizeof *mem, group_order);
+    size_t multi = 0;               /* groups with several seeds */
+    size_t npick = 0;
+    for (size_t i = 0, j; i < nshown; i = j) {
+        struct group *gr = &grp[ngrp++];
+        *gr = (struct group){ .seed = pick + npick, .first = mem[i]->id, .latest = mem[i] };
+        for (j = i; j < nshown && group_key(mem[j], mem[i]) == 0; j++) {
+            if (mem[j]->id < gr->first)
+                gr->first = mem[j]->id;
+            if (mem[j]->id > gr->latest->id)
+                gr->latest = mem[j];
+            if (j + 1 == nshown || group_key(mem[j + 1], mem[i]) != 0 ||
+                mem[j + 1]->seed != mem[j]->seed) {
+                pick[npick++] = mem[j];
+                gr->n++;
+            }
+        }
+        multi += gr->n > 1;
+    }
+    qsort(grp, ngrp, sizeof *grp, by_first);
+
+    put_header(&g, o, &rs);
+    if (o->group)
+        for (size_t i = 0; i < ngrp; i++)
+            put_group(&g, o, &rs, &grp[i], base, nb, scratch);
+    else
+        for (size_t i = 0; i < rs.n; i++)
+            if (rs.r[i].shown)
+                put_run(&g, o, &rs, &rs.r[i], base, nb);
+    if (g.oom) {
+        err_run(err, "out of memory");
+        goto out;
+    }
+    print_grid(&g, o->format, out);
+    if (o->format == REPORT_TABLE) {
+        if (nshown == 0)
+            fprintf(out, "(no runs %s %s)\n",
+                    o->where || o->experiment || o->sweep ? "match in" : "in", db_path);
+        if (o->group && nshown > 0)
+            fprintf(out, "mean \u00b1 half-width of its 95%% confidence interval over the n "
+                    "seeds of a group (Student t, n-1 degrees of freedom); a seed run twice "
+                    "counts once, with its latest run\n");
+        if (o->baseline != NULL && nshown > 0)
+            fprintf(out, o->group
+                    ? "ratios: for each seed, the group's run / the latest %s run of the same "
+                      "experiment, seed and settings, then their mean over the n_paired seeds "
+                      "(below 1 is better, except throughput_norm)\n"
+                    : "ratios: this run / the latest %s run of the same experiment, seed and "
+                      "settings (below 1 is better, except throughput_norm)\n",
+                    o->baseline);
+        if (o->baseline != NULL && nb == 0 && nshown > 0)
+            fprintf(out, "(no run of policy '%s' to compare with)\n", o->baseline);
+        if (!o->group && multi > 0)
+            fprintf(out, "(%zu group%s of runs differ%s only in the seed: --group shows "
+                    "mean \u00b1 95%% CI per group)\n", multi, multi == 1 ? "" : "s",
+                    multi == 1 ? "s" : "");
+    }
+    rc = 0;
+out:
+    sqlite3_close(h);
+    free(ids);
+    free(base);
+    free(mem);
+    free(pick);
+    free(grp);
+    free(scratch);
+    grid_free(&g);
+    rows_free(&rs);
+    return rc;
+}
+
+int report_print_query(const char *db_path, const struct report_opts *o,
+                       const struct report_query *q, FILE *out, struct errbuf *err)
+{
+    struct ropts r = { .format = o->format, .baseline = o->baseline,
+                       .experiment = o->experiment, .run_ids = o->run_ids,
+                       .n_run_ids = o->n_run_ids };
+    if (q != NULL) {
+        r.sweep = q->sweep;
+        r.where = q->where;
+        r.group = q->group;
+    }
+    return print_report(db_path, &r, out, err);
 }
 
 int report_print(const char *db_path, const struct report_opts *o, FILE *out,
                  struct errbuf *err)
 {
-    sqlite3 *h;
-    if (sqlite3_open_v2(db_path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        err_input(err, db_path, 0, NULL, "cannot open database: %s", sqlite3_errmsg(h));
-        sqlite3_close(h);
-        return -1;
-    }
-    sqlite3_busy_timeout(h, 10000);
-    struct row *rows = NULL;
-    size_t n = 0;
-    if (load_rows(h, o, &rows, &n, err) < 0) {
-        sqlite3_close(h);
-        return -1;
-    }
-    sqlite3_close(h);
-
-    /* header */
-    const char *head[3 + NCOLS * 2];
-    int nh = 0;
-    char ratio_names[NCOLS][48];
-    head[nh++] = "run";
-    head[nh++] = "experiment";
-    head[nh++] = "policy";
-    for (int c = 0; c < NCOLS; c++)
-        head[nh++] = cols[c];
-    if (o->baseline)
-        for (int c = 0; c < NCOLS; c++)
-            if (ratio_col[c]) {
-                snprintf(ratio_names[c], sizeof ratio_names[c], "%s/%s", cols[c], o->baseline);
-                head[nh++] = ratio_names[c];
-            }
-    /* cells */
-    size_t shown = 0;
-    for (size_t i = 0; i < n; i++)
-        shown += rows[i].id > 0;
-    char (*cell)[48] = calloc((shown + 1) * (size_t)nh, sizeof *cell);
-    if (cell == NULL) {
-        free(rows);
-        return err_run(err, "out of memory");
-    }
-    for (int k = 0; k < nh; k++)
-        snprintf(cell[k], 48, "%s", head[k]);
-    size_t r = 1;
-    for (size_t i = 0; i < n; i++) {
-        if (rows[i].id <= 0)
-            continue;
-        char (*c)[48] = cell + r * (size_t)nh;
-        int k = 0;
-        snprintf(c[k++], 48, "%lld", (long long)rows[i].id);
-        snprintf(c[k++], 48, "%.47s", rows[i].experiment);
-        snprintf(c[k++], 48, "%.47s", rows[i].policy);
-        for (int q = 0; q < NCOLS; q++)
-            fmt_val(c[k++], 48, q, rows[i].v[q]);
-        if (o->baseline) {
-            const struct row *b = find_base(rows, n, &rows[i], o->baseline);
-            for (int q = 0; q < NCOLS; q++)
-                if (ratio_col[q]) {
-                    double v = b ? rows[i].v[q] / b->v[q] : NAN;
-                    if (isnan(v) || isinf(v))
-                        snprintf(c[k++], 48, "-");
-                    else
-                        snprintf(c[k++], 48, "%.3f", v);
-                }
-        }
-        r++;
-    }
-    size_t nr = r;
-    int width[3 + NCOLS * 2] = { 0 };
-    for (size_t i = 0; i < nr; i++)
-        for (int k = 0; k < nh; k++) {
-            int w = (int)strlen(cell[i * (size_t)nh + (size_t)k]);
-            if (w > width[k])
-                width[k] = w;
-        }
-    for (size_t i = 0; i < nr; i++) {
-        for (int k = 0; k < nh; k++) {
-            const char *s = cell[i * (size_t)nh + (size_t)k];
-            if (o->format == REPORT_CSV)
-                fprintf(out, "%s%s", k ? "," : "", s);
-            else if (o->format == REPORT_MARKDOWN)
-                fprintf(out, "| %s ", s);
-            else
-                fprintf(out, k < 3 ? "%-*s  " : "%*s  ", width[k], s);
-        }
-        fprintf(out, o->format == REPORT_MARKDOWN ? "|\n" : "\n");
-        if (i == 0 && o->format == REPORT_MARKDOWN) {
-            for (int k = 0; k < nh; k++)
-                fprintf(out, k < 3 ? "|---" : "|---:");
-            fprintf(out, "|\n");
-        }
-    }
-    if (o->baseline && o->format == REPORT_TABLE)
-        fprintf(out, "ratios: this run / the latest %s run of the same experiment and seed "
-                "(below 1 is better, except throughput_norm)\n", o->baseline);
-    if (nr == 1 && o->format == REPORT_TABLE)
-        fprintf(out, "(no runs in %s)\n", db_path);
-    free(cell);
-    free(rows);
-    return 0;
+    return report_print_query(db_path, o, NULL, out, err);
 }

@@ -1,19 +1,29 @@
 /*
  * report: policy-by-policy comparison tables from the metrics database.
  *
- * One row per run: its key metrics, and with a baseline policy, each metric's ratio to the
- * baseline's run of the same experiment and seed (this run / baseline: below 1 is better for
- * times and finish-time fairness).  Formats: an aligned table, CSV, or Markdown.
+ * One row per run (its key metrics and, with a baseline policy, each metric's ratio to the
+ * baseline's run of the same experiment, seed and settings), or with `group` one row per group
+ * of runs that differ only in their seed: per metric the mean over the seeds and the half-width
+ * of its 95% confidence interval (Student t), and ratios to the baseline paired by seed.
+ * Formats: an aligned table, CSV (RFC 4180 quoting, full precision) or Markdown.
  *
- * Ownership: everything is read from the database and printed; nothing is kept.
+ * Runs are chosen by report_select: an experiment, a sweep, and an SQL boolean expression over
+ * the columns of `runs` plus param(KEY) (a swept field or any field of the run's config) and
+ * metric(NAME) (a summary figure).
+ *
+ * Ownership: the database is opened read-only and closed before report_print returns; nothing
+ * is kept.  report_select's id array is the caller's to free().
  */
 #ifndef HETSIM_REPORT_H
 #define HETSIM_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "../sim/errbuf.h"
+
+struct sqlite3;
 
 enum report_format { REPORT_TABLE, REPORT_CSV, REPORT_MARKDOWN };
 
@@ -25,7 +35,35 @@ struct report_opts {
     int            n_run_ids;
 };
 
+/* Which runs and how they collapse, beyond report_opts (kept apart so that callers that list
+ * report_opts' fields in order still compile without warnings). */
+struct report_query {
+    const char    *sweep;           /* only runs of this sweep, its axes as columns; or NULL */
+    const char    *where;           /* SQL filter (see report_select), or NULL */
+    int            group;           /* one row per group of seeds: n, mean and CI */
+};
+
 int report_print(const char *db_path, const struct report_opts *o, FILE *out,
                  struct errbuf *err);
+/* The same with a query (NULL: every run, ungrouped). */
+int report_print_query(const char *db_path, const struct report_opts *o,
+                       const struct report_query *q, FILE *out, struct errbuf *err);
+
+/* Open a database read-only for reading reports (a message names the path on failure). */
+int report_open(struct sqlite3 **h, const char *db_path, struct errbuf *err);
+
+/* The ids, ascending, of the finished runs of `experiment` and `sweep` (NULL: any) for which
+ * `where` (NULL: always) is true.  `where` is an SQL expression evaluated on the run's row of
+ * `runs`, so it may name its columns (id, experiment, policy, seed, cluster, ...) and call
+ * param('KEY') and metric('NAME').  A bad expression is an input error quoting it and
+ * SQLite's message.  *ids is NULL when *n is 0. */
+int report_select(struct sqlite3 *h, const char *experiment, const char *sweep,
+                  const char *where, int64_t **ids /* out */, size_t *n /* out */,
+                  struct errbuf *err);
+
+/* Add `expr` to a filter being built from several --where options: *where (NULL or from an
+ * earlier call; the caller frees it) becomes "(old) AND (expr)", or a copy of expr.  Returns
+ * -1 when out of memory, *where then unchanged. */
+int report_where_add(char **where, const char *expr);
 
 #endif

@@ -30,21 +30,29 @@ const struct policy_ops *policy_find(const char *name)
     return NULL;
 }
 
+const char *policy_hint(const char *name, char *buf, size_t cap)
+{
+    const char *names[128];
+    int n = 0;
+    for (; policy_registry[n] != NULL && n < 127; n++)
+        names[n] = policy_registry[n]->name;
+    names[n] = NULL;
+    const char *close = jsonf_suggest(name, names);
+    if (close == NULL)
+        return "";
+    snprintf(buf, cap, " (did you mean '%s'?)", close);
+    return buf;
+}
+
 int policy_open(policy **out, const char *name, const struct jobj *params,
                 const struct policy_env *env, struct errbuf *err)
 {
     *out = NULL;
     const struct policy_ops *ops = policy_find(name);
-    if (ops == NULL) {
-        const char *names[128];
-        int n = 0;
-        for (; policy_registry[n] != NULL && n < 127; n++)
-            names[n] = policy_registry[n]->name;
-        names[n] = NULL;
-        const char *hint = jsonf_suggest(name, names);
-        return err_input(err, NULL, 0, "policy", "unknown policy '%s'%s%s%s (see `hetsim list policies`)",
-                         name, hint ? " (did you mean '" : "", hint ? hint : "",
-                         hint ? "'?)" : "");
+    if (ops == NULL) {          /* experiments check names when they load; this is a backstop */
+        char hint[96];
+        return err_input(err, NULL, 0, "policy", "unknown policy '%s'%s (see `hetsim list "
+                         "policies`)", name, policy_hint(name, hint, sizeof hint));
     }
     /* accepted keys: the policy's own plus the common ones */
     const char *known[64];

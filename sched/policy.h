@@ -59,6 +59,9 @@ extern const struct policy_ops *const policy_registry[];
 
 const struct policy_ops *policy_find(const char *name);
 
+/* " (did you mean 'fifo'?)" for a name close to a registered one, else "". */
+const char *policy_hint(const char *name, char *buf, size_t cap);
+
 typedef struct policy policy;
 
 struct policy_stats {

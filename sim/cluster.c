@@ -80,7 +80,11 @@ static int link_field(const catalog *cat, const struct jobj *o, const char *key,
     char p[256];
     snprintf(p, sizeof p, "%s%s%s", o->path, o->path[0] ? "." : "", key);
     int id = cat_link_find(cat, name);
-    if (id < 0 || cat_link(cat, id)->scope != scope) {
+    if (id >= 0 && cat_link(cat, id)->scope != scope)
+        return jsonf_error(o->doc, node, p, err, "'%s' is an %s-node link; this field needs an "
+                           "%s-node link", name, scope == LINK_INTRA ? "inter" : "intra",
+                           scope == LINK_INTRA ? "intra" : "inter");
+    if (id < 0) {
         const char *names[64];
         const char *cand[64];
         int k = 0;
@@ -124,9 +128,11 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
         jobj_arr(o, "groups", JREQ, &groups, err) < 0)
         goto fail;
     snprintf(c->name, sizeof c->name, "%s", name);
+    char gpath[224];
+    snprintf(gpath, sizeof gpath, "%s%sgroups", o->path, o->path[0] ? "." : "");
     c->ngroups = cJSON_GetArraySize(groups);
     if (c->ngroups == 0) {
-        jsonf_error(o->doc, groups, "groups", err, "at least one node group is needed");
+        jsonf_error(o->doc, groups, gpath, err, "at least one node group is needed");
         goto fail;
     }
     c->groups = calloc((size_t)c->ngroups, sizeof *c->groups);
@@ -205,7 +211,7 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
         if (cnt == 0)
             continue;
         if (c->ntypes == CLUSTER_MAX_TYPES) {
-            jsonf_error(o->doc, groups, "groups", err, "more than %d distinct GPU types",
+            jsonf_error(o->doc, groups, gpath, err, "more than %d distinct GPU types",
                         CLUSTER_MAX_TYPES);
             goto fail;
         }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sched/policy.h"
+
 static int resolve_field(struct experiment *e, const struct jobj *o, const char *key,
                          const char *def, char *out, int required, struct errbuf *err)
 {
@@ -132,6 +134,13 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
             return jsonf_error(e->doc, p, field, err,
                                "must be a policy name or an object with a \"name\"");
         }
+        if (policy_find(ep->name) == NULL) {
+            char hint[96], f[80];
+            snprintf(f, sizeof f, "%s%s", field, cJSON_IsObject(p) ? ".name" : "");
+            return jsonf_error(e->doc, cJSON_IsObject(p) ? cJSON_GetObjectItemCaseSensitive(p,
+                               "name") : p, f, err, "unknown policy '%s'%s (see `hetsim list "
+                               "policies`)", ep->name, policy_hint(ep->name, hint, sizeof hint));
+        }
         for (int k = 0; k < i; k++)
             if (strcmp(e->policies[k].label, ep->label) == 0)
                 return jsonf_error(e->doc, p, field, err, "two policies are labelled '%s' (give "
@@ -143,6 +152,12 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
 
 int exp_load(struct experiment **out, const char *name_or_path, char *const *sets, int nsets,
              struct errbuf *err)
+{
+    return exp_load_from(out, name_or_path, sets, NULL, nsets, err);
+}
+
+int exp_load_from(struct experiment **out, const char *name_or_path, char *const *sets,
+                  const char *const *origins, int nsets, struct errbuf *err)
 {
     static const char *const keys[] = { "name", "description", "domain", "seed", "mode",
                                         "cluster", "workload", "policies", "sim", "models",
@@ -169,7 +184,7 @@ int exp_load(struct experiment **out, const char *name_or_path, char *const *set
         }
         char key[256];
         snprintf(key, sizeof key, "%.*s", (int)(eq - sets[i]), sets[i]);
-        if (jsonf_set(e->doc, key, eq + 1, err) < 0)
+        if (jsonf_set_from(e->doc, key, eq + 1, origins ? origins[i] : NULL, err) < 0)
             goto fail;
     }
     struct jobj root;
@@ -219,17 +234,23 @@ void exp_free(struct experiment *e)
     free(e);
 }
 
-void exp_only_policy(struct experiment *e, const char *name)
+int exp_only_policy(struct experiment *e, const char *name, struct errbuf *err)
 {
     for (int i = 0; i < e->npolicies; i++)
         if (strcmp(e->policies[i].label, name) == 0) {
             e->policies[0] = e->policies[i];
             e->npolicies = 1;
-            return;
+            return 0;
         }
     /* not in the file: run it with default parameters */
+    if (policy_find(name) == NULL) {
+        char hint[96];
+        return err_input(err, "--policy", 0, NULL, "unknown policy '%s'%s (see `hetsim list "
+                         "policies`)", name, policy_hint(name, hint, sizeof hint));
+    }
     e->policies[0] = (struct exp_policy){ .name = name, .label = name };
     e->npolicies = 1;
+    return 0;
 }
 
 char *exp_config_json(const struct experiment *e, int policy_index)

@@ -59,11 +59,15 @@ extern const char *const exp_default_profiles[];
  * "key=value" overrides, and read the experiment-level fields. */
 int  exp_load(struct experiment **out, const char *name_or_path, char *const *sets, int nsets,
               struct errbuf *err);
+/* The same, with origins[i] (when origins and it are not NULL) named as the source of
+ * sets[i] in errors, instead of "--set KEY" (a sweep names its file and line). */
+int  exp_load_from(struct experiment **out, const char *name_or_path, char *const *sets,
+                   const char *const *origins, int nsets, struct errbuf *err);
 void exp_free(struct experiment *e);
 
 /* Keep only policy `name` (the --policy option; a name or a label); it need not be listed in
- * the file. */
-void exp_only_policy(struct experiment *e, const char *name);
+ * the file, but must be a registered policy. */
+int  exp_only_policy(struct experiment *e, const char *name, struct errbuf *err);
 
 /* The experiment as one policy's run sees it, as compact JSON (for runs.config_json).
  * Caller frees with free(). */

@@ -295,8 +295,17 @@ static int set_register(jsonf *d, const cJSON *v, const char *label, struct errb
 
 int jsonf_set(jsonf *d, const char *path, const char *value, struct errbuf *err)
 {
+    return jsonf_set_from(d, path, value, NULL, err);
+}
+
+int jsonf_set_from(jsonf *d, const char *path, const char *value, const char *origin,
+                   struct errbuf *err)
+{
     char label[256];
-    snprintf(label, sizeof label, "--set %s", path);
+    if (origin != NULL)
+        snprintf(label, sizeof label, "%s", origin);
+    else
+        snprintf(label, sizeof label, "--set %s", path);
     if (*path == '\0' || path[strlen(path) - 1] == '.' || *path == '.' ||
         strstr(path, "..") != NULL)
         return err_input(err, label, 0, NULL, "empty key in override");
@@ -462,7 +471,10 @@ int jobj_int(const struct jobj *o, const char *key, int flags, int64_t lo, int64
     if (!cJSON_IsNumber(m))
         return jsonf_error(o->doc, m, p, err, "must be an integer");
     double v = m->valuedouble;
-    if (!isfinite(v) || v != floor(v) || fabs(v) > 9.0e15)
+    if (isfinite(v) && v == floor(v) && fabs(v) > 9.0e15)
+        return jsonf_error(o->doc, m, p, err, "%g is out of range [%lld, %lld]", v,
+                           (long long)lo, (long long)hi);
+    if (!isfinite(v) || v != floor(v))
         return jsonf_error(o->doc, m, p, err, "must be an integer");
     if (v < (double)lo || v > (double)hi)
         return jsonf_error(o->doc, m, p, err, "%.0f is out of range [%lld, %lld]", v,

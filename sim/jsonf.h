@@ -32,6 +32,10 @@ const char *jsonf_name(const jsonf *d);
 /* Override "a.b.0.c" with `value` (parsed as JSON when it parses, else taken as a string).
  * Missing objects on the path are created; array indices must exist. */
 int  jsonf_set(jsonf *d, const char *path, const char *value, struct errbuf *err);
+/* The same, with errors about the new value reported as coming from `origin` (e.g. a sweep
+ * file's "FILE:LINE") instead of "--set PATH". */
+int  jsonf_set_from(jsonf *d, const char *path, const char *value, const char *origin,
+                    struct errbuf *err);
 
 /* Where a node came from: *file is the document name or "--set PATH", *line 0 if unknown. */
 void jsonf_where(const jsonf *d, const cJSON *node, const char **file, long *line);

@@ -5,20 +5,23 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../results/export.h"
 #include "../results/plot.h"
 #include "../results/report.h"
 #include "../sched/policy.h"
 #include "paths.h"
 #include "run.h"
+#include "sweep_cli.h"
 #include "version.h"
 
-#define DEFAULT_DB "results/out/hetsim.db"
+#define DEFAULT_DB HETSIM_DEFAULT_DB
 
 struct cmd {
     const char *name;
@@ -80,8 +83,9 @@ static int parse_exp_args(int argc, char **argv, struct exp_args *a, const char 
         case 'q': a->quiet = 1; break;
         case 'S': a->sets[a->nsets++] = optarg; break;
         case 's':
+            errno = 0;
             a->seed = strtoll(optarg, &end, 10);
-            if (*end != '\0' || a->seed < 0)
+            if (end == optarg || *end != '\0' || errno == ERANGE || a->seed < 0)
                 return usage_error("--seed needs an integer >= 0, not '%s'", optarg);
             a->have_seed = 1;
             break;
@@ -105,8 +109,8 @@ static int load_experiment(const struct exp_args *a, const char *name, struct ex
         return -1;
     if (a->have_seed)
         (*e)->seed = (uint64_t)a->seed;
-    if (a->policy != NULL)
-        exp_only_policy(*e, a->policy);
+    if (a->policy != NULL && exp_only_policy(*e, a->policy, err) < 0)
+        return -1;
     return 0;
 }
 
@@ -140,6 +144,21 @@ static void session_close(struct session *s)
     free(s->a.sets);
 }
 
+/* Open and close every policy of e: each one's parameters are checked before any run, so a
+ * bad second policy does not leave the first one's run behind. */
+static int check_policies(const struct experiment *e, const struct run_env *env,
+                          struct errbuf *err)
+{
+    struct policy_env penv = { e->seed, env->cl, env->model };
+    for (int i = 0; i < e->npolicies; i++) {
+        policy *p;
+        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, err) < 0)
+            return -1;
+        policy_close(p);
+    }
+    return 0;
+}
+
 static const char run_help[] =
     "usage: hetsim run EXPERIMENT [options]\n"
     "Run every policy of EXPERIMENT (a file, or the name of a shipped experiment) and store\n"
@@ -165,7 +184,7 @@ static int cmd_run(int argc, char **argv)
     db *d = NULL;
     int64_t ids[EXP_MAX_POLICIES];
     int nids = 0;
-    if (db_open(&d, ss.a.db, &ss.err) < 0) {
+    if (check_policies(e, &ss.env, &ss.err) < 0 || db_open(&d, ss.a.db, &ss.err) < 0) {
         rc = fail(&ss.err);
         goto out;
     }
@@ -214,14 +233,9 @@ static int cmd_validate(int argc, char **argv)
         rc = fail(&ss.err);
         goto out;
     }
-    struct policy_env penv = { e->seed, ss.env.cl, ss.env.model };
-    for (int i = 0; i < e->npolicies; i++) {
-        policy *p;
-        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, &ss.err) < 0) {
-            rc = fail(&ss.err);
-            goto out;
-        }
-        policy_close(p);
+    if (check_policies(e, &ss.env, &ss.err) < 0) {
+        rc = fail(&ss.err);
+        goto out;
     }
     printf("%s: ok: experiment '%s', %lld jobs, cluster '%s' with %d GPUs, %d polic%s\n",
            e->path, e->name, (long long)njobs, cluster_name(ss.env.cl),
@@ -264,27 +278,61 @@ static int cmd_workload(int argc, char **argv)
 
 static const char report_help[] =
     "usage: hetsim report [--db FILE] [--format table|csv|markdown] [--baseline POLICY]\n"
-    "                     [--experiment NAME]\n"
-    "Print one row per run with its key metrics; with --baseline, each metric's ratio to the\n"
-    "baseline policy's run of the same experiment and seed.\n";
+    "                     [--group] [--experiment NAME] [--sweep NAME] [--where EXPR]\n"
+    "Compare runs from the metrics database: one row per run with its key metrics.\n\n"
+    "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
+    "  -f, --format FMT       table (aligned, the default), csv (RFC 4180 quoting, full\n"
+    "                         precision, empty for a missing value) or markdown\n"
+    "  -b, --baseline POLICY  add each metric's ratio to the baseline run: the latest run of\n"
+    "                         POLICY with the same experiment, seed and config apart from the\n"
+    "                         policy (below 1 is better, except throughput_norm)\n"
+    "  -g, --group            one row per group of runs that differ only in their seed (equal\n"
+    "                         runs.group_hash): n, the number of seeds, and per metric the mean\n"
+    "                         over the seeds \u00b1 the half-width of its 95% confidence interval\n"
+    "                         (Student t, n-1 degrees of freedom; CSV: columns METRIC and\n"
+    "                         METRIC_ci95).  A seed run twice counts once, with its latest run.\n"
+    "                         Ratios are paired: each seed's run / its baseline run, then mean\n"
+    "                         \u00b1 half-width over the n_paired seeds that have a baseline run\n"
+    "  -e, --experiment NAME  only runs of this experiment\n"
+    "  -s, --sweep NAME       only runs of this sweep, with its swept fields as columns\n"
+    "  -w, --where EXPR       only runs for which the SQL expression EXPR holds.  It may name\n"
+    "                         the columns of runs (id, experiment, policy, seed, cluster, ...)\n"
+    "                         and call param('KEY') (a swept field, or any config field by its\n"
+    "                         --set path) and metric('NAME'); given twice, both must hold:\n"
+    "                           --where \"policy IN ('fifo','fft') AND seed < 3\"\n"
+    "                           --where \"param('workload.arrival_scale') >= 1\"\n"
+    "Grouping is not the default, so that a report's columns do not depend on the data; the\n"
+    "table says when runs differ only in their seed.\n";
 
 static int cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "db", required_argument, NULL, 'd' },       { "format", required_argument, NULL, 'f' },
         { "baseline", required_argument, NULL, 'b' }, { "experiment", required_argument, NULL, 'e' },
-        { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+        { "sweep", required_argument, NULL, 's' },    { "where", required_argument, NULL, 'w' },
+        { "group", no_argument, NULL, 'g' },          { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
-    struct report_opts o = { REPORT_TABLE, NULL, NULL, NULL, 0 };
+    struct report_opts o = { .format = REPORT_TABLE };
+    struct report_query q = { .group = 0 };
     const char *dbp = DEFAULT_DB;
-    int c;
+    char *where = NULL;
+    int c, rc = -1;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:f:b:e:h", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gh", opts, NULL)) != -1) {
         switch (c) {
         case 'd': dbp = optarg; break;
         case 'b': o.baseline = optarg; break;
         case 'e': o.experiment = optarg; break;
+        case 's': q.sweep = optarg; break;
+        case 'g': q.group = 1; break;
+        case 'w':
+            if (report_where_add(&where, optarg) < 0) {
+                fputs("hetsim: out of memory\n", stderr);
+                rc = 1;
+            }
+            break;
         case 'f':
             if (strcmp(optarg, "table") == 0)
                 o.format = REPORT_TABLE;
@@ -293,62 +341,176 @@ static int cmd_report(int argc, char **argv)
             else if (strcmp(optarg, "markdown") == 0)
                 o.format = REPORT_MARKDOWN;
             else
-                return usage_error("--format must be table, csv or markdown, not '%s'", optarg);
+                rc = usage_error("--format must be table, csv or markdown, not '%s'", optarg);
             break;
-        case 'h': fputs(report_help, stdout); return 0;
-        default: return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        case 'h': fputs(report_help, stdout); rc = 0; break;
+        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); break;
         }
     }
-    if (optind != argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
-    if (access(dbp, R_OK) != 0) {
+    if (rc < 0 && optind != argc)
+        rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0 && access(dbp, R_OK) != 0) {
         fprintf(stderr, "hetsim: %s: no such database (run an experiment first: hetsim run "
                 "default)\n", dbp);
-        return 2;
+        rc = 2;
     }
-    struct errbuf err;
-    err_clear(&err);
-    return report_print(dbp, &o, stdout, &err) < 0 ? fail(&err) : 0;
+    if (rc < 0) {
+        struct errbuf err;
+        err_clear(&err);
+        q.where = where;
+        rc = report_print_query(dbp, &o, &q, stdout, &err) < 0 ? fail(&err) : 0;
+    }
+    free(where);
+    return rc;
+}
+
+static const char export_help[] =
+    "usage: hetsim export --table NAME [--db FILE] [--format csv|tsv] [--where EXPR]\n"
+    "                     [--experiment NAME] [--sweep NAME] [--out FILE]\n"
+    "Write one table of the metrics database as CSV, for pandas, R or a spreadsheet: a header\n"
+    "row, reals at full precision (%.17g), NULL as an empty field, RFC 4180 quoting.  Rows\n"
+    "are streamed, so tables of millions of jobs take no memory.\n\n"
+    "  -t, --table NAME       runs, jobs, job_gpu_seconds, samples, metrics or run_params\n"
+    "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
+    "  -f, --format FMT       csv (the default) or tsv (tab-separated, the same quoting);\n"
+    "      --csv, --tsv       the same\n"
+    "  -w, --where EXPR       only the rows of the runs for which EXPR holds, as in hetsim\n"
+    "                         report --where (the filter applies to runs; other tables follow)\n"
+    "  -e, --experiment NAME  only the rows of this experiment's runs\n"
+    "  -s, --sweep NAME       only the rows of this sweep's runs\n"
+    "  -o, --out FILE         write FILE instead of standard output\n"
+    "e.g.  hetsim export --table jobs --csv --where \"policy = 'fft'\" > jobs.csv\n"
+    "      pandas: pd.read_csv(\"jobs.csv\")    R: read.csv(\"jobs.csv\")\n";
+
+static int cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, NULL, 'd' },    { "table", required_argument, NULL, 't' },
+        { "format", required_argument, NULL, 'f' }, { "csv", no_argument, NULL, 'C' },
+        { "tsv", no_argument, NULL, 'T' },          { "where", required_argument, NULL, 'w' },
+        { "experiment", required_argument, NULL, 'e' },
+        { "sweep", required_argument, NULL, 's' },  { "out", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+    };
+    struct export_opts o = { .format = EXPORT_CSV };
+    const char *dbp = DEFAULT_DB;
+    char *where = NULL;
+    int c, rc = -1;
+    opterr = 0;
+    optind = 1;
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:t:f:w:e:s:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': dbp = optarg; break;
+        case 't': o.table = optarg; break;
+        case 'C': o.format = EXPORT_CSV; break;
+        case 'T': o.format = EXPORT_TSV; break;
+        case 'e': o.experiment = optarg; break;
+        case 's': o.sweep = optarg; break;
+        case 'o': o.out_path = strcmp(optarg, "-") == 0 ? NULL : optarg; break;
+        case 'w':
+            if (report_where_add(&where, optarg) < 0) {
+                fputs("hetsim: out of memory\n", stderr);
+                rc = 1;
+            }
+            break;
+        case 'f':
+            if (strcmp(optarg, "csv") == 0)
+                o.format = EXPORT_CSV;
+            else if (strcmp(optarg, "tsv") == 0)
+                o.format = EXPORT_TSV;
+            else
+                rc = usage_error("--format must be csv or tsv, not '%s'", optarg);
+            break;
+        case 'h': fputs(export_help, stdout); rc = 0; break;
+        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); break;
+        }
+    }
+    if (rc < 0 && optind != argc)
+        rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0 && o.table == NULL)
+        rc = usage_error("%s", "missing --table NAME (runs, jobs, job_gpu_seconds, samples, "
+                               "metrics or run_params)");
+    if (rc < 0) {
+        struct errbuf err;
+        err_clear(&err);
+        o.where = where;
+        rc = export_table(dbp, &o, stdout, NULL, &err) < 0 ? fail(&err) : 0;
+    }
+    free(where);
+    return rc;
 }
 
 static const char plot_help[] =
-    "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg]\n"
-    "Draw, for each experiment in the database, the latest run of each policy: JCT CDF,\n"
-    "finish-time fairness CDF, GPU utilization and queue length over time (gnuplot).\n";
+    "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY]\n"
+    "                   [--metric NAME[,NAME...]]... [--experiment NAME]... [--sweep NAME]...\n"
+    "Draw figures with gnuplot: images in DIR (default results/out), their data in DIR/data.\n"
+    "Per experiment (latest run of each policy): JCT and finish-time fairness CDFs, GPU\n"
+    "utilization over time by GPU type, queue length, and bars of each policy's metrics as a\n"
+    "ratio to the baseline's run with the same seed and settings (--baseline; default fifo\n"
+    "when the experiment ran it, else its first policy), averaged over seeds with 95% CIs.\n"
+    "Per sweep: each --metric (default jct_mean) against each swept axis other than seed, one\n"
+    "line per policy and combination of the other axes, mean over seeds with 95% CIs.\n"
+    "--metric also replaces the bars' metrics.  --experiment and --sweep draw only those\n"
+    "(each may be repeated; without either, everything is drawn).\n";
 
 static int cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {
-        { "db", required_argument, NULL, 'd' },     { "out", required_argument, NULL, 'o' },
-        { "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
+        { "db", required_argument, NULL, 'd' },
+        { "out", required_argument, NULL, 'o' },
+        { "format", required_argument, NULL, 'f' },
+        { "baseline", required_argument, NULL, 'b' },
+        { "metric", required_argument, NULL, 'm' },
+        { "experiment", required_argument, NULL, 'e' },
+        { "sweep", required_argument, NULL, 's' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *dbp = DEFAULT_DB, *out = "results/out", *fmt = "png";
-    int c;
+    struct plot_opts o = { .db_path = DEFAULT_DB, .out_dir = "results/out", .format = "png" };
+    /* each list holds at most argc values */
+    const char **lists = calloc(3 * (size_t)argc + 3, sizeof *lists);
+    if (lists == NULL)
+        return 1;
+    const char **mets = lists, **exps = lists + argc + 1, **sweeps = lists + 2 * argc + 2;
+    o.metrics = mets;
+    o.experiments = exps;
+    o.sweeps = sweeps;
+    int c, rc = -1;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:o:f:h", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:o:f:b:m:e:s:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'd': dbp = optarg; break;
-        case 'o': out = optarg; break;
-        case 'f': fmt = optarg; break;
-        case 'h': fputs(plot_help, stdout); return 0;
-        default: return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        case 'd': o.db_path = optarg; break;
+        case 'o': o.out_dir = optarg; break;
+        case 'f': o.format = optarg; break;
+        case 'b': o.baseline = optarg; break;
+        case 'm': mets[o.nmetrics++] = optarg; break;
+        case 'e': exps[o.nexperiments++] = optarg; break;
+        case 's': sweeps[o.nsweeps++] = optarg; break;
+        case 'h': fputs(plot_help, stdout); rc = 0; break;
+        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
-    if (access(dbp, R_OK) != 0) {
-        fprintf(stderr, "hetsim: %s: no such database\n", dbp);
-        return 2;
+    if (rc < 0 && optind != argc)
+        rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0 && access(o.db_path, R_OK) != 0) {
+        fprintf(stderr, "hetsim: %s: no such database (run an experiment first: hetsim run "
+                "default)\n", o.db_path);
+        rc = 2;
     }
-    struct errbuf err;
-    err_clear(&err);
-    int n;
-    if (plot_all(dbp, out, fmt, &n, &err) < 0)
-        return fail(&err);
-    printf("wrote %d figure%s under %s/\n", n, n == 1 ? "" : "s", out);
-    return 0;
+    if (rc < 0) {
+        struct errbuf err;
+        err_clear(&err);
+        int n;
+        if (plot_all(&o, &n, &err) < 0) {
+            rc = fail(&err);
+        } else {
+            printf("wrote %d figure%s under %s/\n", n, n == 1 ? "" : "s", o.out_dir);
+            rc = 0;
+        }
+    }
+    free(lists);
+    return rc;
 }
 
 static int by_name(const void *a, const void *b)
@@ -391,9 +553,10 @@ static int list_files(const char *kind)
 }
 
 static const char list_help[] =
-    "usage: hetsim list policies|gpus|links|models|experiments|clusters|traces\n"
+    "usage: hetsim list policies|gpus|links|models|experiments|sweeps|clusters|traces\n"
     "List what hetsim knows: policies (with their domain), GPU types and links of the\n"
-    "catalog, job types with their throughput sources, shipped experiments, clusters, traces.\n";
+    "catalog, job types with their throughput sources, shipped experiments, sweeps, clusters,\n"
+    "traces.\n";
 
 static int cmd_list(int argc, char **argv)
 {
@@ -403,7 +566,7 @@ static int cmd_list(int argc, char **argv)
     }
     if (argc != 2)
         return usage_error("%s", "expected one of: policies gpus links models experiments "
-                                 "clusters traces");
+                                 "sweeps clusters traces");
     const char *what = argv[1];
     if (strcmp(what, "policies") == 0) {
         for (int i = 0; policy_registry[i] != NULL; i++)
@@ -412,7 +575,7 @@ static int cmd_list(int argc, char **argv)
         return 0;
     }
     if (strcmp(what, "experiments") == 0 || strcmp(what, "clusters") == 0 ||
-        strcmp(what, "traces") == 0)
+        strcmp(what, "traces") == 0 || strcmp(what, "sweeps") == 0)
         return list_files(what);
     if (strcmp(what, "gpus") != 0 && strcmp(what, "links") != 0 && strcmp(what, "models") != 0)
         return usage_error("cannot list '%s'", what);
@@ -517,10 +680,15 @@ static int cmd_help(int argc, char **argv);
 static const struct cmd commands[] = {
     { "run", cmd_run, "EXPERIMENT [--policy NAME] [--seed N] [--db FILE] [--set KEY=VAL ...]",
       "run an experiment's policies into the metrics database" },
-    { "report", cmd_report, "[--db FILE] [--format table|csv|markdown] [--baseline POLICY]",
-      "compare runs from the database" },
+    { "sweep", cmd_sweep, "SWEEP.json [-j N] [--db FILE] [--shard I/N] [--list]",
+      "run a grid of experiments on every core, resumably" },
+    { "merge", cmd_merge, "OUT.db IN.db...", "join metrics databases (shards, MPI ranks)" },
+    { "report", cmd_report, "[--db FILE] [--format table|csv|markdown] [--baseline POLICY] "
+      "[--group] [--where EXPR]", "compare runs from the database" },
+    { "export", cmd_export, "--table NAME [--db FILE] [--format csv|tsv] [--where EXPR] "
+      "[--out FILE]", "write a table of the database as CSV (pandas, R)" },
     { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg]", "draw figures with gnuplot" },
-    { "list", cmd_list, "policies|gpus|links|models|experiments|clusters|traces",
+    { "list", cmd_list, "policies|gpus|links|models|experiments|sweeps|clusters|traces",
       "list what hetsim knows" },
     { "validate", cmd_validate, "EXPERIMENT [--set KEY=VAL ...]", "check an experiment without running it" },
     { "workload", cmd_workload, "EXPERIMENT [--out FILE]", "write an experiment's jobs as a CSV trace" },

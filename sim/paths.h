@@ -16,6 +16,9 @@
 
 enum { PATH_MAX_LEN = 4096 };
 
+/* The metrics database every command uses unless given --db. */
+#define HETSIM_DEFAULT_DB "results/out/hetsim.db"
+
 const char *path_data_root(void);
 
 /* Resolve `name` as described above into out (cap bytes).  `base_dir` may be NULL.

@@ -278,7 +278,8 @@ int run_list_jobs(const struct experiment *e, const struct run_env *env, FILE *o
         for (int i = 0; i < nt && !fits; i++)
             fits = cluster_type_count(env->cl, types[i]) >= js.workers;
         if (!fits) {
-            rc = err_input(err, js.origin, js.line, "workers", "job %lld asks for %d GPUs; no "
+            rc = err_input(err, js.origin, js.line, js.field ? js.field : "workers",
+                           "job %lld asks for %d GPUs; no "
                            "GPU type of cluster '%s' has that many", (long long)js.id,
                            js.workers, cluster_name(env->cl));
             break;

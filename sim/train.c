@@ -299,7 +299,7 @@ static int read_next(train *w, struct errbuf *err)
     for (int i = 0; i < w->ntypes && !fits; i++)
         fits = cluster_type_count(w->cl, w->types[i]) >= s->workers;
     if (s->workers < 1 || !fits)
-        return err_input(err, f, s->line, "workers",
+        return err_input(err, f, s->line, s->field ? s->field : "workers",
                          "job %lld asks for %d GPUs; no GPU type of cluster '%s' has that many",
                          (long long)s->id, s->workers, cluster_name(w->cl));
     if (!(s->work > 0) || s->work > 1e18)

@@ -26,6 +26,8 @@ struct job_spec {
     double      weight;
     const char *origin;         /* file the job came from, for error messages (may be NULL) */
     long        line;           /* its line there, 0 if none */
+    const char *field;          /* where its worker count came from, for error messages
+                                   (NULL: the trace's "workers" column) */
 };
 
 /* Where jobs come from, in non-decreasing arrival order.  next returns 1 with *out filled,

@@ -43,7 +43,11 @@ int main(void)
                 fprintf(stderr, "bench: %s\n", err.msg);
                 return 1;
             }
-            exp_only_policy(e, cases[c].policy);
+            if (exp_only_policy(e, cases[c].policy, &err) < 0) {
+                fprintf(stderr, "bench: %s\n", err.msg);
+                exp_free(e);
+                return 1;
+            }
             struct run_result res;
             if (run_env_open(&env, e, &err) < 0 || db_open(&d, dbp, &err) < 0) {
                 fprintf(stderr, "bench: %s\n", err.msg);

@@ -72,6 +72,11 @@ struct job_spec *th_random_jobs(const tput *m, int n, unsigned long seed, double
 /* Every row of every table except wall-clock columns (runs.wall_s, created, solver_time_*), as
  * text with reals in hex (%a), ordered — for byte-for-byte determinism checks.  Caller frees. */
 char *th_db_dump(const char *db_path);
+/* The same keyed by runs.config_hash instead of run ids, for comparing files whose runs were
+ * written in another order (parallel sweeps, shards, merges). */
+char *th_db_dump_by_config(const char *db_path);
+/* Rows of each query (NULL-terminated list) as text, reals in hex.  Caller frees. */
+char *th_query_dump(const char *db_path, const char *const *queries);
 /* A single value of a query (first column, first row) as double; NAN if none. */
 double th_db_value(const char *db_path, const char *sql);
 

@@ -249,3 +249,34 @@ Test(crash, unwritable_database_paths_are_reported)
     }
     free(junk);
 }
+
+/* a database file the user may not write: reported, exit 1, the file unchanged.  As root,
+ * file modes stop nothing, so the run is made as user nobody (setpriv, util-linux). */
+Test(crash, a_read_only_database_is_reported)
+{
+    char dir[600], dbp[700], cmd[2048];
+    snprintf(dir, sizeof dir, "%s/ro", th_tmpdir());
+    snprintf(dbp, sizeof dbp, "%s/t.db", dir);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    cr_assert_eq(chmod(th_tmpdir(), 0755), 0);
+    struct th_out o = th_hetsim((const char *const[]){ "run", "default", "--policy", "fifo",
+                                                       "--db", dbp, "-q", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(chmod(dbp, 0444), 0);
+    snprintf(cmd, sizeof cmd, "%s %s run default --policy srtf --db %s -q 2>%s/ro.err",
+             geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups" : "",
+             HETSIM_BIN, dbp, th_tmpdir());
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s: status %d", cmd, st);
+    char errp[700];
+    snprintf(errp, sizeof errp, "%s/ro.err", th_tmpdir());
+    FILE *f = fopen(errp, "r");
+    char msg[1024] = "";
+    cr_assert_not_null(f);
+    size_t n = fread(msg, 1, sizeof msg - 1, f);
+    msg[n] = '\0';
+    fclose(f);
+    cr_assert(strstr(msg, dbp) != NULL && strstr(msg, "readonly database") != NULL, "%s", msg);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 1, 0);
+}

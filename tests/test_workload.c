@@ -1157,7 +1157,9 @@ Test(workload, synthetic_defaults)
         cr_assert_eq(js.v[i].workers, 1);
         cr_assert_eq(js.v[i].user, 0);
         cr_assert_eq(js.v[i].jtype, jt(&f, "A3C"));
-        cr_assert_eq(js.v[i].line, 0);
+        /* without "workers", errors about a job's size point at the workload object */
+        cr_assert_eq(js.v[i].line, 1);
+        cr_assert_null(js.v[i].field);
     }
     free(js.v);
     fx_fini(&f);
@@ -1259,7 +1261,7 @@ Test(workload, config_errors)
         { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
           " \"reference_gpu\": \"K80\", \"job_types\": {\"ResNet-50 (batch size 128)\": 1},\n"
           " \"workers\": {\"2\": 1}, \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
-          "synthetic workload: workload.job_types: job type 'ResNet-50 (batch size 128)' cannot "
+          "exp.json: workload.job_types: job type 'ResNet-50 (batch size 128)' cannot "
           "run on 2 x K80 (the reference GPU)" },
     };
     struct fx f;

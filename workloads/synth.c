@@ -37,6 +37,9 @@ struct sst {
     int      nworkers;
     int     *workers;
     double  *wweights;
+    char   **wfield;        /* "workload.workers.8", and its line, for error messages */
+    long    *wline;
+    char    *origin;        /* the experiment file */
     int      dist;
     double   a, b, clamp_lo, clamp_hi;
     int64_t  users;
@@ -67,6 +70,11 @@ static void sst_close(void *p)
     }
     if (s->ttab)
         gsl_ran_discrete_free(s->ttab);
+    for (int i = 0; s->wfield != NULL && i < s->nworkers; i++)
+        free(s->wfield[i]);
+    free(s->wfield);
+    free(s->wline);
+    free(s->origin);
     free(s->workers);
     free(s->wweights);
     free(s);
@@ -100,17 +108,19 @@ static int sst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
         if (s->users > 1)
             user = (int)gsl_rng_uniform_int(s->r_user, (unsigned long)s->users);
     }
-    int workers = s->workers[gsl_ran_discrete(s->r_work, s->wtab)];
+    size_t wi = gsl_ran_discrete(s->r_work, s->wtab);
+    int workers = s->workers[wi];
     double dur = draw_duration(s);
     double work = wl_work_from_duration(c->model, jt, c->ref_gpu, workers, dur);
     if (!(work > 0))
-        return err_input(err, "synthetic workload", 0, "workload.job_types",
+        return err_input(err, s->origin, 0, "workload.job_types",
                          "job type '%s' cannot run on %d x %s (the reference GPU)",
                          tput_type(c->model, jt)->name, workers,
                          cat_gpu(tput_catalog(c->model), c->ref_gpu)->name);
     *out = (struct job_spec){ .id = s->made, .arrival = sim_from_sec(s->t), .jtype = jt,
                               .workers = workers, .work = work, .user = user, .weight = 1,
-                              .origin = "synthetic workload" };
+                              .origin = s->origin, .line = s->wline[wi],
+                              .field = s->wfield[wi] };
     s->made++;
     return 1;
 }
@@ -121,13 +131,21 @@ static int read_workers(struct sst *s, const struct jobj *cfg, struct errbuf *er
     if (jobj_obj(&w, cfg, "workers", JOPT, err) < 0)
         return -1;
     int n = w.node ? cJSON_GetArraySize(w.node) : 1;
+    const char *file;
+    long line;
+    jsonf_where(cfg->doc, w.node ? w.node : cfg->node, &file, &line);
     s->workers = calloc((size_t)(n ? n : 1), sizeof *s->workers);
     s->wweights = calloc((size_t)(n ? n : 1), sizeof *s->wweights);
-    if (s->workers == NULL || s->wweights == NULL)
+    s->wfield = calloc((size_t)(n ? n : 1), sizeof *s->wfield);
+    s->wline = calloc((size_t)(n ? n : 1), sizeof *s->wline);
+    s->origin = strdup(file);
+    if (s->workers == NULL || s->wweights == NULL || s->wfield == NULL || s->wline == NULL ||
+        s->origin == NULL)
         return err_run(err, "out of memory");
     if (w.node == NULL) {
         s->workers[0] = 1;
         s->wweights[0] = 1;
+        s->wline[0] = line;
         s->nworkers = 1;
         return 0;
     }
@@ -143,6 +161,10 @@ static int read_workers(struct sst *s, const struct jobj *cfg, struct errbuf *er
         if (*end != '\0' || v < 1 || v > 1000000)
             return jsonf_error(cfg->doc, e, p, err, "keys must be GPU counts >= 1");
         s->workers[i] = (int)v;
+        s->nworkers = i + 1;    /* what sst_close frees */
+        jsonf_where(cfg->doc, e, &file, &s->wline[i]);
+        if ((s->wfield[i] = strdup(p)) == NULL)
+            return err_run(err, "out of memory");
         if (jobj_num(&w, e->string, JREQ, 0, 1e12, &s->wweights[i], err) < 0)
             return -1;
         sum += s->wweights[i];

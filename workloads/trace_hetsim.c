@@ -86,6 +86,8 @@ static int hst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
     int rc;
     while ((rc = tio_next(s->r, &line, &len, err)) > 0 && tio_skippable(line))
         ;
+    if (rc == 0 && s->row == 0)
+        return err_input(err, c->path, 0, NULL, "empty trace: no jobs after the header");
     if (rc <= 0)
         return rc;
     long ln = tio_lineno(s->r);

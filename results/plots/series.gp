@@ -1,10 +1,14 @@
-# A time series, one line per policy.
-# Variables: files, titles, outfile, term, plottitle, ylabel.
-set terminal term size 900,560 font ",11"
+# A time series (queue length), one line per policy.
+# Variables: term, outfile, plottitle, ylabel, tmax_h (last sample, hours); arrays F (data
+# files: time in seconds, value), T (key titles), C (line types, one per policy).
+set terminal term size 900,560 font ",11" background rgb "white"
 set output outfile
 set title plottitle noenhanced
 set xlabel "simulated time (hours)"
-set ylabel ylabel
-set key top right noenhanced
+set ylabel ylabel noenhanced
+set xrange [0:tmax_h > 0 ? tmax_h : 1]
+set yrange [0:*]
+set key top right noenhanced box opaque
 set grid
-plot for [i=1:words(files)] word(files, i) using ($1/3600):2 with lines lw 2 title word(titles, i)
+# a value holds from its sample time until the next one
+plot for [i=1:|F|] F[i] using ($1/3600):2 with steps lw 2 lc C[i] title T[i]

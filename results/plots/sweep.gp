@@ -1,0 +1,45 @@
+# A metric against one swept axis: one line per policy (and combination of the other swept
+# axes), points at the mean over seeds with 95% confidence intervals.
+# Variables: term, outfile, plottitle, subtitle, xlabel, ylabel, datafile (one block per line,
+# gnuplot index: x, mean, CI half-width or NaN, seeds, sd), cat (1: x is a category index,
+# points are not joined), logx, xmin and xmax (the x values' range); arrays T (line titles),
+# C (line types: one per policy), D (1, 2, ...: one per combination of the other axes, drawn
+# as dash and point type), XL (category names when cat).
+n = |T|
+set terminal term size 960, 600 + 20*int((n+1)/2) font ",11" background rgb "white"
+set output outfile
+set title plottitle."\n".subtitle noenhanced
+set xlabel xlabel noenhanced
+set ylabel ylabel noenhanced
+set key below maxrows int((n+1)/2) noenhanced
+set grid
+# the axes end at the data (plus these margins), not at the next round tic
+set autoscale xfix
+set autoscale yfix
+set offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06
+# lines are moved sideways a little (dodged) so that their error bars do not hide each other;
+# the data files keep the exact x values
+if (cat) {
+    set xtics () noenhanced
+    do for [k=1:|XL|] { set xtics add (XL[k] k-1) }
+    set xrange [-0.5:|XL|-0.5]
+    set offsets 0, 0, graph 0.06, graph 0.06
+    dodge = n > 1 ? 0.4/(n-1) : 0
+    xpos(i) = column(1) + dodge*(i - (n+1)/2.0)
+} else {
+    if (logx) {
+        set logscale x
+        dodge = n > 1 ? log(xmax/xmin)*0.03/(n-1) : 0
+        xpos(i) = column(1) * exp(dodge*(i - (n+1)/2.0))
+    } else {
+        dodge = n > 1 && xmax > xmin ? (xmax - xmin)*0.03/(n-1) : 0
+        xpos(i) = column(1) + dodge*(i - (n+1)/2.0)
+    }
+}
+array PT[6] = [7, 5, 9, 11, 13, 15]
+pt(i) = PT[(D[i]-1)%6 + 1]
+style = cat ? "points" : "linespoints"
+plot for [i=1:n] datafile index (i-1) using (xpos(i)):2 with @style \
+         lw 2 pt pt(i) ps 1.2 lc C[i] dt D[i] title T[i], \
+     for [i=1:n] datafile index (i-1) using (xpos(i)):2:3 with yerrorbars lw 1.5 pt pt(i) \
+         ps 1.2 lc C[i] dt 1 notitle

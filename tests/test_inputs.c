@@ -1,0 +1,769 @@
+/*
+ * test_inputs: bad input through the real command line.  Every row of the table below writes
+ * a few files into the test's temporary directory, runs `hetsim` and checks three things:
+ * the exit code (2 for bad input or usage, 1 for I/O), a message fragment that names
+ * FILE:LINE: FIELD (or the --set / option the value came from), and that the database named
+ * with --db holds no run afterwards (it may not exist).  A handful of rows are good input
+ * that must be accepted (a UTF-8 BOM, CRLF line ends, an unsorted Philly list): they expect
+ * exit 0 and one run.
+ *
+ * In `want`, "%d" stands for the temporary directory and '*' separates fragments that must
+ * appear in this order.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../results/db.h"
+#include "helpers.h"
+
+struct file {
+    const char *name, *text;
+};
+
+struct row {
+    const char *name;
+    struct file files[3];
+    const char *args[16];
+    int         status;
+    const char *want;               /* stderr fragments ('*'-separated, in order) */
+    int         runs;               /* runs in the --db database afterwards */
+    const char *(*setup)(void);     /* extra files; returns a reason to skip, or NULL */
+};
+
+/* ---- building blocks of the inputs ---- */
+
+#define BOM "\xEF\xBB\xBF"
+#define R50 "ResNet-50 (batch size 64)"
+#define R51 "ResNet-51 (batch size 64)"
+#define DYM_R50 "(did you mean '" R50 "'?)"
+#define BIG "99999999999999999999"      /* overflows int64 */
+
+/* The experiment, one field per line: 2 name, 3 seed, 4 cluster, 5 workload, 6 policies,
+ * 7 whatever `more` adds. */
+#define EXPF(name, seed, cl, wl, pol, more)                                                  \
+    "{\n \"name\": " name ",\n \"seed\": " seed ",\n \"cluster\": " cl ",\n \"workload\": " wl \
+    ",\n \"policies\": " pol more "\n}\n"
+#define N_ "\"t\""
+#define S_ "1"
+#define C_ "\"mixed_small\""
+#define W_ "{ \"format\": \"hetsim\", \"trace\": \"ok.csv\" }"
+#define P_ "[\"fifo\"]"
+#define E_NAME(x) EXPF(x, S_, C_, W_, P_, "")
+#define E_SEED(x) EXPF(N_, x, C_, W_, P_, "")
+#define E_CL(x)   EXPF(N_, S_, x, W_, P_, "")
+#define E_WL(x)   EXPF(N_, S_, C_, x, P_, "")
+#define E_POL(x)  EXPF(N_, S_, C_, W_, x, "")
+#define E_MORE(x) EXPF(N_, S_, C_, W_, P_, ",\n " x)
+#define E_OK      EXPF(N_, S_, C_, W_, P_, "")
+#define E_SIM(x)  E_MORE("\"sim\": { " x " }")
+#define E_HWL(x)  E_WL("{ \"format\": \"hetsim\", \"trace\": \"ok.csv\", " x " }")
+#define E_MODELS(x) E_MORE("\"models\": { " x " }")
+
+/* hetsim CSV */
+#define HDR "arrival_s,job_type,workers,iterations\n"
+#define JOB(arr, workers, iters) arr "," R50 "," workers "," iters "\n"
+#define OK_TRACE HDR JOB("0", "1", "1000") "10,ResNet-18 (batch size 64),2,2000\n" \
+    "20,LM (batch size 20),1,500\n"
+#define WL_T "{ \"format\": \"hetsim\", \"trace\": \"t.csv\" }"
+/* Gavel, tab-separated: 7 fields (old) and 10 fields (current) */
+#define G7(steps, arr, sf) R50 "\tcmd\t-step\t1\t" steps "\t" arr "\t" sf "\n"
+#define G10(steps, sf, weight, arr) R50 "\tcmd\tdir\t-step\t1\t" steps "\t" sf "\t" weight \
+    "\t-1\t" arr "\n"
+#define WL_G "{ \"format\": \"gavel\", \"trace\": \"g.trace\" }"
+/* Philly job list */
+#define PHDR "timestamp,duration,num_gpus,gpu_time,cluster\n"
+#define TS "2017-10-03 12:00:00"
+#define PJ(ts, dur, gpus) ts "," dur "," gpus ",3600,vc1\n"
+#define MIX "\"job_types\": { \"" R50 "\": 1 }"
+#define WL_P "{ \"format\": \"philly\", \"trace\": \"ph.csv\", " MIX " }"
+/* synthetic */
+#define SYN(fields) E_WL("{ \"format\": \"synthetic\", " fields " }")
+#define JOBS "\"jobs\": 3, \"rate_per_hour\": 60"
+#define DUR "\"duration\": { \"dist\": \"exponential\", \"mean_s\": 600 }"
+/* a cluster file: 2 name, 3 network, 4 "groups", 5 the group */
+#define CLUSTER(net, group) "{\n \"name\": \"c\",\n" net " \"groups\": [\n  " group "\n ]\n}\n"
+#define NET(n) " \"network\": \"" n "\",\n"
+#define IB NET("ib-100g")
+#define GRP(count, gpu, per, more) "{ \"count\": " count ", \"gpu\": \"" gpu "\"" \
+    ", \"gpus_per_node\": " per more " }"
+#define INLINE(net, group) E_CL("{ " net "\"groups\": [" group "] }")
+#define INET "\"network\": \"ib-100g\", "
+/* catalogs: one entry per line from line 2 */
+#define GPU(name, mem, more) "{ \"name\": \"" name "\", \"mem_gb\": " mem \
+    ", \"fp32_tflops\": 10, \"fp16_tflops\": 20, \"mem_bw_gbs\": 900, \"price_hr\": 1" more " }"
+#define GPUS(a, b) "{ \"gpus\": [\n  " a ",\n  " b "\n] }\n"
+#define PCIE ", \"pcie\": \"pcie3\""
+#define GOOD_GPU GPU("Y", "16", PCIE)
+#define LINK(name, scope, bw) "{ \"name\": \"" name "\", \"scope\": \"" scope "\", \"bw_gbs\": " \
+    bw ", \"lat_us\": 1 }"
+#define LINKS(a, b) "{ \"links\": [\n  " a ",\n  " b "\n] }\n"
+#define JT(name, batch, more) "{ \"name\": \"" name "\", \"batch\": " batch ", \"scaling\": " \
+    "\"weak\", \"precision\": \"fp32\", \"params_m\": 10, \"gflops_per_sample\": 1, " \
+    "\"mem_gb\": 2" more " }"
+#define JTS(a) "{ \"job_types\": [\n  " a "\n] }\n"
+#define PRHDR "job_type,gpu,workers,placement,iters_per_s\n"
+#define PR(gpu, workers, rate) PRHDR "\"" R50 "\"," gpu "," workers ",consolidated," rate "\n"
+
+/* the files of a row: the experiment alone, or with the one file it points to */
+#define EXP(text)     { { "e.json", text } }
+#define TRACE(text)   { { "e.json", E_WL(WL_T) }, { "t.csv", text } }
+#define GAVEL(text)   { { "e.json", E_WL(WL_G) }, { "g.trace", text } }
+#define PHILLY(text)  { { "e.json", E_WL(WL_P) }, { "ph.csv", text } }
+#define CFILE(text)   { { "e.json", E_CL("\"c.json\"") }, { "c.json", text } }
+#define GFILE(text)   { { "e.json", E_MODELS("\"gpus\": \"g.json\"") }, { "g.json", text } }
+#define LFILE(text)   { { "e.json", E_MODELS("\"links\": \"l.json\"") }, { "l.json", text } }
+#define PROF(text)    { { "e.json", E_MODELS("\"profiles\": [\"prof.csv\"]") }, \
+                        { "prof.csv", text } }
+#define JTFILE(text)  { { "e.json", E_MODELS("\"job_types\": \"jt.json\"") }, { "jt.json", text } }
+
+/* where a message must point: "<tmp>/FILE:LINE: " */
+#define AT(f, n) "%d/" f ":" #n ": "
+#define RUN "run", "%d/e.json", "--db", "%d/t.db", "-q"
+
+/* ---- setups: files that do not fit in a string literal, and database states ---- */
+
+static void write_bytes(const char *name, const char *data, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", th_tmpdir(), name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot write %s", path);
+    cr_assert_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* head + n copies of `unit` + tail */
+static void write_repeated(const char *name, const char *head, const char *unit, size_t n,
+                           const char *tail)
+{
+    size_t hl = strlen(head), ul = strlen(unit), tl = strlen(tail), len = hl + n * ul + tl;
+    char *b = malloc(len + 1);
+    cr_assert_not_null(b);
+    memcpy(b, head, hl);
+    for (size_t i = 0; i < n; i++)
+        memcpy(b + hl + i * ul, unit, ul);
+    memcpy(b + hl + n * ul, tail, tl);
+    write_bytes(name, b, len);
+    free(b);
+}
+
+static const char *long_field_hetsim(void)
+{
+    write_repeated("t.csv", HDR "0,", "A", 150000, ",1,100\n");
+    return NULL;
+}
+
+static const char *many_fields_hetsim(void)
+{
+    write_repeated("t.csv", HDR "0", ",1", 100000, "\n");
+    return NULL;
+}
+
+static const char *many_fields_gavel(void)
+{
+    write_repeated("g.trace", G7("100", "0", "1") R50, "\tx", 100000, "\n");
+    return NULL;
+}
+
+static const char *long_vc_philly(void)
+{
+    write_repeated("ph.csv", PHDR TS ",3600,1,3600,", "v", 150000, "\n");
+    return NULL;
+}
+
+static const char nul_hetsim_text[] = HDR JOB("0", "1", "100") "5,Res\0Net,1,100\n";
+static const char nul_gavel_text[] = G7("100", "0", "1") R50 "\tc\0md\t-step\t1\t100\t5\t1\n";
+static const char nul_philly_text[] = PHDR PJ(TS, "60", "1") TS ",6\0" "0,1,60,vc1\n";
+static const char nul_json_text[] = "{\n \"name\": \"t\0\"\n}\n";
+
+static const char *nul_hetsim(void)
+{
+    write_bytes("t.csv", nul_hetsim_text, sizeof nul_hetsim_text - 1);
+    return NULL;
+}
+
+static const char *nul_gavel(void)
+{
+    write_bytes("g.trace", nul_gavel_text, sizeof nul_gavel_text - 1);
+    return NULL;
+}
+
+static const char *nul_philly(void)
+{
+    write_bytes("ph.csv", nul_philly_text, sizeof nul_philly_text - 1);
+    return NULL;
+}
+
+static const char *nul_json(void)
+{
+    write_bytes("e.json", nul_json_text, sizeof nul_json_text - 1);
+    return NULL;
+}
+
+static char *tmp_path(const char *name)
+{
+    char *p = malloc(512);
+    snprintf(p, 512, "%s/%s", th_tmpdir(), name);
+    return p;
+}
+
+/* a valid hetsim database with no run: t.db */
+static const char *empty_db(void)
+{
+    char *p = tmp_path("t.db");
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, p, &err), 0, "%s", err.msg);
+    db_close(d);
+    free(p);
+    return NULL;
+}
+
+/* a database whose write-ahead log cannot be created (works for root too) */
+static const char *wal_blocked_db(void)
+{
+    empty_db();
+    char *p = tmp_path("t.db-wal");
+    cr_assert_eq(mkdir(p, 0755), 0);
+    free(p);
+    return NULL;
+}
+
+static const char *garbage_db(void)
+{
+    write_repeated("t.db", "", "this is not a database\n", 200, "");
+    return NULL;
+}
+
+/* ---- the table ---- */
+
+/* Rows list name, files, arguments, exit code and message, and leave the rest zero (no run
+ * expected, no setup) unless they say otherwise. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+static const struct row rows[] = {
+    /* -------- experiment JSON: types of the top-level fields -------- */
+    { "name_not_string", EXP(E_NAME("5")),
+      { RUN }, 2, AT("e.json", 2) "name: must be a string" },
+    { "seed_string", EXP(E_SEED("\"1\"")),
+      { RUN }, 2, AT("e.json", 3) "seed: must be an integer" },
+    { "cluster_number", EXP(E_CL("5")),
+      { RUN }, 2, AT("e.json", 4) "cluster: must be an object" },
+    { "cluster_unknown_name", EXP(E_CL("\"mixed_smal\"")),
+      { RUN }, 2, AT("e.json", 4) "cluster: no cluster file or shipped cluster 'mixed_smal'" },
+    { "workload_string", EXP(E_WL("\"ok.csv\"")),
+      { RUN }, 2, AT("e.json", 5) "workload: must be an object" },
+    { "policies_string", EXP(E_POL("\"fifo\"")),
+      { RUN }, 2, AT("e.json", 6) "policies: must be an array" },
+    { "policies_empty", EXP(E_POL("[]")),
+      { RUN }, 2, AT("e.json", 6) "policies: list at least one policy" },
+    { "sim_number", EXP(E_MORE("\"sim\": 5")),
+      { RUN }, 2, AT("e.json", 7) "sim: must be an object" },
+    { "mode_typo", EXP(E_MORE("\"mode\": \"gavl\"")),
+      { RUN }, 2, AT("e.json", 7) "mode: 'gavl' is not one of: native, gavel "
+                                  "(did you mean 'gavel'?)" },
+    { "document_not_object", EXP("[1, 2]\n"),
+      { RUN }, 2, AT("e.json", 1) "the document must be a JSON object" },
+
+    /* -------- experiment JSON: missing and unknown fields -------- */
+    { "missing_workload",
+      EXP("{\n \"name\": \"t\",\n \"cluster\": \"mixed_small\",\n \"policies\": [\"fifo\"]\n}\n"),
+      { RUN }, 2, AT("e.json", 1) "workload: required field is missing" },
+    { "missing_policies",
+      EXP("{\n \"name\": \"t\",\n \"cluster\": \"mixed_small\",\n \"workload\": " W_ "\n}\n"),
+      { RUN }, 2, AT("e.json", 1) "policies: required field is missing" },
+    { "missing_cluster",
+      EXP("{\n \"name\": \"t\",\n \"workload\": " W_ ",\n \"policies\": [\"fifo\"]\n}\n"),
+      { RUN }, 2, AT("e.json", 1) "cluster: required field is missing" },
+    { "missing_workload_format", EXP(E_WL("{ \"trace\": \"ok.csv\" }")),
+      { RUN }, 2, AT("e.json", 5) "workload.format: required field is missing" },
+    { "workload_trace_not_found", EXP(E_WL("{ \"format\": \"hetsim\", \"trace\": \"nope.csv\" }")),
+      { RUN }, 2, AT("e.json", 5) "workload.trace: trace file 'nope.csv' not found" },
+    { "unknown_top_field", EXP(E_MORE("\"polices\": [\"srtf\"]")),
+      { RUN }, 2, AT("e.json", 7) "polices: unknown field (did you mean 'policies'?)" },
+    { "unknown_sim_field", EXP(E_SIM("\"sample\": 60")),
+      { RUN }, 2, AT("e.json", 7) "sim.sample: unknown field (did you mean 'sample_s'?)" },
+    { "unknown_workload_field", EXP(E_HWL("\"max_job\": 2")),
+      { RUN }, 2, AT("e.json", 5) "workload.max_job: unknown field (did you mean 'max_jobs'?)" },
+    { "field_given_twice", EXP(E_MORE("\"seed\": 2")),
+      { RUN }, 2, AT("e.json", 7) "seed: field given twice" },
+
+    /* -------- experiment JSON: numbers out of range -------- */
+    { "seed_negative", EXP(E_SEED("-1")),
+      { RUN }, 2, AT("e.json", 3) "seed: -1 is out of range [0, 9223372036854775807]" },
+    { "seed_fraction", EXP(E_SEED("1.5")),
+      { RUN }, 2, AT("e.json", 3) "seed: must be an integer" },
+    { "seed_infinite", EXP(E_SEED("1e999")),
+      { RUN }, 2, AT("e.json", 3) "seed: must be an integer" },
+    { "seed_overflow", EXP(E_SEED("1e30")),
+      { RUN }, 2, AT("e.json", 3) "seed: 1e+30 is out of range" },
+    { "seed_nan_literal", EXP(E_SEED("NaN")),
+      { RUN }, 2, AT("e.json", 3) "JSON syntax error" },
+    { "sample_s_negative", EXP(E_SIM("\"sample_s\": -1")),
+      { RUN }, 2, AT("e.json", 7) "sim.sample_s: -1 is out of range [0, 1e+09]" },
+    { "sample_s_infinite", EXP(E_SIM("\"sample_s\": 1e999")),
+      { RUN }, 2, AT("e.json", 7) "sim.sample_s: must be a finite number" },
+    { "until_s_negative", EXP(E_SIM("\"until_s\": -5")),
+      { RUN }, 2, AT("e.json", 7) "sim.until_s: -5 is out of range [0, 9e+12]" },
+    { "max_events_negative", EXP(E_SIM("\"max_events\": -1")),
+      { RUN }, 2, AT("e.json", 7) "sim.max_events: -1 is out of range [0, 4611686018427387903]" },
+    { "max_jobs_negative", EXP(E_HWL("\"max_jobs\": -3")),
+      { RUN }, 2, AT("e.json", 5) "workload.max_jobs: -3 is out of range [0, 1099511627776]" },
+    { "max_jobs_overflow", EXP(E_HWL("\"max_jobs\": 1e30")),
+      { RUN }, 2, AT("e.json", 5) "workload.max_jobs: 1e+30 is out of range" },
+    { "arrival_scale_zero", EXP(E_HWL("\"arrival_scale\": 0")),
+      { RUN }, 2, AT("e.json", 5) "workload.arrival_scale: 0 is out of range [1e-09, 1e+09]" },
+    { "arrival_scale_infinite", EXP(E_HWL("\"arrival_scale\": 1e999")),
+      { RUN }, 2, AT("e.json", 5) "workload.arrival_scale: must be a finite number" },
+
+    /* -------- experiment JSON: policies -------- */
+    { "policy_unknown", EXP(E_POL("[\"fifoo\"]")),
+      { RUN }, 2, AT("e.json", 6) "policies[0]: unknown policy 'fifoo' (did you mean 'fifo'?)" },
+    { "policy_unknown_second", EXP(E_POL("[\"fifo\", \"srtff\"]")),
+      { RUN }, 2, AT("e.json", 6) "policies[1]: unknown policy 'srtff' (did you mean 'srtf'?)" },
+    { "policy_param_bad_second", EXP(E_POL("[\"fifo\", { \"name\": \"srtf\", \"bogus\": 1 }]")),
+      { RUN }, 2, AT("e.json", 6) "policies[1].bogus: unknown field" },
+    { "policy_labels_twice",
+      EXP(E_POL("[{ \"name\": \"fifo\", \"label\": \"a\" },\n"
+                "  { \"name\": \"srtf\", \"label\": \"a\" }]")),
+      { RUN }, 2, AT("e.json", 7) "policies[1]: two policies are labelled 'a'" },
+    { "policy_param_type", EXP(E_POL("[{ \"name\": \"fifo\", \"backfill\": \"yes\" }]")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].backfill: must be true or false" },
+    { "policy_param_unknown", EXP(E_POL("[{ \"name\": \"fifo\", \"backfil\": true }]")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].backfil: unknown field (did you mean 'backfill'?)" },
+    { "policy_round_negative", EXP(E_POL("[{ \"name\": \"gavel_las\", \"round_s\": -1 }]")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].round_s: -1 is out of range [0.001, 1e+09]" },
+
+    /* -------- experiment JSON: syntax, empty files, BOM, CRLF, NUL -------- */
+    { "syntax_double_comma",
+      EXP("{\n \"name\": \"t\",\n \"seed\": 1,,\n \"cluster\": \"mixed_small\"\n}\n"),
+      { RUN }, 2, AT("e.json", 3) "JSON syntax error" },
+    { "syntax_unclosed", EXP("{\n \"name\": \"t\",\n \"seed\": 1\n"),
+      { RUN }, 2, AT("e.json", 3) "JSON syntax error" },
+    { "syntax_trailing_text", EXP(E_OK "}\n"),
+      { RUN }, 2, AT("e.json", 8) "unexpected text after the JSON document" },
+    { "empty_file", EXP(""),
+      { RUN }, 2, "%d/e.json: empty file: expected a JSON object" },
+    { "nul_byte", EXP(""),
+      { RUN }, 2, "%d/e.json: NUL byte in JSON text", .setup = nul_json },
+    { "bom_accepted", EXP(BOM E_OK),
+      { RUN }, 0, NULL, 1 },
+    { "crlf_accepted",
+      EXP("{\r\n \"name\": \"t\",\r\n \"seed\": 1,\r\n \"cluster\": \"mixed_small\",\r\n"
+          " \"workload\": " W_ ",\r\n \"policies\": [\"fifo\"]\r\n}\r\n"),
+      { RUN }, 0, NULL, 1 },
+    { "crlf_error_line",
+      EXP("{\r\n \"name\": \"t\",\r\n \"seed\": 1,\r\n \"cluster\": \"mixed_small\",\r\n"
+          " \"workload\": " W_ ",\r\n \"policies\": [\"fifo\"],\r\n"
+          " \"sim\": { \"sample_s\": -1 }\r\n}\r\n"),
+      { RUN }, 2, AT("e.json", 7) "sim.sample_s: -1 is out of range" },
+    { "crlf_syntax_line",
+      EXP("{\r\n \"name\": \"t\",\r\n \"seed\": 1,\r\n \"cluster\": \"mixed_small\",\r\n"
+          " \"workload\" " W_ ",\r\n \"policies\": [\"fifo\"]\r\n}\r\n"),
+      { RUN }, 2, AT("e.json", 5) "JSON syntax error" },
+    { "experiment_not_found", EXP(E_OK),
+      { "run", "%d/nope.json", "--db", "%d/t.db", "-q" }, 2,
+      "%d/nope.json: no such experiment file or shipped experiment" },
+
+    /* -------- clusters: a separate file -------- */
+    { "cluster_gpu_unknown", CFILE(CLUSTER(IB, GRP("2", "A100-40G", "4", ""))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].gpu: unknown GPU type 'A100-40G' "
+                                  "(did you mean 'A100-40GB'?)" },
+    { "cluster_intra_unknown", CFILE(CLUSTER(IB, GRP("2", "V100", "4", ", \"intra\": \"nvlnk2\""))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].intra: unknown intra-node link 'nvlnk2' "
+                                  "(did you mean 'nvlink2'?)" },
+    { "cluster_intra_link_as_network", CFILE(CLUSTER(NET("nvlink2"), GRP("2", "V100", "4", ""))),
+      { RUN }, 2, AT("c.json", 3) "network: 'nvlink2' is an intra-node link; this field needs an inter-node link" },
+    { "cluster_network_as_intra",
+      CFILE(CLUSTER(IB, GRP("2", "V100", "4", ", \"intra\": \"ib-100g\""))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].intra: 'ib-100g' is an inter-node link; this field needs an intra-node link" },
+    { "cluster_count_zero", CFILE(CLUSTER(IB, GRP("0", "V100", "4", ""))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].count: 0 is out of range [1, 1000000]" },
+    { "cluster_count_negative", CFILE(CLUSTER(IB, GRP("-2", "V100", "4", ""))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].count: -2 is out of range [1, 1000000]" },
+    { "cluster_count_fraction", CFILE(CLUSTER(IB, GRP("1.5", "V100", "4", ""))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].count: must be an integer" },
+    { "cluster_per_node_zero", CFILE(CLUSTER(IB, GRP("2", "V100", "0", ""))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].gpus_per_node: 0 is out of range [1, 64]" },
+    { "cluster_per_node_65", CFILE(CLUSTER(IB, GRP("2", "V100", "65", ""))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].gpus_per_node: 65 is out of range [1, 64]" },
+    { "cluster_missing_groups", CFILE("{\n \"name\": \"c\",\n \"network\": \"ib-100g\"\n}\n"),
+      { RUN }, 2, AT("c.json", 1) "groups: required field is missing" },
+    { "cluster_empty_groups",
+      CFILE("{\n \"name\": \"c\",\n \"network\": \"ib-100g\",\n \"groups\": []\n}\n"),
+      { RUN }, 2, AT("c.json", 4) "groups: at least one node group is needed" },
+    { "cluster_no_network", CFILE(CLUSTER("", GRP("2", "V100", "4", ""))),
+      { RUN }, 2, AT("c.json", 4) "groups[0]: no inter-node network" },
+
+    /* -------- clusters: inline in the experiment (line 4) -------- */
+    { "inline_gpu_unknown", EXP(INLINE(INET, GRP("2", "A100-40G", "4", ""))),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].gpu: unknown GPU type 'A100-40G' "
+                                  "(did you mean 'A100-40GB'?)" },
+    { "inline_count_zero", EXP(INLINE(INET, GRP("0", "V100", "4", ""))),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].count: 0 is out of range [1, 1000000]" },
+    { "inline_no_network", EXP(INLINE("", GRP("1", "V100", "4", ""))),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0]: no inter-node network" },
+    { "inline_empty_groups", EXP(INLINE(INET, "")),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups: at least one node group is needed" },
+
+    /* -------- GPU and link catalogs -------- */
+    { "gpu_defined_twice", GFILE(GPUS(GPU("X", "16", PCIE), GPU("X", "16", PCIE))),
+      { RUN }, 2, AT("g.json", 3) "gpus[1]: GPU type 'X' is defined twice" },
+    { "gpu_alias_clash",
+      GFILE(GPUS(GPU("X", "16", PCIE), GPU("Y", "16", PCIE ", \"aliases\": [\"X\"]"))),
+      { RUN }, 2, AT("g.json", 3) "gpus[1]: alias 'X' already names another GPU" },
+    { "gpu_missing_pcie", GFILE(GPUS(GPU("X", "16", ""), GOOD_GPU)),
+      { RUN }, 2, AT("g.json", 2) "gpus[0].pcie: required field is missing" },
+    { "gpu_negative_memory", GFILE(GPUS(GPU("X", "-16", PCIE), GOOD_GPU)),
+      { RUN }, 2, AT("g.json", 2) "gpus[0].mem_gb: -16 is out of range [0.1, 100000]" },
+    { "gpu_unknown_link", GFILE(GPUS(GPU("X", "16", ", \"pcie\": \"pcie9\""), GOOD_GPU)),
+      { RUN }, 2, AT("g.json", 2) "gpus[0].pcie: unknown link 'pcie9'" },
+    { "gpu_pcie_is_network", GFILE(GPUS(GPU("X", "16", ", \"pcie\": \"ib-100g\""), GOOD_GPU)),
+      { RUN }, 2, AT("g.json", 2) "gpus[0].pcie: 'ib-100g' is not an intra-node link" },
+    { "link_defined_twice",
+      LFILE(LINKS(LINK("pcie3", "intra", "15"), LINK("pcie3", "intra", "15"))),
+      { RUN }, 2, AT("l.json", 3) "links[1]: link 'pcie3' is defined twice" },
+    { "link_negative_bandwidth",
+      LFILE(LINKS(LINK("pcie3", "intra", "-1"), LINK("ib", "inter", "12"))),
+      { RUN }, 2, AT("l.json", 2) "links[0].bw_gbs: -1 is out of range [1e-06, 1e+06]" },
+    { "link_missing_for_gpu",
+      { { "e.json", E_MODELS("\"gpus\": \"g.json\", \"links\": \"l.json\"") },
+        { "g.json", GPUS(GPU("X", "16", PCIE ", \"nvlink\": \"nvlink2\""), GOOD_GPU) },
+        { "l.json", LINKS(LINK("pcie3", "intra", "15"), LINK("ib-100g", "inter", "12")) } },
+      { RUN }, 2, AT("g.json", 2) "gpus[0].nvlink: unknown link 'nvlink2'" },
+
+    /* -------- job types and profiles -------- */
+    { "profile_header_name", PROF("job_type,gpu,worker,placement,iters_per_s\n"),
+      { RUN }, 2, AT("prof.csv", 1) "worker: header column 3 must be 'workers'" },
+    { "profile_unknown_gpu", PROF(PR("V1000", "1", "4.4")),
+      { RUN }, 2, AT("prof.csv", 2) "gpu: unknown GPU type 'V1000'" },
+    { "profile_workers_zero", PROF(PR("V100", "0", "4.4")),
+      { RUN }, 2, AT("prof.csv", 2) "workers: '0' is not a worker count in [1, 4096]" },
+    { "profile_negative_rate", PROF(PR("V100", "1", "-4.4")),
+      { RUN }, 2, AT("prof.csv", 2) "iters_per_s: '-4.4' is not a rate >= 0" },
+    { "jobtype_unknown_field", JTFILE(JTS(JT("J", "32", ", \"scalling\": \"weak\""))),
+      { RUN }, 2, AT("jt.json", 2) "job_types[0].scalling: unknown field "
+                                   "(did you mean 'scaling'?)" },
+    { "jobtype_batch_zero", JTFILE(JTS(JT("J", "0", ""))),
+      { RUN }, 2, AT("jt.json", 2) "job_types[0].batch: 0 is out of range [1, 16777216]" },
+    { "jobtype_defined_twice", JTFILE(JTS(JT("J", "32", "") ",\n  " JT("J", "64", ""))),
+      { RUN }, 2, AT("jt.json", 3) "job_types[1]: job type 'J' is too long or defined twice" },
+
+    /* -------- hetsim CSV traces -------- */
+    { "hetsim_too_few_fields", TRACE(HDR "0," R50 ",1\n"),
+      { RUN }, 2, AT("t.csv", 2) "expected 4 fields, found 3" },
+    { "hetsim_workers_word", TRACE(HDR JOB("0", "zero", "100")),
+      { RUN }, 2, AT("t.csv", 2) "workers: 'zero' is not a GPU count >= 1" },
+    { "hetsim_workers_overflow", TRACE(HDR JOB("0", BIG, "100")),
+      { RUN }, 2, AT("t.csv", 2) "workers: '" BIG "' is not a GPU count >= 1" },
+    { "hetsim_arrival_negative", TRACE(HDR JOB("-5", "1", "100")),
+      { RUN }, 2, AT("t.csv", 2) "arrival_s: '-5' is not a time >= 0" },
+    { "hetsim_arrival_nan", TRACE(HDR JOB("nan", "1", "100")),
+      { RUN }, 2, AT("t.csv", 2) "arrival_s: 'nan' is not a time >= 0" },
+    { "hetsim_unsorted", TRACE(HDR JOB("100", "1", "100") JOB("50", "1", "100")),
+      { RUN }, 2, AT("t.csv", 3) "arrival: job 1 arrives at 50.000000 s, "
+                                 "before the previous job (100.000000 s)" },
+    { "hetsim_unsorted_after_comment",
+      TRACE(HDR JOB("0", "1", "100") "# a comment\n" JOB("10", "1", "100") JOB("5", "1", "100")),
+      { RUN }, 2, AT("t.csv", 5) "arrival: job 2 arrives at 5.000000 s" },
+    { "hetsim_duplicate_id",
+      TRACE("id,arrival_s,job_type,workers,iterations\n7,0," R50 ",1,100\n7,1," R50 ",1,100\n"),
+      { RUN }, 2, AT("t.csv", 3) "id: job id 7 appears twice" },
+    { "hetsim_too_many_gpus", TRACE(HDR JOB("0", "64", "100")),
+      { RUN }, 2, AT("t.csv", 2) "workers: job 0 asks for 64 GPUs; "
+                                 "no GPU type of cluster 'mixed-small' has that many" },
+    { "hetsim_unknown_job_type", TRACE(HDR "0," R51 ",1,100\n"),
+      { RUN }, 2, AT("t.csv", 2) "job_type: unknown job type '" R51 "' " DYM_R50 },
+    { "hetsim_empty", TRACE(""),
+      { RUN }, 2, "%d/t.csv: empty file: expected a header line" },
+    { "hetsim_header_only", TRACE(HDR),
+      { RUN }, 2, "%d/t.csv: *no jobs" },
+    { "hetsim_crlf_bom_accepted",
+      TRACE(BOM "arrival_s,job_type,workers,iterations\r\n0," R50 ",1,100\r\n"
+            "5," R50 ",2,100\r\n"),
+      { RUN }, 0, NULL, 1 },
+    { "hetsim_crlf_error_line",
+      TRACE(BOM "arrival_s,job_type,workers,iterations\r\n0," R50 ",1,100\r\n"
+            "5," R50 ",x,100\r\n"),
+      { RUN }, 2, AT("t.csv", 3) "workers: 'x' is not a GPU count >= 1" },
+    { "hetsim_long_field", EXP(E_WL(WL_T)),
+      { RUN }, 2, AT("t.csv", 2) "job_type: unknown job type 'AAAAAAAA",
+      .setup = long_field_hetsim },
+    { "hetsim_many_fields", EXP(E_WL(WL_T)),
+      { RUN }, 2, AT("t.csv", 2) "expected 4 fields, found 100001", .setup = many_fields_hetsim },
+    { "hetsim_nul_byte", EXP(E_WL(WL_T)),
+      { RUN }, 2, AT("t.csv", 3) "NUL byte in a text line", .setup = nul_hetsim },
+
+    /* -------- Gavel traces -------- */
+    { "gavel_8_fields", GAVEL(R50 "\tcmd\t-step\t1\t100\t0\t1\textra\n"),
+      { RUN }, 2, AT("g.trace", 1) "a Gavel trace line has 7 or 10 tab-separated fields, "
+                                   "this one has 8" },
+    { "gavel_steps_word", GAVEL(G7("abc", "0", "1")),
+      { RUN }, 2, AT("g.trace", 1) "total_steps: 'abc' is not a step count >= 1" },
+    { "gavel_steps_overflow", GAVEL(G7(BIG, "0", "1")),
+      { RUN }, 2, AT("g.trace", 1) "total_steps: '" BIG "' is not a step count >= 1" },
+    { "gavel_arrival_negative", GAVEL(G7("100", "-1", "1")),
+      { RUN }, 2, AT("g.trace", 1) "arrival_time: '-1' is not a time >= 0" },
+    { "gavel_arrival_inf", GAVEL(G10("100", "1", "1", "inf")),
+      { RUN }, 2, AT("g.trace", 1) "arrival_time: 'inf' is not a time >= 0" },
+    { "gavel_weight_nan", GAVEL(G10("100", "1", "nan", "0")),
+      { RUN }, 2, AT("g.trace", 1) "priority_weight: 'nan' is not a weight > 0" },
+    { "gavel_unsorted_7", GAVEL(G7("100", "50", "1") G7("100", "10", "1")),
+      { RUN }, 2, AT("g.trace", 2) "arrival: job 1 arrives at 10.000000 s" },
+    { "gavel_unsorted_10",
+      GAVEL(G10("100", "1", "1", "50") G10("100", "1", "1", "60") G10("100", "1", "1", "5")),
+      { RUN }, 2, AT("g.trace", 3) "arrival: job 2 arrives at 5.000000 s" },
+    { "gavel_too_many_gpus", GAVEL(G7("100", "0", "64")),
+      { RUN }, 2, AT("g.trace", 1) "workers: job 0 asks for 64 GPUs" },
+    { "gavel_unknown_job_type", GAVEL(R51 "\tcmd\t-step\t1\t100\t0\t1\n"),
+      { RUN }, 2, AT("g.trace", 1) "job_type: unknown job type '" R51 "' " DYM_R50 },
+    { "gavel_empty", GAVEL(""),
+      { RUN }, 2, "%d/g.trace: empty trace: no jobs" },
+    { "gavel_crlf_bom_accepted",
+      GAVEL(BOM R50 "\tcmd\t-step\t1\t100\t0\t1\r\n" R50 "\tcmd\t-step\t1\t100\t5\t2\r\n"),
+      { RUN }, 0, NULL, 1 },
+    { "gavel_many_fields", EXP(E_WL(WL_G)),
+      { RUN }, 2, AT("g.trace", 2) "a Gavel trace line has 7 or 10 tab-separated fields, "
+                                   "this one has 100001", .setup = many_fields_gavel },
+    { "gavel_nul_byte", EXP(E_WL(WL_G)),
+      { RUN }, 2, AT("g.trace", 2) "NUL byte in a text line", .setup = nul_gavel },
+
+    /* -------- Philly job lists -------- */
+    { "philly_bad_header", PHILLY("time,duration,num_gpus,gpu_time,cluster\n"),
+      { RUN }, 2, AT("ph.csv", 1) "header must be: timestamp,duration,num_gpus,gpu_time,cluster" },
+    { "philly_4_fields", PHILLY(PHDR TS ",3600,1,3600\n"),
+      { RUN }, 2, AT("ph.csv", 2) "expected 5 fields, found 4" },
+    { "philly_bad_timestamp", PHILLY(PHDR PJ("yesterday", "3600", "1")),
+      { RUN }, 2, AT("ph.csv", 2) "timestamp: 'yesterday' is not YYYY-MM-DD HH:MM:SS" },
+    { "philly_duration_negative", PHILLY(PHDR PJ(TS, "-5", "1")),
+      { RUN }, 2, AT("ph.csv", 2) "duration: '-5' is not a duration > 0" },
+    { "philly_duration_nan", PHILLY(PHDR PJ(TS, "NaN", "1")),
+      { RUN }, 2, AT("ph.csv", 2) "duration: 'NaN' is not a duration > 0" },
+    { "philly_gpus_overflow", PHILLY(PHDR PJ(TS, "60", BIG)),
+      { RUN }, 2, AT("ph.csv", 2) "num_gpus: '" BIG "' is not a GPU count >= 1" },
+    { "philly_too_many_gpus", PHILLY(PHDR PJ(TS, "60", "1") PJ("2017-10-03 12:00:01", "60", "64")),
+      { RUN }, 2, AT("ph.csv", 3) "workers: job 1 asks for 64 GPUs" },
+    { "philly_empty", PHILLY(""),
+      { RUN }, 2, "%d/ph.csv: empty file: expected a header line" },
+    { "philly_mix_unknown_type",
+      { { "e.json", E_WL("{ \"format\": \"philly\", \"trace\": \"ph.csv\", "
+                         "\"job_types\": { \"" R51 "\": 1 } }") },
+        { "ph.csv", PHDR PJ(TS, "60", "1") } },
+      { RUN }, 2, AT("e.json", 5) "workload.job_types." R51 ": unknown job type '" R51 "' "
+                                  DYM_R50 },
+    { "philly_unsorted_crlf_bom_accepted",
+      PHILLY(BOM "timestamp,duration,num_gpus,gpu_time,cluster\r\n"
+             "2017-10-03 12:10:00,60,1,60,vc1\r\n2017-10-03 12:00:00,60,2,120,vc2\r\n"),
+      { RUN }, 0, NULL, 1 },
+    { "philly_long_vc", EXP(E_WL(WL_P)),
+      { RUN }, 2, AT("ph.csv", 2) "cluster: virtual cluster name longer than 63 characters",
+      .setup = long_vc_philly },
+    { "philly_nul_byte", EXP(E_WL(WL_P)),
+      { RUN }, 2, AT("ph.csv", 3) "NUL byte in a text line", .setup = nul_philly },
+
+    /* -------- synthetic workloads (the workload object is on line 5) -------- */
+    { "synth_jobs_zero", EXP(SYN("\"jobs\": 0, \"rate_per_hour\": 60, " MIX ", " DUR)),
+      { RUN }, 2, AT("e.json", 5) "workload.jobs: 0 is out of range [1, 1099511627776]" },
+    { "synth_jobs_fraction", EXP(SYN("\"jobs\": 2.5, \"rate_per_hour\": 60, " MIX ", " DUR)),
+      { RUN }, 2, AT("e.json", 5) "workload.jobs: must be an integer" },
+    { "synth_rate_infinite", EXP(SYN("\"jobs\": 3, \"rate_per_hour\": 1e999, " MIX ", " DUR)),
+      { RUN }, 2, AT("e.json", 5) "workload.rate_per_hour: must be a finite number" },
+    { "synth_dist_typo",
+      EXP(SYN(JOBS ", " MIX ", \"duration\": { \"dist\": \"lognorm\", \"median_s\": 60 }")),
+      { RUN }, 2, AT("e.json", 5) "workload.duration.dist: 'lognorm' is not one of: lognormal, "
+                                  "exponential, uniform (did you mean 'lognormal'?)" },
+    { "synth_too_many_gpus", EXP(SYN(JOBS ", " MIX ", " DUR ", \"workers\": { \"64\": 1 }")),
+      { RUN }, 2, AT("e.json", 5) "workload.workers.64: job 0 asks for 64 GPUs" },
+    { "synth_unknown_job_type", EXP(SYN(JOBS ", \"job_types\": { \"" R51 "\": 1 }, " DUR)),
+      { RUN }, 2, AT("e.json", 5) "workload.job_types." R51 ": unknown job type '" R51 "' "
+                                  DYM_R50 },
+
+    /* -------- the command line -------- */
+    { "cli_unknown_command", EXP(E_OK),
+      { "frobnicate", "--db", "%d/t.db" }, 2, "hetsim: unknown command 'frobnicate'" },
+    { "cli_unknown_option", EXP(E_OK),
+      { RUN, "--bogus" }, 2, "hetsim run: unknown or incomplete option '--bogus'" },
+    { "cli_missing_argument", EXP(E_OK),
+      { RUN, "--seed" }, 2, "hetsim run: unknown or incomplete option '--seed'" },
+    { "cli_seed_word", EXP(E_OK),
+      { RUN, "--seed", "abc" }, 2, "hetsim run: --seed needs an integer >= 0, not 'abc'" },
+    { "cli_seed_empty", EXP(E_OK),
+      { RUN, "--seed", "" }, 2, "hetsim run: --seed needs an integer >= 0, not ''" },
+    { "cli_seed_overflow", EXP(E_OK),
+      { RUN, "--seed", BIG }, 2, "hetsim run: --seed needs an integer >= 0, not '" BIG "'" },
+    { "cli_set_without_equals", EXP(E_OK),
+      { RUN, "--set", "seed5" }, 2, "hetsim: --set: seed5: expected key=value" },
+    { "cli_set_empty_key", EXP(E_OK),
+      { RUN, "--set", "=5" }, 2, "hetsim: --set: =5: expected key=value" },
+    { "cli_set_empty_segment", EXP(E_OK),
+      { RUN, "--set", "sim..sample_s=5" }, 2,
+      "hetsim: --set sim..sample_s: empty key in override" },
+    { "cli_set_through_number", EXP(E_OK),
+      { RUN, "--set", "seed.x=1" }, 2,
+      "hetsim: --set seed.x: 'x' is inside a value that is not an object" },
+    { "cli_set_bad_value", EXP(E_OK),
+      { RUN, "--set", "sim.sample_s=-1" }, 2,
+      "hetsim: --set sim.sample_s: sim.sample_s: -1 is out of range [0, 1e+09]" },
+    { "cli_set_unknown_field", EXP(E_OK),
+      { RUN, "--set", "sim.sampel_s=5" }, 2,
+      "hetsim: --set sim.sampel_s: sim.sampel_s: unknown field (did you mean 'sample_s'?)" },
+    { "cli_set_inline_cluster", EXP(E_OK),
+      { RUN, "--set", "cluster={\"network\": \"ib-100g\", \"groups\": [" GRP("0", "V100", "4", "")
+                      "]}" }, 2,
+      "hetsim: --set cluster: cluster.groups[0].count: 0 is out of range [1, 1000000]" },
+    { "cli_policy_unknown", EXP(E_OK),
+      { RUN, "--policy", "fifoo" }, 2,
+      "hetsim: --policy: unknown policy 'fifoo' (did you mean 'fifo'?)" },
+    { "cli_report_format", EXP(E_OK),
+      { "report", "--db", "%d/t.db", "--format", "xml" }, 2,
+      "hetsim report: --format must be table, csv or markdown, not 'xml'" },
+    { "cli_plot_format", EXP(E_OK),
+      { "plot", "--db", "%d/t.db", "--format", "jpg", "--out", "%d/plots" }, 2,
+      "hetsim: --format: 'jpg' must be png or svg", .setup = empty_db },
+
+    /* -------- the database (I/O, not the user's input: exit 1) -------- */
+    { "db_directory_uncreatable", { { "e.json", E_OK }, { "afile", "a regular file" } },
+      { "run", "%d/e.json", "--db", "%d/afile/sub/t.db", "-q" }, 1,
+      "hetsim: %d/afile/sub/t.db: cannot create its directory" },
+    { "db_is_a_directory", EXP(E_OK),
+      { "run", "%d/e.json", "--db", "%d", "-q" }, 1, "hetsim: %d: cannot open database" },
+    { "db_not_a_database", EXP(E_OK),
+      { RUN }, 1, "hetsim: %d/t.db: *not a database", .setup = garbage_db },
+    { "db_wal_blocked", EXP(E_OK),
+      { RUN }, 1, "hetsim: %d/t.db: *unable to open", .setup = wal_blocked_db },
+};
+#pragma GCC diagnostic pop
+
+/* ---- running a row ---- */
+
+/* s with every "%d" replaced by the temporary directory (caller frees) */
+static char *expand(const char *s)
+{
+    const char *dir = th_tmpdir();
+    size_t n = 0, dl = strlen(dir);
+    for (const char *p = s; *p; p++)
+        n += p[0] == '%' && p[1] == 'd' ? dl : 1;
+    char *out = malloc(n + 1), *w = out;
+    cr_assert_not_null(out);
+    for (const char *p = s; *p; p++) {
+        if (p[0] == '%' && p[1] == 'd') {
+            memcpy(w, dir, dl);
+            w += dl;
+            p++;
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w = '\0';
+    return out;
+}
+
+/* Runs stored in a database file; 0 when there is no file or no hetsim schema in it. */
+static int db_runs(const char *path)
+{
+    struct stat st;
+    if (path == NULL || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    sqlite3 *h;
+    int n = 0;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(h, "SELECT count(*) FROM runs", -1, &q, NULL) == SQLITE_OK) {
+            if (sqlite3_step(q) == SQLITE_ROW)
+                n = sqlite3_column_int(q, 0);
+            sqlite3_finalize(q);
+        }
+    }
+    sqlite3_close(h);
+    return n;
+}
+
+/* 1 if the '*'-separated fragments of `want` occur in `text` in order */
+static int has_fragments(const char *text, const char *want)
+{
+    char *w = strdup(want), *save = NULL;
+    const char *at = text;
+    int ok = 1;
+    for (char *frag = strtok_r(w, "*", &save); frag != NULL && ok;
+         frag = strtok_r(NULL, "*", &save)) {
+        const char *hit = strstr(at, frag);
+        ok = hit != NULL;
+        if (ok)
+            at = hit + strlen(frag);
+    }
+    free(w);
+    return ok;
+}
+
+static void run_row(const struct row *r)
+{
+    for (int i = 0; i < 3 && r->files[i].name != NULL; i++)
+        free(th_write(r->files[i].name, r->files[i].text));
+    free(th_write("ok.csv", OK_TRACE));
+    const char *skip = r->setup != NULL ? r->setup() : NULL;
+    if (skip != NULL)
+        cr_skip_test("[%s] skipped: %s", r->name, skip);
+
+    char *argv[17] = { NULL }, cmd[1024] = "hetsim";
+    const char *dbfile = NULL;
+    for (int i = 0; r->args[i] != NULL; i++) {
+        argv[i] = expand(r->args[i]);
+        if (i > 0 && strcmp(r->args[i - 1], "--db") == 0)
+            dbfile = argv[i];
+        size_t n = strlen(cmd);
+        snprintf(cmd + n, sizeof cmd - n, " %.60s", argv[i]);
+    }
+    struct th_out o = th_hetsim((const char *const *)argv);
+    int runs = db_runs(dbfile);
+    char *want = r->want != NULL ? expand(r->want) : NULL;
+
+    char why[1024] = "";
+    size_t n = 0;
+    if (o.status != r->status)
+        n += (size_t)snprintf(why + n, sizeof why - n, "exit %d, expected %d; ", o.status,
+                              r->status);
+    if (want != NULL && !has_fragments(o.err, want) && n < sizeof why)
+        n += (size_t)snprintf(why + n, sizeof why - n, "stderr lacks '%.300s'; ", want);
+    if (runs != r->runs && n < sizeof why)
+        snprintf(why + n, sizeof why - n, "%d run(s) in %s, expected %d; ", runs, dbfile,
+                 r->runs);
+    n = strlen(why);
+    if (n >= 2)
+        why[n - 2] = '\0';       /* the last "; " */
+
+    cr_assert(why[0] == '\0', "[%s] %s\n    command: %s\n    stderr: %.600s", r->name, why, cmd,
+              o.err);
+    free(want);
+    for (int i = 0; argv[i] != NULL; i++)
+        free(argv[i]);
+    th_out_free(&o);
+}
+
+/* Criterion copies parameters into the worker process, where the table's pointers would not
+ * hold (the worker may be a new exec), so the parameter is the row's index. */
+static void free_params(struct criterion_test_params *p)
+{
+    cr_free(p->params);
+}
+
+ParameterizedTestParameters(inputs, rejected)
+{
+    size_t n = sizeof rows / sizeof rows[0];
+    int *idx = cr_malloc(n * sizeof *idx);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (int)i;
+    return cr_make_param_array(int, idx, n, free_params);
+}
+
+ParameterizedTest(int *i, inputs, rejected)
+{
+    run_row(&rows[*i]);
+}

@@ -1,0 +1,512 @@
+/*
+ * test_report: `hetsim report` and `hetsim export` end to end, on databases written through
+ * the db API with known metric values — grouped means, 95% CI half-widths and n computed by
+ * hand, a repeated seed counted once, paired baseline ratios matched on settings, --where /
+ * --experiment / --sweep filtering, CSV quoting and Markdown, export round trips at full
+ * precision, and bad input (a bad --where, an unknown table) exiting 2.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../results/db.h"
+#include "helpers.h"
+
+#define RUN(...) th_hetsim((const char *const[]){ __VA_ARGS__, NULL })
+
+/* ---- writing runs with known figures ---- */
+
+struct spec {
+    const char *experiment, *policy;
+    int64_t     seed;
+    int         x;                  /* a setting in the config: another x is another group */
+    double      jct, makespan;      /* metrics jct_mean and makespan; jobs_done is 10 */
+    const char *sweep;              /* with one swept field, workload.arrival_scale = scale */
+    double      scale;
+    int         njobs;              /* jobs rows, with arrivals at thirds of a second */
+};
+
+static int64_t add_run(db *d, const struct spec *s)
+{
+    struct errbuf err;
+    err_clear(&err);
+    char config[512], name[128], scale[32], seed[32], policy[80];
+    size_t n = 0;
+    for (const char *p = s->experiment; *p && n + 2 < sizeof name; p++) {
+        if (*p == '"')
+            name[n++] = '\\';
+        name[n++] = *p;
+    }
+    name[n] = '\0';
+    /* the swept field is in the config under another name ("point"), so that param() must
+     * read it from run_params */
+    snprintf(config, sizeof config,
+             "{\"name\":\"%s\",\"x\":%d,\"sim\":{\"k\":%d},\"point\":%.17g,"
+             "\"policies\":[\"%s\"],\"seed\":%lld}",
+             name, s->x, 10 * s->x, s->scale, s->policy, (long long)s->seed);
+    snprintf(scale, sizeof scale, "%.17g", s->scale);
+    snprintf(seed, sizeof seed, "%lld", (long long)s->seed);
+    snprintf(policy, sizeof policy, "\"%s\"", s->policy);
+    const struct db_param p[] = { { "policy", policy }, { "seed", seed },
+                                  { "workload.arrival_scale", scale } };
+    struct db_run r = { .experiment = s->experiment, .domain = "training", .policy = s->policy,
+                        .cluster = "c", .config_json = config, .version = "test",
+                        .seed = s->seed, .sweep = s->sweep, .params = p,
+                        .nparams = s->sweep ? 3 : 0 };
+    cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(db_metric(d, "jobs_done", 10, &err), 0);
+    cr_assert_eq(db_metric(d, "jct_mean", s->jct, &err), 0);
+    cr_assert_eq(db_metric(d, "makespan", s->makespan, &err), 0);
+    for (int j = 0; j < s->njobs; j++) {
+        struct db_job job = { .job_id = j, .job_type = "toy", .workers = 1, .work = 1,
+                              .arrival_s = j + 1.0 / 3, .first_start_s = j + 0.5,
+                              .finish_s = j == 0 ? -1 : j + 2.0 / 3 * s->seed, .n_avg = 1,
+                              .t_iso_s = -1, .ftf_rho = -1, .attained = 0.1 * j };
+        cr_assert_eq(db_job(d, &job, &err), 0);
+    }
+    struct db_run_end e = { 100, 0.01, "drained", 10, 1, s->njobs };
+    int64_t id = 0;
+    cr_assert_eq(db_run_commit(d, &e, &id, &err), 0, "%s", err.msg);
+    return id;
+}
+
+static char *make_db(const char *name, const struct spec *specs, int n)
+{
+    char *path = malloc(512);
+    snprintf(path, 512, "%s/%s", th_tmpdir(), name);
+    remove(path);
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    for (int i = 0; i < n; i++)
+        add_run(d, &specs[i]);
+    db_close(d);
+    return path;
+}
+
+/* ---- reading CSV (RFC 4180) back ---- */
+
+struct csv {
+    char ***row;                    /* row[i][k], NULL-terminated per row */
+    int     nrows;
+};
+
+static struct csv csv_parse(const char *s, char sep)
+{
+    struct csv c = { calloc(4096, sizeof(char **)), 0 };
+    while (*s) {
+        char **f = calloc(256, sizeof *f);
+        int nf = 0;
+        for (;;) {
+            size_t cap = strlen(s) + 1, n = 0;
+            char *v = malloc(cap);
+            if (*s == '"') {
+                for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+                    if (*s == '"')
+                        s++;            /* a doubled quote */
+                    v[n++] = *s;
+                }
+                if (*s == '"')
+                    s++;
+            } else {
+                while (*s && *s != sep && *s != '\n')
+                    v[n++] = *s++;
+            }
+            v[n] = '\0';
+            cr_assert_lt(nf, 255);
+            f[nf++] = v;
+            if (*s == sep) {
+                s++;
+                continue;
+            }
+            break;
+        }
+        cr_assert(*s == '\n' || *s == '\0', "junk after a field: %.20s", s);
+        if (*s)
+            s++;
+        cr_assert_lt(c.nrows, 4095);
+        c.row[c.nrows++] = f;
+    }
+    return c;
+}
+
+static int csv_ncols(const struct csv *c, int r)
+{
+    int n = 0;
+    while (c->row[r][n] != NULL)
+        n++;
+    return n;
+}
+
+static int csv_col(const struct csv *c, const char *name)
+{
+    for (int k = 0; c->row[0][k] != NULL; k++)
+        if (strcmp(c->row[0][k], name) == 0)
+            return k;
+    cr_assert_fail("no column %s", name);
+    return -1;
+}
+
+/* the row whose columns a and b hold va and vb */
+static int csv_find(const struct csv *c, const char *a, const char *va, const char *b,
+                    const char *vb)
+{
+    int ka = csv_col(c, a), kb = csv_col(c, b), found = -1;
+    for (int r = 1; r < c->nrows; r++)
+        if (strcmp(c->row[r][ka], va) == 0 && strcmp(c->row[r][kb], vb) == 0) {
+            cr_assert_eq(found, -1, "two rows with %s=%s, %s=%s", a, va, b, vb);
+            found = r;
+        }
+    cr_assert_neq(found, -1, "no row with %s=%s, %s=%s", a, va, b, vb);
+    return found;
+}
+
+static double csv_num(const struct csv *c, int r, const char *col)
+{
+    const char *s = c->row[r][csv_col(c, col)];
+    if (*s == '\0')
+        return NAN;
+    char *end;
+    double v = strtod(s, &end);
+    cr_assert_eq(*end, '\0', "%s: '%s' is not a number", col, s);
+    return v;
+}
+
+static void csv_free(struct csv *c)
+{
+    for (int r = 0; r < c->nrows; r++) {
+        for (int k = 0; c->row[r][k] != NULL; k++)
+            free(c->row[r][k]);
+        free(c->row[r]);
+    }
+    free(c->row);
+}
+
+/* ---- hand computations ---- */
+
+static double mean_of(const double *x, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return s / n;
+}
+
+/* 95% CI half-width for 3 values: Student t with 2 degrees of freedom has the closed-form
+ * quantile (2p - 1) / sqrt(2 p (1 - p)) */
+static double half3(const double *x)
+{
+    double m = mean_of(x, 3), ss = 0;
+    for (int i = 0; i < 3; i++)
+        ss += (x[i] - m) * (x[i] - m);
+    double p = 0.975, t2 = (2 * p - 1) / sqrt(2 * p * (1 - p));
+    return t2 * sqrt(ss / 2) / sqrt(3.0);
+}
+
+static void near(double got, double want, const char *what)
+{
+    cr_assert(fabs(got - want) <= 1e-9 * fmax(1, fabs(want)), "%s: %.17g, want %.17g", what,
+              got, want);
+}
+
+/* fifo and fft on seeds 1-3 with x = 1 (fft's seed 2 and fifo's seed 3 run twice: the later
+ * run counts, in the means and as a baseline), and a second setting x = 2 with one seed each */
+static const double fifo_jct[] = { 100, 110, 130 }, fft_jct[] = { 80, 99, 91 };
+static const struct spec grouped[] = {
+    { "exp", "fifo", 1, 1, 100, 1000, NULL, 0, 0 },
+    { "exp", "fifo", 2, 1, 110, 1200, NULL, 0, 0 },
+    { "exp", "fft", 1, 1, 80, 900, NULL, 0, 0 },
+    { "exp", "fft", 2, 1, 500, 5000, NULL, 0, 0 },     /* superseded below */
+    { "exp", "fifo", 3, 1, 400, 4000, NULL, 0, 0 },    /* superseded by the next one */
+    { "exp", "fifo", 3, 1, 130, 1100, NULL, 0, 0 },
+    { "exp", "fft", 2, 1, 99, 1300, NULL, 0, 0 },
+    { "exp", "fft", 3, 1, 91, 1000, NULL, 0, 0 },
+    { "exp", "fifo", 1, 2, 125, 1000, NULL, 0, 0 },
+    { "exp", "fft", 1, 2, 50, 1000, NULL, 0, 0 },
+};
+
+Test(report, grouped_mean_ci_n_and_paired_ratios)
+{
+    char *dbp = make_db("grouped.db", grouped, 10);
+    struct th_out o = RUN("report", "--db", dbp, "--group", "--baseline", "fifo", "--format",
+                          "csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    struct csv c = csv_parse(o.out, ',');
+    cr_assert_eq(c.nrows, 1 + 4, "%s", o.out);      /* (fifo, fft) x (x = 1, x = 2) */
+    cr_assert_str_eq(c.row[0][0], "group");
+    for (int r = 1; r < c.nrows; r++)
+        cr_assert_eq(csv_ncols(&c, r), csv_ncols(&c, 0));
+
+    /* groups print in the order they began: fifo x=1, fft x=1, fifo x=2, fft x=2 */
+    cr_assert_str_eq(c.row[1][csv_col(&c, "policy")], "fifo");
+    cr_assert_str_eq(c.row[2][csv_col(&c, "policy")], "fft");
+    int fifo = 1, fft = 2;
+    near(csv_num(&c, fifo, "n"), 3, "fifo n");
+    near(csv_num(&c, fft, "n"), 3, "fft n (seed 2 counted once)");
+    near(csv_num(&c, fifo, "jct_mean"), mean_of(fifo_jct, 3), "fifo mean");
+    near(csv_num(&c, fifo, "jct_mean_ci95"), half3(fifo_jct), "fifo half-width");
+    near(csv_num(&c, fft, "jct_mean"), mean_of(fft_jct, 3), "fft mean (latest seed-2 run)");
+    near(csv_num(&c, fft, "jct_mean_ci95"), half3(fft_jct), "fft half-width");
+    near(csv_num(&c, fft, "jobs_done"), 10, "jobs_done");
+    near(csv_num(&c, fft, "jobs_done_ci95"), 0, "jobs_done spread");
+    cr_assert(isnan(csv_num(&c, fft, "ftf_mean")), "a metric no run has is empty");
+
+    /* paired: per seed fft / fifo, then mean and half-width of the three ratios */
+    double ratio[3], mk[3];
+    const double fifo_mk[] = { 1000, 1200, 1100 }, fft_mk[] = { 900, 1300, 1000 };
+    for (int i = 0; i < 3; i++) {
+        ratio[i] = fft_jct[i] / fifo_jct[i];
+        mk[i] = fft_mk[i] / fifo_mk[i];
+    }
+    near(csv_num(&c, fft, "jct_mean/fifo"), mean_of(ratio, 3), "paired ratio");
+    near(csv_num(&c, fft, "jct_mean/fifo_ci95"), half3(ratio), "paired ratio half-width");
+    near(csv_num(&c, fft, "makespan/fifo"), mean_of(mk, 3), "paired makespan ratio");
+    cr_assert_neq(fabs(csv_num(&c, fft, "jct_mean/fifo") -
+                       mean_of(fft_jct, 3) / mean_of(fifo_jct, 3)), 0,
+                  "a ratio of means is not a mean of paired ratios");
+    near(csv_num(&c, fft, "n_paired"), 3, "n_paired");
+    near(csv_num(&c, fifo, "jct_mean/fifo"), 1, "the baseline against itself");
+    near(csv_num(&c, fifo, "jct_mean/fifo_ci95"), 0, "the baseline against itself");
+
+    /* x = 2 pairs with fifo x = 2 only: one seed, no interval */
+    int fft2 = 4;
+    cr_assert_str_eq(c.row[fft2][csv_col(&c, "policy")], "fft");
+    near(csv_num(&c, fft2, "n"), 1, "x=2 n");
+    near(csv_num(&c, fft2, "jct_mean/fifo"), 50.0 / 125, "x=2 ratio");
+    cr_assert(isnan(csv_num(&c, fft2, "jct_mean_ci95")), "one seed has no interval");
+    near(csv_num(&c, fft2, "n_paired"), 1, "x=2 n_paired");
+    cr_assert_str_neq(c.row[fft2][0], c.row[fft][0], "another group hash");
+    csv_free(&c);
+    th_out_free(&o);
+
+    /* the table shows "mean ± half" with the hand-computed figures */
+    o = RUN("report", "--db", dbp, "--group", "--baseline", "fifo");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    char want[128];
+    snprintf(want, sizeof want, "%.1f \u00b1 %.1f", mean_of(fifo_jct, 3), half3(fifo_jct));
+    cr_assert(strstr(o.out, want) != NULL, "no '%s' in\n%s", want, o.out);
+    snprintf(want, sizeof want, "%.3f \u00b1 %.3f", mean_of(ratio, 3), half3(ratio));
+    cr_assert(strstr(o.out, want) != NULL, "no '%s' in\n%s", want, o.out);
+    cr_assert(strstr(o.out, "95% confidence interval") != NULL, "%s", o.out);
+    th_out_free(&o);
+
+    /* without --group: one row per run, and a hint that seeds could be grouped */
+    o = RUN("report", "--db", dbp, "--baseline", "fifo", "--format", "csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    c = csv_parse(o.out, ',');
+    cr_assert_eq(c.nrows, 1 + 10);
+    /* fft x=2 (run 10) pairs with fifo x=2 (run 9), not with fifo x=1 seed 1 (run 1) */
+    int r = csv_find(&c, "run", "10", "policy", "fft");
+    near(csv_num(&c, r, "jct_mean/fifo"), 50.0 / 125, "per-run ratio matched on settings");
+    r = csv_find(&c, "run", "3", "policy", "fft");
+    near(csv_num(&c, r, "jct_mean/fifo"), 80.0 / 100, "per-run ratio, same seed");
+    r = csv_find(&c, "run", "8", "policy", "fft");
+    near(csv_num(&c, r, "jct_mean/fifo"), 91.0 / 130, "per-run ratio to the latest baseline");
+    csv_free(&c);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp);
+    cr_assert(strstr(o.out, "only in the seed: --group") != NULL, "%s", o.out);
+    th_out_free(&o);
+    free(dbp);
+}
+
+static const struct spec filtered[] = {
+    { "exp", "fifo", 1, 1, 100, 1, NULL, 0, 0 },       /* 1 */
+    { "exp", "fft", 1, 1, 90, 1, NULL, 0, 0 },         /* 2 */
+    { "exp", "srtf", 1, 2, 95, 1, NULL, 0, 0 },        /* 3 */
+    { "exp", "fifo", 3, 1, 100, 1, NULL, 0, 0 },       /* 4 */
+    { "exp", "fft", 2, 1, 80, 1, NULL, 0, 0 },         /* 5 */
+    { "other", "fifo", 1, 1, 70, 1, NULL, 0, 0 },      /* 6 */
+    { "exp", "fifo", 1, 1, 60, 1, "sw", 0.5, 0 },      /* 7 */
+    { "exp", "fifo", 1, 1, 61, 1, "sw", 1.5, 0 },      /* 8 */
+    { "exp", "fft", 2, 1, 62, 1, "sw", 2.0, 0 },       /* 9 */
+};
+
+/* the ids in the report's "run" column, comma-separated */
+static void ids_of(const char *const *args, char *out, size_t cap)
+{
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    struct csv c = csv_parse(o.out, ',');
+    size_t n = 0;
+    out[0] = '\0';
+    for (int r = 1; r < c.nrows; r++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", r > 1 ? "," : "", c.row[r][0]);
+    csv_free(&c);
+    th_out_free(&o);
+}
+
+#define IDS(want, ...)                                                                     \
+    do {                                                                                   \
+        char got_[256];                                                                    \
+        ids_of((const char *const[]){ "report", "--db", dbp, "--format", "csv", __VA_ARGS__, \
+                                      NULL }, got_, sizeof got_);                          \
+        cr_assert_str_eq(got_, want, "%s", #__VA_ARGS__);                                  \
+    } while (0)
+
+Test(report, where_experiment_and_sweep_select_runs)
+{
+    char *dbp = make_db("filter.db", filtered, 9);
+    IDS("1,2,5,6,7,8,9", "--where", "policy IN ('fifo','fft') AND seed < 3");
+    IDS("6", "--where", "experiment = 'other'");
+    IDS("1,2,3,4,5,7,8,9", "--experiment", "exp");
+    /* param(): a sweep's own record, and any config field by its dotted path */
+    IDS("8,9", "--where", "param('workload.arrival_scale') >= 1");
+    IDS("3", "--where", "param('sim.k') = 20");
+    IDS("1,2,4,5,6,7,8,9", "--where", "param('x') = 1");
+    IDS("2,5,9", "--where", "param('policy') = 'fft'");
+    IDS("7,8,9", "--where", "metric('jct_mean') < 65");
+    IDS("", "--where", "param('no.such.field') = 1");
+    /* every --where must hold */
+    IDS("5,9", "--where", "policy = 'fft'", "--where", "seed = 2");
+    IDS("7,8,9", "--sweep", "sw");
+    IDS("7", "--sweep", "sw", "--where", "param('workload.arrival_scale') < 1");
+
+    /* --sweep shows the swept fields (the seed too, per run) as columns */
+    struct th_out o = RUN("report", "--db", dbp, "--sweep", "sw", "--format", "csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    struct csv c = csv_parse(o.out, ',');
+    cr_assert_str_eq(c.row[0][3], "seed", "%s", o.out);
+    cr_assert_str_eq(c.row[0][4], "workload.arrival_scale", "%s", o.out);
+    near(csv_num(&c, csv_find(&c, "run", "8", "policy", "fifo"), "workload.arrival_scale"),
+         1.5, "axis value");
+    csv_free(&c);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--sweep", "sw", "--group", "--format", "csv");
+    c = csv_parse(o.out, ',');
+    cr_assert_str_eq(c.row[0][3], "workload.arrival_scale", "grouped: no seed axis: %s", o.out);
+    cr_assert_eq(c.nrows, 1 + 3);
+    csv_free(&c);
+    th_out_free(&o);
+
+    /* bad expressions exit 2, quoting the expression and SQLite's message */
+    o = RUN("report", "--db", dbp, "--where", "policy IN (fifo");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "\"policy IN (fifo\"") && strstr(o.err, "syntax error"), "%s", o.err);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--where", "policy = fifo");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "no such column: fifo") && strstr(o.err, "single quotes"), "%s",
+              o.err);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--where", "1) , (2");
+    cr_assert_eq(o.status, 2, "%s", o.out);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--sweep", "nope");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "no sweep named 'nope'") && strstr(o.err, "sw"), "%s", o.err);
+    th_out_free(&o);
+    free(dbp);
+}
+
+Test(report, csv_quoting_and_markdown)
+{
+    static const struct spec odd[] = {
+        { "we,ird \"exp\"", "fifo", 1, 1, 100, 1, NULL, 0, 0 },
+        { "pipe|exp", "fifo", 1, 1, 100, 1, NULL, 0, 0 },
+    };
+    char *dbp = make_db("odd.db", odd, 2);
+    struct th_out o = RUN("report", "--db", dbp, "--format", "csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, "\n1,\"we,ird \"\"exp\"\"\",fifo,") != NULL, "%s", o.out);
+    struct csv c = csv_parse(o.out, ',');
+    cr_assert_eq(c.nrows, 3);
+    cr_assert_str_eq(c.row[1][1], "we,ird \"exp\"");
+    cr_assert_eq(csv_ncols(&c, 1), csv_ncols(&c, 0));
+    csv_free(&c);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--format", "markdown", "--group");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, "| group | experiment | policy | n |") != NULL, "%s", o.out);
+    cr_assert(strstr(o.out, "| pipe\\|exp |") != NULL, "%s", o.out);
+    th_out_free(&o);
+    free(dbp);
+}
+
+static const struct spec with_jobs[] = {
+    { "exp", "fifo", 1, 1, 100, 1, NULL, 0, 40 },
+    { "exp", "fft", 1, 1, 90, 1, NULL, 0, 40 },
+    { "exp", "fft", 2, 1, 80, 1, NULL, 0, 40 },
+};
+
+Test(report, export_round_trips)
+{
+    char *dbp = make_db("export.db", with_jobs, 3);
+    struct th_out o = RUN("export", "--db", dbp, "--table", "jobs", "--csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    struct csv c = csv_parse(o.out, ',');
+    cr_assert_eq(c.nrows, 1 + 120);
+    cr_assert_eq(csv_ncols(&c, 0), 17, "every column of jobs");
+    cr_assert_str_eq(c.row[0][0], "run_id");
+    /* full precision: the text reads back to the very double stored */
+    int r = csv_find(&c, "run_id", "3", "job_id", "7");
+    double stored = th_db_value(dbp, "SELECT finish_s FROM jobs WHERE run_id = 3 AND job_id = 7");
+    cr_assert_eq(csv_num(&c, r, "finish_s"), stored, "%.17g", stored);
+    cr_assert_eq(csv_num(&c, r, "arrival_s"), 7 + 1.0 / 3);
+    /* NULL is an empty field */
+    r = csv_find(&c, "run_id", "2", "job_id", "0");
+    cr_assert_str_eq(c.row[r][csv_col(&c, "finish_s")], "");
+    cr_assert(strstr(o.out, "\"\"") == NULL, "NULL is not an empty string");
+    csv_free(&c);
+    th_out_free(&o);
+
+    /* the filter applies to runs; their jobs follow */
+    o = RUN("export", "--db", dbp, "--table", "jobs", "--where", "policy = 'fft'", "--where",
+            "seed = 2");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    c = csv_parse(o.out, ',');
+    cr_assert_eq(c.nrows, 1 + 40);
+    for (int i = 1; i < c.nrows; i++)
+        cr_assert_str_eq(c.row[i][0], "3");
+    csv_free(&c);
+    th_out_free(&o);
+
+    /* runs: config_json holds quotes and commas */
+    o = RUN("export", "--db", dbp, "--table", "runs");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, ",\"{\"\"name\"\":\"\"exp\"\",") != NULL, "RFC 4180: %s", o.out);
+    c = csv_parse(o.out, ',');
+    cr_assert_eq(c.nrows, 1 + 3);
+    for (int i = 1; i < c.nrows; i++)
+        cr_assert_eq(csv_ncols(&c, i), csv_ncols(&c, 0));
+    csv_free(&c);
+    th_out_free(&o);
+    char out[512];
+    snprintf(out, sizeof out, "%s/runs.tsv", th_tmpdir());
+    o = RUN("export", "--db", dbp, "--table", "runs", "--format", "tsv", "--out", out);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert_str_eq(o.out, "");
+    FILE *f = fopen(out, "r");
+    cr_assert_not_null(f);
+    static char text[16384];
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    c = csv_parse(text, '\t');
+    cr_assert_eq(c.nrows, 1 + 3);
+    r = csv_find(&c, "id", "2", "policy", "fft");
+    cr_assert(strstr(c.row[r][csv_col(&c, "config_json")], "\"policies\":[\"fft\"]") != NULL,
+              "%s", c.row[r][csv_col(&c, "config_json")]);
+    csv_free(&c);
+    th_out_free(&o);
+
+    o = RUN("export", "--db", dbp, "--table", "metrics", "--experiment", "exp");
+    c = csv_parse(o.out, ',');
+    cr_assert_eq(c.nrows, 1 + 3 * 3);
+    csv_free(&c);
+    th_out_free(&o);
+
+    o = RUN("export", "--db", dbp, "--table", "bogus");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "unknown table 'bogus'") &&
+              strstr(o.err, "runs, jobs, job_gpu_seconds, samples, metrics, run_params"),
+              "%s", o.err);
+    th_out_free(&o);
+    o = RUN("export", "--db", dbp, "--table", "jobs", "--where", "nonsense(");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "\"nonsense(\"") != NULL, "%s", o.err);
+    th_out_free(&o);
+    free(dbp);
+}
