@@ -1022,7 +1022,7 @@ struct srun {
     int     pol;
 };
 
-struct sweep {
+struct sweep_runs {
     const char  *name;
     char         fname[FNAME];
     struct axis *ax;            /* swept axes other than policy and seed */
@@ -1035,7 +1035,7 @@ struct sweep {
     double      *num;           /* [run * nax + axis]: the value when numeric */
 };
 
-static void sweep_free(struct sweep *s)
+static void sweep_runs_free(struct sweep_runs *s)
 {
     for (int i = 0; i < s->nax; i++)
         free(s->ax[i].key);
@@ -1066,7 +1066,7 @@ static int intern(char ***names, int *n, const char *s)
     return (*n)++;
 }
 
-static int sweep_load(struct ctx *c, struct sweep *s)
+static int sweep_runs_load(struct ctx *c, struct sweep_runs *s)
 {
     sqlite3_stmt *q;
     if (prepare(c, "SELECT key, count(*) = count(num), count(DISTINCT value) FROM run_params "
@@ -1192,7 +1192,7 @@ static void lines_free(struct lines *l)
 
 /* The line of run i in the figure of axis x: its policy and the values of the other axes
  * that take several values.  Returns the line index, -1 when out of memory. */
-static int line_of(const struct sweep *s, int i, int x, struct lines *l)
+static int line_of(const struct sweep_runs *s, int i, int x, struct lines *l)
 {
     struct sb combo = { 0 }, label = { 0 };
     sb_printf(&label, "%s", s->pol[s->runs[i].pol]);
@@ -1241,7 +1241,7 @@ static int line_of(const struct sweep *s, int i, int x, struct lines *l)
 }
 
 /* metric m against axis x, one line per policy x combination of the other axes */
-static int sweep_figure(struct ctx *c, const struct sweep *s, int x, const char *m)
+static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const char *m)
 {
     const struct axis *ax = &s->ax[x];
     struct pt *pts = malloc((size_t)(s->nruns + 1) * sizeof *pts);
@@ -1375,16 +1375,16 @@ static int sweep_figure(struct ctx *c, const struct sweep *s, int x, const char 
 
 static int plot_sweep(struct ctx *c, const char *name)
 {
-    struct sweep s = { .name = name };
+    struct sweep_runs s = { .name = name };
     file_part(s.fname, name);
-    int rc = sweep_load(c, &s);
-    static const char *const dflt[] = { "jct_mean" };
+    int rc = sweep_runs_load(c, &s);
+    static const char *const dflt[] = { "jct_mean", "ftf_mean", "makespan" };
     const char *const *mets = c->metrics ? (const char *const *)c->metrics : dflt;
-    int nm = c->metrics ? c->nmetrics : 1;
+    int nm = c->metrics ? c->nmetrics : (int)(sizeof dflt / sizeof dflt[0]);
     for (int a = 0; rc == 0 && a < s.nax; a++)
         for (int m = 0; rc == 0 && m < nm && s.ax[a].nvals >= 2; m++)
             rc = sweep_figure(c, &s, a, mets[m]);
-    sweep_free(&s);
+    sweep_runs_free(&s);
     if (rc < 0)
         err_prefix(c->err, "plotting sweep '%s': ", name);
     return rc;

@@ -144,21 +144,6 @@ static void session_close(struct session *s)
     free(s->a.sets);
 }
 
-/* Open and close every policy of e: each one's parameters are checked before any run, so a
- * bad second policy does not leave the first one's run behind. */
-static int check_policies(const struct experiment *e, const struct run_env *env,
-                          struct errbuf *err)
-{
-    struct policy_env penv = { e->seed, env->cl, env->model };
-    for (int i = 0; i < e->npolicies; i++) {
-        policy *p;
-        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, err) < 0)
-            return -1;
-        policy_close(p);
-    }
-    return 0;
-}
-
 static const char run_help[] =
     "usage: hetsim run EXPERIMENT [options]\n"
     "Run every policy of EXPERIMENT (a file, or the name of a shipped experiment) and store\n"
@@ -184,7 +169,7 @@ static int cmd_run(int argc, char **argv)
     db *d = NULL;
     int64_t ids[EXP_MAX_POLICIES];
     int nids = 0;
-    if (check_policies(e, &ss.env, &ss.err) < 0 || db_open(&d, ss.a.db, &ss.err) < 0) {
+    if (run_check_policies(e, &ss.env, &ss.err) < 0 || db_open(&d, ss.a.db, &ss.err) < 0) {
         rc = fail(&ss.err);
         goto out;
     }
@@ -233,7 +218,7 @@ static int cmd_validate(int argc, char **argv)
         rc = fail(&ss.err);
         goto out;
     }
-    if (check_policies(e, &ss.env, &ss.err) < 0) {
+    if (run_check_policies(e, &ss.env, &ss.err) < 0) {
         rc = fail(&ss.err);
         goto out;
     }
@@ -448,8 +433,9 @@ static const char plot_help[] =
     "utilization over time by GPU type, queue length, and bars of each policy's metrics as a\n"
     "ratio to the baseline's run with the same seed and settings (--baseline; default fifo\n"
     "when the experiment ran it, else its first policy), averaged over seeds with 95% CIs.\n"
-    "Per sweep: each --metric (default jct_mean) against each swept axis other than seed, one\n"
-    "line per policy and combination of the other axes, mean over seeds with 95% CIs.\n"
+    "Per sweep: each --metric (default jct_mean, ftf_mean, makespan) against each swept axis\n"
+    "other than seed, one line per policy and combination of the other axes, mean over seeds\n"
+    "with 95% CIs.\n"
     "--metric also replaces the bars' metrics.  --experiment and --sweep draw only those\n"
     "(each may be repeated; without either, everything is drawn).\n";
 

@@ -252,6 +252,30 @@ out:
     return rc;
 }
 
+int run_check_policies(const struct experiment *e, const struct run_env *env,
+                       struct errbuf *err)
+{
+    struct policy_env penv = { e->seed, env->cl, env->model };
+    for (int i = 0; i < e->npolicies; i++) {
+        policy *p;
+        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, err) < 0)
+            return -1;
+        policy_close(p);
+    }
+    return 0;
+}
+
+int run_check_workload(const struct experiment *e, const struct run_env *env,
+                       struct errbuf *err)
+{
+    workload *wl;
+    struct wl_env wenv = { env->model, e->seed, e->base_dir };
+    if (wl_open(&wl, &e->workload, &wenv, err) < 0)
+        return -1;
+    wl_close(wl);
+    return 0;
+}
+
 int run_list_jobs(const struct experiment *e, const struct run_env *env, FILE *out,
                   int64_t *njobs, struct errbuf *err)
 {

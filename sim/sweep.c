@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run.h"
+
 enum { MAX_AXES = 32, MAX_POINTS = 10000000 };
 
 struct axis {
@@ -196,6 +198,38 @@ static int make_tasks(sweep *s, struct errbuf *err)
     return 0;
 }
 
+/* Open what a run opens (models and cluster, the workload, every policy) for one point. */
+static int check_point(const sweep *s, int p, struct errbuf *err)
+{
+    struct run_env env = { 0 };
+    const struct experiment *e = s->points[p].e;
+    int rc = run_env_open(&env, e, err) < 0 || run_check_workload(e, &env, err) < 0 ||
+             run_check_policies(e, &env, err) < 0 ? -1 : 0;
+    run_env_close(&env);
+    return rc;
+}
+
+/* Check every axis value before anything runs: for each axis, the points that give it each
+ * of its values while the other axes keep their first one (sum of the axis lengths, not
+ * their product).  A point is laid out as in load_point: the zip index varies fastest, then
+ * the grid axes from the last. */
+static int check_axes(const sweep *s, struct errbuf *err)
+{
+    if (check_point(s, 0, err) < 0)
+        return -1;
+    long stride = s->zip_len ? s->zip_len : 1;
+    for (int a = s->ngrid - 1; a >= 0; a--) {
+        for (int v = 1; v < s->axes[a].n; v++)
+            if (check_point(s, (int)(v * stride), err) < 0)
+                return -1;
+        stride *= s->axes[a].n;
+    }
+    for (int v = 1; v < s->zip_len; v++)
+        if (check_point(s, v, err) < 0)
+            return -1;
+    return 0;
+}
+
 int sweep_load(sweep **out, const char *path, char *const *sets, int nsets, struct errbuf *err)
 {
     static const char *const keys[] = { "name", "description", "experiment", "set", "grid",
@@ -254,7 +288,7 @@ int sweep_load(sweep **out, const char *path, char *const *sets, int nsets, stru
             s->npoints++;       /* free what the failed point allocated */
             goto fail;
         }
-    if (make_tasks(s, err) < 0)
+    if (check_axes(s, err) < 0 || make_tasks(s, err) < 0)
         goto fail;
     *out = s;
     return 0;

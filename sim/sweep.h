@@ -10,8 +10,10 @@
  *     "zip":  { "cluster": ["mixed_small", "gavel_48"], "sim.restore_fixed_s": [10, 30] } }
  *
  * The grid expands to points in a fixed order (axes in file order, the last varying fastest,
- * the zip axis after the grid axes); each point is one experiment, loaded and checked when the
- * sweep is loaded, so a bad value is reported before anything runs.  A task is one run: a
+ * the zip axis after the grid axes); each point is one experiment, loaded when the sweep is
+ * loaded.  Every axis value is also opened the way a run opens it (cluster, models,
+ * workload, policies), so a bad value is reported before anything runs; what only shows
+ * while a run simulates (a job larger than the cluster) fails that run alone.  A task is one run: a
  * point and one of its policies.  Its content hash is the config_hash its run will carry in
  * the database (the experiment as run, FNV-1a 64), so a task whose run is already there can be
  * skipped: that is how an interrupted sweep resumes, and how a failed run (which leaves

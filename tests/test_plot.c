@@ -420,7 +420,7 @@ Test(plot, sweep_lines_means_and_intervals)
     /* --sweep draws that sweep only */
     char out2[1200];
     snprintf(out2, sizeof out2, "%s2", out);
-    o = RUN("plot", "--db", path, "--out", out2, "--sweep", "load");
+    o = RUN("plot", "--db", path, "--out", out2, "--sweep", "load", "--metric", "jct_mean");
     cr_assert_eq(o.status, 0, "%s", o.err);
     cr_assert(strstr(o.out, "wrote 2 figures") != NULL, "%s", o.out);
     th_out_free(&o);

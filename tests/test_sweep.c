@@ -144,6 +144,11 @@ Test(sweep, bad_sweep_files_name_file_and_line)
                                 "  \"grid\": { \"policy\": [\"fifo\",\n"
                                 "                       \"fifoo\"] } }\n",
              "%s:3: policies[0]: unknown policy 'fifoo' (did you mean 'fifo'?)");
+    /* a workload value is checked before any run, as the run would open it */
+    rejected("bad_workload.json", "{ \"name\": \"x\", \"experiment\": \"default\",\n"
+                                  "  \"grid\": { \"workload.arrival_scale\": [1,\n"
+                                  "                                 -2] } }\n",
+             "%s:3: workload.arrival_scale: -2 is out of range");
     rejected("no_base.json", "{ \"name\": \"x\", \"experiment\": \"no-such-experiment\",\n"
                              "  \"grid\": { \"seed\": [1] } }\n",
              "no-such-experiment: no such experiment");
