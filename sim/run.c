@@ -235,8 +235,10 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
         struct db_run_end end = { sim_to_sec(res->tot.end), res->wall_s,
                                   stop_name(res->tot.stop), (int64_t)res->tot.events,
                                   (int64_t)res->tot.decisions, res->tot.jobs_in };
+        double c0 = wall_now();
         if (db_run_commit(o->db, &end, &res->run_id, err) < 0)
             goto out;
+        res->commit_s = wall_now() - c0;
     }
     rc = 0;
 out:

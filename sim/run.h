@@ -39,6 +39,8 @@ struct run_result {
     const char         *policy;     /* its label; valid while the experiment lives */
     struct train_totals tot;
     double              wall_s;
+    double              commit_s;   /* of which: copying the run into the file, under its
+                                       write lock (the part concurrent writers serialize on) */
     struct metric       metrics[RUN_MAX_METRICS];
     size_t              nmetrics;
 };

@@ -219,7 +219,8 @@ static int check_axes(const sweep *s, struct errbuf *err)
         return -1;
     long stride = s->zip_len ? s->zip_len : 1;
     for (int a = s->ngrid - 1; a >= 0; a--) {
-        for (int v = 1; v < s->axes[a].n; v++)
+        /* a seed opens nothing new (loading the point checked its range) */
+        for (int v = 1; v < s->axes[a].n && strcmp(s->axes[a].key, "seed") != 0; v++)
             if (check_point(s, (int)(v * stride), err) < 0)
                 return -1;
         stride *= s->axes[a].n;

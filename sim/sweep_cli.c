@@ -63,8 +63,18 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
+/* Models and clusters, loaded once in the parent for every distinct set of files and cluster
+ * the runs use; the children inherit them through fork instead of each loading its own. */
+struct env_entry {
+    char          *key;
+    struct run_env env;
+};
+
 struct sweep_ctx {
     sweep              *sw;
+    struct env_entry   *envs;
+    size_t              nenvs;
+    struct run_env    **env_of;         /* by todo index; NULL: the child loads its own */
     struct sweep_task **todo;
     size_t              ntodo, ndone, nfailed, nstopped;
     size_t             *failed;         /* indices into todo */
@@ -89,19 +99,21 @@ static int run_task(void *ctx, size_t i)
     const struct experiment *e = sweep_experiment(c->sw, t->point);
     struct errbuf err;
     err_clear(&err);
-    struct run_env env = { 0 };
+    struct run_env own = { 0 }, *env = c->env_of[i];
     struct run_result res;
     const struct db_param *params;
     int np = sweep_params(c->sw, t->point, &params);
     struct run_opts o = { .sweep = sweep_name(c->sw), .params = params, .nparams = np };
     int rc = 0;
-    if (run_env_open(&env, e, &err) < 0 || db_open(&o.db, c->db_path, &err) < 0 ||
-        run_training(e, t->policy, &env, &o, &res, &err) < 0) {
+    if (env == NULL && run_env_open(&own, e, &err) == 0)
+        env = &own;
+    if (env == NULL || db_open(&o.db, c->db_path, &err) < 0 ||
+        run_training(e, t->policy, env, &o, &res, &err) < 0) {
         fprintf(stderr, "hetsim: %s\n", err.msg);
         rc = err.code == ERR_INPUT ? 2 : 1;
     }
     db_close(o.db);
-    run_env_close(&env);
+    run_env_close(&own);
     return rc;
 }
 
@@ -129,6 +141,67 @@ static char *last_line(const char *out)
         s[n - b] = '\0';
     }
     return s;
+}
+
+/* What run_env_open reads from e, as one string. */
+static char *env_key(const struct experiment *e)
+{
+    char *cl = e->cluster.node ? cJSON_PrintUnformatted(e->cluster.node) : NULL;
+    size_t n = strlen(e->gpus_path) + strlen(e->links_path) + strlen(e->jobtypes_path) +
+               strlen(e->gavel_tput_path) + strlen(e->cluster_path) + (cl ? strlen(cl) : 0) + 16;
+    for (int i = 0; i < e->nprofiles; i++)
+        n += strlen(e->profiles[i]) + 1;
+    char *k = malloc(n);
+    if (k != NULL) {
+        size_t m = (size_t)snprintf(k, n, "%s|%s|%s|%s|%s|%s|", e->gpus_path, e->links_path,
+                                    e->jobtypes_path, e->gavel_tput_path, e->cluster_path,
+                                    cl ? cl : "");
+        for (int i = 0; i < e->nprofiles; i++)
+            m += (size_t)snprintf(k + m, n - m, "%s|", e->profiles[i]);
+    }
+    free(cl);
+    return k;
+}
+
+/* Load, in the parent, the environment of every run to do; a run whose environment cannot be
+ * loaded here gets none and reports the error itself. */
+static void share_envs(struct sweep_ctx *c)
+{
+    c->envs = calloc(c->ntodo + 1, sizeof *c->envs);
+    c->env_of = calloc(c->ntodo + 1, sizeof *c->env_of);
+    if (c->envs == NULL || c->env_of == NULL)
+        return;
+    for (size_t i = 0; i < c->ntodo; i++) {
+        const struct experiment *e = sweep_experiment(c->sw, c->todo[i]->point);
+        char *key = env_key(e);
+        if (key == NULL)
+            continue;
+        size_t k = 0;
+        while (k < c->nenvs && strcmp(c->envs[k].key, key) != 0)
+            k++;
+        if (k == c->nenvs) {
+            struct errbuf err;
+            err_clear(&err);
+            if (run_env_open(&c->envs[k].env, e, &err) < 0) {
+                free(key);
+                continue;
+            }
+            c->envs[c->nenvs++].key = key;
+        } else {
+            free(key);
+        }
+        c->env_of[i] = &c->envs[k].env;
+    }
+}
+
+static void free_envs(struct sweep_ctx *c)
+{
+    for (size_t k = 0; k < c->nenvs; k++) {
+        run_env_close(&c->envs[k].env);
+        free(c->envs[k].key);
+    }
+    free(c->envs);
+    free(c->env_of);
 }
 
 /* In the parent, as each run ends. */
@@ -384,8 +457,11 @@ int cmd_sweep(int argc, char **argv)
                 a.nshards > 1 ? " in this shard" : "", mine_done, a.db,
                 c.ntodo > 0 && c.ntodo < (size_t)a.jobs ? (int)c.ntodo : a.jobs);
     }
-    if (c.ntodo > 0 && run_share(&c, a.jobs) < 0)
-        rc = 1;
+    if (c.ntodo > 0) {
+        share_envs(&c);
+        if (c.env_of == NULL || run_share(&c, a.jobs) < 0)
+            rc = 1;
+    }
     /* every rank makes the same collective calls, in the same order */
     long failed_all = par_sum((long)c.nfailed), stopped_all = par_sum((long)c.nstopped);
     long ok_all = par_sum((long)(c.ndone - c.nfailed)), skipped_all = par_sum((long)mine_done);
@@ -408,6 +484,7 @@ int cmd_sweep(int argc, char **argv)
     else if (failed_all > 0 && rc == 0)
         rc = 1;
 out:
+    free_envs(&c);
     if (c.fail_msg != NULL)
         for (size_t f = 0; f < c.nfailed; f++)
             free(c.fail_msg[f]);
