@@ -673,7 +673,8 @@ static const struct cmd commands[] = {
       "[--group] [--where EXPR]", "compare runs from the database" },
     { "export", cmd_export, "--table NAME [--db FILE] [--format csv|tsv] [--where EXPR] "
       "[--out FILE]", "write a table of the database as CSV (pandas, R)" },
-    { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg]", "draw figures with gnuplot" },
+    { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY] "
+      "[--metric NAME] [--experiment NAME] [--sweep NAME]", "draw figures with gnuplot" },
     { "list", cmd_list, "policies|gpus|links|models|experiments|sweeps|clusters|traces",
       "list what hetsim knows" },
     { "validate", cmd_validate, "EXPERIMENT [--set KEY=VAL ...]", "check an experiment without running it" },
@@ -693,7 +694,7 @@ static int cmd_help(int argc, char **argv)
            HETSIM_VERSION);
     for (const struct cmd *c = commands; c->name != NULL; c++)
         printf("  %-9s %s\n", c->name, c->summary);
-    printf("\nExit codes: 0 ok, 1 a run failed, 2 bad usage or input.\n");
+    printf("\nExit codes: 0 ok, 1 a run failed, 2 bad usage or input, 130 a sweep interrupted.\n");
     return 0;
 }
 
