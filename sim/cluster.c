@@ -85,25 +85,33 @@ static int link_field(const catalog *cat, const struct jobj *o, const char *key,
                            "%s-node link", name, scope == LINK_INTRA ? "inter" : "intra",
                            scope == LINK_INTRA ? "intra" : "inter");
     if (id < 0) {
-        const char *names[64];
-        const char *cand[64];
-        int k = 0;
-        cat_link_names(cat, names);
-        for (int i = 0; names[i] != NULL && k < 63; i++)
+        /* the candidates of the right scope, for a suggestion and the list of known links */
+        int nl = cat_nlinks(cat), k = 0;
+        const char **cand = malloc((size_t)(nl + 1) * sizeof *cand);
+        if (cand == NULL)
+            return err_run(err, "out of memory");
+        for (int i = 0; i < nl; i++)
             if (cat_link(cat, i)->scope == scope)
-                cand[k++] = names[i];
+                cand[k++] = cat_link(cat, i)->name;
         cand[k] = NULL;
         const char *hint = jsonf_suggest(name, cand);
         char list[512] = "";
         for (int i = 0; i < k; i++) {
             size_t n = strlen(list);
+            if (n + strlen(cand[i]) + 8 >= sizeof list) {
+                snprintf(list + n, sizeof list - n, "%s...", i ? ", " : "");
+                break;
+            }
             snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", cand[i]);
         }
-        if (hint != NULL)
-            return jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s' (did you mean '%s'?)",
-                               scope == LINK_INTRA ? "intra" : "inter", name, hint);
-        return jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s'; known: %s",
-                           scope == LINK_INTRA ? "intra" : "inter", name, list);
+        const char *what = scope == LINK_INTRA ? "intra" : "inter";
+        int rc = hint != NULL
+                     ? jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s' (did you "
+                                   "mean '%s'?)", what, name, hint)
+                     : jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s'; known: %s",
+                                   what, name, list);
+        free(cand);
+        return rc;
     }
     *out = id;
     return 0;
@@ -153,7 +161,11 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
             goto fail;
         gr->gpu = cat_gpu_find(cat, gpu);
         if (gr->gpu < 0) {
-            const char *names[128];
+            const char **names = malloc((size_t)(cat_ngpus(cat) + 1) * sizeof *names);
+            if (names == NULL) {
+                err_run(err, "out of memory");
+                goto fail;
+            }
             cat_gpu_names(cat, names);
             const char *hint = jsonf_suggest(gpu, names);
             char p[256];
@@ -161,6 +173,7 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
             jsonf_error(o->doc, cJSON_GetObjectItemCaseSensitive(e, "gpu"), p, err,
                         "unknown GPU type '%s'%s%s%s (see `hetsim list gpus`)", gpu,
                         hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+            free(names);
             goto fail;
         }
         const struct gpu_spec *spec = cat_gpu(cat, gr->gpu);

@@ -83,14 +83,17 @@ struct scan {
     long        line;
 };
 
+/* What cJSON skips as whitespace: every byte from 0x01 to 0x20, not only the four JSON
+ * names (the scanner must skip exactly what the parser skipped, or it loses its place). */
+static int is_ws(char c)
+{
+    return (unsigned char)c <= 0x20 && c != '\0';
+}
+
 static void skip_ws(struct scan *sc)
 {
-    while (sc->pos < sc->len) {
-        char c = sc->s[sc->pos];
-        if (c == '\n')
-            sc->line++;
-        else if (c != ' ' && c != '\t' && c != '\r')
-            return;
+    while (sc->pos < sc->len && is_ws(sc->s[sc->pos])) {
+        sc->line += sc->s[sc->pos] == '\n';
         sc->pos++;
     }
 }
@@ -118,9 +121,9 @@ static void walk(jsonf *d, struct scan *sc, const cJSON *node, long line)
     char c = sc->s[sc->pos];
     if (c == '{' || c == '[') {
         sc->pos++;
-        for (const cJSON *k = node->child; k != NULL; k = k->next) {
+        for (const cJSON *k = node->child; k != NULL && sc->pos < sc->len; k = k->next) {
             skip_ws(sc);
-            if (sc->s[sc->pos] == ',') {
+            if (sc->pos < sc->len && sc->s[sc->pos] == ',') {
                 sc->pos++;
                 skip_ws(sc);
             }
@@ -138,7 +141,8 @@ static void walk(jsonf *d, struct scan *sc, const cJSON *node, long line)
     } else if (c == '"') {
         skip_string(sc);
     } else {
-        while (sc->pos < sc->len && strchr(",]} \t\r\n", sc->s[sc->pos]) == NULL)
+        while (sc->pos < sc->len && !is_ws(sc->s[sc->pos]) &&
+               strchr(",]}", sc->s[sc->pos]) == NULL)
             sc->pos++;
     }
 }
@@ -147,13 +151,15 @@ int jsonf_parse(jsonf **out, const char *name, const char *text, size_t len,
                 struct errbuf *err)
 {
     *out = NULL;
-    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
-        (unsigned char)text[2] == 0xBF) {
+    /* byte-order marks: all of them here, so that cJSON (which skips one) and the position
+     * scanner start at the same byte */
+    while (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+           (unsigned char)text[2] == 0xBF) {
         text += 3;
         len -= 3;
     }
     size_t i = 0;
-    while (i < len && strchr(" \t\r\n", text[i]) != NULL)
+    while (i < len && is_ws(text[i]))
         i++;
     if (i == len)
         return err_input(err, name, 0, NULL, "empty file: expected a JSON object");
@@ -179,7 +185,7 @@ int jsonf_parse(jsonf **out, const char *name, const char *text, size_t len,
     }
     /* trailing garbage after the document */
     for (size_t k = (size_t)(end - text); k < len; k++)
-        if (strchr(" \t\r\n", text[k]) == NULL) {
+        if (!is_ws(text[k])) {
             long line = 1;
             for (size_t m = 0; m < k; m++)
                 line += text[m] == '\n';

@@ -64,9 +64,11 @@ static int parse_ts(const char *s, int64_t *out)
 {
     int y, mo, d, h, mi, se;
     char tail;
+    /* years 1900-9999: any two submissions are then less than 300,000 years apart, so their
+     * distance in microseconds fits a simtime */
     if (sscanf(s, "%d-%d-%d %d:%d:%d%c", &y, &mo, &d, &h, &mi, &se, &tail) != 6 ||
-        mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
-        se < 0 || se > 60)
+        y < 1900 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 ||
+        mi < 0 || mi > 59 || se < 0 || se > 60)
         return -1;
     *out = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + se;
     return 0;
@@ -144,11 +146,14 @@ int wl_philly_open(struct wl_reader *rd, struct wl_common *c, const struct jobj 
         struct prow row = { .line = ln, .id = rowid++ };
         long long g;
         if (parse_ts(f[0], &row.ts) < 0) {
-            err_input(err, c->path, ln, "timestamp", "'%s' is not YYYY-MM-DD HH:MM:SS", f[0]);
+            err_input(err, c->path, ln, "timestamp", "'%s' is not YYYY-MM-DD HH:MM:SS (years "
+                      "1900-9999)", f[0]);
             goto fail;
         }
-        if (tio_double(f[1], &row.duration) < 0 || !(row.duration > 0)) {
-            err_input(err, c->path, ln, "duration", "'%s' is not a duration > 0", f[1]);
+        if (tio_double(f[1], &row.duration) < 0 || !(row.duration > 0) ||
+            row.duration > 1e9) {
+            err_input(err, c->path, ln, "duration", "'%s' is not a duration in (0, 1e9] s",
+                      f[1]);
             goto fail;
         }
         if (tio_int64(f[2], &g) < 0 || g < 1 || g > 1000000) {
