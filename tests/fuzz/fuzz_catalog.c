@@ -1,0 +1,136 @@
+/*
+ * fuzz_catalog: cat_load on a gpus.json and a links.json taken from the input.
+ *
+ * Input: GPUS JSON \0 LINKS JSON (both written to the scratch directory).  A catalog that loads
+ * is checked (every name and alias finds its own entry, link references are intra-node
+ * links) and then used as the rest of hetsim uses it: the shipped job types are loaded on it
+ * and the throughput model is asked for every job type on every GPU type (rates must be
+ * >= 0, never NaN), and clusters are read on it — one that should load, and two naming an
+ * unknown link and an unknown GPU type, which build did-you-mean lists of every name.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/cluster.h"
+#include "../../sim/experiment.h"
+#include "fuzzutil.h"
+
+static void check_catalog(const catalog *c)
+{
+    if (cat_ngpus(c) < 1 || cat_nlinks(c) < 1)
+        fz_fail("catalog with %d GPUs and %d links", cat_ngpus(c), cat_nlinks(c));
+    for (int i = 0; i < cat_nlinks(c); i++)
+        if (cat_link_find(c, cat_link(c, i)->name) != i)
+            fz_fail("link %d does not find itself", i);
+    for (int i = 0; i < cat_ngpus(c); i++) {
+        const struct gpu_spec *g = cat_gpu(c, i);
+        if (cat_gpu_find(c, g->name) != i)
+            fz_fail("GPU %d does not find itself", i);
+        for (int a = 0; a < g->naliases; a++)
+            if (cat_gpu_find(c, g->aliases[a]) != i)
+                fz_fail("alias %d of GPU %d finds another entry", a, i);
+        if (g->pcie < 0 || g->pcie >= cat_nlinks(c) || g->nvlink >= cat_nlinks(c) ||
+            cat_link(c, g->pcie)->scope != LINK_INTRA ||
+            (g->nvlink >= 0 && cat_link(c, g->nvlink)->scope != LINK_INTRA))
+            fz_fail("GPU %d has bad link references", i);
+    }
+}
+
+static void model_on(const catalog *c)
+{
+    struct errbuf err;
+    err_clear(&err);
+    tput *t = NULL;
+    char p[4096];
+    if (tput_create(&t, c, &err) < 0)
+        fz_fail("tput_create: %s", err.msg);
+    fz_shipped(p, sizeof p, exp_default_jobtypes);
+    int rc = tput_load_types(t, p, &err);
+    fz_check_err(rc, &err, "tput_load_types");
+    int inter = -1;
+    for (int i = 0; i < cat_nlinks(c) && inter < 0; i++)
+        if (cat_link(c, i)->scope == LINK_INTER)
+            inter = i;
+    for (int jt = 0; rc == 0 && jt < tput_ntypes(t); jt++)
+        for (int g = 0; g < cat_ngpus(c); g++) {
+            const struct gpu_spec *gs = cat_gpu(c, g);
+            static const int workers[] = { 1, 2, 8 };
+            for (int w = 0; w < 3; w++)
+                for (int nodes = 1; nodes <= 2; nodes++) {
+                    struct placement pl = { g, workers[w], nodes, -1 };
+                    if (workers[w] > 1)
+                        pl.link = nodes > 1 && inter >= 0 ? inter
+                                  : gs->nvlink >= 0 ? gs->nvlink : gs->pcie;
+                    double r = tput_rate(t, jt, &pl);
+                    if (isnan(r) || r < 0)
+                        fz_fail("tput_rate(%d, GPU %d, %d workers, %d nodes) = %g", jt, g,
+                                workers[w], nodes, r);
+                }
+        }
+    tput_destroy(t);
+}
+
+/* Read {"network": net, "groups": [{"count": 2, "gpu": gpu, "gpus_per_node": 2}]} on c. */
+static int cluster_on(const catalog *c, const char *net, const char *gpu)
+{
+    cJSON *o = cJSON_CreateObject(), *groups = cJSON_AddArrayToObject(o, "groups");
+    cJSON *g = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "network", net);
+    cJSON_AddNumberToObject(g, "count", 2);
+    cJSON_AddStringToObject(g, "gpu", gpu);
+    cJSON_AddNumberToObject(g, "gpus_per_node", 2);
+    cJSON_AddItemToArray(groups, g);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (text == NULL)
+        fz_fail("out of memory");
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *d = NULL;
+    struct jobj root;
+    cluster *cl = NULL;
+    if (jsonf_parse(&d, "cluster.json", text, strlen(text), &err) < 0 ||
+        jobj_root(&root, d, &err) < 0)
+        fz_fail("cluster text does not parse: %s\n%s", err.msg, text);
+    int rc = cluster_from_json(&cl, c, &root, &err);
+    fz_check_err(rc, &err, "cluster_from_json");
+    cluster_destroy(cl);
+    jsonf_destroy(d);
+    free(text);
+    return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t glen, llen;
+    const uint8_t *g = fz_cut(&data, &size, 0, &glen);
+    const uint8_t *l = fz_cut(&data, &size, 0, &llen);
+    char gpath[4096], lpath[4096];
+    fz_write(gpath, sizeof gpath, "gpus.json", g, glen);
+    fz_write(lpath, sizeof lpath, "links.json", l, llen);
+
+    struct errbuf err;
+    err_clear(&err);
+    catalog *c = NULL;
+    int rc = cat_load(&c, gpath, lpath, &err);
+    fz_check_err(rc, &err, "cat_load");
+    if (rc < 0) {
+        if (c != NULL)
+            fz_fail("cat_load failed but returned a catalog");
+        return 0;
+    }
+    check_catalog(c);
+    model_on(c);
+    const char *inter = NULL;
+    for (int i = 0; i < cat_nlinks(c) && inter == NULL; i++)
+        if (cat_link(c, i)->scope == LINK_INTER)
+            inter = cat_link(c, i)->name;
+    const char *gpu0 = cat_gpu(c, 0)->name;
+    if (inter != NULL && cluster_on(c, inter, gpu0) < 0)
+        fz_fail("a cluster of GPU '%s' over link '%s' does not load", gpu0, inter);
+    cluster_on(c, "\x01no-such-link", gpu0);
+    cluster_on(c, inter != NULL ? inter : "\x01no-such-link", "\x01no-such-gpu");
+    cat_destroy(c);
+    return 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * fuzz_tput: the measured-throughput readers of models/tput.h — hetsim's profile CSV
+ * (tput_load_profile) and Gavel's simulation_throughputs.json (tput_load_gavel).
+ *
+ * Input: one selector byte (even: profile CSV, odd: Gavel JSON), then the file, written to the
+ * scratch directory.  The table is loaded on top of the shipped catalog and job types, as an
+ * experiment's "models" does; after a successful load the model is asked for the rate of
+ * every job type on every GPU type with 1 to 8 workers, packed and spread (>= 0, never NaN).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../sim/experiment.h"
+#include "fuzzutil.h"
+
+static void rates(const tput *t)
+{
+    const catalog *c = tput_catalog(t);
+    int eth = cat_link_find(c, "ethernet-25g");
+    for (int jt = 0; jt < tput_ntypes(t); jt++)
+        for (int g = 0; g < cat_ngpus(c); g++) {
+            const struct gpu_spec *gs = cat_gpu(c, g);
+            for (int w = 1; w <= 8; w *= 2)
+                for (int nodes = 1; nodes <= 2; nodes++) {
+                    struct placement p = { g, w, nodes, -1 };
+                    if (w > 1)
+                        p.link = nodes > 1 ? eth : gs->nvlink >= 0 ? gs->nvlink : gs->pcie;
+                    double r = tput_rate(t, jt, &p);
+                    if (isnan(r) || r < 0)
+                        fz_fail("tput_rate('%s', %s, %d workers, %d nodes) = %g",
+                                tput_type(t, jt)->name, gs->name, w, nodes, r);
+                }
+        }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    int gavel = data[0] & 1;
+    char path[4096], types[4096];
+    fz_write(path, sizeof path, gavel ? "tput.json" : "profile.csv", data + 1, size - 1);
+
+    struct errbuf err;
+    err_clear(&err);
+    tput *t = NULL;
+    if (tput_create(&t, fz_catalog(), &err) < 0)
+        fz_fail("tput_create: %s", err.msg);
+    fz_shipped(types, sizeof types, exp_default_jobtypes);
+    if (tput_load_types(t, types, &err) < 0)
+        fz_fail("shipped job types: %s", err.msg);
+    int rc = gavel ? tput_load_gavel(t, path, &err) : tput_load_profile(t, path, &err);
+    fz_check_err(rc, &err, gavel ? "tput_load_gavel" : "tput_load_profile");
+    if (rc == 0)
+        rates(t);
+    tput_destroy(t);
+    return 0;
+}

@@ -1,0 +1,75 @@
+/*
+ * fuzz_workload: the workload readers through wl_open / wl_source — hetsim CSV, Gavel and
+ * Philly traces, and the synthetic generator — with the shipped models.
+ *
+ * Input: WORKLOAD JSON \0 TRACE.  The JSON is the "workload" object of an experiment (its
+ * "format" picks the reader); its "trace" is set (jsonf_set) to the TRACE bytes written to the
+ * scratch directory, so the readers never open anything else.  At most 2,000 jobs are drained
+ * and skip_jobs is lowered to 1,000, to keep an execution short (a synthetic "jobs" may be
+ * 2^40).  Every job must be sane: a known job type, workers >= 1, work and weight finite > 0.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../workloads/workload.h"
+#include "fuzzutil.h"
+
+enum { DRAIN_CAP = 2000, SKIP_CAP = 1000 };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t jlen, tlen;
+    const uint8_t *json = fz_cut(&data, &size, 0, &jlen);
+    const uint8_t *trace = data;
+    tlen = size;
+    char jpath[4096], tpath[4096];
+    fz_write(jpath, sizeof jpath, "workload.json", json, jlen);
+    fz_write(tpath, sizeof tpath, "trace", trace, tlen);
+
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *d = NULL;
+    struct jobj cfg;
+    int rc = jsonf_load(&d, jpath, &err);
+    fz_check_err(rc, &err, "jsonf_load");
+    if (rc < 0)
+        return 0;
+    err_clear(&err);
+    if (jobj_root(&cfg, d, &err) < 0 || jsonf_set(d, "trace", tpath, &err) < 0) {
+        jsonf_destroy(d);
+        return 0;
+    }
+    const cJSON *skip = cJSON_GetObjectItemCaseSensitive(jsonf_root(d), "skip_jobs");
+    if (cJSON_IsNumber(skip) && skip->valuedouble > SKIP_CAP &&
+        jsonf_set(d, "skip_jobs", "1000", &err) < 0)
+        fz_fail("capping skip_jobs: %s", err.msg);
+
+    const tput *m = fz_models();
+    struct wl_env env = { m, 1, fz_dir() };
+    workload *w = NULL;
+    rc = wl_open(&w, &cfg, &env, &err);
+    fz_check_err(rc, &err, "wl_open");
+    if (rc == 0) {
+        struct job_source *src = wl_source(w);
+        struct job_spec js;
+        for (int n = 0; n < DRAIN_CAP; n++) {
+            err_clear(&err);
+            rc = src->next(src->ctx, &js, &err);
+            fz_check_err(rc, &err, "job_source next");
+            if (rc <= 0)
+                break;
+            if (js.jtype < 0 || js.jtype >= tput_ntypes(m) || js.workers < 1 ||
+                !(js.work > 0) || !isfinite(js.work) || !(js.weight > 0) ||
+                !isfinite(js.weight) || js.user < 0)
+                fz_fail("job %lld (line %ld): type %d, %d workers, work %g, weight %g, user %d",
+                        (long long)js.id, js.line, js.jtype, js.workers, js.work, js.weight,
+                        js.user);
+        }
+        wl_close(w);
+    } else if (w != NULL) {
+        fz_fail("wl_open failed but returned a workload");
+    }
+    jsonf_destroy(d);
+    return 0;
+}

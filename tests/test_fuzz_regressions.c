@@ -1,0 +1,260 @@
+/*
+ * test_fuzz_regressions: every input the fuzz harnesses (tests/fuzz/) found to crash or to
+ * break an invariant, fed through the same library calls as the harness that found it, each
+ * expecting a clean outcome: either success with correct results, or an error status with a
+ * message — never a sanitizer report, an abort or a wrong position.
+ *
+ * Reproducers live in tests/fuzz/crashes/HARNESS/ and are read from the data root
+ * ($HETSIM_DATA, which make test sets to the repository).  Some reproducers only misbehaved
+ * under the sanitizers: `make SANITIZE=address,undefined test` runs these tests there too.
+ *
+ * A test whose bug is not fixed yet is disabled (.disabled = true) with the bug named in a
+ * comment; enable it together with the fix.  The bugs found so far, all fixed in 45bcf86:
+ *   J1  sim/jsonf.c walk(): the position scanner did not skip what cJSON skips (bytes 0x01-0x1F
+ *       as whitespace, a second UTF-8 BOM): nodes got no line or a wrong one, and the scanner
+ *       read past the end of the text.
+ *   C1  sim/cluster.c cluster_from_json() / link_field(): fixed name arrays (128 GPU types,
+ *       64 links) overflowed on the stack when a catalog had more entries.
+ *   W1  workloads/trace_philly.c pst_next(): (ts - t0) * SIM_SEC overflowed int64 (undefined
+ *       behaviour) when submissions were more than ~292,000 years apart.
+ *   W2  workloads/trace_philly.c wl_philly_open(): no upper bound on duration, so a job's work
+ *       (duration x rate) could be infinite.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../models/catalog.h"
+#include "../sim/cluster.h"
+#include "../sim/jsonf.h"
+#include "../sim/paths.h"
+#include "../sim/tio.h"
+#include "../workloads/workload.h"
+#include "helpers.h"
+
+/* tests/fuzz/crashes/REL under the data root, read whole; *len excludes the added NUL. */
+static char *repro(const char *rel, size_t *len)
+{
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "%s/tests/fuzz/crashes/%s", path_data_root(), rel);
+    struct errbuf err;
+    err_clear(&err);
+    char *buf = NULL;
+    cr_assert_eq(tio_slurp(path, &buf, len, &err), 0, "reproducer: %s (set HETSIM_DATA?)",
+                 err.msg);
+    return buf;
+}
+
+/* ---- jsonf (fuzz_jsonf) ---- */
+
+/* fuzz_jsonf's path: the text up to the first NUL, in a buffer of exactly its length. */
+static jsonf *parse_exact(const char *bytes, size_t n, struct errbuf *err)
+{
+    size_t tlen = strnlen(bytes, n);
+    char *text = malloc(tlen ? tlen : 1);
+    cr_assert_not_null(text);
+    memcpy(text, bytes, tlen);
+    jsonf *d = NULL;
+    int rc = jsonf_parse(&d, "fuzz.json", text, tlen, err);
+    free(text);
+    if (rc < 0) {
+        cr_assert_null(d);
+        cr_assert_neq(err->code, ERR_NONE);
+        cr_assert_neq(err->msg[0], '\0', "an error without a message");
+    }
+    return d;
+}
+
+/* Every node of a document read from a text of `nlines` lines has a line in [1, nlines]. */
+static void lines_in_text(const jsonf *d, const cJSON *n, long nlines)
+{
+    const char *file;
+    long line;
+    jsonf_where(d, n, &file, &line);
+    cr_assert(line >= 1 && line <= nlines, "a node at line %ld of a %ld-line text", line, nlines);
+    for (const cJSON *k = n->child; k != NULL; k = k->next)
+        lines_in_text(d, k, nlines);
+}
+
+static void jsonf_clean(const char *rel)
+{
+    size_t n;
+    char *bytes = repro(rel, &n);
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *d = parse_exact(bytes, n, &err);
+    if (d != NULL) {
+        long nlines = 1;
+        for (size_t i = 0; i < strnlen(bytes, n); i++)
+            nlines += bytes[i] == '\n';
+        lines_in_text(d, jsonf_root(d), nlines);
+        jsonf_destroy(d);
+    }
+    free(bytes);
+}
+
+/* J1: "\x01{"":""}" — cJSON skips the leading 0x01 as whitespace, the scanner stopped at it and
+ * never recorded the member's line. */
+Test(fuzz_regressions, jsonf_control_byte_before_document)
+{
+    jsonf_clean("jsonf/ctrl-ws-no-line");
+}
+
+/* J1: "[{\x0c"b":1},2]" — after the form feed the scanner was one quote out of step, ran to
+ * the end of the text inside a "string" and then read s[pos] past the end (heap-buffer-
+ * overflow under ASan at jsonf.c walk()). */
+Test(fuzz_regressions, jsonf_control_byte_overread)
+{
+    jsonf_clean("jsonf/ctrl-ws-overread");
+}
+
+/* J1: a second BOM — jsonf stripped one, cJSON the other, and the scanner saw none of the
+ * root's members. */
+Test(fuzz_regressions, jsonf_double_bom)
+{
+    jsonf_clean("jsonf/double-bom-no-line");
+}
+
+/* J1, seen in an error message: with a form feed before a string value, the next member was
+ * reported one line too early. */
+Test(fuzz_regressions, jsonf_control_byte_wrong_line)
+{
+    static const char text[] = "{\"a\":\x0c\"x\ny\",\n\"b\":1}";
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *d = parse_exact(text, sizeof text - 1, &err);
+    if (d == NULL)
+        return;     /* rejecting control bytes outside strings is a clean fix too */
+    const char *file;
+    long line;
+    jsonf_where(d, cJSON_GetObjectItemCaseSensitive(jsonf_root(d), "b"), &file, &line);
+    cr_assert_eq(line, 3, "\"b\" is on line 3, reported on line %ld", line);
+    jsonf_destroy(d);
+}
+
+/* ---- catalog (fuzz_catalog) ---- */
+
+/* fuzz_catalog's path: GPUS \0 LINKS written to files, cat_load, then a cluster naming an
+ * unknown link and one naming an unknown GPU type (over the inter-node link `net`), each of
+ * which must fail with its message. */
+static void catalog_clean(const char *rel, const char *net)
+{
+    size_t n;
+    char *bytes = repro(rel, &n);
+    size_t glen = strnlen(bytes, n);
+    cr_assert_lt(glen, n, "reproducer has no NUL separator");
+    char *g = th_write("fz_gpus.json", bytes);
+    char *l = th_write("fz_links.json", bytes + glen + 1);
+    struct errbuf err;
+    err_clear(&err);
+    catalog *c = NULL;
+    cr_assert_eq(cat_load(&c, g, l, &err), 0, "%s", err.msg);
+    char text[2][256];
+    snprintf(text[0], sizeof text[0], "{\"network\": \"no-such-link\", \"groups\": [{\"count\": "
+             "1, \"gpu\": \"%s\", \"gpus_per_node\": 1}]}", cat_gpu(c, 0)->name);
+    snprintf(text[1], sizeof text[1], "{\"network\": \"%s\", \"groups\": [{\"count\": 1, "
+             "\"gpu\": \"no-such-gpu\", \"gpus_per_node\": 1}]}", net);
+    static const char *const want[] = { "unknown inter-node link 'no-such-link'",
+                                        "unknown GPU type 'no-such-gpu'" };
+    for (int i = 0; i < 2; i++) {
+        jsonf *d = NULL;
+        struct jobj root;
+        cluster *cl = NULL;
+        err_clear(&err);
+        cr_assert_eq(jsonf_parse(&d, "cluster.json", text[i], strlen(text[i]), &err), 0, "%s", err.msg);
+        cr_assert_eq(jobj_root(&root, d, &err), 0);
+        cr_assert_eq(cluster_from_json(&cl, c, &root, &err), -1, "an unknown name was accepted");
+        cr_assert_null(cl);
+        cr_assert_eq(err.code, ERR_INPUT);
+        cr_assert(strstr(err.msg, want[i]) != NULL, "message: %s", err.msg);
+        jsonf_destroy(d);
+    }
+    cat_destroy(c);
+    free(g);
+    free(l);
+    free(bytes);
+}
+
+/* C1: 70 links (one intra, 69 inter) — link_field() listed every link name into names[64]
+ * (cat_link_names writes nlinks + 1 pointers): stack-buffer-overflow at cluster.c:84-87. */
+Test(fuzz_regressions, cluster_unknown_link_with_70_links)
+{
+    catalog_clean("catalog/links70-stack-overflow", "e0");
+}
+
+/* C1: 130 GPU types — cluster_from_json() listed every GPU name into names[128] for its
+ * did-you-mean: stack-buffer-overflow at cluster.c:150-151. */
+Test(fuzz_regressions, cluster_unknown_gpu_with_130_gpu_types)
+{
+    catalog_clean("catalog/gpus130-stack-overflow", "e");
+}
+
+/* ---- workloads (fuzz_workload) ---- */
+
+/* fuzz_workload's path: WORKLOAD JSON \0 TRACE; the trace is written to a file, the JSON's
+ * "trace" set to it, and wl_open / the job source drained.  Every job must be sane and the
+ * arrivals of a sorted reader must not decrease; returns the status of the first failure
+ * (0 if none), whose message must be set. */
+static int workload_clean(const char *rel, const char *want)
+{
+    size_t n;
+    char *bytes = repro(rel, &n);
+    size_t jlen = strnlen(bytes, n);
+    cr_assert_lt(jlen, n, "reproducer has no NUL separator");
+    char *trace = th_write("fz_trace", bytes + jlen + 1);
+    catalog *c = th_catalog();
+    tput *m = th_models(c);
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *d = NULL;
+    struct jobj cfg;
+    cr_assert_eq(jsonf_parse(&d, "workload.json", bytes, jlen, &err), 0, "%s", err.msg);
+    cr_assert_eq(jobj_root(&cfg, d, &err), 0);
+    cr_assert_eq(jsonf_set(d, "trace", trace, &err), 0, "%s", err.msg);
+    struct wl_env env = { m, 1, th_tmpdir() };
+    workload *w = NULL;
+    int rc = wl_open(&w, &cfg, &env, &err);
+    if (rc == 0) {
+        struct job_source *src = wl_source(w);
+        struct job_spec js;
+        simtime last = 0;
+        while ((rc = src->next(src->ctx, &js, &err)) > 0) {
+            cr_assert(js.arrival >= last, "job %lld arrives at %lld, before %lld",
+                      (long long)js.id, (long long)js.arrival, (long long)last);
+            cr_assert(isfinite(js.work) && js.work > 0, "job %lld has work %g",
+                      (long long)js.id, js.work);
+            last = js.arrival;
+        }
+        wl_close(w);
+    }
+    if (rc < 0) {
+        cr_assert_eq(err.code, ERR_INPUT, "%s", err.msg);
+        cr_assert(strstr(err.msg, want) != NULL, "message: %s", err.msg);
+    }
+    jsonf_destroy(d);
+    tput_destroy(m);
+    cat_destroy(c);
+    free(trace);
+    free(bytes);
+    return rc;
+}
+
+/* W1: submissions in 2017 and in the year 999999: the arrival in microseconds overflowed
+ * int64 (UBSan: signed integer overflow at trace_philly.c pst_next; without UBSan the
+ * arrival wrapped negative).  Either the far date is rejected, naming the timestamp, or the
+ * arrival is kept in range. */
+Test(fuzz_regressions, philly_far_future_timestamp)
+{
+    workload_clean("workload/philly-year-overflow", "timestamp");
+}
+
+/* W2: a Philly job lasting 1e308 s became a job with infinite work, which can never finish.
+ * It must be rejected, naming the duration. */
+Test(fuzz_regressions, philly_huge_duration)
+{
+    cr_assert_eq(workload_clean("workload/philly-duration-inf-work", "duration"), -1,
+                 "a 1e308 s job was accepted");
+}
