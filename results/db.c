@@ -56,6 +56,14 @@ static const char clear_sql[] =
     "DELETE FROM temp.stage_jobs; DELETE FROM temp.stage_job_gpu_seconds;"
     "DELETE FROM temp.stage_samples; DELETE FROM temp.stage_metrics;";
 
+/* one time series of the open run: its last stored value, and a point held back because it
+ * equals that value (stored only if the next point differs, or at the commit) */
+struct series {
+    char          *name;
+    double         last, held_t;
+    int            held;
+};
+
 /* the open run's descriptive fields, kept until the commit writes them */
 struct pending {
     char          *experiment, *domain, *policy, *cluster, *config_json, *version, *sweep;
@@ -63,6 +71,9 @@ struct pending {
     int64_t        seed;
     char         **keys, **values;
     int            nparams;
+    int            sample_repeats;
+    struct series *ser;
+    int            nser, cap_ser;
 };
 
 struct db {
@@ -223,6 +234,9 @@ static void pending_free(struct pending *p)
     }
     free(p->keys);
     free(p->values);
+    for (int i = 0; i < p->nser; i++)
+        free(p->ser[i].name);
+    free(p->ser);
     memset(p, 0, sizeof *p);
 }
 
@@ -281,6 +295,7 @@ int db_run_begin(db *d, const struct db_run *r, struct errbuf *err)
     p->version = dup_or_null(r->version, &oom);
     p->sweep = dup_or_null(r->sweep, &oom);
     p->seed = r->seed;
+    p->sample_repeats = r->sample_repeats;
     if (r->nparams > 0) {
         p->keys = calloc((size_t)r->nparams, sizeof *p->keys);
         p->values = calloc((size_t)r->nparams, sizeof *p->values);
@@ -348,13 +363,70 @@ int db_job_gpu(db *d, int64_t job_id, const char *gpu_type, double gpu_s, struct
     return step(d, s, err);
 }
 
-int db_sample(db *d, double t_s, const char *name, double value, struct errbuf *err)
+static int put_sample(db *d, double t_s, const char *name, double value, struct errbuf *err)
 {
     sqlite3_stmt *s = d->st[S_SAMPLE];
     sqlite3_bind_double(s, 1, t_s);
     sqlite3_bind_text(s, 2, name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_double(s, 3, value);
     return step(d, s, err);
+}
+
+/* The series called name, added (with nothing stored yet) if new; NULL when out of memory. */
+static struct series *series_of(struct pending *p, const char *name, int *is_new)
+{
+    for (int i = 0; i < p->nser; i++)
+        if (strcmp(p->ser[i].name, name) == 0) {
+            *is_new = 0;
+            return &p->ser[i];
+        }
+    if (p->nser == p->cap_ser) {
+        int cap = p->cap_ser ? 2 * p->cap_ser : 16;
+        struct series *g = realloc(p->ser, (size_t)cap * sizeof *g);
+        if (g == NULL)
+            return NULL;
+        p->ser = g;
+        p->cap_ser = cap;
+    }
+    struct series *s = &p->ser[p->nser];
+    *s = (struct series){ .name = strdup(name) };
+    if (s->name == NULL)
+        return NULL;
+    p->nser++;
+    *is_new = 1;
+    return s;
+}
+
+int db_sample(db *d, double t_s, const char *name, double value, struct errbuf *err)
+{
+    if (d->run.sample_repeats)
+        return put_sample(d, t_s, name, value, err);
+    int is_new;
+    struct series *s = series_of(&d->run, name, &is_new);
+    if (s == NULL)
+        return err_run(err, "out of memory");
+    if (!is_new && value == s->last) {
+        s->held = 1;            /* a repeat: the previous held point, if any, is interior */
+        s->held_t = t_s;
+        return 0;
+    }
+    if (s->held && put_sample(d, s->held_t, name, s->last, err) < 0)
+        return -1;
+    s->held = 0;
+    s->last = value;
+    return put_sample(d, t_s, name, value, err);
+}
+
+/* Store the points still held back: each ends its series' last flat stretch. */
+static int flush_samples(db *d, struct errbuf *err)
+{
+    for (int i = 0; i < d->run.nser; i++) {
+        struct series *s = &d->run.ser[i];
+        if (s->held && put_sample(d, s->held_t, s->name, s->last, err) < 0)
+            return -1;
+        s->held = 0;
+    }
+    return 0;
 }
 
 int db_metric(db *d, const char *name, double value, struct errbuf *err)
@@ -410,7 +482,8 @@ int db_run_commit(db *d, const struct db_run_end *e, int64_t *run_id, struct err
     if (!d->open_run)
         return err_run(err, "%s: no run to commit", d->path);
     /* end the staging transaction, then copy under the file's write lock */
-    if (exec_retry(d, "COMMIT", err) < 0 || exec_retry(d, "BEGIN IMMEDIATE", err) < 0) {
+    if (flush_samples(d, err) < 0 || exec_retry(d, "COMMIT", err) < 0 ||
+        exec_retry(d, "BEGIN IMMEDIATE", err) < 0) {
         db_run_abort(d);
         return -1;
     }

@@ -43,6 +43,7 @@ struct db_run {
     const char *sweep;                  /* the sweep that made this run, or NULL */
     const struct db_param *params;      /* its swept fields (nparams, may be 0) */
     int         nparams;
+    int         sample_repeats;         /* store every sample (see db_sample) */
 };
 
 /* Start a run.  Its rows are staged in a private temporary table set, so the database file is
@@ -58,6 +59,11 @@ struct db_job {
 };
 int db_job(db *d, const struct db_job *j, struct errbuf *err);
 int db_job_gpu(db *d, int64_t job_id, const char *gpu_type, double gpu_s, struct errbuf *err);
+/* One point of the time series `name`, in time order within the series.  Unless the run set
+ * sample_repeats, a point equal to both its neighbours in its series is not stored (it is
+ * held until the next point shows whether it ends a flat stretch): a line or a step plot
+ * through the stored points is the same as through all of them, and a long idle stretch
+ * costs two rows instead of one per period. */
 int db_sample(db *d, double t_s, const char *name, double value, struct errbuf *err);
 int db_metric(db *d, const char *name, double value, struct errbuf *err);
 

@@ -64,7 +64,10 @@ CREATE INDEX IF NOT EXISTS job_gpu_seconds_run ON job_gpu_seconds(run_id);
 -- Time series.  Names: util_<GPU type> and util_total (mean fraction of GPUs granted over the
 -- sample period ending at t_s), queue_len and running_jobs (at t_s); for round-based policies
 -- round_gpus_<GPU type> (GPUs granted by a round's decision) and round_jobs_running, written
--- only when they change (a step function: each value holds until the next row).
+-- only when they change (a step function: each value holds until the next row).  A sample equal
+-- to both its neighbours in its series is not stored (unless the experiment sets
+-- sim.sample_repeats): a flat stretch is stored as its first and last points, so a line or a
+-- step plot through the rows is unchanged.  Summary figures (metrics) come from the full run.
 CREATE TABLE IF NOT EXISTS samples (
     run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     t_s     REAL    NOT NULL,

@@ -82,14 +82,15 @@ static int read_models(struct experiment *e, const struct jobj *root, struct err
 static int read_sim(struct experiment *e, const struct jobj *root, struct errbuf *err)
 {
     static const char *const keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
-                                        "sample_s", "round_samples", "until_s", "max_events",
-                                        "min_realloc_s", "note", NULL };
+                                        "sample_s", "sample_repeats", "round_samples", "until_s",
+                                        "max_events", "min_realloc_s", "note", NULL };
     struct jobj s;
     double sample_s = 600, until_s = 0;
     int64_t max_events = 0;
     e->sim = (struct train_config){ .restore_delay_s = -1, .restore_fixed_s = 10,
                                     .storage_gbs = 2.0, .until = SIM_NEVER, .round_samples = 1 };
     e->gavel_min_realloc_s = 1920;
+    e->sample_repeats = 0;
     if (jobj_obj(&s, root, "sim", JOPT, err) < 0 || jobj_known(&s, keys, err) < 0 ||
         jobj_num(&s, "restore_delay_s", JOPT, -1, 1e7, &e->sim.restore_delay_s, err) < 0 ||
         jobj_num(&s, "restore_fixed_s", JOPT, 0, 1e7, &e->sim.restore_fixed_s, err) < 0 ||
@@ -98,7 +99,8 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct errbuf
         jobj_num(&s, "until_s", JOPT, 0, 9e12, &until_s, err) < 0 ||
         jobj_int(&s, "max_events", JOPT, 0, INT64_MAX / 2, &max_events, err) < 0 ||
         jobj_num(&s, "min_realloc_s", JOPT, 0, 1e9, &e->gavel_min_realloc_s, err) < 0 ||
-        jobj_bool(&s, "round_samples", JOPT, &e->sim.round_samples, err) < 0)
+        jobj_bool(&s, "round_samples", JOPT, &e->sim.round_samples, err) < 0 ||
+        jobj_bool(&s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0)
         return -1;
     e->sim.sample_period = sim_from_sec(sample_s);
     e->sim.until = until_s > 0 ? sim_from_sec(until_s) : SIM_NEVER;

@@ -37,6 +37,7 @@ struct experiment {
     uint64_t    seed;
     int         mode;           /* enum exp_mode */
     double      gavel_min_realloc_s;    /* Gavel mode: minimum time between recomputes */
+    int         sample_repeats;         /* store samples equal to both neighbours too */
     struct exp_policy policies[EXP_MAX_POLICIES];
     int         npolicies;
     struct jobj cluster;        /* inline cluster object (node NULL if given by path) */

@@ -165,7 +165,7 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
     if (o->db != NULL) {
         struct db_run dr = { e->name, e->domain, res->policy, cluster_name(env->cl), config,
                              HETSIM_VERSION, (int64_t)e->seed, o->sweep, o->params,
-                             o->nparams };
+                             o->nparams, e->sample_repeats };
         if (db_run_begin(o->db, &dr, err) < 0)
             goto out;
     }

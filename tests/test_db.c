@@ -1,7 +1,8 @@
 /*
  * test_db: the metrics database writer — schema created from results/schema.sql, a run is
  * all-or-nothing (abort and an unclosed handle leave nothing), NULLs for missing values,
- * and a file with another schema version is refused.
+ * a file with another schema version is refused, and flat stretches of a series are stored
+ * as their two ends unless the run keeps repeats.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -192,4 +193,46 @@ Test(db, version_1_files_are_upgraded)
     cr_assert_float_eq(th_db_value(path, "SELECT count(DISTINCT group_hash) FROM runs "
                                          "WHERE group_hash != ''"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM run_params"), 0, 0);
+}
+
+/* Two series written interleaved, as a run writes them; returns the stored rows as text. */
+static char *series_rows(int keep_repeats)
+{
+    fresh(keep_repeats ? "repeats.db" : "elided.db");
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    struct db_run r = { .experiment = "exp", .domain = "training", .policy = "fifo",
+                        .cluster = "c", .config_json = "{}", .version = "test", .seed = 1,
+                        .sample_repeats = keep_repeats };
+    cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
+    /* a: 1 1 1 2 2 3 3 3 (flat stretches of 3, 2 and 3 points); b: 5 5 (ends flat) */
+    static const double a[] = { 1, 1, 1, 2, 2, 3, 3, 3 };
+    for (int i = 0; i < 8; i++) {
+        cr_assert_eq(db_sample(d, 10.0 * i, "a", a[i], &err), 0);
+        if (i < 2)
+            cr_assert_eq(db_sample(d, 10.0 * i, "b", 5, &err), 0);
+    }
+    struct db_run_end e = { 70, 0, "drained", 1, 1, 0 };
+    int64_t id;
+    cr_assert_eq(db_run_commit(d, &e, &id, &err), 0, "%s", err.msg);
+    db_close(d);
+    static const char *const q[] = {
+        "SELECT printf('%s %g %g', name, t_s, value) FROM samples ORDER BY name, t_s", NULL
+    };
+    return th_query_dump(path, q);
+}
+
+Test(db, samples_equal_to_both_neighbours_are_not_stored)
+{
+    /* interior points of a flat stretch go (a at 10, 60); its ends stay, the last point too */
+    char *rows = series_rows(0);
+    cr_assert_str_eq(rows, "a 0 1|\na 20 1|\na 30 2|\na 40 2|\na 50 3|\na 70 3|\n"
+                           "b 0 5|\nb 10 5|\n");
+    free(rows);
+    rows = series_rows(1);
+    cr_assert_str_eq(rows, "a 0 1|\na 10 1|\na 20 1|\na 30 2|\na 40 2|\na 50 3|\na 60 3|\n"
+                           "a 70 3|\nb 0 5|\nb 10 5|\n");
+    free(rows);
 }

@@ -311,6 +311,8 @@ static const struct row rows[] = {
       { RUN }, 2, AT("e.json", 7) "sim.sample_s: -1 is out of range [0, 1e+09]" },
     { "sample_s_infinite", EXP(E_SIM("\"sample_s\": 1e999")),
       { RUN }, 2, AT("e.json", 7) "sim.sample_s: must be a finite number" },
+    { "sample_repeats_number", EXP(E_SIM("\"sample_repeats\": 1")),
+      { RUN }, 2, AT("e.json", 7) "sim.sample_repeats: must be true or false" },
     { "until_s_negative", EXP(E_SIM("\"until_s\": -5")),
       { RUN }, 2, AT("e.json", 7) "sim.until_s: -5 is out of range [0, 9e+12]" },
     { "max_events_negative", EXP(E_SIM("\"max_events\": -1")),
