@@ -18,11 +18,13 @@
 
 enum { MAX_SETS = 8, JOB_CAP = 500 };
 
-/* Lower workload.KEY to JOB_CAP when absent or larger (non-numbers are left to wl_open). */
+/* Lower workload.KEY to JOB_CAP when absent, larger, or (max_jobs) 0, which means "all";
+ * non-numbers are left to wl_open. */
 static void cap_field(struct experiment *e, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(e->workload.node, key);
-    if (v != NULL && (!cJSON_IsNumber(v) || v->valuedouble <= JOB_CAP))
+    int unlimited = cJSON_IsNumber(v) && v->valuedouble == 0 && strcmp(key, "max_jobs") == 0;
+    if (v != NULL && (!cJSON_IsNumber(v) || (v->valuedouble <= JOB_CAP && !unlimited)))
         return;
     if (v == NULL && strcmp(key, "skip_jobs") == 0)
         return;
