@@ -25,7 +25,9 @@
  * scale better than the measured ones only because the model is optimistic.
  * A table entry of 0 means "cannot run there" and is respected.
  *
- * Lookups hash (job type, GPU, workers, class) to a rate: O(1).
+ * Lookups hash (job type, GPU, workers, class) to a rate: O(1).  tput_rate remembers what it
+ * computed for each (job type, GPU, workers, class, link), since the model's fallbacks search
+ * the catalog: the memo is emptied whenever a table or a job type changes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tput.h"
@@ -52,6 +54,12 @@ struct meas {
     double   rate;
 };
 
+/* tput_rate's answers; a const tput's memo still fills (it changes no answer) */
+struct rate_memo {
+    struct meas     *tab;
+    size_t           cap, n;        /* cap a power of two */
+};
+
 struct tput {
     const catalog   *cat;
     struct jt_entry *types;
@@ -59,7 +67,15 @@ struct tput {
     struct meas     *tab;
     size_t           tabcap, tabn;   /* tabcap a power of two */
     int              spread_link;    /* assumed link of spread measurements */
+    struct rate_memo *memo;
 };
+
+static void memo_clear(tput *t)
+{
+    t->memo->n = 0;
+    if (t->memo->cap > 0)
+        memset(t->memo->tab, 0, t->memo->cap * sizeof *t->memo->tab);
+}
 
 static uint64_t mkey(int jt, int gpu, int workers, int spread)
 {
@@ -78,6 +94,7 @@ static size_t mhash(uint64_t k)
 
 static int tab_put(tput *t, uint64_t key, double rate)
 {
+    memo_clear(t);
     if (2 * (t->tabn + 1) > t->tabcap) {
         size_t nc = t->tabcap ? t->tabcap * 2 : 256;
         struct meas *nt = calloc(nc, sizeof *nt);
@@ -123,8 +140,11 @@ double tput_measured(const tput *t, int jt, int gpu, int workers, int spread)
 int tput_create(tput **out, const catalog *cat, struct errbuf *err)
 {
     *out = calloc(1, sizeof **out);
-    if (*out == NULL)
+    if (*out == NULL || ((*out)->memo = calloc(1, sizeof *(*out)->memo)) == NULL) {
+        free(*out);
+        *out = NULL;
         return err_run(err, "out of memory");
+    }
     (*out)->cat = cat;
     (*out)->spread_link = cat_link_find(cat, "ethernet-25g");
     return 0;
@@ -136,6 +156,8 @@ void tput_destroy(tput *t)
         return;
     free(t->types);
     free(t->tab);
+    free(t->memo->tab);
+    free(t->memo);
     free(t);
 }
 
@@ -157,6 +179,7 @@ int tput_find(const tput *t, const char *name)
 
 static struct jt_entry *add_type(tput *t, const char *name)
 {
+    memo_clear(t);
     if (t->ntypes == t->capt) {
         int nc = t->capt ? 2 * t->capt : 32;
         struct jt_entry *n = realloc(t->types, (size_t)nc * sizeof *n);
@@ -187,6 +210,7 @@ int tput_load_types(tput *t, const char *path, struct errbuf *err)
                                         "scaling", "precision", "params_m",
                                         "gflops_per_sample", "efficiency", "mem_gb", "ckpt_gb",
                                         "source", "note", NULL };
+    memo_clear(t);          /* the types' fields change below */
     static const char *const scalings[] = { "weak", "strong", NULL };
     static const char *const precisions[] = { "fp32", "fp16", NULL };
     jsonf *doc;
@@ -506,7 +530,7 @@ static int nearest_measured(const tput *t, int jt, int gpu, int n, int spread, i
     return best;
 }
 
-double tput_rate(const tput *t, int jt, const struct placement *p)
+static double rate_of_placement(const tput *t, int jt, const struct placement *p)
 {
     const struct jobtype *j = &t->types[jt].jt;
     int n = p->workers, spread = p->nodes > 1;
@@ -551,6 +575,58 @@ double tput_rate(const tput *t, int jt, const struct placement *p)
         }
     }
     return rate_of(j, tc + ar, n);
+}
+
+/* The memo's key: 0 when a field is beyond its bits (then the rate is not remembered). */
+static uint64_t memo_key(int jt, const struct placement *p)
+{
+    int spread = p->nodes > 1 && p->workers > 1;
+    if (jt < 0 || jt >= 1 << 20 || p->gpu < 0 || p->gpu >= 255 || p->link < -1 ||
+        p->link >= 254 || p->workers < 0 || p->workers >= 1 << 22)
+        return 0;
+    return ((uint64_t)(jt + 1) << 40) | ((uint64_t)p->gpu << 32) |
+           ((uint64_t)(p->link + 1) << 24) | ((uint64_t)p->workers << 1) | (uint64_t)spread;
+}
+
+double tput_rate(const tput *t, int jt, const struct placement *p)
+{
+    struct rate_memo *m = t->memo;
+    uint64_t key = memo_key(jt, p);
+    if (key == 0)
+        return rate_of_placement(t, jt, p);
+    size_t j = 0;
+    if (m->cap > 0) {
+        j = mhash(key) & (m->cap - 1);
+        while (m->tab[j].key) {
+            if (m->tab[j].key == key)
+                return m->tab[j].rate;
+            j = (j + 1) & (m->cap - 1);
+        }
+    }
+    double rate = rate_of_placement(t, jt, p);
+    if (2 * (m->n + 1) > m->cap) {
+        /* grow (or start) the table; on failure the rate is just not remembered */
+        size_t nc = m->cap ? m->cap * 2 : 1024;
+        struct meas *nt = calloc(nc, sizeof *nt);
+        if (nt == NULL)
+            return rate;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->tab[i].key) {
+                size_t k = mhash(m->tab[i].key) & (nc - 1);
+                while (nt[k].key)
+                    k = (k + 1) & (nc - 1);
+                nt[k] = m->tab[i];
+            }
+        free(m->tab);
+        m->tab = nt;
+        m->cap = nc;
+        j = mhash(key) & (nc - 1);
+        while (m->tab[j].key)
+            j = (j + 1) & (nc - 1);
+    }
+    m->tab[j] = (struct meas){ key, rate };
+    m->n++;
+    return rate;
 }
 
 double tput_restore_s(const tput *t, int jt, double fixed_s, double storage_gbs)

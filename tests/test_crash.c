@@ -1,9 +1,10 @@
 /*
  * test_crash: the database survives what users do to long runs — a run killed with SIGKILL
  * while it simulates, or while it copies its rows into the file, leaves a valid file
- * (integrity_check ok) with no trace of that run, and the file takes the next run normally; four processes appending runs to one file at once lose nothing and
- * write the rows each would have written alone;
- * a full disk mid-run is reported and rolled back.
+ * (integrity_check ok) with no trace of that run, and the file takes the next run normally;
+ * four processes appending runs to one file at once lose nothing and write the rows each
+ * would have written alone; a full disk mid-run is reported and rolled back; unwritable and
+ * read-only databases are reported.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>

@@ -172,3 +172,22 @@ Test(tput, restore_time_from_the_checkpoint)
     /* ckpt_gb defaults to 12 bytes per parameter: 100e6 x 12 = 1.2 GB; 10 s + 1.2 / 2 */
     cr_assert_float_eq(tput_restore_s(m, tput_find(m, "toy-weak"), 10, 2), 10.6, 1e-12);
 }
+
+Test(tput, remembered_rates_follow_new_measurements)
+{
+    /* A100 is modelled from the V100 measurement (19.5 / 15.7 x 10/s); asking twice gives the
+     * same bits, and a profile loaded afterwards that measures it replaces the answer */
+    double modelled = rate("toy-measured", ga100, 1, 1, -1);
+    cr_assert_float_eq(modelled, 19.5 / 15.7 / 0.1, 1e-9);
+    cr_assert_eq(memcmp(&(double){ rate("toy-measured", ga100, 1, 1, -1) }, &modelled,
+                        sizeof modelled), 0);
+    char *pp = th_write("toy_a100.csv", "job_type,gpu,workers,placement,iters_per_s\n"
+                                        "toy-measured,A100-40GB,1,consolidated,7\n");
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(tput_load_profile(m, pp, &err), 0, "%s", err.msg);
+    free(pp);
+    cr_assert_float_eq(rate("toy-measured", ga100, 1, 1, -1), 7, 1e-12);
+    /* and one-worker placements do not depend on the nodes field */
+    cr_assert_float_eq(rate("toy-measured", ga100, 1, 2, -1), 7, 1e-12);
+}
