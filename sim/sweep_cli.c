@@ -91,7 +91,10 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* In the child: one run into the database. */
+/* A worker's connection to the database, opened by its first run and kept for the next. */
+static db *worker_db;
+
+/* In a worker: one run into the database. */
 static int run_task(void *ctx, size_t i)
 {
     struct sweep_ctx *c = ctx;
@@ -107,14 +110,21 @@ static int run_task(void *ctx, size_t i)
     int rc = 0;
     if (env == NULL && run_env_open(&own, e, &err) == 0)
         env = &own;
-    if (env == NULL || db_open(&o.db, c->db_path, &err) < 0 ||
-        run_training(e, t->policy, env, &o, &res, &err) < 0) {
+    if (env == NULL || (worker_db == NULL && db_open(&worker_db, c->db_path, &err) < 0) ||
+        (o.db = worker_db, run_training(e, t->policy, env, &o, &res, &err) < 0)) {
         fprintf(stderr, "hetsim: %s\n", err.msg);
         rc = err.code == ERR_INPUT ? 2 : 1;
     }
-    db_close(o.db);
     run_env_close(&own);
     return rc;
+}
+
+/* In a worker with no more runs to do. */
+static void worker_done(void *ctx)
+{
+    (void)ctx;
+    db_close(worker_db);
+    worker_db = NULL;
 }
 
 static void clock_text(char *out, size_t cap, double s)
@@ -360,7 +370,8 @@ static int run_share(struct sweep_ctx *c, int jobs)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     c->t0 = now_s();
-    int rc = pool_run(c->ntodo, jobs, run_task, task_done, c, &stop_flag);
+    static const struct pool_ops ops = { run_task, task_done, worker_done };
+    int rc = pool_run(c->ntodo, jobs, &ops, c, &stop_flag);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc < 0)

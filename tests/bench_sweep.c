@@ -3,7 +3,7 @@
  * policies x 500 seeds):
  *   1. in one process, without a database: the simulation alone;
  *   2. in one process, with a database: what writing the rows adds per run;
- *   3. `hetsim sweep -j 1` and `-j 2` (a process per run, runs committed into one file by
+ *   3. `hetsim sweep -j 1` and `-j 2` (worker processes, runs committed into one file by
  *      concurrent writers): runs per second, and the speed-up of -j 2 over -j 1.
  * Target: 1,000 runs in a few minutes on 2 cores; the part of a run that holds the file's
  * write lock (the copy of its rows) far shorter than the run, so that writers never queue.
@@ -135,7 +135,7 @@ int main(void)
            1e3 * (with_db - sim) / n);
     printf("    of which under the file's write lock: %.2f ms per run, so concurrent writers "
            "cap a sweep at %.0f runs/s\n", 1e3 * commit / n, n / commit);
-    printf("  hetsim sweep -j 1:             %6.2f s, %7.1f runs/s (a process per run)\n", j1,
+    printf("  hetsim sweep -j 1:             %6.2f s, %7.1f runs/s (one worker process)\n", j1,
            n / j1);
     printf("  hetsim sweep -j 2:             %6.2f s, %7.1f runs/s (%.2fx -j 1)\n", j2, n / j2,
            j1 / j2);
