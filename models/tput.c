@@ -54,27 +54,28 @@ struct meas {
     double   rate;
 };
 
-/* tput_rate's answers; a const tput's memo still fills (it changes no answer) */
-struct rate_memo {
-    struct meas     *tab;
-    size_t           cap, n;        /* cap a power of two */
+/* key -> rate, open addressing with linear probing, at most half full */
+struct rate_tab {
+    struct meas *slot;
+    size_t       cap, n;        /* cap 0 or a power of two */
 };
 
 struct tput {
     const catalog   *cat;
     struct jt_entry *types;
     int              ntypes, capt;
-    struct meas     *tab;
-    size_t           tabcap, tabn;   /* tabcap a power of two */
+    struct rate_tab  meas;          /* measured rates */
     int              spread_link;    /* assumed link of spread measurements */
-    struct rate_memo *memo;
+    /* tput_rate's answers: behind a pointer, so that a const tput's memo still fills (it
+     * changes no answer) */
+    struct rate_tab *memo;
 };
 
 static void memo_clear(tput *t)
 {
     t->memo->n = 0;
     if (t->memo->cap > 0)
-        memset(t->memo->tab, 0, t->memo->cap * sizeof *t->memo->tab);
+        memset(t->memo->slot, 0, t->memo->cap * sizeof *t->memo->slot);
 }
 
 static uint64_t mkey(int jt, int gpu, int workers, int spread)
@@ -92,49 +93,56 @@ static size_t mhash(uint64_t k)
     return (size_t)k;
 }
 
+/* The slot holding key, or the empty slot where it would go (cap > 0). */
+static struct meas *rt_slot(const struct rate_tab *rt, uint64_t key)
+{
+    size_t j = mhash(key) & (rt->cap - 1);
+    while (rt->slot[j].key && rt->slot[j].key != key)
+        j = (j + 1) & (rt->cap - 1);
+    return &rt->slot[j];
+}
+
+/* The rate stored for key, or NULL. */
+static const struct meas *rt_find(const struct rate_tab *rt, uint64_t key)
+{
+    if (rt->cap == 0)
+        return NULL;
+    const struct meas *m = rt_slot(rt, key);
+    return m->key ? m : NULL;
+}
+
+static int rt_put(struct rate_tab *rt, uint64_t key, double rate)
+{
+    if (2 * (rt->n + 1) > rt->cap) {
+        struct rate_tab g = { calloc(rt->cap ? rt->cap * 2 : 256, sizeof *g.slot),
+                              rt->cap ? rt->cap * 2 : 256, rt->n };
+        if (g.slot == NULL)
+            return -1;
+        for (size_t i = 0; i < rt->cap; i++)
+            if (rt->slot[i].key)
+                *rt_slot(&g, rt->slot[i].key) = rt->slot[i];
+        free(rt->slot);
+        *rt = g;
+    }
+    struct meas *m = rt_slot(rt, key);
+    if (!m->key)
+        rt->n++;
+    *m = (struct meas){ key, rate };
+    return 0;
+}
+
 static int tab_put(tput *t, uint64_t key, double rate)
 {
     memo_clear(t);
-    if (2 * (t->tabn + 1) > t->tabcap) {
-        size_t nc = t->tabcap ? t->tabcap * 2 : 256;
-        struct meas *nt = calloc(nc, sizeof *nt);
-        if (nt == NULL)
-            return -1;
-        for (size_t i = 0; i < t->tabcap; i++)
-            if (t->tab[i].key) {
-                size_t j = mhash(t->tab[i].key) & (nc - 1);
-                while (nt[j].key)
-                    j = (j + 1) & (nc - 1);
-                nt[j] = t->tab[i];
-            }
-        free(t->tab);
-        t->tab = nt;
-        t->tabcap = nc;
-    }
-    size_t j = mhash(key) & (t->tabcap - 1);
-    while (t->tab[j].key && t->tab[j].key != key)
-        j = (j + 1) & (t->tabcap - 1);
-    if (!t->tab[j].key)
-        t->tabn++;
-    t->tab[j].key = key;
-    t->tab[j].rate = rate;
-    return 0;
+    return rt_put(&t->meas, key, rate);
 }
 
 double tput_measured(const tput *t, int jt, int gpu, int workers, int spread)
 {
-    if (t->tabcap == 0)
-        return -1;
     if (workers == 1)
         spread = 0;
-    uint64_t key = mkey(jt, gpu, workers, spread);
-    size_t j = mhash(key) & (t->tabcap - 1);
-    while (t->tab[j].key) {
-        if (t->tab[j].key == key)
-            return t->tab[j].rate;
-        j = (j + 1) & (t->tabcap - 1);
-    }
-    return -1;
+    const struct meas *m = rt_find(&t->meas, mkey(jt, gpu, workers, spread));
+    return m != NULL ? m->rate : -1;
 }
 
 int tput_create(tput **out, const catalog *cat, struct errbuf *err)
@@ -155,8 +163,8 @@ void tput_destroy(tput *t)
     if (t == NULL)
         return;
     free(t->types);
-    free(t->tab);
-    free(t->memo->tab);
+    free(t->meas.slot);
+    free(t->memo->slot);
     free(t->memo);
     free(t);
 }
@@ -590,42 +598,14 @@ static uint64_t memo_key(int jt, const struct placement *p)
 
 double tput_rate(const tput *t, int jt, const struct placement *p)
 {
-    struct rate_memo *m = t->memo;
     uint64_t key = memo_key(jt, p);
     if (key == 0)
         return rate_of_placement(t, jt, p);
-    size_t j = 0;
-    if (m->cap > 0) {
-        j = mhash(key) & (m->cap - 1);
-        while (m->tab[j].key) {
-            if (m->tab[j].key == key)
-                return m->tab[j].rate;
-            j = (j + 1) & (m->cap - 1);
-        }
-    }
+    const struct meas *m = rt_find(t->memo, key);
+    if (m != NULL)
+        return m->rate;
     double rate = rate_of_placement(t, jt, p);
-    if (2 * (m->n + 1) > m->cap) {
-        /* grow (or start) the table; on failure the rate is just not remembered */
-        size_t nc = m->cap ? m->cap * 2 : 1024;
-        struct meas *nt = calloc(nc, sizeof *nt);
-        if (nt == NULL)
-            return rate;
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->tab[i].key) {
-                size_t k = mhash(m->tab[i].key) & (nc - 1);
-                while (nt[k].key)
-                    k = (k + 1) & (nc - 1);
-                nt[k] = m->tab[i];
-            }
-        free(m->tab);
-        m->tab = nt;
-        m->cap = nc;
-        j = mhash(key) & (nc - 1);
-        while (m->tab[j].key)
-            j = (j + 1) & (nc - 1);
-    }
-    m->tab[j] = (struct meas){ key, rate };
-    m->n++;
+    rt_put(t->memo, key, rate);     /* out of memory: the rate is just not remembered */
     return rate;
 }
 
