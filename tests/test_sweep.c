@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,6 +162,12 @@ Test(sweep, runs_land_with_their_params_and_a_rerun_skips_them, .timeout = 120)
     cr_assert_eq(o.status, 0, "%s", o.err);
     cr_assert(strstr(o.err, "8 runs done, 0 skipped") != NULL, "%s", o.err);
     th_out_free(&o);
+    /* the file alone holds the runs (it can be copied by itself): no log is left beside it */
+    char wal[600];
+    snprintf(wal, sizeof wal, "%s-wal", dbp);
+    struct stat st;
+    cr_assert(stat(wal, &st) != 0 || st.st_size == 0, "a %lld-byte WAL is left",
+              (long long)st.st_size);
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 8, 0);
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM run_params WHERE sweep = "
                                         "'small'"), 24, 0);
