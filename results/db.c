@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../sim/paths.h"
 
@@ -84,6 +85,41 @@ struct db {
     struct pending run;
     char          *path;
 };
+
+int db_open_reader(sqlite3 **h, const char *path)
+{
+    char dir[PATH_MAX_LEN];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0';    /* "/x.db" -> "/" */
+    if (access(path, W_OK) == 0 && access(dir, W_OK) == 0) {
+        int rc = sqlite3_open_v2(path, h, SQLITE_OPEN_READWRITE, NULL);
+        if (rc == SQLITE_OK && sqlite3_exec(*h, "PRAGMA query_only=1", NULL, NULL, NULL) ==
+                                   SQLITE_OK)
+            return rc;
+        sqlite3_close(*h);
+    }
+    int rc = sqlite3_open_v2(path, h, SQLITE_OPEN_READONLY, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    int probe = sqlite3_exec(*h, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    if (probe != SQLITE_READONLY && probe != SQLITE_CANTOPEN)
+        return rc;
+    /* a WAL file in a folder we cannot write: SQLite cannot create the -shm it needs, so
+     * read the file as immutable (a closed database keeps everything in the file itself) */
+    sqlite3_close(*h);
+    char uri[3 * PATH_MAX_LEN + 32] = "file:";
+    size_t n = strlen(uri);
+    for (const char *p = path; *p && n + 4 < sizeof uri; p++)
+        n += (size_t)(*p == '%' || *p == '?' || *p == '#'
+                          ? snprintf(uri + n, sizeof uri - n, "%%%02X", (unsigned char)*p)
+                          : snprintf(uri + n, sizeof uri - n, "%c", *p));
+    snprintf(uri + n, sizeof uri - n, "?immutable=1");
+    return sqlite3_open_v2(uri, h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+}
 
 sqlite3 *db_handle(db *d) { return d->h; }
 const char *db_path(const db *d) { return d->path; }

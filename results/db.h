@@ -28,6 +28,14 @@ const char *db_path(const db *d);
 /* Run SQL on the file, retrying while another process holds the write lock. */
 int db_exec(db *d, const char *sql, struct errbuf *err);
 
+/* Open an existing database to read it (PRAGMA query_only), for reports, plots and a
+ * sweep's look at what is done.  The handle is read-write when the file and its folder
+ * allow, so that closing the last connection removes the -wal and -shm files as a writer's
+ * close does; read-only otherwise, and immutable when SQLite cannot create the files it
+ * needs beside a WAL database (a read-only folder).  Returns sqlite3_open_v2's code; *h is
+ * set either way (close it with sqlite3_close). */
+int db_open_reader(struct sqlite3 **h, const char *path);
+
 /* The schema text (results/schema.sql, compiled in). */
 extern const char db_schema_sql[];
 

@@ -1543,7 +1543,7 @@ int plot_all(const struct plot_opts *o, int *nfig, struct errbuf *err)
         return err_input(err, NULL, 0, "--format", "'%s' must be png or svg", o->format);
     struct ctx c = { .o = o, .term = strcmp(o->format, "svg") == 0 ? "svg" : "pngcairo",
                      .err = err };
-    if (sqlite3_open_v2(o->db_path, &c.h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    if (db_open_reader(&c.h, o->db_path) != SQLITE_OK) {
         err_input(err, o->db_path, 0, NULL, "cannot open database: %s", sqlite3_errmsg(c.h));
         sqlite3_close(c.h);
         return -1;

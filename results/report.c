@@ -198,7 +198,7 @@ static int check_sweep(sqlite3 *h, int params, const char *sweep, struct errbuf 
 
 int report_open(sqlite3 **h, const char *db_path, struct errbuf *err)
 {
-    if (sqlite3_open_v2(db_path, h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    if (db_open_reader(h, db_path) != SQLITE_OK) {
         err_input(err, db_path, 0, NULL, "cannot open database: %s", sqlite3_errmsg(*h));
         sqlite3_close(*h);
         *h = NULL;

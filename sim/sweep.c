@@ -350,7 +350,7 @@ int sweep_mark_done(sweep *s, const char *db_path, size_t *ndone, struct errbuf 
     sqlite3 *h = NULL;
     sqlite3_stmt *q = NULL;
     int rc = 0;
-    if (sqlite3_open_v2(db_path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    if (db_open_reader(&h, db_path) != SQLITE_OK) {
         rc = err_run(err, "%s: cannot open database: %s", db_path, sqlite3_errmsg(h));
         goto out;
     }

@@ -68,6 +68,12 @@ Test(cli, default_experiment_end_to_end)
     cr_assert_eq(stat(png, &st), 0, "no %s", png);
     cr_assert_gt(st.st_size, 5000, "a near-empty image");
     th_out_free(&o);
+    /* readers leave nothing beside the file: the last connection's close tidies up */
+    char side[600];
+    snprintf(side, sizeof side, "%s-wal", db);
+    cr_assert_neq(stat(side, &st), 0, "%s is left behind", side);
+    snprintf(side, sizeof side, "%s-shm", db);
+    cr_assert_neq(stat(side, &st), 0, "%s is left behind", side);
     free(db);
 }
 

@@ -4,7 +4,7 @@
  * (integrity_check ok) with no trace of that run, and the file takes the next run normally;
  * four processes appending runs to one file at once lose nothing and write the rows each
  * would have written alone; a full disk mid-run is reported and rolled back; unwritable and
- * read-only databases are reported.
+ * read-only databases are reported, and a read-only one can still be read.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -280,4 +280,18 @@ Test(crash, a_read_only_database_is_reported)
     fclose(f);
     cr_assert(strstr(msg, dbp) != NULL && strstr(msg, "readonly database") != NULL, "%s", msg);
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 1, 0);
+    /* and that user can still read it (a paper artifact's database in a read-only folder:
+     * no -shm can be created beside it) */
+    snprintf(cmd, sizeof cmd, "%s %s report --db %s --format csv >%s/ro.out 2>&1",
+             geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups" : "",
+             HETSIM_BIN, dbp, th_tmpdir());
+    st = system(cmd);
+    snprintf(errp, sizeof errp, "%s/ro.out", th_tmpdir());
+    f = fopen(errp, "r");
+    cr_assert_not_null(f);
+    n = fread(msg, 1, sizeof msg - 1, f);
+    msg[n] = '\0';
+    fclose(f);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d: %s", cmd, st, msg);
+    cr_assert(strstr(msg, "\n1,default,fifo,300,") != NULL, "%s", msg);
 }
