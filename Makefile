@@ -5,6 +5,8 @@
 #                   comparison table, write results/out/hetsim.db and plots
 #   make test       install missing packages, build, run every test
 #   make bench      benchmarks (not part of the tests)
+#   make golden     rewrite tests/golden/runs.txt (reference runs), when a change means to
+#                   move results
 #   make install    PREFIX=/usr/local: binary, data files, man page
 #   make SANITIZE=address,undefined test    the same tests under ASan + UBSan
 #   make valgrind   the default experiment under valgrind's memcheck
@@ -52,7 +54,7 @@ TEST_BIN := $(BUILD)/test_hetsim
 BENCH_SRC := $(wildcard tests/bench*.c)
 BENCH_BIN := $(BENCH_SRC:tests/%.c=$(BUILD)/%.bin)
 
-.PHONY: all run test bench install uninstall clean deps valgrind
+.PHONY: all run test golden bench install uninstall clean deps valgrind
 # keep objects that pattern chains would delete as intermediates (bench and test objects)
 .SECONDARY:
 all: $(BIN)
@@ -105,6 +107,11 @@ test: deps
 	@# the MPI test runs build/mpi/hetsim when it was built: keep it current
 	@if [ -x build/mpi/hetsim ]; then $(MAKE) --no-print-directory MPI=1; fi
 	HETSIM_DATA=$(CURDIR) $(TEST_BIN) --jobs 2 $(TEST_ARGS)
+
+# regenerate tests/golden/runs.txt, on purpose: when a change is meant to move results
+golden: deps
+	@$(MAKE) --no-print-directory $(BIN) $(TEST_BIN)
+	GOLDEN_UPDATE=1 HETSIM_DATA=$(CURDIR) $(TEST_BIN) --filter 'golden/*'
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BIN)
