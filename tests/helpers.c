@@ -138,6 +138,23 @@ tput *th_models(const catalog *c)
     return t;
 }
 
+catalog *th_cat;
+tput    *th_m;
+
+void th_models_init(void)
+{
+    th_cat = th_catalog();
+    th_m = th_models(th_cat);
+}
+
+void th_models_fini(void)
+{
+    tput_destroy(th_m);
+    cat_destroy(th_cat);
+    th_m = NULL;
+    th_cat = NULL;
+}
+
 cluster *th_cluster(const catalog *c, const char *json)
 {
     struct errbuf err;

@@ -33,6 +33,15 @@ tput    *th_models(const catalog *c);   /* job types + both shipped profiles */
 /* A cluster from JSON text (asserts on failure). */
 cluster *th_cluster(const catalog *c, const char *json);
 
+/* The fixture most policy suites share: the shipped catalog and models in th_cat and th_m,
+ * set up before each test and torn down after it.  A suite that needs nothing more uses
+ * TestSuite(name, .init = th_models_init, .fini = th_models_fini); one with a cluster calls
+ * them from its own init and fini. */
+extern catalog *th_cat;
+extern tput    *th_m;
+void th_models_init(void);
+void th_models_fini(void);
+
 /* ---- running a policy in the training world, with jobs given in an array ---- */
 struct job_spec;
 struct train_config;

@@ -13,23 +13,19 @@
 #include "../sim/gavel.h"
 #include "helpers.h"
 
-static catalog *cat;
-static tput *m;
 static cluster *one_v100;
 
 static void setup(void)
 {
-    cat = th_catalog();
-    m = th_models(cat);
-    one_v100 = th_cluster(cat, "{\"network\": \"ethernet-25g\", \"groups\": "
-                               "[{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
+    th_models_init();
+    one_v100 = th_cluster(th_cat, "{\"network\": \"ethernet-25g\", \"groups\": "
+                                  "[{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
 }
 
 static void teardown(void)
 {
     cluster_destroy(one_v100);
-    tput_destroy(m);
-    cat_destroy(cat);
+    th_models_fini();
 }
 
 /* Gavel's measured rate of ResNet-50 (batch size 64) on one V100, steps/s */
@@ -68,7 +64,7 @@ static const struct rec *get(const struct recs *s, long long id)
 
 static struct job_spec job(int id, const char *type, int sf, double steps, double at)
 {
-    return (struct job_spec){ .id = id, .arrival = sim_from_sec(at), .jtype = tput_find(m, type),
+    return (struct job_spec){ .id = id, .arrival = sim_from_sec(at), .jtype = tput_find(th_m, type),
                               .workers = sf, .work = steps, .weight = 1 };
 }
 
@@ -78,7 +74,7 @@ static struct gavel_totals run(const cluster *cl, const char *name, struct job_s
     struct errbuf err;
     err_clear(&err);
     policy *p;
-    struct policy_env env = { seed, cl, m };
+    struct policy_env env = { seed, cl, th_m };
     cr_assert_eq(policy_open(&p, name, NULL, &env, &err), 0, "%s", err.msg);
     struct src s = { jobs, n, 0 };
     struct job_source js = { &s, next_job };
@@ -88,7 +84,7 @@ static struct gavel_totals run(const cluster *cl, const char *name, struct job_s
                                   !!(ops->flags & POLICY_FIFO) };
     struct train_sink sink = { out, keep, NULL };
     struct gavel_totals tot;
-    cr_assert_eq(gavel_run(cl, m, &gc, &js, &ga, &sink, &tot, &err), 0, "%s", err.msg);
+    cr_assert_eq(gavel_run(cl, th_m, &gc, &js, &ga, &sink, &tot, &err), 0, "%s", err.msg);
     policy_close(p);
     return tot;
 }
@@ -140,8 +136,8 @@ Test(gavel, forced_reset_when_nothing_is_left_to_wait_for)
 
 Test(gavel, multi_gpu_micro_tasks_with_too_few_steps_fail_and_drop)
 {
-    cluster *two = th_cluster(cat, "{\"network\": \"ethernet-25g\", \"groups\": "
-                                   "[{\"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
+    cluster *two = th_cluster(th_cat, "{\"network\": \"ethernet-25g\", \"groups\": "
+                                      "[{\"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
     /* 1 step split over 2 workers: floor(1/2) = 0 for the first worker, so every micro-task
      * fails; after 5 in a row the job is dropped (reported unfinished).  A 1-GPU job with the
      * same single step succeeds. */
@@ -157,9 +153,9 @@ Test(gavel, multi_gpu_micro_tasks_with_too_few_steps_fail_and_drop)
 
 Test(gavel, agnostic_shuffle_is_seeded)
 {
-    cluster *mix = th_cluster(cat, "{\"network\": \"ethernet-25g\", \"groups\": ["
-                                   "{\"count\": 2, \"gpu\": \"K80\", \"gpus_per_node\": 1},"
-                                   "{\"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
+    cluster *mix = th_cluster(th_cat, "{\"network\": \"ethernet-25g\", \"groups\": ["
+                                      "{\"count\": 2, \"gpu\": \"K80\", \"gpus_per_node\": 1},"
+                                      "{\"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
     struct job_spec jobs[8];
     for (int i = 0; i < 8; i++)
         jobs[i] = job(i, i % 2 ? "LM (batch size 20)" : "ResNet-18 (batch size 64)", 1,

@@ -29,8 +29,6 @@
 
 enum { MAXU = 6, MAXJ = 32, MAXT = 4 };
 
-static catalog *cat;
-static tput *m;
 static cluster *cl;
 
 static const char cluster_json[] =
@@ -41,17 +39,15 @@ static const char cluster_json[] =
 
 static void setup(void)
 {
-    cat = th_catalog();
-    m = th_models(cat);
-    cl = th_cluster(cat, cluster_json);
+    th_models_init();
+    cl = th_cluster(th_cat, cluster_json);
     glp_term_out(GLP_OFF);
 }
 
 static void teardown(void)
 {
     cluster_destroy(cl);
-    tput_destroy(m);
-    cat_destroy(cat);
+    th_models_fini();
 }
 
 TestSuite(oef, .init = setup, .fini = teardown);
@@ -148,7 +144,7 @@ static void *open_oef(const char *setting)
     struct jobj params;
     cr_assert_eq(jsonf_parse(&doc, "params", text, strlen(text), &err), 0, "%s", err.msg);
     cr_assert_eq(jobj_root(&params, doc, &err), 0);
-    struct policy_env env = { 1, cl, m };
+    struct policy_env env = { 1, cl, th_m };
     void *self = NULL;
     cr_assert_eq(ops->create(&self, &params, &env, &err), 0, "%s", err.msg);
     jsonf_destroy(doc);
@@ -289,7 +285,7 @@ Test(oef, rejects_an_unknown_setting)
     struct jobj params;
     cr_assert_eq(jsonf_parse(&doc, "params", text, strlen(text), &err), 0);
     cr_assert_eq(jobj_root(&params, doc, &err), 0);
-    struct policy_env env = { 1, cl, m };
+    struct policy_env env = { 1, cl, th_m };
     void *self = NULL;
     cr_assert_lt(policy_find("oef")->create(&self, &params, &env, &err), 0);
     cr_assert_not_null(strstr(err.msg, "noncooperative"), "%s", err.msg);
@@ -595,7 +591,7 @@ static struct job_spec *user_jobs(int n, int users, unsigned long seed)
     double t = 0;
     for (int i = 0; i < n; i++) {
         t += gsl_rng_uniform(r) * 120;
-        int jt = tput_find(m, names[gsl_rng_uniform_int(r, 6)]);
+        int jt = tput_find(th_m, names[gsl_rng_uniform_int(r, 6)]);
         cr_assert_geq(jt, 0);
         j[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t), .jtype = jt,
                                   .workers = workers[gsl_rng_uniform_int(r, 5)],
@@ -611,8 +607,8 @@ static void run_end_to_end(const char *params)
     enum { N = 40 };
     struct job_spec *jobs = user_jobs(N, 4, 5);
     struct train_config cfg = { .restore_delay_s = 10, .until = SIM_NEVER };
-    struct th_result a = th_run_policy(cl, m, jobs, N, "oef", params, &cfg);
-    struct th_result b = th_run_policy(cl, m, jobs, N, "oef", params, &cfg);
+    struct th_result a = th_run_policy(cl, th_m, jobs, N, "oef", params, &cfg);
+    struct th_result b = th_run_policy(cl, th_m, jobs, N, "oef", params, &cfg);
     cr_assert_eq(a.n, N, "%s: %d of %d jobs reported", params, a.n, N);
     for (int i = 0; i < a.n; i++)
         cr_assert_geq(a.r[i].finish, a.r[i].arrival, "%s: job %lld unfinished", params, a.r[i].id);

@@ -13,25 +13,21 @@
 #include "../sim/train.h"
 #include "helpers.h"
 
-static catalog *cat;
-static tput *m;
 static cluster *cl;
 
 static void setup(void)
 {
-    cat = th_catalog();
-    m = th_models(cat);
-    cl = th_cluster(cat, "{\"network\": \"ib-100g\", \"groups\": ["
-                         "{\"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4},"
-                         "{\"count\": 2, \"gpu\": \"P100\", \"gpus_per_node\": 4},"
-                         "{\"count\": 1, \"gpu\": \"K80\", \"gpus_per_node\": 8}]}");
+    th_models_init();
+    cl = th_cluster(th_cat, "{\"network\": \"ib-100g\", \"groups\": ["
+                            "{\"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4},"
+                            "{\"count\": 2, \"gpu\": \"P100\", \"gpus_per_node\": 4},"
+                            "{\"count\": 1, \"gpu\": \"K80\", \"gpus_per_node\": 8}]}");
 }
 
 static void teardown(void)
 {
     cluster_destroy(cl);
-    tput_destroy(m);
-    cat_destroy(cat);
+    th_models_fini();
 }
 
 static struct job_spec *workload(int n)
@@ -45,7 +41,7 @@ static struct job_spec *workload(int n)
     for (int i = 0; i < n; i++) {
         t += gsl_ran_exponential(r, 300);
         j[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t),
-                                  .jtype = tput_find(m, names[gsl_rng_uniform_int(r, 4)]),
+                                  .jtype = tput_find(th_m, names[gsl_rng_uniform_int(r, 4)]),
                                   .workers = workers[gsl_rng_uniform_int(r, 5)],
                                   .user = (int)gsl_rng_uniform_int(r, 3),
                                   .work = 2000 + gsl_ran_exponential(r, 30000), .weight = 1 };
@@ -66,8 +62,8 @@ Test(policies, every_policy_finishes_all_jobs_deterministically, .init = setup,
         const struct policy_ops *ops = policy_registry[i];
         if (strcmp(ops->domain, "training") != 0)
             continue;
-        struct th_result a = th_run_policy(cl, m, jobs, N, ops->name, NULL, &cfg);
-        struct th_result b = th_run_policy(cl, m, jobs, N, ops->name, NULL, &cfg);
+        struct th_result a = th_run_policy(cl, th_m, jobs, N, ops->name, NULL, &cfg);
+        struct th_result b = th_run_policy(cl, th_m, jobs, N, ops->name, NULL, &cfg);
         cr_assert_eq(a.n, N, "%s: %d of %d jobs reported", ops->name, a.n, N);
         for (int k = 0; k < a.n; k++)
             cr_assert_geq(a.r[k].finish, a.r[k].arrival, "%s: job %lld unfinished", ops->name,

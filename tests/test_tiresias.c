@@ -10,22 +10,7 @@
 #include "../sim/train.h"
 #include "helpers.h"
 
-static catalog *cat;
-static tput *m;
-
-static void setup(void)
-{
-    cat = th_catalog();
-    m = th_models(cat);
-}
-
-static void teardown(void)
-{
-    tput_destroy(m);
-    cat_destroy(cat);
-}
-
-TestSuite(tiresias, .init = setup, .fini = teardown);
+TestSuite(tiresias, .init = th_models_init, .fini = th_models_fini);
 
 #define R50 "ResNet-50 (batch size 64)"
 #define ONE_V100 "{\"network\": \"ethernet-25g\", \"groups\": " \
@@ -36,8 +21,8 @@ static double work_for(const cluster *cl, int workers, double seconds)
 {
     const int *types;
     cluster_types(cl, &types);
-    struct train_view v = { .cl = cl, .model = m };
-    struct train_job j = { .jtype = tput_find(m, R50), .workers = workers };
+    struct train_view v = { .cl = cl, .model = th_m };
+    struct train_job j = { .jtype = tput_find(th_m, R50), .workers = workers };
     double r = tv_rate(&v, &j, types[0], workers);
     cr_assert_gt(r, 0);
     return seconds * r;
@@ -45,7 +30,7 @@ static double work_for(const cluster *cl, int workers, double seconds)
 
 static struct job_spec job(const cluster *cl, int id, double at, int workers, double seconds)
 {
-    return (struct job_spec){ .id = id, .arrival = sim_from_sec(at), .jtype = tput_find(m, R50),
+    return (struct job_spec){ .id = id, .arrival = sim_from_sec(at), .jtype = tput_find(th_m, R50),
                               .workers = workers, .work = work_for(cl, workers, seconds),
                               .weight = 1 };
 }
@@ -56,10 +41,10 @@ Test(tiresias, demoted_at_the_threshold_then_preempted_by_a_newer_job)
      * 100 into Q0 too, but behind job 0 (FIFO).  At 600 job 0 has 600 GPU-s, drops to Q1,
      * and job 1 preempts it: 600-900.  Job 0 resumes at 900, restores 7 s, has 400 s left:
      * 1307. */
-    cluster *cl = th_cluster(cat, ONE_V100);
+    cluster *cl = th_cluster(th_cat, ONE_V100);
     struct job_spec jobs[] = { job(cl, 0, 0, 1, 1000), job(cl, 1, 100, 1, 300) };
     struct train_config cfg = { .restore_delay_s = 7, .until = SIM_NEVER };
-    struct th_result r = th_run_policy(cl, m, jobs, 2, "tiresias", "{\"thresholds\": [600]}",
+    struct th_result r = th_run_policy(cl, th_m, jobs, 2, "tiresias", "{\"thresholds\": [600]}",
                                        &cfg);
     cr_assert_float_eq(th_find(&r, 1)->first, 600, 1e-5);
     cr_assert_float_eq(th_find(&r, 1)->finish, 900, 1e-5);
@@ -74,11 +59,11 @@ Test(tiresias, service_counts_gpus_times_seconds)
 {
     /* the same with two-GPU jobs on a two-GPU node and threshold 1200 GPU-s: job 0 crosses it
      * after 1200 / 2 = 600 s */
-    cluster *cl = th_cluster(cat, "{\"network\": \"ethernet-25g\", \"groups\": "
-                                  "[{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 2}]}");
+    cluster *cl = th_cluster(th_cat, "{\"network\": \"ethernet-25g\", \"groups\": "
+                                     "[{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 2}]}");
     struct job_spec jobs[] = { job(cl, 0, 0, 2, 1000), job(cl, 1, 100, 2, 300) };
     struct train_config cfg = { .restore_delay_s = 7, .until = SIM_NEVER };
-    struct th_result r = th_run_policy(cl, m, jobs, 2, "tiresias", "{\"thresholds\": [1200]}",
+    struct th_result r = th_run_policy(cl, th_m, jobs, 2, "tiresias", "{\"thresholds\": [1200]}",
                                        &cfg);
     cr_assert_float_eq(th_find(&r, 1)->first, 600, 1e-5);
     cr_assert_float_eq(th_find(&r, 1)->finish, 900, 1e-5);
@@ -86,7 +71,7 @@ Test(tiresias, service_counts_gpus_times_seconds)
     cr_assert_float_eq(th_find(&r, 0)->attained, 2 * (1000 + 7), 1e-3);
     th_result_free(&r);
     /* below the threshold nothing is demoted: job 0 runs to its end first */
-    r = th_run_policy(cl, m, jobs, 2, "tiresias", "{\"thresholds\": [2400]}", &cfg);
+    r = th_run_policy(cl, th_m, jobs, 2, "tiresias", "{\"thresholds\": [2400]}", &cfg);
     cr_assert_float_eq(th_find(&r, 0)->finish, 1000, 1e-5);
     cr_assert_float_eq(th_find(&r, 1)->finish, 1300, 1e-5);
     th_result_free(&r);
@@ -95,11 +80,11 @@ Test(tiresias, service_counts_gpus_times_seconds)
 
 Test(tiresias, fifo_inside_a_queue)
 {
-    cluster *cl = th_cluster(cat, ONE_V100);
+    cluster *cl = th_cluster(th_cat, ONE_V100);
     struct train_config cfg = { .restore_delay_s = 0, .until = SIM_NEVER };
     /* all in Q0: arrival order, not shortest first */
     struct job_spec q0[] = { job(cl, 0, 0, 1, 100), job(cl, 1, 1, 1, 50), job(cl, 2, 2, 1, 30) };
-    struct th_result r = th_run_policy(cl, m, q0, 3, "tiresias", NULL, &cfg);
+    struct th_result r = th_run_policy(cl, th_m, q0, 3, "tiresias", NULL, &cfg);
     cr_assert_float_eq(th_find(&r, 0)->finish, 100, 1e-5);
     cr_assert_float_eq(th_find(&r, 1)->finish, 150, 1e-5);
     cr_assert_float_eq(th_find(&r, 2)->finish, 180, 1e-5);
@@ -108,7 +93,7 @@ Test(tiresias, fifo_inside_a_queue)
      * serves them in arrival order to completion: 180-320, 320-460, 460-600 (continuous LAS
      * would round-robin them instead) */
     struct job_spec q1[] = { job(cl, 0, 0, 1, 200), job(cl, 1, 0, 1, 200), job(cl, 2, 0, 1, 200) };
-    r = th_run_policy(cl, m, q1, 3, "tiresias", "{\"thresholds\": [60]}", &cfg);
+    r = th_run_policy(cl, th_m, q1, 3, "tiresias", "{\"thresholds\": [60]}", &cfg);
     cr_assert_float_eq(th_find(&r, 0)->first, 0, 1e-5);
     cr_assert_float_eq(th_find(&r, 1)->first, 60, 1e-5);
     cr_assert_float_eq(th_find(&r, 2)->first, 120, 1e-5);
@@ -126,17 +111,17 @@ Test(tiresias, starvation_guard_promotes_a_waiting_job)
      * With promote_knob 1, A returns to Q0 whenever it has waited as long as it ran since
      * its last promotion (60 s): at 120 (runs 120-180), 240 (240-300) and 360 (its last 20 s:
      * 360-380), preempting the 40-s job that is running each time except at 240. */
-    cluster *cl = th_cluster(cat, ONE_V100);
+    cluster *cl = th_cluster(th_cat, ONE_V100);
     struct train_config cfg = { .restore_delay_s = 0, .until = SIM_NEVER };
     struct job_spec jobs[11];
     jobs[0] = job(cl, 0, 0, 1, 200);
     for (int k = 0; k < 10; k++)
         jobs[k + 1] = job(cl, k + 1, 60 + 40 * k, 1, 40);
-    struct th_result off = th_run_policy(cl, m, jobs, 11, "tiresias", "{\"thresholds\": [60]}",
+    struct th_result off = th_run_policy(cl, th_m, jobs, 11, "tiresias", "{\"thresholds\": [60]}",
                                          &cfg);
     cr_assert_float_eq(th_find(&off, 0)->finish, 600, 1e-5);
     cr_assert_eq(th_find(&off, 0)->preemptions, 1);
-    struct th_result on = th_run_policy(cl, m, jobs, 11, "tiresias",
+    struct th_result on = th_run_policy(cl, th_m, jobs, 11, "tiresias",
                                         "{\"thresholds\": [60], \"promote_knob\": 1}", &cfg);
     cr_assert_float_eq(th_find(&on, 0)->finish, 380, 1e-5);
     cr_assert_eq(th_find(&on, 0)->preemptions, 3);
@@ -153,19 +138,19 @@ Test(tiresias, starvation_guard_promotes_a_waiting_job)
 
 static struct job_spec *random_jobs(int n, unsigned long seed)
 {
-    return th_random_jobs(m, n, seed, 120);
+    return th_random_jobs(th_m, n, seed, 120);
 }
 
 static const struct train_config rcfg = { .restore_delay_s = 10, .until = SIM_NEVER };
 
 Test(tiresias, random_workload_all_finish_no_overallocation)
 {
-    cluster *cl = th_cluster(cat, th_mixed_cluster);
+    cluster *cl = th_cluster(th_cat, th_mixed_cluster);
     struct job_spec *jobs = random_jobs(300, 5);
     static const char *const params[] = { NULL, "{\"thresholds\": [600, 3600]}",
                                           "{\"promote_knob\": 2}" };
     for (int k = 0; k < 3; k++) {
-        struct th_result r = th_run_policy(cl, m, jobs, 300, "tiresias", params[k], &rcfg);
+        struct th_result r = th_run_policy(cl, th_m, jobs, 300, "tiresias", params[k], &rcfg);
         cr_assert_eq(r.n, 300);
         cr_assert_leq(r.max_busy, cluster_ngpus(cl));
         for (long long id = 0; id < 300; id++) {
@@ -182,10 +167,10 @@ Test(tiresias, random_workload_all_finish_no_overallocation)
 Test(tiresias, preempts_and_lowers_mean_jct_versus_fifo)
 {
     /* the point of LAS on a heavy-tailed workload: short jobs no longer wait behind long ones */
-    cluster *cl = th_cluster(cat, th_mixed_cluster);
+    cluster *cl = th_cluster(th_cat, th_mixed_cluster);
     struct job_spec *jobs = random_jobs(300, 5);
-    struct th_result t = th_run_policy(cl, m, jobs, 300, "tiresias", NULL, &rcfg);
-    struct th_result f = th_run_policy(cl, m, jobs, 300, "fifo", NULL, &rcfg);
+    struct th_result t = th_run_policy(cl, th_m, jobs, 300, "tiresias", NULL, &rcfg);
+    struct th_result f = th_run_policy(cl, th_m, jobs, 300, "fifo", NULL, &rcfg);
     double jt = 0, jf = 0;
     int pre = 0;
     for (int i = 0; i < 300; i++) {
@@ -203,11 +188,11 @@ Test(tiresias, preempts_and_lowers_mean_jct_versus_fifo)
 
 Test(tiresias, deterministic)
 {
-    cluster *cl = th_cluster(cat, th_mixed_cluster);
+    cluster *cl = th_cluster(th_cat, th_mixed_cluster);
     struct job_spec *jobs = random_jobs(200, 11);
     const char *p = "{\"thresholds\": [600, 3600], \"promote_knob\": 2}";
-    struct th_result a = th_run_policy(cl, m, jobs, 200, "tiresias", p, &rcfg);
-    struct th_result b = th_run_policy(cl, m, jobs, 200, "tiresias", p, &rcfg);
+    struct th_result a = th_run_policy(cl, th_m, jobs, 200, "tiresias", p, &rcfg);
+    struct th_result b = th_run_policy(cl, th_m, jobs, 200, "tiresias", p, &rcfg);
     cr_assert_eq(a.n, b.n);
     cr_assert_eq(memcmp(a.r, b.r, (size_t)a.n * sizeof *a.r), 0);
     th_result_free(&a);
@@ -218,7 +203,7 @@ Test(tiresias, deterministic)
 
 Test(tiresias, bad_thresholds_are_rejected)
 {
-    cluster *cl = th_cluster(cat, ONE_V100);
+    cluster *cl = th_cluster(th_cat, ONE_V100);
     static const char *const bad[] = { "{\"thresholds\": [600, 300]}", "{\"thresholds\": [0]}",
                                        "{\"thresholds\": 600}", "{\"promote_knob\": -1}" };
     for (int k = 0; k < 4; k++) {
@@ -228,7 +213,7 @@ Test(tiresias, bad_thresholds_are_rejected)
         cr_assert_eq(jsonf_parse(&doc, "exp.json", bad[k], strlen(bad[k]), &err), 0);
         struct jobj o;
         jobj_root(&o, doc, &err);
-        struct policy_env env = { 1, cl, m };
+        struct policy_env env = { 1, cl, th_m };
         policy *pol;
         cr_assert_lt(policy_open(&pol, "tiresias", &o, &env, &err), 0, "%s accepted", bad[k]);
         cr_assert_eq(err.code, ERR_INPUT);
