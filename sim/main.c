@@ -261,6 +261,15 @@ static int cmd_workload(int argc, char **argv)
     return rc;
 }
 
+/* One more --where: -1 (go on parsing), or exit code 1 when out of memory. */
+static int where_opt(char **where, const char *expr)
+{
+    if (report_where_add(where, expr) == 0)
+        return -1;
+    fputs("hetsim: out of memory\n", stderr);
+    return 1;
+}
+
 static const char report_help[] =
     "usage: hetsim report [--db FILE] [--format table|csv|markdown] [--baseline POLICY]\n"
     "                     [--group] [--experiment NAME] [--sweep NAME] [--where EXPR]\n"
@@ -312,12 +321,7 @@ static int cmd_report(int argc, char **argv)
         case 'e': o.experiment = optarg; break;
         case 's': q.sweep = optarg; break;
         case 'g': q.group = 1; break;
-        case 'w':
-            if (report_where_add(&where, optarg) < 0) {
-                fputs("hetsim: out of memory\n", stderr);
-                rc = 1;
-            }
-            break;
+        case 'w': rc = where_opt(&where, optarg); break;
         case 'f':
             if (strcmp(optarg, "table") == 0)
                 o.format = REPORT_TABLE;
@@ -392,12 +396,7 @@ static int cmd_export(int argc, char **argv)
         case 'e': o.experiment = optarg; break;
         case 's': o.sweep = optarg; break;
         case 'o': o.out_path = strcmp(optarg, "-") == 0 ? NULL : optarg; break;
-        case 'w':
-            if (report_where_add(&where, optarg) < 0) {
-                fputs("hetsim: out of memory\n", stderr);
-                rc = 1;
-            }
-            break;
+        case 'w': rc = where_opt(&where, optarg); break;
         case 'f':
             if (strcmp(optarg, "csv") == 0)
                 o.format = EXPORT_CSV;

@@ -106,12 +106,14 @@ static int run_task(void *ctx, size_t i)
     struct run_result res;
     const struct db_param *params;
     int np = sweep_params(c->sw, t->point, &params);
-    struct run_opts o = { .sweep = sweep_name(c->sw), .params = params, .nparams = np };
     int rc = 0;
     if (env == NULL && run_env_open(&own, e, &err) == 0)
         env = &own;
-    if (env == NULL || (worker_db == NULL && db_open(&worker_db, c->db_path, &err) < 0) ||
-        (o.db = worker_db, run_training(e, t->policy, env, &o, &res, &err) < 0)) {
+    int ready = env != NULL &&
+                (worker_db != NULL || db_open(&worker_db, c->db_path, &err) == 0);
+    struct run_opts o = { .db = worker_db, .sweep = sweep_name(c->sw), .params = params,
+                          .nparams = np };
+    if (!ready || run_training(e, t->policy, env, &o, &res, &err) < 0) {
         fprintf(stderr, "hetsim: %s\n", err.msg);
         rc = err.code == ERR_INPUT ? 2 : 1;
     }

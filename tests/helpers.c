@@ -155,6 +155,21 @@ void th_models_fini(void)
     th_cat = NULL;
 }
 
+cluster *th_cl;
+
+void th_mixed_init(void)
+{
+    th_models_init();
+    th_cl = th_cluster(th_cat, th_mixed_cluster);
+}
+
+void th_mixed_fini(void)
+{
+    cluster_destroy(th_cl);
+    th_cl = NULL;
+    th_models_fini();
+}
+
 cluster *th_cluster(const catalog *c, const char *json)
 {
     struct errbuf err;

@@ -41,6 +41,10 @@ extern catalog *th_cat;
 extern tput    *th_m;
 void th_models_init(void);
 void th_models_fini(void);
+/* The same with th_mixed_cluster in th_cl (.init = th_mixed_init, .fini = th_mixed_fini). */
+extern cluster *th_cl;
+void th_mixed_init(void);
+void th_mixed_fini(void);
 
 /* ---- running a policy in the training world, with jobs given in an array ---- */
 struct job_spec;

@@ -34,21 +34,7 @@ extern int fft_set_rho(void *self, int64_t id, double rho);
 
 enum { MAXJ = 64, MAXT = 4 };
 
-static cluster *cl;
-
-static void setup(void)
-{
-    th_models_init();
-    cl = th_cluster(th_cat, th_mixed_cluster);
-}
-
-static void teardown(void)
-{
-    cluster_destroy(cl);
-    th_models_fini();
-}
-
-TestSuite(fft, .init = setup, .fini = teardown);
+TestSuite(fft, .init = th_mixed_init, .fini = th_mixed_fini);
 
 /* ---- a hand-built problem ---- */
 
@@ -96,7 +82,7 @@ static void *open_fft(const char *params)
         cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0, "%s", err.msg);
         cr_assert_eq(jobj_root(&o, doc, &err), 0);
     }
-    struct policy_env env = { 1, cl, th_m };
+    struct policy_env env = { 1, th_cl, th_m };
     void *self = NULL;
     cr_assert_eq(policy_find("fft")->create(&self, &o, &env, &err), 0, "%s", err.msg);
     jsonf_destroy(doc);
@@ -558,7 +544,7 @@ Test(fft, bad_parameter_is_rejected)
     cr_assert_eq(jsonf_parse(&doc, "exp.json", p, strlen(p), &err), 0);
     struct jobj o;
     jobj_root(&o, doc, &err);
-    struct policy_env env = { 1, cl, th_m };
+    struct policy_env env = { 1, th_cl, th_m };
     policy *pol;
     cr_assert_lt(policy_open(&pol, "fft", &o, &env, &err), 0);
     cr_assert(strstr(err.msg, "mip_gap"), "%s", err.msg);
@@ -577,10 +563,10 @@ static const struct train_config cfg = { .restore_delay_s = 10, .until = SIM_NEV
 Test(fft, end_to_end_all_finish_no_overallocation_deterministic)
 {
     struct job_spec *jobs = random_jobs(60, 21);
-    struct th_result a = th_run_policy(cl, th_m, jobs, 60, "fft", NULL, &cfg);
-    struct th_result b = th_run_policy(cl, th_m, jobs, 60, "fft", NULL, &cfg);
+    struct th_result a = th_run_policy(th_cl, th_m, jobs, 60, "fft", NULL, &cfg);
+    struct th_result b = th_run_policy(th_cl, th_m, jobs, 60, "fft", NULL, &cfg);
     cr_assert_eq(a.n, 60);
-    cr_assert_leq(a.max_busy, cluster_ngpus(cl));
+    cr_assert_leq(a.max_busy, cluster_ngpus(th_cl));
     cr_assert_gt(a.max_busy, 0);
     for (long long id = 0; id < 60; id++) {
         const struct th_rec *x = th_find(&a, id);
@@ -598,14 +584,14 @@ Test(fft, end_to_end_all_finish_no_overallocation_deterministic)
 Test(fft, end_to_end_with_parameters)
 {
     struct job_spec *jobs = random_jobs(30, 4);
-    struct th_result a = th_run_policy(cl, th_m, jobs, 30, "fft",
+    struct th_result a = th_run_policy(th_cl, th_m, jobs, 30, "fft",
                                        "{\"round_s\": 120, \"fairness_weight\": 0.01, "
                                        "\"switch_weight\": 2, \"mip_gap\": 0.001}",
                                        &cfg);
     cr_assert_eq(a.n, 30);
     for (int i = 0; i < a.n; i++)
         cr_assert_geq(a.r[i].finish, 0);
-    cr_assert_leq(a.max_busy, cluster_ngpus(cl));
+    cr_assert_leq(a.max_busy, cluster_ngpus(th_cl));
     th_result_free(&a);
     free(jobs);
 }

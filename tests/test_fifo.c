@@ -9,20 +9,6 @@
 #include "../sched/policy.h"
 #include "helpers.h"
 
-static cluster *cl;
-
-static void setup(void)
-{
-    th_models_init();
-    cl = th_cluster(th_cat, th_mixed_cluster);
-}
-
-static void teardown(void)
-{
-    cluster_destroy(cl);
-    th_models_fini();
-}
-
 /* n jobs, Poisson arrivals, 1-8 workers, types from the Gavel set */
 static struct job_spec *random_jobs(int n, unsigned long seed)
 {
@@ -31,14 +17,14 @@ static struct job_spec *random_jobs(int n, unsigned long seed)
 
 static const struct train_config cfg = { .restore_delay_s = 10, .until = SIM_NEVER };
 
-TestSuite(fifo, .init = setup, .fini = teardown);
+TestSuite(fifo, .init = th_mixed_init, .fini = th_mixed_fini);
 
 Test(fifo, strict_order_all_finish_no_preemption)
 {
     struct job_spec *jobs = random_jobs(300, 3);
-    struct th_result r = th_run_policy(cl, th_m, jobs, 300, "fifo", NULL, &cfg);
+    struct th_result r = th_run_policy(th_cl, th_m, jobs, 300, "fifo", NULL, &cfg);
     cr_assert_eq(r.n, 300);
-    cr_assert_leq(r.max_busy, cluster_ngpus(cl));
+    cr_assert_leq(r.max_busy, cluster_ngpus(th_cl));
     double last = -1;
     for (long long id = 0; id < 300; id++) {
         const struct th_rec *x = th_find(&r, id);
@@ -55,8 +41,9 @@ Test(fifo, strict_order_all_finish_no_preemption)
 Test(fifo, backfill_passes_a_blocked_head)
 {
     struct job_spec *jobs = random_jobs(300, 3);
-    struct th_result strict = th_run_policy(cl, th_m, jobs, 300, "fifo", NULL, &cfg);
-    struct th_result bf = th_run_policy(cl, th_m, jobs, 300, "fifo", "{\"backfill\": true}", &cfg);
+    struct th_result strict = th_run_policy(th_cl, th_m, jobs, 300, "fifo", NULL, &cfg);
+    struct th_result bf = th_run_policy(th_cl, th_m, jobs, 300, "fifo", "{\"backfill\": true}",
+                                        &cfg);
     int passed = 0;
     double last = -1;
     for (long long id = 0; id < 300; id++) {
@@ -80,8 +67,8 @@ Test(fifo, backfill_passes_a_blocked_head)
 Test(fifo, deterministic)
 {
     struct job_spec *jobs = random_jobs(200, 9);
-    struct th_result a = th_run_policy(cl, th_m, jobs, 200, "fifo", NULL, &cfg);
-    struct th_result b = th_run_policy(cl, th_m, jobs, 200, "fifo", NULL, &cfg);
+    struct th_result a = th_run_policy(th_cl, th_m, jobs, 200, "fifo", NULL, &cfg);
+    struct th_result b = th_run_policy(th_cl, th_m, jobs, 200, "fifo", NULL, &cfg);
     cr_assert_eq(a.n, b.n);
     cr_assert_eq(memcmp(a.r, b.r, (size_t)a.n * sizeof *a.r), 0);
     th_result_free(&a);
@@ -98,7 +85,7 @@ Test(fifo, unknown_parameter_is_rejected)
     cr_assert_eq(jsonf_parse(&doc, "exp.json", p, strlen(p), &err), 0);
     struct jobj o;
     jobj_root(&o, doc, &err);
-    struct policy_env env = { 1, cl, th_m };
+    struct policy_env env = { 1, th_cl, th_m };
     policy *pol;
     cr_assert_lt(policy_open(&pol, "fifo", &o, &env, &err), 0);
     cr_assert(strstr(err.msg, "exp.json:1: backfil: unknown field (did you mean 'backfill'?)"),
