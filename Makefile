@@ -5,6 +5,7 @@
 #                   comparison table, write results/out/hetsim.db and plots
 #   make test       install missing packages, build, run every test
 #   make bench      benchmarks (not part of the tests)
+#   make check-layers   every #include against the layer rule (make test runs it)
 #   make golden     rewrite tests/golden/runs.txt (reference runs), when a change means to
 #                   move results
 #   make install    PREFIX=/usr/local: binary, data files, man page
@@ -44,17 +45,17 @@ endif
 
 ALL_CFLAGS = $(CFLAGS_W) $(CFLAGS) $(PKG_CFLAGS) -DHETSIM_DATADIR='"$(CURDIR)"'
 
-LIB_SRC := $(wildcard sim/*.c models/*.c sched/*.c sched/*/*.c workloads/*.c results/*.c)
-LIB_SRC := $(filter-out sim/main.c,$(LIB_SRC))
+LIB_SRC := $(wildcard sim/*/*.c models/*.c sched/*.c sched/*/*.c workloads/*.c results/*.c)
+LIB_SRC := $(filter-out sim/cli/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
-MAIN_OBJ := $(BUILD)/sim/main.o
+MAIN_OBJ := $(BUILD)/sim/cli/main.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/helpers.o
 TEST_BIN := $(BUILD)/test_hetsim
 BENCH_SRC := $(wildcard tests/bench*.c)
 BENCH_BIN := $(BENCH_SRC:tests/%.c=$(BUILD)/%.bin)
 
-.PHONY: all run test golden bench install uninstall clean deps valgrind
+.PHONY: all run test golden bench install uninstall clean deps valgrind check-layers
 # keep objects that pattern chains would delete as intermediates (bench and test objects)
 .SECONDARY:
 all: $(BIN)
@@ -102,7 +103,11 @@ run: deps
 	./$(BIN) run default --db results/out/hetsim.db
 	./$(BIN) plot --db results/out/hetsim.db --out results/out
 
-test: deps
+# every #include against the layer rule (README, "Architecture"; scripts/check-layers.sh)
+check-layers:
+	@scripts/check-layers.sh
+
+test: deps check-layers
 	@$(MAKE) --no-print-directory $(BIN) $(TEST_BIN)
 	@# the MPI test runs build/mpi/hetsim when it was built: keep it current
 	@if [ -x build/mpi/hetsim ]; then $(MAKE) --no-print-directory MPI=1; fi
@@ -125,9 +130,9 @@ INSTALL_DATA := $(DESTDIR)$(PREFIX)/share/hetsim
 install: $(LIB_OBJ) $(MAIN_OBJ)
 	@mkdir -p $(BUILD)/install
 	$(CC) $(CFLAGS_W) $(CFLAGS) $(PKG_CFLAGS) -DHETSIM_DATADIR='"$(PREFIX)/share/hetsim"' \
-	    -c sim/paths.c -o $(BUILD)/install/paths.o
-	$(CC) $(LDFLAGS) $(MAIN_OBJ) $(BUILD)/install/paths.o \
-	    $(filter-out $(BUILD)/sim/paths.o,$(LIB_OBJ)) $(PKG_LIBS) -o $(BUILD)/install/hetsim
+	    -c sim/base/path.c -o $(BUILD)/install/path.o
+	$(CC) $(LDFLAGS) $(MAIN_OBJ) $(BUILD)/install/path.o \
+	    $(filter-out $(BUILD)/sim/base/path.o,$(LIB_OBJ)) $(PKG_LIBS) -o $(BUILD)/install/hetsim
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/install/hetsim $(DESTDIR)$(PREFIX)/bin/hetsim
 	install -m 644 doc/hetsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/hetsim.1

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../sim/jsonf.h"
+#include "../sim/base/jsonf.h"
 
 struct catalog {
     struct gpu_spec  *gpus;
@@ -19,12 +19,12 @@ struct catalog {
     int               nlinks;
 };
 
-int cat_ngpus(const catalog *c) { return c->ngpus; }
-int cat_nlinks(const catalog *c) { return c->nlinks; }
-const struct gpu_spec *cat_gpu(const catalog *c, int id) { return &c->gpus[id]; }
-const struct link_spec *cat_link(const catalog *c, int id) { return &c->links[id]; }
+int catalog_ngpus(const catalog *c) { return c->ngpus; }
+int catalog_nlinks(const catalog *c) { return c->nlinks; }
+const struct gpu_spec *catalog_gpu(const catalog *c, int id) { return &c->gpus[id]; }
+const struct link_spec *catalog_link(const catalog *c, int id) { return &c->links[id]; }
 
-int cat_gpu_find(const catalog *c, const char *name)
+int catalog_gpu_find(const catalog *c, const char *name)
 {
     for (int i = 0; i < c->ngpus; i++) {
         if (strcasecmp(c->gpus[i].name, name) == 0)
@@ -36,7 +36,7 @@ int cat_gpu_find(const catalog *c, const char *name)
     return -1;
 }
 
-int cat_link_find(const catalog *c, const char *name)
+int catalog_link_find(const catalog *c, const char *name)
 {
     for (int i = 0; i < c->nlinks; i++)
         if (strcasecmp(c->links[i].name, name) == 0)
@@ -44,14 +44,14 @@ int cat_link_find(const catalog *c, const char *name)
     return -1;
 }
 
-void cat_gpu_names(const catalog *c, const char **out)
+void catalog_gpu_names(const catalog *c, const char **out)
 {
     for (int i = 0; i < c->ngpus; i++)
         out[i] = c->gpus[i].name;
     out[c->ngpus] = NULL;
 }
 
-void cat_link_names(const catalog *c, const char **out)
+void catalog_link_names(const catalog *c, const char **out)
 {
     for (int i = 0; i < c->nlinks; i++)
         out[i] = c->links[i].name;
@@ -61,11 +61,11 @@ void cat_link_names(const catalog *c, const char **out)
 static int copy_name(char *dst, const char *src, const struct jobj *o, const char *key,
                      struct errbuf *err)
 {
-    if (strlen(src) >= CAT_NAME_MAX) {
+    if (strlen(src) >= CATALOG_NAME_MAX) {
         char p[256];
         snprintf(p, sizeof p, "%s.%s", o->path, key);
         return jsonf_error(o->doc, o->node, p, err, "longer than %d characters",
-                           CAT_NAME_MAX - 1);
+                           CATALOG_NAME_MAX - 1);
     }
     strcpy(dst, src);
     return 0;
@@ -108,7 +108,7 @@ static int load_links(catalog *c, const char *path, struct errbuf *err)
             jobj_num(&o, "bw_gbs", JREQ, 1e-6, 1e6, &l->bw_gbs, err) < 0 ||
             jobj_num(&o, "lat_us", JREQ, 0, 1e6, &l->lat_us, err) < 0)
             goto out;
-        if (cat_link_find(c, name) >= 0) {
+        if (catalog_link_find(c, name) >= 0) {
             jsonf_error(doc, e, o.path, err, "link '%s' is defined twice", name);
             goto out;
         }
@@ -132,7 +132,7 @@ static int link_ref(const catalog *c, const struct jobj *o, const char *key, int
     char p[256];
     snprintf(p, sizeof p, "%s.%s", o->path, key);
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(o->node, key);
-    int id = cat_link_find(c, name);
+    int id = catalog_link_find(c, name);
     if (id < 0)
         return jsonf_error(o->doc, node, p, err, "unknown link '%s' (see links.json)", name);
     if (c->links[id].scope != want_scope)
@@ -196,22 +196,22 @@ static int load_gpus(catalog *c, const char *path, struct errbuf *err)
         for (const cJSON *al = aliases ? aliases->child : NULL; al != NULL; al = al->next, a++) {
             char p[256];
             snprintf(p, sizeof p, "%s.aliases[%d]", o.path, a);
-            if (!cJSON_IsString(al) || strlen(al->valuestring) >= CAT_NAME_MAX ||
-                a >= CAT_MAX_ALIASES) {
+            if (!cJSON_IsString(al) || strlen(al->valuestring) >= CATALOG_NAME_MAX ||
+                a >= CATALOG_MAX_ALIASES) {
                 jsonf_error(doc, al, p, err, "must be a short string (at most %d aliases)",
-                            CAT_MAX_ALIASES);
+                            CATALOG_MAX_ALIASES);
                 goto out;
             }
             strcpy(g->aliases[a], al->valuestring);
         }
         g->naliases = a;
         c->ngpus = i;   /* lookups below see only the earlier entries */
-        if (cat_gpu_find(c, name) >= 0) {
+        if (catalog_gpu_find(c, name) >= 0) {
             jsonf_error(doc, e, o.path, err, "GPU type '%s' is defined twice", name);
             goto out;
         }
         for (int k = 0; k < g->naliases; k++)
-            if (cat_gpu_find(c, g->aliases[k]) >= 0) {
+            if (catalog_gpu_find(c, g->aliases[k]) >= 0) {
                 jsonf_error(doc, e, o.path, err, "alias '%s' already names another GPU",
                             g->aliases[k]);
                 goto out;
@@ -224,21 +224,21 @@ out:
     return rc;
 }
 
-int cat_load(catalog **out, const char *gpus_path, const char *links_path, struct errbuf *err)
+int catalog_load(catalog **out, const char *gpus_path, const char *links_path, struct errbuf *err)
 {
     *out = NULL;
     catalog *c = calloc(1, sizeof *c);
     if (c == NULL)
         return err_run(err, "out of memory");
     if (load_links(c, links_path, err) < 0 || load_gpus(c, gpus_path, err) < 0) {
-        cat_destroy(c);
+        catalog_destroy(c);
         return -1;
     }
     *out = c;
     return 0;
 }
 
-void cat_destroy(catalog *c)
+void catalog_destroy(catalog *c)
 {
     if (c == NULL)
         return;

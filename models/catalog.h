@@ -5,21 +5,21 @@
  * GPU types are referred to everywhere by their catalog index (a "gpu type id"); names are
  * matched case-insensitively against the name and its aliases ("v100" -> V100-16GB).
  *
- * Ownership: cat_load allocates, cat_destroy frees.  Returned spec pointers live as long as
+ * Ownership: catalog_load allocates, catalog_destroy frees.  Returned spec pointers live as long as
  * the catalog.  Nothing here changes after loading, so a catalog may be shared read-only.
  */
 #ifndef HETSIM_CATALOG_H
 #define HETSIM_CATALOG_H
 
-#include "../sim/errbuf.h"
+#include "../sim/base/err.h"
 
 typedef struct catalog catalog;
 
-enum { CAT_NAME_MAX = 32, CAT_MAX_ALIASES = 6 };
+enum { CATALOG_NAME_MAX = 32, CATALOG_MAX_ALIASES = 6 };
 
 struct gpu_spec {
-    char   name[CAT_NAME_MAX];
-    char   aliases[CAT_MAX_ALIASES][CAT_NAME_MAX];
+    char   name[CATALOG_NAME_MAX];
+    char   aliases[CATALOG_MAX_ALIASES][CATALOG_NAME_MAX];
     int    naliases;
     double mem_gb;          /* device memory */
     double fp32_tflops;     /* peak dense FP32 */
@@ -30,30 +30,39 @@ struct gpu_spec {
     double price_hr;        /* on-demand USD per GPU-hour */
 };
 
+/* Where a job's workers sit: the GPU type, the nodes spanned and the
+ * slowest link crossed (what the performance models depend on). */
+struct placement {
+    int gpu;                    /* GPU type id (catalog) */
+    int workers;
+    int nodes;                  /* distinct nodes spanned */
+    int link;                   /* link id of the slowest link the ring crosses; -1: none */
+};
+
 enum link_scope { LINK_INTRA, LINK_INTER };
 
 struct link_spec {
-    char   name[CAT_NAME_MAX];
+    char   name[CATALOG_NAME_MAX];
     int    scope;           /* enum link_scope: inside a node or between nodes */
     double bw_gbs;          /* per direction, per GPU, GB/s */
     double lat_us;          /* one-hop latency */
 };
 
-int  cat_load(catalog **out, const char *gpus_path, const char *links_path, struct errbuf *err);
-void cat_destroy(catalog *c);
+int  catalog_load(catalog **out, const char *gpus_path, const char *links_path, struct errbuf *err);
+void catalog_destroy(catalog *c);
 
-int cat_ngpus(const catalog *c);
-int cat_nlinks(const catalog *c);
-const struct gpu_spec  *cat_gpu(const catalog *c, int id);
-const struct link_spec *cat_link(const catalog *c, int id);
+int catalog_ngpus(const catalog *c);
+int catalog_nlinks(const catalog *c);
+const struct gpu_spec  *catalog_gpu(const catalog *c, int id);
+const struct link_spec *catalog_link(const catalog *c, int id);
 
 /* Index of the GPU type or link named `name` (or an alias), -1 if unknown. */
-int cat_gpu_find(const catalog *c, const char *name);
-int cat_link_find(const catalog *c, const char *name);
+int catalog_gpu_find(const catalog *c, const char *name);
+int catalog_link_find(const catalog *c, const char *name);
 
-/* Fill `out` (room for cat_ngpus + 1 entries) with the GPU names, NULL-terminated, for
+/* Fill `out` (room for catalog_ngpus + 1 entries) with the GPU names, NULL-terminated, for
  * did-you-mean suggestions. */
-void cat_gpu_names(const catalog *c, const char **out);
-void cat_link_names(const catalog *c, const char **out);
+void catalog_gpu_names(const catalog *c, const char **out);
+void catalog_link_names(const catalog *c, const char **out);
 
 #endif

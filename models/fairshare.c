@@ -1,7 +1,7 @@
 /* fairshare: greedy fill of the fastest types within an equal share (see the header). */
 #include "fairshare.h"
 
-double fair_share_rate(const double *rate, const double *cap, int ntypes, int scale, double n)
+double fairshare_rate(const double *rate, const double *cap, int ntypes, int scale, double n)
 {
     int order[64];
     if (ntypes > 64)

@@ -12,6 +12,6 @@
 #ifndef HETSIM_FAIRSHARE_H
 #define HETSIM_FAIRSHARE_H
 
-double fair_share_rate(const double *rate, const double *cap, int ntypes, int scale, double n);
+double fairshare_rate(const double *rate, const double *cap, int ntypes, int scale, double n);
 
 #endif

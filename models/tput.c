@@ -38,8 +38,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../sim/jsonf.h"
-#include "../sim/tio.h"
+#include "../sim/base/jsonf.h"
+#include "../sim/base/tio.h"
 
 enum { JT_MAX_ALIASES = 4 };
 
@@ -154,7 +154,7 @@ int tput_create(tput **out, const catalog *cat, struct errbuf *err)
         return err_run(err, "out of memory");
     }
     (*out)->cat = cat;
-    (*out)->spread_link = cat_link_find(cat, "ethernet-25g");
+    (*out)->spread_link = catalog_link_find(cat, "ethernet-25g");
     return 0;
 }
 
@@ -328,7 +328,7 @@ int tput_load_profile(tput *t, const char *path, struct errbuf *err)
             err_input(err, path, ln, NULL, "expected 5 fields, found %d", nf < 0 ? 0 : nf);
             goto out;
         }
-        int gpu = cat_gpu_find(t->cat, f[1]);
+        int gpu = catalog_gpu_find(t->cat, f[1]);
         long long workers;
         double rate;
         if (gpu < 0) {
@@ -396,13 +396,13 @@ int tput_load_gavel(tput *t, const char *path, struct errbuf *err)
         goto out;
     }
     for (const cJSON *w = root->child; w != NULL; w = w->next) {
-        char wname[CAT_NAME_MAX + 16];
+        char wname[CATALOG_NAME_MAX + 16];
         snprintf(wname, sizeof wname, "%s", w->string);
         char *suffix = strstr(wname, "_unconsolidated");
         int spread = suffix != NULL;
         if (suffix)
             *suffix = '\0';
-        int gpu = cat_gpu_find(t->cat, wname);
+        int gpu = catalog_gpu_find(t->cat, wname);
         if (gpu < 0) {
             jsonf_error(doc, w, w->string, err, "unknown worker type '%s'", wname);
             goto out;
@@ -442,7 +442,7 @@ out:
 
 static double peak_tflops(const tput *t, int jt, int gpu)
 {
-    const struct gpu_spec *g = cat_gpu(t->cat, gpu);
+    const struct gpu_spec *g = catalog_gpu(t->cat, gpu);
     return t->types[jt].jt.fp16 ? g->fp16_tflops : g->fp32_tflops;
 }
 
@@ -458,7 +458,7 @@ double tput_compute_s(const tput *t, int jt, int gpu, int workers)
     /* nearest measured GPU by peak FLOP/s (log distance) */
     int best = -1;
     double bestd = INFINITY, bestm = 0, p = peak_tflops(t, jt, gpu);
-    for (int g = 0; g < cat_ngpus(t->cat); g++) {
+    for (int g = 0; g < catalog_ngpus(t->cat); g++) {
         double mg = tput_measured(t, jt, g, 1, 0);
         if (mg <= 0)
             continue;
@@ -471,7 +471,7 @@ double tput_compute_s(const tput *t, int jt, int gpu, int workers)
     }
     if (!j->analytic && best < 0)
         return -1;
-    if (j->analytic && j->mem_gb > cat_gpu(t->cat, gpu)->mem_gb)
+    if (j->analytic && j->mem_gb > catalog_gpu(t->cat, gpu)->mem_gb)
         return -1;
     if (best >= 0)
         return 1.0 / bestm * peak_tflops(t, jt, best) / p / split;
@@ -483,7 +483,7 @@ double tput_allreduce_s(const tput *t, int jt, int workers, int link)
 {
     if (workers <= 1 || link < 0)
         return 0;
-    const struct link_spec *l = cat_link(t->cat, link);
+    const struct link_spec *l = catalog_link(t->cat, link);
     double gb = t->types[jt].jt.params_m * 4e6 / 1e9;
     double n = workers;
     return 2 * (n - 1) / n * gb / l->bw_gbs + 2 * (n - 1) * l->lat_us * 1e-6;
@@ -501,7 +501,7 @@ static double rate_of(const struct jobtype *j, double t_iter, int workers)
 
 static int measured_link(const tput *t, int gpu, int spread)
 {
-    const struct gpu_spec *g = cat_gpu(t->cat, gpu);
+    const struct gpu_spec *g = catalog_gpu(t->cat, gpu);
     if (spread)
         return t->spread_link;
     return g->nvlink >= 0 ? g->nvlink : g->pcie;
@@ -509,7 +509,7 @@ static int measured_link(const tput *t, int gpu, int spread)
 
 static double link_bw(const tput *t, int link)
 {
-    return link < 0 ? INFINITY : cat_link(t->cat, link)->bw_gbs;
+    return link < 0 ? INFINITY : catalog_link(t->cat, link)->bw_gbs;
 }
 
 /* The GPU nearest to `gpu` by peak FLOP/s (log distance) that has a measurement of job type
@@ -519,7 +519,7 @@ static int nearest_measured(const tput *t, int jt, int gpu, int n, int spread, i
 {
     int best = -1;
     double bestd = INFINITY, p = peak_tflops(t, jt, gpu);
-    for (int g = 0; g < cat_ngpus(t->cat); g++) {
+    for (int g = 0; g < catalog_ngpus(t->cat); g++) {
         if (g == gpu)
             continue;
         for (int k = 0; k < 2; k++) {
@@ -623,13 +623,13 @@ int tput_write_profile(const tput *t, const char *path, struct errbuf *err)
     fprintf(f, "job_type,gpu,workers,placement,iters_per_s\n");
     /* deterministic order: job type, GPU, workers, class */
     for (int jt = 0; jt < t->ntypes; jt++)
-        for (int g = 0; g < cat_ngpus(t->cat); g++)
+        for (int g = 0; g < catalog_ngpus(t->cat); g++)
             for (int w = 1; w <= 4096; w++)
                 for (int s = 0; s <= (w > 1); s++) {
                     double m = tput_measured(t, jt, g, w, s);
                     if (m >= 0)
                         fprintf(f, "\"%s\",%s,%d,%s,%.17g\n", t->types[jt].jt.name,
-                                cat_gpu(t->cat, g)->name, w, s ? "spread" : "consolidated", m);
+                                catalog_gpu(t->cat, g)->name, w, s ? "spread" : "consolidated", m);
                 }
     if (fclose(f) != 0)
         return err_run(err, "%s: write failed", path);

@@ -20,7 +20,7 @@
 #define HETSIM_TPUT_H
 
 #include "catalog.h"
-#include "../sim/errbuf.h"
+#include "../sim/base/err.h"
 
 typedef struct tput tput;
 
@@ -38,14 +38,6 @@ struct jobtype {
     double mem_gb;              /* per-worker training memory */
     double ckpt_gb;             /* checkpoint written at preemption, read at restore */
     int    analytic;            /* 1 if the fields above were given (not a table-only type) */
-};
-
-/* Where a job's workers sit: what the throughput depends on. */
-struct placement {
-    int gpu;                    /* GPU type id (catalog) */
-    int workers;
-    int nodes;                  /* distinct nodes spanned */
-    int link;                   /* link id of the slowest link the ring crosses; -1: none */
 };
 
 int  tput_create(tput **out, const catalog *cat, struct errbuf *err);

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sim/paths.h"
+#include "../sim/base/path.h"
 
 enum { SCHEMA_VERSION = 2 };
 

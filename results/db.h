@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "../sim/errbuf.h"
+#include "../sim/base/err.h"
 
 typedef struct db db;
 struct sqlite3;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sim/errbuf.h"
+#include "../sim/base/err.h"
 
 enum export_format { EXPORT_CSV, EXPORT_TSV };
 

@@ -119,7 +119,7 @@ static int copy_children(db *d, struct errbuf *err)
     return 0;
 }
 
-int db_merge(const char *out_path, const char *in_path, long *copied, long *skipped,
+int merge_db(const char *out_path, const char *in_path, long *copied, long *skipped,
              struct errbuf *err)
 {
     *copied = *skipped = 0;

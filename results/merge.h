@@ -11,9 +11,9 @@
 #ifndef HETSIM_MERGE_H
 #define HETSIM_MERGE_H
 
-#include "../sim/errbuf.h"
+#include "../sim/base/err.h"
 
-int db_merge(const char *out_path, const char *in_path, long *copied, long *skipped,
+int merge_db(const char *out_path, const char *in_path, long *copied, long *skipped,
              struct errbuf *err);
 
 #endif

@@ -66,7 +66,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../sim/paths.h"
+#include "../sim/base/path.h"
 #include "db.h"
 
 extern char **environ;
@@ -472,7 +472,7 @@ struct exp {
     int          nruns;
 };
 
-static void exp_free(struct exp *e)
+static void expfig_free(struct exp *e)
 {
     for (int i = 0; i < e->npol; i++)
         free(e->pol[i]);
@@ -481,7 +481,7 @@ static void exp_free(struct exp *e)
     free(e->runs);
 }
 
-static int exp_load(struct ctx *c, struct exp *e)
+static int expfig_load(struct ctx *c, struct exp *e)
 {
     char sql[512];
     snprintf(sql, sizeof sql,
@@ -615,7 +615,7 @@ static const struct cdf_fig cdfs[] = {
       "finish-time fairness CDF", 0, 1 },
 };
 
-static int exp_cdf(struct ctx *c, const struct exp *e, const struct cdf_fig *fig)
+static int expfig_cdf(struct ctx *c, const struct exp *e, const struct cdf_fig *fig)
 {
     struct gparr files = { 0 }, titles = { 0 }, colors = { 0 };
     int rc = 0;
@@ -714,7 +714,7 @@ static void free_names(char **names, int n)
 }
 
 /* Utilization over time, one panel per series in names[], one line per policy. */
-static int exp_util(struct ctx *c, const struct exp *e)
+static int expfig_util(struct ctx *c, const struct exp *e)
 {
     char **names;
     int nn;
@@ -784,7 +784,7 @@ static int exp_util(struct ctx *c, const struct exp *e)
 
 /* Queue length over time, one line per policy.  The time axis ends a little after the queue
  * last held a job: a long tail of empty queue would squeeze the part worth reading. */
-static int exp_queue(struct ctx *c, const struct exp *e)
+static int expfig_queue(struct ctx *c, const struct exp *e)
 {
     struct gparr files = { 0 }, titles = { 0 }, colors = { 0 };
     double tmax = 0, tbusy = 0;
@@ -837,7 +837,7 @@ static int64_t run_paired(const struct exp *e, int p, const struct erun *r)
     return id;
 }
 
-static int exp_baseline(struct ctx *c, const struct exp *e)
+static int expfig_baseline(struct ctx *c, const struct exp *e)
 {
     const char *want = c->o->baseline;
     for (int p = 0; p < e->npol; p++)
@@ -881,9 +881,9 @@ static struct bar bar_of(struct ctx *c, const struct exp *e, int p, int b, const
 /* Summary bars: each metric of each policy as a ratio to the baseline's, same seed.  Policies
  * and metrics without any ratio are left out of the figure (and an all-missing column would
  * crash gnuplot 5.4's labels). */
-static int exp_bars(struct ctx *c, const struct exp *e)
+static int expfig_bars(struct ctx *c, const struct exp *e)
 {
-    int b = exp_baseline(c, e);
+    int b = expfig_baseline(c, e);
     if (b < 0 || e->npol < 2)
         return 0;
     const char *const *mets = c->metrics ? (const char *const *)c->metrics : bar_metrics;
@@ -992,18 +992,18 @@ static int plot_experiment(struct ctx *c, const char *name)
 {
     struct exp e = { .name = name };
     file_part(e.fname, name);
-    int rc = exp_load(c, &e);
+    int rc = expfig_load(c, &e);
     if (rc == 0 && e.npol > 0) {
         for (size_t i = 0; rc == 0 && i < sizeof cdfs / sizeof cdfs[0]; i++)
-            rc = exp_cdf(c, &e, &cdfs[i]);
+            rc = expfig_cdf(c, &e, &cdfs[i]);
         if (rc == 0)
-            rc = exp_util(c, &e);
+            rc = expfig_util(c, &e);
         if (rc == 0)
-            rc = exp_queue(c, &e);
+            rc = expfig_queue(c, &e);
         if (rc == 0)
-            rc = exp_bars(c, &e);
+            rc = expfig_bars(c, &e);
     }
-    exp_free(&e);
+    expfig_free(&e);
     if (rc < 0)
         err_prefix(c->err, "plotting experiment '%s': ", name);
     return rc;

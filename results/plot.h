@@ -16,7 +16,7 @@
 #ifndef HETSIM_PLOT_H
 #define HETSIM_PLOT_H
 
-#include "../sim/errbuf.h"
+#include "../sim/base/err.h"
 
 struct plot_opts {
     const char *db_path, *out_dir;

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sim/errbuf.h"
+#include "../sim/base/err.h"
 
 struct sqlite3;
 

@@ -41,12 +41,12 @@ static int vec_push(struct vec *v, double x)
     return 0;
 }
 
-summary *sum_create(void)
+summary *summary_create(void)
 {
     return calloc(1, sizeof(summary));
 }
 
-void sum_destroy(summary *s)
+void summary_destroy(summary *s)
 {
     if (s == NULL)
         return;
@@ -54,7 +54,7 @@ void sum_destroy(summary *s)
     free(s);
 }
 
-int sum_job(summary *s, double jct_s, double queue_s, double rho, double min_s)
+int summary_job(summary *s, double jct_s, double queue_s, double rho, double min_s)
 {
     s->total++;
     if (min_s > 0)
@@ -77,7 +77,7 @@ int sum_job(summary *s, double jct_s, double queue_s, double rho, double min_s)
     return 0;
 }
 
-double sum_jain(const double *x, size_t n)
+double summary_jain(const double *x, size_t n)
 {
     if (n == 0)
         return 0;
@@ -98,7 +98,7 @@ static void put(struct metric *out, size_t cap, size_t *n, const char *name, dou
     }
 }
 
-size_t sum_finish(summary *s, const struct sum_run *r, struct metric *out, size_t cap)
+size_t summary_finish(summary *s, const struct summary_run *r, struct metric *out, size_t cap)
 {
     size_t n = 0;
     put(out, cap, &n, "jobs_total", (double)s->total);

@@ -10,7 +10,7 @@
  * Percentiles interpolate linearly between order statistics (GSL's quantile_from_sorted_data).
  * A metric with no data (e.g. jct_* when no job finished) is left out, not written as 0.
  *
- * Ownership: sum_create allocates, sum_destroy frees; names passed in are copied.
+ * Ownership: summary_create allocates, summary_destroy frees; names passed in are copied.
  */
 #ifndef HETSIM_SUMMARY_H
 #define HETSIM_SUMMARY_H
@@ -24,16 +24,16 @@ struct metric {
     double value;
 };
 
-summary *sum_create(void);
-void     sum_destroy(summary *s);
+summary *summary_create(void);
+void     summary_destroy(summary *s);
 
 /* One job: jct_s < 0 if unfinished, queue_s < 0 if it never started, rho < 0 if unknown;
  * min_s = the seconds its completed work would take on its fastest GPU type (0 if unknown),
  * whose sum over the horizon is the normalized throughput. */
-int sum_job(summary *s, double jct_s, double queue_s, double rho, double min_s);
+int summary_job(summary *s, double jct_s, double queue_s, double rho, double min_s);
 
 /* Whole-run figures. */
-struct sum_run {
+struct summary_run {
     double makespan_s;          /* last completion */
     double horizon_s;           /* utilization is measured over [0, horizon] */
     long   preemptions, migrations;
@@ -47,9 +47,9 @@ struct sum_run {
 };
 
 /* Compute the metrics into out (room for `cap`); returns how many were written. */
-size_t sum_finish(summary *s, const struct sum_run *r, struct metric *out, size_t cap);
+size_t summary_finish(summary *s, const struct summary_run *r, struct metric *out, size_t cap);
 
 /* Jain's fairness index of x[0..n): (sum x)^2 / (n sum x^2); 1 when all equal. */
-double sum_jain(const double *x, size_t n);
+double summary_jain(const double *x, size_t n);
 
 #endif

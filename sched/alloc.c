@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/grow.h"
+#include "../sim/base/grow.h"
 #include "plan.h"
 
 int alloc_base_init(struct alloc_base *b, const struct policy_env *env, alloc_fn fn,
@@ -106,20 +106,20 @@ static uint64_t build(struct alloc_base *b, const struct train_view *v, struct a
     p->round_s = sim_to_sec(v->round);
     uint64_t sig = 1469598103u;
     int n = 0;
-    for (const struct train_job *j = tv_first_active(v); j; j = tv_next_active(v, j), n++) {
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j), n++) {
         b->id[n] = j->id;
         b->slot[n] = j->slot;
         b->scale[n] = j->workers;
         b->user[n] = j->user;
         b->weight[n] = j->weight;
         b->work[n] = j->work;
-        b->remaining[n] = j->work - train_job_done(j, v->now);
+        b->remaining[n] = j->work - train_view_done(j, v->now);
         b->age_s[n] = sim_to_sec(v->now - j->arrival);
-        b->attained_s[n] = train_job_attained(j, v->now);
-        b->restore_s[n] = tv_restore_s(v, j);
+        b->attained_s[n] = train_view_attained(j, v->now);
+        b->restore_s[n] = train_view_restore_s(v, j);
         b->cur_type[n] = j->state == JOB_RUNNING ? cluster_type_slot(v->cl, j->gpu_type) : -1;
         for (int t = 0; t < p->ntypes; t++)
-            b->thr[n * p->ntypes + t] = tv_rate(v, j, types[t], j->workers);
+            b->thr[n * p->ntypes + t] = train_view_rate(v, j, types[t], j->workers);
         sig = (sig ^ (uint64_t)j->id) * 0x100000001b3ULL;
     }
     p->njobs = n;
@@ -163,7 +163,7 @@ int alloc_train(void *self, const struct train_view *v, struct grant_list *out,
         return err_run(err, "out of memory");
     /* slots index the bookkeeping; make room for the largest slot in use */
     int32_t maxslot = 0;
-    for (const struct train_job *j = tv_first_active(v); j; j = tv_next_active(v, j))
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j))
         if (j->slot > maxslot)
             maxslot = j->slot;
     if (reserve(b, 0, (size_t)maxslot + 1) < 0)

@@ -12,7 +12,7 @@
  *    Gavel does: (job, type) pairs by priority = x / (share of rounds received on that type),
  *    never-served pairs first, each job on GPUs of one type, running jobs kept in place,
  *    newcomers packed on the fewest nodes.
- *  - Gavel-compatible mode (sim/gavel.c) builds the problem from Gavel's table and runs its own
+ *  - Gavel-compatible mode (sim/train/gavel.c) builds the problem from Gavel's table and runs its own
  *    rounds.
  *
  * Ownership: the policy embeds struct alloc_base as the FIRST member of its state (so that
@@ -22,8 +22,8 @@
 #ifndef HETSIM_ALLOC_H
 #define HETSIM_ALLOC_H
 
-#include "../sim/alloc_view.h"
-#include "../sim/train_view.h"
+#include "../sim/train/alloc_view.h"
+#include "../sim/train/train_view.h"
 #include "policy.h"
 
 struct alloc_base {

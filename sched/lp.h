@@ -10,7 +10,7 @@
 
 #include <glpk.h>
 
-#include "../sim/errbuf.h"
+#include "../sim/base/err.h"
 
 /* Solve the LP with the simplex method (presolve on).  0 if optimal, -1 otherwise with err
  * naming `what` and GLPK's status. */

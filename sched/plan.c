@@ -4,7 +4,7 @@
  */
 #include "plan.h"
 
-#include "../sim/grow.h"
+#include "../sim/base/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +75,7 @@ int plan_fastest_type(const struct plan *p, const struct train_job *j, int n)
     for (int i = 0; i < nt; i++) {
         if (occ_free_whole(p->occ, types[i]) < n)
             continue;
-        double r = tv_rate(p->v, j, types[i], n);
+        double r = train_view_rate(p->v, j, types[i], n);
         if (r > bestr) {
             bestr = r;
             best = types[i];
@@ -126,7 +126,7 @@ void *plan_slot_state(const struct train_view *v, void *arr, size_t *cap, size_t
                       int *failed)
 {
     size_t need = 0, old = *cap;
-    for (const struct train_job *j = tv_first_active(v); j; j = tv_next_active(v, j))
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j))
         if ((size_t)j->slot + 1 > need)
             need = (size_t)j->slot + 1;
     arr = plan_grow(arr, cap, need, size, failed);

@@ -12,7 +12,7 @@
 #ifndef HETSIM_PLAN_H
 #define HETSIM_PLAN_H
 
-#include "../sim/train_view.h"
+#include "../sim/train/train_view.h"
 
 struct plan {
     const struct train_view *v;
@@ -38,7 +38,7 @@ int plan_free(const struct plan *p, int gpu_type);
  * sizeof *st, &failed)` grows such an array to cover every active job's slot; new entries are
  * filled with 0xFF bytes, so an int64_t id field reads -1, "nobody".  `a = plan_grow(a, &cap,
  * n, sizeof *a, &failed)` grows any array to at least n elements.  On failure both return the
- * array unchanged and set *failed (see sim/grow.h). */
+ * array unchanged and set *failed (see sim/base/grow.h). */
 void *plan_slot_state(const struct train_view *v, void *arr, size_t *cap, size_t size,
                       int *failed);
 void *plan_grow(void *arr, size_t *cap, size_t n, size_t size, int *failed);

@@ -18,8 +18,8 @@
 
 #include <stdint.h>
 
-#include "../sim/jsonf.h"
-#include "../sim/train_view.h"
+#include "../sim/base/jsonf.h"
+#include "../sim/train/train_view.h"
 
 struct alloc_problem;
 
@@ -29,7 +29,7 @@ struct policy_env {
     const tput    *model;
 };
 
-/* How a policy behaves inside Gavel's round mechanism (Gavel-compatible mode, sim/gavel.c),
+/* How a policy behaves inside Gavel's round mechanism (Gavel-compatible mode, sim/train/gavel.c),
  * which keys these on Gavel's policy names. */
 enum policy_flags {
     POLICY_AGNOSTIC = 1u << 0,  /* heterogeneity-agnostic: Gavel shuffles the type order */
@@ -80,7 +80,7 @@ const char *policy_label(const policy *p);
 simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
 
-/* An allocation policy's rule, timed and checked like decide (sim/alloc_view.h's alloc_fn). */
+/* An allocation policy's rule, timed and checked like decide (sim/train/alloc_view.h's alloc_fn). */
 int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 
 /* The training decider: matches struct train_decider's decide. */

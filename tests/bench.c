@@ -1,6 +1,6 @@
 /*
  * bench: `make bench`, kept apart from the tests.  Prints plain lines:
- *   1. the bare event core (sim/evq.h) in the hold model — pop the earliest event, push one an
+ *   1. the bare event core (sim/core/evq.h) in the hold model — pop the earliest event, push one an
  *      exponential increment later — at 1e3 .. 1e6 pending events, then the same with 10% of
  *      pushes cancelled later (each cancel that hits is replaced by a push, so the pending
  *      count stays put).  Increments are drawn with GSL (fixed seed) before timing starts.
@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sim/evq.h"
-#include "../sim/run.h"
+#include "../sim/core/evq.h"
+#include "../sim/run/run.h"
 
 enum { NINC = 1 << 20 };       /* pre-drawn increments, cycled */
 
@@ -150,7 +150,7 @@ static const char experiment_fmt[] =
     "}\n";
 
 /* One run as cmd_run does it; prints its line.  Returns 0 or 1. */
-static int trace_run(const char *exp_path, const char *db_path, double *wall_out)
+static int trace_run(const char *experiment_path, const char *db_path, double *wall_out)
 {
     struct errbuf err;
     err_clear(&err);
@@ -160,7 +160,7 @@ static int trace_run(const char *exp_path, const char *db_path, double *wall_out
     struct run_result res;
     int rc = 1;
     double t0 = wall_now();
-    if (exp_load(&e, exp_path, NULL, 0, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
+    if (experiment_load(&e, experiment_path, NULL, 0, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
         (db_path != NULL && db_open(&d, db_path, &err) < 0))
         goto out;
     struct run_opts o = { .db = d };
@@ -182,12 +182,12 @@ out:
         fprintf(stderr, "bench: %s\n", err.msg);
     db_close(d);
     run_env_close(&env);
-    exp_free(e);
+    experiment_free(e);
     return rc;
 }
 
 /* The child reports its wall time through a pipe, so the parent can compare run sizes. */
-static int run_forked(const char *exp_path, const char *db_path, double *wall_out)
+static int run_forked(const char *experiment_path, const char *db_path, double *wall_out)
 {
     int fd[2];
     if (pipe(fd) < 0) {
@@ -203,7 +203,7 @@ static int run_forked(const char *exp_path, const char *db_path, double *wall_ou
     if (pid == 0) {
         close(fd[0]);
         double wall = 0;
-        int rc = trace_run(exp_path, db_path, &wall);
+        int rc = trace_run(experiment_path, db_path, &wall);
         fflush(stdout);
         rc |= write(fd[1], &wall, sizeof wall) != (ssize_t)sizeof wall;
         _exit(rc);
@@ -230,9 +230,9 @@ static void remove_db(const char *db_path)
     }
 }
 
-static int write_experiment(const char *exp_path, long jobs)
+static int write_experiment(const char *experiment_path, long jobs)
 {
-    FILE *f = fopen(exp_path, "w");
+    FILE *f = fopen(experiment_path, "w");
     if (f == NULL) {
         perror("bench: writing the experiment");
         return 1;
@@ -250,23 +250,23 @@ static int bench_trace(void)
         perror("bench: mkdtemp");
         return 1;
     }
-    char exp_path[128], db_path[128];
-    snprintf(exp_path, sizeof exp_path, "%s/bench.json", dir);
+    char experiment_path[128], db_path[128];
+    snprintf(experiment_path, sizeof experiment_path, "%s/bench.json", dir);
     snprintf(db_path, sizeof db_path, "%s/bench.db", dir);
     printf("trace: synthetic jobs, fifo, 1,024 GPUs (256 A100, 384 V100, 384 T4), "
            RATE_PER_HOUR " jobs/h\n");
     double small = 0, small_nodb = 0, large = 0, large_nodb = 0;
-    int rc = write_experiment(exp_path, 100000);
-    rc = rc || run_forked(exp_path, db_path, &small) || run_forked(exp_path, NULL, &small_nodb);
+    int rc = write_experiment(experiment_path, 100000);
+    rc = rc || run_forked(experiment_path, db_path, &small) || run_forked(experiment_path, NULL, &small_nodb);
     remove_db(db_path);
-    rc = rc || write_experiment(exp_path, 1000000) || run_forked(exp_path, db_path, &large) ||
-         run_forked(exp_path, NULL, &large_nodb);
+    rc = rc || write_experiment(experiment_path, 1000000) || run_forked(experiment_path, db_path, &large) ||
+         run_forked(experiment_path, NULL, &large_nodb);
     if (rc == 0)
         printf("  scaling, per-job cost of 1,000,000 jobs over 100,000 (1.00 is linear): "
                "%.2f x with the database, %.2f x without\n", large / small / 10.0,
                large_nodb / small_nodb / 10.0);
     remove_db(db_path);
-    unlink(exp_path);
+    unlink(experiment_path);
     rmdir(dir);
     return rc;
 }

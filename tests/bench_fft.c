@@ -24,9 +24,9 @@
 #include "../models/catalog.h"
 #include "../sched/alloc.h"
 #include "../sched/policy.h"
-#include "../sim/cluster.h"
-#include "../sim/paths.h"
-#include "../sim/rng.h"
+#include "../sim/core/cluster.h"
+#include "../sim/base/path.h"
+#include "../sim/base/rng.h"
 
 enum { J = 4000, T = 8, ROUNDS = 5 };
 
@@ -82,7 +82,7 @@ static cluster *make_cluster(catalog **cat_out)
     path_resolve(g, sizeof g, NULL, "models/data/gpus.json");
     path_resolve(l, sizeof l, NULL, "models/data/links.json");
     catalog *cat = NULL;
-    if (cat_load(&cat, g, l, &err) < 0) {
+    if (catalog_load(&cat, g, l, &err) < 0) {
         fprintf(stderr, "bench_fft: %s\n", err.msg);
         exit(1);
     }
@@ -193,6 +193,6 @@ int main(void)
     free(x);
     gsl_rng_free(r);
     cluster_destroy(cl);
-    cat_destroy(cat);
+    catalog_destroy(cat);
     return rc;
 }

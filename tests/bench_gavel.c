@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sim/run.h"
+#include "../sim/run/run.h"
 
 static double now_s(void)
 {
@@ -39,13 +39,13 @@ int main(void)
             db *d = NULL;
             remove(dbp);
             double t0 = now_s();
-            if (exp_load(&e, "gavel_philly", NULL, 0, &err) < 0) {
+            if (experiment_load(&e, "gavel_philly", NULL, 0, &err) < 0) {
                 fprintf(stderr, "bench: %s\n", err.msg);
                 return 1;
             }
-            if (exp_only_policy(e, cases[c].policy, &err) < 0) {
+            if (experiment_only_policy(e, cases[c].policy, &err) < 0) {
                 fprintf(stderr, "bench: %s\n", err.msg);
-                exp_free(e);
+                experiment_free(e);
                 return 1;
             }
             struct run_result res;
@@ -64,7 +64,7 @@ int main(void)
             jct = run_metric(&res, "jct_mean");
             db_close(d);
             run_env_close(&env);
-            exp_free(e);
+            experiment_free(e);
         }
         printf("  %-15s %6.3f s  mean JCT %12.1f s", cases[c].policy, best, jct);
         if (cases[c].gavel_cpu_s > 0)

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sim/run.h"
+#include "../sim/run/run.h"
 
 enum { SEEDS = 500 };
 
@@ -57,7 +57,7 @@ static double in_process(const char *db_path, int *nruns, double *commit_s)
         char *sets[] = { set };
         struct experiment *e = NULL;
         struct run_env env = { 0 };
-        if (exp_load(&e, "default", sets, 1, &err) < 0 || run_env_open(&env, e, &err) < 0) {
+        if (experiment_load(&e, "default", sets, 1, &err) < 0 || run_env_open(&env, e, &err) < 0) {
             fprintf(stderr, "bench_sweep: %s\n", err.msg);
             exit(1);
         }
@@ -72,7 +72,7 @@ static double in_process(const char *db_path, int *nruns, double *commit_s)
             *commit_s += res.commit_s;
         }
         run_env_close(&env);
-        exp_free(e);
+        experiment_free(e);
     }
     double dt = wall_now() - t0;
     db_close(d);

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "../sched/policy.h"
-#include "../sim/experiment.h"
-#include "../sim/paths.h"
-#include "../sim/rng.h"
-#include "../sim/train.h"
+#include "../sim/run/experiment.h"
+#include "../sim/base/path.h"
+#include "../sim/base/rng.h"
+#include "../sim/train/train.h"
 
 extern char **environ;
 
@@ -115,10 +115,10 @@ catalog *th_catalog(void)
     struct errbuf err;
     err_clear(&err);
     char g[PATH_MAX_LEN], l[PATH_MAX_LEN];
-    path_resolve(g, sizeof g, NULL, exp_default_gpus);
-    path_resolve(l, sizeof l, NULL, exp_default_links);
+    path_resolve(g, sizeof g, NULL, experiment_default_gpus);
+    path_resolve(l, sizeof l, NULL, experiment_default_links);
     catalog *c = NULL;
-    cr_assert_eq(cat_load(&c, g, l, &err), 0, "%s", err.msg);
+    cr_assert_eq(catalog_load(&c, g, l, &err), 0, "%s", err.msg);
     return c;
 }
 
@@ -127,12 +127,12 @@ tput *th_models(const catalog *c)
     struct errbuf err;
     err_clear(&err);
     char j[PATH_MAX_LEN], pp[PATH_MAX_LEN];
-    path_resolve(j, sizeof j, NULL, exp_default_jobtypes);
+    path_resolve(j, sizeof j, NULL, experiment_default_jobtypes);
     tput *t = NULL;
     cr_assert_eq(tput_create(&t, c, &err), 0);
     cr_assert_eq(tput_load_types(t, j, &err), 0, "%s", err.msg);
-    for (int i = 0; exp_default_profiles[i] != NULL; i++) {
-        path_resolve(pp, sizeof pp, NULL, exp_default_profiles[i]);
+    for (int i = 0; experiment_default_profiles[i] != NULL; i++) {
+        path_resolve(pp, sizeof pp, NULL, experiment_default_profiles[i]);
         cr_assert_eq(tput_load_profile(t, pp, &err), 0, "%s", err.msg);
     }
     return t;
@@ -150,7 +150,7 @@ void th_models_init(void)
 void th_models_fini(void)
 {
     tput_destroy(th_m);
-    cat_destroy(th_cat);
+    catalog_destroy(th_cat);
     th_m = NULL;
     th_cat = NULL;
 }
@@ -305,7 +305,7 @@ static int keep_rec(void *ctx, const struct train_record *r, struct errbuf *err)
     res->r[res->n++] = (struct th_rec){
         r->trace_id, j->user, j->workers, sim_to_sec(j->arrival),
         j->first_start >= 0 ? sim_to_sec(j->first_start) : -1,
-        r->finish >= 0 ? sim_to_sec(r->finish) : -1, r->rho, train_job_attained(j, j->updated),
+        r->finish >= 0 ? sim_to_sec(r->finish) : -1, r->rho, train_view_attained(j, j->updated),
         j->preemptions, j->migrations };
     return 0;
 }

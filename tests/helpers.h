@@ -12,7 +12,7 @@
 
 #include "../models/catalog.h"
 #include "../models/tput.h"
-#include "../sim/cluster.h"
+#include "../sim/core/cluster.h"
 
 /* A fresh directory for this test process. */
 const char *th_tmpdir(void);

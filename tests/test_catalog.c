@@ -19,20 +19,20 @@ Test(catalog, every_gpu_of_the_issue_list)
                                          "H100", "L4",        "RTX3090",   NULL };
     int n = 0;
     for (; names[n] != NULL; n++) {
-        int id = cat_gpu_find(c, names[n]);
+        int id = catalog_gpu_find(c, names[n]);
         cr_assert_geq(id, 0, "%s missing from gpus.json", names[n]);
-        cr_assert_str_eq(cat_gpu(c, id)->name, names[n]);
+        cr_assert_str_eq(catalog_gpu(c, id)->name, names[n]);
     }
-    cr_assert_eq(cat_ngpus(c), n, "gpus.json has %d types, want %d", cat_ngpus(c), n);
+    cr_assert_eq(catalog_ngpus(c), n, "gpus.json has %d types, want %d", catalog_ngpus(c), n);
     /* ids follow the file order */
     for (int i = 0; i < n; i++)
-        cr_assert_eq(cat_gpu_find(c, names[i]), i, "%s", names[i]);
+        cr_assert_eq(catalog_gpu_find(c, names[i]), i, "%s", names[i]);
     const char *out[16];
-    cat_gpu_names(c, out);
+    catalog_gpu_names(c, out);
     for (int i = 0; i < n; i++)
         cr_assert_str_eq(out[i], names[i]);
     cr_assert_null(out[n], "the name list is NULL-terminated");
-    cat_destroy(c);
+    catalog_destroy(c);
 }
 
 Test(catalog, names_and_aliases_ignore_case)
@@ -49,19 +49,19 @@ Test(catalog, names_and_aliases_ignore_case)
         { "t4", "T4" },               { "L4", "L4" },              { "a10", "A10" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int id = cat_gpu_find(c, cases[i].name);
+        int id = catalog_gpu_find(c, cases[i].name);
         cr_assert_geq(id, 0, "'%s' not found", cases[i].name);
-        cr_assert_str_eq(cat_gpu(c, id)->name, cases[i].is, "'%s'", cases[i].name);
+        cr_assert_str_eq(catalog_gpu(c, id)->name, cases[i].is, "'%s'", cases[i].name);
     }
     static const char *const unknown[] = { "V200", "", "V100-", "A100-40", "RTX 3090", "K8",
                                            "nvlink2", NULL };
     for (int i = 0; unknown[i] != NULL; i++)
-        cr_assert_eq(cat_gpu_find(c, unknown[i]), -1, "'%s' must be unknown", unknown[i]);
-    const struct gpu_spec *k80 = cat_gpu(c, cat_gpu_find(c, "K80"));
+        cr_assert_eq(catalog_gpu_find(c, unknown[i]), -1, "'%s' must be unknown", unknown[i]);
+    const struct gpu_spec *k80 = catalog_gpu(c, catalog_gpu_find(c, "K80"));
     cr_assert_eq(k80->naliases, 2);
     cr_assert_str_eq(k80->aliases[0], "k80");
     cr_assert_str_eq(k80->aliases[1], "MISC");
-    cat_destroy(c);
+    catalog_destroy(c);
 }
 
 Test(catalog, gpu_specs_as_in_the_file)
@@ -85,9 +85,9 @@ Test(catalog, gpu_specs_as_in_the_file)
         { "RTX3090", 24, 35.6, 71, 936, 0.40, NULL, "pcie4" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int id = cat_gpu_find(c, cases[i].name);
+        int id = catalog_gpu_find(c, cases[i].name);
         cr_assert_geq(id, 0);
-        const struct gpu_spec *g = cat_gpu(c, id);
+        const struct gpu_spec *g = catalog_gpu(c, id);
         cr_assert_eq(g->mem_gb, cases[i].mem, "%s mem_gb", g->name);
         cr_assert_eq(g->fp32_tflops, cases[i].fp32, "%s fp32", g->name);
         cr_assert_eq(g->fp16_tflops, cases[i].fp16, "%s fp16", g->name);
@@ -96,11 +96,11 @@ Test(catalog, gpu_specs_as_in_the_file)
         if (cases[i].nvlink == NULL)
             cr_assert_eq(g->nvlink, -1, "%s has no NVLink", g->name);
         else
-            cr_assert_str_eq(cat_link(c, g->nvlink)->name, cases[i].nvlink, "%s", g->name);
+            cr_assert_str_eq(catalog_link(c, g->nvlink)->name, cases[i].nvlink, "%s", g->name);
         cr_assert_geq(g->pcie, 0);
-        cr_assert_str_eq(cat_link(c, g->pcie)->name, cases[i].pcie, "%s", g->name);
+        cr_assert_str_eq(catalog_link(c, g->pcie)->name, cases[i].pcie, "%s", g->name);
     }
-    cat_destroy(c);
+    catalog_destroy(c);
 }
 
 Test(catalog, links_as_in_the_file)
@@ -121,13 +121,13 @@ Test(catalog, links_as_in_the_file)
         { "ib-400g", LINK_INTER, 50, 1.0 },
     };
     int n = (int)(sizeof cases / sizeof cases[0]);
-    cr_assert_eq(cat_nlinks(c), n);
+    cr_assert_eq(catalog_nlinks(c), n);
     const char *names[32];
-    cat_link_names(c, names);
+    catalog_link_names(c, names);
     for (int i = 0; i < n; i++) {
-        cr_assert_eq(cat_link_find(c, cases[i].name), i, "%s at its file position",
+        cr_assert_eq(catalog_link_find(c, cases[i].name), i, "%s at its file position",
                      cases[i].name);
-        const struct link_spec *l = cat_link(c, i);
+        const struct link_spec *l = catalog_link(c, i);
         cr_assert_str_eq(l->name, cases[i].name);
         cr_assert_str_eq(names[i], cases[i].name);
         cr_assert_eq(l->scope, cases[i].scope, "%s scope", l->name);
@@ -135,10 +135,10 @@ Test(catalog, links_as_in_the_file)
         cr_assert_eq(l->lat_us, cases[i].lat, "%s latency", l->name);
     }
     cr_assert_null(names[n]);
-    cr_assert_eq(cat_link_find(c, "PCIE3"), cat_link_find(c, "pcie3"), "case-insensitive");
-    cr_assert_eq(cat_link_find(c, "pcie6"), -1);
-    cr_assert_eq(cat_link_find(c, "V100"), -1, "GPU names are not links");
-    cat_destroy(c);
+    cr_assert_eq(catalog_link_find(c, "PCIE3"), catalog_link_find(c, "pcie3"), "case-insensitive");
+    cr_assert_eq(catalog_link_find(c, "pcie6"), -1);
+    cr_assert_eq(catalog_link_find(c, "V100"), -1, "GPU names are not links");
+    catalog_destroy(c);
 }
 
 /* ---- broken catalogs ---- */
@@ -173,7 +173,7 @@ static catalog *load(const char *tag, const char *gpus, const char *links, struc
     *lpath = th_write(ln, links);
     err_clear(err);
     catalog *c = (catalog *)1;
-    int rc = cat_load(&c, *gpath, *lpath, err);
+    int rc = catalog_load(&c, *gpath, *lpath, err);
     if (rc < 0) {
         cr_assert_null(c, "no catalog on failure");
         return NULL;
@@ -188,14 +188,14 @@ Test(catalog, small_good_catalog)
     char *g, *l;
     catalog *c = load("good", good_gpus, good_links, &err, &g, &l);
     cr_assert_not_null(c, "%s", err.msg);
-    cr_assert_eq(cat_ngpus(c), 2);
-    cr_assert_eq(cat_nlinks(c), 3);
-    cr_assert_eq(cat_gpu_find(c, "V"), 0);
-    cr_assert_eq(cat_gpu(c, 0)->nvlink, 1);
-    cr_assert_eq(cat_gpu(c, 1)->nvlink, -1);
-    cr_assert_eq(cat_gpu(c, 1)->pcie, 0);
-    cr_assert_eq(cat_link(c, 2)->scope, LINK_INTER);
-    cat_destroy(c);
+    cr_assert_eq(catalog_ngpus(c), 2);
+    cr_assert_eq(catalog_nlinks(c), 3);
+    cr_assert_eq(catalog_gpu_find(c, "V"), 0);
+    cr_assert_eq(catalog_gpu(c, 0)->nvlink, 1);
+    cr_assert_eq(catalog_gpu(c, 1)->nvlink, -1);
+    cr_assert_eq(catalog_gpu(c, 1)->pcie, 0);
+    cr_assert_eq(catalog_link(c, 2)->scope, LINK_INTER);
+    catalog_destroy(c);
     free(g);
     free(l);
 }
@@ -347,11 +347,11 @@ Test(catalog, missing_files)
     err_clear(&err);
     catalog *c;
     char *l = th_write("mf_links.json", good_links);
-    cr_assert_eq(cat_load(&c, "/nonexistent/gpus.json", l, &err), -1);
+    cr_assert_eq(catalog_load(&c, "/nonexistent/gpus.json", l, &err), -1);
     cr_assert(strncmp(err.msg, "/nonexistent/gpus.json: cannot open", 35) == 0, "%s", err.msg);
     char *g = th_write("mf_gpus.json", good_gpus);
     err_clear(&err);
-    cr_assert_eq(cat_load(&c, g, "/nonexistent/links.json", &err), -1);
+    cr_assert_eq(catalog_load(&c, g, "/nonexistent/links.json", &err), -1);
     cr_assert(strncmp(err.msg, "/nonexistent/links.json: cannot open", 36) == 0, "%s", err.msg);
     free(g);
     free(l);

@@ -7,8 +7,8 @@
 #include <gsl/gsl_rng.h>
 #include <signal.h>
 
-#include "../sim/occ.h"
-#include "../sim/rng.h"
+#include "../sim/core/occ.h"
+#include "../sim/base/rng.h"
 #include "helpers.h"
 
 static const char mixed[] =
@@ -31,7 +31,7 @@ static void setup(void)
 static void teardown(void)
 {
     cluster_destroy(cl);
-    cat_destroy(cat);
+    catalog_destroy(cat);
 }
 
 TestSuite(cluster, .init = setup, .fini = teardown);
@@ -42,17 +42,17 @@ Test(cluster, layout)
     cr_assert_eq(cluster_nnodes(cl), 2 + 3 + 2 + 4);
     const int *types;
     cr_assert_eq(cluster_types(cl, &types), 3);
-    cr_assert_eq(cluster_type_count(cl, cat_gpu_find(cat, "V100-16GB")), 20);
-    cr_assert_eq(cluster_type_count(cl, cat_gpu_find(cat, "H100")), 0);
+    cr_assert_eq(cluster_type_count(cl, catalog_gpu_find(cat, "V100-16GB")), 20);
+    cr_assert_eq(cluster_type_count(cl, catalog_gpu_find(cat, "H100")), 0);
     /* GPUs are numbered node by node, groups in file order */
     cr_assert_eq(cluster_gpu_node(cl, 0), 0);
     cr_assert_eq(cluster_gpu_node(cl, 15), 1);
     cr_assert_eq(cluster_gpu_node(cl, 16), 2);
-    cr_assert_eq(cluster_gpu_type(cl, 16), cat_gpu_find(cat, "V100"));
+    cr_assert_eq(cluster_gpu_type(cl, 16), catalog_gpu_find(cat, "V100"));
     /* the default intra link of a V100 group is the GPU's own NVLink */
-    cr_assert_eq(cluster_node(cl, 2)->intra, cat_link_find(cat, "nvlink2"));
-    cr_assert_eq(cluster_node(cl, 5)->intra, cat_link_find(cat, "pcie3"));
-    cr_assert_eq(cluster_node(cl, 5)->net, cat_link_find(cat, "ib-100g"));
+    cr_assert_eq(cluster_node(cl, 2)->intra, catalog_link_find(cat, "nvlink2"));
+    cr_assert_eq(cluster_node(cl, 5)->intra, catalog_link_find(cat, "pcie3"));
+    cr_assert_eq(cluster_node(cl, 5)->net, catalog_link_find(cat, "ib-100g"));
 }
 
 Test(cluster, placement_nodes_and_slowest_link)
@@ -62,20 +62,20 @@ Test(cluster, placement_nodes_and_slowest_link)
     int one_node[] = { 16, 17, 18, 19 };
     cluster_placement(cl, one_node, 4, &p, &mixed_types);
     cr_assert_eq(p.nodes, 1);
-    cr_assert_eq(p.link, cat_link_find(cat, "nvlink2"));
+    cr_assert_eq(p.link, catalog_link_find(cat, "nvlink2"));
     cr_assert_eq(mixed_types, 0);
     int two_nodes[] = { 16, 17, 20, 21 };
     cluster_placement(cl, two_nodes, 4, &p, &mixed_types);
     cr_assert_eq(p.nodes, 2);
-    cr_assert_eq(p.link, cat_link_find(cat, "ethernet-25g"));
+    cr_assert_eq(p.link, catalog_link_find(cat, "ethernet-25g"));
     /* an NVLink node and a PCIe node joined by ethernet: ethernet is the slowest */
     int pcie_and_nv[] = { 19, 28 };
     cluster_placement(cl, pcie_and_nv, 2, &p, &mixed_types);
-    cr_assert_eq(p.link, cat_link_find(cat, "ethernet-25g"));
+    cr_assert_eq(p.link, catalog_link_find(cat, "ethernet-25g"));
     /* two PCIe nodes on IB: IB (12.5 GB/s) is slower than PCIe 3 (15.75) */
     int pcie_pair[] = { 28, 32 };
     cluster_placement(cl, pcie_pair, 2, &p, &mixed_types);
-    cr_assert_eq(p.link, cat_link_find(cat, "ib-100g"));
+    cr_assert_eq(p.link, catalog_link_find(cat, "ib-100g"));
     int single[] = { 3 };
     cluster_placement(cl, single, 1, &p, &mixed_types);
     cr_assert_eq(p.link, -1);
@@ -88,17 +88,17 @@ Test(cluster, placement_nodes_and_slowest_link)
 Test(cluster, best_placement_prefers_fewest_nodes_then_fastest_links)
 {
     struct placement p;
-    int v100 = cat_gpu_find(cat, "V100");
+    int v100 = catalog_gpu_find(cat, "V100");
     cluster_best_placement(cl, v100, 4, &p);
     cr_assert_eq(p.nodes, 1);
-    cr_assert_eq(p.link, cat_link_find(cat, "nvlink2"));
+    cr_assert_eq(p.link, catalog_link_find(cat, "nvlink2"));
     cluster_best_placement(cl, v100, 8, &p);
     cr_assert_eq(p.nodes, 2);
     /* both groups need 2 nodes; IB (12.5) beats ethernet-25g (3.125) */
-    cr_assert_eq(p.link, cat_link_find(cat, "ib-100g"));
-    cluster_best_placement(cl, cat_gpu_find(cat, "A100-40GB"), 8, &p);
+    cr_assert_eq(p.link, catalog_link_find(cat, "ib-100g"));
+    cluster_best_placement(cl, catalog_gpu_find(cat, "A100-40GB"), 8, &p);
     cr_assert_eq(p.nodes, 1);
-    cr_assert_eq(p.link, cat_link_find(cat, "nvswitch"));
+    cr_assert_eq(p.link, catalog_link_find(cat, "nvswitch"));
 }
 
 Test(cluster, errors_name_file_line_and_field)
@@ -133,7 +133,7 @@ TestSuite(occ, .init = setup, .fini = teardown);
 Test(occ, best_fit_packing)
 {
     occ *o = occ_create(cl);
-    int v100 = cat_gpu_find(cat, "V100");
+    int v100 = catalog_gpu_find(cat, "V100");
     int ids[16];
     /* leave V100 nodes with 4, 1 and 3 free GPUs (nodes 2, 3, 4 hold ids 16..27) */
     int busy[] = { 20, 21, 22, 24 };
@@ -152,7 +152,7 @@ Test(occ, best_fit_packing)
 Test(occ, larger_than_any_node_uses_the_fewest_nodes)
 {
     occ *o = occ_create(cl);
-    int v100 = cat_gpu_find(cat, "V100");
+    int v100 = catalog_gpu_find(cat, "V100");
     int ids[20];
     cr_assert_eq(occ_alloc(o, v100, 6, OCC_PACK, ids), 0);
     int nodes[16] = { 0 }, nn = 0;
@@ -170,7 +170,7 @@ Test(occ, spread_puts_one_gpu_per_node)
 {
     occ *o = occ_create(cl);
     int ids[8];
-    cr_assert_eq(occ_alloc(o, cat_gpu_find(cat, "V100"), 5, OCC_SPREAD, ids), 0);
+    cr_assert_eq(occ_alloc(o, catalog_gpu_find(cat, "V100"), 5, OCC_SPREAD, ids), 0);
     int nodes[16] = { 0 };
     for (int i = 0; i < 5; i++)
         cr_assert_eq(nodes[cluster_gpu_node(cl, ids[i])]++, 0, "two GPUs on one node");
@@ -180,10 +180,10 @@ Test(occ, spread_puts_one_gpu_per_node)
 Test(occ, all_or_nothing)
 {
     occ *o = occ_create(cl);
-    int t4 = cat_gpu_find(cat, "T4"), ids[8];
+    int t4 = catalog_gpu_find(cat, "T4"), ids[8];
     cr_assert_eq(occ_alloc(o, t4, 5, OCC_PACK, ids), -1);
     cr_assert_eq(occ_free_whole(o, t4), 4, "a failed alloc changes nothing");
-    cr_assert_eq(occ_alloc(o, cat_gpu_find(cat, "H100"), 1, OCC_PACK, ids), -1);
+    cr_assert_eq(occ_alloc(o, catalog_gpu_find(cat, "H100"), 1, OCC_PACK, ids), -1);
     occ_destroy(o);
 }
 
@@ -199,7 +199,7 @@ Test(occ, shares_add_up_exactly)
     cr_assert(occ_fits(o, g, 1, 700));
     cr_assert_not(occ_fits(o, g, 1, 701));
     /* a partly used GPU is not whole-free */
-    cr_assert_eq(occ_free_whole(o, cat_gpu_find(cat, "T4")), 3);
+    cr_assert_eq(occ_free_whole(o, catalog_gpu_find(cat, "T4")), 3);
     occ_destroy(o);
 }
 

@@ -1,7 +1,7 @@
 /*
- * test_engine: the simulation loop (sim/engine.h) — dispatch order and count, the clock, the
- * limits (until, max_events) and why eng_run returned, the end-of-instant hook (called once
- * per instant, again after it schedules events at now), ENG_STOP / ENG_FAIL from the handler
+ * test_engine: the simulation loop (sim/core/engine.h) — dispatch order and count, the clock, the
+ * limits (until, max_events) and why engine_run returned, the end-of-instant hook (called once
+ * per instant, again after it schedules events at now), ENGINE_STOP / ENGINE_FAIL from the handler
  * and the hook, and the asserted invariant that nothing is scheduled in the past.
  */
 #include <criterion/criterion.h>
@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "../sim/engine.h"
+#include "../sim/core/engine.h"
 
 enum { HOOK = 999, LOG_MAX = 8192 };
 
@@ -43,56 +43,56 @@ static void log_add(struct world *w, simtime t, uint32_t kind, uint64_t arg)
 static int handler(void *ctx, const struct evq_event *ev, struct errbuf *err)
 {
     struct world *w = ctx;
-    cr_assert_eq(eng_now(w->e), ev->time, "clock %lld, event at %lld", (long long)eng_now(w->e),
+    cr_assert_eq(engine_now(w->e), ev->time, "clock %lld, event at %lld", (long long)engine_now(w->e),
                  (long long)ev->time);
     cr_assert_geq(ev->time, w->last_t, "clock went back from %lld to %lld",
                   (long long)w->last_t, (long long)ev->time);
     w->last_t = ev->time;
     log_add(w, ev->time, ev->kind, ev->arg);
     if (w->handler_push_now && ev->arg == 1)
-        cr_assert_eq(eng_at(w->e, ev->time, 0, 50, NULL), 0);
+        cr_assert_eq(engine_at(w->e, ev->time, 0, 50, NULL), 0);
     if (w->chain != NULL && w->chain_left > 0) {
         w->chain_left--;
         simtime d = (simtime)gsl_rng_uniform_int(w->chain, 4);   /* 0: same instant */
-        cr_assert_eq(eng_at(w->e, ev->time + d, 1, ev->arg + 1000, NULL), 0);
+        cr_assert_eq(engine_at(w->e, ev->time + d, 1, ev->arg + 1000, NULL), 0);
     }
     if (w->stop_arg && ev->arg == w->stop_arg)
-        return ENG_STOP;
+        return ENGINE_STOP;
     if (w->fail_arg && ev->arg == w->fail_arg)
         return err_run(err, "handler failed on %llu", (unsigned long long)ev->arg);
-    return ENG_CONTINUE;
+    return ENGINE_CONTINUE;
 }
 
 static int hook(void *ctx, struct errbuf *err)
 {
     struct world *w = ctx;
     w->hooks++;
-    log_add(w, eng_now(w->e), HOOK, (uint64_t)w->hooks);
+    log_add(w, engine_now(w->e), HOOK, (uint64_t)w->hooks);
     if (w->hook_push_now > 0) {
         w->hook_push_now--;
-        cr_assert_eq(eng_at(w->e, eng_now(w->e), 0, 77, NULL), 0);
+        cr_assert_eq(engine_at(w->e, engine_now(w->e), 0, 77, NULL), 0);
     }
     if (w->hook_stop_at == w->hooks)
-        return ENG_STOP;
+        return ENGINE_STOP;
     if (w->hook_fail_at == w->hooks)
         return err_run(err, "hook failed");
-    return ENG_CONTINUE;
+    return ENGINE_CONTINUE;
 }
 
-static const struct eng_limits no_limits = { SIM_NEVER, 0 };
+static const struct engine_limits no_limits = { SIM_NEVER, 0 };
 
 static struct world *world_new(void)
 {
     struct world *w = calloc(1, sizeof *w);
     cr_assert_not_null(w);
-    w->e = eng_create(0);
+    w->e = engine_create(0);
     cr_assert_not_null(w->e);
     return w;
 }
 
 static void world_free(struct world *w)
 {
-    eng_destroy(w->e);
+    engine_destroy(w->e);
     if (w->chain)
         gsl_rng_free(w->chain);
     free(w);
@@ -100,7 +100,7 @@ static void world_free(struct world *w)
 
 static void at(struct world *w, simtime t, uint64_t arg)
 {
-    cr_assert_eq(eng_at(w->e, t, 0, arg, NULL), 0);
+    cr_assert_eq(engine_at(w->e, t, 0, arg, NULL), 0);
 }
 
 /* The log must equal `want` exactly. */
@@ -116,9 +116,9 @@ static void log_expect(const struct world *w, const struct entry *want, int n)
     cr_assert_eq(w->n, n, "log has %d entries, expected %d", w->n, n);
 }
 
-static int run(struct world *w, const struct eng_limits *lim, struct errbuf *err)
+static int run(struct world *w, const struct engine_limits *lim, struct errbuf *err)
 {
-    return eng_run(w->e, handler, hook, w, lim, err);
+    return engine_run(w->e, handler, hook, w, lim, err);
 }
 
 Test(engine, drains_in_time_order_without_hook)
@@ -130,14 +130,14 @@ Test(engine, drains_in_time_order_without_hook)
     at(w, 10, 1);
     at(w, 20, 2);
     at(w, 10, 4);
-    cr_assert_eq(eng_queued(w->e), 4);
-    int rc = eng_run(w->e, handler, NULL, w, &no_limits, &err);
-    cr_assert_eq(rc, ENG_DRAINED, "eng_run returned %d", rc);
+    cr_assert_eq(engine_queued(w->e), 4);
+    int rc = engine_run(w->e, handler, NULL, w, &no_limits, &err);
+    cr_assert_eq(rc, ENGINE_DRAINED, "engine_run returned %d", rc);
     static const struct entry want[] = { { 10, 0, 1 }, { 10, 0, 4 }, { 20, 0, 2 }, { 30, 0, 3 } };
     log_expect(w, want, 4);
-    cr_assert_eq(eng_events(w->e), 4);
-    cr_assert_eq(eng_now(w->e), 30, "clock stays at the last event");
-    cr_assert_eq(eng_queued(w->e), 0);
+    cr_assert_eq(engine_events(w->e), 4);
+    cr_assert_eq(engine_now(w->e), 30, "clock stays at the last event");
+    cr_assert_eq(engine_queued(w->e), 0);
     world_free(w);
 }
 
@@ -154,9 +154,9 @@ Test(engine, random_chain_counts_and_monotone_clock)
     for (uint64_t i = 1; i <= 5; i++)
         at(w, (simtime)i, i);
     int rc = run(w, &no_limits, &err);
-    cr_assert_eq(rc, ENG_DRAINED);
-    cr_assert_eq(eng_events(w->e), 3005, "handled %llu events",
-                 (unsigned long long)eng_events(w->e));
+    cr_assert_eq(rc, ENGINE_DRAINED);
+    cr_assert_eq(engine_events(w->e), 3005, "handled %llu events",
+                 (unsigned long long)engine_events(w->e));
     int events = 0, hooks = 0;
     for (int i = 0; i < w->n; i++) {
         if (w->log[i].kind == HOOK) {
@@ -186,25 +186,25 @@ Test(engine, until_stops_with_clock_at_until)
     at(w, 1, 1);
     at(w, 5, 2);
     at(w, 10, 3);
-    struct eng_limits lim = { 5, 0 };   /* an event exactly at `until` still runs */
+    struct engine_limits lim = { 5, 0 };   /* an event exactly at `until` still runs */
     int rc = run(w, &lim, &err);
-    cr_assert_eq(rc, ENG_UNTIL, "eng_run returned %d", rc);
-    cr_assert_eq(eng_now(w->e), 5);
-    cr_assert_eq(eng_events(w->e), 2);
-    cr_assert_eq(eng_queued(w->e), 1);
+    cr_assert_eq(rc, ENGINE_UNTIL, "engine_run returned %d", rc);
+    cr_assert_eq(engine_now(w->e), 5);
+    cr_assert_eq(engine_events(w->e), 2);
+    cr_assert_eq(engine_queued(w->e), 1);
     static const struct entry want1[] = { { 1, 0, 1 }, { 1, HOOK, 1 }, { 5, 0, 2 }, { 5, HOOK, 2 } };
     log_expect(w, want1, 4);
 
     lim.until = 7;      /* no event in (5, 7]: the clock still moves to 7 */
     rc = run(w, &lim, &err);
-    cr_assert_eq(rc, ENG_UNTIL);
-    cr_assert_eq(eng_now(w->e), 7, "clock %lld, expected until = 7", (long long)eng_now(w->e));
-    cr_assert_eq(eng_events(w->e), 2);
+    cr_assert_eq(rc, ENGINE_UNTIL);
+    cr_assert_eq(engine_now(w->e), 7, "clock %lld, expected until = 7", (long long)engine_now(w->e));
+    cr_assert_eq(engine_events(w->e), 2);
 
     rc = run(w, &no_limits, &err);
-    cr_assert_eq(rc, ENG_DRAINED);
-    cr_assert_eq(eng_now(w->e), 10);
-    cr_assert_eq(eng_events(w->e), 3);
+    cr_assert_eq(rc, ENGINE_DRAINED);
+    cr_assert_eq(engine_now(w->e), 10);
+    cr_assert_eq(engine_events(w->e), 3);
     world_free(w);
 }
 
@@ -215,9 +215,9 @@ Test(engine, until_with_nothing_left_is_drained)
     err_clear(&err);
     at(w, 1, 1);
     at(w, 2, 2);
-    struct eng_limits lim = { 100, 0 };
-    cr_assert_eq(run(w, &lim, &err), ENG_DRAINED);
-    cr_assert_eq(eng_events(w->e), 2);
+    struct engine_limits lim = { 100, 0 };
+    cr_assert_eq(run(w, &lim, &err), ENGINE_DRAINED);
+    cr_assert_eq(engine_events(w->e), 2);
     cr_assert_eq(w->hooks, 2);
     world_free(w);
 }
@@ -229,16 +229,16 @@ Test(engine, max_events_stops_and_resumes)
     err_clear(&err);
     for (uint64_t i = 1; i <= 5; i++)
         at(w, (simtime)(10 * i), i);
-    struct eng_limits lim = { SIM_NEVER, 3 };
+    struct engine_limits lim = { SIM_NEVER, 3 };
     int rc = run(w, &lim, &err);
-    cr_assert_eq(rc, ENG_MAX_EVENTS, "eng_run returned %d", rc);
-    cr_assert_eq(eng_events(w->e), 3);
-    cr_assert_eq(eng_now(w->e), 30);
-    cr_assert_eq(eng_queued(w->e), 2);
+    cr_assert_eq(rc, ENGINE_MAX_EVENTS, "engine_run returned %d", rc);
+    cr_assert_eq(engine_events(w->e), 3);
+    cr_assert_eq(engine_now(w->e), 30);
+    cr_assert_eq(engine_queued(w->e), 2);
     cr_assert_eq(w->hooks, 3, "the instant at 30 was complete: its hook must have run");
     rc = run(w, &no_limits, &err);
-    cr_assert_eq(rc, ENG_DRAINED);
-    cr_assert_eq(eng_events(w->e), 5);
+    cr_assert_eq(rc, ENGINE_DRAINED);
+    cr_assert_eq(engine_events(w->e), 5);
     cr_assert_eq(w->hooks, 5);
     world_free(w);
 }
@@ -254,13 +254,13 @@ Test(engine, hook_runs_after_instant_and_again_after_pushing_at_now)
     at(w, 1, 2);
     w->hook_push_now = 1;
     int rc = run(w, &no_limits, &err);
-    cr_assert_eq(rc, ENG_DRAINED);
+    cr_assert_eq(rc, ENGINE_DRAINED);
     static const struct entry want[] = {
         { 1, 0, 1 }, { 1, 0, 2 }, { 1, HOOK, 1 }, { 1, 0, 77 }, { 1, HOOK, 2 },
         { 2, 0, 3 }, { 2, HOOK, 3 },
     };
     log_expect(w, want, 7);
-    cr_assert_eq(eng_events(w->e), 4);
+    cr_assert_eq(engine_events(w->e), 4);
     world_free(w);
 }
 
@@ -273,7 +273,7 @@ Test(engine, handler_push_at_now_stays_in_the_instant)
     at(w, 1, 1);
     at(w, 1, 2);
     w->handler_push_now = 1;
-    cr_assert_eq(run(w, &no_limits, &err), ENG_DRAINED);
+    cr_assert_eq(run(w, &no_limits, &err), ENGINE_DRAINED);
     static const struct entry want[] = { { 1, 0, 1 }, { 1, 0, 2 }, { 1, 0, 50 }, { 1, HOOK, 1 } };
     log_expect(w, want, 4);
     world_free(w);
@@ -289,15 +289,15 @@ Test(engine, handler_stop_and_fail)
     w->stop_arg = 2;
     w->fail_arg = 3;
     int rc = run(w, &no_limits, &err);
-    cr_assert_eq(rc, ENG_STOPPED, "eng_run returned %d", rc);
-    cr_assert_eq(eng_events(w->e), 2);
-    cr_assert_eq(eng_now(w->e), 2);
-    cr_assert_eq(eng_queued(w->e), 2);
+    cr_assert_eq(rc, ENGINE_STOPPED, "engine_run returned %d", rc);
+    cr_assert_eq(engine_events(w->e), 2);
+    cr_assert_eq(engine_now(w->e), 2);
+    cr_assert_eq(engine_queued(w->e), 2);
     cr_assert_eq(err.code, ERR_NONE, "a clean stop set an error: %s", err.msg);
 
     rc = run(w, &no_limits, &err);
-    cr_assert_eq(rc, ENG_FAILED, "eng_run returned %d", rc);
-    cr_assert_eq(eng_events(w->e), 3);
+    cr_assert_eq(rc, ENGINE_FAILED, "engine_run returned %d", rc);
+    cr_assert_eq(engine_events(w->e), 3);
     cr_assert_str_eq(err.msg, "handler failed on 3");
     world_free(w);
 }
@@ -312,14 +312,14 @@ Test(engine, hook_stop_and_fail)
     at(w, 3, 3);
     w->hook_stop_at = 1;
     w->hook_fail_at = 2;
-    cr_assert_eq(run(w, &no_limits, &err), ENG_STOPPED);
-    cr_assert_eq(eng_events(w->e), 1);
+    cr_assert_eq(run(w, &no_limits, &err), ENGINE_STOPPED);
+    cr_assert_eq(engine_events(w->e), 1);
     cr_assert_eq(w->hooks, 1);
-    cr_assert_eq(run(w, &no_limits, &err), ENG_FAILED);
-    cr_assert_eq(eng_events(w->e), 2);
+    cr_assert_eq(run(w, &no_limits, &err), ENGINE_FAILED);
+    cr_assert_eq(engine_events(w->e), 2);
     cr_assert_eq(w->hooks, 2);
     cr_assert_str_eq(err.msg, "hook failed");
-    cr_assert_eq(eng_queued(w->e), 1);
+    cr_assert_eq(engine_queued(w->e), 1);
     world_free(w);
 }
 
@@ -330,13 +330,13 @@ Test(engine, cancelled_event_never_runs)
     err_clear(&err);
     evq_handle h;
     at(w, 1, 1);
-    cr_assert_eq(eng_at(w->e, 2, 0, 2, &h), 0);
+    cr_assert_eq(engine_at(w->e, 2, 0, 2, &h), 0);
     at(w, 3, 3);
-    cr_assert(eng_pending(w->e, h));
-    eng_cancel(w->e, h);
-    cr_assert_eq(eng_pending(w->e, h), 0);
-    cr_assert_eq(eng_queued(w->e), 2);
-    cr_assert_eq(run(w, &no_limits, &err), ENG_DRAINED);
+    cr_assert(engine_pending(w->e, h));
+    engine_cancel(w->e, h);
+    cr_assert_eq(engine_pending(w->e, h), 0);
+    cr_assert_eq(engine_queued(w->e), 2);
+    cr_assert_eq(run(w, &no_limits, &err), ENGINE_DRAINED);
     static const struct entry want[] = { { 1, 0, 1 }, { 1, HOOK, 1 }, { 3, 0, 3 }, { 3, HOOK, 2 } };
     log_expect(w, want, 4);
     world_free(w);
@@ -348,14 +348,14 @@ Test(engine, at_in_the_past_aborts, .signal = SIGABRT)
     struct errbuf err;
     err_clear(&err);
     at(w, 10, 1);
-    cr_assert_eq(run(w, &no_limits, &err), ENG_DRAINED);
-    cr_assert_eq(eng_now(w->e), 10);
+    cr_assert_eq(run(w, &no_limits, &err), ENGINE_DRAINED);
+    cr_assert_eq(engine_now(w->e), 10);
     at(w, 10, 2);       /* at now: allowed */
-    eng_at(w->e, 9, 0, 3, NULL);
+    engine_at(w->e, 9, 0, 3, NULL);
 }
 
-/* Known bug (see report): a second eng_run whose `until` is below the clock sets the clock
- * back to `until`, after which eng_at accepts times already passed. */
+/* Known bug (see report): a second engine_run whose `until` is below the clock sets the clock
+ * back to `until`, after which engine_at accepts times already passed. */
 Test(engine, until_below_now_keeps_clock)
 {
     struct world *w = world_new();
@@ -363,13 +363,13 @@ Test(engine, until_below_now_keeps_clock)
     err_clear(&err);
     at(w, 1, 1);
     at(w, 20, 2);
-    struct eng_limits lim = { 10, 0 };
-    cr_assert_eq(run(w, &lim, &err), ENG_UNTIL);
-    cr_assert_eq(eng_now(w->e), 10);
+    struct engine_limits lim = { 10, 0 };
+    cr_assert_eq(run(w, &lim, &err), ENGINE_UNTIL);
+    cr_assert_eq(engine_now(w->e), 10);
     lim.until = 5;
     run(w, &lim, &err);
-    cr_assert_geq(eng_now(w->e), 10, "clock went back from 10 to %lld",
-                  (long long)eng_now(w->e));
+    cr_assert_geq(engine_now(w->e), 10, "clock went back from 10 to %lld",
+                  (long long)engine_now(w->e));
     world_free(w);
 }
 
@@ -382,13 +382,13 @@ Test(engine, hook_after_event_at_sim_never)
     struct errbuf err;
     err_clear(&err);
     at(w, SIM_NEVER, 1);
-    cr_assert_eq(run(w, &no_limits, &err), ENG_DRAINED);
-    cr_assert_eq(eng_events(w->e), 1);
+    cr_assert_eq(run(w, &no_limits, &err), ENGINE_DRAINED);
+    cr_assert_eq(engine_events(w->e), 1);
     cr_assert_eq(w->hooks, 1, "hook calls: %d, expected 1 after the last instant", w->hooks);
     world_free(w);
 }
 
-/* Known bug (see report): the "instant had events" flag is local to eng_run, so when the
+/* Known bug (see report): the "instant had events" flag is local to engine_run, so when the
  * handler stops the run on the last event of an instant, the resumed run never calls the
  * hook for that instant. */
 Test(engine, hook_not_lost_when_resumed_after_stop)
@@ -399,8 +399,8 @@ Test(engine, hook_not_lost_when_resumed_after_stop)
     at(w, 1, 1);
     at(w, 2, 2);
     w->stop_arg = 1;
-    cr_assert_eq(run(w, &no_limits, &err), ENG_STOPPED);
-    cr_assert_eq(run(w, &no_limits, &err), ENG_DRAINED);
+    cr_assert_eq(run(w, &no_limits, &err), ENGINE_STOPPED);
+    cr_assert_eq(run(w, &no_limits, &err), ENGINE_DRAINED);
     static const struct entry want[] = { { 1, 0, 1 }, { 1, HOOK, 1 }, { 2, 0, 2 }, { 2, HOOK, 2 } };
     log_expect(w, want, 4);
     world_free(w);

@@ -1,5 +1,5 @@
 /*
- * test_evq: the event queue (sim/evq.h) against a reference model — a plain array of every
+ * test_evq: the event queue (sim/core/evq.h) against a reference model — a plain array of every
  * event ever pushed, whose next pop is the pending one with the least (time, push order).
  * Covers FIFO tie-breaking, cancel and pending on live, stale and EVQ_NONE handles, slot
  * reuse, compaction (both the cancel-driven and the push-driven path) and evq_peek_time.
@@ -8,7 +8,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
 
-#include "../sim/evq.h"
+#include "../sim/core/evq.h"
 
 /* One event as the reference model sees it. */
 struct ref_ev {

@@ -24,8 +24,8 @@
 
 #include "../sched/alloc.h"
 #include "../sched/policy.h"
-#include "../sim/rng.h"
-#include "../sim/train.h"
+#include "../sim/base/rng.h"
+#include "../sim/train/train.h"
 #include "helpers.h"
 
 /* test hooks of sched/training/fft.c */

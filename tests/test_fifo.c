@@ -5,7 +5,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "../sim/train.h"
+#include "../sim/train/train.h"
 #include "../sched/policy.h"
 #include "helpers.h"
 

@@ -10,14 +10,14 @@
  *
  * A test whose bug is not fixed yet is disabled (.disabled = true) with the bug named in a
  * comment; enable it together with the fix.  The bugs found so far, all fixed in 45bcf86:
- *   J1  sim/jsonf.c walk(): the position scanner did not skip what cJSON skips (bytes 0x01-0x1F
+ *   J1  sim/base/jsonf.c walk(): the position scanner did not skip what cJSON skips (bytes 0x01-0x1F
  *       as whitespace, a second UTF-8 BOM): nodes got no line or a wrong one, and the scanner
  *       read past the end of the text.
- *   C1  sim/cluster.c cluster_from_json() / link_field(): fixed name arrays (128 GPU types,
+ *   C1  sim/core/cluster.c cluster_from_json() / link_field(): fixed name arrays (128 GPU types,
  *       64 links) overflowed on the stack when a catalog had more entries.
  *   W1  workloads/trace_philly.c pst_next(): (ts - t0) * SIM_SEC overflowed int64 (undefined
  *       behaviour) when submissions were more than ~292,000 years apart.
- *   W2  workloads/trace_philly.c wl_philly_open(): no upper bound on duration, so a job's work
+ *   W2  workloads/trace_philly.c pst_open(): no upper bound on duration, so a job's work
  *       (duration x rate) could be infinite.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -28,10 +28,10 @@
 #include <string.h>
 
 #include "../models/catalog.h"
-#include "../sim/cluster.h"
-#include "../sim/jsonf.h"
-#include "../sim/paths.h"
-#include "../sim/tio.h"
+#include "../sim/core/cluster.h"
+#include "../sim/base/jsonf.h"
+#include "../sim/base/path.h"
+#include "../sim/base/tio.h"
 #include "../workloads/workload.h"
 #include "helpers.h"
 
@@ -137,7 +137,7 @@ Test(fuzz_regressions, jsonf_control_byte_wrong_line)
 
 /* ---- catalog (fuzz_catalog) ---- */
 
-/* fuzz_catalog's path: GPUS \0 LINKS written to files, cat_load, then a cluster naming an
+/* fuzz_catalog's path: GPUS \0 LINKS written to files, catalog_load, then a cluster naming an
  * unknown link and one naming an unknown GPU type (over the inter-node link `net`), each of
  * which must fail with its message. */
 static void catalog_clean(const char *rel, const char *net)
@@ -151,10 +151,10 @@ static void catalog_clean(const char *rel, const char *net)
     struct errbuf err;
     err_clear(&err);
     catalog *c = NULL;
-    cr_assert_eq(cat_load(&c, g, l, &err), 0, "%s", err.msg);
+    cr_assert_eq(catalog_load(&c, g, l, &err), 0, "%s", err.msg);
     char text[2][256];
     snprintf(text[0], sizeof text[0], "{\"network\": \"no-such-link\", \"groups\": [{\"count\": "
-             "1, \"gpu\": \"%s\", \"gpus_per_node\": 1}]}", cat_gpu(c, 0)->name);
+             "1, \"gpu\": \"%s\", \"gpus_per_node\": 1}]}", catalog_gpu(c, 0)->name);
     snprintf(text[1], sizeof text[1], "{\"network\": \"%s\", \"groups\": [{\"count\": 1, "
              "\"gpu\": \"no-such-gpu\", \"gpus_per_node\": 1}]}", net);
     static const char *const want[] = { "unknown inter-node link 'no-such-link'",
@@ -172,14 +172,14 @@ static void catalog_clean(const char *rel, const char *net)
         cr_assert(strstr(err.msg, want[i]) != NULL, "message: %s", err.msg);
         jsonf_destroy(d);
     }
-    cat_destroy(c);
+    catalog_destroy(c);
     free(g);
     free(l);
     free(bytes);
 }
 
 /* C1: 70 links (one intra, 69 inter) — link_field() listed every link name into names[64]
- * (cat_link_names writes nlinks + 1 pointers): stack-buffer-overflow at cluster.c:84-87. */
+ * (catalog_link_names writes nlinks + 1 pointers): stack-buffer-overflow at cluster.c:84-87. */
 Test(fuzz_regressions, cluster_unknown_link_with_70_links)
 {
     catalog_clean("catalog/links70-stack-overflow", "e0");
@@ -195,7 +195,7 @@ Test(fuzz_regressions, cluster_unknown_gpu_with_130_gpu_types)
 /* ---- workloads (fuzz_workload) ---- */
 
 /* fuzz_workload's path: WORKLOAD JSON \0 TRACE; the trace is written to a file, the JSON's
- * "trace" set to it, and wl_open / the job source drained.  Every job must be sane and the
+ * "trace" set to it, and workload_open / the job source drained.  Every job must be sane and the
  * arrivals of a sorted reader must not decrease; returns the status of the first failure
  * (0 if none), whose message must be set. */
 static int workload_clean(const char *rel, const char *want)
@@ -214,11 +214,11 @@ static int workload_clean(const char *rel, const char *want)
     cr_assert_eq(jsonf_parse(&d, "workload.json", bytes, jlen, &err), 0, "%s", err.msg);
     cr_assert_eq(jobj_root(&cfg, d, &err), 0);
     cr_assert_eq(jsonf_set(d, "trace", trace, &err), 0, "%s", err.msg);
-    struct wl_env env = { m, 1, th_tmpdir() };
+    struct workload_env env = { m, 1, th_tmpdir() };
     workload *w = NULL;
-    int rc = wl_open(&w, &cfg, &env, &err);
+    int rc = workload_open(&w, &cfg, &env, &err);
     if (rc == 0) {
-        struct job_source *src = wl_source(w);
+        struct job_source *src = workload_source(w);
         struct job_spec js;
         simtime last = 0;
         while ((rc = src->next(src->ctx, &js, &err)) > 0) {
@@ -228,7 +228,7 @@ static int workload_clean(const char *rel, const char *want)
                       (long long)js.id, js.work);
             last = js.arrival;
         }
-        wl_close(w);
+        workload_close(w);
     }
     if (rc < 0) {
         cr_assert_eq(err.code, ERR_INPUT, "%s", err.msg);
@@ -236,7 +236,7 @@ static int workload_clean(const char *rel, const char *want)
     }
     jsonf_destroy(d);
     tput_destroy(m);
-    cat_destroy(c);
+    catalog_destroy(c);
     free(trace);
     free(bytes);
     return rc;

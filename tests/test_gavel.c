@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "../sched/policy.h"
-#include "../sim/gavel.h"
+#include "../sim/train/gavel.h"
 #include "helpers.h"
 
 static cluster *one_v100;

@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "../sched/alloc.h"
-#include "../sim/rng.h"
+#include "../sim/base/rng.h"
 #include "helpers.h"
 
 static catalog *cat;
@@ -28,7 +28,7 @@ static void setup(void)
 static void teardown(void)
 {
     cluster_destroy(cl);
-    cat_destroy(cat);
+    catalog_destroy(cat);
 }
 
 TestSuite(gavel_las, .init = setup, .fini = teardown);

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "../results/db.h"
-#include "../sim/paths.h"
-#include "../sim/tio.h"
+#include "../sim/base/path.h"
+#include "../sim/base/tio.h"
 #include "helpers.h"
 
 static const char *const experiments[] = {

@@ -23,8 +23,8 @@
 
 #include "../sched/alloc.h"
 #include "../sched/policy.h"
-#include "../sim/rng.h"
-#include "../sim/train.h"
+#include "../sim/base/rng.h"
+#include "../sim/train/train.h"
 #include "helpers.h"
 
 enum { MAXU = 6, MAXJ = 32, MAXT = 4 };

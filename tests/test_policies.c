@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "../sched/policy.h"
-#include "../sim/rng.h"
-#include "../sim/train.h"
+#include "../sim/base/rng.h"
+#include "../sim/train/train.h"
 #include "helpers.h"
 
 static cluster *cl;

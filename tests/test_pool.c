@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sim/pool.h"
+#include "../sim/batch/pool.h"
 #include "helpers.h"
 
 enum { MAXJ = 64 };

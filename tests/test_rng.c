@@ -1,5 +1,5 @@
 /*
- * test_rng: named random streams (sim/rng.h) — the documented seed derivation (SplitMix64 of
+ * test_rng: named random streams (sim/base/rng.h) — the documented seed derivation (SplitMix64 of
  * seed ^ FNV-1a(name)) against values computed independently, the stream being MT19937 on
  * that seed folded to 32 bits, reproducibility, independence of names and seeds, and that
  * drawing from one stream never shifts another.
@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 
-#include "../sim/rng.h"
+#include "../sim/base/rng.h"
 
 enum { DRAWS = 1000 };
 

@@ -5,7 +5,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "../sim/train.h"
+#include "../sim/train/train.h"
 #include "helpers.h"
 
 TestSuite(srtf, .init = th_models_init, .fini = th_models_fini);

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sim/sweep.h"
+#include "../sim/batch/sweep.h"
 #include "helpers.h"
 
 extern char **environ;

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "../sched/policy.h"
-#include "../sim/train.h"
+#include "../sim/train/train.h"
 #include "helpers.h"
 
 /* exported by sched/training/themis.c for this test */
@@ -27,14 +27,14 @@ Test(themis, rho_estimate_by_hand)
     const int *types;
     cr_assert_eq(cluster_types(cl, &types), 2);
     int k80 = types[0], v100 = types[1];
-    cr_assert_str_eq(cat_gpu(th_cat, k80)->name, "K80");
+    cr_assert_str_eq(catalog_gpu(th_cat, k80)->name, "K80");
     struct train_view v = { .now = sim_from_sec(300), .cl = cl, .model = th_m };
     /* 1000 s of work on a V100; ran 100 s there; preempted since */
     struct train_job j = { .jtype = tput_find(th_m, R50), .workers = 1, .arrival = 0,
                            .work = 1000 * r_v100, .state = JOB_PREEMPTED, .first_start = 0,
                            .gpu_type = -1, .done = 100 * r_v100, .updated = sim_from_sec(300) };
-    cr_assert_float_eq(tv_rate(&v, &j, v100, 1), r_v100, 1e-9);
-    cr_assert_float_eq(tv_rate(&v, &j, k80, 1), r_k80, 1e-9);
+    cr_assert_float_eq(train_view_rate(&v, &j, v100, 1), r_v100, 1e-9);
+    cr_assert_float_eq(train_view_rate(&v, &j, k80, 1), r_k80, 1e-9);
     /* waiting: T_sh = age 300 + 900 s left at its best rate = 1200.
      * n = 2: a 1/2 share is half a V100 and half a K80; run on the V100 half the time, the
      * K80 the other half: iso = (r_v + r_k) / 2, T_id = 1000 r_v / iso. */

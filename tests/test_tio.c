@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/tio.h"
+#include "../sim/base/tio.h"
 #include "helpers.h"
 
 /* Write `len` bytes (NULs allowed) to <tmpdir>/<name>; caller frees the path. */

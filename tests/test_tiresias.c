@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "../sched/policy.h"
-#include "../sim/train.h"
+#include "../sim/train/train.h"
 #include "helpers.h"
 
 TestSuite(tiresias, .init = th_models_init, .fini = th_models_fini);
@@ -23,7 +23,7 @@ static double work_for(const cluster *cl, int workers, double seconds)
     cluster_types(cl, &types);
     struct train_view v = { .cl = cl, .model = th_m };
     struct train_job j = { .jtype = tput_find(th_m, R50), .workers = workers };
-    double r = tv_rate(&v, &j, types[0], workers);
+    double r = train_view_rate(&v, &j, types[0], workers);
     cr_assert_gt(r, 0);
     return seconds * r;
 }

@@ -46,19 +46,19 @@ static void setup(void)
     cr_assert_eq(tput_load_profile(m, pp, &err), 0, "%s", err.msg);
     free(tp);
     free(pp);
-    gv100 = cat_gpu_find(cat, "V100-16GB");
-    ga100 = cat_gpu_find(cat, "A100-40GB");
-    gk80 = cat_gpu_find(cat, "K80");
-    gt4 = cat_gpu_find(cat, "T4");
-    pcie3 = cat_link_find(cat, "pcie3");
-    nvlink2 = cat_link_find(cat, "nvlink2");
-    eth25 = cat_link_find(cat, "ethernet-25g");
+    gv100 = catalog_gpu_find(cat, "V100-16GB");
+    ga100 = catalog_gpu_find(cat, "A100-40GB");
+    gk80 = catalog_gpu_find(cat, "K80");
+    gt4 = catalog_gpu_find(cat, "T4");
+    pcie3 = catalog_link_find(cat, "pcie3");
+    nvlink2 = catalog_link_find(cat, "nvlink2");
+    eth25 = catalog_link_find(cat, "ethernet-25g");
 }
 
 static void teardown(void)
 {
     tput_destroy(m);
-    cat_destroy(cat);
+    catalog_destroy(cat);
 }
 
 static double rate(const char *jt, int gpu, int n, int nodes, int link)
@@ -112,7 +112,7 @@ Test(tput, measured_values_are_used_as_is)
     cr_assert_float_eq(rate("toy-measured", gv100, 2, 1, nvlink2), 18, 1e-12);
     /* the spread measurement ran on ethernet-25g (the assumed link); a faster IB network
      * does not extrapolate a speed-up beyond what was measured */
-    cr_assert_float_eq(rate("toy-measured", gv100, 4, 2, cat_link_find(cat, "ib-100g")), 20, 1e-12);
+    cr_assert_float_eq(rate("toy-measured", gv100, 4, 2, catalog_link_find(cat, "ib-100g")), 20, 1e-12);
     cr_assert_float_eq(tput_measured(m, tput_find(m, "toy-measured"), gv100, 3, 0), -1, 0);
 }
 

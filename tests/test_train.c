@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../sim/train.h"
+#include "../sim/train/train.h"
 #include "helpers.h"
 
 /* toy job type: 10 it/s on one V100, 5 it/s on one T4 (1-worker measurements) */
@@ -47,7 +47,7 @@ static void teardown(void)
 {
     cluster_destroy(cl);
     tput_destroy(model);
-    cat_destroy(cat);
+    catalog_destroy(cat);
 }
 
 /* ---- an array job source ---- */
@@ -94,7 +94,7 @@ static int sink_job(void *ctx, const struct train_record *r, struct errbuf *err)
     s->r[s->n++] = (struct rec){ r->trace_id, sim_to_sec(j->arrival),
                                  j->first_start >= 0 ? sim_to_sec(j->first_start) : -1,
                                  r->finish >= 0 ? sim_to_sec(r->finish) : -1, r->rho, r->n_avg,
-                                 train_job_attained(j, j->updated), j->preemptions,
+                                 train_view_attained(j, j->updated), j->preemptions,
                                  j->migrations };
     return 0;
 }
@@ -131,7 +131,7 @@ static int scripted(void *ctx, const struct train_view *v, struct grant_list *ou
 
 static const struct train_job *by_id(const struct train_view *v, int64_t id)
 {
-    for (const struct train_job *j = tv_first_active(v); j; j = tv_next_active(v, j))
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j))
         if (j->id == id)
             return j;
     return NULL;
@@ -165,7 +165,7 @@ TestSuite(train, .init = setup, .fini = teardown);
 static int first_fit_v100(const struct train_view *v, struct grant_list *out)
 {
     int taken[2] = { occ_used(v->occ, 0) > 0, occ_used(v->occ, 1) > 0 };
-    for (const struct train_job *j = tv_first_waiting(v); j; j = tv_next_waiting(v, j))
+    for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j))
         for (int g = 0; g < 2; g++)
             if (!taken[g]) {
                 taken[g] = 1;
@@ -280,7 +280,7 @@ Test(train, full_lists_preempt_what_they_leave_out)
 static int halves(const struct train_view *v, struct grant_list *out)
 {
     int g = 0;
-    for (const struct train_job *j = tv_first_waiting(v); j; j = tv_next_waiting(v, j))
+    for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j))
         grant_add(out, j->slot, &g, 1, 500);
     return 0;
 }
@@ -301,7 +301,7 @@ Test(train, shares_divide_the_rate)
 static int greedy_bad(const struct train_view *v, struct grant_list *out)
 {
     int g = 0;
-    for (const struct train_job *j = tv_first_waiting(v); j; j = tv_next_waiting(v, j))
+    for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j))
         grant_add(out, j->slot, &g, 1, OCC_WHOLE);
     return 0;
 }

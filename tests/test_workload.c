@@ -1,9 +1,9 @@
 /*
- * test_workload: every workload reader through wl_open + wl_source — hetsim CSV, Gavel traces
+ * test_workload: every workload reader through workload_open + workload_source — hetsim CSV, Gavel traces
  * (7 and 10 fields, real lines and the real files), the Philly job list (the real 20,000-row
  * extract and small hand-made files) and the synthetic generator (determinism, stream
  * independence, sample means within a few standard errors) — plus the common options and
- * wl_work_from_duration.  Every error must name the file, the line and the field.
+ * reader_work_from_duration.  Every error must name the file, the line and the field.
  *
  * Expected values come from the trace files (counted with awk/python while writing the tests)
  * and from models/data/profiles/gavel.csv.  The shared traces are looked for under
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../workloads/workload.h"
+#include "../workloads/reader.h"
 #include "helpers.h"
 
 /* measured 1- and 2-worker rates (iterations/s) from models/data/profiles/gavel.csv */
@@ -62,7 +62,7 @@ static void fx_init(struct fx *f)
 
 static void fx_close(struct fx *f)
 {
-    wl_close(f->w);
+    workload_close(f->w);
     jsonf_destroy(f->doc);
     f->w = NULL;
     f->doc = NULL;
@@ -72,10 +72,10 @@ static void fx_fini(struct fx *f)
 {
     fx_close(f);
     tput_destroy(f->model);
-    cat_destroy(f->cat);
+    catalog_destroy(f->cat);
 }
 
-/* wl_open on {"workload": <json>} from "exp.json"; relative traces resolve in the tmp dir. */
+/* workload_open on {"workload": <json>} from "exp.json"; relative traces resolve in the tmp dir. */
 static int fx_open(struct fx *f, const char *json, uint64_t seed, struct errbuf *err)
 {
     fx_close(f);
@@ -88,8 +88,8 @@ static int fx_open(struct fx *f, const char *json, uint64_t seed, struct errbuf 
     struct jobj root, cfg;
     cr_assert_eq(jobj_root(&root, f->doc, err), 0);
     cr_assert_eq(jobj_obj(&cfg, &root, "workload", JREQ, err), 0, "%s", err->msg);
-    struct wl_env env = { .model = f->model, .seed = seed, .base_dir = th_tmpdir() };
-    int rc = wl_open(&f->w, &cfg, &env, err);
+    struct workload_env env = { .model = f->model, .seed = seed, .base_dir = th_tmpdir() };
+    int rc = workload_open(&f->w, &cfg, &env, err);
     if (rc < 0)
         cr_assert_null(f->w, "no workload on failure");
     return rc;
@@ -103,7 +103,7 @@ struct jobs {
 /* Read every job; returns 0 at the end, -1 on an error (jobs read so far kept). */
 static int drain(workload *w, struct jobs *js, struct errbuf *err)
 {
-    struct job_source *src = wl_source(w);
+    struct job_source *src = workload_source(w);
     js->n = 0;
     for (;;) {
         if (js->n == js->cap) {
@@ -123,7 +123,7 @@ static int drain(workload *w, struct jobs *js, struct errbuf *err)
 static void load_all(struct fx *f, const char *json, uint64_t seed, struct jobs *js)
 {
     struct errbuf err;
-    cr_assert_eq(fx_open(f, json, seed, &err), 0, "wl_open: %s", err.msg);
+    cr_assert_eq(fx_open(f, json, seed, &err), 0, "workload_open: %s", err.msg);
     cr_assert_eq(drain(f->w, js, &err), 0, "reading jobs: %s", err.msg);
 }
 
@@ -160,27 +160,27 @@ static void close_rel(double got, double want, double rel, const char *what)
     cr_assert(fabs(got - want) <= rel * fabs(want), "%s: %.17g, want %.17g", what, got, want);
 }
 
-/* ======================= wl_work_from_duration ======================= */
+/* ======================= reader_work_from_duration ======================= */
 
 Test(workload, work_from_duration_by_hand)
 {
     struct fx f;
     fx_init(&f);
-    int v100 = cat_gpu_find(f.cat, "V100"), k80 = cat_gpu_find(f.cat, "K80");
+    int v100 = catalog_gpu_find(f.cat, "V100"), k80 = catalog_gpu_find(f.cat, "K80");
     int r50 = jt(&f, R50);
     /* 1 h on one V100 at the measured 4.3947... it/s */
-    close_rel(wl_work_from_duration(f.model, r50, v100, 1, 3600), 3600 * R50_V100_1, 1e-12,
+    close_rel(reader_work_from_duration(f.model, r50, v100, 1, 3600), 3600 * R50_V100_1, 1e-12,
               "1 x V100, 3600 s");
-    cr_assert_float_eq(wl_work_from_duration(f.model, r50, v100, 1, 3600), 15821.189363963056,
+    cr_assert_float_eq(reader_work_from_duration(f.model, r50, v100, 1, 3600), 15821.189363963056,
                        1e-6);
     /* two V100s on NVLink: the consolidated measurement */
-    close_rel(wl_work_from_duration(f.model, r50, v100, 2, 100), 100 * R50_V100_2, 1e-12,
+    close_rel(reader_work_from_duration(f.model, r50, v100, 2, 100), 100 * R50_V100_2, 1e-12,
               "2 x V100, 100 s");
-    close_rel(wl_work_from_duration(f.model, r50, k80, 1, 3600), 3600 * R50_K80_1, 1e-12,
+    close_rel(reader_work_from_duration(f.model, r50, k80, 1, 3600), 3600 * R50_K80_1, 1e-12,
               "1 x K80, 3600 s");
-    cr_assert_eq(wl_work_from_duration(f.model, r50, v100, 1, 0), 0);
+    cr_assert_eq(reader_work_from_duration(f.model, r50, v100, 1, 0), 0);
     /* Gavel measured 0 for ResNet-50 (batch size 128) on 2 K80s: it cannot run there */
-    cr_assert_eq(wl_work_from_duration(f.model, jt(&f, "ResNet-50 (batch size 128)"), k80, 2,
+    cr_assert_eq(reader_work_from_duration(f.model, jt(&f, "ResNet-50 (batch size 128)"), k80, 2,
                                        100), 0);
     fx_fini(&f);
 }
@@ -679,7 +679,7 @@ Test(workload, philly_real_file)
     cr_assert_eq(a->id, 1984);
     cr_assert_eq(a->workers, 1);
     cr_assert_eq(a->user, 0);
-    close_rel(a->work, wl_work_from_duration(f.model, a->jtype, cat_gpu_find(f.cat, "V100"), 1,
+    close_rel(a->work, reader_work_from_duration(f.model, a->jtype, catalog_gpu_find(f.cat, "V100"), 1,
                                              2643038), 1e-12, "first job's work");
     close_rel(a->work, 2643038 * (a->jtype == jt(&f, R50) ? R50_V100_1 : R18_V100_1), 1e-12,
               "first job's work by hand");
@@ -687,7 +687,7 @@ Test(workload, philly_real_file)
     cr_assert_eq(z->id, 15896);
     cr_assert_eq(z->arrival, (simtime)8028262 * SIM_SEC);
     cr_assert_eq(z->user, 3);
-    close_rel(z->work, wl_work_from_duration(f.model, z->jtype, cat_gpu_find(f.cat, "V100"), 1,
+    close_rel(z->work, reader_work_from_duration(f.model, z->jtype, catalog_gpu_find(f.cat, "V100"), 1,
                                              67), 1e-12, "last job's work");
     cr_assert_str_eq(z->origin, p);
     free(js.v);
@@ -802,7 +802,7 @@ Test(workload, philly_small_file_by_hand)
         { 1, 3, 0, 2, 0, 200 }, { 3, 7, 0, 4, 1, 400 }, { 0, 2, 50, 1, 2, 100 },
         { 2, 6, 50, 1, 0, 300 },
     };
-    int v100 = cat_gpu_find(f.cat, "V100");
+    int v100 = catalog_gpu_find(f.cat, "V100");
     for (size_t i = 0; i < 4; i++) {
         const struct job_spec *j = &js.v[i];
         cr_assert_eq(j->id, want[i].id, "job %zu id %lld", i, (long long)j->id);
@@ -810,7 +810,7 @@ Test(workload, philly_small_file_by_hand)
         cr_assert_eq(j->arrival, want[i].arrival_s * SIM_SEC, "job %zu", i);
         cr_assert_eq(j->workers, want[i].workers, "job %zu", i);
         cr_assert_eq(j->user, want[i].user, "job %zu", i);
-        close_rel(j->work, wl_work_from_duration(f.model, j->jtype, v100, j->workers,
+        close_rel(j->work, reader_work_from_duration(f.model, j->jtype, v100, j->workers,
                                                  want[i].duration), 1e-12, "work");
     }
     free(js.v);
@@ -1003,7 +1003,7 @@ Test(workload, synthetic_statistics)
     struct jobs js = { 0 };
     load_all(&f, json, 3, &js);
     cr_assert_eq(js.n, N);
-    int v100 = cat_gpu_find(f.cat, "V100"), r50 = jt(&f, R50);
+    int v100 = catalog_gpu_find(f.cat, "V100"), r50 = jt(&f, R50);
     double long_gaps = 0, dur_sum = 0;
     size_t w[5] = { 0 }, n50 = 0, users[4] = { 0 };
     for (size_t i = 0; i < js.n; i++) {
@@ -1018,7 +1018,7 @@ Test(workload, synthetic_statistics)
         n50 += j->jtype == r50;
         cr_assert(j->user >= 0 && j->user < 4, "user %d", j->user);
         users[j->user]++;
-        dur_sum += j->work / wl_work_from_duration(f.model, j->jtype, v100, j->workers, 1.0);
+        dur_sum += j->work / reader_work_from_duration(f.model, j->jtype, v100, j->workers, 1.0);
     }
     /* Exponential gaps of mean 3600/12 = 300 s: the mean of N-1 gaps has sd 300/sqrt(N-1)
      * = 2.12 s; allow 5 sd. */
@@ -1052,7 +1052,7 @@ Test(workload, synthetic_duration_distributions)
     enum { N = 20000 };
     struct fx f;
     fx_init(&f);
-    int v100 = cat_gpu_find(f.cat, "V100");
+    int v100 = catalog_gpu_find(f.cat, "V100");
     static const struct {
         const char *dur;
         double      lo, hi;         /* every duration within */
@@ -1077,7 +1077,7 @@ Test(workload, synthetic_duration_distributions)
         double below = 0;
         for (size_t i = 0; i < js.n; i++) {
             const struct job_spec *j = &js.v[i];
-            double d = j->work / wl_work_from_duration(f.model, j->jtype, v100, j->workers, 1.0);
+            double d = j->work / reader_work_from_duration(f.model, j->jtype, v100, j->workers, 1.0);
             cr_assert(d >= cases[c].lo * (1 - 1e-12) && d <= cases[c].hi * (1 + 1e-12),
                       "%s: duration %.6f outside [%g, %g]", cases[c].dur, d, cases[c].lo,
                       cases[c].hi);
@@ -1244,9 +1244,18 @@ Test(workload, config_errors)
         { "{\"format\": \"hetsim\"}", "exp.json:1: workload.trace: required field is missing" },
         { "{\"format\": \"hetsim\",\n \"trace\": \"no_such_trace.csv\"}",
           "exp.json:2: workload.trace: trace file 'no_such_trace.csv' not found" },
-        { "{\"format\": \"gavel\", \"trace\": \"cfg_any.csv\",\n"
+        { "{\"format\": \"hetsim\", \"trace\": \"cfg_any.csv\",\n"
           " \"reference_gpu\": \"V200\"}",
           "exp.json:2: workload.reference_gpu: unknown GPU type 'V200'" },
+        /* a field of another format is not silently ignored: Gavel traces give steps, not
+         * durations, so a reference GPU would change nothing */
+        { "{\"format\": \"gavel\", \"trace\": \"cfg_any.csv\",\n"
+          " \"reference_gpu\": \"K80\"}",
+          "exp.json:2: workload.reference_gpu: unknown field" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"vc\": \"x\"}", "exp.json:2: workload.vc: unknown field" },
+        { "{\"format\": \"hetsim\", \"trace\": \"cfg_any.csv\",\n"
+          " \"max_workers\": 4}", "exp.json:2: workload.max_workers: unknown field" },
         { "{\"format\": \"gavel\", \"trace\": \"x\",\n \"max_jobs\": -1}",
           "exp.json:2: workload.max_jobs: -1 is out of range [0, 1099511627776]" },
         { "{\"format\": \"gavel\", \"trace\": \"x\",\n \"skip_jobs\": 1.5}",

@@ -19,8 +19,8 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "../sim/rng.h"
-#include "wl_int.h"
+#include "../sim/base/rng.h"
+#include "reader.h"
 
 enum { D_LOGNORMAL, D_EXPONENTIAL, D_UNIFORM, MAX_TENANTS = 64 };
 
@@ -59,7 +59,7 @@ static void sst_close(void *p)
     for (int i = 0; i < 5; i++)
         if (rs[i])
             gsl_rng_free(rs[i]);
-    wl_mix_table_free(s->mix);
+    reader_mix_table_free(s->mix);
     if (s->wtab)
         gsl_ran_discrete_free(s->wtab);
     for (int t = 0; t < s->ntenants; t++) {
@@ -91,7 +91,7 @@ static double draw_duration(struct sst *s)
     return fmin(fmax(d, s->clamp_lo), s->clamp_hi);
 }
 
-static int sst_next(void *p, struct wl_common *c, struct job_spec *out, struct errbuf *err)
+static int sst_next(void *p, struct reader_common *c, struct job_spec *out, struct errbuf *err)
 {
     struct sst *s = p;
     if (s->made == s->jobs)
@@ -104,19 +104,19 @@ static int sst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
         const struct tenant *tn = &s->tenants[user];
         jt = tn->types[gsl_ran_discrete(s->r_type, tn->tab)];
     } else {
-        jt = wl_mix_draw(c, s->r_type, s->mix);
+        jt = reader_mix_draw(c, s->r_type, s->mix);
         if (s->users > 1)
             user = (int)gsl_rng_uniform_int(s->r_user, (unsigned long)s->users);
     }
     size_t wi = gsl_ran_discrete(s->r_work, s->wtab);
     int workers = s->workers[wi];
     double dur = draw_duration(s);
-    double work = wl_work_from_duration(c->model, jt, c->ref_gpu, workers, dur);
+    double work = reader_work_from_duration(c->model, jt, c->ref_gpu, workers, dur);
     if (!(work > 0))
         return err_input(err, s->origin, 0, "workload.job_types",
                          "job type '%s' cannot run on %d x %s (the reference GPU)",
                          tput_type(c->model, jt)->name, workers,
-                         cat_gpu(tput_catalog(c->model), c->ref_gpu)->name);
+                         catalog_gpu(tput_catalog(c->model), c->ref_gpu)->name);
     *out = (struct job_spec){ .id = s->made, .arrival = sim_from_sec(s->t), .jtype = jt,
                               .workers = workers, .work = work, .user = user, .weight = 1,
                               .origin = s->origin, .line = s->wline[wi],
@@ -209,7 +209,7 @@ static int read_duration(struct sst *s, const struct jobj *cfg, struct errbuf *e
     return 0;
 }
 
-static int read_tenants(struct sst *s, struct wl_common *c, const struct jobj *cfg,
+static int read_tenants(struct sst *s, struct reader_common *c, const struct jobj *cfg,
                         struct errbuf *err)
 {
     static const char *const keys[] = { "name", "weight", "job_types", "note", NULL };
@@ -229,7 +229,7 @@ static int read_tenants(struct sst *s, struct wl_common *c, const struct jobj *c
         s->ntenants = i + 1;
         if (jobj_elem(&t, cfg, "tenants", e, i, err) < 0 || jobj_known(&t, keys, err) < 0 ||
             jobj_num(&t, "weight", JOPT, 0, 1e12, &s->tweights[i], err) < 0 ||
-            wl_read_mix(&t, "job_types", c->model, &tn->types, &tn->weights, &tn->n, err) < 0)
+            reader_read_mix(&t, "job_types", c->model, &tn->types, &tn->weights, &tn->n, err) < 0)
             return -1;
         if (tn->n == 0) {
             char p[256];
@@ -252,9 +252,12 @@ static int read_tenants(struct sst *s, struct wl_common *c, const struct jobj *c
     return 0;
 }
 
-int wl_synth_open(struct wl_reader *r, struct wl_common *c, const struct jobj *cfg,
-                  struct errbuf *err)
+static int sst_open(struct reader *r, struct reader_common *c, const struct jobj *cfg,
+                    struct errbuf *err)
 {
+    if (c->nmix == 0 && cJSON_GetObjectItemCaseSensitive(cfg->node, "tenants") == NULL)
+        return jsonf_error(cfg->doc, cfg->node, "workload.job_types", err, "the synthetic "
+                           "format needs a job-type mix: {\"name\": weight, ...}");
     struct sst *s = calloc(1, sizeof *s);
     if (s == NULL)
         return err_run(err, "out of memory");
@@ -277,16 +280,29 @@ int wl_synth_open(struct wl_reader *r, struct wl_common *c, const struct jobj *c
     s->r_work = rng_stream(c->seed, "workers");
     s->r_dur = rng_stream(c->seed, "durations");
     s->r_user = rng_stream(c->seed, "users");
-    s->mix = c->nmix > 0 ? wl_mix_table(c) : NULL;
+    s->mix = c->nmix > 0 ? reader_mix_table(c) : NULL;
     s->wtab = gsl_ran_discrete_preproc((size_t)s->nworkers, s->wweights);
     if (!s->r_arr || !s->r_type || !s->r_work || !s->r_dur || !s->r_user || !s->wtab ||
         (c->nmix > 0 && !s->mix)) {
         err_run(err, "out of memory");
         goto fail;
     }
-    *r = (struct wl_reader){ s, sst_next, sst_close };
+    *r = (struct reader){ s, sst_next, sst_close };
     return 0;
 fail:
     sst_close(s);
     return -1;
 }
+
+static const char *const synth_keys[] = { "jobs", "rate_per_hour", "workers", "duration",
+                                          "users", "tenants", NULL };
+
+const struct workload_format synth_format = {
+    .name = "synthetic",
+    .domain = "training",
+    .summary = "Poisson arrivals with job-type, worker-count and duration distributions, "
+               "optionally per tenant",
+    .flags = FORMAT_DURATIONS | FORMAT_MIX | FORMAT_SEEDED,
+    .keys = synth_keys,
+    .open = sst_open,
+};

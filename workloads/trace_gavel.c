@@ -12,8 +12,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
-#include "../sim/tio.h"
-#include "wl_int.h"
+#include "../sim/base/tio.h"
+#include "reader.h"
 
 struct gst {
     tio    *r;
@@ -28,7 +28,7 @@ static void gst_close(void *p)
     free(s);
 }
 
-static int gst_next(void *p, struct wl_common *c, struct job_spec *out, struct errbuf *err)
+static int gst_next(void *p, struct reader_common *c, struct job_spec *out, struct errbuf *err)
 {
     struct gst *s = p;
     char *line, *f[12];
@@ -54,7 +54,7 @@ static int gst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
     int i_steps = n == 7 ? 4 : 5, i_arr = n == 7 ? 5 : 9, i_sf = 6;
     long long steps, sf;
     double arrival, weight = 1;
-    int jt = wl_jobtype(c->model, f[0], c->path, ln, "job_type", err);
+    int jt = reader_jobtype(c->model, f[0], c->path, ln, "job_type", err);
     if (jt < 0)
         return -1;
     if (tio_int64(f[i_steps], &steps) < 0 || steps < 1)
@@ -74,8 +74,10 @@ static int gst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
     return 1;
 }
 
-int wl_gavel_open(struct wl_reader *r, struct wl_common *c, struct errbuf *err)
+static int gst_open(struct reader *r, struct reader_common *c, const struct jobj *cfg,
+                    struct errbuf *err)
 {
+    (void)cfg;
     struct gst *s = calloc(1, sizeof *s);
     if (s == NULL)
         return err_run(err, "out of memory");
@@ -83,6 +85,14 @@ int wl_gavel_open(struct wl_reader *r, struct wl_common *c, struct errbuf *err)
         gst_close(s);
         return -1;
     }
-    *r = (struct wl_reader){ s, gst_next, gst_close };
+    *r = (struct reader){ s, gst_next, gst_close };
     return 0;
 }
+
+const struct workload_format trace_gavel_format = {
+    .name = "gavel",
+    .domain = "training",
+    .summary = "Gavel's tab-separated job traces, 7-field (old) and 10-field (current)",
+    .flags = FORMAT_TRACE,
+    .open = gst_open,
+};

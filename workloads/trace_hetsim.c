@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/tio.h"
-#include "wl_int.h"
+#include "../sim/base/tio.h"
+#include "reader.h"
 
 enum col { C_ID, C_ARRIVAL, C_TYPE, C_WORKERS, C_ITERS, C_DURATION, C_USER, C_WEIGHT, C_N };
 static const char *const colnames[] = { "id", "arrival_s", "job_type", "workers", "iterations",
@@ -26,14 +26,14 @@ struct hst {
     int         pos[C_N];       /* column index of each known column, -1 if absent */
     int         ncols;
     int64_t     row;
-    struct idset ids;
+    struct reader_idset ids;
 };
 
 static void hst_close(void *p)
 {
     struct hst *s = p;
     tio_close(s->r);
-    idset_free(&s->ids);
+    reader_idset_free(&s->ids);
     free(s);
 }
 
@@ -78,7 +78,7 @@ static int read_header(struct hst *s, const char *path, struct errbuf *err)
     return 0;
 }
 
-static int hst_next(void *p, struct wl_common *c, struct job_spec *out, struct errbuf *err)
+static int hst_next(void *p, struct reader_common *c, struct job_spec *out, struct errbuf *err)
 {
     struct hst *s = p;
     char *line, *f[MAX_COLS];
@@ -114,7 +114,7 @@ static int hst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
         (tio_double(f[s->pos[C_WEIGHT]], &weight) < 0 || !(weight > 0) || weight > 1e9))
         return err_input(err, c->path, ln, "weight", "'%s' is not a weight > 0",
                          f[s->pos[C_WEIGHT]]);
-    int jt = wl_jobtype(c->model, f[s->pos[C_TYPE]], c->path, ln, "job_type", err);
+    int jt = reader_jobtype(c->model, f[s->pos[C_TYPE]], c->path, ln, "job_type", err);
     if (jt < 0)
         return -1;
     int wc = s->pos[C_ITERS] >= 0 ? C_ITERS : C_DURATION;
@@ -123,14 +123,14 @@ static int hst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
                          f[s->pos[wc]]);
     double work = v;
     if (wc == C_DURATION) {
-        work = wl_work_from_duration(c->model, jt, c->ref_gpu, (int)workers, v);
+        work = reader_work_from_duration(c->model, jt, c->ref_gpu, (int)workers, v);
         if (!(work > 0))
             return err_input(err, c->path, ln, "duration_s",
                              "job type '%s' cannot run on %lld x %s (the reference GPU), so its "
                              "duration cannot be turned into work", tput_type(c->model, jt)->name,
-                             workers, cat_gpu(tput_catalog(c->model), c->ref_gpu)->name);
+                             workers, catalog_gpu(tput_catalog(c->model), c->ref_gpu)->name);
     }
-    int added = idset_add(&s->ids, id);
+    int added = reader_idset_add(&s->ids, id);
     if (added < 0)
         return err_run(err, "out of memory");
     if (added == 0)
@@ -142,8 +142,10 @@ static int hst_next(void *p, struct wl_common *c, struct job_spec *out, struct e
     return 1;
 }
 
-int wl_hetsim_open(struct wl_reader *r, struct wl_common *c, struct errbuf *err)
+static int hst_open(struct reader *r, struct reader_common *c, const struct jobj *cfg,
+                    struct errbuf *err)
 {
+    (void)cfg;
     struct hst *s = calloc(1, sizeof *s);
     if (s == NULL)
         return err_run(err, "out of memory");
@@ -151,6 +153,14 @@ int wl_hetsim_open(struct wl_reader *r, struct wl_common *c, struct errbuf *err)
         hst_close(s);
         return -1;
     }
-    *r = (struct wl_reader){ s, hst_next, hst_close };
+    *r = (struct reader){ s, hst_next, hst_close };
     return 0;
 }
+
+const struct workload_format trace_hetsim_format = {
+    .name = "hetsim",
+    .domain = "training",
+    .summary = "hetsim's CSV job trace (arrival_s, job_type, workers, iterations or duration_s)",
+    .flags = FORMAT_TRACE | FORMAT_DURATIONS,
+    .open = hst_open,
+};

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/rng.h"
-#include "../sim/tio.h"
-#include "wl_int.h"
+#include "../sim/base/rng.h"
+#include "../sim/base/tio.h"
+#include "reader.h"
 
 struct prow {
     int64_t ts;             /* seconds since 1970 */
@@ -45,7 +45,7 @@ static void pst_close(void *p)
     free(s->rows);
     if (s->rng)
         gsl_rng_free(s->rng);
-    wl_mix_table_free(s->mix);
+    reader_mix_table_free(s->mix);
     free(s);
 }
 
@@ -82,28 +82,31 @@ static int by_time(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
-static int pst_next(void *p, struct wl_common *c, struct job_spec *out, struct errbuf *err)
+static int pst_next(void *p, struct reader_common *c, struct job_spec *out, struct errbuf *err)
 {
     struct pst *s = p;
     if (s->next == s->n)
         return 0;
     const struct prow *r = &s->rows[s->next++];
-    int jt = wl_mix_draw(c, s->rng, s->mix);
-    double work = wl_work_from_duration(c->model, jt, c->ref_gpu, r->gpus, r->duration);
+    int jt = reader_mix_draw(c, s->rng, s->mix);
+    double work = reader_work_from_duration(c->model, jt, c->ref_gpu, r->gpus, r->duration);
     if (!(work > 0))
         return err_input(err, c->path, r->line, "num_gpus",
                          "job type '%s' (drawn from the mix) cannot run on %d x %s, the "
                          "reference GPU", tput_type(c->model, jt)->name, r->gpus,
-                         cat_gpu(tput_catalog(c->model), c->ref_gpu)->name);
+                         catalog_gpu(tput_catalog(c->model), c->ref_gpu)->name);
     *out = (struct job_spec){ .id = r->id, .arrival = (r->ts - s->t0) * SIM_SEC,
                               .jtype = jt, .workers = r->gpus, .work = work, .user = r->vc,
                               .weight = 1, .origin = c->path, .line = r->line };
     return 1;
 }
 
-int wl_philly_open(struct wl_reader *rd, struct wl_common *c, const struct jobj *cfg,
-                   struct errbuf *err)
+static int pst_open(struct reader *rd, struct reader_common *c, const struct jobj *cfg,
+                    struct errbuf *err)
 {
+    if (c->nmix == 0)
+        return jsonf_error(cfg->doc, cfg->node, "workload.job_types", err,
+                           "the philly format needs a job-type mix: {\"name\": weight, ...}");
     const char *vc_want = NULL;
     int64_t max_workers = 0;
     double min_dur = 0;
@@ -225,16 +228,28 @@ int wl_philly_open(struct wl_reader *rd, struct wl_common *c, const struct jobj 
     }
     s->t0 = s->rows[0].ts;
     s->rng = rng_stream(c->seed, "job_types");
-    s->mix = wl_mix_table(c);
+    s->mix = reader_mix_table(c);
     if (s->rng == NULL || s->mix == NULL) {
         err_run(err, "out of memory");
         goto fail;
     }
     tio_close(r);
-    *rd = (struct wl_reader){ s, pst_next, pst_close };
+    *rd = (struct reader){ s, pst_next, pst_close };
     return 0;
 fail:
     tio_close(r);
     pst_close(s);
     return -1;
 }
+
+static const char *const philly_keys[] = { "vc", "max_workers", "min_duration_s", NULL };
+
+const struct workload_format trace_philly_format = {
+    .name = "philly",
+    .domain = "training",
+    .summary = "the Philly job list (timestamp, duration, num_gpus, gpu_time, cluster); job "
+               "types drawn from a mix",
+    .flags = FORMAT_TRACE | FORMAT_DURATIONS | FORMAT_MIX | FORMAT_SEEDED,
+    .keys = philly_keys,
+    .open = pst_open,
+};

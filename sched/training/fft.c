@@ -40,7 +40,7 @@
  *    in iterations per round and rho * theta is not commensurate with phi: "fairness_weight"
  *    (wf, default 1) and "switch_weight" (ws, default 1) scale those terms.
  *  - tau_j: finish time under an exclusive 1/n share since arrival, n = |A(t)|:
- *    tau_j - a_j = W_j / (fair_share_rate(thr_j, Y, d_j, n) round_s) (models/fairshare.h), so
+ *    tau_j - a_j = W_j / (fairshare_rate(thr_j, Y, d_j, n) round_s) (models/fairshare.h), so
  *    W_j / (tau_j - a_j) is the job's fair-share rate.  n changes only at arrivals and
  *    completions, so recomputing it every round re-estimates it exactly on those events (as
  *    the policy sees them, at the next round).  A job that cannot run anywhere has no tau:
@@ -1234,7 +1234,7 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
             x[k * T + i] = v;
             got += v * p->thr[k * T + i] * p->round_s;
         }
-        double fair = fair_share_rate(&p->thr[k * T], p->cap, T, p->scale[k], J) * p->round_s;
+        double fair = fairshare_rate(&p->thr[k * T], p->cap, T, p->scale[k], J) * p->round_s;
         if (fair > 0 && p->work[k] > 0) {
             double span = p->work[k] / fair;           /* tau - a, rounds */
             double mu = p->age_s[k] / p->round_s / span;

@@ -77,7 +77,7 @@ static int fifo_train(void *self, const struct train_view *v, struct grant_list 
     struct fifo *f = self;
     struct plan p;
     plan_begin(&p, v, f->scratch, out, PLAN_DELTA);
-    for (const struct train_job *j = tv_first_waiting(v); j; j = tv_next_waiting(v, j)) {
+    for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j)) {
         int type = f->perf ? plan_fastest_type(&p, j, j->workers)
                            : plan_most_free_type(&p, j->workers);
         int rc = type < 0 ? 1 : plan_place(&p, j, type, j->workers, f->mode, err);
@@ -102,8 +102,8 @@ static int fifo_perf_allocate(void *self, const struct alloc_problem *p, double 
         avail[w] = p->cap[w];
     }
     for (int a = 1; a < T; a++)         /* alphabetical by type name */
-        for (int b = a; b > 0 && strcasecmp(cat_gpu(f->cat, p->types[order[b]])->name,
-                                            cat_gpu(f->cat, p->types[order[b - 1]])->name) < 0;
+        for (int b = a; b > 0 && strcasecmp(catalog_gpu(f->cat, p->types[order[b]])->name,
+                                            catalog_gpu(f->cat, p->types[order[b - 1]])->name) < 0;
              b--) {
             int t = order[b];
             order[b] = order[b - 1];

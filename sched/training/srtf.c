@@ -57,7 +57,7 @@ static double best_rate(const struct train_view *v, const struct train_job *j)
     int nt = cluster_types(v->cl, &types);
     double best = 0;
     for (int i = 0; i < nt; i++) {
-        double r = tv_rate(v, j, types[i], j->workers);
+        double r = train_view_rate(v, j, types[i], j->workers);
         if (r > best)
             best = r;
     }
@@ -77,9 +77,9 @@ static int srtf_train(void *self, const struct train_view *v, struct grant_list 
         s->cap = nc;
     }
     size_t n = 0;
-    for (const struct train_job *j = tv_first_active(v); j; j = tv_next_active(v, j)) {
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
         double r = best_rate(v, j);
-        double left = j->work - train_job_done(j, v->now);
+        double left = j->work - train_view_done(j, v->now);
         s->rank[n++] = (struct rank){ r > 0 ? left / r : 1e300, j->id, j->slot };
     }
     qsort(s->rank, n, sizeof *s->rank, by_key);
@@ -101,7 +101,7 @@ static int srtf_train(void *self, const struct train_view *v, struct grant_list 
         int slot = -1, cur = j->state == JOB_RUNNING ? cluster_type_slot(v->cl, j->gpu_type) : -1;
         double br = 0;
         for (int i = 0; i < nt; i++) {
-            double r = freec[i] >= j->workers ? tv_rate(v, j, types[i], j->workers) : 0;
+            double r = freec[i] >= j->workers ? train_view_rate(v, j, types[i], j->workers) : 0;
             if (r > br) {
                 br = r;
                 slot = i;
@@ -109,9 +109,9 @@ static int srtf_train(void *self, const struct train_view *v, struct grant_list 
         }
         if (cur >= 0 && slot != cur) {
             /* move a running job only if the faster type pays for the restart */
-            double left = j->work - train_job_done(j, v->now);
+            double left = j->work - train_view_done(j, v->now);
             if (!(j->rate > 0) || slot < 0 ||
-                tv_restore_s(v, j) + left / br >= left / j->rate)
+                train_view_restore_s(v, j) + left / br >= left / j->rate)
                 slot = cur;
         }
         if (slot >= 0 && freec[slot] >= j->workers) {

@@ -12,7 +12,7 @@
  * offer, with free whole GPUs F_t per type t:
  *  1. Estimate for each candidate j (d_j workers, W_j work, R_j remaining, age A_j = now -
  *     arrival, r_jt = its rate with d_j GPUs of type t, r_j* = max_t r_jt):
- *       T_id = W_j / fair_share_rate(r_j., cap, d_j, N_j)       (models/fairshare.h)
+ *       T_id = W_j / fairshare_rate(r_j., cap, d_j, N_j)       (models/fairshare.h)
  *       T_sh = A_j + R_j / r_j          r_j = its current rate if running, else r_j*
  *       rho_j = T_sh / T_id
  *     N_j is the average number of active jobs over j's life so far ("contention":
@@ -140,17 +140,17 @@ static void estimate(const struct train_view *v, const struct train_job *j, doub
     c->cur = j->state == JOB_RUNNING ? cluster_type_slot(v->cl, j->gpu_type) : -1;
     c->pick = -1;
     for (int i = 0; i < nt; i++) {
-        c->r[i] = tv_rate(v, j, types[i], j->workers);
+        c->r[i] = train_view_rate(v, j, types[i], j->workers);
         cap[i] = cluster_type_count(v->cl, types[i]);
         if (c->r[i] > c->rbest)
             c->rbest = c->r[i];
     }
-    double iso = fair_share_rate(c->r, cap, nt, j->workers, n);
+    double iso = fairshare_rate(c->r, cap, nt, j->workers, n);
     double rate = j->state == JOB_RUNNING && j->rate > 0 ? j->rate : c->rbest;
     c->age = sim_to_sec(v->now - j->arrival);
-    c->rem = j->work - train_job_done(j, v->now);
+    c->rem = j->work - train_view_done(j, v->now);
     c->t_id = iso > 0 ? j->work / iso : INFINITY;
-    c->restore = j->first_start >= 0 ? tv_restore_s(v, j) : 0;
+    c->restore = j->first_start >= 0 ? train_view_restore_s(v, j) : 0;
     c->rho = rate > 0 && iso > 0 ? (c->age + c->rem / rate) / c->t_id : INFINITY;
 }
 
@@ -217,7 +217,7 @@ static int themis_train(void *self, const struct train_view *v, struct grant_lis
 
     /* candidates: every job at a lease expiry, else the waiting ones */
     int nc = 0;
-    for (const struct train_job *j = tv_first_active(v); j; j = tv_next_active(v, j)) {
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
         struct jstate *s = &t->st[j->slot];
         if (s->id != j->id)
             *s = (struct jstate){ j->id, t->nint };

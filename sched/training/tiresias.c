@@ -5,7 +5,7 @@
  * simulator/run_sim.py, schedule "dlas-gpu"), which fixes what the text leaves open.
  *
  * Rules as coded:
- *  - Attained service of job j: a_j = GPU-seconds received (train_job_attained: GPUs held x
+ *  - Attained service of job j: a_j = GPU-seconds received (train_view_attained: GPUs held x
  *    seconds held, restore time included, since the GPUs are held).  The priority uses
  *    s_j = a_j - b_j, the service since the job last entered the top queue (b_j = 0 at
  *    arrival, b_j = a_j at a promotion).
@@ -164,7 +164,7 @@ static int update(struct tiresias *t, const struct train_view *v, const struct t
     struct tstate *s = &t->st[j->slot];
     if (s->id != j->id)
         *s = (struct tstate){ .id = j->id, .q = 0, .base = 0, .wait_s = 0, .last = j->arrival };
-    double a = train_job_attained(j, v->now), served = a - s->base;
+    double a = train_view_attained(j, v->now), served = a - s->base;
     /* the state it is in now is the one it had since the last decision: grants change only
      * at decisions */
     if (j->state != JOB_RUNNING && served > EPS)
@@ -200,17 +200,17 @@ static simtime next_change(const struct tiresias *t, const struct train_view *v,
         const struct tstate *s = &t->st[j->slot];
         if (g->ngpu == 0 || s->q >= t->nthr)
             continue;
-        double served = train_job_attained(j, v->now) - s->base;
+        double served = train_view_attained(j, v->now) - s->base;
         double speed = g->ngpu * (g->share / 1000.0);       /* GPU-seconds per second */
         soonest = fmin(soonest, (t->thr[s->q] - served) / speed);
     }
     if (t->knob > 0)
-        for (const struct train_job *j = tv_first_active(v); j; j = tv_next_active(v, j)) {
+        for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
             const struct tstate *s = &t->st[j->slot];
             int granted = 0;
             for (size_t k = 0; k < out->n && !granted; k++)
                 granted = out->g[k].slot == j->slot && out->g[k].ngpu > 0;
-            double served = train_job_attained(j, v->now) - s->base;
+            double served = train_view_attained(j, v->now) - s->base;
             if (granted || s->q == 0 || served <= EPS)
                 continue;
             soonest = fmin(soonest, t->knob * served / j->workers - s->wait_s);
@@ -235,7 +235,7 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     if (reserve(t, v, err) < 0)
         return -1;
     size_t n = 0;
-    for (const struct train_job *j = tv_first_active(v); j; j = tv_next_active(v, j))
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j))
         t->rank[n++] = (struct rank){ update(t, v, j), j->id, j->slot };
     qsort(t->rank, n, sizeof *t->rank, by_queue);
 
@@ -244,7 +244,7 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     int freec[CLUSTER_MAX_TYPES], held[CLUSTER_MAX_TYPES] = { 0 };
     for (int i = 0; i < nt; i++)
         freec[i] = cluster_type_count(v->cl, types[i]);
-    for (const struct train_job *j = tv_first_running(v); j; j = tv_next_running(v, j))
+    for (const struct train_job *j = train_view_first_running(v); j; j = train_view_next_running(v, j))
         held[cluster_type_slot(v->cl, j->gpu_type)] += j->ngpu;
 
     int np = 0;
@@ -260,7 +260,7 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
             best = cur;
         } else {
             for (int i = 0; i < nt; i++) {
-                if (freec[i] < w || !(tv_rate(v, j, types[i], w) > 0))
+                if (freec[i] < w || !(train_view_rate(v, j, types[i], w) > 0))
                     continue;
                 if (best < 0 || freec[i] - held[i] > freec[best] - held[best] ||
                     (freec[i] - held[i] == freec[best] - held[best] && freec[i] > freec[best]))

@@ -1,5 +1,5 @@
 /*
- * fuzz_catalog: cat_load on a gpus.json and a links.json taken from the input.
+ * fuzz_catalog: catalog_load on a gpus.json and a links.json taken from the input.
  *
  * Input: GPUS JSON \0 LINKS JSON (both written to the scratch directory).  A catalog that loads
  * is checked (every name and alias finds its own entry, link references are intra-node
@@ -12,27 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/cluster.h"
-#include "../../sim/experiment.h"
+#include "../../sim/core/cluster.h"
+#include "../../sim/run/experiment.h"
 #include "fuzzutil.h"
 
 static void check_catalog(const catalog *c)
 {
-    if (cat_ngpus(c) < 1 || cat_nlinks(c) < 1)
-        fz_fail("catalog with %d GPUs and %d links", cat_ngpus(c), cat_nlinks(c));
-    for (int i = 0; i < cat_nlinks(c); i++)
-        if (cat_link_find(c, cat_link(c, i)->name) != i)
+    if (catalog_ngpus(c) < 1 || catalog_nlinks(c) < 1)
+        fz_fail("catalog with %d GPUs and %d links", catalog_ngpus(c), catalog_nlinks(c));
+    for (int i = 0; i < catalog_nlinks(c); i++)
+        if (catalog_link_find(c, catalog_link(c, i)->name) != i)
             fz_fail("link %d does not find itself", i);
-    for (int i = 0; i < cat_ngpus(c); i++) {
-        const struct gpu_spec *g = cat_gpu(c, i);
-        if (cat_gpu_find(c, g->name) != i)
+    for (int i = 0; i < catalog_ngpus(c); i++) {
+        const struct gpu_spec *g = catalog_gpu(c, i);
+        if (catalog_gpu_find(c, g->name) != i)
             fz_fail("GPU %d does not find itself", i);
         for (int a = 0; a < g->naliases; a++)
-            if (cat_gpu_find(c, g->aliases[a]) != i)
+            if (catalog_gpu_find(c, g->aliases[a]) != i)
                 fz_fail("alias %d of GPU %d finds another entry", a, i);
-        if (g->pcie < 0 || g->pcie >= cat_nlinks(c) || g->nvlink >= cat_nlinks(c) ||
-            cat_link(c, g->pcie)->scope != LINK_INTRA ||
-            (g->nvlink >= 0 && cat_link(c, g->nvlink)->scope != LINK_INTRA))
+        if (g->pcie < 0 || g->pcie >= catalog_nlinks(c) || g->nvlink >= catalog_nlinks(c) ||
+            catalog_link(c, g->pcie)->scope != LINK_INTRA ||
+            (g->nvlink >= 0 && catalog_link(c, g->nvlink)->scope != LINK_INTRA))
             fz_fail("GPU %d has bad link references", i);
     }
 }
@@ -45,16 +45,16 @@ static void model_on(const catalog *c)
     char p[4096];
     if (tput_create(&t, c, &err) < 0)
         fz_fail("tput_create: %s", err.msg);
-    fz_shipped(p, sizeof p, exp_default_jobtypes);
+    fz_shipped(p, sizeof p, experiment_default_jobtypes);
     int rc = tput_load_types(t, p, &err);
     fz_check_err(rc, &err, "tput_load_types");
     int inter = -1;
-    for (int i = 0; i < cat_nlinks(c) && inter < 0; i++)
-        if (cat_link(c, i)->scope == LINK_INTER)
+    for (int i = 0; i < catalog_nlinks(c) && inter < 0; i++)
+        if (catalog_link(c, i)->scope == LINK_INTER)
             inter = i;
     for (int jt = 0; rc == 0 && jt < tput_ntypes(t); jt++)
-        for (int g = 0; g < cat_ngpus(c); g++) {
-            const struct gpu_spec *gs = cat_gpu(c, g);
+        for (int g = 0; g < catalog_ngpus(c); g++) {
+            const struct gpu_spec *gs = catalog_gpu(c, g);
             static const int workers[] = { 1, 2, 8 };
             for (int w = 0; w < 3; w++)
                 for (int nodes = 1; nodes <= 2; nodes++) {
@@ -113,24 +113,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct errbuf err;
     err_clear(&err);
     catalog *c = NULL;
-    int rc = cat_load(&c, gpath, lpath, &err);
-    fz_check_err(rc, &err, "cat_load");
+    int rc = catalog_load(&c, gpath, lpath, &err);
+    fz_check_err(rc, &err, "catalog_load");
     if (rc < 0) {
         if (c != NULL)
-            fz_fail("cat_load failed but returned a catalog");
+            fz_fail("catalog_load failed but returned a catalog");
         return 0;
     }
     check_catalog(c);
     model_on(c);
     const char *inter = NULL;
-    for (int i = 0; i < cat_nlinks(c) && inter == NULL; i++)
-        if (cat_link(c, i)->scope == LINK_INTER)
-            inter = cat_link(c, i)->name;
-    const char *gpu0 = cat_gpu(c, 0)->name;
+    for (int i = 0; i < catalog_nlinks(c) && inter == NULL; i++)
+        if (catalog_link(c, i)->scope == LINK_INTER)
+            inter = catalog_link(c, i)->name;
+    const char *gpu0 = catalog_gpu(c, 0)->name;
     if (inter != NULL && cluster_on(c, inter, gpu0) < 0)
         fz_fail("a cluster of GPU '%s' over link '%s' does not load", gpu0, inter);
     cluster_on(c, "\x01no-such-link", gpu0);
     cluster_on(c, inter != NULL ? inter : "\x01no-such-link", "\x01no-such-gpu");
-    cat_destroy(c);
+    catalog_destroy(c);
     return 0;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/cluster.h"
+#include "../../sim/core/cluster.h"
 #include "fuzzutil.h"
 
 static void check(const cluster *c)
@@ -19,10 +19,10 @@ static void check(const cluster *c)
         fz_fail("cluster with %d GPUs, %d nodes", ngpus, nnodes);
     for (int k = 0; k < nnodes; k++) {
         const struct cluster_node *nd = cluster_node(c, k);
-        if (nd->first != next || nd->ngpus < 1 || nd->gpu < 0 || nd->gpu >= cat_ngpus(cat) ||
-            nd->intra < 0 || nd->intra >= cat_nlinks(cat) || nd->net < 0 ||
-            nd->net >= cat_nlinks(cat) || cat_link(cat, nd->net)->scope != LINK_INTER ||
-            cat_link(cat, nd->intra)->scope != LINK_INTRA)
+        if (nd->first != next || nd->ngpus < 1 || nd->gpu < 0 || nd->gpu >= catalog_ngpus(cat) ||
+            nd->intra < 0 || nd->intra >= catalog_nlinks(cat) || nd->net < 0 ||
+            nd->net >= catalog_nlinks(cat) || catalog_link(cat, nd->net)->scope != LINK_INTER ||
+            catalog_link(cat, nd->intra)->scope != LINK_INTRA)
             fz_fail("node %d is inconsistent", k);
         for (int q = 0; q < nd->ngpus; q++)
             if (cluster_gpu_node(c, nd->first + q) != k || cluster_gpu_type(c, nd->first + q) != nd->gpu)
@@ -48,7 +48,7 @@ static void check(const cluster *c)
         for (int n = 1; n <= 2 * per + 1; n++) {
             cluster_best_placement(c, types[i], n, &p);
             if (p.gpu != types[i] || p.workers != n || p.nodes < 1 ||
-                (n > 1 && (p.link < 0 || p.link >= cat_nlinks(cat))))
+                (n > 1 && (p.link < 0 || p.link >= catalog_nlinks(cat))))
                 fz_fail("best placement of %d x type %d", n, types[i]);
         }
     }

@@ -1,7 +1,7 @@
 /*
- * fuzz_experiment: an experiment file through what `hetsim validate` does — exp_load with
+ * fuzz_experiment: an experiment file through what `hetsim validate` does — experiment_load with
  * --set overrides, run_env_open (catalog, models, cluster), run_list_jobs (every job of the
- * workload, FILE* NULL), policy_open of every policy, exp_config_json — then everything freed.
+ * workload, FILE* NULL), policy_open of every policy, experiment_config_json — then everything freed.
  *
  * Input: EXPERIMENT JSON \0 SET \0 SET ...  (at most 8 "key=value" overrides).  The JSON is
  * written to this process's scratch directory under /tmp and loaded by path, so relative paths
@@ -13,13 +13,13 @@
 #include <string.h>
 
 #include "../../sched/policy.h"
-#include "../../sim/run.h"
+#include "../../sim/run/run.h"
 #include "fuzzutil.h"
 
 enum { MAX_SETS = 8, JOB_CAP = 500 };
 
 /* Lower workload.KEY to JOB_CAP when absent, larger, or (max_jobs) 0, which means "all";
- * non-numbers are left to wl_open. */
+ * non-numbers are left to workload_open. */
 static void cap_field(struct experiment *e, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(e->workload.node, key);
@@ -53,13 +53,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct errbuf err;
     err_clear(&err);
     struct experiment *e = NULL;
-    int rc = exp_load(&e, path, sets, nsets, &err);
-    fz_check_err(rc, &err, "exp_load");
+    int rc = experiment_load(&e, path, sets, nsets, &err);
+    fz_check_err(rc, &err, "experiment_load");
     if (rc == 0) {
         cap_field(e, "max_jobs");
         cap_field(e, "skip_jobs");
         for (int i = 0; i < e->npolicies; i++)
-            free(exp_config_json(e, i));
+            free(experiment_config_json(e, i));
         struct run_env env;
         err_clear(&err);
         rc = run_env_open(&env, e, &err);
@@ -81,9 +81,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             run_env_close(&env);
         }
-        exp_free(e);
+        experiment_free(e);
     } else if (e != NULL) {
-        fz_fail("exp_load failed but returned an experiment");
+        fz_fail("experiment_load failed but returned an experiment");
     }
     for (int i = 0; i < nsets; i++)
         free(sets[i]);

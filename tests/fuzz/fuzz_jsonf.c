@@ -1,5 +1,5 @@
 /*
- * fuzz_jsonf: sim/jsonf.h on arbitrary bytes.
+ * fuzz_jsonf: sim/base/jsonf.h on arbitrary bytes.
  *
  * Input: JSON TEXT \0 PATH \0 VALUE.  The text (up to the first NUL, so never holding one) is
  * given to jsonf_parse in a buffer of exactly its length, not NUL-terminated, as the
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/jsonf.h"
+#include "../../sim/base/jsonf.h"
 #include "fuzzutil.h"
 
 static const char *const known[] = { "name", "count", "gpu", "groups", "workload", "format",

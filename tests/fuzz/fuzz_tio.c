@@ -1,5 +1,5 @@
 /*
- * fuzz_tio: sim/tio.h on arbitrary bytes.
+ * fuzz_tio: sim/base/tio.h on arbitrary bytes.
  *
  * The input is split in place with tio_split at ',' and at '\t' (room for 4 and for 64 fields:
  * the count must not depend on the room, and every stored field must lie inside the line),
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/tio.h"
+#include "../../sim/base/tio.h"
 #include "fuzzutil.h"
 
 enum { ROOM = 64 };

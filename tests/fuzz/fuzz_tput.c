@@ -10,16 +10,16 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../sim/experiment.h"
+#include "../../sim/run/experiment.h"
 #include "fuzzutil.h"
 
 static void rates(const tput *t)
 {
     const catalog *c = tput_catalog(t);
-    int eth = cat_link_find(c, "ethernet-25g");
+    int eth = catalog_link_find(c, "ethernet-25g");
     for (int jt = 0; jt < tput_ntypes(t); jt++)
-        for (int g = 0; g < cat_ngpus(c); g++) {
-            const struct gpu_spec *gs = cat_gpu(c, g);
+        for (int g = 0; g < catalog_ngpus(c); g++) {
+            const struct gpu_spec *gs = catalog_gpu(c, g);
             for (int w = 1; w <= 8; w *= 2)
                 for (int nodes = 1; nodes <= 2; nodes++) {
                     struct placement p = { g, w, nodes, -1 };
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tput *t = NULL;
     if (tput_create(&t, fz_catalog(), &err) < 0)
         fz_fail("tput_create: %s", err.msg);
-    fz_shipped(types, sizeof types, exp_default_jobtypes);
+    fz_shipped(types, sizeof types, experiment_default_jobtypes);
     if (tput_load_types(t, types, &err) < 0)
         fz_fail("shipped job types: %s", err.msg);
     int rc = gavel ? tput_load_gavel(t, path, &err) : tput_load_profile(t, path, &err);

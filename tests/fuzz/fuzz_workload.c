@@ -1,5 +1,5 @@
 /*
- * fuzz_workload: the workload readers through wl_open / wl_source — hetsim CSV, Gavel and
+ * fuzz_workload: the workload readers through workload_open / workload_source — hetsim CSV, Gavel and
  * Philly traces, and the synthetic generator — with the shipped models.
  *
  * Input: WORKLOAD JSON \0 TRACE.  The JSON is the "workload" object of an experiment (its
@@ -46,12 +46,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_fail("capping skip_jobs: %s", err.msg);
 
     const tput *m = fz_models();
-    struct wl_env env = { m, 1, fz_dir() };
+    struct workload_env env = { m, 1, fz_dir() };
     workload *w = NULL;
-    rc = wl_open(&w, &cfg, &env, &err);
-    fz_check_err(rc, &err, "wl_open");
+    rc = workload_open(&w, &cfg, &env, &err);
+    fz_check_err(rc, &err, "workload_open");
     if (rc == 0) {
-        struct job_source *src = wl_source(w);
+        struct job_source *src = workload_source(w);
         struct job_spec js;
         for (int n = 0; n < DRAIN_CAP; n++) {
             err_clear(&err);
@@ -66,9 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         (long long)js.id, js.line, js.jtype, js.workers, js.work, js.weight,
                         js.user);
         }
-        wl_close(w);
+        workload_close(w);
     } else if (w != NULL) {
-        fz_fail("wl_open failed but returned a workload");
+        fz_fail("workload_open failed but returned a workload");
     }
     jsonf_destroy(d);
     return 0;

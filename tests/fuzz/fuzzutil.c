@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../sim/experiment.h"
-#include "../../sim/paths.h"
+#include "../../sim/run/experiment.h"
+#include "../../sim/base/path.h"
 
 static char scratch[64];
 
@@ -98,9 +98,9 @@ const catalog *fz_catalog(void)
         struct errbuf err;
         err_clear(&err);
         char g[PATH_MAX_LEN], l[PATH_MAX_LEN];
-        fz_shipped(g, sizeof g, exp_default_gpus);
-        fz_shipped(l, sizeof l, exp_default_links);
-        if (cat_load(&cat, g, l, &err) < 0)
+        fz_shipped(g, sizeof g, experiment_default_gpus);
+        fz_shipped(l, sizeof l, experiment_default_links);
+        if (catalog_load(&cat, g, l, &err) < 0)
             fz_fail("shipped catalog: %s", err.msg);
     }
     return cat;
@@ -115,11 +115,11 @@ const tput *fz_models(void)
         char p[PATH_MAX_LEN];
         if (tput_create(&t, fz_catalog(), &err) < 0)
             fz_fail("tput_create: %s", err.msg);
-        fz_shipped(p, sizeof p, exp_default_jobtypes);
+        fz_shipped(p, sizeof p, experiment_default_jobtypes);
         if (tput_load_types(t, p, &err) < 0)
             fz_fail("shipped job types: %s", err.msg);
-        for (int i = 0; exp_default_profiles[i] != NULL; i++) {
-            fz_shipped(p, sizeof p, exp_default_profiles[i]);
+        for (int i = 0; experiment_default_profiles[i] != NULL; i++) {
+            fz_shipped(p, sizeof p, experiment_default_profiles[i]);
             if (tput_load_profile(t, p, &err) < 0)
                 fz_fail("shipped profile: %s", err.msg);
         }

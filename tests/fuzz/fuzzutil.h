@@ -19,7 +19,7 @@
 
 #include "../../models/catalog.h"
 #include "../../models/tput.h"
-#include "../../sim/errbuf.h"
+#include "../../sim/base/err.h"
 
 /* libFuzzer's entry points (declared here for -Wmissing-prototypes). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

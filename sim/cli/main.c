@@ -1,0 +1,718 @@
+/*
+ * main: the hetsim command line.  Subcommands come from one table; each parses its own
+ * options with getopt_long, prints --help to stdout (exit 0) and names a bad option on stderr
+ * (exit 2).  Exit codes: 0 ok, 1 a run failed, 2 bad usage or bad input.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../results/export.h"
+#include "../../results/plot.h"
+#include "../../results/report.h"
+#include "../../sched/policy.h"
+#include "../base/path.h"
+#include "../run/run.h"
+#include "cmd.h"
+#include "../base/version.h"
+
+#define DEFAULT_DB HETSIM_DEFAULT_DB
+
+struct cmd {
+    const char *name;
+    int       (*fn)(int argc, char **argv);
+    const char *usage;
+    const char *summary;
+};
+
+static const struct cmd *cur;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hetsim %s: ", cur->name);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nusage: hetsim %s %s\nTry 'hetsim %s --help'.\n", cur->name, cur->usage,
+            cur->name);
+    return 2;
+}
+
+static int fail(const struct errbuf *err)
+{
+    fprintf(stderr, "hetsim: %s\n", err->msg);
+    return err->code == ERR_INPUT ? 2 : 1;
+}
+
+/* Parse the options shared by run / validate / workload. */
+struct experiment_args {
+    const char *policy, *db, *out;
+    char      **sets;
+    int         nsets;
+    long long   seed;
+    int         have_seed, quiet;
+};
+
+static int parse_exp_args(int argc, char **argv, struct experiment_args *a, const char *help,
+                          int *done)
+{
+    static const struct option opts[] = {
+        { "policy", required_argument, NULL, 'p' }, { "seed", required_argument, NULL, 's' },
+        { "db", required_argument, NULL, 'd' },     { "set", required_argument, NULL, 'S' },
+        { "out", required_argument, NULL, 'o' },    { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+    };
+    memset(a, 0, sizeof *a);
+    a->db = DEFAULT_DB;
+    a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
+    if (a->sets == NULL)
+        return 1;
+    *done = 0;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "p:s:d:S:o:qh", opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'p': a->policy = optarg; break;
+        case 'd': a->db = optarg; break;
+        case 'o': a->out = optarg; break;
+        case 'q': a->quiet = 1; break;
+        case 'S': a->sets[a->nsets++] = optarg; break;
+        case 's':
+            errno = 0;
+            a->seed = strtoll(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || errno == ERANGE || a->seed < 0)
+                return usage_error("--seed needs an integer >= 0, not '%s'", optarg);
+            a->have_seed = 1;
+            break;
+        case 'h':
+            fputs(help, stdout);
+            *done = 1;
+            return 0;
+        default:
+            return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error("%s", optind >= argc ? "missing EXPERIMENT" : "too many arguments");
+    return 0;
+}
+
+static int load_experiment(const struct experiment_args *a, const char *name, struct experiment **e,
+                           struct errbuf *err)
+{
+    if (experiment_load(e, name, a->sets, a->nsets, err) < 0)
+        return -1;
+    if (a->have_seed)
+        (*e)->seed = (uint64_t)a->seed;
+    if (a->policy != NULL && experiment_only_policy(*e, a->policy, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* What run, validate and workload share: options, the experiment, its models and cluster. */
+struct session {
+    struct experiment_args    a;
+    struct errbuf      err;
+    struct experiment *e;
+    struct run_env     env;
+};
+
+/* Returns -1 when the command should go on, else the exit status to return (after --help,
+ * bad usage or bad input, with the message printed). */
+static int session_open(struct session *s, int argc, char **argv, const char *help)
+{
+    memset(s, 0, sizeof *s);
+    err_clear(&s->err);
+    int done, rc = parse_exp_args(argc, argv, &s->a, help, &done);
+    if (rc != 0 || done)
+        return rc;
+    if (load_experiment(&s->a, argv[optind], &s->e, &s->err) < 0 ||
+        run_env_open(&s->env, s->e, &s->err) < 0)
+        return fail(&s->err);
+    return -1;
+}
+
+static void session_close(struct session *s)
+{
+    run_env_close(&s->env);
+    experiment_free(s->e);
+    free(s->a.sets);
+}
+
+static const char run_help[] =
+    "usage: hetsim run EXPERIMENT [options]\n"
+    "Run every policy of EXPERIMENT (a file, or the name of a shipped experiment) and store\n"
+    "each run in the metrics database, then print a comparison table.\n\n"
+    "  -p, --policy NAME   run only this policy (need not be listed in the experiment)\n"
+    "  -s, --seed N        override the experiment's seed\n"
+    "  -d, --db FILE       database to append to (default " DEFAULT_DB ")\n"
+    "  -S, --set KEY=VAL   override any experiment field, e.g. --set workload.max_jobs=100\n"
+    "                      or --set sim.restore_delay_s=0 (VAL is JSON, or else a string)\n"
+    "  -q, --quiet         no progress line and no table\n"
+    "  -h, --help          this help\n";
+
+static int cmd_run(int argc, char **argv)
+{
+    struct session ss;
+    int rc = session_open(&ss, argc, argv, run_help);
+    if (rc >= 0) {
+        session_close(&ss);
+        return rc;
+    }
+    rc = 0;
+    struct experiment *e = ss.e;
+    db *d = NULL;
+    int64_t ids[EXPERIMENT_MAX_POLICIES];
+    int nids = 0;
+    if (run_check_policies(e, &ss.env, &ss.err) < 0 || db_open(&d, ss.a.db, &ss.err) < 0) {
+        rc = fail(&ss.err);
+        goto out;
+    }
+    struct run_opts o = { .db = d, .progress = !ss.a.quiet && isatty(2) };
+    for (int i = 0; i < e->npolicies; i++) {
+        struct run_result res;
+        if (run_training(e, i, &ss.env, &o, &res, &ss.err) < 0) {
+            rc = fail(&ss.err);
+            goto out;
+        }
+        ids[nids++] = res.run_id;
+        if (!ss.a.quiet)
+            fprintf(stderr, "run %lld: %s, %s: %lld jobs done, %llu events in %.2f s\n",
+                    (long long)res.run_id, e->name, res.policy, (long long)res.tot.jobs_done,
+                    (unsigned long long)res.tot.events, res.wall_s);
+    }
+    if (!ss.a.quiet) {
+        struct report_opts ro = { REPORT_TABLE, e->npolicies > 1 ? e->policies[0].label : NULL,
+                                  NULL, ids, nids };
+        if (report_print(ss.a.db, &ro, stdout, &ss.err) < 0)
+            rc = fail(&ss.err);
+    }
+out:
+    db_close(d);
+    session_close(&ss);
+    return rc;
+}
+
+static const char validate_help[] =
+    "usage: hetsim validate EXPERIMENT [--set KEY=VAL ...] [--policy NAME]\n"
+    "Check an experiment without running it: every field, the cluster, the models, every job\n"
+    "of the workload, and the parameters of every policy.  Exit 0 if all is well, 2 if not.\n";
+
+static int cmd_validate(int argc, char **argv)
+{
+    struct session ss;
+    int rc = session_open(&ss, argc, argv, validate_help);
+    if (rc >= 0) {
+        session_close(&ss);
+        return rc;
+    }
+    rc = 0;
+    struct experiment *e = ss.e;
+    int64_t njobs = 0;
+    if (run_list_jobs(e, &ss.env, NULL, &njobs, &ss.err) < 0) {
+        rc = fail(&ss.err);
+        goto out;
+    }
+    if (run_check_policies(e, &ss.env, &ss.err) < 0) {
+        rc = fail(&ss.err);
+        goto out;
+    }
+    printf("%s: ok: experiment '%s', %lld jobs, cluster '%s' with %d GPUs, %d polic%s\n",
+           e->path, e->name, (long long)njobs, cluster_name(ss.env.cl),
+           cluster_ngpus(ss.env.cl), e->npolicies, e->npolicies == 1 ? "y" : "ies");
+out:
+    session_close(&ss);
+    return rc;
+}
+
+static const char workload_help[] =
+    "usage: hetsim workload EXPERIMENT [--set KEY=VAL ...] [--out FILE]\n"
+    "Write the jobs EXPERIMENT would run, after trace conversion or generation, as a hetsim\n"
+    "CSV trace (to stdout, or FILE).\n";
+
+static int cmd_workload(int argc, char **argv)
+{
+    struct session ss;
+    int rc = session_open(&ss, argc, argv, workload_help);
+    if (rc >= 0) {
+        session_close(&ss);
+        return rc;
+    }
+    rc = 0;
+    int64_t njobs = 0;
+    FILE *out = ss.a.out != NULL ? fopen(ss.a.out, "w") : stdout;
+    if (out == NULL) {
+        fprintf(stderr, "hetsim: %s: cannot write\n", ss.a.out);
+        session_close(&ss);
+        return 1;
+    }
+    if (run_list_jobs(ss.e, &ss.env, out, &njobs, &ss.err) < 0)
+        rc = fail(&ss.err);
+    if (out != stdout && fclose(out) != 0 && rc == 0) {
+        fprintf(stderr, "hetsim: %s: write failed\n", ss.a.out);
+        rc = 1;
+    }
+    session_close(&ss);
+    return rc;
+}
+
+/* One more --where: -1 (go on parsing), or exit code 1 when out of memory. */
+static int where_opt(char **where, const char *expr)
+{
+    if (report_where_add(where, expr) == 0)
+        return -1;
+    fputs("hetsim: out of memory\n", stderr);
+    return 1;
+}
+
+static const char report_help[] =
+    "usage: hetsim report [--db FILE] [--format table|csv|markdown] [--baseline POLICY]\n"
+    "                     [--group] [--experiment NAME] [--sweep NAME] [--where EXPR]\n"
+    "Compare runs from the metrics database: one row per run with its key metrics.\n\n"
+    "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
+    "  -f, --format FMT       table (aligned, the default), csv (RFC 4180 quoting, full\n"
+    "                         precision, empty for a missing value) or markdown\n"
+    "  -b, --baseline POLICY  add each metric's ratio to the baseline run: the latest run of\n"
+    "                         POLICY with the same experiment, seed and config apart from the\n"
+    "                         policy (below 1 is better, except throughput_norm)\n"
+    "  -g, --group            one row per group of runs that differ only in their seed (equal\n"
+    "                         runs.group_hash): n, the number of seeds, and per metric the mean\n"
+    "                         over the seeds \u00b1 the half-width of its 95% confidence interval\n"
+    "                         (Student t, n-1 degrees of freedom; CSV: columns METRIC and\n"
+    "                         METRIC_ci95).  A seed run twice counts once, with its latest run.\n"
+    "                         Ratios are paired: each seed's run / its baseline run, then mean\n"
+    "                         \u00b1 half-width over the n_paired seeds that have a baseline run\n"
+    "  -e, --experiment NAME  only runs of this experiment\n"
+    "  -s, --sweep NAME       only runs of this sweep, with its swept fields as columns\n"
+    "  -w, --where EXPR       only runs for which the SQL expression EXPR holds.  It may name\n"
+    "                         the columns of runs (id, experiment, policy, seed, cluster, ...)\n"
+    "                         and call param('KEY') (a swept field, or any config field by its\n"
+    "                         --set path) and metric('NAME'); given twice, both must hold:\n"
+    "                           --where \"policy IN ('fifo','fft') AND seed < 3\"\n"
+    "                           --where \"param('workload.arrival_scale') >= 1\"\n"
+    "Grouping is not the default, so that a report's columns do not depend on the data; the\n"
+    "table says when runs differ only in their seed.\n";
+
+static int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, NULL, 'd' },       { "format", required_argument, NULL, 'f' },
+        { "baseline", required_argument, NULL, 'b' }, { "experiment", required_argument, NULL, 'e' },
+        { "sweep", required_argument, NULL, 's' },    { "where", required_argument, NULL, 'w' },
+        { "group", no_argument, NULL, 'g' },          { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct report_opts o = { .format = REPORT_TABLE };
+    struct report_query q = { .group = 0 };
+    const char *dbp = DEFAULT_DB;
+    char *where = NULL;
+    int c, rc = -1;
+    opterr = 0;
+    optind = 1;
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': dbp = optarg; break;
+        case 'b': o.baseline = optarg; break;
+        case 'e': o.experiment = optarg; break;
+        case 's': q.sweep = optarg; break;
+        case 'g': q.group = 1; break;
+        case 'w': rc = where_opt(&where, optarg); break;
+        case 'f':
+            if (strcmp(optarg, "table") == 0)
+                o.format = REPORT_TABLE;
+            else if (strcmp(optarg, "csv") == 0)
+                o.format = REPORT_CSV;
+            else if (strcmp(optarg, "markdown") == 0)
+                o.format = REPORT_MARKDOWN;
+            else
+                rc = usage_error("--format must be table, csv or markdown, not '%s'", optarg);
+            break;
+        case 'h': fputs(report_help, stdout); rc = 0; break;
+        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); break;
+        }
+    }
+    if (rc < 0 && optind != argc)
+        rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0 && access(dbp, R_OK) != 0) {
+        fprintf(stderr, "hetsim: %s: no such database (run an experiment first: hetsim run "
+                "default)\n", dbp);
+        rc = 2;
+    }
+    if (rc < 0) {
+        struct errbuf err;
+        err_clear(&err);
+        q.where = where;
+        rc = report_print_query(dbp, &o, &q, stdout, &err) < 0 ? fail(&err) : 0;
+    }
+    free(where);
+    return rc;
+}
+
+static const char export_help[] =
+    "usage: hetsim export --table NAME [--db FILE] [--format csv|tsv] [--where EXPR]\n"
+    "                     [--experiment NAME] [--sweep NAME] [--out FILE]\n"
+    "Write one table of the metrics database as CSV, for pandas, R or a spreadsheet: a header\n"
+    "row, reals at full precision (%.17g), NULL as an empty field, RFC 4180 quoting.  Rows\n"
+    "are streamed, so tables of millions of jobs take no memory.\n\n"
+    "  -t, --table NAME       runs, jobs, job_gpu_seconds, samples, metrics or run_params\n"
+    "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
+    "  -f, --format FMT       csv (the default) or tsv (tab-separated, the same quoting);\n"
+    "      --csv, --tsv       the same\n"
+    "  -w, --where EXPR       only the rows of the runs for which EXPR holds, as in hetsim\n"
+    "                         report --where (the filter applies to runs; other tables follow)\n"
+    "  -e, --experiment NAME  only the rows of this experiment's runs\n"
+    "  -s, --sweep NAME       only the rows of this sweep's runs\n"
+    "  -o, --out FILE         write FILE instead of standard output\n"
+    "e.g.  hetsim export --table jobs --csv --where \"policy = 'fft'\" > jobs.csv\n"
+    "      pandas: pd.read_csv(\"jobs.csv\")    R: read.csv(\"jobs.csv\")\n";
+
+static int cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, NULL, 'd' },    { "table", required_argument, NULL, 't' },
+        { "format", required_argument, NULL, 'f' }, { "csv", no_argument, NULL, 'C' },
+        { "tsv", no_argument, NULL, 'T' },          { "where", required_argument, NULL, 'w' },
+        { "experiment", required_argument, NULL, 'e' },
+        { "sweep", required_argument, NULL, 's' },  { "out", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+    };
+    struct export_opts o = { .format = EXPORT_CSV };
+    const char *dbp = DEFAULT_DB;
+    char *where = NULL;
+    int c, rc = -1;
+    opterr = 0;
+    optind = 1;
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:t:f:w:e:s:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': dbp = optarg; break;
+        case 't': o.table = optarg; break;
+        case 'C': o.format = EXPORT_CSV; break;
+        case 'T': o.format = EXPORT_TSV; break;
+        case 'e': o.experiment = optarg; break;
+        case 's': o.sweep = optarg; break;
+        case 'o': o.out_path = strcmp(optarg, "-") == 0 ? NULL : optarg; break;
+        case 'w': rc = where_opt(&where, optarg); break;
+        case 'f':
+            if (strcmp(optarg, "csv") == 0)
+                o.format = EXPORT_CSV;
+            else if (strcmp(optarg, "tsv") == 0)
+                o.format = EXPORT_TSV;
+            else
+                rc = usage_error("--format must be csv or tsv, not '%s'", optarg);
+            break;
+        case 'h': fputs(export_help, stdout); rc = 0; break;
+        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); break;
+        }
+    }
+    if (rc < 0 && optind != argc)
+        rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0 && o.table == NULL)
+        rc = usage_error("%s", "missing --table NAME (runs, jobs, job_gpu_seconds, samples, "
+                               "metrics or run_params)");
+    if (rc < 0) {
+        struct errbuf err;
+        err_clear(&err);
+        o.where = where;
+        rc = export_table(dbp, &o, stdout, NULL, &err) < 0 ? fail(&err) : 0;
+    }
+    free(where);
+    return rc;
+}
+
+static const char plot_help[] =
+    "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY]\n"
+    "                   [--metric NAME[,NAME...]]... [--experiment NAME]... [--sweep NAME]...\n"
+    "Draw figures with gnuplot: images in DIR (default results/out), their data in DIR/data.\n"
+    "Per experiment (latest run of each policy): JCT and finish-time fairness CDFs, GPU\n"
+    "utilization over time by GPU type, queue length, and bars of each policy's metrics as a\n"
+    "ratio to the baseline's run with the same seed and settings (--baseline; default fifo\n"
+    "when the experiment ran it, else its first policy), averaged over seeds with 95% CIs.\n"
+    "Per sweep: each --metric (default jct_mean, ftf_mean, makespan) against each swept axis\n"
+    "other than seed, one line per policy and combination of the other axes, mean over seeds\n"
+    "with 95% CIs.\n"
+    "--metric also replaces the bars' metrics.  --experiment and --sweep draw only those\n"
+    "(each may be repeated; without either, everything is drawn).\n";
+
+static int cmd_plot(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, NULL, 'd' },
+        { "out", required_argument, NULL, 'o' },
+        { "format", required_argument, NULL, 'f' },
+        { "baseline", required_argument, NULL, 'b' },
+        { "metric", required_argument, NULL, 'm' },
+        { "experiment", required_argument, NULL, 'e' },
+        { "sweep", required_argument, NULL, 's' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct plot_opts o = { .db_path = DEFAULT_DB, .out_dir = "results/out", .format = "png" };
+    /* each list holds at most argc values */
+    const char **lists = calloc(3 * (size_t)argc + 3, sizeof *lists);
+    if (lists == NULL)
+        return 1;
+    const char **mets = lists, **exps = lists + argc + 1, **sweeps = lists + 2 * argc + 2;
+    o.metrics = mets;
+    o.experiments = exps;
+    o.sweeps = sweeps;
+    int c, rc = -1;
+    opterr = 0;
+    optind = 1;
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:o:f:b:m:e:s:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': o.db_path = optarg; break;
+        case 'o': o.out_dir = optarg; break;
+        case 'f': o.format = optarg; break;
+        case 'b': o.baseline = optarg; break;
+        case 'm': mets[o.nmetrics++] = optarg; break;
+        case 'e': exps[o.nexperiments++] = optarg; break;
+        case 's': sweeps[o.nsweeps++] = optarg; break;
+        case 'h': fputs(plot_help, stdout); rc = 0; break;
+        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (rc < 0 && optind != argc)
+        rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0 && access(o.db_path, R_OK) != 0) {
+        fprintf(stderr, "hetsim: %s: no such database (run an experiment first: hetsim run "
+                "default)\n", o.db_path);
+        rc = 2;
+    }
+    if (rc < 0) {
+        struct errbuf err;
+        err_clear(&err);
+        int n;
+        if (plot_all(&o, &n, &err) < 0) {
+            rc = fail(&err);
+        } else {
+            printf("wrote %d figure%s under %s/\n", n, n == 1 ? "" : "s", o.out_dir);
+            rc = 0;
+        }
+    }
+    free(lists);
+    return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_files(const char *kind)
+{
+    char dir[PATH_MAX_LEN];
+    snprintf(dir, sizeof dir, "%s/workloads/%s", path_data_root(), kind);
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        fprintf(stderr, "hetsim: %s: cannot read the directory\n", dir);
+        return 1;
+    }
+    char *names[1024];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && n < 1024) {
+        if (de->d_name[0] == '.')
+            continue;
+        size_t len = strlen(de->d_name);
+        int json = len > 5 && strcmp(de->d_name + len - 5, ".json") == 0;
+        if (strcmp(kind, "traces") != 0 && !json)
+            continue;
+        if ((names[n] = strdup(de->d_name)) == NULL)
+            break;
+        if (json && strcmp(kind, "traces") != 0)
+            names[n][len - 5] = '\0';
+        n++;
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    for (int i = 0; i < n; i++) {
+        printf("%s\n", names[i]);
+        free(names[i]);
+    }
+    return 0;
+}
+
+static const char list_help[] =
+    "usage: hetsim list policies|gpus|links|models|experiments|sweeps|clusters|traces\n"
+    "List what hetsim knows: policies (with their domain), GPU types and links of the\n"
+    "catalog, job types with their throughput sources, shipped experiments, sweeps, clusters,\n"
+    "traces.\n";
+
+static int cmd_list(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(list_help, stdout);
+        return 0;
+    }
+    if (argc != 2)
+        return usage_error("%s", "expected one of: policies gpus links models experiments "
+                                 "sweeps clusters traces");
+    const char *what = argv[1];
+    if (strcmp(what, "policies") == 0) {
+        for (int i = 0; policy_registry[i] != NULL; i++)
+            printf("%-16s %-10s %s\n", policy_registry[i]->name, policy_registry[i]->domain,
+                   policy_registry[i]->summary);
+        return 0;
+    }
+    if (strcmp(what, "experiments") == 0 || strcmp(what, "clusters") == 0 ||
+        strcmp(what, "traces") == 0 || strcmp(what, "sweeps") == 0)
+        return list_files(what);
+    if (strcmp(what, "gpus") != 0 && strcmp(what, "links") != 0 && strcmp(what, "models") != 0)
+        return usage_error("cannot list '%s'", what);
+    struct errbuf err;
+    err_clear(&err);
+    char gp[PATH_MAX_LEN], lp[PATH_MAX_LEN];
+    path_resolve(gp, sizeof gp, NULL, experiment_default_gpus);
+    path_resolve(lp, sizeof lp, NULL, experiment_default_links);
+    catalog *cat;
+    if (catalog_load(&cat, gp, lp, &err) < 0)
+        return fail(&err);
+    int rc = 0;
+    if (strcmp(what, "gpus") == 0) {
+        printf("%-10s %7s %9s %9s %9s %9s  %s\n", "gpu", "mem_GB", "fp32_TF", "fp16_TF",
+               "mem_GB/s", "USD/h", "links");
+        for (int i = 0; i < catalog_ngpus(cat); i++) {
+            const struct gpu_spec *g = catalog_gpu(cat, i);
+            printf("%-10s %7.0f %9.2f %9.1f %9.0f %9.3f  %s%s%s\n", g->name, g->mem_gb,
+                   g->fp32_tflops, g->fp16_tflops, g->mem_bw_gbs, g->price_hr,
+                   g->nvlink >= 0 ? catalog_link(cat, g->nvlink)->name : "",
+                   g->nvlink >= 0 ? " " : "", catalog_link(cat, g->pcie)->name);
+        }
+    } else if (strcmp(what, "links") == 0) {
+        printf("%-14s %-6s %9s %8s\n", "link", "scope", "GB/s", "lat_us");
+        for (int i = 0; i < catalog_nlinks(cat); i++) {
+            const struct link_spec *l = catalog_link(cat, i);
+            printf("%-14s %-6s %9.3f %8.1f\n", l->name, l->scope == LINK_INTRA ? "intra" : "inter",
+                   l->bw_gbs, l->lat_us);
+        }
+    } else {
+        char jp[PATH_MAX_LEN], pp[PATH_MAX_LEN];
+        path_resolve(jp, sizeof jp, NULL, experiment_default_jobtypes);
+        tput *t = NULL;
+        rc = tput_create(&t, cat, &err) < 0 || tput_load_types(t, jp, &err) < 0;
+        for (int i = 0; rc == 0 && experiment_default_profiles[i] != NULL; i++) {
+            path_resolve(pp, sizeof pp, NULL, experiment_default_profiles[i]);
+            rc = tput_load_profile(t, pp, &err) < 0;
+        }
+        if (rc != 0) {
+            rc = fail(&err);
+        } else {
+            printf("%-36s %6s %7s %9s  %s\n", "job type", "batch", "scaling", "params_M",
+                   "measured on");
+            for (int j = 0; j < tput_ntypes(t); j++) {
+                const struct jobtype *jt = tput_type(t, j);
+                char on[256] = "";
+                for (int g = 0; g < catalog_ngpus(cat); g++)
+                    if (tput_measured(t, j, g, 1, 0) >= 0) {
+                        size_t n = strlen(on);
+                        snprintf(on + n, sizeof on - n, "%s%s", n ? " " : "", catalog_gpu(cat, g)->name);
+                    }
+                printf("%-36s %6d %7s %9.1f  %s\n", jt->name, jt->batch,
+                       jt->scaling == JT_WEAK ? "weak" : "strong", jt->params_m,
+                       on[0] ? on : "(analytical model only)");
+            }
+        }
+        tput_destroy(t);
+    }
+    catalog_destroy(cat);
+    return rc;
+}
+
+static const char convert_help[] =
+    "usage: hetsim convert gavel-throughputs IN.json OUT.csv\n"
+    "Convert Gavel's simulation_throughputs.json into hetsim's profile CSV\n"
+    "(job_type,gpu,workers,placement,iters_per_s).\n";
+
+static int cmd_convert(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(convert_help, stdout);
+        return 0;
+    }
+    if (argc != 4 || strcmp(argv[1], "gavel-throughputs") != 0)
+        return usage_error("%s", "expected: gavel-throughputs IN.json OUT.csv");
+    struct errbuf err;
+    err_clear(&err);
+    char gp[PATH_MAX_LEN], lp[PATH_MAX_LEN];
+    path_resolve(gp, sizeof gp, NULL, experiment_default_gpus);
+    path_resolve(lp, sizeof lp, NULL, experiment_default_links);
+    catalog *cat = NULL;
+    tput *t = NULL;
+    int rc = 0;
+    if (catalog_load(&cat, gp, lp, &err) < 0 || tput_create(&t, cat, &err) < 0 ||
+        tput_load_gavel(t, argv[2], &err) < 0 || tput_write_profile(t, argv[3], &err) < 0)
+        rc = fail(&err);
+    tput_destroy(t);
+    catalog_destroy(cat);
+    return rc;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("hetsim %s (data root %s)\n", HETSIM_VERSION, path_data_root());
+    return 0;
+}
+
+static int cmd_help(int argc, char **argv);
+
+static const struct cmd commands[] = {
+    { "run", cmd_run, "EXPERIMENT [--policy NAME] [--seed N] [--db FILE] [--set KEY=VAL ...]",
+      "run an experiment's policies into the metrics database" },
+    { "sweep", cmd_sweep, "SWEEP.json [-j N] [--db FILE] [--shard I/N] [--list]",
+      "run a grid of experiments on every core, resumably" },
+    { "merge", cmd_merge, "OUT.db IN.db...", "join metrics databases (shards, MPI ranks)" },
+    { "report", cmd_report, "[--db FILE] [--format table|csv|markdown] [--baseline POLICY] "
+      "[--group] [--where EXPR]", "compare runs from the database" },
+    { "export", cmd_export, "--table NAME [--db FILE] [--format csv|tsv] [--where EXPR] "
+      "[--out FILE]", "write a table of the database as CSV (pandas, R)" },
+    { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY] "
+      "[--metric NAME] [--experiment NAME] [--sweep NAME]", "draw figures with gnuplot" },
+    { "list", cmd_list, "policies|gpus|links|models|experiments|sweeps|clusters|traces",
+      "list what hetsim knows" },
+    { "validate", cmd_validate, "EXPERIMENT [--set KEY=VAL ...]", "check an experiment without running it" },
+    { "workload", cmd_workload, "EXPERIMENT [--out FILE]", "write an experiment's jobs as a CSV trace" },
+    { "convert", cmd_convert, "gavel-throughputs IN.json OUT.csv", "convert throughput tables" },
+    { "version", cmd_version, "", "print the version" },
+    { "help", cmd_help, "", "this list" },
+    { NULL, NULL, NULL, NULL },
+};
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("hetsim %s: discrete-event simulator for scheduling on heterogeneous GPU clusters\n\n"
+           "usage: hetsim COMMAND [options]   (hetsim COMMAND --help for details)\n\n",
+           HETSIM_VERSION);
+    for (const struct cmd *c = commands; c->name != NULL; c++)
+        printf("  %-9s %s\n", c->name, c->summary);
+    printf("\nExit codes: 0 ok, 1 a run failed, 2 bad usage or input, 130 a sweep interrupted.\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cmd_help(0, NULL);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+        return cmd_help(0, NULL);
+    if (strcmp(name, "--version") == 0)
+        return cmd_version(0, NULL);
+    for (const struct cmd *c = commands; c->name != NULL; c++)
+        if (strcmp(c->name, name) == 0) {
+            cur = c;
+            return c->fn(argc - 1, argv + 1);
+        }
+    fprintf(stderr, "hetsim: unknown command '%s'\nTry 'hetsim help'.\n", name);
+    return 2;
+}

@@ -1,0 +1,330 @@
+/*
+ * cluster: reads node groups and lays out nodes and GPUs.
+ * Invariants: nodes[k].first + nodes[k].ngpus == nodes[k+1].first; gpu_node is the inverse.
+ * Placement queries are O(n) in the GPUs named (a bitmap-free scan with a small node list).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cluster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct group {
+    char name[64];
+    int  gpu, count, per_node, intra, net;
+};
+
+struct cluster {
+    char                 name[128];
+    const catalog       *cat;
+    struct group        *groups;
+    int                  ngroups;
+    struct cluster_node *nodes;
+    int                  nnodes;
+    int                 *gpu_node;
+    int                  ngpus;
+    int                  types[CLUSTER_MAX_TYPES];
+    int                  ntypes;
+    int                  type_count[CLUSTER_MAX_TYPES];
+    int                  max_per_node;
+};
+
+const char *cluster_name(const cluster *c) { return c->name; }
+const catalog *cluster_catalog(const cluster *c) { return c->cat; }
+int cluster_ngpus(const cluster *c) { return c->ngpus; }
+int cluster_nnodes(const cluster *c) { return c->nnodes; }
+int cluster_max_gpus_per_node(const cluster *c) { return c->max_per_node; }
+const struct cluster_node *cluster_node(const cluster *c, int node) { return &c->nodes[node]; }
+int cluster_gpu_node(const cluster *c, int gpu_id) { return c->gpu_node[gpu_id]; }
+int cluster_gpu_type(const cluster *c, int gpu_id) { return c->nodes[c->gpu_node[gpu_id]].gpu; }
+
+int cluster_types(const cluster *c, const int **types)
+{
+    *types = c->types;
+    return c->ntypes;
+}
+
+int cluster_type_slot(const cluster *c, int gpu)
+{
+    for (int i = 0; i < c->ntypes; i++)
+        if (c->types[i] == gpu)
+            return i;
+    return -1;
+}
+
+int cluster_type_count(const cluster *c, int gpu)
+{
+    int s = cluster_type_slot(c, gpu);
+    return s < 0 ? 0 : c->type_count[s];
+}
+
+int cluster_type_max_per_node(const cluster *c, int gpu)
+{
+    int m = 0;
+    for (int g = 0; g < c->ngroups; g++)
+        if (c->groups[g].gpu == gpu && c->groups[g].per_node > m)
+            m = c->groups[g].per_node;
+    return m;
+}
+
+static int link_field(const catalog *cat, const struct jobj *o, const char *key, int scope,
+                      int *out, struct errbuf *err)
+{
+    const char *name = NULL;
+    if (jobj_str(o, key, JOPT, &name, err) < 0)
+        return -1;
+    if (name == NULL)
+        return 0;
+    const cJSON *node = cJSON_GetObjectItemCaseSensitive(o->node, key);
+    char p[256];
+    snprintf(p, sizeof p, "%s%s%s", o->path, o->path[0] ? "." : "", key);
+    int id = catalog_link_find(cat, name);
+    if (id >= 0 && catalog_link(cat, id)->scope != scope)
+        return jsonf_error(o->doc, node, p, err, "'%s' is an %s-node link; this field needs an "
+                           "%s-node link", name, scope == LINK_INTRA ? "inter" : "intra",
+                           scope == LINK_INTRA ? "intra" : "inter");
+    if (id < 0) {
+        /* the candidates of the right scope, for a suggestion and the list of known links */
+        int nl = catalog_nlinks(cat), k = 0;
+        const char **cand = malloc((size_t)(nl + 1) * sizeof *cand);
+        if (cand == NULL)
+            return err_run(err, "out of memory");
+        for (int i = 0; i < nl; i++)
+            if (catalog_link(cat, i)->scope == scope)
+                cand[k++] = catalog_link(cat, i)->name;
+        cand[k] = NULL;
+        const char *hint = jsonf_suggest(name, cand);
+        char list[512] = "";
+        for (int i = 0; i < k; i++) {
+            size_t n = strlen(list);
+            if (n + strlen(cand[i]) + 8 >= sizeof list) {
+                snprintf(list + n, sizeof list - n, "%s...", i ? ", " : "");
+                break;
+            }
+            snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", cand[i]);
+        }
+        const char *what = scope == LINK_INTRA ? "intra" : "inter";
+        int rc = hint != NULL
+                     ? jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s' (did you "
+                                   "mean '%s'?)", what, name, hint)
+                     : jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s'; known: %s",
+                                   what, name, list);
+        free(cand);
+        return rc;
+    }
+    *out = id;
+    return 0;
+}
+
+int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
+                      struct errbuf *err)
+{
+    static const char *const top_keys[] = { "name", "network", "groups", "note", "source", NULL };
+    static const char *const gkeys[] = { "name", "count", "gpu", "gpus_per_node", "intra",
+                                         "network", "note", NULL };
+    *out = NULL;
+    cluster *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return err_run(err, "out of memory");
+    c->cat = cat;
+    const char *name = "cluster";
+    const cJSON *groups;
+    int net = -1;
+    if (jobj_known(o, top_keys, err) < 0 || jobj_str(o, "name", JOPT, &name, err) < 0 ||
+        link_field(cat, o, "network", LINK_INTER, &net, err) < 0 ||
+        jobj_arr(o, "groups", JREQ, &groups, err) < 0)
+        goto fail;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    char gpath[224];
+    snprintf(gpath, sizeof gpath, "%s%sgroups", o->path, o->path[0] ? "." : "");
+    c->ngroups = cJSON_GetArraySize(groups);
+    if (c->ngroups == 0) {
+        jsonf_error(o->doc, groups, gpath, err, "at least one node group is needed");
+        goto fail;
+    }
+    c->groups = calloc((size_t)c->ngroups, sizeof *c->groups);
+    if (c->groups == NULL)
+        goto oom;
+    long total_nodes = 0, total_gpus = 0;
+    int i = 0;
+    for (const cJSON *e = groups->child; e != NULL; e = e->next, i++) {
+        struct jobj g;
+        struct group *gr = &c->groups[i];
+        const char *gname = NULL, *gpu = NULL;
+        int64_t count = 0, per = 0;
+        if (jobj_elem(&g, o, "groups", e, i, err) < 0 || jobj_known(&g, gkeys, err) < 0 ||
+            jobj_str(&g, "gpu", JREQ, &gpu, err) < 0 ||
+            jobj_int(&g, "count", JREQ, 1, 1000000, &count, err) < 0 ||
+            jobj_int(&g, "gpus_per_node", JREQ, 1, 64, &per, err) < 0 ||
+            jobj_str(&g, "name", JOPT, &gname, err) < 0)
+            goto fail;
+        gr->gpu = catalog_gpu_find(cat, gpu);
+        if (gr->gpu < 0) {
+            const char **names = malloc((size_t)(catalog_ngpus(cat) + 1) * sizeof *names);
+            if (names == NULL) {
+                err_run(err, "out of memory");
+                goto fail;
+            }
+            catalog_gpu_names(cat, names);
+            const char *hint = jsonf_suggest(gpu, names);
+            char p[256];
+            snprintf(p, sizeof p, "%s.gpu", g.path);
+            jsonf_error(o->doc, cJSON_GetObjectItemCaseSensitive(e, "gpu"), p, err,
+                        "unknown GPU type '%s'%s%s%s (see `hetsim list gpus`)", gpu,
+                        hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+            free(names);
+            goto fail;
+        }
+        const struct gpu_spec *spec = catalog_gpu(cat, gr->gpu);
+        gr->intra = spec->nvlink >= 0 ? spec->nvlink : spec->pcie;
+        gr->net = net;
+        if (link_field(cat, &g, "intra", LINK_INTRA, &gr->intra, err) < 0 ||
+            link_field(cat, &g, "network", LINK_INTER, &gr->net, err) < 0)
+            goto fail;
+        if (gr->net < 0) {
+            jsonf_error(o->doc, e, g.path, err,
+                        "no inter-node network: set \"network\" on the cluster or the group");
+            goto fail;
+        }
+        gr->count = (int)count;
+        gr->per_node = (int)per;
+        snprintf(gr->name, sizeof gr->name, "%s", gname ? gname : spec->name);
+        total_nodes += count;
+        total_gpus += count * per;
+        if (total_gpus > 4000000) {
+            jsonf_error(o->doc, e, g.path, err, "more than 4,000,000 GPUs in all");
+            goto fail;
+        }
+        if (per > c->max_per_node)
+            c->max_per_node = (int)per;
+    }
+    c->nnodes = (int)total_nodes;
+    c->ngpus = (int)total_gpus;
+    c->nodes = calloc((size_t)c->nnodes, sizeof *c->nodes);
+    c->gpu_node = calloc((size_t)c->ngpus, sizeof *c->gpu_node);
+    if (c->nodes == NULL || c->gpu_node == NULL)
+        goto oom;
+    int node = 0, gid = 0;
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        struct group *gr = &c->groups[gi];
+        for (int k = 0; k < gr->count; k++, node++) {
+            c->nodes[node] = (struct cluster_node){ gi, gr->gpu, gid, gr->per_node, gr->intra,
+                                                    gr->net };
+            for (int q = 0; q < gr->per_node; q++)
+                c->gpu_node[gid++] = node;
+        }
+    }
+    /* distinct types in catalog order */
+    for (int t = 0; t < catalog_ngpus(cat); t++) {
+        int cnt = 0;
+        for (int gi = 0; gi < c->ngroups; gi++)
+            if (c->groups[gi].gpu == t)
+                cnt += c->groups[gi].count * c->groups[gi].per_node;
+        if (cnt == 0)
+            continue;
+        if (c->ntypes == CLUSTER_MAX_TYPES) {
+            jsonf_error(o->doc, groups, gpath, err, "more than %d distinct GPU types",
+                        CLUSTER_MAX_TYPES);
+            goto fail;
+        }
+        c->type_count[c->ntypes] = cnt;
+        c->types[c->ntypes++] = t;
+    }
+    *out = c;
+    return 0;
+oom:
+    err_run(err, "out of memory");
+fail:
+    cluster_destroy(c);
+    return -1;
+}
+
+int cluster_load(cluster **out, const catalog *cat, const char *path, struct errbuf *err)
+{
+    jsonf *doc;
+    *out = NULL;
+    if (jsonf_load(&doc, path, err) < 0)
+        return -1;
+    struct jobj root;
+    int rc = jobj_root(&root, doc, err);
+    if (rc == 0)
+        rc = cluster_from_json(out, cat, &root, err);
+    jsonf_destroy(doc);
+    return rc;
+}
+
+void cluster_destroy(cluster *c)
+{
+    if (c == NULL)
+        return;
+    free(c->groups);
+    free(c->nodes);
+    free(c->gpu_node);
+    free(c);
+}
+
+static double bw(const catalog *cat, int link)
+{
+    return catalog_link(cat, link)->bw_gbs;
+}
+
+void cluster_placement(const cluster *c, const int *ids, int n, struct placement *p, int *mixed)
+{
+    p->workers = n;
+    p->nodes = 0;
+    p->link = -1;
+    p->gpu = n > 0 ? cluster_gpu_type(c, ids[0]) : -1;
+    *mixed = 0;
+    int slow = -1, last_node = -1;
+    for (int i = 0; i < n; i++) {
+        int nd = c->gpu_node[ids[i]];
+        const struct cluster_node *node = &c->nodes[nd];
+        if (node->gpu != p->gpu)
+            *mixed = 1;
+        /* count distinct nodes; ids of one node are usually adjacent, so check cheaply first */
+        int seen = nd == last_node;
+        for (int k = 0; k < i && !seen; k++)
+            seen = c->gpu_node[ids[k]] == nd;
+        if (!seen)
+            p->nodes++;
+        last_node = nd;
+        if (n > 1 && (slow < 0 || bw(c->cat, node->intra) < bw(c->cat, slow)))
+            slow = node->intra;
+    }
+    if (p->nodes > 1)
+        for (int i = 0; i < n; i++) {
+            int net = c->nodes[c->gpu_node[ids[i]]].net;
+            if (bw(c->cat, net) < bw(c->cat, slow))
+                slow = net;
+        }
+    p->link = n > 1 ? slow : -1;
+}
+
+void cluster_best_placement(const cluster *c, int gpu, int n, struct placement *p)
+{
+    p->gpu = gpu;
+    p->workers = n;
+    p->nodes = 1;
+    p->link = -1;
+    /* best group: fewest nodes needed, then fastest links */
+    double best_bw = -1;
+    int best_nodes = 0;
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        const struct group *g = &c->groups[gi];
+        if (g->gpu != gpu)
+            continue;
+        int nodes = (n + g->per_node - 1) / g->per_node;
+        if (nodes > g->count)
+            nodes = g->count;
+        int link = nodes > 1 ? (bw(c->cat, g->net) < bw(c->cat, g->intra) ? g->net : g->intra)
+                             : g->intra;
+        double b = bw(c->cat, link);
+        if (best_nodes == 0 || nodes < best_nodes || (nodes == best_nodes && b > best_bw)) {
+            best_nodes = nodes;
+            best_bw = b;
+            p->nodes = nodes;
+            p->link = n > 1 ? link : -1;
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/*
+ * cluster: the simulated machines — node groups of one GPU type each, with an intra-node link
+ * (NVLink, NVSwitch, PCIe) and an inter-node network (Ethernet, InfiniBand).
+ *
+ * GPUs are numbered 0..ngpus-1 node by node, groups in file order, so a GPU id is stable for a
+ * given cluster file.  GPU types are catalog ids; a cluster holds at most CLUSTER_MAX_TYPES
+ * distinct types, listed in catalog order by cluster_types.
+ *
+ * Ownership: cluster_load/cluster_from_json allocate, cluster_destroy frees; the catalog must
+ * outlive the cluster.  A cluster never changes after loading (occupancy lives in occ).
+ */
+#ifndef HETSIM_CLUSTER_H
+#define HETSIM_CLUSTER_H
+
+#include "../base/err.h"
+#include "../base/jsonf.h"
+#include "../../models/catalog.h"
+#include "../../models/catalog.h"
+
+typedef struct cluster cluster;
+
+enum { CLUSTER_MAX_TYPES = 16 };
+
+struct cluster_node {
+    int group;
+    int gpu;            /* GPU type id */
+    int first;          /* id of its first GPU */
+    int ngpus;
+    int intra;          /* link id inside the node */
+    int net;            /* link id to other nodes */
+};
+
+/* Read the cluster object `o` (a file's root or an inline experiment field). */
+int  cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
+                       struct errbuf *err);
+int  cluster_load(cluster **out, const catalog *cat, const char *path, struct errbuf *err);
+void cluster_destroy(cluster *c);
+
+const char *cluster_name(const cluster *c);
+const catalog *cluster_catalog(const cluster *c);
+int cluster_ngpus(const cluster *c);
+int cluster_nnodes(const cluster *c);
+int cluster_max_gpus_per_node(const cluster *c);
+const struct cluster_node *cluster_node(const cluster *c, int node);
+int cluster_gpu_node(const cluster *c, int gpu_id);
+int cluster_gpu_type(const cluster *c, int gpu_id);
+
+/* The distinct GPU types present, in catalog order; returns how many (<= CLUSTER_MAX_TYPES). */
+int cluster_types(const cluster *c, const int **types);
+/* GPUs of type `gpu` in the cluster (0 if absent). */
+int cluster_type_count(const cluster *c, int gpu);
+/* Position of `gpu` in cluster_types, -1 if absent. */
+int cluster_type_slot(const cluster *c, int gpu);
+/* The most GPUs of one type a single node offers. */
+int cluster_type_max_per_node(const cluster *c, int gpu);
+
+/* Describe where `n` GPUs (ids) sit: type of the first GPU, nodes spanned, slowest link the
+ * ring crosses.  *mixed is set to 1 when the GPUs are not all of one type. */
+void cluster_placement(const cluster *c, const int *ids, int n, struct placement *p, int *mixed);
+
+/* The placement that n GPUs of type `gpu` would get on the fewest nodes of the best-linked
+ * group (what a policy assumes when it estimates a job's speed on a type). */
+void cluster_best_placement(const cluster *c, int gpu, int n, struct placement *p);
+
+#endif

@@ -1,0 +1,280 @@
+/*
+ * experiment: reads the top level of an experiment file.  Sub-objects (cluster, workload,
+ * policy parameters) are validated by their own readers when a run opens them; this file
+ * checks what belongs to the experiment itself and resolves file paths.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "experiment.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sched/policy.h"
+
+static int resolve_field(struct experiment *e, const struct jobj *o, const char *key,
+                         const char *def, char *out, int required, struct errbuf *err)
+{
+    const char *v = NULL;
+    if (jobj_str(o, key, JOPT, &v, err) < 0)
+        return -1;
+    if (v == NULL) {
+        if (def == NULL) {
+            out[0] = '\0';
+            return required ? jsonf_error(e->doc, o->node, key, err, "required field is missing") : 0;
+        }
+        v = def;
+    }
+    if (path_resolve(out, PATH_MAX_LEN, e->base_dir, v) < 0) {
+        char p[256];
+        snprintf(p, sizeof p, "%s%s%s", o->path, o->path[0] ? "." : "", key);
+        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(o->node, key), p, err,
+                           "file '%s' not found (looked next to the experiment, in the current "
+                           "directory and under %s)", v, path_data_root());
+    }
+    return 0;
+}
+
+const char experiment_default_gpus[] = "models/data/gpus.json";
+const char experiment_default_links[] = "models/data/links.json";
+const char experiment_default_jobtypes[] = "models/data/jobtypes.json";
+const char *const experiment_default_profiles[] = { "models/data/profiles/gavel.csv",
+                                             "models/data/profiles/heet.csv", NULL };
+
+static int read_models(struct experiment *e, const struct jobj *root, struct errbuf *err)
+{
+    static const char *const keys[] = { "gpus", "links", "job_types", "profiles",
+                                        "gavel_throughputs", "note", NULL };
+    const char *const *default_profiles = experiment_default_profiles;
+    struct jobj m;
+    const cJSON *arr = NULL;
+    if (jobj_obj(&m, root, "models", JOPT, err) < 0 || jobj_known(&m, keys, err) < 0 ||
+        resolve_field(e, &m, "gpus", experiment_default_gpus, e->gpus_path, 1, err) < 0 ||
+        resolve_field(e, &m, "links", experiment_default_links, e->links_path, 1, err) < 0 ||
+        resolve_field(e, &m, "job_types", experiment_default_jobtypes, e->jobtypes_path, 1, err) < 0 ||
+        resolve_field(e, &m, "gavel_throughputs", NULL, e->gavel_tput_path, 0, err) < 0 ||
+        jobj_arr(&m, "profiles", JOPT, &arr, err) < 0)
+        return -1;
+    if (arr == NULL) {
+        for (int i = 0; default_profiles[i] != NULL; i++)
+            if (path_resolve(e->profiles[e->nprofiles], PATH_MAX_LEN, NULL, default_profiles[i]) < 0)
+                return err_input(err, default_profiles[i], 0, NULL,
+                                 "shipped profile missing under %s (set HETSIM_DATA?)",
+                                 path_data_root());
+            else
+                e->nprofiles++;
+        return 0;
+    }
+    int i = 0;
+    for (const cJSON *p = arr->child; p != NULL; p = p->next, i++) {
+        char field[64];
+        snprintf(field, sizeof field, "models.profiles[%d]", i);
+        if (!cJSON_IsString(p) || i >= EXPERIMENT_MAX_PROFILES)
+            return jsonf_error(e->doc, p, field, err, "must be a file name (at most %d)",
+                               EXPERIMENT_MAX_PROFILES);
+        if (path_resolve(e->profiles[i], PATH_MAX_LEN, e->base_dir, p->valuestring) < 0)
+            return jsonf_error(e->doc, p, field, err, "file '%s' not found", p->valuestring);
+        e->nprofiles = i + 1;
+    }
+    return 0;
+}
+
+static int read_sim(struct experiment *e, const struct jobj *root, struct errbuf *err)
+{
+    static const char *const keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
+                                        "sample_s", "sample_repeats", "round_samples", "until_s",
+                                        "max_events", "min_realloc_s", "note", NULL };
+    struct jobj s;
+    double sample_s = 600, until_s = 0;
+    int64_t max_events = 0;
+    e->sim = (struct train_config){ .restore_delay_s = -1, .restore_fixed_s = 10,
+                                    .storage_gbs = 2.0, .until = SIM_NEVER, .round_samples = 1 };
+    e->gavel_min_realloc_s = 1920;
+    e->sample_repeats = 0;
+    if (jobj_obj(&s, root, "sim", JOPT, err) < 0 || jobj_known(&s, keys, err) < 0 ||
+        jobj_num(&s, "restore_delay_s", JOPT, -1, 1e7, &e->sim.restore_delay_s, err) < 0 ||
+        jobj_num(&s, "restore_fixed_s", JOPT, 0, 1e7, &e->sim.restore_fixed_s, err) < 0 ||
+        jobj_num(&s, "storage_gbs", JOPT, 0, 1e6, &e->sim.storage_gbs, err) < 0 ||
+        jobj_num(&s, "sample_s", JOPT, 0, 1e9, &sample_s, err) < 0 ||
+        jobj_num(&s, "until_s", JOPT, 0, 9e12, &until_s, err) < 0 ||
+        jobj_int(&s, "max_events", JOPT, 0, INT64_MAX / 2, &max_events, err) < 0 ||
+        jobj_num(&s, "min_realloc_s", JOPT, 0, 1e9, &e->gavel_min_realloc_s, err) < 0 ||
+        jobj_bool(&s, "round_samples", JOPT, &e->sim.round_samples, err) < 0 ||
+        jobj_bool(&s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0)
+        return -1;
+    e->sim.sample_period = sim_from_sec(sample_s);
+    e->sim.until = until_s > 0 ? sim_from_sec(until_s) : SIM_NEVER;
+    e->sim.max_events = (uint64_t)max_events;
+    return 0;
+}
+
+static int read_policies(struct experiment *e, const struct jobj *root, struct errbuf *err)
+{
+    const cJSON *arr;
+    if (jobj_arr(root, "policies", JREQ, &arr, err) < 0)
+        return -1;
+    if (cJSON_GetArraySize(arr) == 0)
+        return jsonf_error(e->doc, arr, "policies", err, "list at least one policy");
+    int i = 0;
+    for (const cJSON *p = arr->child; p != NULL; p = p->next, i++) {
+        char field[64];
+        snprintf(field, sizeof field, "policies[%d]", i);
+        if (i >= EXPERIMENT_MAX_POLICIES)
+            return jsonf_error(e->doc, p, field, err, "at most %d policies", EXPERIMENT_MAX_POLICIES);
+        struct experiment_policy *ep = &e->policies[i];
+        memset(ep, 0, sizeof *ep);
+        if (cJSON_IsString(p) && p->valuestring[0] != '\0') {
+            ep->name = ep->label = p->valuestring;
+        } else if (cJSON_IsObject(p)) {
+            if (jobj_elem(&ep->params, root, "policies", p, i, err) < 0 ||
+                jobj_str(&ep->params, "name", JREQ, &ep->name, err) < 0)
+                return -1;
+            ep->label = ep->name;
+            if (jobj_str(&ep->params, "label", JOPT, &ep->label, err) < 0)
+                return -1;
+        } else {
+            return jsonf_error(e->doc, p, field, err,
+                               "must be a policy name or an object with a \"name\"");
+        }
+        if (policy_find(ep->name) == NULL) {
+            char hint[96], f[80];
+            snprintf(f, sizeof f, "%s%s", field, cJSON_IsObject(p) ? ".name" : "");
+            return jsonf_error(e->doc, cJSON_IsObject(p) ? cJSON_GetObjectItemCaseSensitive(p,
+                               "name") : p, f, err, "unknown policy '%s'%s (see `hetsim list "
+                               "policies`)", ep->name, policy_hint(ep->name, hint, sizeof hint));
+        }
+        for (int k = 0; k < i; k++)
+            if (strcmp(e->policies[k].label, ep->label) == 0)
+                return jsonf_error(e->doc, p, field, err, "two policies are labelled '%s' (give "
+                                   "one a different \"label\")", ep->label);
+        e->npolicies = i + 1;
+    }
+    return 0;
+}
+
+int experiment_load(struct experiment **out, const char *name_or_path, char *const *sets, int nsets,
+             struct errbuf *err)
+{
+    return experiment_load_from(out, name_or_path, sets, NULL, nsets, err);
+}
+
+int experiment_load_from(struct experiment **out, const char *name_or_path, char *const *sets,
+                  const char *const *origins, int nsets, struct errbuf *err)
+{
+    static const char *const keys[] = { "name", "description", "domain", "seed", "mode",
+                                        "cluster", "workload", "policies", "sim", "models",
+                                        "note", NULL };
+    static const char *const domains[] = { "training", NULL };
+    static const char *const modes[] = { "native", "gavel", NULL };
+    *out = NULL;
+    struct experiment *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return err_run(err, "out of memory");
+    if (path_named(e->path, sizeof e->path, "experiments", name_or_path) < 0) {
+        err_input(err, name_or_path, 0, NULL, "no such experiment file or shipped experiment "
+                  "(see `hetsim list experiments`)");
+        goto fail;
+    }
+    path_dirname(e->base_dir, sizeof e->base_dir, e->path);
+    if (jsonf_load(&e->doc, e->path, err) < 0)
+        goto fail;
+    for (int i = 0; i < nsets; i++) {
+        const char *eq = strchr(sets[i], '=');
+        if (eq == NULL || eq == sets[i]) {
+            err_input(err, "--set", 0, sets[i], "expected key=value");
+            goto fail;
+        }
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - sets[i]), sets[i]);
+        if (jsonf_set_from(e->doc, key, eq + 1, origins ? origins[i] : NULL, err) < 0)
+            goto fail;
+    }
+    struct jobj root;
+    int domain = 0;
+    int64_t seed = 1;
+    e->name = "unnamed";
+    e->description = "";
+    if (jobj_root(&root, e->doc, err) < 0 || jobj_known(&root, keys, err) < 0 ||
+        jobj_str(&root, "name", JOPT, &e->name, err) < 0 ||
+        jobj_str(&root, "description", JOPT, &e->description, err) < 0 ||
+        jobj_enum(&root, "domain", JOPT, domains, &domain, err) < 0 ||
+        jobj_enum(&root, "mode", JOPT, modes, &e->mode, err) < 0 ||
+        jobj_int(&root, "seed", JOPT, 0, INT64_MAX, &seed, err) < 0 ||
+        jobj_obj(&e->workload, &root, "workload", JREQ, err) < 0 ||
+        read_policies(e, &root, err) < 0 || read_sim(e, &root, err) < 0 ||
+        read_models(e, &root, err) < 0)
+        goto fail;
+    e->domain = domains[domain];
+    e->seed = (uint64_t)seed;
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(jsonf_root(e->doc), "cluster");
+    if (cl == NULL) {
+        jsonf_error(e->doc, jsonf_root(e->doc), "cluster", err, "required field is missing");
+        goto fail;
+    }
+    if (cJSON_IsString(cl)) {
+        if (path_named(e->cluster_path, sizeof e->cluster_path, "clusters", cl->valuestring) < 0 &&
+            path_resolve(e->cluster_path, sizeof e->cluster_path, e->base_dir, cl->valuestring) < 0) {
+            jsonf_error(e->doc, cl, "cluster", err, "no cluster file or shipped cluster '%s' "
+                        "(see `hetsim list clusters`)", cl->valuestring);
+            goto fail;
+        }
+    } else if (jobj_obj(&e->cluster, &root, "cluster", JREQ, err) < 0) {
+        goto fail;
+    }
+    *out = e;
+    return 0;
+fail:
+    experiment_free(e);
+    return -1;
+}
+
+void experiment_free(struct experiment *e)
+{
+    if (e == NULL)
+        return;
+    jsonf_destroy(e->doc);
+    free(e);
+}
+
+int experiment_only_policy(struct experiment *e, const char *name, struct errbuf *err)
+{
+    for (int i = 0; i < e->npolicies; i++)
+        if (strcmp(e->policies[i].label, name) == 0) {
+            e->policies[0] = e->policies[i];
+            e->npolicies = 1;
+            return 0;
+        }
+    /* not in the file: run it with default parameters */
+    if (policy_find(name) == NULL) {
+        char hint[96];
+        return err_input(err, "--policy", 0, NULL, "unknown policy '%s'%s (see `hetsim list "
+                         "policies`)", name, policy_hint(name, hint, sizeof hint));
+    }
+    e->policies[0] = (struct experiment_policy){ .name = name, .label = name };
+    e->npolicies = 1;
+    return 0;
+}
+
+char *experiment_config_json(const struct experiment *e, int policy_index)
+{
+    cJSON *copy = cJSON_Duplicate(jsonf_root(e->doc), 1);
+    if (copy == NULL)
+        return NULL;
+    const struct experiment_policy *p = &e->policies[policy_index];
+    cJSON *pol = p->params.node ? cJSON_Duplicate(p->params.node, 1) : cJSON_CreateString(p->name);
+    cJSON *arr = cJSON_CreateArray();
+    if (pol == NULL || arr == NULL) {
+        cJSON_Delete(pol);
+        cJSON_Delete(arr);
+        cJSON_Delete(copy);
+        return NULL;
+    }
+    cJSON_AddItemToArray(arr, pol);
+    cJSON_DeleteItemFromObjectCaseSensitive(copy, "policies");
+    cJSON_AddItemToObject(copy, "policies", arr);
+    cJSON_DeleteItemFromObjectCaseSensitive(copy, "seed");
+    cJSON_AddNumberToObject(copy, "seed", (double)e->seed);
+    char *s = cJSON_PrintUnformatted(copy);
+    cJSON_Delete(copy);
+    return s;
+}

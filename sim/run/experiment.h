@@ -1,0 +1,77 @@
+/*
+ * experiment: an experiment file — what to simulate (cluster, workload, models), which
+ * policies to compare, with which seed and simulation settings.
+ *
+ * Loading applies the command line's --set overrides to the JSON before anything is read, so
+ * every field can be overridden and every error still names its origin (file:line, or the
+ * --set that put the value there).  The experiment keeps the parsed document; the readers of
+ * the cluster, workload and policies take their objects from it.
+ *
+ * Ownership: experiment_load allocates; experiment_free frees the experiment and its document.  Pointers
+ * into it (names, jobj nodes) live until experiment_free.
+ */
+#ifndef HETSIM_EXPERIMENT_H
+#define HETSIM_EXPERIMENT_H
+
+#include <stdint.h>
+
+#include "../base/jsonf.h"
+#include "../base/path.h"
+#include "../train/train.h"
+
+enum { EXPERIMENT_MAX_POLICIES = 64, EXPERIMENT_MAX_PROFILES = 16 };
+
+enum experiment_mode { EXPERIMENT_NATIVE, EXPERIMENT_GAVEL };
+
+struct experiment_policy {
+    const char *name;
+    const char *label;          /* "label" parameter, or the name */
+    struct jobj params;         /* node NULL when given as a bare name */
+};
+
+struct experiment {
+    jsonf      *doc;
+    char        path[PATH_MAX_LEN];
+    char        base_dir[PATH_MAX_LEN];
+    const char *name, *domain, *description;
+    uint64_t    seed;
+    int         mode;           /* enum experiment_mode */
+    double      gavel_min_realloc_s;    /* Gavel mode: minimum time between recomputes */
+    int         sample_repeats;         /* store samples equal to both neighbours too */
+    struct experiment_policy policies[EXPERIMENT_MAX_POLICIES];
+    int         npolicies;
+    struct jobj cluster;        /* inline cluster object (node NULL if given by path) */
+    char        cluster_path[PATH_MAX_LEN];
+    struct jobj workload;
+    struct train_config sim;
+    /* model files, resolved */
+    char        gpus_path[PATH_MAX_LEN], links_path[PATH_MAX_LEN], jobtypes_path[PATH_MAX_LEN];
+    char        profiles[EXPERIMENT_MAX_PROFILES][PATH_MAX_LEN];
+    int         nprofiles;
+    char        gavel_tput_path[PATH_MAX_LEN];     /* "" if none */
+};
+
+/* The model files an experiment uses unless its "models" object names others (relative to the
+ * data root); experiment_default_profiles is NULL-terminated. */
+extern const char experiment_default_gpus[], experiment_default_links[], experiment_default_jobtypes[];
+extern const char *const experiment_default_profiles[];
+
+/* Load `name_or_path` (a file, or the name of a shipped experiment), apply the nsets
+ * "key=value" overrides, and read the experiment-level fields. */
+int  experiment_load(struct experiment **out, const char *name_or_path, char *const *sets, int nsets,
+              struct errbuf *err);
+/* The same, with origins[i] (when origins and it are not NULL) named as the source of
+ * sets[i] in errors, instead of "--set KEY" (a sweep names its file and line). */
+int  experiment_load_from(struct experiment **out, const char *name_or_path, char *const *sets,
+                   const char *const *origins, int nsets, struct errbuf *err);
+void experiment_free(struct experiment *e);
+
+/* Keep only policy `name` (the --policy option; a name or a label); it need not be listed in
+ * the file, but must be a registered policy. */
+int  experiment_only_policy(struct experiment *e, const char *name, struct errbuf *err);
+
+/* The experiment as one policy's run sees it, as compact JSON (for runs.config_json).
+ * Caller frees with free(). */
+char *experiment_config_json(const struct experiment *e, int policy_index);
+
+#endif

@@ -1,0 +1,718 @@
+/*
+ * gavel: Gavel's simulator mechanism, step by step (../shared/reference/README.md, items 1-10;
+ * stanford-futuredata/gavel @c4fa400, scheduler.py: simulate, _update_priorities,
+ * _reset_time_run_so_far, _schedule_jobs_on_workers_helper, _done_callback).
+ *
+ * One ROUND event per loop iteration of Gavel's simulate():
+ *  1. time jumps to the latest finish of the running micro-tasks (the previous round's end
+ *     becomes this round's start), or to the next arrival when nothing runs;
+ *  2. every micro-task completes: its steps are split over the job's workers (floor(s/sf),
+ *     the last takes the rest); a worker with no steps fails the micro-task (5 failures in a
+ *     row drop the job); on success the steps count and the job's time on that type grows
+ *     by (finish - round start), Gavel's "execution time";
+ *  3. jobs that arrived by now join (time so far R/2 on every type, priority and deficit 0);
+ *  4. if jobs came or went and the last reset is at least min_realloc ago (or at 0), the
+ *     deficits absorb the old allocation's shortfall, times reset to R/2, and the policy
+ *     computes a new allocation;
+ *  5. priority(j, w) = x / (time so far / worker time), x * 1e9 if that is 0, 0 if x = 0 or
+ *     the job cannot run on w or has no allocation yet;
+ *  6. types in Gavel's order (fastest first; shuffled each round for agnostic policies),
+ *     jobs per type by (priority, deficit, x) descending, stable; greedily pick jobs that
+ *     are not yet picked, can run, fit, and (FIFO) have priority > 0; a picked job without an
+ *     allocation holds its GPUs idle;
+ *  7. each picked job runs min(floor(T * R), remaining) steps, finishing at now + steps / T.
+ * Arithmetic is in double seconds as in Gavel; simtime only orders the events.
+ * Cost per round: O(J T log J) for the sorts plus the policy's allocation when it is asked.
+ */
+#include "gavel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "../../models/fairshare.h"
+#include "../core/engine.h"
+#include "../base/grow.h"
+#include "../base/rng.h"
+
+enum { MAX_FAILED_ATTEMPTS = 5, EV_ROUND = 1 };
+
+struct gjob {
+    int64_t     id;
+    int         jtype, sf, user;
+    double      weight, arrival;
+    int64_t     total, done;
+    double      T[CLUSTER_MAX_TYPES];
+    double      x[CLUSTER_MAX_TYPES], prio[CLUSTER_MAX_TYPES], deficit[CLUSTER_MAX_TYPES];
+    double      tsf[CLUSTER_MAX_TYPES];     /* Gavel's job_time_so_far */
+    int         in_alloc, failures;
+    /* this round's micro-task */
+    int         run_w;                      /* -1: not running */
+    int64_t     run_steps;
+    double      run_finish;
+    int         last_w;                     /* type of its previous micro-task, -1 */
+    int64_t     last_round;
+    /* what the database gets */
+    double      first_start, finish, attained, active_int_at_arrival;
+    double      gpu_s[CLUSTER_MAX_TYPES];
+    int         preemptions, migrations;
+    const char *origin;
+    long        line;
+};
+
+struct gw {
+    const cluster          *cl;
+    const tput             *m;
+    struct gavel_config     cfg;
+    struct job_source      *src;
+    struct gavel_allocator  al;
+    struct train_sink       sink;
+    engine                 *eng;
+    double                  R;
+    int                     T;
+    int                     types[CLUSTER_MAX_TYPES];
+    double                  cap[CLUSTER_MAX_TYPES];
+    int                     order[CLUSTER_MAX_TYPES];   /* Gavel's type order */
+    struct gjob           **act;                        /* active jobs, in id order */
+    int                     nact, capact;
+    struct gjob           **run;
+    int                     nrun;
+    struct job_spec         pending;
+    int                     have_pending;
+    double                  now, round_start, round_end, last_reset;
+    int                     have_round_end, need_update, idle_loops;
+    double                  worker_time[CLUSTER_MAX_TYPES];
+    double                  round_last[CLUSTER_MAX_TYPES + 1];
+    int                     round_logged;
+    int64_t                 round;
+    gsl_rng                *shuffle;
+    /* allocation problem buffers */
+    size_t                  pcap;
+    int64_t                *p_id;
+    int                    *p_scale, *p_user, *p_cur;
+    double                 *p_weight, *p_thr, *p_work, *p_rem, *p_age, *p_att, *p_restore, *p_x;
+    /* accounting */
+    double                  active_int, acct_t, worker_cum;
+    double                  busy[CLUSTER_MAX_TYPES];
+    double                 *bucket;                     /* [period * T + t] busy GPU-s */
+    size_t                  nbuckets;
+    struct gavel_totals     tot;
+    /* sort scratch */
+    struct entry { struct gjob *j; double prio, deficit, x; int pos; } *ent;
+};
+
+static void account(struct gw *w, double t)
+{
+    if (t > w->acct_t) {
+        w->active_int += w->nact * (t - w->acct_t);
+        w->acct_t = t;
+    }
+}
+
+/* Add busy GPU-seconds of one micro-task to the sample buckets it overlaps. */
+static int add_busy(struct gw *w, int t, double from, double to, int sf)
+{
+    w->busy[t] += sf * (to - from);
+    if (w->cfg.sample_period <= 0 || to <= from)
+        return 0;
+    double P = sim_to_sec(w->cfg.sample_period);
+    size_t last = (size_t)(to / P);
+    if (last + 1 > w->nbuckets) {
+        size_t n = (last + 1) * 2;
+        int failed = 0;
+        w->bucket = grow_array(w->bucket, n * (size_t)w->T, sizeof *w->bucket, &failed);
+        if (failed)
+            return -1;
+        memset(w->bucket + w->nbuckets * (size_t)w->T, 0,
+               (n - w->nbuckets) * (size_t)w->T * sizeof *w->bucket);
+        w->nbuckets = n;
+    }
+    for (size_t b = (size_t)(from / P); b <= last; b++) {
+        double lo = fmax(from, (double)b * P), hi = fmin(to, (double)(b + 1) * P);
+        if (hi > lo)
+            w->bucket[b * (size_t)w->T + (size_t)t] += sf * (hi - lo);
+    }
+    return 0;
+}
+
+static int emit(struct gw *w, struct gjob *j, int dropped, struct errbuf *err)
+{
+    account(w, w->now);
+    struct train_job tj = {
+        .id = j->id, .slot = -1, .jtype = j->jtype, .workers = j->sf, .user = j->user,
+        .weight = j->weight, .arrival = sim_from_sec(j->arrival), .work = (double)j->total,
+        .state = JOB_DONE, .first_start = j->first_start >= 0 ? sim_from_sec(j->first_start) : -1,
+        .preemptions = j->preemptions, .migrations = j->migrations, .gpu_type = -1,
+        .done = (double)j->done, .attained = j->attained,
+    };
+    tj.updated = sim_from_sec(w->now);
+    struct train_record r = { .job = &tj, .trace_id = j->id, .gpu_s = j->gpu_s, .rho = -1,
+                              .t_iso = -1, .finish = dropped ? -1 : sim_from_sec(j->finish) };
+    double life = (dropped ? w->now : j->finish) - j->arrival;
+    r.n_avg = life > 0 ? (w->active_int - j->active_int_at_arrival) / life : w->nact;
+    if (r.n_avg < 1)
+        r.n_avg = 1;
+    double iso = fairshare_rate(j->T, w->cap, w->T, j->sf, r.n_avg);
+    for (int t = 0; t < w->T; t++)
+        r.best_rate = fmax(r.best_rate, j->T[t]);
+    if (iso > 0) {
+        r.t_iso = (double)j->total / iso;
+        if (!dropped)
+            r.rho = (j->finish - j->arrival) / r.t_iso;
+    }
+    return w->sink.job ? w->sink.job(w->sink.ctx, &r, err) : 0;
+}
+
+static void remove_active(struct gw *w, struct gjob *j)
+{
+    account(w, w->now);
+    int k = 0;
+    while (k < w->nact && w->act[k] != j)
+        k++;
+    memmove(&w->act[k], &w->act[k + 1], (size_t)(w->nact - k - 1) * sizeof *w->act);
+    w->nact--;
+    w->need_update = 1;
+}
+
+static int by_finish_desc(const void *a, const void *b)
+{
+    const struct gjob *p = *(struct gjob *const *)a, *q = *(struct gjob *const *)b;
+    if (p->run_finish != q->run_finish)
+        return p->run_finish > q->run_finish ? -1 : 1;
+    return (p->id > q->id) - (p->id < q->id);
+}
+
+/* Step 2: the micro-tasks of the round that just ended. */
+static int complete_round(struct gw *w, struct errbuf *err)
+{
+    /* Gavel pops its heap of (-finish, job id): latest finish first, ties by id */
+    if (w->nrun > 1)
+        qsort(w->run, (size_t)w->nrun, sizeof *w->run, by_finish_desc);
+    for (int k = 0; k < w->nrun; k++) {
+        struct gjob *j = w->run[k];
+        int t = j->run_w;
+        double exec = j->run_finish - w->round_start;
+        int64_t per = j->run_steps / j->sf, lastw = j->run_steps - per * (j->sf - 1);
+        int ok = exec > 0 && lastw > 0 && (j->sf == 1 || per > 0);
+        j->run_w = -1;
+        if (!ok) {
+            w->need_update = 1;
+            if (++j->failures >= MAX_FAILED_ATTEMPTS) {
+                remove_active(w, j);
+                w->tot.dropped++;
+                if (emit(w, j, 1, err) < 0)
+                    return -1;
+                free(j);
+            }
+            continue;
+        }
+        j->failures = 0;
+        j->done += j->run_steps;
+        j->tsf[t] += exec;
+        w->worker_time[t] += exec;
+        w->worker_cum += j->sf * exec;
+        if (j->done >= j->total) {
+            j->finish = j->run_finish;
+            remove_active(w, j);
+            w->tot.t.jobs_done++;
+            w->tot.t.preemptions += j->preemptions;
+            w->tot.t.migrations += j->migrations;
+            if (j->finish > sim_to_sec(w->tot.t.makespan))
+                w->tot.t.makespan = sim_from_sec(j->finish);
+            if (emit(w, j, 0, err) < 0)
+                return -1;
+            free(j);
+        }
+    }
+    w->nrun = 0;
+    return 0;
+}
+
+static int read_pending(struct gw *w, struct errbuf *err)
+{
+    int rc = w->src->next(w->src->ctx, &w->pending, err);
+    if (rc < 0)
+        return -1;
+    w->have_pending = rc > 0;
+    return 0;
+}
+
+/* Step 3: jobs that arrived by now. */
+static int admit(struct gw *w, struct errbuf *err)
+{
+    while (w->have_pending && sim_to_sec(w->pending.arrival) <= w->now) {
+        const struct job_spec *s = &w->pending;
+        struct gjob *j = calloc(1, sizeof *j);
+        if (j == NULL)
+            return err_run(err, "out of memory");
+        *j = (struct gjob){ .id = s->id, .jtype = s->jtype, .sf = s->workers, .user = s->user,
+                            .weight = s->weight, .arrival = sim_to_sec(s->arrival),
+                            .total = (int64_t)s->work, .run_w = -1, .last_w = -1,
+                            .last_round = -2, .first_start = -1, .origin = s->origin,
+                            .line = s->line };
+        int any = 0;
+        for (int t = 0; t < w->T; t++) {
+            double m = tput_measured(w->m, j->jtype, w->types[t], j->sf, 0);
+            j->T[t] = m > 0 ? m : 0;
+            j->tsf[t] = w->R / 2;
+            any |= j->T[t] > 0;
+        }
+        if (!any || j->total < 1 || (double)j->total != s->work) {
+            free(j);
+            const char *f = s->origin ? s->origin : "workload";
+            if (!any)
+                return err_input(err, f, s->line, "job_type", "'%s' with %d workers has no "
+                                 "measured throughput on any GPU type of the cluster (Gavel "
+                                 "mode uses measured throughputs only)",
+                                 tput_type(w->m, s->jtype)->name, s->workers);
+            return err_input(err, f, s->line, "total_steps", "Gavel mode needs a whole "
+                             "number of steps >= 1");
+        }
+        account(w, w->now);
+        j->active_int_at_arrival = w->active_int;
+        if (w->nact == w->capact) {
+            int n = w->capact ? 2 * w->capact : 256;
+            int failed = 0;
+            w->act = grow_array(w->act, (size_t)n, sizeof *w->act, &failed);
+            w->run = grow_array(w->run, (size_t)n, sizeof *w->run, &failed);
+            w->ent = grow_array(w->ent, (size_t)n, sizeof *w->ent, &failed);
+            if (failed) {
+                free(j);
+                return err_run(err, "out of memory");
+            }
+            w->capact = n;
+        }
+        w->act[w->nact++] = j;
+        w->tot.t.jobs_in++;
+        w->need_update = 1;
+        if (read_pending(w, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int reserve_problem(struct gw *w, size_t n)
+{
+    if (n <= w->pcap)
+        return 0;
+    size_t c = n * 2, TT = CLUSTER_MAX_TYPES;
+    int failed = 0;
+    w->p_id = grow_array(w->p_id, c, sizeof *w->p_id, &failed);
+    w->p_scale = grow_array(w->p_scale, c, sizeof *w->p_scale, &failed);
+    w->p_user = grow_array(w->p_user, c, sizeof *w->p_user, &failed);
+    w->p_cur = grow_array(w->p_cur, c, sizeof *w->p_cur, &failed);
+    w->p_weight = grow_array(w->p_weight, c, sizeof *w->p_weight, &failed);
+    w->p_thr = grow_array(w->p_thr, c * TT, sizeof *w->p_thr, &failed);
+    w->p_x = grow_array(w->p_x, c * TT, sizeof *w->p_x, &failed);
+    w->p_work = grow_array(w->p_work, c, sizeof *w->p_work, &failed);
+    w->p_rem = grow_array(w->p_rem, c, sizeof *w->p_rem, &failed);
+    w->p_age = grow_array(w->p_age, c, sizeof *w->p_age, &failed);
+    w->p_att = grow_array(w->p_att, c, sizeof *w->p_att, &failed);
+    w->p_restore = grow_array(w->p_restore, c, sizeof *w->p_restore, &failed);
+    if (failed)
+        return -1;
+    w->pcap = c;
+    return 0;
+}
+
+/* Step 4, second half: ask the policy for x over the active jobs. */
+static int reallocate(struct gw *w, struct errbuf *err)
+{
+    int J = w->nact, T = w->T;
+    if (reserve_problem(w, (size_t)J + 1) < 0)
+        return err_run(err, "out of memory");
+    struct alloc_problem p = { .njobs = J, .ntypes = T, .now = sim_from_sec(w->now),
+                               .round_s = w->R };
+    memcpy(p.types, w->types, sizeof p.types);
+    memcpy(p.cap, w->cap, sizeof p.cap);
+    for (int k = 0; k < J; k++) {
+        const struct gjob *j = w->act[k];
+        w->p_id[k] = j->id;
+        w->p_scale[k] = j->sf;
+        w->p_user[k] = j->user;
+        w->p_cur[k] = j->last_w;
+        w->p_weight[k] = j->weight;
+        w->p_work[k] = (double)j->total;
+        w->p_rem[k] = (double)(j->total - j->done);
+        w->p_age[k] = w->now - j->arrival;
+        w->p_att[k] = j->attained;
+        w->p_restore[k] = 0;            /* restarts are free in Gavel's simulator */
+        for (int t = 0; t < T; t++) {
+            w->p_thr[k * T + t] = j->T[t];
+            w->p_x[k * T + t] = 0;
+        }
+    }
+    p.id = w->p_id;
+    p.scale = w->p_scale;
+    p.user = w->p_user;
+    p.weight = w->p_weight;
+    p.thr = w->p_thr;
+    p.work = w->p_work;
+    p.remaining = w->p_rem;
+    p.age_s = w->p_age;
+    p.attained_s = w->p_att;
+    p.cur_type = w->p_cur;
+    p.restore_s = w->p_restore;
+    w->tot.t.decisions++;
+    if (J > 0 && w->al.allocate(w->al.ctx, &p, w->p_x, err) < 0)
+        return -1;
+    for (int k = 0; k < J; k++) {
+        struct gjob *j = w->act[k];
+        j->in_alloc = 1;
+        for (int t = 0; t < T; t++)
+            j->x[t] = w->p_x[k * T + t];
+    }
+    return 0;
+}
+
+/* Steps 4 and 5. */
+static int update_priorities(struct gw *w, struct errbuf *err)
+{
+    int T = w->T;
+    int reset = w->need_update &&
+                (w->now - w->last_reset >= w->cfg.min_realloc_s || w->last_reset == 0);
+    if (reset) {
+        double elapsed = w->now - w->last_reset;
+        for (int t = 0; t < T; t++) {
+            w->worker_time[t] = 0;
+            for (int k = 0; k < w->nact; k++) {
+                struct gjob *j = w->act[k];
+                double received = j->tsf[t] - w->R / 2;
+                double should = j->in_alloc ? j->x[t] * elapsed : 0;
+                j->deficit[t] += should - received;
+                j->tsf[t] = w->R / 2;
+                w->worker_time[t] += j->tsf[t];
+            }
+        }
+        w->last_reset = w->now;
+        if (reallocate(w, err) < 0)
+            return -1;
+        w->need_update = 0;
+    }
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < w->nact; k++) {
+            struct gjob *j = w->act[k];
+            double fraction = w->worker_time[t] == 0 ? 0 : j->tsf[t] / w->worker_time[t];
+            if (!j->in_alloc || j->x[t] == 0 || j->T[t] == 0)
+                j->prio[t] = 0;
+            else if (fraction > 0)
+                j->prio[t] = j->x[t] / fraction;
+            else
+                j->prio[t] = j->x[t] * 1e9;
+        }
+    return 0;
+}
+
+/* Gavel's order for one type: (priority, deficit, x) descending, then id order (its sort is
+ * stable).  1 if a comes before b. */
+static int before(const struct entry *a, const struct entry *b)
+{
+    if (a->prio != b->prio)
+        return a->prio > b->prio;
+    if (a->deficit != b->deficit)
+        return a->deficit > b->deficit;
+    if (a->x != b->x)
+        return a->x > b->x;
+    return a->pos < b->pos;
+}
+
+/* A binary heap in that order: picking stops once the type is full, usually after a few
+ * dozen jobs, so popping in order beats sorting every active job every round. */
+static void sift_down(struct entry *h, int n, int i)
+{
+    struct entry e = h[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && before(&h[c + 1], &h[c]))
+            c++;
+        if (!before(&h[c], &e))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+/* Steps 6 and 7. */
+static int schedule(struct gw *w, struct errbuf *err)
+{
+    if (update_priorities(w, err) < 0)
+        return -1;
+    int order[CLUSTER_MAX_TYPES], T = w->T;
+    memcpy(order, w->order, sizeof order);
+    if (w->al.agnostic)
+        gsl_ran_shuffle(w->shuffle, order, (size_t)T, sizeof *order);
+    int left[CLUSTER_MAX_TYPES];
+    for (int t = 0; t < T; t++)
+        left[t] = (int)w->cap[t];
+    for (int k = 0; k < w->nact; k++)
+        w->act[k]->run_w = -2;          /* -2: not picked yet */
+    w->round++;
+    for (int oi = 0; oi < T; oi++) {
+        int t = order[oi], n = 0;
+        for (int k = 0; k < w->nact; k++) {
+            struct gjob *j = w->act[k];
+            /* leave out who could never be picked here (already picked, cannot run, FIFO
+             * with priority 0): the order of the rest is unchanged */
+            if (j->run_w != -2 || j->T[t] <= 0 || (w->al.fifo && j->prio[t] <= 0))
+                continue;
+            w->ent[n++] = (struct entry){ j, j->prio[t], j->deficit[t],
+                                          j->in_alloc ? j->x[t] : 0, k };
+        }
+        for (int i = n / 2 - 1; i >= 0; i--)
+            sift_down(w->ent, n, i);
+        while (n > 0 && left[t] > 0) {
+            struct gjob *j = w->ent[0].j;
+            w->ent[0] = w->ent[--n];
+            sift_down(w->ent, n, 0);
+            if (j->sf > left[t])
+                continue;
+            left[t] -= j->sf;
+            j->run_w = t;
+        }
+    }
+    w->nrun = 0;
+    for (int k = 0; k < w->nact; k++) {
+        struct gjob *j = w->act[k];
+        if (j->run_w >= 0 && !j->in_alloc)
+            j->run_w = -1;              /* picked without an allocation: its GPUs idle */
+        if (j->run_w < 0) {
+            j->run_w = -1;
+            if (j->last_round == w->round - 1 && j->done < j->total)
+                j->preemptions++;
+            continue;
+        }
+        int t = j->run_w;
+        int64_t steps = (int64_t)(j->T[t] * w->R);
+        if (steps > j->total - j->done)
+            steps = j->total - j->done;
+        j->run_steps = steps;
+        j->run_finish = w->now + (double)steps / j->T[t];
+        if (j->first_start < 0)
+            j->first_start = w->now;
+        if (j->last_round == w->round - 1 && j->last_w != t)
+            j->migrations++;
+        j->last_w = t;
+        j->last_round = w->round;
+        double run_s = (double)steps / j->T[t];
+        j->gpu_s[t] += j->sf * run_s;
+        j->attained += j->sf * run_s;
+        if (add_busy(w, t, w->now, j->run_finish, j->sf) < 0)
+            return err_run(err, "out of memory");
+        w->run[w->nrun++] = j;
+    }
+    if (w->cfg.round_samples && w->sink.sample != NULL) {
+        /* GPUs per type that run a micro-task, and the micro-tasks: recorded on change */
+        const catalog *cat = cluster_catalog(w->cl);
+        simtime at = sim_from_sec(w->now);
+        double busy[CLUSTER_MAX_TYPES + 1] = { 0 };
+        for (int k = 0; k < w->nrun; k++)
+            busy[w->run[k]->run_w] += w->run[k]->sf;
+        busy[T] = w->nrun;
+        for (int t = 0; t <= T; t++) {
+            if (w->round_logged && busy[t] == w->round_last[t])
+                continue;
+            w->round_last[t] = busy[t];
+            char name[64];
+            if (t < T)
+                snprintf(name, sizeof name, "round_gpus_%s", catalog_gpu(cat, w->types[t])->name);
+            else
+                snprintf(name, sizeof name, "round_jobs_running");
+            if (w->sink.sample(w->sink.ctx, at, name, busy[t], err) < 0)
+                return -1;
+        }
+        w->round_logged = 1;
+    }
+    return 0;
+}
+
+static int on_round(void *ctx, const struct evq_event *ev, struct errbuf *err)
+{
+    (void)ev;
+    struct gw *w = ctx;
+    if (!w->have_pending && w->nrun == 0)
+        w->last_reset = 0;              /* Gavel forces a reset when nothing is left to wait for */
+    double max_finish = 0;
+    for (int k = 0; k < w->nrun; k++)
+        if (w->run[k]->run_finish > max_finish)
+            max_finish = w->run[k]->run_finish;
+    if (w->nrun > 0 && max_finish > 0) {
+        if (w->have_round_end)
+            w->round_start = w->round_end;
+        w->round_end = max_finish;
+        w->have_round_end = 1;
+        w->now = max_finish;
+    } else if (w->have_pending) {
+        w->now = sim_to_sec(w->pending.arrival);
+    }
+    if (complete_round(w, err) < 0 || admit(w, err) < 0)
+        return ENGINE_FAIL;
+    if (w->nact == 0 && !w->have_pending)
+        return ENGINE_CONTINUE;            /* every job is done: nothing more to schedule */
+    int had_update = w->need_update;
+    if (schedule(w, err) < 0)
+        return ENGINE_FAIL;
+    simtime next;
+    if (w->nrun > 0) {
+        double mf = 0;
+        for (int k = 0; k < w->nrun; k++)
+            mf = fmax(mf, w->run[k]->run_finish);
+        next = sim_from_sec(mf);
+        w->idle_loops = 0;
+    } else if (w->have_pending) {
+        next = w->pending.arrival;
+        w->idle_loops = 0;
+    } else {
+        /* nothing runs and nothing will arrive: Gavel loops at the same instant, which helps
+         * only if the allocation is still to be recomputed */
+        if (!had_update || ++w->idle_loops > 2)
+            return err_run(err, "Gavel mode stalled at t=%.3f s: %d jobs can run nowhere "
+                           "under this policy's allocation", w->now, w->nact),
+                   ENGINE_FAIL;
+        next = sim_from_sec(w->now);
+    }
+    if (next < engine_now(w->eng))
+        next = engine_now(w->eng);
+    if (engine_at(w->eng, next, EV_ROUND, 0, NULL) < 0)
+        return err_run(err, "out of memory"), ENGINE_FAIL;
+    return ENGINE_CONTINUE;
+}
+
+static int emit_samples(struct gw *w, struct errbuf *err)
+{
+    if (w->sink.sample == NULL || w->cfg.sample_period <= 0)
+        return 0;
+    double P = sim_to_sec(w->cfg.sample_period), total = 0;
+    for (int t = 0; t < w->T; t++)
+        total += w->cap[t];
+    size_t n = (size_t)(w->now / P) + 1;
+    const catalog *cat = cluster_catalog(w->cl);
+    for (size_t b = 0; b < n && b < w->nbuckets; b++) {
+        simtime at = sim_from_sec((double)(b + 1) * P);
+        double all = 0;
+        for (int t = 0; t < w->T; t++) {
+            char name[64];
+            double v = w->bucket[b * (size_t)w->T + (size_t)t];
+            snprintf(name, sizeof name, "util_%s", catalog_gpu(cat, w->types[t])->name);
+            if (w->sink.sample(w->sink.ctx, at, name, v / (w->cap[t] * P), err) < 0)
+                return -1;
+            all += v;
+        }
+        if (w->sink.sample(w->sink.ctx, at, "util_total", all / (total * P), err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void free_world(struct gw *w)
+{
+    for (int k = 0; k < w->nact; k++)
+        free(w->act[k]);
+    free(w->act);
+    free(w->run);
+    free(w->ent);
+    free(w->bucket);
+    free(w->p_id);
+    free(w->p_scale);
+    free(w->p_user);
+    free(w->p_cur);
+    free(w->p_weight);
+    free(w->p_thr);
+    free(w->p_x);
+    free(w->p_work);
+    free(w->p_rem);
+    free(w->p_age);
+    free(w->p_att);
+    free(w->p_restore);
+    if (w->shuffle)
+        gsl_rng_free(w->shuffle);
+    engine_destroy(w->eng);
+}
+
+int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *cfg,
+              struct job_source *src, const struct gavel_allocator *alloc,
+              const struct train_sink *sink, struct gavel_totals *out, struct errbuf *err)
+{
+    struct gw w = { .cl = cl, .m = model, .cfg = *cfg, .src = src, .al = *alloc,
+                    .sink = *sink, .R = sim_to_sec(cfg->round) };
+    memset(out, 0, sizeof *out);
+    const int *types;
+    w.T = cluster_types(cl, &types);
+    const catalog *cat = cluster_catalog(cl);
+    for (int t = 0; t < w.T; t++) {
+        w.types[t] = types[t];
+        w.cap[t] = cluster_type_count(cl, types[t]);
+        w.order[t] = t;
+    }
+    /* Gavel's order is v100, p100, k80: fastest first; here by peak FP32, then name */
+    for (int a = 1; a < w.T; a++)
+        for (int b = a; b > 0; b--) {
+            const struct gpu_spec *p = catalog_gpu(cat, w.types[w.order[b - 1]]),
+                                  *q = catalog_gpu(cat, w.types[w.order[b]]);
+            if (q->fp32_tflops > p->fp32_tflops ||
+                (q->fp32_tflops == p->fp32_tflops && strcmp(q->name, p->name) < 0)) {
+                int x = w.order[b];
+                w.order[b] = w.order[b - 1];
+                w.order[b - 1] = x;
+            } else {
+                break;
+            }
+        }
+    w.eng = engine_create(16);
+    w.shuffle = rng_stream(cfg->seed, "gavel-type-order");
+    int rc = -1;
+    if (w.eng == NULL || w.shuffle == NULL) {
+        err_run(err, "out of memory");
+        goto out;
+    }
+    if (read_pending(&w, err) < 0)
+        goto out;
+    if (w.have_pending) {
+        w.now = sim_to_sec(w.pending.arrival);
+        if (engine_at(w.eng, w.pending.arrival, EV_ROUND, 0, NULL) < 0) {
+            err_run(err, "out of memory");
+            goto out;
+        }
+    }
+    struct engine_limits lim = { SIM_NEVER, cfg->max_events };
+    int stop = engine_run(w.eng, on_round, NULL, &w, &lim, err);
+    if (stop == ENGINE_FAILED)
+        goto out;
+    /* jobs still active when a limit stopped the run leave unfinished */
+    while (w.nact > 0) {
+        struct gjob *j = w.act[0];
+        remove_active(&w, j);
+        if (emit(&w, j, 1, err) < 0) {
+            free(j);
+            goto out;
+        }
+        free(j);
+    }
+    if (emit_samples(&w, err) < 0)
+        goto out;
+    out->t.end = sim_from_sec(w.now);
+    out->t.makespan = w.tot.t.makespan;
+    out->t.jobs_in = w.tot.t.jobs_in;
+    out->t.jobs_done = w.tot.t.jobs_done;
+    out->t.preemptions = w.tot.t.preemptions;
+    out->t.migrations = w.tot.t.migrations;
+    out->t.decisions = w.tot.t.decisions;
+    out->t.events = engine_events(w.eng);
+    out->t.stop = stop;
+    for (int t = 0; t < w.T; t++)
+        out->t.busy_gpu_s[t] = w.busy[t];
+    double N = 0;
+    for (int t = 0; t < w.T; t++)
+        N += w.cap[t];
+    out->utilization = w.now > 0 ? w.worker_cum / (N * w.now) : 0;
+    out->dropped = w.tot.dropped;
+    rc = 0;
+out:
+    free_world(&w);
+    return rc;
+}

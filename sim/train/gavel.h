@@ -1,0 +1,47 @@
+/*
+ * gavel: the Gavel-compatible world — Gavel's own simulator mechanism (OSDI 2020 artifact,
+ * stanford-futuredata/gavel scheduler.py, simulate()), for calibrating hetsim against it and
+ * for reproducing Gavel-style experiments number for number.
+ *
+ * It differs from the native training world on purpose: speeds come only from the measured
+ * table (consolidated entries: placement never matters), preemption and migration are free,
+ * time advances in rounds whose length is set by the slowest micro-task, jobs join only at
+ * round boundaries, and the allocation is recomputed only when jobs arrived or left and at
+ * least `min_realloc` after the previous recompute.  ../shared/reference/README.md lists the
+ * mechanism; sim/train/gavel.c follows it step by step.
+ *
+ * Ownership: everything passed in is borrowed for the duration of gavel_run.
+ */
+#ifndef HETSIM_GAVEL_H
+#define HETSIM_GAVEL_H
+
+#include "alloc_view.h"
+#include "train.h"
+
+struct gavel_config {
+    uint64_t seed;              /* shuffles the type order of agnostic policies */
+    simtime  round;             /* Gavel's time_per_iteration, 360 s */
+    double   min_realloc_s;     /* Gavel's minimum_time_between_allocation_resets, 1920 s */
+    simtime  sample_period;     /* 0: no time series */
+    int      round_samples;     /* 1: GPUs granted per type and jobs running, every round */
+    uint64_t max_events;        /* 0: no limit */
+};
+
+struct gavel_allocator {
+    void    *ctx;
+    alloc_fn allocate;
+    int      agnostic;          /* shuffle the type order every round (non-"Perf" policies) */
+    int      fifo;              /* never pick a job with priority 0 (Gavel's FIFO rule) */
+};
+
+struct gavel_totals {
+    struct train_totals t;
+    double  utilization;        /* Gavel's: mean over GPUs of micro-task time / final time */
+    int64_t dropped;            /* jobs dropped after 5 failed micro-tasks in a row */
+};
+
+int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *cfg,
+              struct job_source *src, const struct gavel_allocator *alloc,
+              const struct train_sink *sink, struct gavel_totals *out, struct errbuf *err);
+
+#endif

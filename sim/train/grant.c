@@ -1,0 +1,70 @@
+/*
+ * grant: the growable list of grants a policy returns.  Amortized O(1) append.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/grow.h"
+#include "train_view.h"
+
+void grant_list_init(struct grant_list *l)
+{
+    memset(l, 0, sizeof *l);
+}
+
+void grant_list_fini(struct grant_list *l)
+{
+    free(l->g);
+    free(l->ids);
+    memset(l, 0, sizeof *l);
+}
+
+void grant_list_reset(struct grant_list *l)
+{
+    l->n = 0;
+    l->nids = 0;
+    l->full = 0;
+    l->wake_at = 0;
+}
+
+static size_t next_cap(size_t cap, size_t need)
+{
+    size_t nc = cap ? cap : 16;
+    while (nc < need)
+        nc *= 2;
+    return nc;
+}
+
+int grant_add(struct grant_list *l, int32_t slot, const int *ids, int n, int share)
+{
+    int failed = n < 0;
+    if (!failed && l->n + 1 > l->cap) {
+        size_t nc = next_cap(l->cap, l->n + 1);
+        l->g = grow_array(l->g, nc, sizeof *l->g, &failed);
+        if (!failed)
+            l->cap = nc;
+    }
+    if (!failed && l->nids + (size_t)n > l->idcap) {
+        size_t nc = next_cap(l->idcap, l->nids + (size_t)n);
+        l->ids = grow_array(l->ids, nc, sizeof *l->ids, &failed);
+        if (!failed)
+            l->idcap = nc;
+    }
+    if (failed)
+        return -1;
+    if (n > 0)
+        memcpy(l->ids + l->nids, ids, (size_t)n * sizeof *ids);
+    l->g[l->n++] = (struct grant){ slot, n, (uint32_t)l->nids, (uint16_t)(n ? share : 0) };
+    l->nids += (size_t)n;
+    return 0;
+}
+
+int grant_keep(struct grant_list *l, const struct train_job *j)
+{
+    return grant_add(l, j->slot, j->gpus, j->ngpu, j->share);
+}
+
+int grant_preempt(struct grant_list *l, int32_t slot)
+{
+    return grant_add(l, slot, NULL, 0, 0);
+}

@@ -1,0 +1,790 @@
+/*
+ * train: event handlers of the training world.
+ *
+ * Events: ARRIVAL (the next job of the source), FINISH (arg = slot; cancelled and re-pushed
+ * whenever the job's rate changes), ROUND (period of round-based policies), SAMPLE (period of
+ * the time series), TIMER (the wake-up a policy asked for; one at a time, replaced by each
+ * new request).  The policy is asked at the end of an instant (the engine's end-of-instant
+ * hook), once, after every arrival, completion and round boundary of that instant.
+ *
+ * Progress: a running job advances at `rate` iterations/s from `run_from` (grant time plus
+ * the restore delay); `done` is settled whenever its grant changes, so FINISH is exact:
+ * run_from + ceil((work - done) / rate) microseconds.
+ *
+ * Accounting kept as running integrals, updated before anything they depend on changes:
+ * busy milli-GPUs per type (utilization) and the number of active jobs (finish-time fairness:
+ * a job's N is the mean of that count over its life).
+ *
+ * Invariants: a slot is on the active list iff its job arrived and is not done; it is on
+ * exactly one of waiting/running; the live occ equals the sum of running jobs' grants.
+ * Costs: arrival and finish O(1) plus the policy; applying g grants O(sum of their GPUs).
+ */
+#include "train.h"
+
+#include "../../models/fairshare.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum ev_kind { EV_ARRIVAL = 1, EV_FINISH, EV_ROUND, EV_SAMPLE, EV_TIMER };
+
+struct jobx {                       /* world-private part of a job, by slot */
+    evq_handle finish_ev;
+    int32_t    prev_active, prev_waiting, prev_running;
+    int        gcap;                /* capacity of the job's gpus array */
+    int       *gpus;
+    int64_t    trace_id;
+    double     active_int_at_arrival;
+    double     gpu_s[CLUSTER_MAX_TYPES];
+};
+
+struct train {
+    const cluster      *cl;
+    const tput         *model;
+    struct train_config cfg;
+    struct job_source  *src;
+    struct train_decider dec;
+    struct train_sink   sink;
+    engine             *eng;
+    occ                *occ;
+    int                 ntypes;
+    const int          *types;
+
+    struct train_job   *jobs;       /* by slot */
+    struct jobx        *x;
+    int32_t            *next_active, *next_waiting, *next_running;
+    int32_t             cap, nused;
+    int32_t             free_head;  /* recycled slots, linked through next_active */
+    int32_t             active_head, active_tail, waiting_head, waiting_tail, running_head;
+    int32_t             n_active, n_waiting, n_running;
+    int64_t             next_id;
+
+    struct job_spec     pending;    /* next job of the source */
+    int                 have_pending;
+    simtime             last_arrival;
+
+    unsigned            reason;     /* why the policy is asked at the end of this instant */
+    int                 rounds_on, samples_on;
+    evq_handle          timer;      /* the policy's pending wake-up request */
+    int64_t             round_index;
+    struct grant_list   grants;
+    uint8_t            *granted;    /* per slot: mentioned in the current grant list */
+
+    /* integrals */
+    simtime             acct_t;
+    double              active_int;
+    int64_t             busy_milli[CLUSTER_MAX_TYPES];
+    double              busy_int[CLUSTER_MAX_TYPES];    /* milli-GPU-seconds */
+    double              sample_busy[CLUSTER_MAX_TYPES];
+    double              round_last[CLUSTER_MAX_TYPES + 1];  /* last round samples written */
+    int                 round_logged;
+
+    struct train_totals tot;
+};
+
+/* ---------------------------------------------------------------- lists */
+
+#define LIST_FNS(name)                                                                   \
+    static void name##_push_back(train *w, int32_t s)                                    \
+    {                                                                                    \
+        w->x[s].prev_##name = w->name##_tail;                                            \
+        w->next_##name[s] = -1;                                                          \
+        if (w->name##_tail >= 0)                                                         \
+            w->next_##name[w->name##_tail] = s;                                          \
+        else                                                                             \
+            w->name##_head = s;                                                          \
+        w->name##_tail = s;                                                              \
+        w->n_##name++;                                                                   \
+    }                                                                                    \
+    static void name##_remove(train *w, int32_t s)                                       \
+    {                                                                                    \
+        int32_t p = w->x[s].prev_##name, n = w->next_##name[s];                          \
+        if (p >= 0)                                                                      \
+            w->next_##name[p] = n;                                                       \
+        else                                                                             \
+            w->name##_head = n;                                                          \
+        if (n >= 0)                                                                      \
+            w->x[n].prev_##name = p;                                                     \
+        else                                                                             \
+            w->name##_tail = p;                                                          \
+        w->n_##name--;                                                                   \
+    }
+LIST_FNS(active)
+LIST_FNS(waiting)
+#undef LIST_FNS
+
+static void running_push_front(train *w, int32_t s)
+{
+    w->x[s].prev_running = -1;
+    w->next_running[s] = w->running_head;
+    if (w->running_head >= 0)
+        w->x[w->running_head].prev_running = s;
+    w->running_head = s;
+    w->n_running++;
+}
+
+static void running_remove(train *w, int32_t s)
+{
+    int32_t p = w->x[s].prev_running, n = w->next_running[s];
+    if (p >= 0)
+        w->next_running[p] = n;
+    else
+        w->running_head = n;
+    if (n >= 0)
+        w->x[n].prev_running = p;
+    w->n_running--;
+}
+
+/* ---------------------------------------------------------------- accounting */
+
+static simtime now(const train *w) { return engine_now(w->eng); }
+
+/* Bring the integrals up to `t`; call before n_active or any grant changes. */
+static void account(train *w, simtime t)
+{
+    if (t <= w->acct_t)
+        return;
+    double dt = sim_to_sec(t - w->acct_t);
+    w->active_int += w->n_active * dt;
+    for (int i = 0; i < w->ntypes; i++)
+        w->busy_int[i] += (double)w->busy_milli[i] * dt;
+    w->acct_t = t;
+}
+
+/* Credit a running job's progress and service up to `t`. */
+static void settle(train *w, struct train_job *j, simtime t)
+{
+    if (j->state == JOB_RUNNING && t > j->updated) {
+        simtime from = j->run_from > j->updated ? j->run_from : j->updated;
+        if (t > from)
+            j->done += j->rate * sim_to_sec(t - from);
+        if (j->done > j->work)
+            j->done = j->work;
+        double dt = sim_to_sec(t - j->updated), frac = j->share / 1000.0;
+        j->attained += j->ngpu * frac * dt;
+        struct jobx *x = &w->x[j->slot];
+        for (int i = 0; i < j->ngpu; i++)
+            x->gpu_s[cluster_type_slot(w->cl, cluster_gpu_type(w->cl, x->gpus[i]))] += frac * dt;
+    }
+    j->updated = t;
+}
+
+/* ---------------------------------------------------------------- rates */
+
+static double rate_on(const cluster *cl, const tput *m, int jtype, const int *ids, int n)
+{
+    if (n == 0)
+        return 0;
+    struct placement p;
+    int mixed;
+    cluster_placement(cl, ids, n, &p, &mixed);
+    double r = tput_rate(m, jtype, &p);
+    if (mixed) {
+        /* synchronous data parallelism runs at the pace of its slowest type */
+        for (int i = 1; i < n; i++) {
+            int g = cluster_gpu_type(cl, ids[i]);
+            if (g == p.gpu)
+                continue;
+            struct placement q = p;
+            q.gpu = g;
+            double rq = tput_rate(m, jtype, &q);
+            if (rq < r)
+                r = rq;
+        }
+    }
+    return r;
+}
+
+double train_view_rate(const struct train_view *v, const struct train_job *j, int gpu_type, int n)
+{
+    if (n < 1 || cluster_type_count(v->cl, gpu_type) < n)
+        return 0;
+    struct placement p;
+    cluster_best_placement(v->cl, gpu_type, n, &p);
+    return tput_rate(v->model, j->jtype, &p);
+}
+
+double train_view_rate_on(const struct train_view *v, const struct train_job *j, const int *ids, int n)
+{
+    return rate_on(v->cl, v->model, j->jtype, ids, n);
+}
+
+/* ---------------------------------------------------------------- events */
+
+static int push(train *w, simtime t, int kind, uint64_t arg, evq_handle *h, struct errbuf *err)
+{
+    if (engine_at(w->eng, t, (uint32_t)kind, arg, h) < 0)
+        return err_run(err, "out of memory (event queue)");
+    return 0;
+}
+
+static void request(train *w, unsigned why)
+{
+    w->reason |= why & w->dec.wake;
+}
+
+static int work_left(const train *w)
+{
+    return w->n_active > 0 || w->have_pending;
+}
+
+/* Start the periodic events again after an idle stretch. */
+static int wake_periodic(train *w, struct errbuf *err)
+{
+    if ((w->dec.wake & WAKE_ROUND) && !w->rounds_on) {
+        w->rounds_on = 1;
+        if (push(w, now(w), EV_ROUND, 0, NULL, err) < 0)
+            return -1;
+    }
+    if (w->cfg.sample_period > 0 && !w->samples_on) {
+        w->samples_on = 1;
+        simtime p = w->cfg.sample_period, t = (now(w) / p + 1) * p;
+        if (push(w, t, EV_SAMPLE, 0, NULL, err) < 0)
+            return -1;
+        for (int i = 0; i < w->ntypes; i++)
+            w->sample_busy[i] = w->busy_int[i];
+    }
+    return 0;
+}
+
+static int grow_slots(train *w, struct errbuf *err)
+{
+    int32_t nc = w->cap ? w->cap * 2 : 1024;
+    struct train_job *j = realloc(w->jobs, (size_t)nc * sizeof *j);
+    if (j == NULL)
+        return err_run(err, "out of memory (jobs)");
+    w->jobs = j;
+    struct jobx *x = realloc(w->x, (size_t)nc * sizeof *x);
+    if (x == NULL)
+        return err_run(err, "out of memory (jobs)");
+    w->x = x;
+    int32_t **lists[] = { &w->next_active, &w->next_waiting, &w->next_running };
+    for (int k = 0; k < 3; k++) {
+        int32_t *p = realloc(*lists[k], (size_t)nc * sizeof *p);
+        if (p == NULL)
+            return err_run(err, "out of memory (jobs)");
+        *lists[k] = p;
+    }
+    uint8_t *g = realloc(w->granted, (size_t)nc);
+    if (g == NULL)
+        return err_run(err, "out of memory (jobs)");
+    w->granted = g;
+    memset(w->granted + w->cap, 0, (size_t)(nc - w->cap));
+    memset(w->x + w->cap, 0, (size_t)(nc - w->cap) * sizeof *w->x);
+    w->cap = nc;
+    return 0;
+}
+
+static int read_next(train *w, struct errbuf *err)
+{
+    int rc = w->src->next(w->src->ctx, &w->pending, err);
+    if (rc < 0)
+        return -1;
+    w->have_pending = rc > 0;
+    if (!w->have_pending)
+        return 0;
+    const struct job_spec *s = &w->pending;
+    const char *f = s->origin ? s->origin : "workload";
+    if (s->arrival < w->last_arrival)
+        return err_input(err, f, s->line, "arrival",
+                         "job %lld arrives at %.6f s, before the previous job (%.6f s): "
+                         "arrivals must not decrease", (long long)s->id,
+                         sim_to_sec(s->arrival), sim_to_sec(w->last_arrival));
+    if (s->jtype < 0 || s->jtype >= tput_ntypes(w->model))
+        return err_input(err, f, s->line, "job_type", "job %lld has no known job type",
+                         (long long)s->id);
+    int fits = 0;
+    for (int i = 0; i < w->ntypes && !fits; i++)
+        fits = cluster_type_count(w->cl, w->types[i]) >= s->workers;
+    if (s->workers < 1 || !fits)
+        return err_input(err, f, s->line, s->field ? s->field : "workers",
+                         "job %lld asks for %d GPUs; no GPU type of cluster '%s' has that many",
+                         (long long)s->id, s->workers, cluster_name(w->cl));
+    if (!(s->work > 0) || s->work > 1e18)
+        return err_input(err, f, s->line, "work", "job %lld: work must be > 0", (long long)s->id);
+    w->last_arrival = s->arrival;
+    return push(w, s->arrival, EV_ARRIVAL, 0, NULL, err);
+}
+
+static int on_arrival(train *w, struct errbuf *err)
+{
+    account(w, now(w));
+    if (w->free_head < 0 && w->nused == w->cap && grow_slots(w, err) < 0)
+        return -1;
+    int32_t s;
+    if (w->free_head >= 0) {
+        s = w->free_head;
+        w->free_head = w->next_active[s];
+    } else {
+        s = w->nused++;
+    }
+    const struct job_spec *sp = &w->pending;
+    struct train_job *j = &w->jobs[s];
+    struct jobx *x = &w->x[s];
+    *j = (struct train_job){
+        .id = w->next_id++, .slot = s, .jtype = sp->jtype, .workers = sp->workers,
+        .user = sp->user, .weight = sp->weight, .arrival = sp->arrival, .work = sp->work,
+        .state = JOB_QUEUED, .first_start = -1, .gpu_type = -1, .gpus = x->gpus,
+        .updated = now(w), .last_grant = now(w),
+    };
+    x->finish_ev = EVQ_NONE;
+    x->trace_id = sp->id;
+    x->active_int_at_arrival = w->active_int;
+    memset(x->gpu_s, 0, sizeof x->gpu_s);
+    active_push_back(w, s);
+    waiting_push_back(w, s);
+    w->tot.jobs_in++;
+    if (read_next(w, err) < 0 || wake_periodic(w, err) < 0)
+        return -1;
+    request(w, WAKE_ARRIVAL);
+    return 0;
+}
+
+/* Best throughput from an exclusive 1/N share of every GPU type (models/fairshare.h). */
+static double iso_rate(const train *w, const struct train_job *j, double n_avg, double *best)
+{
+    double rates[CLUSTER_MAX_TYPES], cap[CLUSTER_MAX_TYPES];
+    struct train_view v = { .cl = w->cl, .model = w->model };
+    *best = 0;
+    for (int i = 0; i < w->ntypes; i++) {
+        rates[i] = train_view_rate(&v, j, w->types[i], j->workers);
+        cap[i] = cluster_type_count(w->cl, w->types[i]);
+        if (rates[i] > *best)
+            *best = rates[i];
+    }
+    return fairshare_rate(rates, cap, w->ntypes, j->workers, n_avg);
+}
+
+static int emit(train *w, struct train_job *j, simtime finish, struct errbuf *err)
+{
+    struct jobx *x = &w->x[j->slot];
+    struct train_record r = { .job = j, .trace_id = x->trace_id, .finish = finish,
+                              .gpu_s = x->gpu_s, .rho = -1, .t_iso = -1 };
+    simtime life = (finish >= 0 ? finish : now(w)) - j->arrival;
+    r.n_avg = life > 0 ? (w->active_int - x->active_int_at_arrival) / sim_to_sec(life)
+                       : (double)w->n_active;
+    if (r.n_avg < 1)
+        r.n_avg = 1;
+    double iso = iso_rate(w, j, r.n_avg, &r.best_rate);
+    if (iso > 0) {
+        r.t_iso = j->work / iso;
+        if (finish >= 0)
+            r.rho = sim_to_sec(finish - j->arrival) / r.t_iso;
+    }
+    return w->sink.job ? w->sink.job(w->sink.ctx, &r, err) : 0;
+}
+
+static void release_grant(train *w, struct train_job *j)
+{
+    struct jobx *x = &w->x[j->slot];
+    if (j->ngpu == 0)
+        return;
+    occ_release(w->occ, x->gpus, j->ngpu, j->share);
+    for (int i = 0; i < j->ngpu; i++)
+        w->busy_milli[cluster_type_slot(w->cl, cluster_gpu_type(w->cl, x->gpus[i]))] -= j->share;
+    j->ngpu = 0;
+    j->gpu_type = -1;
+    j->share = 0;
+    j->rate = 0;
+}
+
+static int on_finish(train *w, int32_t s, struct errbuf *err)
+{
+    struct train_job *j = &w->jobs[s];
+    simtime t = now(w);
+    account(w, t);
+    settle(w, j, t);
+    j->done = j->work;
+    w->x[s].finish_ev = EVQ_NONE;
+    release_grant(w, j);
+    running_remove(w, s);
+    active_remove(w, s);
+    j->state = JOB_DONE;
+    w->tot.jobs_done++;
+    w->tot.makespan = t;
+    w->tot.preemptions += j->preemptions;
+    w->tot.migrations += j->migrations;
+    if (emit(w, j, t, err) < 0)
+        return -1;
+    w->next_active[s] = w->free_head;       /* recycle the slot */
+    w->free_head = s;
+    request(w, WAKE_COMPLETION);
+    return 0;
+}
+
+static double restore_for(const tput *m, int jtype, double delay, double fixed, double gbs)
+{
+    return delay >= 0 ? delay : tput_restore_s(m, jtype, fixed, gbs);
+}
+
+static double restore_s(const train *w, int jtype)
+{
+    return restore_for(w->model, jtype, w->cfg.restore_delay_s, w->cfg.restore_fixed_s,
+                       w->cfg.storage_gbs);
+}
+
+double train_view_restore_s(const struct train_view *v, const struct train_job *j)
+{
+    return restore_for(v->model, j->jtype, v->restore_delay_s, v->restore_fixed_s,
+                       v->storage_gbs);
+}
+
+static int schedule_finish(train *w, struct train_job *j, struct errbuf *err)
+{
+    struct jobx *x = &w->x[j->slot];
+    engine_cancel(w->eng, x->finish_ev);
+    x->finish_ev = EVQ_NONE;
+    if (j->state != JOB_RUNNING || !(j->rate > 0))
+        return 0;
+    simtime from = j->run_from > now(w) ? j->run_from : now(w);
+    simtime dt = sim_from_sec_ceil((j->work - j->done) / j->rate);
+    simtime t = dt >= SIM_NEVER - from ? SIM_NEVER : from + dt;
+    return push(w, t, EV_FINISH, (uint64_t)j->slot, &x->finish_ev, err);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Check a grant list against the world before anything changes. */
+static int validate(train *w, struct grant_list *l, struct errbuf *err)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        struct grant *g = &l->g[k];
+        if (g->slot < 0 || g->slot >= w->nused || w->jobs[g->slot].state == JOB_DONE ||
+            w->granted[g->slot])
+            return err_run(err, "policy granted an unknown, finished or twice-granted job "
+                                "(slot %d)", g->slot);
+        w->granted[g->slot] = 1;
+        if (g->ngpu > 0 && (g->share < 1 || g->share > OCC_WHOLE))
+            return err_run(err, "policy granted job %lld a share of %d/1000",
+                           (long long)w->jobs[g->slot].id, g->share);
+        int *ids = l->ids + g->first;
+        if (g->ngpu > 1)
+            qsort(ids, (size_t)g->ngpu, sizeof *ids, cmp_int);
+        for (int i = 0; i < g->ngpu; i++)
+            if (ids[i] < 0 || ids[i] >= cluster_ngpus(w->cl) || (i > 0 && ids[i] == ids[i - 1]))
+                return err_run(err, "policy granted job %lld an invalid or repeated GPU id %d",
+                               (long long)w->jobs[g->slot].id, ids[i]);
+    }
+    return 0;
+}
+
+static int same_grant(const struct train_job *j, const int *ids, int n, int share)
+{
+    return j->ngpu == n && (n == 0 || j->share == share) &&
+           (n == 0 || memcmp(j->gpus, ids, (size_t)n * sizeof *ids) == 0);
+}
+
+/* Return a job's GPUs to the pool but keep its ids and count, so that set_grant can tell a
+ * migration from a resumption. */
+static void release_keep_ids(train *w, struct train_job *j)
+{
+    struct jobx *x = &w->x[j->slot];
+    occ_release(w->occ, x->gpus, j->ngpu, j->share);
+    for (int i = 0; i < j->ngpu; i++)
+        w->busy_milli[cluster_type_slot(w->cl, cluster_gpu_type(w->cl, x->gpus[i]))] -= j->share;
+}
+
+/* Install a changed grant.  A running job's old GPUs were already released. */
+static int set_grant(train *w, struct train_job *j, const int *ids, int n, int share,
+                     struct errbuf *err)
+{
+    struct jobx *x = &w->x[j->slot];
+    simtime t = now(w);
+    int was_running = j->state == JOB_RUNNING;
+    int same_gpus = was_running && j->ngpu == n &&
+                    memcmp(x->gpus, ids, (size_t)n * sizeof *ids) == 0;
+    j->last_grant = t;
+    if (n == 0) {                           /* preempt */
+        j->ngpu = 0;
+        j->gpu_type = -1;
+        j->share = 0;
+        j->rate = 0;
+        running_remove(w, j->slot);
+        waiting_push_back(w, j->slot);
+        j->state = JOB_PREEMPTED;
+        j->preemptions++;
+        return schedule_finish(w, j, err);
+    }
+    if (n > x->gcap) {
+        int nc = n < 8 ? 8 : n;
+        int *p = realloc(x->gpus, (size_t)nc * sizeof *p);
+        if (p == NULL)
+            return err_run(err, "out of memory");
+        x->gpus = p;
+        x->gcap = nc;
+    }
+    j->gpus = x->gpus;
+    memcpy(x->gpus, ids, (size_t)n * sizeof *ids);
+    j->ngpu = n;
+    j->share = (uint16_t)share;
+    j->gpu_type = cluster_gpu_type(w->cl, ids[0]);
+    occ_take(w->occ, ids, n, share);
+    for (int i = 0; i < n; i++)
+        w->busy_milli[cluster_type_slot(w->cl, cluster_gpu_type(w->cl, ids[i]))] += share;
+    j->rate = rate_on(w->cl, w->model, j->jtype, ids, n) * share / 1000.0;
+    if (same_gpus) {
+        /* only the share changed: no restart, progress goes on at the new rate */
+        if (j->run_from < t)
+            j->run_from = t;
+    } else if (j->first_start < 0) {
+        j->first_start = t;
+        j->run_from = t;
+    } else {
+        /* resuming after preemption, or moving / resizing while running */
+        j->run_from = t + sim_from_sec(restore_s(w, j->jtype));
+        if (was_running)
+            j->migrations++;
+    }
+    if (!was_running) {
+        waiting_remove(w, j->slot);
+        running_push_front(w, j->slot);
+    }
+    j->state = JOB_RUNNING;
+    return schedule_finish(w, j, err);
+}
+
+static int apply(train *w, struct grant_list *l, struct errbuf *err)
+{
+    int rc = validate(w, l, err);
+    if (rc == 0 && l->full)             /* preempt running jobs the list leaves out */
+        for (int32_t s = w->running_head; s >= 0 && rc == 0; s = w->next_running[s])
+            if (!w->granted[s] && grant_preempt(l, s) < 0)
+                rc = err_run(err, "out of memory");
+    for (size_t k = 0; k < l->n; k++)      /* marks are only needed up to here */
+        if (l->g[k].slot >= 0 && l->g[k].slot < w->nused)
+            w->granted[l->g[k].slot] = 0;
+    simtime t = now(w);
+    account(w, t);
+    /* drop the grants that stay as they are; release the old GPUs of the others first, so a
+     * job may move onto GPUs that another job leaves in the same decision */
+    size_t nchanged = 0;
+    for (size_t k = 0; k < l->n && rc == 0; k++) {
+        struct grant *g = &l->g[k];
+        struct train_job *j = &w->jobs[g->slot];
+        if (same_grant(j, l->ids + g->first, g->ngpu, g->share))
+            continue;
+        l->g[nchanged++] = *g;
+        settle(w, j, t);
+        if (j->state == JOB_RUNNING)
+            release_keep_ids(w, j);
+    }
+    /* a failed check leaves the world half-changed, but the run fails with it */
+    for (size_t k = 0; k < nchanged && rc == 0; k++) {
+        const struct grant *g = &l->g[k];
+        if (g->ngpu > 0 && !occ_fits(w->occ, l->ids + g->first, g->ngpu, g->share))
+            rc = err_run(err, "policy over-allocated: job %lld was granted GPU %d beyond its "
+                              "capacity", (long long)w->jobs[g->slot].id, l->ids[g->first]);
+        else
+            rc = set_grant(w, &w->jobs[g->slot], l->ids + g->first, g->ngpu, g->share, err);
+    }
+    return rc;
+}
+
+static void fill_view(const train *w, struct train_view *v)
+{
+    *v = (struct train_view){
+        .now = now(w), .reason = w->reason, .cl = w->cl, .occ = w->occ, .model = w->model,
+        .jobs = w->jobs, .active_head = w->active_head, .waiting_head = w->waiting_head,
+        .running_head = w->running_head, .n_active = w->n_active, .n_waiting = w->n_waiting,
+        .n_running = w->n_running, .next_active = w->next_active,
+        .next_waiting = w->next_waiting, .next_running = w->next_running,
+        .round = (w->dec.wake & WAKE_ROUND) ? w->dec.round : 0, .round_index = w->round_index,
+        .restore_delay_s = w->cfg.restore_delay_s, .restore_fixed_s = w->cfg.restore_fixed_s,
+        .storage_gbs = w->cfg.storage_gbs,
+    };
+}
+
+/* The allocation a round's decision made: GPUs granted per type, jobs running — recorded
+ * when it differs from the last round's (a step function: a value holds until the next). */
+static int round_samples(train *w, struct errbuf *err)
+{
+    if (w->sink.sample == NULL)
+        return 0;
+    const catalog *cat = cluster_catalog(w->cl);
+    char name[64];
+    for (int i = 0; i <= w->ntypes; i++) {
+        double v = i < w->ntypes ? w->busy_milli[i] / 1000.0 : (double)w->n_running;
+        if (w->round_logged && v == w->round_last[i])
+            continue;
+        w->round_last[i] = v;
+        if (i < w->ntypes)
+            snprintf(name, sizeof name, "round_gpus_%s", catalog_gpu(cat, w->types[i])->name);
+        else
+            snprintf(name, sizeof name, "round_jobs_running");
+        if (w->sink.sample(w->sink.ctx, now(w), name, v, err) < 0)
+            return -1;
+    }
+    w->round_logged = 1;
+    return 0;
+}
+
+static int on_instant_end(void *ctx, struct errbuf *err)
+{
+    train *w = ctx;
+    if (w->reason == 0)
+        return ENGINE_CONTINUE;
+    if (w->n_active == 0) {
+        w->reason = 0;
+        return ENGINE_CONTINUE;
+    }
+    struct train_view v;
+    fill_view(w, &v);
+    w->reason = 0;
+    grant_list_reset(&w->grants);
+    w->tot.decisions++;
+    if (w->dec.decide(w->dec.ctx, &v, &w->grants, err) < 0 || apply(w, &w->grants, err) < 0)
+        return ENGINE_FAIL;
+    if ((v.reason & WAKE_ROUND) && w->cfg.round_samples && round_samples(w, err) < 0)
+        return ENGINE_FAIL;
+    if (w->grants.wake_at > now(w)) {
+        engine_cancel(w->eng, w->timer);
+        if (push(w, w->grants.wake_at, EV_TIMER, 0, &w->timer, err) < 0)
+            return ENGINE_FAIL;
+    }
+    return ENGINE_CONTINUE;
+}
+
+static int on_round(train *w, struct errbuf *err)
+{
+    if (!work_left(w)) {
+        w->rounds_on = 0;
+        return 0;
+    }
+    w->round_index++;
+    if (push(w, now(w) + w->dec.round, EV_ROUND, 0, NULL, err) < 0)
+        return -1;
+    request(w, WAKE_ROUND);
+    return 0;
+}
+
+static int on_sample(train *w, struct errbuf *err)
+{
+    simtime t = now(w);
+    account(w, t);
+    double period = sim_to_sec(w->cfg.sample_period);
+    const catalog *cat = cluster_catalog(w->cl);
+    char name[64];
+    if (w->sink.sample) {
+        double busy = 0, total = 0;
+        for (int i = 0; i < w->ntypes; i++) {
+            double b = (w->busy_int[i] - w->sample_busy[i]) / 1000.0 / period;
+            int cnt = cluster_type_count(w->cl, w->types[i]);
+            snprintf(name, sizeof name, "util_%s", catalog_gpu(cat, w->types[i])->name);
+            if (w->sink.sample(w->sink.ctx, t, name, b / cnt, err) < 0)
+                return -1;
+            busy += b;
+            total += cnt;
+        }
+        if (w->sink.sample(w->sink.ctx, t, "util_total", busy / total, err) < 0 ||
+            w->sink.sample(w->sink.ctx, t, "queue_len", w->n_waiting, err) < 0 ||
+            w->sink.sample(w->sink.ctx, t, "running_jobs", w->n_running, err) < 0)
+            return -1;
+    }
+    for (int i = 0; i < w->ntypes; i++)
+        w->sample_busy[i] = w->busy_int[i];
+    if (!work_left(w)) {
+        w->samples_on = 0;
+        return 0;
+    }
+    return push(w, t + w->cfg.sample_period, EV_SAMPLE, 0, NULL, err);
+}
+
+static int handle(void *ctx, const struct evq_event *ev, struct errbuf *err)
+{
+    train *w = ctx;
+    int rc;
+    switch (ev->kind) {
+    case EV_ARRIVAL: rc = on_arrival(w, err); break;
+    case EV_FINISH:  rc = on_finish(w, (int32_t)ev->arg, err); break;
+    case EV_ROUND:   rc = on_round(w, err); break;
+    case EV_SAMPLE:  rc = on_sample(w, err); break;
+    case EV_TIMER:   w->reason |= WAKE_TIMER; w->timer = EVQ_NONE; rc = 0; break;
+    default:
+        assert(!"unknown event kind");
+        rc = -1;
+    }
+    return rc < 0 ? ENGINE_FAIL : ENGINE_CONTINUE;
+}
+
+/* ---------------------------------------------------------------- lifecycle */
+
+int train_create(train **out, const cluster *cl, const tput *model,
+                 const struct train_config *cfg, struct job_source *src,
+                 const struct train_decider *dec, const struct train_sink *sink,
+                 struct errbuf *err)
+{
+    *out = NULL;
+    if ((dec->wake & WAKE_ROUND) && dec->round <= 0)
+        return err_input(err, NULL, 0, "round_s", "a round-based policy needs a round > 0");
+    train *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return err_run(err, "out of memory");
+    w->cl = cl;
+    w->model = model;
+    w->cfg = *cfg;
+    w->src = src;
+    w->dec = *dec;
+    w->sink = *sink;
+    w->ntypes = cluster_types(cl, &w->types);
+    w->active_head = w->active_tail = w->waiting_head = w->waiting_tail = -1;
+    w->running_head = w->free_head = -1;
+    grant_list_init(&w->grants);
+    w->eng = engine_create(1024);
+    w->occ = occ_create(cl);
+    if (w->eng == NULL || w->occ == NULL || grow_slots(w, err) < 0) {
+        train_destroy(w);
+        return err_run(err, "out of memory");
+    }
+    *out = w;
+    return 0;
+}
+
+void train_destroy(train *w)
+{
+    if (w == NULL)
+        return;
+    for (int32_t s = 0; s < w->cap && w->x; s++)
+        free(w->x[s].gpus);
+    free(w->jobs);
+    free(w->x);
+    free(w->next_active);
+    free(w->next_waiting);
+    free(w->next_running);
+    free(w->granted);
+    grant_list_fini(&w->grants);
+    occ_destroy(w->occ);
+    engine_destroy(w->eng);
+    free(w);
+}
+
+int train_run(train *w, struct train_totals *out, struct errbuf *err)
+{
+    memset(&w->tot, 0, sizeof w->tot);
+    if (read_next(w, err) < 0)
+        return -1;
+    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
+    int stop = engine_run(w->eng, handle, on_instant_end, w, &lim, err);
+    if (stop == ENGINE_FAILED)
+        return -1;
+    simtime t = engine_now(w->eng);
+    account(w, t);
+    /* jobs still active when a limit stopped the run leave unfinished */
+    for (int32_t s = w->active_head; s >= 0; s = w->next_active[s]) {
+        settle(w, &w->jobs[s], t);
+        if (emit(w, &w->jobs[s], -1, err) < 0)
+            return -1;
+    }
+    w->tot.end = t;
+    w->tot.stop = stop;
+    w->tot.events = engine_events(w->eng);
+    for (int i = 0; i < w->ntypes; i++)
+        w->tot.busy_gpu_s[i] = w->busy_int[i] / 1000.0;
+    *out = w->tot;
+    return 0;
+}

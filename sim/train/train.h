@@ -1,0 +1,97 @@
+/*
+ * train: the training world — DL jobs arrive, ask a policy for GPUs, progress at the rate
+ * the throughput model gives for their placement, and leave when their work is done.
+ *
+ * The world owns its jobs and its event handlers; it reads jobs from a job_source (streamed,
+ * so memory follows the active jobs, not the trace), asks a decider (the policy dispatch
+ * layer) for grants, and reports each finished job and each periodic sample to a sink.
+ *
+ * Ownership: train_create allocates; train_destroy frees the world and its engine.  The
+ * cluster, model, source, decider and sink are borrowed and must outlive the world.
+ */
+#ifndef HETSIM_TRAIN_H
+#define HETSIM_TRAIN_H
+
+#include "../core/engine.h"
+#include "train_view.h"
+
+/* One job as a trace or generator describes it. */
+struct job_spec {
+    int64_t     id;             /* trace's job id */
+    simtime     arrival;
+    int32_t     jtype;
+    int32_t     workers;
+    double      work;           /* iterations */
+    int32_t     user;
+    double      weight;
+    const char *origin;         /* file the job came from, for error messages (may be NULL) */
+    long        line;           /* its line there, 0 if none */
+    const char *field;          /* where its worker count came from, for error messages
+                                   (NULL: the trace's "workers" column) */
+};
+
+/* Where jobs come from, in non-decreasing arrival order.  next returns 1 with *out filled,
+ * 0 at the end, -1 on error (message in err). */
+struct job_source {
+    void *ctx;
+    int (*next)(void *ctx, struct job_spec *out, struct errbuf *err);
+};
+
+struct train_decider {
+    void    *ctx;
+    int    (*decide)(void *ctx, const struct train_view *v, struct grant_list *out,
+                     struct errbuf *err);
+    unsigned wake;              /* enum train_wake bits */
+    simtime  round;             /* round length when wake has WAKE_ROUND */
+};
+
+/* A job leaving the world: finished, or still unfinished when the run stopped. */
+struct train_record {
+    const struct train_job *job;
+    int64_t       trace_id;
+    simtime       finish;       /* -1 if unfinished */
+    double        n_avg;        /* average number of active jobs during its life */
+    double        t_iso;        /* completion time alone on a 1/n_avg share, seconds */
+    double        rho;          /* finish-time fairness (finish - arrival) / t_iso; -1 unfinished */
+    const double *gpu_s;        /* GPU-seconds by cluster type slot (cluster_types order) */
+    double        best_rate;    /* its throughput on its fastest type (normalizes throughput) */
+};
+
+struct train_sink {
+    void *ctx;
+    int (*job)(void *ctx, const struct train_record *r, struct errbuf *err);
+    int (*sample)(void *ctx, simtime t, const char *name, double value, struct errbuf *err);
+};
+
+struct train_config {
+    double   restore_delay_s;   /* >= 0: every restart costs this; < 0: from the checkpoint */
+    double   restore_fixed_s;   /* with a checkpoint-based delay: fixed part (process start) */
+    double   storage_gbs;       /* with a checkpoint-based delay: read bandwidth */
+    simtime  sample_period;     /* 0: no samples */
+    int      round_samples;     /* 1: after every round's decision, samples of the allocation */
+    simtime  until;             /* SIM_NEVER: run until every job is done */
+    uint64_t max_events;        /* 0: no limit */
+};
+
+struct train_totals {
+    simtime  end;               /* clock when the run stopped */
+    simtime  makespan;          /* last completion (0 if none) */
+    int64_t  jobs_in, jobs_done;
+    int64_t  preemptions, migrations;
+    uint64_t events, decisions;
+    double   busy_gpu_s[CLUSTER_MAX_TYPES];  /* granted GPU-seconds by type slot */
+    int      stop;              /* enum engine_stop */
+};
+
+typedef struct train train;
+
+int  train_create(train **out, const cluster *cl, const tput *model,
+                  const struct train_config *cfg, struct job_source *src,
+                  const struct train_decider *dec, const struct train_sink *sink,
+                  struct errbuf *err);
+void train_destroy(train *w);
+
+/* Run to the end (or a limit).  Returns 0 or -1 with the message in err. */
+int  train_run(train *w, struct train_totals *out, struct errbuf *err);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * train_view: what a training policy sees and what it returns.
+ *
+ * A policy reads a train_view — a read-only snapshot of the training world at one instant —
+ * and fills a grant_list.  It never changes the world itself: the world applies the grants,
+ * charging the checkpoint-restore delay to every job whose GPUs change.
+ *
+ * A grant is (job, GPU ids, share): the job runs on those GPUs, each at `share` thousandths
+ * (OCC_WHOLE = 1000 = the whole GPU).  One representation carries the three kinds of jobs:
+ * rigid jobs get their requested worker count of whole GPUs; elastic jobs get any count;
+ * multiplexed jobs get shares of GPUs that other jobs also hold (shares on a GPU sum to at
+ * most 1000).  A grant with no GPUs preempts the job.
+ *
+ * Two modes: in a FULL list (grant_full) every job not granted is preempted — the natural
+ * mode for policies that recompute the whole allocation each round; in a DELTA list (the
+ * default) jobs not mentioned keep what they hold — the natural mode for event-driven
+ * policies that only start or stop a few jobs.
+ *
+ * Ownership: everything reachable from a view belongs to the world and is valid only during
+ * the decide call.  The grant_list belongs to the caller of decide; the policy appends to it.
+ */
+#ifndef HETSIM_TRAIN_VIEW_H
+#define HETSIM_TRAIN_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/cluster.h"
+#include "../core/occ.h"
+#include "../base/simtime.h"
+#include "../../models/tput.h"
+
+enum train_state {
+    JOB_QUEUED,         /* arrived, never run */
+    JOB_RUNNING,        /* holds GPUs (possibly still restoring) */
+    JOB_PREEMPTED,      /* ran before, holds nothing now */
+    JOB_DONE
+};
+
+/* Why the policy is being asked (a bit set: several things may happen at one instant). */
+enum train_wake {
+    WAKE_ARRIVAL    = 1u << 0,
+    WAKE_COMPLETION = 1u << 1,
+    WAKE_ROUND      = 1u << 2,
+    WAKE_TIMER      = 1u << 3   /* the time the policy asked for with grant_list.wake_at */
+};
+
+struct train_job {
+    int64_t  id;            /* unique, in arrival order */
+    int32_t  slot;          /* index in view->jobs (reused after the job leaves) */
+    int32_t  jtype;         /* job type id (tput) */
+    int32_t  workers;       /* requested workers d_j */
+    int32_t  user;          /* tenant */
+    double   weight;        /* priority weight */
+    simtime  arrival;
+    double   work;          /* total iterations W_j */
+    int      state;         /* enum train_state */
+    simtime  first_start;   /* -1 until it first runs */
+    int32_t  preemptions, migrations;
+    /* the current grant */
+    int32_t  ngpu;
+    int32_t  gpu_type;      /* type of its first GPU, -1 when it holds none */
+    uint16_t share;
+    const int *gpus;
+    double   rate;          /* iterations/s while it runs (0 while restoring counts as rate) */
+    simtime  run_from;      /* progress accrues from here (after the restore delay) */
+    /* progress, exact as of `updated`; use train_view_done() for "now" */
+    simtime  updated;
+    double   done;          /* iterations completed */
+    double   attained;      /* GPU-seconds of service received */
+    simtime  last_grant;    /* when the current grant (or preemption) took effect */
+};
+
+struct train_view {
+    simtime  now;
+    unsigned reason;                    /* enum train_wake bits */
+    const cluster *cl;
+    const occ     *occ;                 /* live occupancy: what is granted right now */
+    const tput    *model;
+    const struct train_job *jobs;       /* by slot; only slots on the lists are meaningful */
+    int32_t  active_head;               /* all arrived, unfinished jobs, in arrival order */
+    int32_t  waiting_head;              /* queued + preempted, in order of entering the queue */
+    int32_t  running_head;              /* running, most recently started first */
+    int32_t  n_active, n_waiting, n_running;
+    const int32_t *next_active, *next_waiting, *next_running;   /* by slot; -1 ends a list */
+    simtime  round;                     /* round length for WAKE_ROUND policies, else 0 */
+    int64_t  round_index;               /* rounds begun so far */
+    /* what a restart costs (the world's settings; use train_view_restore_s) */
+    double   restore_delay_s, restore_fixed_s, storage_gbs;
+};
+
+/* Iterate: for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j)) */
+static inline const struct train_job *train_view_job_at(const struct train_view *v, int32_t slot)
+{
+    return slot < 0 ? NULL : &v->jobs[slot];
+}
+#define TRAIN_VIEW_LIST(which)                                                                      \
+    static inline const struct train_job *train_view_first_##which(const struct train_view *v)      \
+    {                                                                                       \
+        return train_view_job_at(v, v->which##_head);                                               \
+    }                                                                                       \
+    static inline const struct train_job *train_view_next_##which(const struct train_view *v,       \
+                                                          const struct train_job *j)        \
+    {                                                                                       \
+        return train_view_job_at(v, v->next_##which[j->slot]);                                      \
+    }
+TRAIN_VIEW_LIST(active)
+TRAIN_VIEW_LIST(waiting)
+TRAIN_VIEW_LIST(running)
+#undef TRAIN_VIEW_LIST
+
+/* Iterations done by `now`, counting the current run since the last update. */
+static inline double train_view_done(const struct train_job *j, simtime now)
+{
+    double d = j->done;
+    if (j->state == JOB_RUNNING) {
+        simtime from = j->run_from > j->updated ? j->run_from : j->updated;
+        if (now > from)
+            d += j->rate * sim_to_sec(now - from);
+    }
+    return d < j->work ? d : j->work;
+}
+
+/* GPU-seconds of service received by `now`. */
+static inline double train_view_attained(const struct train_job *j, simtime now)
+{
+    double a = j->attained;
+    if (j->state == JOB_RUNNING && now > j->updated)
+        a += j->ngpu * (j->share / 1000.0) * sim_to_sec(now - j->updated);
+    return a;
+}
+
+/* Throughput (iterations/s) of job j with n workers of `gpu_type`, placed as well as the
+ * cluster allows (fewest nodes, best links); 0 when it cannot run there. */
+double train_view_rate(const struct train_view *v, const struct train_job *j, int gpu_type, int n);
+/* Throughput on these exact GPUs (what the world will charge if granted them). */
+double train_view_rate_on(const struct train_view *v, const struct train_job *j, const int *ids, int n);
+/* Seconds job j loses when it is restarted (resumed after preemption, moved or resized). */
+double train_view_restore_s(const struct train_view *v, const struct train_job *j);
+
+/* ---- the decision ---- */
+
+struct grant {
+    int32_t  slot;          /* job slot */
+    int32_t  ngpu;          /* 0: preempt */
+    uint32_t first;         /* offset of its GPU ids in grant_list.ids */
+    uint16_t share;         /* thousandths of each GPU */
+};
+
+struct grant_list {
+    struct grant *g;
+    size_t        n, cap;
+    int          *ids;
+    size_t        nids, idcap;
+    int           full;     /* 1: jobs not granted are preempted */
+    simtime       wake_at;  /* > now: call the policy again by then (WAKE_TIMER); it replaces
+                             * the previous request.  0: no request */
+};
+
+void grant_list_init(struct grant_list *l);
+void grant_list_fini(struct grant_list *l);
+void grant_list_reset(struct grant_list *l);        /* empty, DELTA mode */
+static inline void grant_full(struct grant_list *l) { l->full = 1; }
+
+/* Append a grant; returns 0 or -1 (out of memory). */
+int grant_add(struct grant_list *l, int32_t slot, const int *ids, int n, int share);
+/* Grant job j exactly what it holds now. */
+int grant_keep(struct grant_list *l, const struct train_job *j);
+int grant_preempt(struct grant_list *l, int32_t slot);
+
+static inline const int *grant_ids(const struct grant_list *l, const struct grant *g)
+{
+    return l->ids + g->first;
+}
+
+#endif

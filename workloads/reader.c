@@ -1,0 +1,138 @@
+/*
+ * reader: the helpers every workload reader shares (job-type lookup and mixes, durations
+ * turned into work, a set of ids for duplicate checks).
+ */
+#include "reader.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+double reader_work_from_duration(const tput *m, int jtype, int gpu, int workers, double duration_s)
+{
+    const struct gpu_spec *g = catalog_gpu(tput_catalog(m), gpu);
+    struct placement p = { .gpu = gpu, .workers = workers, .nodes = 1, .link = -1 };
+    if (workers > 1)
+        p.link = g->nvlink >= 0 ? g->nvlink : g->pcie;
+    return duration_s * tput_rate(m, jtype, &p);
+}
+
+int reader_jobtype(const tput *m, const char *name, const char *file, long line, const char *field,
+               struct errbuf *err)
+{
+    int id = tput_find(m, name);
+    if (id >= 0)
+        return id;
+    int n = tput_ntypes(m);
+    const char **names = malloc((size_t)(n + 1) * sizeof *names);
+    const char *hint = NULL;
+    if (names != NULL) {
+        for (int i = 0; i < n; i++)
+            names[i] = tput_type(m, i)->name;
+        names[n] = NULL;
+        hint = jsonf_suggest(name, names);
+    }
+    err_input(err, file, line, field, "unknown job type '%s'%s%s%s (see `hetsim list models`)",
+              name, hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+    free(names);
+    return -1;
+}
+
+void *reader_mix_table(const struct reader_common *c)
+{
+    return gsl_ran_discrete_preproc((size_t)c->nmix, c->mix_weights);
+}
+
+void reader_mix_table_free(void *table)
+{
+    if (table != NULL)
+        gsl_ran_discrete_free(table);
+}
+
+int reader_mix_draw(const struct reader_common *c, gsl_rng *r, void *table)
+{
+    return c->mix_types[gsl_ran_discrete(r, table)];
+}
+
+int reader_idset_add(struct reader_idset *s, int64_t id)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        size_t nc = s->cap ? 2 * s->cap : 1024;
+        int64_t *k = calloc(nc, sizeof *k);
+        uint8_t *u = calloc(nc, 1);
+        if (k == NULL || u == NULL) {
+            free(k);
+            free(u);
+            return -1;
+        }
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->used[i]) {
+                size_t j = ((uint64_t)s->keys[i] * 0x9e3779b97f4a7c15ULL >> 17) & (nc - 1);
+                while (u[j])
+                    j = (j + 1) & (nc - 1);
+                k[j] = s->keys[i];
+                u[j] = 1;
+            }
+        free(s->keys);
+        free(s->used);
+        s->keys = k;
+        s->used = u;
+        s->cap = nc;
+    }
+    size_t j = ((uint64_t)id * 0x9e3779b97f4a7c15ULL >> 17) & (s->cap - 1);
+    while (s->used[j]) {
+        if (s->keys[j] == id)
+            return 0;
+        j = (j + 1) & (s->cap - 1);
+    }
+    s->keys[j] = id;
+    s->used[j] = 1;
+    s->n++;
+    return 1;
+}
+
+void reader_idset_free(struct reader_idset *s)
+{
+    free(s->keys);
+    free(s->used);
+    memset(s, 0, sizeof *s);
+}
+
+int reader_read_mix(const struct jobj *cfg, const char *key, const tput *model, int **types,
+                double **weights, int *n_out, struct errbuf *err)
+{
+    struct jobj mix;
+    *n_out = 0;
+    if (jobj_obj(&mix, cfg, key, JOPT, err) < 0)
+        return -1;
+    if (mix.node == NULL)
+        return 0;
+    int n = cJSON_GetArraySize(mix.node);
+    if (n == 0)
+        return jsonf_error(cfg->doc, mix.node, mix.path, err, "needs at least one job type");
+    *types = calloc((size_t)n, sizeof **types);
+    *weights = calloc((size_t)n, sizeof **weights);
+    if (*types == NULL || *weights == NULL)
+        return err_run(err, "out of memory");
+    int i = 0;
+    for (const cJSON *e = mix.node->child; e != NULL; e = e->next, i++) {
+        char p[320];
+        snprintf(p, sizeof p, "%s.%s", mix.path, e->string);
+        const char *file;
+        long line;
+        jsonf_where(cfg->doc, e, &file, &line);
+        if (((*types)[i] = reader_jobtype(model, e->string, file, line, p, err)) < 0)
+            return -1;
+        if (jobj_num(&mix, e->string, JREQ, 0, 1e12, &(*weights)[i], err) < 0)
+            return -1;
+    }
+    double sum = 0;
+    for (i = 0; i < n; i++)
+        sum += (*weights)[i];
+    if (!(sum > 0))
+        return jsonf_error(cfg->doc, mix.node, mix.path, err, "weights must not all be zero");
+    *n_out = n;
+    return 0;
+}
+

@@ -1,0 +1,93 @@
+/*
+ * reader: what a workload format is and what its readers share.
+ *
+ * A format is one `const struct workload_format` in one file (trace_hetsim.c, trace_gavel.c,
+ * trace_philly.c, synth.c), listed once in workloads/registry.c and found by the workload's
+ * "format" field, as policies are found by name.  workload.c reads the fields every format
+ * shares (reader_common), checks that the workload object holds only those and the format's
+ * own `keys`, opens the format's reader and wraps it as a job_source.  A reader includes this
+ * header only: it never calls workload.c, and workload.c knows no reader by name.
+ *
+ * Ownership: a reader's open allocates its state into struct reader; workload.c calls its
+ * close once.  Arrays returned by reader_read_mix belong to the caller.
+ */
+#ifndef HETSIM_READER_H
+#define HETSIM_READER_H
+
+#include <gsl/gsl_rng.h>
+
+#include "workload.h"
+
+/* Settings every format shares, read by workload.c before the reader opens. */
+struct reader_common {
+    const tput *model;
+    uint64_t    seed;
+    char        path[4096];     /* resolved trace path, "" for generators */
+    int         ref_gpu;        /* GPU type durations are measured on */
+    double      arrival_scale;  /* arrivals are multiplied by this */
+    int64_t     max_jobs;       /* 0: all */
+    int64_t     skip_jobs;      /* jobs dropped from the start; arrivals then restart at 0 */
+    int64_t     emitted;
+    simtime     rebase;         /* subtracted from arrivals after skipping */
+    /* the job-type mix "job_types" (formats with FORMAT_MIX) */
+    int         nmix;
+    int        *mix_types;
+    double     *mix_weights;
+};
+
+/* An open reader: next returns 1 with *out filled, 0 at the end, -1 on error. */
+struct reader {
+    void *st;
+    int  (*next)(void *st, struct reader_common *c, struct job_spec *out, struct errbuf *err);
+    void (*close)(void *st);
+};
+
+enum format_flags {
+    FORMAT_TRACE     = 1u << 0,     /* reads a file: "trace" is required */
+    FORMAT_DURATIONS = 1u << 1,     /* turns durations into work on "reference_gpu" */
+    FORMAT_MIX       = 1u << 2,     /* draws job types from the "job_types" mix */
+    FORMAT_SEEDED    = 1u << 3      /* the experiment's seed changes the jobs */
+};
+
+struct workload_format {
+    const char *name;               /* the workload's "format" */
+    const char *domain;             /* the world its jobs are for: "training" */
+    const char *summary;            /* one line for `hetsim list formats` */
+    unsigned    flags;              /* enum format_flags */
+    const char *const *keys;        /* its own fields of the workload object, NULL-terminated
+                                       (NULL: none); the shared ones are workload.c's */
+    /* Does this workload object use the seed?  NULL: exactly when flags has FORMAT_SEEDED. */
+    int  (*seeded_by)(const struct jobj *cfg);
+    int  (*open)(struct reader *r, struct reader_common *c, const struct jobj *cfg,
+                 struct errbuf *err);
+};
+
+/* Job type by name with a did-you-mean in the error; -1 with err set if unknown. */
+int reader_jobtype(const tput *m, const char *name, const char *file, long line,
+                   const char *field, struct errbuf *err);
+
+/* Read a job-type mix {"name": weight, ...} at cfg.key into new arrays (caller frees);
+ * *n = 0 when the key is absent. */
+int reader_read_mix(const struct jobj *cfg, const char *key, const tput *model, int **types,
+                    double **weights, int *n, struct errbuf *err);
+
+/* Draw a job type from the mix (GSL discrete distribution prepared once by the caller). */
+int   reader_mix_draw(const struct reader_common *c, gsl_rng *r, void *table);
+void *reader_mix_table(const struct reader_common *c);
+void  reader_mix_table_free(void *table);
+
+/* Work (iterations) that takes `duration_s` for `workers` GPUs of type `gpu` on one node with
+ * the GPU's own link — the convention for traces that give durations.  0 if it cannot run. */
+double reader_work_from_duration(const tput *m, int jtype, int gpu, int workers,
+                                 double duration_s);
+
+/* A set of int64 ids, to reject duplicates in streamed traces. */
+struct reader_idset {
+    int64_t *keys;
+    uint8_t *used;
+    size_t   cap, n;
+};
+int  reader_idset_add(struct reader_idset *s, int64_t id);  /* 1 added, 0 there, -1 no memory */
+void reader_idset_free(struct reader_idset *s);
+
+#endif
