@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../sim/base/jsonf.h"
+#include "../sim/base/jobj.h"
 
 struct catalog {
     struct gpu_spec  *gpus;

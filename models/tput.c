@@ -38,7 +38,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../sim/base/jsonf.h"
+#include "../sim/base/jobj.h"
 #include "../sim/base/tio.h"
 
 enum { JT_MAX_ALIASES = 4 };

@@ -17,46 +17,34 @@
 
 #include "../sim/base/path.h"
 
-enum { SCHEMA_VERSION = 2 };
+enum { SCHEMA_VERSION = 3 };
 
-enum stmt { S_JOB, S_JOBGPU, S_SAMPLE, S_METRIC, S_RUN, S_PARAM, S_N };
+const struct db_table db_tables[] = {
+    { "jobs", 1 },     { "job_gpu_seconds", 1 }, { "requests", 1 },
+    { "samples", 1 },  { "metrics", 1 },         { "run_params", 0 },
+    { NULL, 0 },
+};
+enum { NTABLES = sizeof db_tables / sizeof db_tables[0] - 1 };
+
+enum stmt { S_JOB, S_JOBGPU, S_REQUEST, S_SAMPLE, S_METRIC, S_RUN, S_PARAM, S_N };
 
 static const char *const stmt_sql[S_N] = {
     [S_JOB] = "INSERT INTO temp.stage_jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_JOBGPU] = "INSERT INTO temp.stage_job_gpu_seconds VALUES (?,?,?)",
+    [S_REQUEST] = "INSERT INTO temp.stage_requests VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_SAMPLE] = "INSERT INTO temp.stage_samples VALUES (?,?,?)",
     [S_METRIC] = "INSERT INTO temp.stage_metrics VALUES (?,?)",
     [S_RUN] = "INSERT INTO main.runs(experiment, domain, policy, seed, cluster, config_json, "
               "config_hash, version, sim_end_s, stop_reason, events, decisions, jobs_total, "
-              "wall_s, started_at, group_hash) "
+              "wall_s, started_at, group_hash, cluster_name) "
               "VALUES (?,?,?,?,?,?,hetsim_hash(?6),?,?,?,?,?,?,?,?,"
-              "hetsim_hash(json_remove(?6, '$.seed')))",
+              "hetsim_hash(json_remove(?6, '$.seed')),?)",
     [S_PARAM] = "INSERT INTO main.run_params VALUES (?,?,?,?,"
                 "CASE WHEN json_type(?4) IN ('integer', 'real') THEN ?4 + 0 END)",
 };
 
-/* the staging tables, and the copy of each into the file (?1: the new run's id) */
-static const char stage_sql[] =
-    "CREATE TEMP TABLE IF NOT EXISTS stage_jobs AS SELECT job_id, user, job_type, workers, "
-    "    work, arrival_s, first_start_s, finish_s, jct_s, queue_delay_s, n_avg, t_iso_s, "
-    "    ftf_rho, attained_gpu_s, preemptions, migrations FROM main.jobs WHERE 0;"
-    "CREATE TEMP TABLE IF NOT EXISTS stage_job_gpu_seconds AS "
-    "    SELECT job_id, gpu_type, gpu_s FROM main.job_gpu_seconds WHERE 0;"
-    "CREATE TEMP TABLE IF NOT EXISTS stage_samples AS "
-    "    SELECT t_s, name, value FROM main.samples WHERE 0;"
-    "CREATE TEMP TABLE IF NOT EXISTS stage_metrics AS "
-    "    SELECT name, value FROM main.metrics WHERE 0;";
-static const char *const copy_sql[] = {
-    "INSERT INTO main.jobs SELECT ?1, * FROM temp.stage_jobs",
-    "INSERT INTO main.job_gpu_seconds SELECT ?1, * FROM temp.stage_job_gpu_seconds",
-    "INSERT INTO main.samples SELECT ?1, * FROM temp.stage_samples",
-    "INSERT INTO main.metrics SELECT ?1, * FROM temp.stage_metrics",
-};
-enum { NCOPY = sizeof copy_sql / sizeof copy_sql[0] };
-static const char clear_sql[] =
-    "DELETE FROM temp.stage_jobs; DELETE FROM temp.stage_job_gpu_seconds;"
-    "DELETE FROM temp.stage_samples; DELETE FROM temp.stage_metrics;";
-
+/* Each staged table of db_tables has a temp.stage_<name> twin with its columns less run_id,
+ * made when the database opens, and a copy into the file (?1: the new run's id). */
 /* one time series of the open run: its last stored value, and a point held back because it
  * equals that value (stored only if the next point differs, or at the commit) */
 struct series {
@@ -67,7 +55,8 @@ struct series {
 
 /* the open run's descriptive fields, kept until the commit writes them */
 struct pending {
-    char          *experiment, *domain, *policy, *cluster, *config_json, *version, *sweep;
+    char          *experiment, *domain, *policy, *cluster, *cluster_name, *config_json;
+    char          *version, *sweep;
     char          *started_at;
     int64_t        seed;
     char         **keys, **values;
@@ -80,7 +69,7 @@ struct pending {
 struct db {
     sqlite3       *h;
     sqlite3_stmt  *st[S_N];
-    sqlite3_stmt  *copy[NCOPY];
+    sqlite3_stmt  *copy[NTABLES];   /* by db_tables index; NULL for tables not staged */
     int            open_run;        /* a run is being staged */
     struct pending run;
     char          *path;
@@ -157,7 +146,7 @@ static void sql_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_text(ctx, hex, 16, SQLITE_TRANSIENT);
 }
 
-/* Create the schema in a new file, or bring a version 1 file to version 2. */
+/* Create the schema in a new file, or bring an older file to this version. */
 static int setup_schema(db *d, int version, struct errbuf *err)
 {
     char pragma[64];
@@ -178,6 +167,14 @@ static int setup_schema(db *d, int version, struct errbuf *err)
                      err) < 0 ||
           exec_retry(d, "UPDATE runs SET group_hash = "
                         "hetsim_hash(json_remove(config_json, '$.seed'))", err) < 0)) ||
+        /* version 2 stored the cluster's own name: it moves to cluster_name, and cluster
+         * becomes the name the experiment gave (its "cluster" string, when it was one) */
+        (version >= 1 && version <= 2 &&
+         (exec_retry(d, "ALTER TABLE runs ADD COLUMN cluster_name TEXT NOT NULL DEFAULT ''",
+                     err) < 0 ||
+          exec_retry(d, "UPDATE runs SET cluster_name = cluster, cluster = CASE WHEN "
+                        "json_type(config_json, '$.cluster') = 'text' THEN "
+                        "json_extract(config_json, '$.cluster') ELSE cluster END", err) < 0)) ||
         exec_retry(d, db_schema_sql, err) < 0 || exec_retry(d, pragma, err) < 0 ||
         exec_retry(d, "COMMIT", err) < 0) {
         sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
@@ -189,6 +186,60 @@ static int setup_schema(db *d, int version, struct errbuf *err)
 int db_exec(db *d, const char *sql, struct errbuf *err)
 {
     return exec_retry(d, sql, err);
+}
+
+int db_columns(struct sqlite3 *h, const char *schema, const char *table, const char *skip,
+               const char *prefix, char *out, size_t cap)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "PRAGMA %s.table_info(%s)", schema, table);
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK)
+        return -1;
+    size_t n = 0;
+    out[0] = '\0';
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        const char *c = (const char *)sqlite3_column_text(q, 1);
+        if (skip != NULL && strcmp(c, skip) == 0)
+            continue;
+        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s\"%s\"", n ? ", " : "",
+                              prefix, c);
+    }
+    sqlite3_finalize(q);
+    return n > 0 && n < cap ? 0 : -1;
+}
+
+/* The staging twin of every staged table, and its copy into the file. */
+static int setup_staging(db *d, struct errbuf *err)
+{
+    for (int t = 0; t < NTABLES; t++) {
+        if (!db_tables[t].staged)
+            continue;
+        const char *name = db_tables[t].name;
+        char cols[2048], sql[4608];
+        if (db_columns(d->h, "main", name, "run_id", "", cols, sizeof cols) < 0)
+            return fail(d, err, "reading the schema");
+        snprintf(sql, sizeof sql, "CREATE TEMP TABLE IF NOT EXISTS stage_%s AS SELECT %s FROM "
+                 "main.%s WHERE 0", name, cols, name);
+        if (exec_retry(d, sql, err) < 0)
+            return -1;
+        snprintf(sql, sizeof sql, "INSERT INTO main.%s(run_id, %s) SELECT ?1, %s FROM "
+                 "temp.stage_%s", name, cols, cols, name);
+        if (sqlite3_prepare_v2(d->h, sql, -1, &d->copy[t], NULL) != SQLITE_OK)
+            return fail(d, err, "preparing statements");
+    }
+    return 0;
+}
+
+/* Empty every staging table. */
+static void clear_staging(db *d)
+{
+    for (int t = 0; t < NTABLES; t++)
+        if (db_tables[t].staged) {
+            char sql[96];
+            snprintf(sql, sizeof sql, "DELETE FROM temp.stage_%s", db_tables[t].name);
+            sqlite3_exec(d->h, sql, NULL, NULL, NULL);
+        }
 }
 
 int db_open(db **out, const char *path, struct errbuf *err)
@@ -234,18 +285,12 @@ int db_open(db **out, const char *path, struct errbuf *err)
         exec_retry(d, "PRAGMA synchronous=NORMAL", err) < 0 ||
         exec_retry(d, "PRAGMA foreign_keys=ON", err) < 0 ||
         (version != SCHEMA_VERSION && setup_schema(d, version, err) < 0) ||
-        exec_retry(d, stage_sql, err) < 0) {
+        setup_staging(d, err) < 0) {
         db_close(d);
         return -1;
     }
     for (int i = 0; i < S_N; i++)
         if (sqlite3_prepare_v2(d->h, stmt_sql[i], -1, &d->st[i], NULL) != SQLITE_OK) {
-            fail(d, err, "preparing statements");
-            db_close(d);
-            return -1;
-        }
-    for (int i = 0; i < NCOPY; i++)
-        if (sqlite3_prepare_v2(d->h, copy_sql[i], -1, &d->copy[i], NULL) != SQLITE_OK) {
             fail(d, err, "preparing statements");
             db_close(d);
             return -1;
@@ -260,6 +305,7 @@ static void pending_free(struct pending *p)
     free(p->domain);
     free(p->policy);
     free(p->cluster);
+    free(p->cluster_name);
     free(p->config_json);
     free(p->version);
     free(p->sweep);
@@ -283,7 +329,7 @@ void db_close(db *d)
     db_run_abort(d);
     for (int i = 0; i < S_N; i++)
         sqlite3_finalize(d->st[i]);
-    for (int i = 0; i < NCOPY; i++)
+    for (int i = 0; i < NTABLES; i++)
         sqlite3_finalize(d->copy[i]);
     sqlite3_close(d->h);
     free(d->path);
@@ -327,6 +373,7 @@ int db_run_begin(db *d, const struct db_run *r, struct errbuf *err)
     p->domain = dup_or_null(r->domain, &oom);
     p->policy = dup_or_null(r->policy, &oom);
     p->cluster = dup_or_null(r->cluster, &oom);
+    p->cluster_name = dup_or_null(r->cluster_name ? r->cluster_name : r->cluster, &oom);
     p->config_json = dup_or_null(r->config_json, &oom);
     p->version = dup_or_null(r->version, &oom);
     p->sweep = dup_or_null(r->sweep, &oom);
@@ -396,6 +443,35 @@ int db_job_gpu(db *d, int64_t job_id, const char *gpu_type, double gpu_s, struct
     sqlite3_bind_int64(s, 1, job_id);
     sqlite3_bind_text(s, 2, gpu_type, -1, SQLITE_STATIC);
     sqlite3_bind_double(s, 3, gpu_s);
+    return step(d, s, err);
+}
+
+int db_request(db *d, const struct db_request *r, struct errbuf *err)
+{
+    sqlite3_stmt *s = d->st[S_REQUEST];
+    sqlite3_bind_int64(s, 1, r->request_id);
+    sqlite3_bind_text(s, 2, r->class_name, -1, SQLITE_STATIC);
+    sqlite3_bind_double(s, 3, r->arrival_s);
+    bind_opt(s, 4, r->start_s);
+    bind_opt(s, 5, r->first_s);
+    bind_opt(s, 6, r->finish_s);
+    bind_opt(s, 7, r->finish_s < 0 ? -1 : r->finish_s - r->arrival_s);
+    bind_opt(s, 8, r->start_s < 0 ? -1 : r->start_s - r->arrival_s);
+    bind_opt(s, 9, r->first_s < 0 ? -1 : r->first_s - r->arrival_s);
+    bind_opt(s, 10, r->finish_s < 0 || r->first_s < 0 || r->out_tokens < 2
+                        ? -1 : (r->finish_s - r->first_s) / (double)(r->out_tokens - 1));
+    if (r->in_tokens < 0)
+        sqlite3_bind_null(s, 11);
+    else
+        sqlite3_bind_int64(s, 11, r->in_tokens);
+    if (r->out_tokens < 0)
+        sqlite3_bind_null(s, 12);
+    else
+        sqlite3_bind_int64(s, 12, r->out_tokens);
+    if (r->sla_met < 0)
+        sqlite3_bind_null(s, 13);
+    else
+        sqlite3_bind_int(s, 13, r->sla_met);
     return step(d, s, err);
 }
 
@@ -492,10 +568,13 @@ static int copy_run(db *d, const struct db_run_end *e, int64_t *run_id, struct e
     sqlite3_bind_int64(s, 12, e->jobs_total);
     sqlite3_bind_double(s, 13, e->wall_s);
     sqlite3_bind_text(s, 14, p->started_at, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 15, p->cluster_name, -1, SQLITE_STATIC);
     if (step(d, s, err) < 0)
         return -1;
     int64_t id = sqlite3_last_insert_rowid(d->h);
-    for (int i = 0; i < NCOPY; i++) {
+    for (int i = 0; i < NTABLES; i++) {
+        if (d->copy[i] == NULL)
+            continue;
         sqlite3_bind_int64(d->copy[i], 1, id);
         if (step(d, d->copy[i], err) < 0)
             return -1;
@@ -538,7 +617,7 @@ void db_run_abort(db *d)
         return;
     if (!sqlite3_get_autocommit(d->h))
         sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_exec(d->h, clear_sql, NULL, NULL, NULL);
+    clear_staging(d);
     pending_free(&d->run);
     d->open_run = 0;
 }

@@ -14,6 +14,7 @@
 #ifndef HETSIM_DB_H
 #define HETSIM_DB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../sim/base/err.h"
@@ -39,6 +40,21 @@ int db_open_reader(struct sqlite3 **h, const char *path);
 /* The schema text (results/schema.sql, compiled in). */
 extern const char db_schema_sql[];
 
+/* Every table that hangs off runs(id) through its first column, run_id, in schema order, the
+ * one list db (staging and commit), merge and export read: adding a per-run table is a line
+ * here and its CREATE in schema.sql.  `staged`: a run writes it through a temporary twin that
+ * db_run_commit copies (run_params is written with the runs row).  NULL-terminated. */
+struct db_table {
+    const char *name;
+    int         staged;
+};
+extern const struct db_table db_tables[];
+
+/* "a, b, c" (each prefixed by `prefix`, e.g. "s.") of the columns of schema.table except
+ * `skip` (NULL: none), quoted; 0, or -1 if the table is unknown or out is too small. */
+int db_columns(struct sqlite3 *h, const char *schema, const char *table, const char *skip,
+               const char *prefix, char *out, size_t cap);
+
 /* One swept field of a sweep's run: its path ("policy", "seed" or an experiment field) and its
  * value as JSON text. */
 struct db_param {
@@ -46,7 +62,10 @@ struct db_param {
 };
 
 struct db_run {
-    const char *experiment, *domain, *policy, *cluster, *config_json, *version;
+    const char *experiment, *domain, *policy;
+    const char *cluster;                /* as the experiment named it */
+    const char *cluster_name;           /* the cluster's own "name" (NULL: the same) */
+    const char *config_json, *version;
     int64_t     seed;
     const char *sweep;                  /* the sweep that made this run, or NULL */
     const struct db_param *params;      /* its swept fields (nparams, may be 0) */
@@ -67,6 +86,17 @@ struct db_job {
 };
 int db_job(db *d, const struct db_job *j, struct errbuf *err);
 int db_job_gpu(db *d, int64_t job_id, const char *gpu_type, double gpu_s, struct errbuf *err);
+
+/* A request of the serving or microservice world.  Times < 0 and counts < 0 are NULL; the
+ * latency parts (e2e, queue, TTFT, TPOT) are derived from the times. */
+struct db_request {
+    int64_t     request_id;
+    const char *class_name;
+    double      arrival_s, start_s, first_s, finish_s;
+    int64_t     in_tokens, out_tokens;
+    int         sla_met;            /* 1, 0, or -1 for none */
+};
+int db_request(db *d, const struct db_request *r, struct errbuf *err);
 /* One point of the time series `name`, in time order within the series.  Unless the run set
  * sample_repeats, a point equal to both its neighbours in its series is not stored (it is
  * held until the next point shows whether it ends a flat stretch): a line or a step plot

@@ -1,7 +1,8 @@
 /*
  * merge: ATTACH the input, map its run ids to new ones in a temp table, then one
- * INSERT ... SELECT per table.  Column lists come from the output's schema (PRAGMA
- * table_info), so a column added to schema.sql is merged without touching this file.
+ * INSERT ... SELECT per table of db_tables.  Column lists come from the output's schema
+ * (PRAGMA table_info), so a column or a per-run table added to the schema is merged without
+ * touching this file.
  * O(rows of the input).
  */
 #define _XOPEN_SOURCE 700
@@ -16,37 +17,11 @@
 
 #include "db.h"
 
-/* the tables that hang off runs(id) through run_id */
-static const char *const child_tables[] = { "jobs", "job_gpu_seconds", "samples", "metrics",
-                                            "run_params", NULL };
-
-/* "a, b, c" (prefixed "p.") of the columns of main.`table` except `skip`. */
-static int column_list(sqlite3 *h, const char *table, const char *skip, const char *prefix,
-                       char *out, size_t cap)
-{
-    char sql[128];
-    snprintf(sql, sizeof sql, "PRAGMA main.table_info(%s)", table);
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK)
-        return -1;
-    size_t n = 0;
-    out[0] = '\0';
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        const char *c = (const char *)sqlite3_column_text(q, 1);
-        if (strcmp(c, skip) == 0)
-            continue;
-        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s\"%s\"", n ? ", " : "",
-                              prefix, c);
-    }
-    sqlite3_finalize(q);
-    return n > 0 && n < cap ? 0 : -1;
-}
-
 static int copy_runs(db *d, long *copied, long *skipped, struct errbuf *err)
 {
     sqlite3 *h = db_handle(d);
     char cols[2048], sql[4608];
-    if (column_list(h, "runs", "id", "", cols, sizeof cols) < 0)
+    if (db_columns(h, "main", "runs", "id", "", cols, sizeof cols) < 0)
         return err_run(err, "%s: cannot read the runs table's columns", db_path(d));
     snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM src.runs WHERE id = ?",
              cols, cols);
@@ -104,15 +79,15 @@ out:
 static int copy_children(db *d, struct errbuf *err)
 {
     sqlite3 *h = db_handle(d);
-    for (int t = 0; child_tables[t] != NULL; t++) {
+    for (int t = 0; db_tables[t].name != NULL; t++) {
+        const char *name = db_tables[t].name;
         char cols[2048], scols[2560], sql[5120];
-        if (column_list(h, child_tables[t], "run_id", "", cols, sizeof cols) < 0 ||
-            column_list(h, child_tables[t], "run_id", "s.", scols, sizeof scols) < 0)
-            return err_run(err, "%s: cannot read the %s table's columns", db_path(d),
-                           child_tables[t]);
+        if (db_columns(h, "main", name, "run_id", "", cols, sizeof cols) < 0 ||
+            db_columns(h, "main", name, "run_id", "s.", scols, sizeof scols) < 0)
+            return err_run(err, "%s: cannot read the %s table's columns", db_path(d), name);
         snprintf(sql, sizeof sql, "INSERT INTO main.%s(run_id, %s) SELECT m.new, %s FROM "
-                 "src.%s s JOIN temp.merge_map m ON s.run_id = m.old", child_tables[t], cols,
-                 scols, child_tables[t]);
+                 "src.%s s JOIN temp.merge_map m ON s.run_id = m.old", name, cols, scols,
+                 name);
         if (db_exec(d, sql, err) < 0)
             return -1;
     }

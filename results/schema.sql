@@ -1,5 +1,7 @@
--- hetsim metrics database, schema version 2 (version 1 files are upgraded on open: they gain
--- runs.group_hash and the run_params table).
+-- hetsim metrics database, schema version 3.  Older files are upgraded when opened: version 1
+-- files gain runs.group_hash and the run_params table; version 2 files gain runs.cluster_name
+-- (runs.cluster then holds the name the experiment gave, the cluster's own name moving to
+-- cluster_name) and the requests table.
 --
 -- One file holds many runs.  Each run is written inside one transaction, so a run that fails
 -- or is killed leaves nothing behind.  Times are seconds of simulated time (REAL) unless a
@@ -14,7 +16,9 @@ CREATE TABLE IF NOT EXISTS runs (
     domain        TEXT    NOT NULL,     -- training, ...
     policy        TEXT    NOT NULL,
     seed          INTEGER NOT NULL,
-    cluster       TEXT    NOT NULL,     -- cluster name
+    cluster       TEXT    NOT NULL,     -- the cluster as the experiment named it: a shipped
+                                        -- cluster or a file (as given), or the "name" of an
+                                        -- inline cluster object
     config_json   TEXT    NOT NULL,     -- the experiment as run: after --set, --seed, --policy
     config_hash   TEXT    NOT NULL,     -- FNV-1a 64 of config_json, hex (same config, same hash;
                                         -- a sweep skips a run whose hash is already here)
@@ -27,7 +31,9 @@ CREATE TABLE IF NOT EXISTS runs (
     wall_s        REAL    NOT NULL,     -- wall clock: seconds the run took
     started_at    TEXT    NOT NULL,     -- wall clock: UTC start, ISO 8601
     -- FNV-1a 64 of config_json without "seed": runs that differ only in their seed share it
-    group_hash    TEXT    NOT NULL DEFAULT ''
+    group_hash    TEXT    NOT NULL DEFAULT '',
+    -- the cluster's own "name" field (runs.cluster is what the experiment called it)
+    cluster_name  TEXT    NOT NULL DEFAULT ''
 );
 
 -- Training jobs, one row per job that arrived (finished or not).
@@ -51,6 +57,27 @@ CREATE TABLE IF NOT EXISTS jobs (
     migrations      INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS jobs_run ON jobs(run_id);
+
+-- Requests of the serving and microservice worlds, one row per request that arrived
+-- (finished or not).  Times in seconds of simulated time; NULL where a part does not apply or
+-- did not happen (an unfinished request has no finish).
+CREATE TABLE IF NOT EXISTS requests (
+    run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    request_id  INTEGER NOT NULL,   -- the trace's request id
+    class       TEXT    NOT NULL,   -- serving: the model or tenant; microservices: graph type
+    arrival_s   REAL    NOT NULL,
+    start_s     REAL,               -- service began (scheduled into a batch; first call)
+    first_s     REAL,               -- serving: first output token; else NULL
+    finish_s    REAL,               -- last token / last response; NULL if unfinished
+    e2e_s       REAL,               -- finish - arrival
+    queue_s     REAL,               -- start - arrival
+    ttft_s      REAL,               -- serving: first - arrival (time to first token)
+    tpot_s      REAL,               -- serving: (finish - first) / (out_tokens - 1)
+    in_tokens   INTEGER,            -- serving: prompt tokens
+    out_tokens  INTEGER,            -- serving: output tokens
+    sla_met     INTEGER             -- 1 met, 0 missed the experiment's SLO/SLA; NULL if none
+);
+CREATE INDEX IF NOT EXISTS requests_run ON requests(run_id);
 
 -- GPU-seconds each job received, by GPU type (rows only for types it used).
 CREATE TABLE IF NOT EXISTS job_gpu_seconds (

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "../sim/base/jsonf.h"
+#include "../sim/base/jobj.h"
 #include "../sim/train/train_view.h"
 
 struct alloc_problem;

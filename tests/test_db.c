@@ -1,8 +1,9 @@
 /*
  * test_db: the metrics database writer — schema created from results/schema.sql, a run is
  * all-or-nothing (abort and an unclosed handle leave nothing), NULLs for missing values,
- * a file with another schema version is refused, and flat stretches of a series are stored
- * as their two ends unless the run keeps repeats.
+ * a file with another schema version is refused, older versions are upgraded, request rows
+ * with their derived latency parts, and flat stretches of a series are stored as their two
+ * ends unless the run keeps repeats.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -39,6 +40,16 @@ static void write_run(db *d, int commit)
     cr_assert_eq(db_job_gpu(d, 5, "V100-16GB", 20, &err), 0);
     cr_assert_eq(db_sample(d, 60, "util_total", 0.5, &err), 0);
     cr_assert_eq(db_metric(d, "jct_mean", 11, &err), 0);
+    /* a served request: arrival 1, scheduled at 1.5, first token at 2, 11 tokens by 4.5 */
+    struct db_request rq = { .request_id = 9, .class_name = "llama-13b", .arrival_s = 1,
+                             .start_s = 1.5, .first_s = 2, .finish_s = 4.5, .in_tokens = 100,
+                             .out_tokens = 11, .sla_met = 1 };
+    cr_assert_eq(db_request(d, &rq, &err), 0, "%s", err.msg);
+    /* a microservice request that never finished: no token counts, no SLA verdict */
+    struct db_request open_rq = { .request_id = 10, .class_name = "graph-a", .arrival_s = 3,
+                                  .start_s = 3.2, .first_s = -1, .finish_s = -1,
+                                  .in_tokens = -1, .out_tokens = -1, .sla_met = -1 };
+    cr_assert_eq(db_request(d, &open_rq, &err), 0, "%s", err.msg);
     if (commit) {
         struct db_run_end e = { 12, 0.01, "drained", 40, 3, 2 };
         int64_t id = 0;
@@ -66,7 +77,20 @@ Test(db, committed_runs_are_complete)
     cr_assert_float_eq(th_db_value(path, "SELECT events FROM runs"), 40, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT value FROM metrics WHERE name = 'jct_mean'"), 11, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM samples"), 1, 0);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 2, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 3, 0);
+    /* the request's latency parts, derived by hand */
+    cr_assert_float_eq(th_db_value(path, "SELECT e2e_s FROM requests WHERE request_id = 9"), 3.5, 1e-12);
+    cr_assert_float_eq(th_db_value(path, "SELECT queue_s FROM requests WHERE request_id = 9"), 0.5, 1e-12);
+    cr_assert_float_eq(th_db_value(path, "SELECT ttft_s FROM requests WHERE request_id = 9"), 1, 1e-12);
+    cr_assert_float_eq(th_db_value(path, "SELECT tpot_s FROM requests WHERE request_id = 9"), 0.25, 1e-12);
+    cr_assert_float_eq(th_db_value(path, "SELECT sla_met FROM requests WHERE request_id = 9"), 1, 0);
+    cr_assert(isnan(th_db_value(path, "SELECT e2e_s FROM requests WHERE request_id = 10")), "NULL");
+    cr_assert(isnan(th_db_value(path, "SELECT out_tokens FROM requests WHERE request_id = 10")));
+    cr_assert(isnan(th_db_value(path, "SELECT sla_met FROM requests WHERE request_id = 10")));
+    cr_assert_float_eq(th_db_value(path, "SELECT queue_s FROM requests WHERE request_id = 10"), 0.2, 1e-12);
+    /* the cluster as named, and its own name (the same when the writer gives one) */
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs WHERE cluster = 'c' AND "
+                                         "cluster_name = 'c'"), 1, 0);
 }
 
 Test(db, aborted_and_unfinished_runs_leave_nothing)
@@ -87,6 +111,7 @@ Test(db, aborted_and_unfinished_runs_leave_nothing)
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM jobs"), 2, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM metrics"), 1, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM requests"), 2, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs WHERE policy = 'srtf'"), 0, 0);
 }
 
@@ -188,11 +213,51 @@ Test(db, version_1_files_are_upgraded)
     cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
     run_with(d, "{\"name\":\"exp\",\"seed\":5}", 5, NULL, 0);
     db_close(d);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 2, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 3, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 2, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(DISTINCT group_hash) FROM runs "
                                          "WHERE group_hash != ''"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM run_params"), 0, 0);
+}
+
+Test(db, version_2_files_are_upgraded)
+{
+    /* a version 2 file stored the cluster's own name in runs.cluster; after the upgrade that
+     * name is in cluster_name and cluster is the experiment's "cluster" string (an inline
+     * cluster keeps its own name in both) */
+    fresh("v2.db");
+    char fixture[1024];
+    snprintf(fixture, sizeof fixture, "%s/tests/fixtures/schema_v2.sql", getenv("HETSIM_DATA"));
+    FILE *f = fopen(fixture, "r");
+    cr_assert_not_null(f, "%s", fixture);
+    static char v2[16384];
+    size_t n = fread(v2, 1, sizeof v2 - 1, f);
+    fclose(f);
+    v2[n] = '\0';
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, v2, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    cr_assert_eq(sqlite3_exec(h, "PRAGMA user_version = 2; INSERT INTO runs VALUES (1, 'exp', "
+                                 "'training', 'fifo', 4, 'mixed-small', "
+                                 "'{\"name\":\"exp\",\"cluster\":\"mixed_small\"}', 'h', 'v', 1, "
+                                 "'drained', 1, 1, 0, 0, 'now', 'g'); INSERT INTO runs VALUES (2, "
+                                 "'exp', 'training', 'fifo', 4, 'tiny', '{\"name\":\"exp\","
+                                 "\"cluster\":{\"name\":\"tiny\"}}', 'h2', 'v', 1, 'drained', 1, 1, "
+                                 "0, 0, 'now', 'g2')", NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    write_run(d, 1);
+    db_close(d);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 3, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs WHERE id = 1 AND cluster = "
+                                         "'mixed_small' AND cluster_name = 'mixed-small'"), 1, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs WHERE id = 2 AND cluster = "
+                                         "'tiny' AND cluster_name = 'tiny'"), 1, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM requests"), 2, 0);
 }
 
 /* Two series written interleaved, as a run writes them; returns the stored rows as text. */

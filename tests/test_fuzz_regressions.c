@@ -29,7 +29,7 @@
 
 #include "../models/catalog.h"
 #include "../sim/core/cluster.h"
-#include "../sim/base/jsonf.h"
+#include "../sim/base/jobj.h"
 #include "../sim/base/path.h"
 #include "../sim/base/tio.h"
 #include "../workloads/workload.h"

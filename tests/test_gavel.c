@@ -78,7 +78,7 @@ static struct gavel_totals run(const cluster *cl, const char *name, struct job_s
     cr_assert_eq(policy_open(&p, name, NULL, &env, &err), 0, "%s", err.msg);
     struct src s = { jobs, n, 0 };
     struct job_source js = { &s, next_job };
-    struct gavel_config gc = { seed, sim_from_sec(360), 1920, 0, 0, 0 };
+    struct gavel_config gc = { .seed = seed, .round = sim_from_sec(360), .min_realloc_s = 1920 };
     const struct policy_ops *ops = policy_ops_of(p);
     struct gavel_allocator ga = { p, policy_allocate, !!(ops->flags & POLICY_AGNOSTIC),
                                   !!(ops->flags & POLICY_FIFO) };
@@ -120,6 +120,34 @@ Test(gavel, a_newcomer_waits_for_the_next_reset)
     /* C waits for B, then the same story: recompute only when B leaves and nothing is
      * pending, which Gavel forces at once */
     cr_assert_float_eq(get(&r, 2)->first, 10000 + 1000 / R50_V100, 1e-5);
+}
+
+Test(gavel, throughput_is_measured_from_the_first_to_the_last_arrival)
+{
+    /* the newcomer case: in [0, 10000] (first to last arrival) only A progresses, at its
+     * fastest (only) type's rate, for 2000 / rate seconds; B idles on an allocation of 0 */
+    struct job_spec jobs[] = { job(0, "ResNet-50 (batch size 64)", 1, 2000, 0),
+                               job(1, "ResNet-50 (batch size 64)", 1, 1000, 100),
+                               job(2, "ResNet-50 (batch size 64)", 1, 100, 10000) };
+    struct recs r = { .n = 0 };
+    struct gavel_totals t = run(one_v100, "fifo_perf", jobs, 3, &r, 0);
+    cr_assert_float_eq(t.t.window.from, 0, 0);
+    cr_assert_float_eq(t.t.window.to, 10000, 0);
+    cr_assert_float_eq(t.t.window_norm_s, 2000 / R50_V100, 1e-6);
+    cr_assert_float_eq(t.t.window_busy_gpu_s[0], 2000 / R50_V100, 1e-6);
+}
+
+Test(gavel, a_round_that_outlasts_the_last_arrival_is_cut_at_it)
+{
+    /* B, the last job, arrives at 100 s inside A's first round [0, 1582 / rate]: that round
+     * is credited up to 100 s only, although it is credited when it ends */
+    struct job_spec jobs[] = { job(0, "ResNet-50 (batch size 64)", 1, 2000, 0),
+                               job(1, "ResNet-50 (batch size 64)", 1, 1000, 100) };
+    struct recs r = { .n = 0 };
+    struct gavel_totals t = run(one_v100, "fifo_perf", jobs, 2, &r, 0);
+    cr_assert_float_eq(t.t.window.to, 100, 0);
+    cr_assert_float_eq(t.t.window_norm_s, 100, 1e-6);
+    cr_assert_float_eq(t.t.window_busy_gpu_s[0], 100, 1e-6);
 }
 
 Test(gavel, forced_reset_when_nothing_is_left_to_wait_for)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sim/base/jsonf.h"
+#include "../sim/base/jobj.h"
 #include "helpers.h"
 
 static jsonf *parse_ok(const char *name, const char *text)

@@ -225,7 +225,7 @@ Test(sweep, a_failing_run_stops_nothing_and_is_listed, .timeout = 120)
               NULL, "%s", o.err);
     th_out_free(&o);
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 2, 0);
-    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs WHERE cluster = "
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs WHERE cluster_name = "
                                         "'mixed-small'"), 2, 0);
     /* run again: the two good runs are skipped, the failed ones are tried again */
     o = sweep_cli(f, dbp, NULL, NULL);

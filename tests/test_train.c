@@ -154,6 +154,25 @@ static int run(const struct job_spec *jobs, int n, script_fn fn, unsigned wake, 
     return rc;
 }
 
+/* run() that returns the world's totals */
+static struct train_totals run_totals(const struct job_spec *jobs, int n, script_fn fn,
+                                      struct train_config cfg)
+{
+    struct arr_src src = { jobs, n, 0 };
+    struct job_source js = { &src, arr_next };
+    struct train_decider dec = { (void *)fn, scripted, WAKE_ARRIVAL | WAKE_COMPLETION, 0 };
+    struct sink s = { 0 };
+    struct train_sink sk = { &s, sink_job, sink_sample };
+    struct errbuf err;
+    err_clear(&err);
+    train *w;
+    struct train_totals tot;
+    cr_assert_eq(train_create(&w, cl, model, &cfg, &js, &dec, &sk, &err), 0, "%s", err.msg);
+    cr_assert_eq(train_run(w, &tot, &err), 0, "%s", err.msg);
+    train_destroy(w);
+    return tot;
+}
+
 static struct train_config cfg_delay(double d)
 {
     return (struct train_config){ .restore_delay_s = d, .until = SIM_NEVER };
@@ -414,4 +433,90 @@ Test(train, a_policy_is_woken_when_it_asks)
     cr_assert_eq(timer_reasons[0], WAKE_ARRIVAL);
     cr_assert_eq(timer_reasons[1], WAKE_TIMER);
     cr_assert_float_eq(find(&s, 0)->finish, 101, 1e-9);
+}
+
+/* ---- the measurement window: throughput where policies can differ ---- */
+
+/* every waiting job onto the first free GPU, in id order (V100s 0, 1, then T4s 2, 3) */
+static int first_free(const struct train_view *v, struct grant_list *out)
+{
+    int taken[4];
+    for (int g = 0; g < 4; g++)
+        taken[g] = occ_used(v->occ, g) > 0;
+    for (const struct train_job *j = train_view_first_waiting(v); j;
+         j = train_view_next_waiting(v, j))
+        for (int g = 0; g < 4; g++)
+            if (!taken[g]) {
+                taken[g] = 1;
+                grant_add(out, j->slot, &g, 1, OCC_WHOLE);
+                break;
+            }
+    return 0;
+}
+
+/* the same, but job 1 goes to a T4 (half its V100 speed) */
+static int job1_on_t4(const struct train_view *v, struct grant_list *out)
+{
+    int taken[4];
+    for (int g = 0; g < 4; g++)
+        taken[g] = occ_used(v->occ, g) > 0;
+    for (const struct train_job *j = train_view_first_waiting(v); j;
+         j = train_view_next_waiting(v, j))
+        for (int g = j->id == 1 ? 2 : 0; g < 4; g++)
+            if (!taken[g]) {
+                taken[g] = 1;
+                grant_add(out, j->slot, &g, 1, OCC_WHOLE);
+                break;
+            }
+    return 0;
+}
+
+Test(train, throughput_differs_where_makespan_does_not)
+{
+    /* job 0 (1000 s on a V100) sets the makespan under both policies; job 1 takes 150 s on a
+     * V100 or 300 s on a T4; job 2 (the last arrival, at 100 s) ends the window [0, 100].
+     * Inside it, job 0 progresses at full speed (100 job-seconds) under both; job 1 at full
+     * speed (100) on the V100, at half (50) on the T4: throughput 2.0 against 1.5.  The old
+     * whole-horizon figure, work at full speed over the makespan, was (1000 + 150 + 10) /
+     * 1000 s for both. */
+    struct job_spec jobs[] = { job(0, 0, 1, 10000), job(1, 0, 1, 1500), job(2, 100, 1, 100) };
+    struct train_totals a = run_totals(jobs, 3, first_free, cfg_delay(0));
+    struct train_totals b = run_totals(jobs, 3, job1_on_t4, cfg_delay(0));
+    cr_assert_eq(a.makespan, sim_from_sec(1000));
+    cr_assert_eq(b.makespan, sim_from_sec(1000));
+    cr_assert_float_eq(a.window.from, 0, 0);
+    cr_assert_float_eq(a.window.to, 100, 0);
+    cr_assert_float_eq(a.window_norm_s / 100, 2.0, 1e-9);
+    cr_assert_float_eq(b.window_norm_s / 100, 1.5, 1e-9);
+    /* GPU-seconds granted inside the window: two GPUs busy throughout under both */
+    cr_assert_float_eq(a.window_busy_gpu_s[0], 200, 1e-9);                  /* V100s */
+    cr_assert_float_eq(b.window_busy_gpu_s[0] + b.window_busy_gpu_s[1], 200, 1e-9);
+    cr_assert_float_eq(b.window_busy_gpu_s[1], 100, 1e-9);                  /* a T4 */
+}
+
+/* first_free, but when job 2 arrives it takes job 1's V100 and job 1 moves to a T4 */
+static int move_job1_for_job2(const struct train_view *v, struct grant_list *out)
+{
+    const struct train_job *j1 = by_id(v, 1), *j2 = by_id(v, 2);
+    if (j1 == NULL || j2 == NULL || j2->state != JOB_QUEUED)
+        return first_free(v, out);
+    int g1 = 1, g3 = 3;
+    return grant_add(out, j2->slot, &g1, 1, OCC_WHOLE) < 0 ||
+           grant_add(out, j1->slot, &g3, 1, OCC_WHOLE) < 0 ? -1 : 0;
+}
+
+Test(train, an_explicit_window_and_restores_count_no_progress)
+{
+    /* window [50, 150]; at 100 s job 1 moves from a V100 to a T4 and restores for 20 s,
+     * while job 2 starts on its V100 (a first start costs nothing).  Inside the window:
+     * job 0 100 job-seconds; job 1 50 at full speed, nothing while it restores, then 30 s at
+     * half speed (15); job 2 10 s at full speed (100 iterations at 10 it/s) */
+    struct job_spec jobs[] = { job(0, 0, 1, 10000), job(1, 0, 1, 1500), job(2, 100, 1, 100) };
+    struct train_config c = cfg_delay(20);
+    c.measure = (struct window){ 50, 150 };
+    struct train_totals a = run_totals(jobs, 3, move_job1_for_job2, c);
+    cr_assert_float_eq(a.window.from, 50, 0);
+    cr_assert_float_eq(a.window.to, 150, 0);
+    cr_assert_float_eq(a.window_norm_s, 100 + 50 + 15 + 10, 1e-9);
+    cr_assert_eq(a.migrations, 1);
 }

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../sim/base/jsonf.h"
+#include "../sim/base/jobj.h"
 #include "../sim/train/train.h"
 
 typedef struct workload workload;

@@ -44,44 +44,6 @@ void jsonf_where(const jsonf *d, const cJSON *node, const char **file, long *lin
 int  jsonf_error(const jsonf *d, const cJSON *node, const char *path, struct errbuf *err,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/*
- * An object being read: the document, the node and its dotted path ("" for the root).
- * Readers take a key; flags say whether it is required.  A missing optional key leaves *out
- * at its default (set by the caller before the call).
- */
-struct jobj {
-    const jsonf *doc;
-    const cJSON *node;
-    char         path[192];
-};
-
-enum { JOPT = 0, JREQ = 1 };
-
-int jobj_root(struct jobj *o, const jsonf *doc, struct errbuf *err);
-/* Child object `key` (missing + JOPT: returns 0 with o->node == NULL). */
-int jobj_obj(struct jobj *out, const struct jobj *parent, const char *key, int flags,
-             struct errbuf *err);
-/* Element i of array `arr` (a cJSON array inside parent) as an object. */
-int jobj_elem(struct jobj *out, const struct jobj *parent, const char *key, const cJSON *elem,
-              int index, struct errbuf *err);
-
-int jobj_num(const struct jobj *o, const char *key, int flags, double lo, double hi,
-             double *out, struct errbuf *err);
-int jobj_int(const struct jobj *o, const char *key, int flags, int64_t lo, int64_t hi,
-             int64_t *out, struct errbuf *err);
-int jobj_str(const struct jobj *o, const char *key, int flags, const char **out,
-             struct errbuf *err);
-int jobj_bool(const struct jobj *o, const char *key, int flags, int *out, struct errbuf *err);
-/* Array member `key`: *out is the cJSON array (NULL when missing and optional). */
-int jobj_arr(const struct jobj *o, const char *key, int flags, const cJSON **out,
-             struct errbuf *err);
-/* A string that must be one of `choices` (NULL-terminated); *out gets its index. */
-int jobj_enum(const struct jobj *o, const char *key, int flags, const char *const *choices,
-              int *out, struct errbuf *err);
-
-/* Fail on any member not in `known` (NULL-terminated) or given twice, with a did-you-mean. */
-int jobj_known(const struct jobj *o, const char *const *known, struct errbuf *err);
-
 /* The closest of `choices` to `s` within edit distance 2 (or a prefix match), else NULL. */
 const char *jsonf_suggest(const char *s, const char *const *choices);
 

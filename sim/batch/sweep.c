@@ -203,8 +203,7 @@ static int check_point(const sweep *s, int p, struct errbuf *err)
 {
     struct run_env env = { 0 };
     const struct experiment *e = s->points[p].e;
-    int rc = run_env_open(&env, e, err) < 0 || run_check_workload(e, &env, err) < 0 ||
-             run_check_policies(e, &env, err) < 0 ? -1 : 0;
+    int rc = run_env_open(&env, e, err) < 0 || run_check(e, &env, err) < 0 ? -1 : 0;
     run_env_close(&env);
     return rc;
 }

@@ -169,7 +169,7 @@ static int cmd_run(int argc, char **argv)
     db *d = NULL;
     int64_t ids[EXPERIMENT_MAX_POLICIES];
     int nids = 0;
-    if (run_check_policies(e, &ss.env, &ss.err) < 0 || db_open(&d, ss.a.db, &ss.err) < 0) {
+    if (run_check(e, &ss.env, &ss.err) < 0 || db_open(&d, ss.a.db, &ss.err) < 0) {
         rc = fail(&ss.err);
         goto out;
     }
@@ -214,11 +214,9 @@ static int cmd_validate(int argc, char **argv)
     rc = 0;
     struct experiment *e = ss.e;
     int64_t njobs = 0;
-    if (run_list_jobs(e, &ss.env, NULL, &njobs, &ss.err) < 0) {
-        rc = fail(&ss.err);
-        goto out;
-    }
-    if (run_check_policies(e, &ss.env, &ss.err) < 0) {
+    /* what run checks when it opens, then every job as the world will take it */
+    if (run_check(e, &ss.env, &ss.err) < 0 ||
+        run_list_jobs(e, &ss.env, NULL, &njobs, &ss.err) < 0) {
         rc = fail(&ss.err);
         goto out;
     }

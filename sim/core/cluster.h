@@ -13,7 +13,7 @@
 #define HETSIM_CLUSTER_H
 
 #include "../base/err.h"
-#include "../base/jsonf.h"
+#include "../base/jobj.h"
 #include "../../models/catalog.h"
 #include "../../models/catalog.h"
 

@@ -83,7 +83,8 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct errbuf
 {
     static const char *const keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
                                         "sample_s", "sample_repeats", "round_samples", "until_s",
-                                        "max_events", "min_realloc_s", "note", NULL };
+                                        "max_events", "min_realloc_s", "measure_window",
+                                        "measure_jobs", "note", NULL };
     struct jobj s;
     double sample_s = 600, until_s = 0;
     int64_t max_events = 0;
@@ -102,6 +103,25 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct errbuf
         jobj_bool(&s, "round_samples", JOPT, &e->sim.round_samples, err) < 0 ||
         jobj_bool(&s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0)
         return -1;
+    double win[2];
+    int64_t jobs[2];
+    int nwin = 0, njobs = 0;
+    if (jobj_num_pair(&s, "measure_window", 0, 9e12, win, &nwin, err) < 0 ||
+        jobj_int_pair(&s, "measure_jobs", 0, INT64_C(1) << 40, jobs, &njobs, err) < 0)
+        return -1;
+    if (nwin == 2 && !(win[1] > win[0]))
+        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s.node, "measure_window"),
+                           "sim.measure_window", err, "[start_s, end_s] needs end_s > start_s");
+    if (nwin == 2)
+        e->sim.measure = (struct window){ win[0], win[1] };
+    e->steady_first = e->steady_last = -1;
+    if (njobs == 2 && jobs[1] < jobs[0])
+        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s.node, "measure_jobs"),
+                           "sim.measure_jobs", err, "[first, last] needs last >= first");
+    if (njobs == 2) {
+        e->steady_first = jobs[0];
+        e->steady_last = jobs[1];
+    }
     e->sim.sample_period = sim_from_sec(sample_s);
     e->sim.until = until_s > 0 ? sim_from_sec(until_s) : SIM_NEVER;
     e->sim.max_events = (uint64_t)max_events;
@@ -123,6 +143,7 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
             return jsonf_error(e->doc, p, field, err, "at most %d policies", EXPERIMENT_MAX_POLICIES);
         struct experiment_policy *ep = &e->policies[i];
         memset(ep, 0, sizeof *ep);
+        ep->node = p;
         if (cJSON_IsString(p) && p->valuestring[0] != '\0') {
             ep->name = ep->label = p->valuestring;
         } else if (cJSON_IsObject(p)) {
@@ -211,7 +232,9 @@ int experiment_load_from(struct experiment **out, const char *name_or_path, char
         jsonf_error(e->doc, jsonf_root(e->doc), "cluster", err, "required field is missing");
         goto fail;
     }
+    e->cluster_ref = "inline";
     if (cJSON_IsString(cl)) {
+        e->cluster_ref = cl->valuestring;
         if (path_named(e->cluster_path, sizeof e->cluster_path, "clusters", cl->valuestring) < 0 &&
             path_resolve(e->cluster_path, sizeof e->cluster_path, e->base_dir, cl->valuestring) < 0) {
             jsonf_error(e->doc, cl, "cluster", err, "no cluster file or shipped cluster '%s' "
@@ -220,6 +243,10 @@ int experiment_load_from(struct experiment **out, const char *name_or_path, char
         }
     } else if (jobj_obj(&e->cluster, &root, "cluster", JREQ, err) < 0) {
         goto fail;
+    } else {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(cl, "name");
+        if (cJSON_IsString(nm) && nm->valuestring[0] != '\0')
+            e->cluster_ref = nm->valuestring;
     }
     *out = e;
     return 0;

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "../base/jsonf.h"
+#include "../base/jobj.h"
 #include "../base/path.h"
 #include "../train/train.h"
 
@@ -27,6 +27,7 @@ struct experiment_policy {
     const char *name;
     const char *label;          /* "label" parameter, or the name */
     struct jobj params;         /* node NULL when given as a bare name */
+    const cJSON *node;          /* its element of "policies" (NULL: named by --policy) */
 };
 
 struct experiment {
@@ -38,9 +39,13 @@ struct experiment {
     int         mode;           /* enum experiment_mode */
     double      gavel_min_realloc_s;    /* Gavel mode: minimum time between recomputes */
     int         sample_repeats;         /* store samples equal to both neighbours too */
+    int64_t     steady_first, steady_last;  /* sim.measure_jobs: the steady-state window of
+                                               jobs by arrival index; -1: none */
     struct experiment_policy policies[EXPERIMENT_MAX_POLICIES];
     int         npolicies;
     struct jobj cluster;        /* inline cluster object (node NULL if given by path) */
+    const char *cluster_ref;    /* the cluster as the experiment names it: its "cluster"
+                                   string, or the inline object's "name" ("inline") */
     char        cluster_path[PATH_MAX_LEN];
     struct jobj workload;
     struct train_config sim;

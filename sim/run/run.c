@@ -8,6 +8,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +92,8 @@ static int sink_job(void *ctx, const struct train_record *r, struct errbuf *err)
     double arrival = sim_to_sec(j->arrival);
     double first = j->first_start >= 0 ? sim_to_sec(j->first_start) : -1;
     double finish = r->finish >= 0 ? sim_to_sec(r->finish) : -1;
-    double done = r->finish >= 0 ? j->work : j->done;
-    if (summary_job(s->sum, finish >= 0 ? finish - arrival : -1, first >= 0 ? first - arrival : -1,
-                r->rho, r->best_rate > 0 ? done / r->best_rate : 0) < 0)
+    if (summary_job(s->sum, j->id, finish >= 0 ? finish - arrival : -1,
+                    first >= 0 ? first - arrival : -1, r->rho) < 0)
         return err_run(err, "out of memory");
     if (s->progress && ((++s->left) & 1023) == 0)
         progress_line(s, finish >= 0 ? finish : arrival);
@@ -134,6 +134,41 @@ static const char *stop_name(int stop)
     }
 }
 
+/* An input error at policy i of e: its element of "policies", or --policy. */
+static int policy_error(const struct experiment *e, int i, struct errbuf *err, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
+static int policy_error(const struct experiment *e, int i, struct errbuf *err, const char *fmt,
+                        ...)
+{
+    char msg[512], field[32];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const cJSON *node = e->policies[i].node;
+    if (node == NULL)
+        return err_input(err, "--policy", 0, NULL, "%s", msg);
+    snprintf(field, sizeof field, "policies[%d]", i);
+    return jsonf_error(e->doc, node, field, err, "%s", msg);
+}
+
+/* What an opened policy must be for this experiment: of its domain, and with an allocation
+ * rule in Gavel-compatible mode.  run_check and run_training both ask, so that `validate`
+ * accepts exactly what `run` accepts. */
+static int check_policy(const struct experiment *e, int i, const policy *p, struct errbuf *err)
+{
+    const struct policy_ops *ops = policy_ops_of(p);
+    if (strcmp(ops->domain, e->domain) != 0)
+        return policy_error(e, i, err, "policy '%s' is for the %s domain; the experiment is %s",
+                            ops->name, ops->domain, e->domain);
+    if (e->mode == EXPERIMENT_GAVEL && ops->allocate == NULL)
+        return policy_error(e, i, err, "policy '%s' has no allocation rule, which "
+                            "Gavel-compatible mode (\"mode\": \"gavel\") needs (fifo_perf, "
+                            "gavel_las, gavel_las_perf, gavel_ftf and the other round-based "
+                            "policies have one)", ops->name);
+    return 0;
+}
+
 int run_training(const struct experiment *e, int pi, const struct run_env *env,
                  const struct run_opts *o, struct run_result *res, struct errbuf *err)
 {
@@ -143,7 +178,7 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
     workload *wl = NULL;
     policy *pol = NULL;
     train *world = NULL;
-    summary *sum = summary_create();
+    summary *sum = summary_create(e->steady_first, e->steady_last);
     char *config = experiment_config_json(e, pi);
     int rc = -1;
     double t0 = wall_now();
@@ -154,18 +189,16 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
     struct workload_env wenv = { env->model, e->seed, e->base_dir };
     struct policy_env penv = { e->seed, env->cl, env->model };
     if (workload_open(&wl, &e->workload, &wenv, err) < 0 ||
-        policy_open(&pol, ep->name, &ep->params, &penv, err) < 0)
+        policy_open(&pol, ep->name, &ep->params, &penv, err) < 0 ||
+        check_policy(e, pi, pol, err) < 0)
         goto out;
-    if (strcmp(policy_ops_of(pol)->domain, e->domain) != 0) {
-        err_input(err, e->path, 0, "policies", "policy '%s' is for the %s domain, the "
-                  "experiment is %s", ep->name, policy_ops_of(pol)->domain, e->domain);
-        goto out;
-    }
     res->policy = policy_label(pol);
     if (o->db != NULL) {
-        struct db_run dr = { e->name, e->domain, res->policy, cluster_name(env->cl), config,
-                             HETSIM_VERSION, (int64_t)e->seed, o->sweep, o->params,
-                             o->nparams, e->sample_repeats };
+        struct db_run dr = { .experiment = e->name, .domain = e->domain, .policy = res->policy,
+                             .cluster = e->cluster_ref, .cluster_name = cluster_name(env->cl),
+                             .config_json = config, .version = HETSIM_VERSION,
+                             .seed = (int64_t)e->seed, .sweep = o->sweep, .params = o->params,
+                             .nparams = o->nparams, .sample_repeats = e->sample_repeats };
         if (db_run_begin(o->db, &dr, err) < 0)
             goto out;
     }
@@ -175,15 +208,9 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
     const struct policy_ops *ops = policy_ops_of(pol);
     double gavel_util = -1;
     if (e->mode == EXPERIMENT_GAVEL) {
-        if (ops->allocate == NULL) {
-            err_input(err, e->path, 0, "policies", "policy '%s' has no allocation rule, which "
-                      "Gavel-compatible mode needs (fifo_perf, gavel_las, gavel_las_perf, "
-                      "gavel_ftf and the other round-based policies have one)", ops->name);
-            goto out;
-        }
         struct gavel_config gc = { e->seed, policy_round(pol), e->gavel_min_realloc_s,
                                    e->sim.sample_period, e->sim.round_samples,
-                                   e->sim.max_events };
+                                   e->sim.max_events, e->sim.measure };
         struct gavel_allocator ga = { pol, policy_allocate, !!(ops->flags & POLICY_AGNOSTIC),
                                       !!(ops->flags & POLICY_FIFO) };
         struct gavel_totals gt;
@@ -211,6 +238,8 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
         .preemptions = res->tot.preemptions, .migrations = res->tot.migrations,
         .solver_calls = (long)ps.calls, .solver_total_s = ps.time_total_s,
         .solver_max_s = ps.time_max_s, .ntypes = cluster_types(env->cl, &types),
+        .window_from_s = res->tot.window.from, .window_to_s = res->tot.window.to,
+        .window_norm_s = res->tot.window_norm_s,
     };
     for (int i = 0; i < sr.ntypes; i++) {
         const struct gpu_spec *g = catalog_gpu(env->cat, types[i]);
@@ -218,6 +247,7 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
         sr.type_count[i] = cluster_type_count(env->cl, types[i]);
         sr.type_busy_s[i] = res->tot.busy_gpu_s[i];
         sr.type_price_hr[i] = g->price_hr;
+        sr.type_window_busy_s[i] = res->tot.window_busy_gpu_s[i];
     }
     res->nmetrics = summary_finish(sum, &sr, res->metrics, RUN_MAX_METRICS);
     if (gavel_util >= 0 && res->nmetrics < RUN_MAX_METRICS) {
@@ -254,27 +284,23 @@ out:
     return rc;
 }
 
-int run_check_policies(const struct experiment *e, const struct run_env *env,
-                       struct errbuf *err)
-{
-    struct policy_env penv = { e->seed, env->cl, env->model };
-    for (int i = 0; i < e->npolicies; i++) {
-        policy *p;
-        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, err) < 0)
-            return -1;
-        policy_close(p);
-    }
-    return 0;
-}
-
-int run_check_workload(const struct experiment *e, const struct run_env *env,
-                       struct errbuf *err)
+int run_check(const struct experiment *e, const struct run_env *env, struct errbuf *err)
 {
     workload *wl;
     struct workload_env wenv = { env->model, e->seed, e->base_dir };
     if (workload_open(&wl, &e->workload, &wenv, err) < 0)
         return -1;
     workload_close(wl);
+    struct policy_env penv = { e->seed, env->cl, env->model };
+    for (int i = 0; i < e->npolicies; i++) {
+        policy *p;
+        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, err) < 0)
+            return -1;
+        int rc = check_policy(e, i, p, err);
+        policy_close(p);
+        if (rc < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -298,16 +324,10 @@ int run_list_jobs(const struct experiment *e, const struct run_env *env, FILE *o
             break;
         }
         last = js.arrival;
-        int fits = 0;
-        const int *types;
-        int nt = cluster_types(env->cl, &types);
-        for (int i = 0; i < nt && !fits; i++)
-            fits = cluster_type_count(env->cl, types[i]) >= js.workers;
-        if (!fits) {
-            rc = err_input(err, js.origin, js.line, js.field ? js.field : "workers",
-                           "job %lld asks for %d GPUs; no "
-                           "GPU type of cluster '%s' has that many", (long long)js.id,
-                           js.workers, cluster_name(env->cl));
+        /* the world's own check of every job it reads */
+        if ((e->mode == EXPERIMENT_GAVEL ? gavel_job_check : train_job_check)(env->cl,
+                env->model, &js, err) < 0) {
+            rc = -1;
             break;
         }
         (*njobs)++;

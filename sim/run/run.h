@@ -51,18 +51,15 @@ int run_training(const struct experiment *e, int policy_index, const struct run_
 /* The value of metric `name` in r, or NAN. */
 double run_metric(const struct run_result *r, const char *name);
 
-/* Open and close every policy of e, so that each one's parameters are checked before any run
- * (a bad second policy must not leave the first one's run behind). */
-int run_check_policies(const struct experiment *e, const struct run_env *env,
-                       struct errbuf *err);
+/* Everything a run checks when it opens, for every policy of e, before any run starts (a bad
+ * second policy must not leave the first one's run behind): the workload's fields, files and
+ * header (no job is read), each policy's parameters, its domain, and in Gavel-compatible mode
+ * its allocation rule.  `hetsim run`, `validate` and `sweep` all call this. */
+int run_check(const struct experiment *e, const struct run_env *env, struct errbuf *err);
 
-/* Open e's workload and close it again: its fields, files and header are checked, no job
- * is read. */
-int run_check_workload(const struct experiment *e, const struct run_env *env,
-                       struct errbuf *err);
-
-/* Open the workload of e and drain it, returning the job count (validation, `hetsim workload`).
- * With out != NULL the jobs are written as hetsim CSV. */
+/* Open the workload of e and drain it, checking every job as the world will (arrival order,
+ * train_job_check or gavel_job_check), and return the job count (validation, `hetsim
+ * workload`).  With out != NULL the jobs are written as hetsim CSV. */
 int run_list_jobs(const struct experiment *e, const struct run_env *env, FILE *out,
                   int64_t *njobs, struct errbuf *err);
 

@@ -41,9 +41,10 @@
 enum { MAX_FAILED_ATTEMPTS = 5, EV_ROUND = 1 };
 
 struct gjob {
-    int64_t     id;
+    int64_t     id;                         /* Gavel's job id (the trace's) */
+    int64_t     index;                      /* arrival order in this run, from 0 */
     int         jtype, sf, user;
-    double      weight, arrival;
+    double      weight, arrival, best;      /* best: its fastest type's rate */
     int64_t     total, done;
     double      T[CLUSTER_MAX_TYPES];
     double      x[CLUSTER_MAX_TYPES], prio[CLUSTER_MAX_TYPES], deficit[CLUSTER_MAX_TYPES];
@@ -52,7 +53,7 @@ struct gjob {
     /* this round's micro-task */
     int         run_w;                      /* -1: not running */
     int64_t     run_steps;
-    double      run_finish;
+    double      run_start, run_finish;
     int         last_w;                     /* type of its previous micro-task, -1 */
     int64_t     last_round;
     /* what the database gets */
@@ -82,6 +83,7 @@ struct gw {
     int                     nrun;
     struct job_spec         pending;
     int                     have_pending;
+    double                  last_arrival;
     double                  now, round_start, round_end, last_reset;
     int                     have_round_end, need_update, idle_loops;
     double                  worker_time[CLUSTER_MAX_TYPES];
@@ -99,6 +101,11 @@ struct gw {
     double                  busy[CLUSTER_MAX_TYPES];
     double                 *bucket;                     /* [period * T + t] busy GPU-s */
     size_t                  nbuckets;
+    /* the measurement window, and the last round's micro-tasks still to be credited to it */
+    struct window           win;
+    double                  win_norm, win_busy[CLUSTER_MAX_TYPES];
+    struct credit { double from, to, norm; int t, sf; } *credit;
+    int                     ncredit;
     struct gavel_totals     tot;
     /* sort scratch */
     struct entry { struct gjob *j; double prio, deficit, x; int pos; } *ent;
@@ -142,7 +149,7 @@ static int emit(struct gw *w, struct gjob *j, int dropped, struct errbuf *err)
 {
     account(w, w->now);
     struct train_job tj = {
-        .id = j->id, .slot = -1, .jtype = j->jtype, .workers = j->sf, .user = j->user,
+        .id = j->index, .slot = -1, .jtype = j->jtype, .workers = j->sf, .user = j->user,
         .weight = j->weight, .arrival = sim_from_sec(j->arrival), .work = (double)j->total,
         .state = JOB_DONE, .first_start = j->first_start >= 0 ? sim_from_sec(j->first_start) : -1,
         .preemptions = j->preemptions, .migrations = j->migrations, .gpu_type = -1,
@@ -198,6 +205,8 @@ static int complete_round(struct gw *w, struct errbuf *err)
         int64_t per = j->run_steps / j->sf, lastw = j->run_steps - per * (j->sf - 1);
         int ok = exec > 0 && lastw > 0 && (j->sf == 1 || per > 0);
         j->run_w = -1;
+        w->credit[w->ncredit++] = (struct credit){
+            j->run_start, j->run_finish, ok ? (double)j->run_steps / j->best : 0, t, j->sf };
         if (!ok) {
             w->need_update = 1;
             if (++j->failures >= MAX_FAILED_ATTEMPTS) {
@@ -231,13 +240,62 @@ static int complete_round(struct gw *w, struct errbuf *err)
     return 0;
 }
 
+int gavel_job_check(const cluster *cl, const tput *model, const struct job_spec *s,
+                    struct errbuf *err)
+{
+    if (train_job_check(cl, model, s, err) < 0)
+        return -1;
+    const char *f = s->origin ? s->origin : "workload";
+    const int *types;
+    int T = cluster_types(cl, &types), any = 0;
+    for (int t = 0; t < T && !any; t++)
+        any = tput_measured(model, s->jtype, types[t], s->workers, 0) > 0 &&
+              cluster_type_count(cl, types[t]) >= s->workers;
+    if (!any)
+        return err_input(err, f, s->line, "job_type", "'%s' with %d workers has no measured "
+                         "throughput on a GPU type of the cluster with that many GPUs (Gavel "
+                         "mode uses measured throughputs only)",
+                         tput_type(model, s->jtype)->name, s->workers);
+    if (s->work < 1 || s->work != floor(s->work))
+        return err_input(err, f, s->line, "total_steps", "Gavel mode needs a whole number of "
+                         "steps >= 1");
+    return 0;
+}
+
 static int read_pending(struct gw *w, struct errbuf *err)
 {
     int rc = w->src->next(w->src->ctx, &w->pending, err);
     if (rc < 0)
         return -1;
     w->have_pending = rc > 0;
+    if (!w->have_pending) {
+        if (isinf(w->win.to))
+            w->win.to = w->last_arrival;    /* the default window ends at the last arrival */
+        return 0;
+    }
+    const struct job_spec *s = &w->pending;
+    if (sim_to_sec(s->arrival) < w->last_arrival)
+        return err_input(err, s->origin ? s->origin : "workload", s->line, "arrival",
+                         "job %lld arrives at %.6f s, before the previous job (%.6f s): "
+                         "arrivals must not decrease", (long long)s->id,
+                         sim_to_sec(s->arrival), w->last_arrival);
+    if (gavel_job_check(w->cl, w->m, s, err) < 0)
+        return -1;
+    w->last_arrival = sim_to_sec(s->arrival);
     return 0;
+}
+
+/* Credit the last round's micro-tasks to the measurement window.  Called after the arrivals
+ * up to now were admitted, so the next arrival (if any) lies beyond every micro-task that
+ * ended by now, and the window's end is known wherever it matters. */
+static void credit_window(struct gw *w)
+{
+    for (int k = 0; k < w->ncredit; k++) {
+        const struct credit *c = &w->credit[k];
+        w->win_norm += window_share(&w->win, c->from, c->to, c->norm);
+        w->win_busy[c->t] += c->sf * window_overlap(&w->win, c->from, c->to);
+    }
+    w->ncredit = 0;
 }
 
 /* Step 3: jobs that arrived by now. */
@@ -250,26 +308,15 @@ static int admit(struct gw *w, struct errbuf *err)
             return err_run(err, "out of memory");
         *j = (struct gjob){ .id = s->id, .jtype = s->jtype, .sf = s->workers, .user = s->user,
                             .weight = s->weight, .arrival = sim_to_sec(s->arrival),
-                            .total = (int64_t)s->work, .run_w = -1, .last_w = -1,
+                            .total = (int64_t)s->work, .index = w->tot.t.jobs_in,
+                            .run_w = -1, .last_w = -1,
                             .last_round = -2, .first_start = -1, .origin = s->origin,
                             .line = s->line };
-        int any = 0;
         for (int t = 0; t < w->T; t++) {
             double m = tput_measured(w->m, j->jtype, w->types[t], j->sf, 0);
             j->T[t] = m > 0 ? m : 0;
             j->tsf[t] = w->R / 2;
-            any |= j->T[t] > 0;
-        }
-        if (!any || j->total < 1 || (double)j->total != s->work) {
-            free(j);
-            const char *f = s->origin ? s->origin : "workload";
-            if (!any)
-                return err_input(err, f, s->line, "job_type", "'%s' with %d workers has no "
-                                 "measured throughput on any GPU type of the cluster (Gavel "
-                                 "mode uses measured throughputs only)",
-                                 tput_type(w->m, s->jtype)->name, s->workers);
-            return err_input(err, f, s->line, "total_steps", "Gavel mode needs a whole "
-                             "number of steps >= 1");
+            j->best = fmax(j->best, j->T[t]);
         }
         account(w, w->now);
         j->active_int_at_arrival = w->active_int;
@@ -278,6 +325,7 @@ static int admit(struct gw *w, struct errbuf *err)
             int failed = 0;
             w->act = grow_array(w->act, (size_t)n, sizeof *w->act, &failed);
             w->run = grow_array(w->run, (size_t)n, sizeof *w->run, &failed);
+            w->credit = grow_array(w->credit, (size_t)n, sizeof *w->credit, &failed);
             w->ent = grow_array(w->ent, (size_t)n, sizeof *w->ent, &failed);
             if (failed) {
                 free(j);
@@ -492,6 +540,7 @@ static int schedule(struct gw *w, struct errbuf *err)
         if (steps > j->total - j->done)
             steps = j->total - j->done;
         j->run_steps = steps;
+        j->run_start = w->now;
         j->run_finish = w->now + (double)steps / j->T[t];
         if (j->first_start < 0)
             j->first_start = w->now;
@@ -552,6 +601,7 @@ static int on_round(void *ctx, const struct evq_event *ev, struct errbuf *err)
     }
     if (complete_round(w, err) < 0 || admit(w, err) < 0)
         return ENGINE_FAIL;
+    credit_window(w);
     if (w->nact == 0 && !w->have_pending)
         return ENGINE_CONTINUE;            /* every job is done: nothing more to schedule */
     int had_update = w->need_update;
@@ -615,6 +665,7 @@ static void free_world(struct gw *w)
         free(w->act[k]);
     free(w->act);
     free(w->run);
+    free(w->credit);
     free(w->ent);
     free(w->bucket);
     free(w->p_id);
@@ -670,8 +721,12 @@ int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *c
         err_run(err, "out of memory");
         goto out;
     }
+    int explicit_window = cfg->measure.to > cfg->measure.from;
+    w.win = explicit_window ? cfg->measure : (struct window){ INFINITY, INFINITY };
     if (read_pending(&w, err) < 0)
         goto out;
+    if (!explicit_window && w.have_pending)
+        w.win.from = sim_to_sec(w.pending.arrival);
     if (w.have_pending) {
         w.now = sim_to_sec(w.pending.arrival);
         if (engine_at(w.eng, w.pending.arrival, EV_ROUND, 0, NULL) < 0) {
@@ -704,8 +759,15 @@ int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *c
     out->t.decisions = w.tot.t.decisions;
     out->t.events = engine_events(w.eng);
     out->t.stop = stop;
-    for (int t = 0; t < w.T; t++)
+    credit_window(&w);
+    for (int t = 0; t < w.T; t++) {
         out->t.busy_gpu_s[t] = w.busy[t];
+        out->t.window_busy_gpu_s[t] = w.win_busy[t];
+    }
+    out->t.window = w.win;
+    if (out->t.window.to > w.now)
+        out->t.window.to = w.now;
+    out->t.window_norm_s = w.win_norm;
     double N = 0;
     for (int t = 0; t < w.T; t++)
         N += w.cap[t];

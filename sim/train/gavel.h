@@ -25,6 +25,7 @@ struct gavel_config {
     simtime  sample_period;     /* 0: no time series */
     int      round_samples;     /* 1: GPUs granted per type and jobs running, every round */
     uint64_t max_events;        /* 0: no limit */
+    struct window measure;      /* as train_config's: to <= from means first to last arrival */
 };
 
 struct gavel_allocator {
@@ -39,6 +40,12 @@ struct gavel_totals {
     double  utilization;        /* Gavel's: mean over GPUs of micro-task time / final time */
     int64_t dropped;            /* jobs dropped after 5 failed micro-tasks in a row */
 };
+
+/* train_job_check, and what Gavel's mechanism needs besides: a measured throughput on a GPU
+ * type with enough GPUs, and a whole number of steps.  The world checks every job with it;
+ * so does `hetsim validate` for an experiment in Gavel mode. */
+int gavel_job_check(const cluster *cl, const tput *model, const struct job_spec *s,
+                    struct errbuf *err);
 
 int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *cfg,
               struct job_source *src, const struct gavel_allocator *alloc,

@@ -13,7 +13,11 @@
  *
  * Accounting kept as running integrals, updated before anything they depend on changes:
  * busy milli-GPUs per type (utilization) and the number of active jobs (finish-time fairness:
- * a job's N is the mean of that count over its life).
+ * a job's N is the mean of that count over its life).  Inside the measurement window
+ * (sim/base/window.h) the world also integrates busy GPUs and each job's progress over its
+ * fastest type's rate (normalized throughput).  The default window ends at the last arrival,
+ * known only once the source is drained; until then every interval credited ends at or
+ * before the next arrival (it is the next event of its kind), so nothing needs clipping.
  *
  * Invariants: a slot is on the active list iff its job arrived and is not done; it is on
  * exactly one of waiting/running; the live occ equals the sum of running jobs' grants.
@@ -24,6 +28,7 @@
 #include "../../models/fairshare.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,7 @@ struct jobx {                       /* world-private part of a job, by slot */
     int        gcap;                /* capacity of the job's gpus array */
     int       *gpus;
     int64_t    trace_id;
+    double     best_rate;           /* its rate on its fastest type: normalizes throughput */
     double     active_int_at_arrival;
     double     gpu_s[CLUSTER_MAX_TYPES];
 };
@@ -77,6 +83,9 @@ struct train {
     double              active_int;
     int64_t             busy_milli[CLUSTER_MAX_TYPES];
     double              busy_int[CLUSTER_MAX_TYPES];    /* milli-GPU-seconds */
+    struct window       win;            /* the measurement window, seconds */
+    double              win_norm;       /* normalized progress inside it, job-seconds */
+    double              win_busy[CLUSTER_MAX_TYPES];    /* milli-GPU-seconds inside it */
     double              sample_busy[CLUSTER_MAX_TYPES];
     double              round_last[CLUSTER_MAX_TYPES + 1];  /* last round samples written */
     int                 round_logged;
@@ -147,9 +156,12 @@ static void account(train *w, simtime t)
     if (t <= w->acct_t)
         return;
     double dt = sim_to_sec(t - w->acct_t);
+    double in = window_overlap(&w->win, sim_to_sec(w->acct_t), sim_to_sec(t));
     w->active_int += w->n_active * dt;
-    for (int i = 0; i < w->ntypes; i++)
+    for (int i = 0; i < w->ntypes; i++) {
         w->busy_int[i] += (double)w->busy_milli[i] * dt;
+        w->win_busy[i] += (double)w->busy_milli[i] * in;
+    }
     w->acct_t = t;
 }
 
@@ -158,10 +170,15 @@ static void settle(train *w, struct train_job *j, simtime t)
 {
     if (j->state == JOB_RUNNING && t > j->updated) {
         simtime from = j->run_from > j->updated ? j->run_from : j->updated;
+        double before = j->done;
         if (t > from)
             j->done += j->rate * sim_to_sec(t - from);
         if (j->done > j->work)
             j->done = j->work;
+        double best = w->x[j->slot].best_rate;
+        if (t > from && best > 0)
+            w->win_norm += window_share(&w->win, sim_to_sec(from), sim_to_sec(t),
+                                        (j->done - before) / best);
         double dt = sim_to_sec(t - j->updated), frac = j->share / 1000.0;
         j->attained += j->ngpu * frac * dt;
         struct jobx *x = &w->x[j->slot];
@@ -277,35 +294,60 @@ static int grow_slots(train *w, struct errbuf *err)
     return 0;
 }
 
+int train_job_check(const cluster *cl, const tput *model, const struct job_spec *s,
+                    struct errbuf *err)
+{
+    const char *f = s->origin ? s->origin : "workload";
+    if (s->jtype < 0 || s->jtype >= tput_ntypes(model))
+        return err_input(err, f, s->line, "job_type", "job %lld has no known job type",
+                         (long long)s->id);
+    const int *types;
+    int ntypes = cluster_types(cl, &types), fits = 0;
+    for (int i = 0; i < ntypes && !fits; i++)
+        fits = cluster_type_count(cl, types[i]) >= s->workers;
+    if (s->workers < 1 || !fits)
+        return err_input(err, f, s->line, s->field ? s->field : "workers",
+                         "job %lld asks for %d GPUs; no GPU type of cluster '%s' has that many",
+                         (long long)s->id, s->workers, cluster_name(cl));
+    if (!(s->work > 0) || s->work > 1e18)
+        return err_input(err, f, s->line, "work", "job %lld: work must be > 0", (long long)s->id);
+    return 0;
+}
+
 static int read_next(train *w, struct errbuf *err)
 {
     int rc = w->src->next(w->src->ctx, &w->pending, err);
     if (rc < 0)
         return -1;
     w->have_pending = rc > 0;
-    if (!w->have_pending)
+    if (!w->have_pending) {
+        if (isinf(w->win.to))
+            w->win.to = sim_to_sec(w->last_arrival);
         return 0;
+    }
     const struct job_spec *s = &w->pending;
-    const char *f = s->origin ? s->origin : "workload";
     if (s->arrival < w->last_arrival)
-        return err_input(err, f, s->line, "arrival",
+        return err_input(err, s->origin ? s->origin : "workload", s->line, "arrival",
                          "job %lld arrives at %.6f s, before the previous job (%.6f s): "
                          "arrivals must not decrease", (long long)s->id,
                          sim_to_sec(s->arrival), sim_to_sec(w->last_arrival));
-    if (s->jtype < 0 || s->jtype >= tput_ntypes(w->model))
-        return err_input(err, f, s->line, "job_type", "job %lld has no known job type",
-                         (long long)s->id);
-    int fits = 0;
-    for (int i = 0; i < w->ntypes && !fits; i++)
-        fits = cluster_type_count(w->cl, w->types[i]) >= s->workers;
-    if (s->workers < 1 || !fits)
-        return err_input(err, f, s->line, s->field ? s->field : "workers",
-                         "job %lld asks for %d GPUs; no GPU type of cluster '%s' has that many",
-                         (long long)s->id, s->workers, cluster_name(w->cl));
-    if (!(s->work > 0) || s->work > 1e18)
-        return err_input(err, f, s->line, "work", "job %lld: work must be > 0", (long long)s->id);
+    if (train_job_check(w->cl, w->model, s, err) < 0)
+        return -1;
     w->last_arrival = s->arrival;
     return push(w, s->arrival, EV_ARRIVAL, 0, NULL, err);
+}
+
+/* Its throughput with its requested workers on its fastest type, placed as well as the
+ * cluster allows: the unit of normalized throughput. */
+static double best_rate(const train *w, const struct train_job *j)
+{
+    struct train_view v = { .cl = w->cl, .model = w->model };
+    double best = 0;
+    for (int i = 0; i < w->ntypes; i++) {
+        double r = train_view_rate(&v, j, w->types[i], j->workers);
+        best = r > best ? r : best;
+    }
+    return best;
 }
 
 static int on_arrival(train *w, struct errbuf *err)
@@ -331,6 +373,7 @@ static int on_arrival(train *w, struct errbuf *err)
     };
     x->finish_ev = EVQ_NONE;
     x->trace_id = sp->id;
+    x->best_rate = best_rate(w, j);
     x->active_int_at_arrival = w->active_int;
     memset(x->gpu_s, 0, sizeof x->gpu_s);
     active_push_back(w, s);
@@ -343,16 +386,13 @@ static int on_arrival(train *w, struct errbuf *err)
 }
 
 /* Best throughput from an exclusive 1/N share of every GPU type (models/fairshare.h). */
-static double iso_rate(const train *w, const struct train_job *j, double n_avg, double *best)
+static double iso_rate(const train *w, const struct train_job *j, double n_avg)
 {
     double rates[CLUSTER_MAX_TYPES], cap[CLUSTER_MAX_TYPES];
     struct train_view v = { .cl = w->cl, .model = w->model };
-    *best = 0;
     for (int i = 0; i < w->ntypes; i++) {
         rates[i] = train_view_rate(&v, j, w->types[i], j->workers);
         cap[i] = cluster_type_count(w->cl, w->types[i]);
-        if (rates[i] > *best)
-            *best = rates[i];
     }
     return fairshare_rate(rates, cap, w->ntypes, j->workers, n_avg);
 }
@@ -367,7 +407,8 @@ static int emit(train *w, struct train_job *j, simtime finish, struct errbuf *er
                        : (double)w->n_active;
     if (r.n_avg < 1)
         r.n_avg = 1;
-    double iso = iso_rate(w, j, r.n_avg, &r.best_rate);
+    r.best_rate = x->best_rate;
+    double iso = iso_rate(w, j, r.n_avg);
     if (iso > 0) {
         r.t_iso = j->work / iso;
         if (finish >= 0)
@@ -766,8 +807,14 @@ void train_destroy(train *w)
 int train_run(train *w, struct train_totals *out, struct errbuf *err)
 {
     memset(&w->tot, 0, sizeof w->tot);
+    int explicit_window = w->cfg.measure.to > w->cfg.measure.from;
+    /* the default window: nothing is measured before the first arrival is known, and its
+     * end is set when the source is drained (read_next) */
+    w->win = explicit_window ? w->cfg.measure : (struct window){ INFINITY, INFINITY };
     if (read_next(w, err) < 0)
         return -1;
+    if (!explicit_window && w->have_pending)
+        w->win.from = sim_to_sec(w->pending.arrival);
     struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
     int stop = engine_run(w->eng, handle, on_instant_end, w, &lim, err);
     if (stop == ENGINE_FAILED)
@@ -783,8 +830,14 @@ int train_run(train *w, struct train_totals *out, struct errbuf *err)
     w->tot.end = t;
     w->tot.stop = stop;
     w->tot.events = engine_events(w->eng);
-    for (int i = 0; i < w->ntypes; i++)
+    for (int i = 0; i < w->ntypes; i++) {
         w->tot.busy_gpu_s[i] = w->busy_int[i] / 1000.0;
+        w->tot.window_busy_gpu_s[i] = w->win_busy[i] / 1000.0;
+    }
+    w->tot.window = w->win;
+    if (w->tot.window.to > sim_to_sec(t))       /* what was not simulated is not measured */
+        w->tot.window.to = sim_to_sec(t);
+    w->tot.window_norm_s = w->win_norm;
     *out = w->tot;
     return 0;
 }

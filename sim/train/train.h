@@ -12,6 +12,7 @@
 #ifndef HETSIM_TRAIN_H
 #define HETSIM_TRAIN_H
 
+#include "../base/window.h"
 #include "../core/engine.h"
 #include "train_view.h"
 
@@ -70,6 +71,8 @@ struct train_config {
     simtime  sample_period;     /* 0: no samples */
     int      round_samples;     /* 1: after every round's decision, samples of the allocation */
     simtime  until;             /* SIM_NEVER: run until every job is done */
+    struct window measure;      /* the measurement window of time-averaged figures, seconds;
+                                   to <= from (a zeroed config): first to last arrival */
     uint64_t max_events;        /* 0: no limit */
 };
 
@@ -80,10 +83,22 @@ struct train_totals {
     int64_t  preemptions, migrations;
     uint64_t events, decisions;
     double   busy_gpu_s[CLUSTER_MAX_TYPES];  /* granted GPU-seconds by type slot */
+    /* over the measurement window (window.to is the last arrival when that is its end) */
+    struct window window;
+    double   window_norm_s;     /* integral of sum_j rate_j(t) / best_rate_j: seconds of jobs
+                                   progressing at their fastest type's speed */
+    double   window_busy_gpu_s[CLUSTER_MAX_TYPES];   /* granted GPU-seconds by type slot */
     int      stop;              /* enum engine_stop */
 };
 
 typedef struct train train;
+
+/* Check one job as the world will take it (a known job type, a GPU type of the cluster with
+ * that many GPUs, work > 0): 0, or -1 with the message naming the job's file, line and field.
+ * The world checks every job it reads with this; `hetsim validate` checks them all upfront
+ * with the same function, so that both accept exactly the same jobs. */
+int train_job_check(const cluster *cl, const tput *model, const struct job_spec *s,
+                    struct errbuf *err);
 
 int  train_create(train **out, const cluster *cl, const tput *model,
                   const struct train_config *cfg, struct job_source *src,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/base/jsonf.h"
+#include "../../sim/base/jobj.h"
 #include "fuzzutil.h"
 
 static const char *const known[] = { "name", "count", "gpu", "groups", "workload", "format",
