@@ -29,11 +29,13 @@ struct policy_env {
     const tput    *model;
 };
 
-/* How a policy behaves inside Gavel's round mechanism (Gavel-compatible mode, sim/train/gavel.c),
- * which keys these on Gavel's policy names. */
+/* What a policy is beyond its hooks: how it behaves inside Gavel's round mechanism
+ * (Gavel-compatible mode, sim/train/gavel.c, which keys these on Gavel's policy names), and
+ * whether it draws random numbers (so that the seed matters). */
 enum policy_flags {
     POLICY_AGNOSTIC = 1u << 0,  /* heterogeneity-agnostic: Gavel shuffles the type order */
-    POLICY_FIFO     = 1u << 1   /* FIFO: Gavel never picks a job whose priority is 0 */
+    POLICY_FIFO     = 1u << 1,  /* FIFO: Gavel never picks a job whose priority is 0 */
+    POLICY_SEEDED   = 1u << 2   /* draws random numbers (from policy_env.seed) */
 };
 
 struct policy_ops {

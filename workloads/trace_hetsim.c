@@ -7,11 +7,17 @@
  *   duration_s  these two run time on `workers` GPUs of the workload's reference type
  *   id, user, weight      optional: job id (default: row number from 0), tenant, priority weight
  * Rows must be in non-decreasing arrival order (the file is streamed, never held in memory).
+ *
+ * With a "job_types" mix in the workload, each job's type is drawn anew from the mix (the
+ * experiment seed's "job_types" stream, one draw per job in file order) and its work is the
+ * same duration on the reference GPU in the new type's iterations: a trace-driven experiment
+ * whose seed changes something, as the Philly reader's type draw does.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/base/rng.h"
 #include "../sim/base/tio.h"
 #include "reader.h"
 
@@ -27,6 +33,8 @@ struct hst {
     int         ncols;
     int64_t     row;
     struct reader_idset ids;
+    gsl_rng    *rng;            /* with a job-type mix: its draws */
+    void       *mix;
 };
 
 static void hst_close(void *p)
@@ -34,6 +42,9 @@ static void hst_close(void *p)
     struct hst *s = p;
     tio_close(s->r);
     reader_idset_free(&s->ids);
+    reader_mix_table_free(s->mix);
+    if (s->rng != NULL)
+        gsl_rng_free(s->rng);
     free(s);
 }
 
@@ -130,6 +141,21 @@ static int hst_next(void *p, struct reader_common *c, struct job_spec *out, stru
                              "duration cannot be turned into work", tput_type(c->model, jt)->name,
                              workers, catalog_gpu(tput_catalog(c->model), c->ref_gpu)->name);
     }
+    if (s->mix != NULL) {
+        /* the same duration on the reference GPU, in the drawn type's iterations */
+        int nt = reader_mix_draw(c, s->rng, s->mix);
+        double from = reader_work_from_duration(c->model, jt, c->ref_gpu, (int)workers, 1);
+        double to = reader_work_from_duration(c->model, nt, c->ref_gpu, (int)workers, 1);
+        if (!(from > 0) || !(to > 0))
+            return err_input(err, c->path, ln, "job_type",
+                             "job type '%s' (drawn from workload.job_types for '%s') cannot run "
+                             "on %lld x %s (the reference GPU), so the job's duration cannot "
+                             "be carried over", tput_type(c->model, nt)->name,
+                             tput_type(c->model, jt)->name, workers,
+                             catalog_gpu(tput_catalog(c->model), c->ref_gpu)->name);
+        work = work / from * to;
+        jt = nt;
+    }
     int added = reader_idset_add(&s->ids, id);
     if (added < 0)
         return err_run(err, "out of memory");
@@ -153,14 +179,26 @@ static int hst_open(struct reader *r, struct reader_common *c, const struct jobj
         hst_close(s);
         return -1;
     }
+    if (c->nmix > 0 && ((s->rng = rng_stream(c->seed, "job_types")) == NULL ||
+                        (s->mix = reader_mix_table(c)) == NULL)) {
+        hst_close(s);
+        return err_run(err, "out of memory");
+    }
     *r = (struct reader){ s, hst_next, hst_close };
     return 0;
+}
+
+/* The seed matters only when job types are drawn anew. */
+static int hst_seeded(const struct jobj *cfg)
+{
+    return cJSON_GetObjectItemCaseSensitive(cfg->node, "job_types") != NULL;
 }
 
 const struct workload_format trace_hetsim_format = {
     .name = "hetsim",
     .domain = "training",
     .summary = "hetsim's CSV job trace (arrival_s, job_type, workers, iterations or duration_s)",
-    .flags = FORMAT_TRACE | FORMAT_DURATIONS,
+    .flags = FORMAT_TRACE | FORMAT_DURATIONS | FORMAT_MIX,
+    .seeded_by = hst_seeded,
     .open = hst_open,
 };

@@ -49,6 +49,14 @@ int sweep_npoints(const sweep *s) { return s->npoints; }
 size_t sweep_ntasks(const sweep *s) { return s->ntasks; }
 struct sweep_task *sweep_task(sweep *s, size_t i) { return &s->tasks[i]; }
 
+int sweep_nseeds(const sweep *s)
+{
+    for (int a = 0; a < s->naxes; a++)
+        if (strcmp(s->axes[a].key, "seed") == 0)
+            return s->axes[a].n;
+    return 1;
+}
+
 const struct experiment *sweep_experiment(const sweep *s, int point)
 {
     return s->points[point].e;

@@ -49,6 +49,8 @@ void sweep_free(sweep *s);
 const char *sweep_name(const sweep *s);
 int         sweep_npoints(const sweep *s);
 const struct experiment *sweep_experiment(const sweep *s, int point);
+/* The number of values of the sweep's "seed" axis (1 without one). */
+int         sweep_nseeds(const sweep *s);
 
 /* The swept fields of a point, in axis order (key "policy", "seed" or a field path; value as
  * JSON text), as stored in the run_params table. */

@@ -437,6 +437,11 @@ int cmd_sweep(int argc, char **argv)
         rc = err.code == ERR_INPUT ? 2 : 1;
         goto out;
     }
+    char why[256];
+    if (rank == 0 && sweep_nseeds(sw) > 1 && !run_seed_matters(sweep_experiment(sw, 0), why,
+                                                               sizeof why))
+        fprintf(stderr, "hetsim: note: sweep '%s': its %d seeds give the same runs: %s\n",
+                sweep_name(sw), sweep_nseeds(sw), why);
     size_t ntasks = sweep_ntasks(sw);
     c.sw = sw;
     c.todo = calloc(ntasks + 1, sizeof *c.todo);

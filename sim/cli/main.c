@@ -173,6 +173,10 @@ static int cmd_run(int argc, char **argv)
         rc = fail(&ss.err);
         goto out;
     }
+    char why[256];
+    if (ss.a.have_seed && !run_seed_matters(e, why, sizeof why))
+        fprintf(stderr, "hetsim: note: --seed %lld gives the rows of any other seed: %s\n",
+                ss.a.seed, why);
     struct run_opts o = { .db = d, .progress = !ss.a.quiet && isatty(2) };
     for (int i = 0; i < e->npolicies; i++) {
         struct run_result res;

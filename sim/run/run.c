@@ -304,6 +304,27 @@ int run_check(const struct experiment *e, const struct run_env *env, struct errb
     return 0;
 }
 
+int run_seed_matters(const struct experiment *e, char *why, size_t cap)
+{
+    if (workload_seeded(&e->workload))
+        return 1;
+    for (int i = 0; i < e->npolicies; i++) {
+        const struct policy_ops *ops = policy_find(e->policies[i].name);
+        if (ops == NULL)
+            continue;
+        if (ops->flags & POLICY_SEEDED)
+            return 1;
+        if (e->mode == EXPERIMENT_GAVEL && (ops->flags & POLICY_AGNOSTIC))
+            return 1;       /* Gavel shuffles an agnostic policy's type order with it */
+    }
+    const char *fmt = "?";
+    jobj_str(&e->workload, "format", JOPT, &fmt, &(struct errbuf){ 0 });
+    snprintf(why, cap, "in experiment '%s' the seed changes nothing (its workload, format "
+             "'%s', draws nothing at random%s, and none of its policies does)", e->name, fmt,
+             strcmp(fmt, "hetsim") == 0 ? " without a workload.job_types mix" : "");
+    return 0;
+}
+
 int run_list_jobs(const struct experiment *e, const struct run_env *env, FILE *out,
                   int64_t *njobs, struct errbuf *err)
 {

@@ -57,6 +57,10 @@ double run_metric(const struct run_result *r, const char *name);
  * its allocation rule.  `hetsim run`, `validate` and `sweep` all call this. */
 int run_check(const struct experiment *e, const struct run_env *env, struct errbuf *err);
 
+/* 1 when e's seed changes its runs (the workload draws with it, or a policy does); else 0
+ * with the reason, for the note `run --seed` and a sweep's seed axis print. */
+int run_seed_matters(const struct experiment *e, char *why, size_t cap);
+
 /* Open the workload of e and drain it, checking every job as the world will (arrival order,
  * train_job_check or gavel_job_check), and return the job count (validation, `hetsim
  * workload`).  With out != NULL the jobs are written as hetsim CSV. */
