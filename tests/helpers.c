@@ -1,7 +1,7 @@
 /*
  * helpers: scratch directory, process spawning with captured output, database dumps.
  */
-#define _XOPEN_SOURCE 700       /* realpath */
+#define _GNU_SOURCE     /* realpath, posix_spawn_file_actions_addchdir_np */
 #include "helpers.h"
 
 #include <criterion/criterion.h>
@@ -153,6 +153,11 @@ static char *slurp_fd(int fd)
 
 struct th_out th_hetsim(const char *const *args)
 {
+    return th_hetsim_in(NULL, args);
+}
+
+struct th_out th_hetsim_in(const char *dir, const char *const *args)
+{
     char outp[512], errp[512];
     static int seq;
     snprintf(outp, sizeof outp, "%s/out.%d.%d", th_tmpdir(), (int)getpid(), seq);
@@ -166,6 +171,8 @@ struct th_out th_hetsim(const char *const *args)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (dir != NULL)
+        cr_assert_eq(posix_spawn_file_actions_addchdir_np(&fa, dir), 0);
     pid_t pid;
     int rc = posix_spawn(&pid, HETSIM_BIN, &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);

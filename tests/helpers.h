@@ -38,6 +38,9 @@ struct th_out {
 };
 /* Run the hetsim binary with a NULL-terminated argument list (argv[0] excluded). */
 struct th_out th_hetsim(const char *const *args);
+/* The same in the directory `dir` (NULL: this process's), e.g. for a command line that
+ * writes the default database (results/out/hetsim.db) as the user would. */
+struct th_out th_hetsim_in(const char *dir, const char *const *args);
 void th_out_free(struct th_out *o);
 
 /* The shipped catalog / models (asserts on failure). */
