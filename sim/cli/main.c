@@ -201,9 +201,13 @@ out:
 }
 
 static const char validate_help[] =
-    "usage: hetsim validate EXPERIMENT [--set KEY=VAL ...] [--policy NAME]\n"
+    "usage: hetsim validate EXPERIMENT [options]\n"
     "Check an experiment without running it: every field, the cluster, the models, every job\n"
-    "of the workload, and the parameters of every policy.  Exit 0 if all is well, 2 if not.\n";
+    "of the workload, and the parameters of every policy.  Exit 0 if all is well, 2 if not.\n\n"
+    "  -p, --policy NAME   check only this policy (need not be listed in the experiment)\n"
+    "  -s, --seed N        the seed to draw the jobs with (synthetic workloads, job types)\n"
+    "  -S, --set KEY=VAL   override any experiment field, as in hetsim run\n"
+    "  -h, --help          this help\n";
 
 static int cmd_validate(int argc, char **argv)
 {
@@ -233,9 +237,13 @@ out:
 }
 
 static const char workload_help[] =
-    "usage: hetsim workload EXPERIMENT [--set KEY=VAL ...] [--out FILE]\n"
+    "usage: hetsim workload EXPERIMENT [options]\n"
     "Write the jobs EXPERIMENT would run, after trace conversion or generation, as a hetsim\n"
-    "CSV trace (to stdout, or FILE).\n";
+    "CSV trace (to stdout, or FILE).\n\n"
+    "  -s, --seed N        the seed to draw the jobs with (synthetic workloads, job types)\n"
+    "  -S, --set KEY=VAL   override any experiment field, as in hetsim run\n"
+    "  -o, --out FILE      write FILE instead of standard output\n"
+    "  -h, --help          this help\n";
 
 static int cmd_workload(int argc, char **argv)
 {
@@ -297,6 +305,7 @@ static const char report_help[] =
     "                         --set path) and metric('NAME'); given twice, both must hold:\n"
     "                           --where \"policy IN ('fifo','fft') AND seed < 3\"\n"
     "                           --where \"param('workload.arrival_scale') >= 1\"\n"
+    "  -h, --help             this help\n"
     "Grouping is not the default, so that a report's columns do not depend on the data; the\n"
     "table says when runs differ only in their seed.\n";
 
@@ -370,6 +379,7 @@ static const char export_help[] =
     "  -e, --experiment NAME  only the rows of this experiment's runs\n"
     "  -s, --sweep NAME       only the rows of this sweep's runs\n"
     "  -o, --out FILE         write FILE instead of standard output\n"
+    "  -h, --help             this help\n"
     "e.g.  hetsim export --table jobs --csv --where \"policy = 'fft'\" > jobs.csv\n"
     "      pandas: pd.read_csv(\"jobs.csv\")    R: read.csv(\"jobs.csv\")\n";
 
@@ -437,8 +447,17 @@ static const char plot_help[] =
     "Per sweep: each --metric (default jct_mean, ftf_mean, makespan) against each swept axis\n"
     "other than seed, one line per policy and combination of the other axes, mean over seeds\n"
     "with 95% CIs.\n"
-    "--metric also replaces the bars' metrics.  --experiment and --sweep draw only those\n"
-    "(each may be repeated; without either, everything is drawn).\n";
+    "\n"
+    "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
+    "  -o, --out DIR          where images go (default results/out), their data in DIR/data\n"
+    "  -f, --format FMT       png (the default) or svg\n"
+    "  -b, --baseline POLICY  the policy the bars are ratios to\n"
+    "  -m, --metric NAMES     the metrics of the sweeps' figures and of the bars instead of\n"
+    "                         the defaults, comma-separated or repeated\n"
+    "  -e, --experiment NAME  draw this experiment's figures (may be repeated)\n"
+    "  -s, --sweep NAME       draw this sweep's figures (may be repeated)\n"
+    "  -h, --help             this help\n"
+    "Without --experiment or --sweep, everything is drawn.\n";
 
 static int cmd_plot(int argc, char **argv)
 {
@@ -895,10 +914,17 @@ static int cmd_convert(int argc, char **argv)
     return rc;
 }
 
+static const char version_help[] =
+    "usage: hetsim version\n"
+    "Print hetsim's version and its data root, where models/data/ and workloads/ are read\n"
+    "(HETSIM_DATA when set, else the directory it was built or installed for).\n";
+
 static int cmd_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(version_help, stdout);
+        return 0;
+    }
     printf("hetsim %s (data root %s)\n", HETSIM_VERSION, path_data_root());
     return 0;
 }
@@ -919,8 +945,10 @@ static const struct cmd commands[] = {
       "[--metric NAME] [--experiment NAME] [--sweep NAME]", "draw figures with gnuplot" },
     { "list", cmd_list, "policies|gpus|links|models|formats|experiments|sweeps|clusters|traces",
       "list what hetsim knows" },
-    { "validate", cmd_validate, "EXPERIMENT [--set KEY=VAL ...]", "check an experiment without running it" },
-    { "workload", cmd_workload, "EXPERIMENT [--out FILE]", "write an experiment's jobs as a CSV trace" },
+    { "validate", cmd_validate, "EXPERIMENT [--policy NAME] [--seed N] [--set KEY=VAL ...]",
+      "check an experiment without running it" },
+    { "workload", cmd_workload, "EXPERIMENT [--seed N] [--set KEY=VAL ...] [--out FILE]",
+      "write an experiment's jobs as a CSV trace" },
     { "convert", cmd_convert, "gavel-throughputs IN.json OUT.csv", "convert throughput tables" },
     { "version", cmd_version, "", "print the version" },
     { "help", cmd_help, "", "this list" },
@@ -932,7 +960,10 @@ static int cmd_help(int argc, char **argv)
     (void)argc;
     (void)argv;
     printf("hetsim %s: discrete-event simulator for scheduling on heterogeneous GPU clusters\n\n"
-           "usage: hetsim COMMAND [options]   (hetsim COMMAND --help for details)\n\n",
+           "usage: hetsim COMMAND [options]\n"
+           "       hetsim COMMAND --help     the command's usage and options\n"
+           "       hetsim -h, --help         this list (as hetsim help)\n"
+           "       hetsim --version          the version (as hetsim version)\n\n",
            HETSIM_VERSION);
     for (const struct cmd *c = commands; c->name != NULL; c++)
         printf("  %-9s %s\n", c->name, c->summary);
