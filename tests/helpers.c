@@ -1,13 +1,15 @@
 /*
  * helpers: scratch directory, process spawning with captured output, database dumps.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE     /* realpath, posix_spawn_file_actions_addchdir_np */
 #include "helpers.h"
 
 #include <criterion/criterion.h>
 #include <gsl/gsl_randist.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -56,6 +58,85 @@ char *th_write(const char *name, const char *text)
     return path;
 }
 
+const char *th_shared_dir(const char *sub)
+{
+    /* one string per distinct sub, kept for the process's life (a short list) */
+    static struct shared_dir {
+        char *sub, *path;
+    } dirs[16];
+    const char *key = sub != NULL ? sub : "";
+    int i = 0;
+    for (; i < 16 && dirs[i].sub != NULL; i++)
+        if (strcmp(dirs[i].sub, key) == 0)
+            return dirs[i].path;
+    cr_assert_lt(i, 16, "th_shared_dir: too many distinct folders");
+    char real[PATH_MAX];
+    /* "/work/shared" rather than "/work/main/../shared" in messages, when it exists */
+    const char *root = realpath(HETSIM_DATADIR "/../shared", real) ? real
+                                                                    : HETSIM_DATADIR "/../shared";
+    size_t cap = strlen(root) + strlen(key) + 2;
+    dirs[i].sub = strdup(key);
+    dirs[i].path = malloc(cap);
+    cr_assert(dirs[i].sub != NULL && dirs[i].path != NULL);
+    snprintf(dirs[i].path, cap, "%s%s%s", root, *key ? "/" : "", key);
+    return dirs[i].path;
+}
+
+/* th_expect_abort's state, read by the SIGABRT handler */
+static char abort_want[256], abort_file[512];
+static int  abort_stderr = -1;      /* the real stderr */
+
+static void put(int fd, const char *s)
+{
+    for (size_t n = strlen(s); n > 0;) {
+        ssize_t w = write(fd, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Only async-signal-safe calls, strstr aside (it touches nothing but its arguments). */
+static void on_abort(int sig)
+{
+    char text[4096];
+    ssize_t n = 0;
+    int fd = open(abort_file, O_RDONLY);
+    if (fd >= 0) {
+        n = read(fd, text, sizeof text - 1);
+        close(fd);
+    }
+    text[n > 0 ? n : 0] = '\0';
+    unlink(abort_file);
+    if (strstr(text, abort_want) != NULL) {
+        signal(sig, SIG_DFL);
+        raise(sig);             /* the death the test expects */
+        return;
+    }
+    put(abort_stderr, "th_expect_abort: expected an abort by '");
+    put(abort_stderr, abort_want);
+    put(abort_stderr, "', but stderr says: ");
+    put(abort_stderr, n > 0 ? text : "(nothing)\n");
+    _exit(3);
+}
+
+void th_expect_abort(const char *want)
+{
+    snprintf(abort_want, sizeof abort_want, "%s", want);
+    snprintf(abort_file, sizeof abort_file, "%s/abort.%d.err", th_tmpdir(), (int)getpid());
+    fflush(stderr);
+    abort_stderr = dup(2);
+    int fd = open(abort_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    cr_assert(abort_stderr >= 0 && fd >= 0, "cannot redirect stderr to %s", abort_file);
+    cr_assert_eq(dup2(fd, 2), 2);
+    close(fd);
+    struct sigaction sa = { 0 };
+    sa.sa_handler = on_abort;
+    sigemptyset(&sa.sa_mask);
+    cr_assert_eq(sigaction(SIGABRT, &sa, NULL), 0);
+}
+
 static char *slurp_fd(int fd)
 {
     size_t cap = 4096, n = 0;
@@ -72,6 +153,11 @@ static char *slurp_fd(int fd)
 
 struct th_out th_hetsim(const char *const *args)
 {
+    return th_hetsim_in(NULL, args);
+}
+
+struct th_out th_hetsim_in(const char *dir, const char *const *args)
+{
     char outp[512], errp[512];
     static int seq;
     snprintf(outp, sizeof outp, "%s/out.%d.%d", th_tmpdir(), (int)getpid(), seq);
@@ -85,6 +171,8 @@ struct th_out th_hetsim(const char *const *args)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (dir != NULL)
+        cr_assert_eq(posix_spawn_file_actions_addchdir_np(&fa, dir), 0);
     pid_t pid;
     int rc = posix_spawn(&pid, HETSIM_BIN, &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);

@@ -1,9 +1,10 @@
 /*
- * helpers: what several test files need — scratch files, running the hetsim binary, loading
- * the shipped catalog and models, and dumping a database for comparisons.
+ * helpers: what several test files need — scratch files, the shared data, running the hetsim
+ * binary, death tests that keep their assertion text to themselves, loading the shipped
+ * catalog and models, and dumping a database for comparisons.
  *
  * Ownership: strings returned by th_* are heap-allocated and freed by the caller, except
- * th_tmpdir's, which lives until the process ends.
+ * th_tmpdir's and th_shared_dir's, which live until the process ends.
  */
 #ifndef HETSIM_TEST_HELPERS_H
 #define HETSIM_TEST_HELPERS_H
@@ -19,12 +20,27 @@ const char *th_tmpdir(void);
 /* Write `text` to <tmpdir>/<name>; returns the full path (caller frees). */
 char *th_write(const char *name, const char *text);
 
+/* The shared data (real traces, reference results): the folder ../shared next to the
+ * project root (HETSIM_DATADIR), or its subfolder `sub` ("traces"; NULL: the folder itself).
+ * No environment variable moves it; a test that has its own (test_workload's
+ * HETSIM_TRACES) falls back to this. */
+const char *th_shared_dir(const char *sub);
+
+/* Death tests: call first in a `.signal = SIGABRT` test.  The process's stderr goes to a
+ * scratch file, so the assertion's text stays out of the test output, and the abort counts
+ * only if that text contains `want` (e.g. "engine_at: Assertion"): another assertion ends
+ * the process with exit code 3 and its text on the real stderr, and the test fails. */
+void th_expect_abort(const char *want);
+
 struct th_out {
     int   status;       /* exit code, or 128 + signal */
     char *out, *err;    /* captured stdout and stderr (caller frees with th_out_free) */
 };
 /* Run the hetsim binary with a NULL-terminated argument list (argv[0] excluded). */
 struct th_out th_hetsim(const char *const *args);
+/* The same in the directory `dir` (NULL: this process's), e.g. for a command line that
+ * writes the default database (results/out/hetsim.db) as the user would. */
+struct th_out th_hetsim_in(const char *dir, const char *const *args);
 void th_out_free(struct th_out *o);
 
 /* The shipped catalog / models (asserts on failure). */

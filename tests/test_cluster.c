@@ -1,11 +1,16 @@
 /*
  * test_cluster: cluster layout, placement descriptions (nodes spanned, slowest link), and the
  * occupancy tracker: best-fit packing, spreading, all-or-nothing allocation, and its
- * bookkeeping checked against a brute-force recount after random operations.
+ * bookkeeping checked against a brute-force recount after random operations, and the
+ * assertion against over-allocation (a death test that names the assertion it expects).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <gsl/gsl_rng.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../sim/core/occ.h"
 #include "../sim/base/rng.h"
@@ -205,10 +210,35 @@ Test(occ, shares_add_up_exactly)
 
 Test(occ, over_allocation_is_an_invariant_violation, .signal = SIGABRT)
 {
+    th_expect_abort("occ_take: Assertion");
     occ *o = occ_create(cl);
     int g[] = { 0 };
     occ_take(o, g, 1, 600);
     occ_take(o, g, 1, 600);
+}
+
+/* A death test passes only by the assertion it names: here occ_take's fires where the test
+ * expects occ_release's, and the process exits 3 instead of aborting. */
+Test(occ, a_death_test_fails_on_another_assertion)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        /* the helper's complaint goes to the stderr it found: here /dev/null */
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull < 0 || dup2(devnull, 2) < 0)
+            _exit(4);
+        th_expect_abort("occ_release: Assertion");
+        occ *o = occ_create(cl);
+        int g[] = { 0 };
+        occ_take(o, g, 1, 600);
+        occ_take(o, g, 1, 600);
+        _exit(0);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status %#x", status);
 }
 
 /* Recount free GPUs by brute force and compare with the tracker. */

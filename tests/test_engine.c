@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../sim/core/engine.h"
+#include "helpers.h"
 
 enum { HOOK = 999, LOG_MAX = 8192 };
 
@@ -344,6 +345,7 @@ Test(engine, cancelled_event_never_runs)
 
 Test(engine, at_in_the_past_aborts, .signal = SIGABRT)
 {
+    th_expect_abort("engine_at: Assertion `t >= e->now' failed");
     struct world *w = world_new();
     struct errbuf err;
     err_clear(&err);

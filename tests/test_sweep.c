@@ -2,8 +2,9 @@
  * test_sweep: `hetsim sweep` and `hetsim merge` end to end — the grid expands in the
  * documented order with the right overrides; bad sweep files name file:line; every run lands
  * in the database with its swept fields; a second invocation skips everything; an
- * interrupted sweep resumes; a failing run stops nothing and is listed; -j1 and -j2, and the
- * union of shards merged, give the same rows as one plain sweep.
+ * interrupted sweep resumes; a failing run stops nothing and is listed, failures in the
+ * sweep's order whatever order they finished in; -j1 and -j2, and the union of shards
+ * merged, give the same rows as one plain sweep.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -205,8 +206,62 @@ Test(sweep, runs_land_with_their_params_and_a_rerun_skips_them, .timeout = 120)
     free(dbp);
 }
 
+/* The labels of the failure listing at the end of a sweep's stderr, in the order printed
+ * ("N runs failed:", then per run "  LABEL" and "    ERROR"); returns how many. */
+static int failure_labels(const char *err, char labels[][512], int max)
+{
+    const char *p = strstr(err, " failed:\n");
+    int n = 0;
+    if (p == NULL)
+        return 0;
+    for (p = strchr(p, '\n') + 1; strncmp(p, "  ", 2) == 0; p = strchr(p, '\n') + 1) {
+        const char *end = strchr(p, '\n');
+        cr_assert_not_null(end);
+        if (p[2] != ' ') {
+            cr_assert_lt(n, max);
+            snprintf(labels[n++], 512, "%.*s", (int)(end - p - 2), p + 2);
+        }
+    }
+    return n;
+}
+
+/* The labels of `sweep --list`, in its (the sweep's) order; returns how many. */
+static int listed_labels(const char *file, char labels[][512], int max)
+{
+    char *dbp = tmp("listed.db");
+    struct th_out o = sweep_cli(file, dbp, "--list", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    int n = 0;
+    for (const char *p = o.out; *p != '\0'; p = strchr(p, '\n') + 1) {
+        /* "todo  HASH16  LABEL" */
+        const char *end = strchr(p, '\n');
+        cr_assert_not_null(end);
+        cr_assert_lt(n, max);
+        cr_assert_gt(end - p, 24, "%s", o.out);
+        snprintf(labels[n++], 512, "%.*s", (int)(end - p - 24), p + 24);
+    }
+    th_out_free(&o);
+    free(dbp);
+    return n;
+}
+
+/* Each failure label is a --list label, and they come in the --list order. */
+static void assert_listed_in_sweep_order(const char *file, char failed[][512], int nfailed)
+{
+    char listed[16][512];
+    int nlisted = listed_labels(file, listed, 16), k = 0;
+    for (int f = 0; f < nfailed; f++) {
+        while (k < nlisted && strcmp(listed[k], failed[f]) != 0)
+            k++;
+        cr_assert_lt(k, nlisted, "failure %d '%s' is not listed after failure %d", f,
+                     failed[f], f - 1);
+        k++;
+    }
+}
+
 /* Two runs fail while they run (a job of the trace needs more GPUs than the 4-GPU cluster
- * has), the other two complete; the failures are listed and the exit code says so. */
+ * has), the other two complete; the failures are listed in the sweep's order and the exit
+ * code says so. */
 Test(sweep, a_failing_run_stops_nothing_and_is_listed, .timeout = 120)
 {
     char *f = th_write("failing.json",
@@ -215,14 +270,23 @@ Test(sweep, a_failing_run_stops_nothing_and_is_listed, .timeout = 120)
                        "            \"cluster\": [\"mixed_small\", { \"name\": \"tiny\", "
                        "\"network\": \"ib-100g\", \"groups\": [ { \"count\": 1, \"gpu\": \"T4\", "
                        "\"gpus_per_node\": 4 } ] }] } }\n");
+    static const char tiny[] = "cluster={\"name\":\"tiny\",\"network\":\"ib-100g\",\"groups\":"
+                               "[{\"count\":1,\"gpu\":\"T4\",\"gpus_per_node\":4}]}";
     char *dbp = tmp("failing.db");
     struct th_out o = sweep_cli(f, dbp, "-j", "2");
     cr_assert_eq(o.status, 1, "%s", o.err);
-    cr_assert(strstr(o.err, "2 runs failed:\n  policy=fifo cluster={") != NULL, "%s", o.err);
+    char want[1024];
+    snprintf(want, sizeof want, "2 runs failed:\n  policy=fifo %s\n    hetsim: ", tiny);
+    cr_assert(strstr(o.err, want) != NULL, "%s", o.err);
+    snprintf(want, sizeof want, "that many\n  policy=srtf %s\n    hetsim: ", tiny);
+    cr_assert(strstr(o.err, want) != NULL, "%s", o.err);
     cr_assert(strstr(o.err, "no GPU type of cluster 'tiny' has that many") != NULL, "%s",
               o.err);
     cr_assert(strstr(o.err, "2 runs done, 0 skipped (already in the database), 2 failed") !=
               NULL, "%s", o.err);
+    char failed[4][512];
+    cr_assert_eq(failure_labels(o.err, failed, 4), 2, "%s", o.err);
+    assert_listed_in_sweep_order(f, failed, 2);
     th_out_free(&o);
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 2, 0);
     cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs WHERE cluster_name = "
@@ -233,6 +297,57 @@ Test(sweep, a_failing_run_stops_nothing_and_is_listed, .timeout = 120)
     cr_assert(strstr(o.err, "0 runs done, 2 skipped (already in the database), 2 failed") !=
               NULL, "%s", o.err);
     th_out_free(&o);
+    free(f);
+    free(dbp);
+}
+
+/* The first run of the grid fails late (its oversized job comes after 100,000 small ones:
+ * about half a second), the second at once; with -j2 the second finishes first, but the
+ * listing keeps the grid's order. */
+Test(sweep, failures_are_listed_in_grid_order_not_finish_order, .timeout = 120)
+{
+    char *late = malloc(512), *early;
+    snprintf(late, 512, "%s/late_big.csv", th_tmpdir());
+    FILE *t = fopen(late, "w");
+    cr_assert_not_null(t);
+    fputs("arrival_s,job_type,workers,iterations\n", t);
+    for (int i = 0; i < 100000; i++)
+        fprintf(t, "%d,ResNet-50 (batch size 64),1,100\n", i * 10);
+    fputs("1000000,ResNet-50 (batch size 64),8,100\n", t);
+    cr_assert_eq(fclose(t), 0);
+    early = th_write("early_big.csv", "arrival_s,job_type,workers,iterations\n"
+                                      "0,ResNet-50 (batch size 64),8,100\n"
+                                      "10,ResNet-50 (batch size 64),1,100\n");
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{ \"name\": \"order\", \"experiment\": \"default\",\n"
+             "  \"set\": { \"policies\": [\"fifo\"], \"cluster\": { \"name\": \"tiny\", "
+             "\"network\": \"ib-100g\", \"groups\": [ { \"count\": 1, \"gpu\": \"T4\", "
+             "\"gpus_per_node\": 4 } ] } },\n"
+             "  \"grid\": { \"workload.trace\": [\"%s\", \"%s\"] } }\n", late, early);
+    char *f = th_write("order.json", text), *dbp = tmp("order.db");
+    struct th_out o = sweep_cli(f, dbp, "-j", "2");
+    cr_assert_eq(o.status, 1, "%s", o.err);
+    char want[4096];
+    snprintf(want, sizeof want,
+             "2 runs failed:\n"
+             "  workload.trace=%s policy=fifo\n"
+             "    hetsim: %s:100002: workers: job 100000 asks for 8 GPUs; no GPU type of "
+             "cluster 'tiny' has that many\n"
+             "  workload.trace=%s policy=fifo\n"
+             "    hetsim: %s:2: workers: job 0 asks for 8 GPUs; no GPU type of cluster 'tiny' "
+             "has that many\n"
+             "sweep order: 0 runs done, 0 skipped (already in the database), 2 failed\n",
+             late, late, early, early);
+    cr_assert(strstr(o.err, want) != NULL, "expected\n%s\nin\n%s", want, o.err);
+    char failed[4][512];
+    cr_assert_eq(failure_labels(o.err, failed, 4), 2, "%s", o.err);
+    assert_listed_in_sweep_order(f, failed, 2);
+    th_out_free(&o);
+    if (access(dbp, F_OK) == 0)
+        cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 0, 0);
+    free(late);
+    free(early);
     free(f);
     free(dbp);
 }

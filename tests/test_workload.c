@@ -30,7 +30,7 @@
 static const char *traces_dir(void)
 {
     const char *e = getenv("HETSIM_TRACES");
-    return e != NULL && *e != '\0' ? e : "/work/shared/traces";
+    return e != NULL && *e != '\0' ? e : th_shared_dir("traces");
 }
 
 static char *real_trace(const char *rel)

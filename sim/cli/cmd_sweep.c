@@ -7,6 +7,8 @@
  * Work split: task k (in the sweep's fixed order) belongs to shard k mod N; within a shard,
  * the j-th task belongs to MPI rank j mod size.  With several ranks each writes its own file
  * (DB with ".rankR" before the extension), and rank 0 merges them into DB at the end.
+ * Failures are listed at the end in the sweep's order (that of --list), not in the order
+ * the workers finished them.
  */
 #define _GNU_SOURCE
 #include "cmd.h"
@@ -35,7 +37,8 @@ static const char sweep_help[] =
     "experiment field, crossed as a grid or zipped) into the metrics database, N runs at a\n"
     "time.  Runs already in the database (same configuration) are skipped, so running the\n"
     "same command again resumes an interrupted sweep and retries failed runs.  One failing\n"
-    "run never stops the others; failures are listed at the end (exit 1).\n\n"
+    "run never stops the others; failures are listed at the end, in the order of --list\n"
+    "(exit 1).\n\n"
     "  -j, --jobs N        runs at once (default: the number of cores; 1 per MPI rank)\n"
     "  -d, --db FILE       database to append to (default " HETSIM_DEFAULT_DB ")\n"
     "      --shard I/N     run only shard I of N (0 <= I < N): tasks k with k mod N == I;\n"
@@ -77,11 +80,11 @@ struct sweep_ctx {
     struct run_env    **env_of;         /* by todo index; NULL: the child loads its own */
     struct sweep_task **todo;
     size_t              ntodo, ndone, nfailed, nstopped;
-    size_t             *failed;         /* indices into todo */
+    unsigned char      *failed;         /* by todo index: 1 if that run failed */
+    char              **fail_msg;       /* by todo index: its error (last line of stderr) */
     const char         *db_path;
     int                 quiet, tty, rank, nranks;
     double              t0;
-    char              **fail_msg;
 };
 
 static double now_s(void)
@@ -228,8 +231,9 @@ static void task_done(void *ctx, size_t i, const struct pool_result *r)
     }
     c->ndone++;
     if (r->status != 0) {
-        c->fail_msg[c->nfailed] = last_line(r->output);
-        c->failed[c->nfailed++] = i;
+        c->fail_msg[i] = last_line(r->output);
+        c->failed[i] = 1;
+        c->nfailed++;
     }
     if (c->quiet)
         return;
@@ -491,13 +495,16 @@ int cmd_sweep(int argc, char **argv)
     /* every rank makes the same collective calls, in the same order */
     long failed_all = par_sum((long)c.nfailed), stopped_all = par_sum((long)c.nstopped);
     long ok_all = par_sum((long)(c.ndone - c.nfailed)), skipped_all = par_sum((long)mine_done);
-    for (size_t f = 0; f < c.nfailed; f++) {
+    /* in the sweep's order (that of --list), whatever order the workers finished in */
+    if (c.nfailed > 0)
+        fprintf(stderr, "%zu run%s failed:\n", c.nfailed, c.nfailed == 1 ? "" : "s");
+    for (size_t i = 0; i < c.ntodo; i++) {
+        if (!c.failed[i])
+            continue;
         char label[512];
-        sweep_task_label(sw, c.todo[c.failed[f]], label, sizeof label);
-        if (f == 0)
-            fprintf(stderr, "%zu run%s failed:\n", c.nfailed, c.nfailed == 1 ? "" : "s");
-        fprintf(stderr, "  %s\n    %s\n", label, c.fail_msg[f] && c.fail_msg[f][0]
-                                                    ? c.fail_msg[f] : "(no message)");
+        sweep_task_label(sw, c.todo[i], label, sizeof label);
+        fprintf(stderr, "  %s\n    %s\n", label, c.fail_msg[i] && c.fail_msg[i][0]
+                                                    ? c.fail_msg[i] : "(no message)");
     }
     if (nranks > 1 && rank == 0 && merge_ranks(a.db, nranks, a.quiet) != 0)
         rc = 1;
@@ -512,8 +519,8 @@ int cmd_sweep(int argc, char **argv)
 out:
     free_envs(&c);
     if (c.fail_msg != NULL)
-        for (size_t f = 0; f < c.nfailed; f++)
-            free(c.fail_msg[f]);
+        for (size_t i = 0; i < c.ntodo; i++)
+            free(c.fail_msg[i]);
     free(c.fail_msg);
     free(c.failed);
     free(c.todo);

@@ -4,6 +4,7 @@
  * (exit 2).  Exit codes: 0 ok, 1 a run failed, 2 bad usage or bad input.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +17,7 @@
 #include "../../results/plot.h"
 #include "../../results/report.h"
 #include "../../sched/policy.h"
+#include "../../workloads/reader.h"
 #include "../base/path.h"
 #include "../run/run.h"
 #include "cmd.h"
@@ -203,9 +205,13 @@ out:
 }
 
 static const char validate_help[] =
-    "usage: hetsim validate EXPERIMENT [--set KEY=VAL ...] [--policy NAME]\n"
+    "usage: hetsim validate EXPERIMENT [options]\n"
     "Check an experiment without running it: every field, the cluster, the models, every job\n"
-    "of the workload, and the parameters of every policy.  Exit 0 if all is well, 2 if not.\n";
+    "of the workload, and the parameters of every policy.  Exit 0 if all is well, 2 if not.\n\n"
+    "  -p, --policy NAME   check only this policy (need not be listed in the experiment)\n"
+    "  -s, --seed N        the seed to draw the jobs with (synthetic workloads, job types)\n"
+    "  -S, --set KEY=VAL   override any experiment field, as in hetsim run\n"
+    "  -h, --help          this help\n";
 
 static int cmd_validate(int argc, char **argv)
 {
@@ -233,9 +239,13 @@ out:
 }
 
 static const char workload_help[] =
-    "usage: hetsim workload EXPERIMENT [--set KEY=VAL ...] [--out FILE]\n"
+    "usage: hetsim workload EXPERIMENT [options]\n"
     "Write the jobs EXPERIMENT would run, after trace conversion or generation, as a hetsim\n"
-    "CSV trace (to stdout, or FILE).\n";
+    "CSV trace (to stdout, or FILE).\n\n"
+    "  -s, --seed N        the seed to draw the jobs with (synthetic workloads, job types)\n"
+    "  -S, --set KEY=VAL   override any experiment field, as in hetsim run\n"
+    "  -o, --out FILE      write FILE instead of standard output\n"
+    "  -h, --help          this help\n";
 
 static int cmd_workload(int argc, char **argv)
 {
@@ -297,6 +307,7 @@ static const char report_help[] =
     "                         --set path) and metric('NAME'); given twice, both must hold:\n"
     "                           --where \"policy IN ('fifo','fft') AND seed < 3\"\n"
     "                           --where \"param('workload.arrival_scale') >= 1\"\n"
+    "  -h, --help             this help\n"
     "Grouping is not the default, so that a report's columns do not depend on the data; the\n"
     "table says when runs differ only in their seed.\n";
 
@@ -370,6 +381,7 @@ static const char export_help[] =
     "  -e, --experiment NAME  only the rows of this experiment's runs\n"
     "  -s, --sweep NAME       only the rows of this sweep's runs\n"
     "  -o, --out FILE         write FILE instead of standard output\n"
+    "  -h, --help             this help\n"
     "e.g.  hetsim export --table jobs --csv --where \"policy = 'fft'\" > jobs.csv\n"
     "      pandas: pd.read_csv(\"jobs.csv\")    R: read.csv(\"jobs.csv\")\n";
 
@@ -437,8 +449,17 @@ static const char plot_help[] =
     "Per sweep: each --metric (default jct_mean, ftf_mean, makespan) against each swept axis\n"
     "other than seed, one line per policy and combination of the other axes, mean over seeds\n"
     "with 95% CIs.\n"
-    "--metric also replaces the bars' metrics.  --experiment and --sweep draw only those\n"
-    "(each may be repeated; without either, everything is drawn).\n";
+    "\n"
+    "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
+    "  -o, --out DIR          where images go (default results/out), their data in DIR/data\n"
+    "  -f, --format FMT       png (the default) or svg\n"
+    "  -b, --baseline POLICY  the policy the bars are ratios to\n"
+    "  -m, --metric NAMES     the metrics of the sweeps' figures and of the bars instead of\n"
+    "                         the defaults, comma-separated or repeated\n"
+    "  -e, --experiment NAME  draw this experiment's figures (may be repeated)\n"
+    "  -s, --sweep NAME       draw this sweep's figures (may be repeated)\n"
+    "  -h, --help             this help\n"
+    "Without --experiment or --sweep, everything is drawn.\n";
 
 static int cmd_plot(int argc, char **argv)
 {
@@ -500,50 +521,346 @@ static int cmd_plot(int argc, char **argv)
     return rc;
 }
 
-static int by_name(const void *a, const void *b)
+/* ---- hetsim list ---- */
+
+enum { LIST_COLS = 100 };       /* a listing's lines fit in this many columns */
+
+/* Columns of n bytes of UTF-8 text: one per code point (hetsim ships no wide characters). */
+static size_t text_cols(const char *s, size_t n)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
 }
 
-static int list_files(const char *kind)
+/* The first sentence of `text` (up to the first '.' before a space or the end), whitespace
+ * runs made one space, cut after a word to at most `cols` columns with "..." marking the cut.
+ * cols must be at least 4. */
+static void first_sentence(char *out, size_t cap, const char *text, size_t cols)
 {
-    char dir[PATH_MAX_LEN];
-    snprintf(dir, sizeof dir, "%s/workloads/%s", path_data_root(), kind);
+    size_t n = 0;
+    for (const char *p = text; *p != '\0' && n + 1 < cap; p++) {
+        if (isspace((unsigned char)*p)) {
+            if (n > 0 && out[n - 1] != ' ')
+                out[n++] = ' ';
+            continue;
+        }
+        out[n++] = *p;
+        if (*p == '.' && (p[1] == '\0' || isspace((unsigned char)p[1])))
+            break;
+    }
+    while (n > 0 && out[n - 1] == ' ')
+        n--;
+    out[n] = '\0';
+    if (text_cols(out, n) <= cols)
+        return;
+    /* the longest prefix with room for "...": up to a space if there is one, else up to a
+     * character */
+    size_t cut = 0, at_char = 0, c = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (((unsigned char)out[i] & 0xC0) == 0x80)
+            continue;
+        if (c + 3 > cols)
+            break;
+        at_char = i;
+        if (out[i] == ' ')
+            cut = i;
+        c++;
+    }
+    if (cut == 0)
+        cut = at_char;
+    while (cut > 0 && strchr(" ,;:(", out[cut - 1]) != NULL)
+        cut--;
+    memcpy(out + cut, "...", 4);
+}
+
+struct item {
+    char *name, *text;
+};
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct item *)a)->name, ((const struct item *)b)->name);
+}
+
+static void items_free(struct item *it, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(it[i].name);
+        free(it[i].text);
+    }
+    free(it);
+}
+
+/* The shipped files of workloads/<kind>, sorted by name into *out (*n of them): for "traces"
+ * every file and folder, otherwise the .json files without their extension.  dir gets the
+ * folder.  Returns 0, or the exit status after a message. */
+static int shipped(const char *kind, char *dir, size_t cap, struct item **out, size_t *n)
+{
+    snprintf(dir, cap, "%s/workloads/%s", path_data_root(), kind);
+    *out = NULL;
+    *n = 0;
     DIR *d = opendir(dir);
     if (d == NULL) {
         fprintf(stderr, "hetsim: %s: cannot read the directory\n", dir);
         return 1;
     }
-    char *names[1024];
-    int n = 0;
+    int json_only = strcmp(kind, "traces") != 0;
+    size_t room = 0;
     struct dirent *de;
-    while ((de = readdir(d)) != NULL && n < 1024) {
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
         if (de->d_name[0] == '.')
             continue;
-        size_t len = strlen(de->d_name);
-        int json = len > 5 && strcmp(de->d_name + len - 5, ".json") == 0;
-        if (strcmp(kind, "traces") != 0 && !json)
+        if (json_only && (len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0))
             continue;
-        if ((names[n] = strdup(de->d_name)) == NULL)
+        if (*n == room) {
+            struct item *g = realloc(*out, (room = room ? 2 * room : 16) * sizeof *g);
+            if (g == NULL)
+                break;
+            *out = g;
+        }
+        struct item *it = &(*out)[*n];
+        it->name = strndup(de->d_name, json_only ? len - 5 : len);
+        it->text = NULL;
+        if (it->name == NULL)
             break;
-        if (json && strcmp(kind, "traces") != 0)
-            names[n][len - 5] = '\0';
-        n++;
+        (*n)++;
     }
+    int complete = de == NULL;
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, by_name);
-    for (int i = 0; i < n; i++) {
-        printf("%s\n", names[i]);
-        free(names[i]);
+    if (!complete) {
+        items_free(*out, *n);
+        fputs("hetsim: out of memory\n", stderr);
+        return 1;
+    }
+    if (*n > 0)
+        qsort(*out, *n, sizeof **out, by_name);
+    return 0;
+}
+
+static int open_catalog(catalog **cat, struct errbuf *err)
+{
+    char gp[PATH_MAX_LEN], lp[PATH_MAX_LEN];
+    path_resolve(gp, sizeof gp, NULL, experiment_default_gpus);
+    path_resolve(lp, sizeof lp, NULL, experiment_default_links);
+    return catalog_load(cat, gp, lp, err);
+}
+
+/* An experiment's or a sweep's "description" (NULL if it has none) into *out (caller
+ * frees). */
+static int file_description(const char *path, char **out, struct errbuf *err)
+{
+    jsonf *doc;
+    struct jobj root;
+    const char *desc = NULL;
+    *out = NULL;
+    if (jsonf_load(&doc, path, err) < 0)
+        return -1;
+    int rc = jobj_root(&root, doc, err) < 0 ||
+             jobj_str(&root, "description", JOPT, &desc, err) < 0 ? -1 : 0;
+    if (rc == 0 && desc != NULL && (*out = strdup(desc)) == NULL)
+        rc = err_run(err, "out of memory");
+    jsonf_destroy(doc);
+    return rc;
+}
+
+/* "48 GPUs: 16 A100-40GB, 16 V100-16GB, 16 T4": GPUs by type in the order of the groups. */
+static int cluster_summary(const catalog *cat, const char *path, char **out, struct errbuf *err)
+{
+    cluster *cl;
+    if (cluster_load(&cl, cat, path, err) < 0)
+        return -1;
+    int types[CLUSTER_MAX_TYPES], counts[CLUSTER_MAX_TYPES], nt = 0;
+    for (int i = 0; i < cluster_nnodes(cl); i++) {
+        const struct cluster_node *nd = cluster_node(cl, i);
+        int t = 0;
+        while (t < nt && types[t] != nd->gpu)
+            t++;
+        if (t == nt) {
+            types[nt] = nd->gpu;
+            counts[nt++] = 0;
+        }
+        counts[t] += nd->ngpus;
+    }
+    char text[1024];
+    size_t m = (size_t)snprintf(text, sizeof text, "%d GPUs:", cluster_ngpus(cl));
+    for (int t = 0; t < nt && m < sizeof text; t++)
+        m += (size_t)snprintf(text + m, sizeof text - m, "%s %d %s", t ? "," : "", counts[t],
+                              catalog_gpu(cat, types[t])->name);
+    cluster_destroy(cl);
+    if ((*out = strdup(text)) == NULL)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
+/* Shipped experiments, sweeps, clusters or traces: one line each, the name and (but for
+ * traces) what it is, cut to fit.  Everything is read before anything is printed, so a bad
+ * file prints its error and nothing else. */
+static int list_shipped(const char *kind)
+{
+    char dir[PATH_MAX_LEN];
+    struct item *it;
+    size_t n;
+    int rc = shipped(kind, dir, sizeof dir, &it, &n);
+    if (rc != 0)
+        return rc;
+    size_t width = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strlen(it[i].name) > width)
+            width = strlen(it[i].name);
+    width += 2;
+    struct errbuf err;
+    err_clear(&err);
+    catalog *cat = NULL;
+    int clusters = strcmp(kind, "clusters") == 0, traces = strcmp(kind, "traces") == 0;
+    if (clusters && open_catalog(&cat, &err) < 0)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && !traces && i < n; i++) {
+        char path[PATH_MAX_LEN + 300], *whole = NULL;
+        snprintf(path, sizeof path, "%s/%s.json", dir, it[i].name);
+        rc = clusters ? cluster_summary(cat, path, &whole, &err)
+                      : file_description(path, &whole, &err);
+        if (rc == 0 && whole != NULL) {
+            char line[LIST_COLS * 4 + 1];
+            size_t cols = LIST_COLS > width + 20 ? LIST_COLS - width : 20;
+            first_sentence(line, sizeof line, whole, cols);
+            if ((it[i].text = strdup(line)) == NULL)
+                rc = err_run(&err, "out of memory");
+        }
+        free(whole);
+    }
+    catalog_destroy(cat);
+    if (rc == 0)
+        for (size_t i = 0; i < n; i++) {
+            if (it[i].text != NULL && it[i].text[0] != '\0')
+                printf("%-*s%s\n", (int)width, it[i].name, it[i].text);
+            else
+                printf("%s\n", it[i].name);
+        }
+    items_free(it, n);
+    return rc == 0 ? 0 : fail(&err);
+}
+
+static int list_policies(const char *what)
+{
+    (void)what;
+    for (int i = 0; policy_registry[i] != NULL; i++)
+        printf("%-16s %-10s %s\n", policy_registry[i]->name, policy_registry[i]->domain,
+               policy_registry[i]->summary);
+    return 0;
+}
+
+static int list_formats(const char *what)
+{
+    (void)what;
+    for (int i = 0; workload_registry[i] != NULL; i++)
+        printf("%-10s %-10s %s\n", workload_registry[i]->name, workload_registry[i]->domain,
+               workload_registry[i]->summary);
+    return 0;
+}
+
+static int list_gpus(const catalog *cat)
+{
+    printf("%-10s %7s %9s %9s %9s %9s  %-14s %s\n", "gpu", "mem_GB", "fp32_TF", "fp16_TF",
+           "mem_GB/s", "USD/h", "links", "aliases");
+    for (int i = 0; i < catalog_ngpus(cat); i++) {
+        const struct gpu_spec *g = catalog_gpu(cat, i);
+        char links[2 * CATALOG_NAME_MAX + 2], aliases[CATALOG_MAX_ALIASES * (CATALOG_NAME_MAX + 2)];
+        snprintf(links, sizeof links, "%s%s%s", g->nvlink >= 0 ? catalog_link(cat, g->nvlink)->name : "",
+                 g->nvlink >= 0 ? " " : "", catalog_link(cat, g->pcie)->name);
+        size_t m = 0;
+        aliases[0] = '\0';
+        for (int a = 0; a < g->naliases; a++)
+            m += (size_t)snprintf(aliases + m, sizeof aliases - m, "%s%s", a ? ", " : "",
+                                  g->aliases[a]);
+        printf("%-10s %7.0f %9.2f %9.1f %9.0f %9.3f  %-14s %s\n", g->name, g->mem_gb,
+               g->fp32_tflops, g->fp16_tflops, g->mem_bw_gbs, g->price_hr, links,
+               g->naliases > 0 ? aliases : "-");
     }
     return 0;
 }
 
+static int list_links(const catalog *cat)
+{
+    printf("%-14s %-6s %9s %8s\n", "link", "scope", "GB/s", "lat_us");
+    for (int i = 0; i < catalog_nlinks(cat); i++) {
+        const struct link_spec *l = catalog_link(cat, i);
+        printf("%-14s %-6s %9.3f %8.1f\n", l->name, l->scope == LINK_INTRA ? "intra" : "inter",
+               l->bw_gbs, l->lat_us);
+    }
+    return 0;
+}
+
+static int list_models(const catalog *cat, struct errbuf *err)
+{
+    char jp[PATH_MAX_LEN], pp[PATH_MAX_LEN];
+    path_resolve(jp, sizeof jp, NULL, experiment_default_jobtypes);
+    tput *t = NULL;
+    int rc = tput_create(&t, cat, err) < 0 || tput_load_types(t, jp, err) < 0 ? -1 : 0;
+    for (int i = 0; rc == 0 && experiment_default_profiles[i] != NULL; i++) {
+        path_resolve(pp, sizeof pp, NULL, experiment_default_profiles[i]);
+        rc = tput_load_profile(t, pp, err) < 0 ? -1 : 0;
+    }
+    if (rc == 0) {
+        printf("%-36s %6s %7s %9s  %s\n", "job type", "batch", "scaling", "params_M",
+               "measured on");
+        for (int j = 0; j < tput_ntypes(t); j++) {
+            const struct jobtype *jt = tput_type(t, j);
+            char on[256] = "";
+            for (int g = 0; g < catalog_ngpus(cat); g++)
+                if (tput_measured(t, j, g, 1, 0) >= 0) {
+                    size_t n = strlen(on);
+                    snprintf(on + n, sizeof on - n, "%s%s", n ? " " : "", catalog_gpu(cat, g)->name);
+                }
+            printf("%-36s %6d %7s %9.1f  %s\n", jt->name, jt->batch,
+                   jt->scaling == JT_WEAK ? "weak" : "strong", jt->params_m,
+                   on[0] ? on : "(analytical model only)");
+        }
+    }
+    tput_destroy(t);
+    return rc;
+}
+
+/* The GPU catalog, its links, or the job types with their throughput sources. */
+static int list_catalog(const char *what)
+{
+    struct errbuf err;
+    err_clear(&err);
+    catalog *cat;
+    if (open_catalog(&cat, &err) < 0)
+        return fail(&err);
+    int rc = strcmp(what, "gpus") == 0    ? list_gpus(cat)
+             : strcmp(what, "links") == 0 ? list_links(cat)
+                                          : list_models(cat, &err);
+    catalog_destroy(cat);
+    return rc == 0 ? 0 : fail(&err);
+}
+
+/* What `hetsim list` knows, in the order its help names them. */
+static const struct listing {
+    const char *what;
+    int       (*fn)(const char *what);
+} listings[] = {
+    { "policies", list_policies },   { "gpus", list_catalog },      { "links", list_catalog },
+    { "models", list_catalog },      { "formats", list_formats },   { "experiments", list_shipped },
+    { "sweeps", list_shipped },      { "clusters", list_shipped },  { "traces", list_shipped },
+    { NULL, NULL },
+};
+
 static const char list_help[] =
-    "usage: hetsim list policies|gpus|links|models|experiments|sweeps|clusters|traces\n"
-    "List what hetsim knows: policies (with their domain), GPU types and links of the\n"
-    "catalog, job types with their throughput sources, shipped experiments, sweeps, clusters,\n"
-    "traces.\n";
+    "usage: hetsim list policies|gpus|links|models|formats|experiments|sweeps|clusters|traces\n"
+    "List what hetsim knows, one line each:\n"
+    "  policies     name, domain and summary of every scheduling policy\n"
+    "  gpus         the GPU catalog: memory, FLOP/s, bandwidth, price, links and aliases\n"
+    "  links        the links of the catalog: scope, bandwidth, latency\n"
+    "  models       job types: batch, scaling, parameters, GPUs their throughput is measured on\n"
+    "  formats      workload formats: name, domain and summary\n"
+    "  experiments  shipped experiments, with the first sentence of their description\n"
+    "  sweeps       shipped sweeps, with the first sentence of their description\n"
+    "  clusters     shipped clusters, with their GPUs by type\n"
+    "  traces       shipped traces (files and folders of workloads/traces)\n";
 
 static int cmd_list(int argc, char **argv)
 {
@@ -551,78 +868,23 @@ static int cmd_list(int argc, char **argv)
         fputs(list_help, stdout);
         return 0;
     }
+    char kinds[256] = "";
+    for (const struct listing *l = listings; l->what != NULL; l++) {
+        if (argc == 2 && strcmp(argv[1], l->what) == 0)
+            return l->fn(l->what);
+        size_t n = strlen(kinds);
+        snprintf(kinds + n, sizeof kinds - n, " %s", l->what);
+    }
     if (argc != 2)
-        return usage_error("%s", "expected one of: policies gpus links models experiments "
-                                 "sweeps clusters traces");
-    const char *what = argv[1];
-    if (strcmp(what, "policies") == 0) {
-        for (int i = 0; policy_registry[i] != NULL; i++)
-            printf("%-16s %-10s %s\n", policy_registry[i]->name, policy_registry[i]->domain,
-                   policy_registry[i]->summary);
-        return 0;
-    }
-    if (strcmp(what, "experiments") == 0 || strcmp(what, "clusters") == 0 ||
-        strcmp(what, "traces") == 0 || strcmp(what, "sweeps") == 0)
-        return list_files(what);
-    if (strcmp(what, "gpus") != 0 && strcmp(what, "links") != 0 && strcmp(what, "models") != 0)
-        return usage_error("cannot list '%s'", what);
-    struct errbuf err;
-    err_clear(&err);
-    char gp[PATH_MAX_LEN], lp[PATH_MAX_LEN];
-    path_resolve(gp, sizeof gp, NULL, experiment_default_gpus);
-    path_resolve(lp, sizeof lp, NULL, experiment_default_links);
-    catalog *cat;
-    if (catalog_load(&cat, gp, lp, &err) < 0)
-        return fail(&err);
-    int rc = 0;
-    if (strcmp(what, "gpus") == 0) {
-        printf("%-10s %7s %9s %9s %9s %9s  %s\n", "gpu", "mem_GB", "fp32_TF", "fp16_TF",
-               "mem_GB/s", "USD/h", "links");
-        for (int i = 0; i < catalog_ngpus(cat); i++) {
-            const struct gpu_spec *g = catalog_gpu(cat, i);
-            printf("%-10s %7.0f %9.2f %9.1f %9.0f %9.3f  %s%s%s\n", g->name, g->mem_gb,
-                   g->fp32_tflops, g->fp16_tflops, g->mem_bw_gbs, g->price_hr,
-                   g->nvlink >= 0 ? catalog_link(cat, g->nvlink)->name : "",
-                   g->nvlink >= 0 ? " " : "", catalog_link(cat, g->pcie)->name);
-        }
-    } else if (strcmp(what, "links") == 0) {
-        printf("%-14s %-6s %9s %8s\n", "link", "scope", "GB/s", "lat_us");
-        for (int i = 0; i < catalog_nlinks(cat); i++) {
-            const struct link_spec *l = catalog_link(cat, i);
-            printf("%-14s %-6s %9.3f %8.1f\n", l->name, l->scope == LINK_INTRA ? "intra" : "inter",
-                   l->bw_gbs, l->lat_us);
-        }
-    } else {
-        char jp[PATH_MAX_LEN], pp[PATH_MAX_LEN];
-        path_resolve(jp, sizeof jp, NULL, experiment_default_jobtypes);
-        tput *t = NULL;
-        rc = tput_create(&t, cat, &err) < 0 || tput_load_types(t, jp, &err) < 0;
-        for (int i = 0; rc == 0 && experiment_default_profiles[i] != NULL; i++) {
-            path_resolve(pp, sizeof pp, NULL, experiment_default_profiles[i]);
-            rc = tput_load_profile(t, pp, &err) < 0;
-        }
-        if (rc != 0) {
-            rc = fail(&err);
-        } else {
-            printf("%-36s %6s %7s %9s  %s\n", "job type", "batch", "scaling", "params_M",
-                   "measured on");
-            for (int j = 0; j < tput_ntypes(t); j++) {
-                const struct jobtype *jt = tput_type(t, j);
-                char on[256] = "";
-                for (int g = 0; g < catalog_ngpus(cat); g++)
-                    if (tput_measured(t, j, g, 1, 0) >= 0) {
-                        size_t n = strlen(on);
-                        snprintf(on + n, sizeof on - n, "%s%s", n ? " " : "", catalog_gpu(cat, g)->name);
-                    }
-                printf("%-36s %6d %7s %9.1f  %s\n", jt->name, jt->batch,
-                       jt->scaling == JT_WEAK ? "weak" : "strong", jt->params_m,
-                       on[0] ? on : "(analytical model only)");
-            }
-        }
-        tput_destroy(t);
-    }
-    catalog_destroy(cat);
-    return rc;
+        return usage_error("expected one of:%s", kinds);
+    const char *names[sizeof listings / sizeof *listings];
+    for (size_t i = 0; i < sizeof listings / sizeof *listings; i++)
+        names[i] = listings[i].what;
+    const char *near = jsonf_suggest(argv[1], names);
+    char what[300];
+    snprintf(what, sizeof what, "cannot list '%s'%s%s%s; one of:%s", argv[1],
+             near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", kinds);
+    return usage_error("%s", what);
 }
 
 static const char convert_help[] =
@@ -654,10 +916,17 @@ static int cmd_convert(int argc, char **argv)
     return rc;
 }
 
+static const char version_help[] =
+    "usage: hetsim version\n"
+    "Print hetsim's version and its data root, where models/data/ and workloads/ are read\n"
+    "(HETSIM_DATA when set, else the directory it was built or installed for).\n";
+
 static int cmd_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(version_help, stdout);
+        return 0;
+    }
     printf("hetsim %s (data root %s)\n", HETSIM_VERSION, path_data_root());
     return 0;
 }
@@ -676,10 +945,12 @@ static const struct cmd commands[] = {
       "[--out FILE]", "write a table of the database as CSV (pandas, R)" },
     { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY] "
       "[--metric NAME] [--experiment NAME] [--sweep NAME]", "draw figures with gnuplot" },
-    { "list", cmd_list, "policies|gpus|links|models|experiments|sweeps|clusters|traces",
+    { "list", cmd_list, "policies|gpus|links|models|formats|experiments|sweeps|clusters|traces",
       "list what hetsim knows" },
-    { "validate", cmd_validate, "EXPERIMENT [--set KEY=VAL ...]", "check an experiment without running it" },
-    { "workload", cmd_workload, "EXPERIMENT [--out FILE]", "write an experiment's jobs as a CSV trace" },
+    { "validate", cmd_validate, "EXPERIMENT [--policy NAME] [--seed N] [--set KEY=VAL ...]",
+      "check an experiment without running it" },
+    { "workload", cmd_workload, "EXPERIMENT [--seed N] [--set KEY=VAL ...] [--out FILE]",
+      "write an experiment's jobs as a CSV trace" },
     { "convert", cmd_convert, "gavel-throughputs IN.json OUT.csv", "convert throughput tables" },
     { "version", cmd_version, "", "print the version" },
     { "help", cmd_help, "", "this list" },
@@ -691,7 +962,10 @@ static int cmd_help(int argc, char **argv)
     (void)argc;
     (void)argv;
     printf("hetsim %s: discrete-event simulator for scheduling on heterogeneous GPU clusters\n\n"
-           "usage: hetsim COMMAND [options]   (hetsim COMMAND --help for details)\n\n",
+           "usage: hetsim COMMAND [options]\n"
+           "       hetsim COMMAND --help     the command's usage and options\n"
+           "       hetsim -h, --help         this list (as hetsim help)\n"
+           "       hetsim --version          the version (as hetsim version)\n\n",
            HETSIM_VERSION);
     for (const struct cmd *c = commands; c->name != NULL; c++)
         printf("  %-9s %s\n", c->name, c->summary);

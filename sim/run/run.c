@@ -277,6 +277,7 @@ out:
     if (rc < 0 && o->progress)
         fprintf(stderr, "\n");
     train_destroy(world);
+    res->policy = ep->label;    /* policy_label's string goes with the policy */
     policy_close(pol);
     workload_close(wl);
     summary_destroy(sum);

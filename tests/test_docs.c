@@ -1,0 +1,253 @@
+/*
+ * test_docs: the documentation matches the tool.  For every command `hetsim help` lists (the
+ * command table of sim/cli/main.c, sweep and merge included), every option its --help names,
+ * long (--name) or short (-x), anywhere in the text, must appear in doc/hetsim.1 under that
+ * command (from `.SS hetsim CMD` to the next .SS or .SH) and in the rows of that command's
+ * table in the README's "Command reference" (from "### `hetsim CMD" to the next heading).
+ * A command without options still needs both sections.
+ */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+enum { MAX_CMDS = 32, MAX_OPTS = 64, OPT_LEN = 48 };
+
+static char *read_text(const char *rel)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", HETSIM_DATADIR, rel);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* The commands of `hetsim help`: its lines "  NAME  summary". */
+static int commands(char names[][OPT_LEN])
+{
+    struct th_out o = th_hetsim((const char *const[]){ "help", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    int n = 0;
+    for (const char *p = o.out; p != NULL; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        size_t k = 0;
+        if (p[0] == ' ' && p[1] == ' ' && islower((unsigned char)p[2]))
+            while (islower((unsigned char)p[2 + k]))
+                k++;
+        if (k > 0 && p[2 + k] == ' ') {
+            cr_assert_lt(n, MAX_CMDS);
+            snprintf(names[n++], OPT_LEN, "%.*s", (int)k, p + 2);
+        }
+    }
+    th_out_free(&o);
+    return n;
+}
+
+static int word_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '-' || c == '_';
+}
+
+/* Is `opt` ("--db", "-d") in `text` as a whole token? */
+static int has_token(const char *text, const char *opt)
+{
+    size_t n = strlen(opt);
+    for (const char *p = strstr(text, opt); p != NULL; p = strstr(p + 1, opt))
+        if ((p == text || !word_char(p[-1])) && !word_char(p[n]))
+            return 1;
+    return 0;
+}
+
+static void add_opt(char opts[][OPT_LEN], int *n, const char *s, size_t len)
+{
+    char o[OPT_LEN];
+    snprintf(o, sizeof o, "%.*s", (int)len, s);
+    for (int i = 0; i < *n; i++)
+        if (strcmp(opts[i], o) == 0)
+            return;
+    cr_assert_lt(*n, MAX_OPTS);
+    strcpy(opts[(*n)++], o);
+}
+
+/* Every --long and -x option named in a help text, once each, in order of appearance.  A
+ * short option is a dash and one letter standing alone after a space or an opening bracket
+ * ("-j N", "[-q]"), so that "n-1", "7-field" or "mpirun -np" are not taken for options. */
+static int options(const char *help, char opts[][OPT_LEN])
+{
+    int n = 0;
+    for (const char *p = help; *p != '\0'; p++) {
+        if (p[0] != '-' || (p > help && word_char(p[-1])))
+            continue;
+        if (p[1] == '-' && isalpha((unsigned char)p[2])) {
+            size_t k = 2;
+            while (isalnum((unsigned char)p[k]) || p[k] == '-')
+                k++;
+            add_opt(opts, &n, p, k);
+            p += k - 1;
+        } else if (isalpha((unsigned char)p[1]) && !word_char(p[2]) &&
+                   (p == help || strchr(" \t\n[(|,", p[-1]) != NULL)) {
+            add_opt(opts, &n, p, 2);
+        }
+    }
+    return n;
+}
+
+/* Text from the line starting with `head` (followed by a space, a backtick or the end of
+ * the line) to the next line starting with one of `ends`; NULL if there is no such line.
+ * Caller frees. */
+static char *section(const char *text, const char *head, const char *const *ends)
+{
+    size_t hl = strlen(head);
+    const char *start = NULL;
+    for (const char *p = text; p != NULL && start == NULL; p = strchr(p, '\n')) {
+        p += p != text;         /* past the newline */
+        if (strncmp(p, head, hl) == 0 && strchr(" `\n", p[hl]) != NULL)
+            start = p;
+    }
+    if (start == NULL)
+        return NULL;
+    const char *end = strchr(start, '\n');
+    for (; end != NULL; end = strchr(end + 1, '\n')) {
+        int stop = 0;
+        for (int i = 0; ends[i] != NULL; i++)
+            stop |= strncmp(end + 1, ends[i], strlen(ends[i])) == 0;
+        if (stop)
+            break;
+    }
+    size_t n = end != NULL ? (size_t)(end - start) : strlen(start);
+    char *s = malloc(n + 1);
+    cr_assert_not_null(s);
+    memcpy(s, start, n);
+    s[n] = '\0';
+    return s;
+}
+
+/* The man page's section for cmd, with roff's escapes for '-' and fonts taken out. */
+static char *man_section(const char *man, const char *cmd)
+{
+    char head[64];
+    snprintf(head, sizeof head, ".SS hetsim %.47s", cmd);
+    char *s = section(man, head, (const char *const[]){ ".SS", ".SH", NULL });
+    if (s == NULL)
+        return NULL;
+    size_t w = 0;
+    for (size_t r = 0; s[r] != '\0'; r++) {
+        if (s[r] == '\\' && s[r + 1] == '-') {
+            s[w++] = '-';
+            r++;
+        } else if (s[r] == '\\' && s[r + 1] == 'f' && s[r + 2] != '\0') {
+            r += 2;             /* \fB \fI \fR \fP */
+        } else if (s[r] == '\\' && s[r + 1] == '&') {
+            r++;
+        } else {
+            s[w++] = s[r];
+        }
+    }
+    s[w] = '\0';
+    return s;
+}
+
+/* The table rows of the README's Command reference entry for cmd. */
+static char *readme_rows(const char *readme, const char *cmd)
+{
+    char *ref = section(readme, "## Command reference", (const char *const[]){ "## ", NULL });
+    cr_assert_not_null(ref, "README.md has no '## Command reference' section");
+    char head[64];
+    snprintf(head, sizeof head, "### `hetsim %.47s", cmd);
+    char *s = section(ref, head, (const char *const[]){ "#", NULL });
+    free(ref);
+    if (s == NULL)
+        return NULL;
+    size_t w = 0;
+    for (const char *p = s; *p != '\0';) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+        if (*p == '|') {
+            memmove(s + w, p, len);
+            w += len;
+        }
+        p += len;
+    }
+    s[w] = '\0';
+    return s;
+}
+
+Test(docs, the_help_is_read_as_the_test_expects)
+{
+    char cmds[MAX_CMDS][OPT_LEN];
+    int n = commands(cmds);
+    static const char *const want[] = { "run", "sweep", "merge", "report", "export", "plot",
+                                        "list", "validate", "workload", "convert", "version",
+                                        "help", NULL };
+    for (int i = 0; want[i] != NULL; i++) {
+        int found = 0;
+        for (int k = 0; k < n; k++)
+            found |= strcmp(cmds[k], want[i]) == 0;
+        cr_assert(found, "'%s' is not among the %d commands of hetsim help", want[i], n);
+    }
+    struct th_out o = th_hetsim((const char *const[]){ "run", "--help", NULL });
+    char opts[MAX_OPTS][OPT_LEN], all[MAX_OPTS * OPT_LEN] = "";
+    int m = options(o.out, opts);
+    for (int i = 0; i < m; i++)
+        strcat(strcat(all, i ? " " : ""), opts[i]);
+    cr_assert_str_eq(all, "-p --policy -s --seed -d --db -S --set -q --quiet -h --help");
+    th_out_free(&o);
+    /* tokens, not substrings */
+    cr_assert(has_token("a `--db FILE` b", "--db"));
+    cr_assert(!has_token("--dbx", "--db"));
+    cr_assert(!has_token("--policy", "-p"));
+    cr_assert(has_token("| `-p`, `--policy NAME` |", "-p"));
+    m = options("n-1 degrees, 7-field, mpirun -np K, [-j N], (-q), half-width", opts);
+    cr_assert_eq(m, 2);
+    cr_assert_str_eq(opts[0], "-j");
+    cr_assert_str_eq(opts[1], "-q");
+}
+
+Test(docs, every_option_of_every_help_is_in_the_man_page_and_the_readme)
+{
+    char *man = read_text("doc/hetsim.1"), *readme = read_text("README.md");
+    char cmds[MAX_CMDS][OPT_LEN], missing[8192] = "";
+    int n = commands(cmds);
+    cr_assert_geq(n, 12);
+    for (int c = 0; c < n; c++) {
+        struct th_out o = th_hetsim((const char *const[]){ cmds[c], "--help", NULL });
+        cr_assert_eq(o.status, 0, "hetsim %s --help: exit %d: %s", cmds[c], o.status, o.err);
+        cr_assert_str_empty(o.err, "hetsim %s --help", cmds[c]);
+        char opts[MAX_OPTS][OPT_LEN];
+        int m = options(o.out, opts);
+        char *ms = man_section(man, cmds[c]), *rs = readme_rows(readme, cmds[c]);
+        size_t k = strlen(missing);
+        if (ms == NULL)
+            k += (size_t)snprintf(missing + k, sizeof missing - k,
+                                  "\n  doc/hetsim.1: no '.SS hetsim %s'", cmds[c]);
+        if (rs == NULL)
+            k += (size_t)snprintf(missing + k, sizeof missing - k,
+                                  "\n  README.md: no '### `hetsim %s' under Command reference",
+                                  cmds[c]);
+        for (int i = 0; i < m && k < sizeof missing; i++) {
+            if (ms != NULL && !has_token(ms, opts[i]))
+                k += (size_t)snprintf(missing + k, sizeof missing - k,
+                                      "\n  doc/hetsim.1, hetsim %s: %s", cmds[c], opts[i]);
+            if (rs != NULL && k < sizeof missing && !has_token(rs, opts[i]))
+                k += (size_t)snprintf(missing + k, sizeof missing - k,
+                                      "\n  README.md Command reference, hetsim %s: %s",
+                                      cmds[c], opts[i]);
+        }
+        free(ms);
+        free(rs);
+        th_out_free(&o);
+    }
+    cr_assert_str_empty(missing, "undocumented:%s", missing);
+    free(man);
+    free(readme);
+}
