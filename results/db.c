@@ -26,12 +26,9 @@ const struct db_table db_tables[] = {
 };
 enum { NTABLES = sizeof db_tables / sizeof db_tables[0] - 1 };
 
-enum stmt { S_JOB, S_JOBGPU, S_REQUEST, S_SAMPLE, S_METRIC, S_RUN, S_PARAM, S_N };
+enum stmt { S_SAMPLE, S_METRIC, S_RUN, S_PARAM, S_N };
 
 static const char *const stmt_sql[S_N] = {
-    [S_JOB] = "INSERT INTO temp.stage_jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [S_JOBGPU] = "INSERT INTO temp.stage_job_gpu_seconds VALUES (?,?,?)",
-    [S_REQUEST] = "INSERT INTO temp.stage_requests VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_SAMPLE] = "INSERT INTO temp.stage_samples VALUES (?,?,?)",
     [S_METRIC] = "INSERT INTO temp.stage_metrics VALUES (?,?)",
     [S_RUN] = "INSERT INTO main.runs(experiment, domain, policy, seed, cluster, config_json, "
@@ -66,9 +63,20 @@ struct pending {
     int            nser, cap_ser;
 };
 
+/* a prepared insert into a staging table, for one list of columns */
+struct rowstmt {
+    const char         *table;
+    const char *const  *cols;       /* the caller's array, compared by address */
+    int                 n;
+    sqlite3_stmt       *st;
+};
+enum { MAX_ROWSTMTS = 32 };
+
 struct db {
     sqlite3       *h;
     sqlite3_stmt  *st[S_N];
+    struct rowstmt rows[MAX_ROWSTMTS];
+    int            nrows;
     sqlite3_stmt  *copy[NTABLES];   /* by db_tables index; NULL for tables not staged */
     int            open_run;        /* a run is being staged */
     struct pending run;
@@ -331,6 +339,8 @@ void db_close(db *d)
         sqlite3_finalize(d->st[i]);
     for (int i = 0; i < NTABLES; i++)
         sqlite3_finalize(d->copy[i]);
+    for (int i = 0; i < d->nrows; i++)
+        sqlite3_finalize(d->rows[i].st);
     sqlite3_close(d->h);
     free(d->path);
     free(d);
@@ -407,71 +417,62 @@ int db_run_begin(db *d, const struct db_run *r, struct errbuf *err)
     return 0;
 }
 
-static void bind_opt(sqlite3_stmt *s, int i, double v)
+/* The insert for (table, cols), prepared once and kept. */
+static sqlite3_stmt *row_stmt(db *d, const char *table, const char *const *cols, int n,
+                              struct errbuf *err)
 {
-    if (v < 0)
-        sqlite3_bind_null(s, i);
-    else
-        sqlite3_bind_double(s, i, v);
+    for (int i = 0; i < d->nrows; i++) {
+        struct rowstmt *r = &d->rows[i];
+        if (r->cols == cols && r->n == n && strcmp(r->table, table) == 0)
+            return r->st;
+    }
+    int t = 0;
+    while (db_tables[t].name != NULL && strcmp(db_tables[t].name, table) != 0)
+        t++;
+    if (db_tables[t].name == NULL || !db_tables[t].staged) {
+        err_run(err, "%s: no per-run table '%s' to write rows into", d->path, table);
+        return NULL;
+    }
+    if (d->nrows == MAX_ROWSTMTS) {
+        err_run(err, "%s: more than %d kinds of rows in one run", d->path, MAX_ROWSTMTS);
+        return NULL;
+    }
+    char sql[4096];
+    size_t k = (size_t)snprintf(sql, sizeof sql, "INSERT INTO temp.stage_%s(", table);
+    for (int i = 0; i < n && k < sizeof sql; i++)
+        k += (size_t)snprintf(sql + k, sizeof sql - k, "%s\"%s\"", i ? ", " : "", cols[i]);
+    for (int i = 0; i < n && k < sizeof sql; i++)
+        k += (size_t)snprintf(sql + k, sizeof sql - k, "%s", i ? ",?" : ") VALUES (?");
+    if (k + 2 >= sizeof sql) {
+        err_run(err, "%s: a row of %s with too many columns", d->path, table);
+        return NULL;
+    }
+    snprintf(sql + k, sizeof sql - k, ")");
+    struct rowstmt *r = &d->rows[d->nrows];
+    if (sqlite3_prepare_v2(d->h, sql, -1, &r->st, NULL) != SQLITE_OK) {
+        err_run(err, "%s: a row of %s: %s", d->path, table, sqlite3_errmsg(d->h));
+        return NULL;
+    }
+    r->table = db_tables[t].name;
+    r->cols = cols;
+    r->n = n;
+    d->nrows++;
+    return r->st;
 }
 
-int db_job(db *d, const struct db_job *j, struct errbuf *err)
+int db_row(db *d, const char *table, const char *const *cols, const struct row_value *v,
+           int n, struct errbuf *err)
 {
-    sqlite3_stmt *s = d->st[S_JOB];
-    sqlite3_bind_int64(s, 1, j->job_id);
-    sqlite3_bind_int64(s, 2, j->user);
-    sqlite3_bind_text(s, 3, j->job_type, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 4, j->workers);
-    sqlite3_bind_double(s, 5, j->work);
-    sqlite3_bind_double(s, 6, j->arrival_s);
-    bind_opt(s, 7, j->first_start_s);
-    bind_opt(s, 8, j->finish_s);
-    bind_opt(s, 9, j->finish_s < 0 ? -1 : j->finish_s - j->arrival_s);
-    bind_opt(s, 10, j->first_start_s < 0 ? -1 : j->first_start_s - j->arrival_s);
-    sqlite3_bind_double(s, 11, j->n_avg);
-    bind_opt(s, 12, j->t_iso_s);
-    bind_opt(s, 13, j->ftf_rho);
-    sqlite3_bind_double(s, 14, j->attained);
-    sqlite3_bind_int64(s, 15, j->preemptions);
-    sqlite3_bind_int64(s, 16, j->migrations);
-    return step(d, s, err);
-}
-
-int db_job_gpu(db *d, int64_t job_id, const char *gpu_type, double gpu_s, struct errbuf *err)
-{
-    sqlite3_stmt *s = d->st[S_JOBGPU];
-    sqlite3_bind_int64(s, 1, job_id);
-    sqlite3_bind_text(s, 2, gpu_type, -1, SQLITE_STATIC);
-    sqlite3_bind_double(s, 3, gpu_s);
-    return step(d, s, err);
-}
-
-int db_request(db *d, const struct db_request *r, struct errbuf *err)
-{
-    sqlite3_stmt *s = d->st[S_REQUEST];
-    sqlite3_bind_int64(s, 1, r->request_id);
-    sqlite3_bind_text(s, 2, r->class_name, -1, SQLITE_STATIC);
-    sqlite3_bind_double(s, 3, r->arrival_s);
-    bind_opt(s, 4, r->start_s);
-    bind_opt(s, 5, r->first_s);
-    bind_opt(s, 6, r->finish_s);
-    bind_opt(s, 7, r->finish_s < 0 ? -1 : r->finish_s - r->arrival_s);
-    bind_opt(s, 8, r->start_s < 0 ? -1 : r->start_s - r->arrival_s);
-    bind_opt(s, 9, r->first_s < 0 ? -1 : r->first_s - r->arrival_s);
-    bind_opt(s, 10, r->finish_s < 0 || r->first_s < 0 || r->out_tokens < 2
-                        ? -1 : (r->finish_s - r->first_s) / (double)(r->out_tokens - 1));
-    if (r->in_tokens < 0)
-        sqlite3_bind_null(s, 11);
-    else
-        sqlite3_bind_int64(s, 11, r->in_tokens);
-    if (r->out_tokens < 0)
-        sqlite3_bind_null(s, 12);
-    else
-        sqlite3_bind_int64(s, 12, r->out_tokens);
-    if (r->sla_met < 0)
-        sqlite3_bind_null(s, 13);
-    else
-        sqlite3_bind_int(s, 13, r->sla_met);
+    sqlite3_stmt *s = row_stmt(d, table, cols, n, err);
+    if (s == NULL)
+        return -1;
+    for (int i = 0; i < n; i++)
+        switch (v[i].type) {
+        case ROW_INT:  sqlite3_bind_int64(s, i + 1, v[i].v.i); break;
+        case ROW_REAL: sqlite3_bind_double(s, i + 1, v[i].v.r); break;
+        case ROW_TEXT: sqlite3_bind_text(s, i + 1, v[i].v.s, -1, SQLITE_STATIC); break;
+        default:       sqlite3_bind_null(s, i + 1); break;
+        }
     return step(d, s, err);
 }
 

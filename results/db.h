@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../sim/base/err.h"
+#include "../sim/base/row.h"
 
 typedef struct db db;
 struct sqlite3;
@@ -78,25 +79,12 @@ struct db_run {
  * transaction and returns the run's id.  Other processes may write runs meanwhile. */
 int db_run_begin(db *d, const struct db_run *r, struct errbuf *err);
 
-struct db_job {
-    int64_t     job_id, user, workers, preemptions, migrations;
-    const char *job_type;
-    double      work, arrival_s, first_start_s, finish_s, n_avg, t_iso_s, ftf_rho, attained;
-    /* first_start_s, finish_s, t_iso_s and ftf_rho < 0 are written as NULL */
-};
-int db_job(db *d, const struct db_job *j, struct errbuf *err);
-int db_job_gpu(db *d, int64_t job_id, const char *gpu_type, double gpu_s, struct errbuf *err);
-
-/* A request of the serving or microservice world.  Times < 0 and counts < 0 are NULL; the
- * latency parts (e2e, queue, TTFT, TPOT) are derived from the times. */
-struct db_request {
-    int64_t     request_id;
-    const char *class_name;
-    double      arrival_s, start_s, first_s, finish_s;
-    int64_t     in_tokens, out_tokens;
-    int         sla_met;            /* 1, 0, or -1 for none */
-};
-int db_request(db *d, const struct db_request *r, struct errbuf *err);
+/* One row of the per-run table `table` (one of db_tables that a run stages): n values for
+ * the columns `cols`, which must be names of that table's columns other than run_id.  The
+ * insert is prepared on the first row with the same `cols` array (compared by address: pass
+ * a static array) and reused. */
+int db_row(db *d, const char *table, const char *const *cols, const struct row_value *v,
+           int n, struct errbuf *err);
 /* One point of the time series `name`, in time order within the series.  Unless the run set
  * sample_repeats, a point equal to both its neighbours in its series is not stored (it is
  * held until the next point shows whether it ends a flat stretch): a line or a step plot

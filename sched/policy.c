@@ -17,6 +17,7 @@ struct policy {
     const struct policy_ops *ops;
     void                    *self;
     simtime                  round;
+    struct train_decider     train;     /* the decider of the "training" world */
     char                     label[64];
     struct policy_stats      st;
     int                      trace;
@@ -66,7 +67,7 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
     struct jobj none = { 0 };
     if (params == NULL || params->node == NULL)
         params = &none;
-    double round_s = ops->round_s;
+    double round_s = ops->train ? ops->train->round_s : 0;
     const char *label = ops->name;
     if (params->node != NULL &&
         (jobj_known(params, known, err) < 0 ||
@@ -84,6 +85,12 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
         free(p);
         return -1;
     }
+    if (ops->train != NULL)
+        p->train = (struct train_decider){
+            .ctx = p, .decide = policy_train_decide, .wake = ops->train->wake,
+            .round = p->round, .allocate = ops->train->allocate ? policy_allocate : NULL,
+            .agnostic = !!(ops->flags & POLICY_AGNOSTIC), .fifo = !!(ops->flags & POLICY_FIFO),
+        };
     *out = p;
     return 0;
 }
@@ -101,6 +108,11 @@ const char *policy_label(const policy *p) { return p->label; }
 simtime policy_round(const policy *p) { return p->round; }
 void policy_get_stats(const policy *p, struct policy_stats *out) { *out = p->st; }
 
+const void *policy_decider(const policy *p)
+{
+    return p->ops->train != NULL ? (const void *)&p->train : NULL;
+}
+
 static double mono_s(void)
 {
     struct timespec ts;
@@ -112,7 +124,7 @@ int policy_allocate(void *ctx, const struct alloc_problem *prob, double *x, stru
 {
     policy *p = ctx;
     double t0 = mono_s();
-    int rc = p->ops->allocate(p->self, prob, x, err);
+    int rc = p->ops->train->allocate(p->self, prob, x, err);
     double dt = mono_s() - t0;
     p->st.calls++;
     p->st.time_total_s += dt;
@@ -133,7 +145,7 @@ int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list
 {
     policy *p = ctx;
     double t0 = mono_s();
-    int rc = p->ops->train(p->self, v, out, err);
+    int rc = p->ops->train->decide(p->self, v, out, err);
     double dt = mono_s() - t0;
     p->st.calls++;
     p->st.time_total_s += dt;

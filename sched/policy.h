@@ -38,22 +38,30 @@ enum policy_flags {
     POLICY_SEEDED   = 1u << 2   /* draws random numbers (from policy_env.seed) */
 };
 
+/* A training policy's decisions (domain "training", sim/train/train_view.h): when it is asked,
+ * and what it answers. */
+struct train_hooks {
+    unsigned wake;              /* enum train_wake bits: when decide is called */
+    double   round_s;           /* default round length when wake has WAKE_ROUND */
+    int  (*decide)(void *self, const struct train_view *v, struct grant_list *out,
+                   struct errbuf *err);
+    /* Allocation policies only (sched/alloc.h): solve a problem into x[j][t].  Their decide
+     * hook is alloc_train; Gavel-compatible mode calls this directly. */
+    int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
+};
+
+/* Every policy: a head that every domain shares, and the hook table of its domain. */
 struct policy_ops {
     const char *name;           /* as in experiments and `hetsim list policies` */
-    const char *domain;         /* "training", ... */
+    const char *domain;         /* the experiment "domain" it decides for: "training", ... */
     const char *summary;        /* one line */
-    unsigned    wake;           /* enum train_wake bits: when decide is called */
     unsigned    flags;          /* enum policy_flags */
-    double      round_s;        /* default round length when wake has WAKE_ROUND */
     const char *const *params;  /* accepted parameters besides round_s, NULL-terminated */
     int  (*create)(void **self, const struct jobj *params, const struct policy_env *env,
                    struct errbuf *err);
-    int  (*train)(void *self, const struct train_view *v, struct grant_list *out,
-                  struct errbuf *err);
-    /* Allocation policies only (sched/alloc.h): solve a problem into x[j][t].  Their train
-     * hook is alloc_train; Gavel-compatible mode calls this directly. */
-    int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
     void (*destroy)(void *self);
+    /* the hooks of its domain: exactly the one its domain names is set */
+    const struct train_hooks *train;    /* "training" */
 };
 
 /* The registry, NULL-terminated, in the order `hetsim list policies` prints. */
@@ -82,10 +90,13 @@ const char *policy_label(const policy *p);
 simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
 
-/* An allocation policy's rule, timed and checked like decide (sim/train/alloc_view.h's alloc_fn). */
-int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
+/* The decider the world of the policy's domain calls, bound to this policy through the
+ * timed dispatch below: a struct train_decider for "training".  Valid while p is open. */
+const void *policy_decider(const policy *p);
 
-/* The training decider: matches struct train_decider's decide. */
+/* The dispatch of training decisions (what policy_decider's train_decider points at), timed
+ * and checked; also for tests that drive a world by hand. */
+int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,
                         struct errbuf *err);
 

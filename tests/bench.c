@@ -164,7 +164,7 @@ static int trace_run(const char *experiment_path, const char *db_path, double *w
         (db_path != NULL && db_open(&d, db_path, &err) < 0))
         goto out;
     struct run_opts o = { .db = d };
-    if (run_training(e, 0, &env, &o, &res, &err) < 0)
+    if (run_one(e, 0, &env, &o, &res, &err) < 0)
         goto out;
     db_close(d);
     d = NULL;
@@ -172,8 +172,8 @@ static int trace_run(const char *experiment_path, const char *db_path, double *w
     *wall_out = wall;
     printf("  %-12s jobs %lld (done %lld), events %llu, %.2f M events/s, wall %.2f s "
            "(simulation %.2f s), peak %.1f MB, util_total %.2f\n",
-           db_path ? "with db:" : "without db:", (long long)res.tot.jobs_in,
-           (long long)res.tot.jobs_done, (unsigned long long)res.tot.events,
+           db_path ? "with db:" : "without db:", (long long)res.tot.entities_in,
+           (long long)res.tot.entities_done, (unsigned long long)res.tot.events,
            (double)res.tot.events / wall / 1e6, wall, res.wall_s, peak_mb(),
            run_metric(&res, "util_total"));
     rc = 0;

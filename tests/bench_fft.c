@@ -147,7 +147,7 @@ int main(void)
     for (int round = 0; round <= ROUNDS; round++) {
         p.now = sim_from_sec(300.0 * round);
         double t0 = wall_now();
-        if (ops->allocate(self, &p, x, &err) < 0 || alloc_check(&p, x, 1e-6, &err) < 0) {
+        if (ops->train->allocate(self, &p, x, &err) < 0 || alloc_check(&p, x, 1e-6, &err) < 0) {
             fprintf(stderr, "bench_fft: %s\n", err.msg);
             rc = 1;
             break;

@@ -54,7 +54,7 @@ int main(void)
                 return 1;
             }
             struct run_opts o = { .db = d };
-            if (run_training(e, 0, &env, &o, &res, &err) < 0) {
+            if (run_one(e, 0, &env, &o, &res, &err) < 0) {
                 fprintf(stderr, "bench: %s\n", err.msg);
                 return 1;
             }

@@ -64,7 +64,7 @@ static double in_process(const char *db_path, int *nruns, double *commit_s)
         for (int p = 0; p < e->npolicies; p++) {
             struct run_result res;
             struct run_opts o = { .db = d };
-            if (run_training(e, p, &env, &o, &res, &err) < 0) {
+            if (run_one(e, p, &env, &o, &res, &err) < 0) {
                 fprintf(stderr, "bench_sweep: %s\n", err.msg);
                 exit(1);
             }

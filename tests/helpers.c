@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../results/db.h"
 #include "../sched/policy.h"
 #include "../sim/run/experiment.h"
 #include "../sim/base/path.h"
@@ -436,7 +437,9 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
     struct arr_src src = { jobs, n, 0 };
     struct job_source js = { &src, arr_next };
     struct watch w = { p, &res };
-    struct train_decider dec = { &w, watched, policy_ops_of(p)->wake, policy_round(p) };
+    struct train_decider dec = *(const struct train_decider *)policy_decider(p);
+    dec.ctx = &w;
+    dec.decide = watched;
     struct train_sink sink = { &res, keep_rec, NULL };
     train *world;
     cr_assert_eq(train_create(&world, cl, m, cfg, &js, &dec, &sink, &err), 0, "%s", err.msg);
@@ -490,4 +493,30 @@ struct job_spec *th_random_jobs(const tput *m, int n, unsigned long seed, double
     }
     gsl_rng_free(r);
     return j;
+}
+
+static const char *const th_job_cols[] = {
+    "job_id", "user", "job_type", "workers", "work", "arrival_s", "first_start_s", "finish_s",
+    "jct_s", "queue_delay_s", "n_avg", "t_iso_s", "ftf_rho", "attained_gpu_s", "preemptions",
+    "migrations" };
+
+int th_db_job(struct db *d, const struct th_job *j, struct errbuf *err)
+{
+    struct row_value v[] = {
+        row_int(j->job_id), row_int(j->user), row_text(j->job_type), row_int(j->workers),
+        row_real(j->work), row_real(j->arrival_s), row_opt(j->first_start_s),
+        row_opt(j->finish_s), row_opt(j->finish_s < 0 ? -1 : j->finish_s - j->arrival_s),
+        row_opt(j->first_start_s < 0 ? -1 : j->first_start_s - j->arrival_s),
+        row_real(j->n_avg), row_opt(j->t_iso_s), row_opt(j->ftf_rho), row_real(j->attained),
+        row_int(j->preemptions), row_int(j->migrations) };
+    return db_row(d, "jobs", th_job_cols, v, (int)(sizeof v / sizeof v[0]), err);
+}
+
+static const char *const th_gpu_cols[] = { "job_id", "gpu_type", "gpu_s" };
+
+int th_db_job_gpu(struct db *d, int64_t job_id, const char *gpu_type, double gpu_s,
+                  struct errbuf *err)
+{
+    struct row_value v[] = { row_int(job_id), row_text(gpu_type), row_real(gpu_s) };
+    return db_row(d, "job_gpu_seconds", th_gpu_cols, v, 3, err);
 }

@@ -109,4 +109,18 @@ char *th_query_dump(const char *db_path, const char *const *queries);
 /* A single value of a query (first column, first row) as double; NAN if none. */
 double th_db_value(const char *db_path, const char *sql);
 
+/* A jobs row (and a job_gpu_seconds row) for tests that fill a database by hand, written
+ * through the generic row writer as the training world writes them: times < 0 are NULL,
+ * jct_s and queue_delay_s are derived. */
+struct th_job {
+    int64_t     job_id, user, workers, preemptions, migrations;
+    const char *job_type;
+    double      work, arrival_s, first_start_s, finish_s, n_avg, t_iso_s, ftf_rho, attained;
+};
+struct db;
+struct errbuf;
+int th_db_job(struct db *d, const struct th_job *j, struct errbuf *err);
+int th_db_job_gpu(struct db *d, int64_t job_id, const char *gpu_type, double gpu_s,
+                  struct errbuf *err);
+
 #endif

@@ -213,10 +213,10 @@ Test(crash, a_full_disk_is_reported_and_rolled_back)
     cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
     /* staged rows are not in the file yet: the copy at the commit is what overflows */
     for (int i = 0; i < 20000; i++) {
-        struct db_job j = { .job_id = i, .job_type = "toy-with-a-long-name-to-fill-pages",
+        struct th_job j = { .job_id = i, .job_type = "toy-with-a-long-name-to-fill-pages",
                             .work = 1, .first_start_s = -1, .finish_s = -1, .t_iso_s = -1,
                             .ftf_rho = -1 };
-        cr_assert_eq(db_job(d, &j, &err), 0, "%s", err.msg);
+        cr_assert_eq(th_db_job(d, &j, &err), 0, "%s", err.msg);
     }
     struct db_run_end end = { 1, 0, "drained", 1, 1, 20000 };
     int64_t id = 0;

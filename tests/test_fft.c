@@ -99,7 +99,7 @@ static void allocate(void *self, const struct inst *in, double *x)
     struct errbuf err;
     err_clear(&err);
     struct alloc_problem p = problem(in);
-    cr_assert_eq(policy_find("fft")->allocate(self, &p, x, &err), 0, "%s", err.msg);
+    cr_assert_eq(policy_find("fft")->train->allocate(self, &p, x, &err), 0, "%s", err.msg);
     cr_assert_eq(alloc_check(&p, x, 1e-9, &err), 0, "%s", err.msg);
 }
 

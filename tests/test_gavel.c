@@ -79,12 +79,10 @@ static struct gavel_totals run(const cluster *cl, const char *name, struct job_s
     struct src s = { jobs, n, 0 };
     struct job_source js = { &s, next_job };
     struct gavel_config gc = { .seed = seed, .round = sim_from_sec(360), .min_realloc_s = 1920 };
-    const struct policy_ops *ops = policy_ops_of(p);
-    struct gavel_allocator ga = { p, policy_allocate, !!(ops->flags & POLICY_AGNOSTIC),
-                                  !!(ops->flags & POLICY_FIFO) };
     struct train_sink sink = { out, keep, NULL };
     struct gavel_totals tot;
-    cr_assert_eq(gavel_run(cl, th_m, &gc, &js, &ga, &sink, &tot, &err), 0, "%s", err.msg);
+    cr_assert_eq(gavel_run(cl, th_m, &gc, &js, policy_decider(p), &sink, &tot, &err), 0, "%s",
+                 err.msg);
     policy_close(p);
     return tot;
 }

@@ -143,7 +143,7 @@ Test(gavel_las, maxmin_matches_brute_force)
         double x[8 * 3] = { 0 };
         struct errbuf err;
         err_clear(&err);
-        cr_assert_eq(ops->allocate(self, &q.p, x, &err), 0, "%s", err.msg);
+        cr_assert_eq(ops->train->allocate(self, &q.p, x, &err), 0, "%s", err.msg);
         cr_assert_eq(alloc_check(&q.p, x, 1e-7, &err), 0, "%s", err.msg);
         double lp = maxmin_value(&q.p, x), grid = grid_best(&q.p, 4, maxmin_value);
         /* the LP optimum is at least as good as any grid point, and the grid gets close */
@@ -171,7 +171,7 @@ Test(gavel_las, pareto_efficient_on_top_of_max_min)
     double x[9] = { 0 };
     struct errbuf err;
     err_clear(&err);
-    cr_assert_eq(policy_find("gavel_las_perf")->allocate(self, &q.p, x, &err), 0);
+    cr_assert_eq(policy_find("gavel_las_perf")->train->allocate(self, &q.p, x, &err), 0);
     for (int j = 0; j < 3; j++) {
         double row = x[j * 3] + x[j * 3 + 1] + x[j * 3 + 2];
         cr_assert_float_eq(row, 1, 1e-7, "job %d gets only %g of the time", j, row);
@@ -195,7 +195,7 @@ Test(gavel_las, identical_jobs_get_identical_shares)
     double x[18] = { 0 };
     struct errbuf err;
     err_clear(&err);
-    cr_assert_eq(policy_find("gavel_las_perf")->allocate(self, &q.p, x, &err), 0);
+    cr_assert_eq(policy_find("gavel_las_perf")->train->allocate(self, &q.p, x, &err), 0);
     for (int j = 1; j < 6; j++)
         for (int t = 0; t < 3; t++)
             cr_assert_float_eq(x[j * 3 + t], x[t], 1e-9);
@@ -212,7 +212,7 @@ Test(gavel_las, agnostic_splits_in_proportion_to_type_size)
     double x[24] = { 0 };
     struct errbuf err;
     err_clear(&err);
-    cr_assert_eq(policy_find("gavel_las")->allocate(self, &q.p, x, &err), 0, "%s", err.msg);
+    cr_assert_eq(policy_find("gavel_las")->train->allocate(self, &q.p, x, &err), 0, "%s", err.msg);
     cr_assert_eq(alloc_check(&q.p, x, 1e-7, &err), 0, "%s", err.msg);
     for (int j = 0; j < 8; j++)
         for (int t = 1; t < 3; t++)          /* P100 : V100 = 3 : 2 */
@@ -257,7 +257,7 @@ Test(gavel_las, ftf_matches_brute_force)
         double x[6] = { 0 };
         struct errbuf err;
         err_clear(&err);
-        cr_assert_eq(ops->allocate(self, &q.p, x, &err), 0, "%s", err.msg);
+        cr_assert_eq(ops->train->allocate(self, &q.p, x, &err), 0, "%s", err.msg);
         cr_assert_eq(alloc_check(&q.p, x, 1e-7, &err), 0, "%s", err.msg);
         double got = -ftf_value(&q.p, x), best = -grid_best(&q.p, 8, ftf_value);
         /* bisection tolerance 1e-4 relative */
@@ -285,7 +285,7 @@ Test(gavel_las, fifo_perf_allocation_rule)
     double x[15] = { 0 };
     struct errbuf err;
     err_clear(&err);
-    cr_assert_eq(policy_find("fifo_perf")->allocate(self, &q.p, x, &err), 0);
+    cr_assert_eq(policy_find("fifo_perf")->train->allocate(self, &q.p, x, &err), 0);
     /* job 0 -> V100 (2 left: 0); job 1 -> P100 (2 left); job 2 -> K80 (5 > 4), 2 left;
      * job 3 needs 4: nothing has 4 left -> stop; job 4 gets nothing although it would fit */
     double want[15] = { 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 };

@@ -161,7 +161,7 @@ static void solve(void *self, const struct inst *in, double *x)
     struct alloc_problem p = problem(in);
     struct errbuf err;
     err_clear(&err);
-    cr_assert_eq(policy_find("oef")->allocate(self, &p, x, &err), 0, "%s", err.msg);
+    cr_assert_eq(policy_find("oef")->train->allocate(self, &p, x, &err), 0, "%s", err.msg);
     cr_assert_eq(alloc_check(&p, x, 1e-6, &err), 0, "%s", err.msg);
 }
 
@@ -270,10 +270,10 @@ Test(oef, registered_as_a_round_based_allocation_policy)
     const struct policy_ops *ops = policy_find("oef");
     cr_assert_not_null(ops);
     cr_assert_str_eq(ops->domain, "training");
-    cr_assert_eq(ops->wake, WAKE_ROUND);
-    cr_assert_float_eq(ops->round_s, 360, 1e-12);
-    cr_assert(ops->train == alloc_train);
-    cr_assert_not_null(ops->allocate);
+    cr_assert_eq(ops->train->wake, WAKE_ROUND);
+    cr_assert_float_eq(ops->train->round_s, 360, 1e-12);
+    cr_assert(ops->train->decide == alloc_train);
+    cr_assert_not_null(ops->train->allocate);
 }
 
 Test(oef, rejects_an_unknown_setting)

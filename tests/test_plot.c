@@ -150,12 +150,12 @@ static int64_t add_run_v(db *d, const char *exp, const char *policy, int64_t see
     /* jobs j = 0..njobs-1: JCT 60 (j + 1) s, rho (j + 1) / 4; the last one unfinished */
     for (int j = 0; j < njobs; j++) {
         int done = j < njobs - 1;
-        struct db_job job = { .job_id = j, .workers = 1, .job_type = "ResNet-50",
+        struct th_job job = { .job_id = j, .workers = 1, .job_type = "ResNet-50",
                               .work = 100, .arrival_s = 10.0 * j, .first_start_s = 10.0 * j,
                               .finish_s = done ? 10.0 * j + 60.0 * (j + 1) : -1,
                               .n_avg = 1, .t_iso_s = done ? 240 : -1,
                               .ftf_rho = done ? (j + 1) / 4.0 : -1, .attained = 1 };
-        cr_assert_eq(db_job(d, &job, &err), 0, "%s", err.msg);
+        cr_assert_eq(th_db_job(d, &job, &err), 0, "%s", err.msg);
     }
     for (int t = 1; njobs > 0 && t <= 20; t++) {
         cr_assert_eq(db_sample(d, 600.0 * t, "util_total", (t % 4) / 4.0, &err), 0);

@@ -60,11 +60,11 @@ static int64_t add_run(db *d, const struct spec *s)
     cr_assert_eq(db_metric(d, "jct_mean", s->jct, &err), 0);
     cr_assert_eq(db_metric(d, "makespan", s->makespan, &err), 0);
     for (int j = 0; j < s->njobs; j++) {
-        struct db_job job = { .job_id = j, .job_type = "toy", .workers = 1, .work = 1,
+        struct th_job job = { .job_id = j, .job_type = "toy", .workers = 1, .work = 1,
                               .arrival_s = j + 1.0 / 3, .first_start_s = j + 0.5,
                               .finish_s = j == 0 ? -1 : j + 2.0 / 3 * s->seed, .n_avg = 1,
                               .t_iso_s = -1, .ftf_rho = -1, .attained = 0.1 * j };
-        cr_assert_eq(db_job(d, &job, &err), 0);
+        cr_assert_eq(th_db_job(d, &job, &err), 0);
     }
     struct db_run_end e = { 100, 0.01, "drained", 10, 1, s->njobs };
     int64_t id = 0;

@@ -8,7 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../results/summary.h"
+#include "../sim/base/stats.h"
+#include "../sim/train/summary.h"
 
 static double get(const struct metric *m, size_t n, const char *name)
 {
@@ -116,6 +117,6 @@ Test(summary, no_finished_jobs_leaves_jct_out)
 Test(summary, jain_index)
 {
     double eq[] = { 3, 3, 3, 3 }, one[] = { 1, 0, 0, 0 };
-    cr_assert_float_eq(summary_jain(eq, 4), 1, 1e-12);
-    cr_assert_float_eq(summary_jain(one, 4), 0.25, 1e-12);
+    cr_assert_float_eq(stats_jain(eq, 4), 1, 1e-12);
+    cr_assert_float_eq(stats_jain(one, 4), 0.25, 1e-12);
 }

@@ -78,8 +78,12 @@ Test(sweep, grid_order_overrides_and_labels)
     const struct experiment *e = sweep_experiment(s, 7);
     cr_assert_str_eq(e->policies[0].label, "srtf2");
     cr_assert_eq(e->seed, 5);
-    cr_assert_float_eq(e->sim.restore_fixed_s, 30, 0);
-    cr_assert_float_eq(e->sim.storage_gbs, 4, 0);          /* the command line's --set */
+    /* the world's own fields, as the point's document has them */
+    const cJSON *sim = cJSON_GetObjectItemCaseSensitive(jsonf_root(e->doc), "sim");
+    cr_assert_float_eq(cJSON_GetObjectItemCaseSensitive(sim, "restore_fixed_s")->valuedouble,
+                       30, 0);
+    cr_assert_float_eq(cJSON_GetObjectItemCaseSensitive(sim, "storage_gbs")->valuedouble, 4,
+                       0);                                  /* the command line's --set */
     const struct db_param *p;
     cr_assert_eq(sweep_params(s, 7, &p), 4);
     cr_assert_str_eq(p[0].key, "policy");

@@ -142,7 +142,8 @@ static int run(const struct job_spec *jobs, int n, script_fn fn, unsigned wake, 
 {
     struct arr_src src = { jobs, n, 0 };
     struct job_source js = { &src, arr_next };
-    struct train_decider dec = { (void *)fn, scripted, wake, sim_from_sec(round_s) };
+    struct train_decider dec = { .ctx = (void *)fn, .decide = scripted, .wake = wake,
+                                 .round = sim_from_sec(round_s) };
     struct train_sink sk = { s, sink_job, sink_sample };
     train *w;
     err_clear(err);
@@ -160,7 +161,8 @@ static struct train_totals run_totals(const struct job_spec *jobs, int n, script
 {
     struct arr_src src = { jobs, n, 0 };
     struct job_source js = { &src, arr_next };
-    struct train_decider dec = { (void *)fn, scripted, WAKE_ARRIVAL | WAKE_COMPLETION, 0 };
+    struct train_decider dec = { .ctx = (void *)fn, .decide = scripted,
+                                 .wake = WAKE_ARRIVAL | WAKE_COMPLETION };
     struct sink s = { 0 };
     struct train_sink sk = { &s, sink_job, sink_sample };
     struct errbuf err;

@@ -17,8 +17,9 @@
 
 struct workload {
     struct reader_common  c;
-    struct reader  r;
-    struct job_source src;
+    struct reader         r;
+    struct job_source     src;
+    const struct workload_format *format;
 };
 
 static int src_next(void *ctx, struct job_spec *out, struct errbuf *err)
@@ -140,6 +141,7 @@ int workload_open(workload **out, const struct jobj *cfg, const struct workload_
     }
     if (f->open(&w->r, c, cfg, err) < 0)
         goto fail;
+    w->format = f;
     w->src = (struct job_source){ w, src_next };
     *out = w;
     return 0;
@@ -162,4 +164,9 @@ void workload_close(workload *w)
 struct job_source *workload_source(workload *w)
 {
     return &w->src;
+}
+
+const char *workload_domain(const workload *w)
+{
+    return w->format->domain;
 }

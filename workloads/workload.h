@@ -32,6 +32,8 @@ int  workload_open(workload **out, const struct jobj *cfg, const struct workload
                    struct errbuf *err);
 void workload_close(workload *w);
 struct job_source *workload_source(workload *w);
+/* The domain its format's entities are for ("training"). */
+const char *workload_domain(const workload *w);
 
 struct workload_format;
 

@@ -1347,15 +1347,19 @@ static int fft_create(void **self, const struct jobj *params, const struct polic
 static const char *const fft_params[] = { "work_conserving", "fairness_weight", "switch_weight",
                                           "mip_gap", "node_limit", NULL };
 
+static const struct train_hooks fft_hooks = {
+    .wake = WAKE_ROUND,
+    .round_s = 300,
+    .decide = alloc_train,
+    .allocate = fft_allocate,
+};
+
 const struct policy_ops policy_fft = {
     .name = "fft",
     .domain = "training",
     .summary = "FFT: per-round ILP over GPU types, JCT cost + switching cost - fairness duals",
-    .wake = WAKE_ROUND,
-    .round_s = 300,
     .params = fft_params,
     .create = fft_create,
-    .train = alloc_train,
-    .allocate = fft_allocate,
+    .train = &fft_hooks,
     .destroy = fft_destroy,
 };

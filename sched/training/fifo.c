@@ -130,28 +130,36 @@ static int fifo_perf_allocate(void *self, const struct alloc_problem *p, double 
 
 static const char *const fifo_params[] = { "backfill", "placement", NULL };
 
+static const struct train_hooks fifo_hooks = {
+    .wake = WAKE_ARRIVAL | WAKE_COMPLETION,
+    .decide = fifo_train,
+};
+
 const struct policy_ops policy_fifo = {
     .name = "fifo",
     .domain = "training",
     .summary = "first come first served, any GPU type, no preemption (optional backfill)",
-    .wake = WAKE_ARRIVAL | WAKE_COMPLETION,
     .flags = POLICY_AGNOSTIC | POLICY_FIFO,
     .params = fifo_params,
     .create = fifo_create,
-    .train = fifo_train,
+    .train = &fifo_hooks,
     .destroy = fifo_destroy,
+};
+
+static const struct train_hooks fifo_perf_hooks = {
+    .wake = WAKE_ARRIVAL | WAKE_COMPLETION,
+    .round_s = 360,
+    .decide = fifo_train,
+    .allocate = fifo_perf_allocate,
 };
 
 const struct policy_ops policy_fifo_perf = {
     .name = "fifo_perf",
     .domain = "training",
     .summary = "first come first served on the fastest free GPU type, no preemption",
-    .wake = WAKE_ARRIVAL | WAKE_COMPLETION,
     .flags = POLICY_FIFO,
-    .round_s = 360,
     .params = fifo_params,
     .create = fifo_perf_create,
-    .train = fifo_train,
-    .allocate = fifo_perf_allocate,
+    .train = &fifo_perf_hooks,
     .destroy = fifo_destroy,
 };

@@ -228,14 +228,18 @@ static void ftf_destroy(void *self)
     free(s);
 }
 
+static const struct train_hooks gavel_ftf_hooks = {
+    .wake = WAKE_ROUND,
+    .round_s = 360,
+    .decide = alloc_train,
+    .allocate = ftf_allocate,
+};
+
 const struct policy_ops policy_gavel_ftf = {
     .name = "gavel_ftf",
     .domain = "training",
     .summary = "Gavel heterogeneity-aware finish-time fairness (min-max rho, bisection over LPs)",
-    .wake = WAKE_ROUND,
-    .round_s = 360,
     .create = ftf_create,
-    .train = alloc_train,
-    .allocate = ftf_allocate,
+    .train = &gavel_ftf_hooks,
     .destroy = ftf_destroy,
 };

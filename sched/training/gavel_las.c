@@ -343,27 +343,35 @@ static void las_destroy(void *self)
     free(s);
 }
 
+static const struct train_hooks gavel_las_hooks = {
+    .wake = WAKE_ROUND,
+    .round_s = 360,
+    .decide = alloc_train,
+    .allocate = las_allocate,
+};
+
 const struct policy_ops policy_gavel_las = {
     .name = "gavel_las",
     .domain = "training",
     .summary = "Gavel max-min fairness over GPU time (heterogeneity-agnostic LP)",
-    .wake = WAKE_ROUND,
     .flags = POLICY_AGNOSTIC,
-    .round_s = 360,
     .create = las_create,
-    .train = alloc_train,
-    .allocate = las_allocate,
+    .train = &gavel_las_hooks,
     .destroy = las_destroy,
+};
+
+static const struct train_hooks gavel_las_perf_hooks = {
+    .wake = WAKE_ROUND,
+    .round_s = 360,
+    .decide = alloc_train,
+    .allocate = las_allocate,
 };
 
 const struct policy_ops policy_gavel_las_perf = {
     .name = "gavel_las_perf",
     .domain = "training",
     .summary = "Gavel heterogeneity-aware max-min fairness LP over normalized throughput",
-    .wake = WAKE_ROUND,
-    .round_s = 360,
     .create = las_perf_create,
-    .train = alloc_train,
-    .allocate = las_allocate,
+    .train = &gavel_las_perf_hooks,
     .destroy = las_destroy,
 };

@@ -628,16 +628,20 @@ static void oef_destroy(void *self)
 
 static const char *const oef_params[] = { "setting", NULL };
 
+static const struct train_hooks oef_hooks = {
+    .wake = WAKE_ROUND,
+    .round_s = 360,
+    .decide = alloc_train,
+    .allocate = oef_allocate,
+};
+
 const struct policy_ops policy_oef = {
     .name = "oef",
     .domain = "training",
     .summary = "OEF: max normalized throughput under sharing incentive + envy-freeness, or "
                "strategy-proof (setting)",
-    .wake = WAKE_ROUND,
-    .round_s = 360,
     .params = oef_params,
     .create = oef_create,
-    .train = alloc_train,
-    .allocate = oef_allocate,
+    .train = &oef_hooks,
     .destroy = oef_destroy,
 };

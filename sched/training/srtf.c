@@ -124,12 +124,16 @@ static int srtf_train(void *self, const struct train_view *v, struct grant_list 
     return rc;
 }
 
+static const struct train_hooks srtf_hooks = {
+    .wake = WAKE_ARRIVAL | WAKE_COMPLETION,
+    .decide = srtf_train,
+};
+
 const struct policy_ops policy_srtf = {
     .name = "srtf",
     .domain = "training",
     .summary = "preemptive shortest remaining time first (time on the job's fastest type)",
-    .wake = WAKE_ARRIVAL | WAKE_COMPLETION,
     .create = srtf_create,
-    .train = srtf_train,
+    .train = &srtf_hooks,
     .destroy = srtf_destroy,
 };

@@ -286,15 +286,19 @@ static int themis_train(void *self, const struct train_view *v, struct grant_lis
 
 static const char *const themis_params[] = { "fairness_knob", "contention", NULL };
 
+static const struct train_hooks themis_hooks = {
+    .wake = WAKE_ARRIVAL | WAKE_COMPLETION | WAKE_ROUND,
+    .round_s = 600,
+    .decide = themis_train,
+};
+
 const struct policy_ops policy_themis = {
     .name = "themis",
     .domain = "training",
     .summary = "Themis finish-time fairness: leases auctioned to the worst-rho jobs, "
                "valuations from per-type speed",
-    .wake = WAKE_ARRIVAL | WAKE_COMPLETION | WAKE_ROUND,
-    .round_s = 600,
     .params = themis_params,
     .create = themis_create,
-    .train = themis_train,
+    .train = &themis_hooks,
     .destroy = themis_destroy,
 };

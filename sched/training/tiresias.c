@@ -282,14 +282,18 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
 
 static const char *const tiresias_params[] = { "thresholds", "promote_knob", NULL };
 
+static const struct train_hooks tiresias_hooks = {
+    .wake = WAKE_ARRIVAL | WAKE_COMPLETION,
+    .decide = tiresias_train,
+};
+
 const struct policy_ops policy_tiresias = {
     .name = "tiresias",
     .domain = "training",
     .summary = "Tiresias discretized 2D-LAS: GPU-time priority queues, FIFO inside a queue, "
                "any GPU type",
-    .wake = WAKE_ARRIVAL | WAKE_COMPLETION,
     .params = tiresias_params,
     .create = tiresias_create,
-    .train = tiresias_train,
+    .train = &tiresias_hooks,
     .destroy = tiresias_destroy,
 };

@@ -94,6 +94,22 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Say so when a sweep's seeds change nothing: its runs would repeat one another. */
+static void seed_note(const sweep *sw)
+{
+    const struct experiment *e = sweep_experiment(sw, 0);
+    struct run_env env;
+    struct errbuf err;
+    char why[256];
+    err_clear(&err);
+    if (run_env_open(&env, e, &err) < 0)
+        return;
+    if (!run_seed_matters(e, &env, why, sizeof why))
+        fprintf(stderr, "hetsim: note: sweep '%s': its %d seeds give the same runs: %s\n",
+                sweep_name(sw), sweep_nseeds(sw), why);
+    run_env_close(&env);
+}
+
 /* A worker's connection to the database, opened by its first run and kept for the next. */
 static db *worker_db;
 
@@ -116,7 +132,7 @@ static int run_task(void *ctx, size_t i)
                 (worker_db != NULL || db_open(&worker_db, c->db_path, &err) == 0);
     struct run_opts o = { .db = worker_db, .sweep = sweep_name(c->sw), .params = params,
                           .nparams = np };
-    if (!ready || run_training(e, t->policy, env, &o, &res, &err) < 0) {
+    if (!ready || run_one(e, t->policy, env, &o, &res, &err) < 0) {
         fprintf(stderr, "hetsim: %s\n", err.msg);
         rc = err.code == ERR_INPUT ? 2 : 1;
     }
@@ -441,11 +457,8 @@ int cmd_sweep(int argc, char **argv)
         rc = err.code == ERR_INPUT ? 2 : 1;
         goto out;
     }
-    char why[256];
-    if (rank == 0 && sweep_nseeds(sw) > 1 && !run_seed_matters(sweep_experiment(sw, 0), why,
-                                                               sizeof why))
-        fprintf(stderr, "hetsim: note: sweep '%s': its %d seeds give the same runs: %s\n",
-                sweep_name(sw), sweep_nseeds(sw), why);
+    if (rank == 0 && sweep_nseeds(sw) > 1)
+        seed_note(sw);
     size_t ntasks = sweep_ntasks(sw);
     c.sw = sw;
     c.todo = calloc(ntasks + 1, sizeof *c.todo);

@@ -176,20 +176,20 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     char why[256];
-    if (ss.a.have_seed && !run_seed_matters(e, why, sizeof why))
+    if (ss.a.have_seed && !run_seed_matters(e, &ss.env, why, sizeof why))
         fprintf(stderr, "hetsim: note: --seed %lld gives the rows of any other seed: %s\n",
                 ss.a.seed, why);
     struct run_opts o = { .db = d, .progress = !ss.a.quiet && isatty(2) };
     for (int i = 0; i < e->npolicies; i++) {
         struct run_result res;
-        if (run_training(e, i, &ss.env, &o, &res, &ss.err) < 0) {
+        if (run_one(e, i, &ss.env, &o, &res, &ss.err) < 0) {
             rc = fail(&ss.err);
             goto out;
         }
         ids[nids++] = res.run_id;
         if (!ss.a.quiet)
             fprintf(stderr, "run %lld: %s, %s: %lld jobs done, %llu events in %.2f s\n",
-                    (long long)res.run_id, e->name, res.policy, (long long)res.tot.jobs_done,
+                    (long long)res.run_id, e->name, res.policy, (long long)res.tot.entities_done,
                     (unsigned long long)res.tot.events, res.wall_s);
     }
     if (!ss.a.quiet) {
@@ -226,7 +226,7 @@ static int cmd_validate(int argc, char **argv)
     int64_t njobs = 0;
     /* what run checks when it opens, then every job as the world will take it */
     if (run_check(e, &ss.env, &ss.err) < 0 ||
-        run_list_jobs(e, &ss.env, NULL, &njobs, &ss.err) < 0) {
+        run_list(e, &ss.env, NULL, &njobs, &ss.err) < 0) {
         rc = fail(&ss.err);
         goto out;
     }
@@ -263,7 +263,7 @@ static int cmd_workload(int argc, char **argv)
         session_close(&ss);
         return 1;
     }
-    if (run_list_jobs(ss.e, &ss.env, out, &njobs, &ss.err) < 0)
+    if (run_list(ss.e, &ss.env, out, &njobs, &ss.err) < 0)
         rc = fail(&ss.err);
     if (out != stdout && fclose(out) != 0 && rc == 0) {
         fprintf(stderr, "hetsim: %s: write failed\n", ss.a.out);

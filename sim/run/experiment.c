@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../sched/policy.h"
+#include "world_registry.h"
 
 static int resolve_field(struct experiment *e, const struct jobj *o, const char *key,
                          const char *def, char *out, int required, struct errbuf *err)
@@ -79,48 +80,53 @@ static int read_models(struct experiment *e, const struct jobj *root, struct err
     return 0;
 }
 
-static int read_sim(struct experiment *e, const struct jobj *root, struct errbuf *err)
+/* Every key of an object: the generic ones and the world's own. */
+static int known_keys(const struct jobj *o, const char *const *generic, const char *const *own,
+                      struct errbuf *err)
 {
-    static const char *const keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
-                                        "sample_s", "sample_repeats", "round_samples", "until_s",
-                                        "max_events", "min_realloc_s", "measure_window",
-                                        "measure_jobs", "note", NULL };
-    struct jobj s;
+    const char *keys[64];
+    int n = 0;
+    for (int i = 0; generic[i] != NULL && n < 63; i++)
+        keys[n++] = generic[i];
+    for (int i = 0; own != NULL && own[i] != NULL && n < 63; i++)
+        keys[n++] = own[i];
+    keys[n] = NULL;
+    return jobj_known(o, keys, err);
+}
+
+static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *s,
+                    struct errbuf *err)
+{
+    static const char *const keys[] = { "sample_s", "sample_repeats", "until_s", "max_events",
+                                        "measure_window", "measure_jobs", "note", NULL };
     double sample_s = 600, until_s = 0;
     int64_t max_events = 0;
-    e->sim = (struct train_config){ .restore_delay_s = -1, .restore_fixed_s = 10,
-                                    .storage_gbs = 2.0, .until = SIM_NEVER, .round_samples = 1 };
-    e->gavel_min_realloc_s = 1920;
+    e->sim = (struct world_sim){ .until = SIM_NEVER, .steady_first = -1, .steady_last = -1 };
     e->sample_repeats = 0;
-    if (jobj_obj(&s, root, "sim", JOPT, err) < 0 || jobj_known(&s, keys, err) < 0 ||
-        jobj_num(&s, "restore_delay_s", JOPT, -1, 1e7, &e->sim.restore_delay_s, err) < 0 ||
-        jobj_num(&s, "restore_fixed_s", JOPT, 0, 1e7, &e->sim.restore_fixed_s, err) < 0 ||
-        jobj_num(&s, "storage_gbs", JOPT, 0, 1e6, &e->sim.storage_gbs, err) < 0 ||
-        jobj_num(&s, "sample_s", JOPT, 0, 1e9, &sample_s, err) < 0 ||
-        jobj_num(&s, "until_s", JOPT, 0, 9e12, &until_s, err) < 0 ||
-        jobj_int(&s, "max_events", JOPT, 0, INT64_MAX / 2, &max_events, err) < 0 ||
-        jobj_num(&s, "min_realloc_s", JOPT, 0, 1e9, &e->gavel_min_realloc_s, err) < 0 ||
-        jobj_bool(&s, "round_samples", JOPT, &e->sim.round_samples, err) < 0 ||
-        jobj_bool(&s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0)
+    if (jobj_obj(s, root, "sim", JOPT, err) < 0 ||
+        known_keys(s, keys, e->world->sim_keys, err) < 0 ||
+        jobj_num(s, "sample_s", JOPT, 0, 1e9, &sample_s, err) < 0 ||
+        jobj_num(s, "until_s", JOPT, 0, 9e12, &until_s, err) < 0 ||
+        jobj_int(s, "max_events", JOPT, 0, INT64_MAX / 2, &max_events, err) < 0 ||
+        jobj_bool(s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0)
         return -1;
     double win[2];
     int64_t jobs[2];
     int nwin = 0, njobs = 0;
-    if (jobj_num_pair(&s, "measure_window", 0, 9e12, win, &nwin, err) < 0 ||
-        jobj_int_pair(&s, "measure_jobs", 0, INT64_C(1) << 40, jobs, &njobs, err) < 0)
+    if (jobj_num_pair(s, "measure_window", 0, 9e12, win, &nwin, err) < 0 ||
+        jobj_int_pair(s, "measure_jobs", 0, INT64_C(1) << 40, jobs, &njobs, err) < 0)
         return -1;
     if (nwin == 2 && !(win[1] > win[0]))
-        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s.node, "measure_window"),
+        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s->node, "measure_window"),
                            "sim.measure_window", err, "[start_s, end_s] needs end_s > start_s");
     if (nwin == 2)
         e->sim.measure = (struct window){ win[0], win[1] };
-    e->steady_first = e->steady_last = -1;
     if (njobs == 2 && jobs[1] < jobs[0])
-        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s.node, "measure_jobs"),
+        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s->node, "measure_jobs"),
                            "sim.measure_jobs", err, "[first, last] needs last >= first");
     if (njobs == 2) {
-        e->steady_first = jobs[0];
-        e->steady_last = jobs[1];
+        e->sim.steady_first = jobs[0];
+        e->sim.steady_last = jobs[1];
     }
     e->sim.sample_period = sim_from_sec(sample_s);
     e->sim.until = until_s > 0 ? sim_from_sec(until_s) : SIM_NEVER;
@@ -182,11 +188,14 @@ int experiment_load(struct experiment **out, const char *name_or_path, char *con
 int experiment_load_from(struct experiment **out, const char *name_or_path, char *const *sets,
                   const char *const *origins, int nsets, struct errbuf *err)
 {
-    static const char *const keys[] = { "name", "description", "domain", "seed", "mode",
-                                        "cluster", "workload", "policies", "sim", "models",
-                                        "note", NULL };
-    static const char *const domains[] = { "training", NULL };
-    static const char *const modes[] = { "native", "gavel", NULL };
+    static const char *const keys[] = { "name", "description", "domain", "seed", "cluster",
+                                        "workload", "policies", "sim", "models", "note",
+                                        NULL };
+    const char *domains[16];
+    int nd = 0;
+    for (; world_registry[nd] != NULL && nd < 15; nd++)
+        domains[nd] = world_registry[nd]->domain;
+    domains[nd] = NULL;
     *out = NULL;
     struct experiment *e = calloc(1, sizeof *e);
     if (e == NULL)
@@ -210,22 +219,26 @@ int experiment_load_from(struct experiment **out, const char *name_or_path, char
         if (jsonf_set_from(e->doc, key, eq + 1, origins ? origins[i] : NULL, err) < 0)
             goto fail;
     }
-    struct jobj root;
+    struct jobj root, sim;
     int domain = 0;
     int64_t seed = 1;
     e->name = "unnamed";
     e->description = "";
-    if (jobj_root(&root, e->doc, err) < 0 || jobj_known(&root, keys, err) < 0 ||
+    /* the domain first: its world's fields are known fields too */
+    if (jobj_root(&root, e->doc, err) < 0 ||
+        jobj_enum(&root, "domain", JOPT, domains, &domain, err) < 0)
+        goto fail;
+    e->world = world_registry[domain];
+    e->domain = e->world->domain;
+    if (known_keys(&root, keys, e->world->top_keys, err) < 0 ||
         jobj_str(&root, "name", JOPT, &e->name, err) < 0 ||
         jobj_str(&root, "description", JOPT, &e->description, err) < 0 ||
-        jobj_enum(&root, "domain", JOPT, domains, &domain, err) < 0 ||
-        jobj_enum(&root, "mode", JOPT, modes, &e->mode, err) < 0 ||
         jobj_int(&root, "seed", JOPT, 0, INT64_MAX, &seed, err) < 0 ||
         jobj_obj(&e->workload, &root, "workload", JREQ, err) < 0 ||
-        read_policies(e, &root, err) < 0 || read_sim(e, &root, err) < 0 ||
+        read_policies(e, &root, err) < 0 || read_sim(e, &root, &sim, err) < 0 ||
+        e->world->read(&e->world_config, &root, &sim, err) < 0 ||
         read_models(e, &root, err) < 0)
         goto fail;
-    e->domain = domains[domain];
     e->seed = (uint64_t)seed;
     const cJSON *cl = cJSON_GetObjectItemCaseSensitive(jsonf_root(e->doc), "cluster");
     if (cl == NULL) {
@@ -259,6 +272,8 @@ void experiment_free(struct experiment *e)
 {
     if (e == NULL)
         return;
+    if (e->world != NULL && e->world_config != NULL)
+        e->world->free_config(e->world_config);
     jsonf_destroy(e->doc);
     free(e);
 }

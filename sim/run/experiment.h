@@ -1,14 +1,16 @@
 /*
  * experiment: an experiment file — what to simulate (cluster, workload, models), which
- * policies to compare, with which seed and simulation settings.
+ * policies to compare, with which seed and simulation settings.  It reads the fields every
+ * domain shares; the world of its "domain" (sim/run/world_registry.h) reads its own fields
+ * (e.g. the training world's "mode" and sim.restore_*) into `world_config`.
  *
  * Loading applies the command line's --set overrides to the JSON before anything is read, so
  * every field can be overridden and every error still names its origin (file:line, or the
  * --set that put the value there).  The experiment keeps the parsed document; the readers of
  * the cluster, workload and policies take their objects from it.
  *
- * Ownership: experiment_load allocates; experiment_free frees the experiment and its document.  Pointers
- * into it (names, jobj nodes) live until experiment_free.
+ * Ownership: experiment_load allocates; experiment_free frees the experiment, its world
+ * config and its document.  Pointers into it (names, jobj nodes) live until experiment_free.
  */
 #ifndef HETSIM_EXPERIMENT_H
 #define HETSIM_EXPERIMENT_H
@@ -17,11 +19,9 @@
 
 #include "../base/jobj.h"
 #include "../base/path.h"
-#include "../train/train.h"
+#include "../core/world.h"
 
 enum { EXPERIMENT_MAX_POLICIES = 64, EXPERIMENT_MAX_PROFILES = 16 };
-
-enum experiment_mode { EXPERIMENT_NATIVE, EXPERIMENT_GAVEL };
 
 struct experiment_policy {
     const char *name;
@@ -35,12 +35,10 @@ struct experiment {
     char        path[PATH_MAX_LEN];
     char        base_dir[PATH_MAX_LEN];
     const char *name, *domain, *description;
+    const struct world_ops *world;      /* the world of its domain */
+    void       *world_config;           /* what world->read made of its fields */
     uint64_t    seed;
-    int         mode;           /* enum experiment_mode */
-    double      gavel_min_realloc_s;    /* Gavel mode: minimum time between recomputes */
     int         sample_repeats;         /* store samples equal to both neighbours too */
-    int64_t     steady_first, steady_last;  /* sim.measure_jobs: the steady-state window of
-                                               jobs by arrival index; -1: none */
     struct experiment_policy policies[EXPERIMENT_MAX_POLICIES];
     int         npolicies;
     struct jobj cluster;        /* inline cluster object (node NULL if given by path) */
@@ -48,7 +46,7 @@ struct experiment {
                                    string, or the inline object's "name" ("inline") */
     char        cluster_path[PATH_MAX_LEN];
     struct jobj workload;
-    struct train_config sim;
+    struct world_sim sim;       /* the generic "sim" fields */
     /* model files, resolved */
     char        gpus_path[PATH_MAX_LEN], links_path[PATH_MAX_LEN], jobtypes_path[PATH_MAX_LEN];
     char        profiles[EXPERIMENT_MAX_PROFILES][PATH_MAX_LEN];

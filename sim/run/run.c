@@ -1,8 +1,7 @@
 /*
- * run: glue between an experiment, the training world, a policy and the database.
- * The world reports each job as it leaves; the sink writes its rows at once (inside the run's
- * transaction) and keeps only the few numbers the summary needs, so memory follows the active
- * jobs, not the trace.
+ * run: the driver (run.h).  A world writes through the writer below: its rows go straight
+ * into the run's staging tables (inside the run's transaction), so memory follows what the
+ * world keeps, not the trace; its metrics are both stored and kept in the run_result.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
@@ -17,7 +16,6 @@
 
 #include "../../sched/policy.h"
 #include "../../workloads/workload.h"
-#include "../train/gavel.h"
 #include "../base/version.h"
 
 int run_env_open(struct run_env *env, const struct experiment *e, struct errbuf *err)
@@ -64,65 +62,52 @@ static double wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-struct sink_ctx {
-    db            *db;
-    summary       *sum;
-    const cluster *cl;
-    const tput    *model;
-    const char    *policy;
-    int            progress;
-    int64_t        left;
-    double         next_print;
+/* ---------------------------------------------------------------- the world's writer */
+
+struct writer_ctx {
+    db                *db;          /* NULL: rows go nowhere */
+    struct run_result *res;
+    const char        *policy;
+    const char        *entity;
+    int                progress;
+    double             next_print;
 };
 
-static void progress_line(struct sink_ctx *s, double t_sim)
+static int w_row(void *ctx, const char *table, const char *const *cols,
+                 const struct row_value *v, int n, struct errbuf *err)
 {
-    double now = wall_now();
-    if (now < s->next_print)
+    struct writer_ctx *w = ctx;
+    return w->db != NULL ? db_row(w->db, table, cols, v, n, err) : 0;
+}
+
+static int w_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err)
+{
+    struct writer_ctx *w = ctx;
+    return w->db != NULL ? db_sample(w->db, sim_to_sec(t), name, value, err) : 0;
+}
+
+static int w_metric(void *ctx, const char *name, double value, struct errbuf *err)
+{
+    struct writer_ctx *w = ctx;
+    struct run_result *r = w->res;
+    if (r->nmetrics == RUN_MAX_METRICS)
+        return err_run(err, "more than %d metrics in one run", RUN_MAX_METRICS);
+    snprintf(r->metrics[r->nmetrics].name, sizeof r->metrics[0].name, "%s", name);
+    r->metrics[r->nmetrics++].value = value;
+    return w->db != NULL ? db_metric(w->db, name, value, err) : 0;
+}
+
+static void w_progress(void *ctx, simtime t, int64_t done)
+{
+    struct writer_ctx *w = ctx;
+    if (!w->progress)
         return;
-    s->next_print = now + 0.5;
-    fprintf(stderr, "\r%-16s sim %12.0f s   jobs done %10lld ", s->policy, t_sim,
-            (long long)s->left);
-}
-
-static int sink_job(void *ctx, const struct train_record *r, struct errbuf *err)
-{
-    struct sink_ctx *s = ctx;
-    const struct train_job *j = r->job;
-    double arrival = sim_to_sec(j->arrival);
-    double first = j->first_start >= 0 ? sim_to_sec(j->first_start) : -1;
-    double finish = r->finish >= 0 ? sim_to_sec(r->finish) : -1;
-    if (summary_job(s->sum, j->id, finish >= 0 ? finish - arrival : -1,
-                    first >= 0 ? first - arrival : -1, r->rho) < 0)
-        return err_run(err, "out of memory");
-    if (s->progress && ((++s->left) & 1023) == 0)
-        progress_line(s, finish >= 0 ? finish : arrival);
-    if (s->db == NULL)
-        return 0;
-    struct db_job row = {
-        .job_id = r->trace_id, .user = j->user, .workers = j->workers,
-        .preemptions = j->preemptions, .migrations = j->migrations,
-        .job_type = tput_type(s->model, j->jtype)->name, .work = j->work,
-        .arrival_s = arrival, .first_start_s = first, .finish_s = finish, .n_avg = r->n_avg,
-        .t_iso_s = r->t_iso, .ftf_rho = r->rho,
-        .attained = train_view_attained(j, j->updated),
-    };
-    if (db_job(s->db, &row, err) < 0)
-        return -1;
-    const int *types;
-    int nt = cluster_types(s->cl, &types);
-    for (int i = 0; i < nt; i++)
-        if (r->gpu_s[i] > 0 &&
-            db_job_gpu(s->db, r->trace_id, catalog_gpu(cluster_catalog(s->cl), types[i])->name,
-                       r->gpu_s[i], err) < 0)
-            return -1;
-    return 0;
-}
-
-static int sink_sample(void *ctx, simtime t, const char *name, double v, struct errbuf *err)
-{
-    struct sink_ctx *s = ctx;
-    return s->db ? db_sample(s->db, sim_to_sec(t), name, v, err) : 0;
+    double now = wall_now();
+    if (now < w->next_print)
+        return;
+    w->next_print = now + 0.5;
+    fprintf(stderr, "\r%-16s sim %12.0f s   %s done %10lld ", w->policy, sim_to_sec(t),
+            w->entity, (long long)done);
 }
 
 static const char *stop_name(int stop)
@@ -130,9 +115,11 @@ static const char *stop_name(int stop)
     switch (stop) {
     case ENGINE_UNTIL:      return "time_limit";
     case ENGINE_MAX_EVENTS: return "event_limit";
-    default:             return "drained";
+    default:                return "drained";
     }
 }
+
+/* ---------------------------------------------------------------- checks */
 
 /* An input error at policy i of e: its element of "policies", or --policy. */
 static int policy_error(const struct experiment *e, int i, struct errbuf *err, const char *fmt,
@@ -152,49 +139,65 @@ static int policy_error(const struct experiment *e, int i, struct errbuf *err, c
     return jsonf_error(e->doc, node, field, err, "%s", msg);
 }
 
-/* What an opened policy must be for this experiment: of its domain, and with an allocation
- * rule in Gavel-compatible mode.  run_check and run_training both ask, so that `validate`
- * accepts exactly what `run` accepts. */
+/* What an opened policy must be for this experiment: of its domain, and what its world asks
+ * of it.  run_check and run_one both ask, so that `validate` accepts exactly what `run`
+ * accepts. */
 static int check_policy(const struct experiment *e, int i, const policy *p, struct errbuf *err)
 {
     const struct policy_ops *ops = policy_ops_of(p);
+    char why[384];
     if (strcmp(ops->domain, e->domain) != 0)
         return policy_error(e, i, err, "policy '%s' is for the %s domain; the experiment is %s",
                             ops->name, ops->domain, e->domain);
-    if (e->mode == EXPERIMENT_GAVEL && ops->allocate == NULL)
-        return policy_error(e, i, err, "policy '%s' has no allocation rule, which "
-                            "Gavel-compatible mode (\"mode\": \"gavel\") needs (fifo_perf, "
-                            "gavel_las, gavel_las_perf, gavel_ftf and the other round-based "
-                            "policies have one)", ops->name);
+    if (e->world->check_policy != NULL &&
+        e->world->check_policy(e->world_config, policy_decider(p), why, sizeof why) < 0)
+        return policy_error(e, i, err, "policy '%s' %s", ops->name, why);
     return 0;
 }
 
-int run_training(const struct experiment *e, int pi, const struct run_env *env,
-                 const struct run_opts *o, struct run_result *res, struct errbuf *err)
+/* The workload of e, checked against the domain of its format. */
+static int open_workload(const struct experiment *e, const struct run_env *env, workload **wl,
+                         struct errbuf *err)
+{
+    struct workload_env wenv = { env->model, e->seed, e->base_dir };
+    if (workload_open(wl, &e->workload, &wenv, err) < 0)
+        return -1;
+    const char *domain = workload_domain(*wl);
+    if (strcmp(domain, e->domain) != 0) {
+        workload_close(*wl);
+        *wl = NULL;
+        return jsonf_error(e->doc, e->workload.node, "workload.format", err, "the format is "
+                           "for the %s domain; the experiment is %s", domain, e->domain);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- one run */
+
+int run_one(const struct experiment *e, int pi, const struct run_env *env,
+            const struct run_opts *o, struct run_result *res, struct errbuf *err)
 {
     memset(res, 0, sizeof *res);
     const struct experiment_policy *ep = &e->policies[pi];
-    res->policy = ep->name;
+    const struct world_ops *wo = e->world;
+    res->policy = ep->label;
     workload *wl = NULL;
     policy *pol = NULL;
-    train *world = NULL;
-    summary *sum = summary_create(e->steady_first, e->steady_last);
+    void *world = NULL;
     char *config = experiment_config_json(e, pi);
     int rc = -1;
     double t0 = wall_now();
-    if (sum == NULL || config == NULL) {
+    if (config == NULL) {
         err_run(err, "out of memory");
         goto out;
     }
-    struct workload_env wenv = { env->model, e->seed, e->base_dir };
     struct policy_env penv = { e->seed, env->cl, env->model };
-    if (workload_open(&wl, &e->workload, &wenv, err) < 0 ||
+    if (open_workload(e, env, &wl, err) < 0 ||
         policy_open(&pol, ep->name, &ep->params, &penv, err) < 0 ||
         check_policy(e, pi, pol, err) < 0)
         goto out;
-    res->policy = policy_label(pol);
     if (o->db != NULL) {
-        struct db_run dr = { .experiment = e->name, .domain = e->domain, .policy = res->policy,
+        struct db_run dr = { .experiment = e->name, .domain = e->domain, .policy = ep->label,
                              .cluster = e->cluster_ref, .cluster_name = cluster_name(env->cl),
                              .config_json = config, .version = HETSIM_VERSION,
                              .seed = (int64_t)e->seed, .sweep = o->sweep, .params = o->params,
@@ -202,69 +205,28 @@ int run_training(const struct experiment *e, int pi, const struct run_env *env,
         if (db_run_begin(o->db, &dr, err) < 0)
             goto out;
     }
-    struct sink_ctx sc = { o->db, sum, env->cl, env->model, res->policy,
-                           o->progress, 0, wall_now() + 0.5 };
-    struct train_sink sink = { &sc, sink_job, sink_sample };
-    const struct policy_ops *ops = policy_ops_of(pol);
-    double gavel_util = -1;
-    if (e->mode == EXPERIMENT_GAVEL) {
-        struct gavel_config gc = { e->seed, policy_round(pol), e->gavel_min_realloc_s,
-                                   e->sim.sample_period, e->sim.round_samples,
-                                   e->sim.max_events, e->sim.measure };
-        struct gavel_allocator ga = { pol, policy_allocate, !!(ops->flags & POLICY_AGNOSTIC),
-                                      !!(ops->flags & POLICY_FIFO) };
-        struct gavel_totals gt;
-        if (gavel_run(env->cl, env->model, &gc, workload_source(wl), &ga, &sink, &gt, err) < 0)
-            goto out;
-        res->tot = gt.t;
-        gavel_util = gt.utilization;
-    } else {
-        struct train_decider dec = { pol, policy_train_decide, ops->wake, policy_round(pol) };
-        if (train_create(&world, env->cl, env->model, &e->sim, workload_source(wl), &dec, &sink,
-                         err) < 0 ||
-            train_run(world, &res->tot, err) < 0)
-            goto out;
-    }
+    struct writer_ctx wc = { o->db, res, ep->label, wo->entity, o->progress, wall_now() + 0.5 };
+    struct world_writer writer = { &wc, w_row, w_sample, w_metric, w_progress };
+    struct world_env we = { .cl = env->cl, .model = env->model, .seed = e->seed,
+                            .sim = &e->sim, .config = e->world_config,
+                            .source = workload_source(wl), .decider = policy_decider(pol),
+                            .out = &writer };
+    if (wo->create(&world, &we, err) < 0 || wo->run(world, &res->tot, err) < 0)
+        goto out;
     if (o->progress)
         fprintf(stderr, "\r%60s\r", "");
-
+    /* the policy's solver times: every domain's decisions go through the timed dispatch */
     struct policy_stats ps;
     policy_get_stats(pol, &ps);
-    const int *types;
-    struct summary_run sr = {
-        .makespan_s = sim_to_sec(res->tot.makespan),
-        .horizon_s = res->tot.jobs_done == res->tot.jobs_in ? sim_to_sec(res->tot.makespan)
-                                                            : sim_to_sec(res->tot.end),
-        .preemptions = res->tot.preemptions, .migrations = res->tot.migrations,
-        .solver_calls = (long)ps.calls, .solver_total_s = ps.time_total_s,
-        .solver_max_s = ps.time_max_s, .ntypes = cluster_types(env->cl, &types),
-        .window_from_s = res->tot.window.from, .window_to_s = res->tot.window.to,
-        .window_norm_s = res->tot.window_norm_s,
-    };
-    for (int i = 0; i < sr.ntypes; i++) {
-        const struct gpu_spec *g = catalog_gpu(env->cat, types[i]);
-        sr.type_name[i] = g->name;
-        sr.type_count[i] = cluster_type_count(env->cl, types[i]);
-        sr.type_busy_s[i] = res->tot.busy_gpu_s[i];
-        sr.type_price_hr[i] = g->price_hr;
-        sr.type_window_busy_s[i] = res->tot.window_busy_gpu_s[i];
-    }
-    res->nmetrics = summary_finish(sum, &sr, res->metrics, RUN_MAX_METRICS);
-    if (gavel_util >= 0 && res->nmetrics < RUN_MAX_METRICS) {
-        /* Gavel's own utilization figure (micro-task time from the round start), for
-         * comparison with Gavel's simulator; util_total is hetsim's busy-GPU measure */
-        snprintf(res->metrics[res->nmetrics].name, sizeof res->metrics[0].name,
-                 "gavel_utilization");
-        res->metrics[res->nmetrics++].value = gavel_util;
-    }
+    if (ps.calls > 0 &&
+        (w_metric(&wc, "solver_time_mean", ps.time_total_s / (double)ps.calls, err) < 0 ||
+         w_metric(&wc, "solver_time_max", ps.time_max_s, err) < 0))
+        goto out;
     res->wall_s = wall_now() - t0;
     if (o->db != NULL) {
-        for (size_t i = 0; i < res->nmetrics; i++)
-            if (db_metric(o->db, res->metrics[i].name, res->metrics[i].value, err) < 0)
-                goto out;
         struct db_run_end end = { sim_to_sec(res->tot.end), res->wall_s,
                                   stop_name(res->tot.stop), (int64_t)res->tot.events,
-                                  (int64_t)res->tot.decisions, res->tot.jobs_in };
+                                  (int64_t)res->tot.decisions, res->tot.entities_in };
         double c0 = wall_now();
         if (db_run_commit(o->db, &end, &res->run_id, err) < 0)
             goto out;
@@ -276,11 +238,10 @@ out:
         db_run_abort(o->db);
     if (rc < 0 && o->progress)
         fprintf(stderr, "\n");
-    train_destroy(world);
-    res->policy = ep->label;    /* policy_label's string goes with the policy */
+    if (world != NULL)
+        wo->destroy(world);
     policy_close(pol);
     workload_close(wl);
-    summary_destroy(sum);
     free(config);
     return rc;
 }
@@ -288,8 +249,7 @@ out:
 int run_check(const struct experiment *e, const struct run_env *env, struct errbuf *err)
 {
     workload *wl;
-    struct workload_env wenv = { env->model, e->seed, e->base_dir };
-    if (workload_open(&wl, &e->workload, &wenv, err) < 0)
+    if (open_workload(e, env, &wl, err) < 0)
         return -1;
     workload_close(wl);
     struct policy_env penv = { e->seed, env->cl, env->model };
@@ -305,18 +265,23 @@ int run_check(const struct experiment *e, const struct run_env *env, struct errb
     return 0;
 }
 
-int run_seed_matters(const struct experiment *e, char *why, size_t cap)
+int run_seed_matters(const struct experiment *e, const struct run_env *env, char *why,
+                     size_t cap)
 {
     if (workload_seeded(&e->workload))
         return 1;
+    struct policy_env penv = { e->seed, env->cl, env->model };
     for (int i = 0; i < e->npolicies; i++) {
-        const struct policy_ops *ops = policy_find(e->policies[i].name);
-        if (ops == NULL)
+        policy *p;
+        struct errbuf ignored;
+        if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, &ignored) < 0)
             continue;
-        if (ops->flags & POLICY_SEEDED)
+        int seeded = (policy_ops_of(p)->flags & POLICY_SEEDED) ||
+                     (e->world->uses_seed != NULL &&
+                      e->world->uses_seed(e->world_config, policy_decider(p)));
+        policy_close(p);
+        if (seeded)
             return 1;
-        if (e->mode == EXPERIMENT_GAVEL && (ops->flags & POLICY_AGNOSTIC))
-            return 1;       /* Gavel shuffles an agnostic policy's type order with it */
     }
     const char *fmt = "?";
     jobj_str(&e->workload, "format", JOPT, &fmt, &(struct errbuf){ 0 });
@@ -326,38 +291,17 @@ int run_seed_matters(const struct experiment *e, char *why, size_t cap)
     return 0;
 }
 
-int run_list_jobs(const struct experiment *e, const struct run_env *env, FILE *out,
-                  int64_t *njobs, struct errbuf *err)
+int run_list(const struct experiment *e, const struct run_env *env, FILE *out,
+             int64_t *count, struct errbuf *err)
 {
     workload *wl;
-    struct workload_env wenv = { env->model, e->seed, e->base_dir };
-    *njobs = 0;
-    if (workload_open(&wl, &e->workload, &wenv, err) < 0)
+    *count = 0;
+    if (open_workload(e, env, &wl, err) < 0)
         return -1;
-    struct job_source *src = workload_source(wl);
-    struct job_spec js;
-    int rc;
-    simtime last = 0;
-    if (out != NULL)
-        fprintf(out, "id,arrival_s,job_type,workers,iterations,user,weight\n");
-    while ((rc = src->next(src->ctx, &js, err)) > 0) {
-        if (js.arrival < last) {
-            rc = err_input(err, js.origin, js.line, "arrival", "arrivals must not decrease");
-            break;
-        }
-        last = js.arrival;
-        /* the world's own check of every job it reads */
-        if ((e->mode == EXPERIMENT_GAVEL ? gavel_job_check : train_job_check)(env->cl,
-                env->model, &js, err) < 0) {
-            rc = -1;
-            break;
-        }
-        (*njobs)++;
-        if (out != NULL)
-            fprintf(out, "%lld,%.6f,\"%s\",%d,%.17g,%d,%.17g\n", (long long)js.id,
-                    sim_to_sec(js.arrival), tput_type(env->model, js.jtype)->name, js.workers,
-                    js.work, js.user, js.weight);
-    }
+    struct world_env we = { .cl = env->cl, .model = env->model, .seed = e->seed,
+                            .sim = &e->sim, .config = e->world_config,
+                            .source = workload_source(wl) };
+    int rc = e->world->check_source(&we, out, count, err);
     workload_close(wl);
-    return rc < 0 ? -1 : 0;
+    return rc;
 }

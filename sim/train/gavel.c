@@ -69,7 +69,7 @@ struct gw {
     const tput             *m;
     struct gavel_config     cfg;
     struct job_source      *src;
-    struct gavel_allocator  al;
+    struct train_decider    al;
     struct train_sink       sink;
     engine                 *eng;
     double                  R;
@@ -686,7 +686,7 @@ static void free_world(struct gw *w)
 }
 
 int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *cfg,
-              struct job_source *src, const struct gavel_allocator *alloc,
+              struct job_source *src, const struct train_decider *alloc,
               const struct train_sink *sink, struct gavel_totals *out, struct errbuf *err)
 {
     struct gw w = { .cl = cl, .m = model, .cfg = *cfg, .src = src, .al = *alloc,

@@ -28,13 +28,6 @@ struct gavel_config {
     struct window measure;      /* as train_config's: to <= from means first to last arrival */
 };
 
-struct gavel_allocator {
-    void    *ctx;
-    alloc_fn allocate;
-    int      agnostic;          /* shuffle the type order every round (non-"Perf" policies) */
-    int      fifo;              /* never pick a job with priority 0 (Gavel's FIFO rule) */
-};
-
 struct gavel_totals {
     struct train_totals t;
     double  utilization;        /* Gavel's: mean over GPUs of micro-task time / final time */
@@ -48,7 +41,7 @@ int gavel_job_check(const cluster *cl, const tput *model, const struct job_spec 
                     struct errbuf *err);
 
 int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *cfg,
-              struct job_source *src, const struct gavel_allocator *alloc,
+              struct job_source *src, const struct train_decider *alloc,
               const struct train_sink *sink, struct gavel_totals *out, struct errbuf *err);
 
 #endif

@@ -38,14 +38,6 @@ struct job_source {
     int (*next)(void *ctx, struct job_spec *out, struct errbuf *err);
 };
 
-struct train_decider {
-    void    *ctx;
-    int    (*decide)(void *ctx, const struct train_view *v, struct grant_list *out,
-                     struct errbuf *err);
-    unsigned wake;              /* enum train_wake bits */
-    simtime  round;             /* round length when wake has WAKE_ROUND */
-};
-
 /* A job leaving the world: finished, or still unfinished when the run stopped. */
 struct train_record {
     const struct train_job *job;

@@ -173,4 +173,21 @@ static inline const int *grant_ids(const struct grant_list *l, const struct gran
     return l->ids + g->first;
 }
 
+/* ---- the decider: what the world calls, a policy behind the dispatch layer ---- */
+
+struct alloc_problem;
+
+struct train_decider {
+    void    *ctx;
+    int    (*decide)(void *ctx, const struct train_view *v, struct grant_list *out,
+                     struct errbuf *err);
+    unsigned wake;              /* enum train_wake bits */
+    simtime  round;             /* round length when wake has WAKE_ROUND */
+    /* an allocation rule (sim/train/alloc_view.h), which Gavel-compatible mode needs; NULL
+     * for policies that only grant */
+    int    (*allocate)(void *ctx, const struct alloc_problem *p, double *x, struct errbuf *err);
+    int      agnostic;          /* heterogeneity-agnostic: Gavel shuffles its type order */
+    int      fifo;              /* Gavel never picks a job whose priority is 0 */
+};
+
 #endif

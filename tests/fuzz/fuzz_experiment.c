@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc == 0) {
             int64_t njobs = -1;
             err_clear(&err);
-            rc = run_list_jobs(e, &env, NULL, &njobs, &err);
+            rc = run_list(e, &env, NULL, &njobs, &err);
             fz_check_err(rc, &err, "run_list_jobs");
             if (rc == 0 && (njobs < 0 || njobs > JOB_CAP))
                 fz_fail("run_list_jobs: %lld jobs with max_jobs %d", (long long)njobs, JOB_CAP);

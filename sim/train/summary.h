@@ -1,5 +1,6 @@
 /*
- * summary: turns per-job figures into the run's summary metrics (the `metrics` table).
+ * summary: the training world's summary — per-job figures into the run's summary metrics
+ * (the `metrics` table), on top of the generic helpers of sim/base/stats.h.
  *
  * Metric names are a stable interface (DESIGN.md, README "Metrics"): jct_mean, jct_p50,
  * jct_p95, jct_p99, makespan, queue_delay_mean, ftf_mean, ftf_max, ftf_unfair_frac,
@@ -44,7 +45,7 @@ void     summary_destroy(summary *s);
  * queue_s < 0 if it never started, rho < 0 if unknown. */
 int summary_job(summary *s, int64_t index, double jct_s, double queue_s, double rho);
 
-enum { SUMMARY_MAX_TYPES = 16 };
+enum { SUMMARY_MAX_TYPES = 16, SUMMARY_MAX_METRICS = 128 };
 
 /* Whole-run figures. */
 struct summary_run {
@@ -66,8 +67,5 @@ struct summary_run {
 
 /* Compute the metrics into out (room for `cap`); returns how many were written. */
 size_t summary_finish(summary *s, const struct summary_run *r, struct metric *out, size_t cap);
-
-/* Jain's fairness index of x[0..n): (sum x)^2 / (n sum x^2); 1 when all equal. */
-double summary_jain(const double *x, size_t n);
 
 #endif

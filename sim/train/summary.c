@@ -1,6 +1,6 @@
 /*
- * summary: keeps the JCTs (8 bytes per finished job: percentiles need them all) and running
- * sums for everything else (queueing delay, finish-time fairness, Jain's index), once for all
+ * summary: the training world's summary metrics.  Keeps the JCTs (8 bytes per finished job:
+ * percentiles need them all; sim/base/stats.h) and running sums for everything else (queueing delay, finish-time fairness, Jain's index), once for all
  * jobs and once for the steady-state window, then sorts the JCTs once at the end.
  * O(n log n) at finish.
  */
@@ -10,17 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-
-struct vec {
-    double *v;
-    size_t  n, cap;
-};
+#include "../base/stats.h"
 
 /* the per-job figures of a set of jobs */
 struct jobstats {
-    struct vec jct;
+    struct stats_vec jct;
     long       total;
     long       nqueue;
     double     queue_sum;
@@ -32,20 +26,6 @@ struct summary {
     struct jobstats all, steady;
     int64_t         steady_first, steady_last;
 };
-
-static int vec_push(struct vec *v, double x)
-{
-    if (v->n == v->cap) {
-        size_t nc = v->cap ? v->cap * 2 : 1024;
-        double *p = realloc(v->v, nc * sizeof *p);
-        if (p == NULL)
-            return -1;
-        v->v = p;
-        v->cap = nc;
-    }
-    v->v[v->n++] = x;
-    return 0;
-}
 
 summary *summary_create(int64_t steady_first, int64_t steady_last)
 {
@@ -61,15 +41,15 @@ void summary_destroy(summary *s)
 {
     if (s == NULL)
         return;
-    free(s->all.jct.v);
-    free(s->steady.jct.v);
+    stats_vec_fini(&s->all.jct);
+    stats_vec_fini(&s->steady.jct);
     free(s);
 }
 
 static int add_job(struct jobstats *st, double jct_s, double queue_s, double rho)
 {
     st->total++;
-    if (jct_s >= 0 && vec_push(&st->jct, jct_s) < 0)
+    if (jct_s >= 0 && stats_vec_push(&st->jct, jct_s) < 0)
         return -1;
     if (queue_s >= 0) {
         st->nqueue++;
@@ -94,18 +74,6 @@ int summary_job(summary *s, int64_t index, double jct_s, double queue_s, double 
     if (s->steady_first >= 0 && index >= s->steady_first && index <= s->steady_last)
         return add_job(&s->steady, jct_s, queue_s, rho);
     return 0;
-}
-
-double summary_jain(const double *x, size_t n)
-{
-    if (n == 0)
-        return 0;
-    double a = 0, b = 0;
-    for (size_t i = 0; i < n; i++) {
-        a += x[i];
-        b += x[i] * x[i];
-    }
-    return b > 0 ? a * a / ((double)n * b) : 0;
 }
 
 struct out {
@@ -133,13 +101,11 @@ static void put_jobs(struct out *o, struct jobstats *st, const char *count_name)
     put(o, "jobs_done", (double)st->jct.n);
     put(o, "jobs_unfinished", (double)(st->total - (long)st->jct.n));
     if (st->jct.n > 0) {
-        const double *v = st->jct.v;
-        size_t n = st->jct.n;
-        gsl_sort(st->jct.v, 1, n);
-        put(o, "jct_mean", gsl_stats_mean(v, 1, n));
-        put(o, "jct_p50", gsl_stats_quantile_from_sorted_data(v, 1, n, 0.50));
-        put(o, "jct_p95", gsl_stats_quantile_from_sorted_data(v, 1, n, 0.95));
-        put(o, "jct_p99", gsl_stats_quantile_from_sorted_data(v, 1, n, 0.99));
+        stats_vec_sort(&st->jct);
+        put(o, "jct_mean", stats_vec_mean(&st->jct));
+        put(o, "jct_p50", stats_vec_quantile(&st->jct, 0.50));
+        put(o, "jct_p95", stats_vec_quantile(&st->jct, 0.95));
+        put(o, "jct_p99", stats_vec_quantile(&st->jct, 0.99));
     }
     if (st->nqueue > 0)
         put(o, "queue_delay_mean", st->queue_sum / (double)st->nqueue);

@@ -1,0 +1,116 @@
+/*
+ * world: the interface between the domain-neutral driver (sim/run) and a simulated world —
+ * training today, serving and microservices next.  ROSS's tw_lptype and SQLite's sqlite3_vfs
+ * are the models: the driver reaches a world only through its `const struct world_ops`, found
+ * by the experiment's "domain" in one registry (sim/run/world_registry.c), as policies are
+ * found by name; a world knows the driver only through the few structs below.
+ *
+ * A run, as the driver does it (sim/run/run.c):
+ *   read     the world's own fields of the experiment (top level and "sim"), once per
+ *            experiment, with file:line errors;
+ *   check    an opened policy against them (is it one this world can run in this mode?);
+ *   create   the world for one run: the cluster, the models, the seed, the workload's
+ *            source of entities, the policy's decider and where its results go;
+ *   run      to completion or a limit; the world writes its per-entity rows, its time series
+ *            and its summary metrics through the writer as it goes and when it ends;
+ *   destroy.
+ * Entities (jobs, requests) come from the workload as an opaque source whose type the world
+ * knows (struct job_source for training); the policy's decider is likewise the struct its
+ * view header declares (struct train_decider).  Rows go to the per-run tables of
+ * results/schema.sql by table and column name, so a world never includes results/.
+ *
+ * Ownership: the driver owns everything in world_env and keeps it alive across create, run
+ * and destroy; read's config is freed with free_config; create's world with destroy.
+ */
+#ifndef HETSIM_WORLD_H
+#define HETSIM_WORLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../models/tput.h"
+#include "../base/jobj.h"
+#include "../base/row.h"
+#include "../base/simtime.h"
+#include "../base/window.h"
+#include "cluster.h"
+
+/* Where a world's results go: the run's rows in the database (or nowhere, for validation). */
+struct world_writer {
+    void *ctx;
+    /* One row of the per-run table `table`: n values for the columns `cols` (run_id aside). */
+    int  (*row)(void *ctx, const char *table, const char *const *cols,
+                const struct row_value *v, int n, struct errbuf *err);
+    /* One point of the time series `name`, in time order within the series. */
+    int  (*sample)(void *ctx, simtime t, const char *name, double value, struct errbuf *err);
+    /* One summary figure (the metrics table; names are a stable interface, README). */
+    int  (*metric)(void *ctx, const char *name, double value, struct errbuf *err);
+    /* Now and then, for a progress line: simulated time and entities done (may be NULL). */
+    void (*progress)(void *ctx, simtime t, int64_t done);
+};
+
+/* The settings every world shares (the experiment's generic "sim" fields). */
+struct world_sim {
+    simtime       sample_period;    /* 0: no time series */
+    simtime       until;            /* SIM_NEVER: run until every entity is done */
+    uint64_t      max_events;       /* 0: no limit */
+    struct window measure;          /* the measurement window of time-averaged figures;
+                                       to <= from: from the first arrival to the last */
+    int64_t       steady_first, steady_last;    /* the steady-state window of entities by
+                                                   arrival index; first < 0: none */
+};
+
+/* What the driver gives a world for one run. */
+struct world_env {
+    const cluster         *cl;
+    const tput            *model;   /* training throughput (models/tput.h) */
+    uint64_t               seed;
+    const struct world_sim *sim;
+    const void            *config;  /* what read returned */
+    void                  *source;  /* the workload's entities (struct job_source for training) */
+    const void            *decider; /* the policy's decider (struct train_decider for training) */
+    const struct world_writer *out;
+};
+
+/* How a run ended. */
+struct world_totals {
+    simtime  end;               /* clock when it stopped */
+    int      stop;              /* enum engine_stop */
+    uint64_t events, decisions;
+    int64_t  entities_in, entities_done;
+};
+
+struct world_ops {
+    const char *domain;         /* the experiment's "domain": "training", ... */
+    const char *summary;        /* one line for `hetsim list domains` */
+    const char *entity;         /* what it simulates, plural: "jobs", "requests" */
+    const char *const *top_keys;    /* its own fields of the experiment (NULL-terminated) */
+    const char *const *sim_keys;    /* its own fields of the experiment's "sim" object */
+    const char *const *report_columns;  /* the metrics `hetsim report` shows by default */
+
+    /* Read its fields of the experiment: `root` and its "sim" object (node NULL when
+     * absent).  Errors name file:line:field. */
+    int  (*read)(void **config, const struct jobj *root, const struct jobj *sim,
+                 struct errbuf *err);
+    void (*free_config)(void *config);
+    /* Can this world run a policy with this decider under this config?  0, or -1 with the
+     * reason in msg, worded to follow "policy 'NAME' " (the driver says where the policy
+     * was named). */
+    int  (*check_policy)(const void *config, const void *decider, char *msg, size_t cap);
+    /* Does the seed change the world's own choices under this config and decider (beyond
+     * the workload's and the policy's)?  NULL: never. */
+    int  (*uses_seed)(const void *config, const void *decider);
+    /* Read every entity of env->source and check it as a run will (env->decider and out may
+     * be NULL), counting them; with `list` != NULL write them as the world's trace format
+     * (`hetsim workload`). */
+    int  (*check_source)(const struct world_env *env, FILE *list, int64_t *count,
+                         struct errbuf *err);
+
+    int  (*create)(void **world, const struct world_env *env, struct errbuf *err);
+    /* Run to the end or a limit; writes rows, samples and the summary metrics. */
+    int  (*run)(void *world, struct world_totals *out, struct errbuf *err);
+    void (*destroy)(void *world);
+};
+
+#endif

@@ -1,0 +1,287 @@
+/*
+ * world: the training world behind the world interface (sim/core/world.h) — its fields of
+ * the experiment, which policies it can run, the check of every job, and one run in either
+ * of its two mechanisms: native (train.c: event-driven, placement-aware, restores cost their
+ * checkpoint delay) or Gavel-compatible (gavel.c: Gavel's round mechanism, "mode": "gavel").
+ *
+ * Its rows: one `jobs` row per job that arrived and one `job_gpu_seconds` row per (job, GPU
+ * type it used), written as each job leaves; its time series through the samples; its
+ * summary (summary.c) when the run ends.  Memory follows the active jobs: a finished job
+ * leaves only its JCT (for percentiles) behind.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/world.h"
+#include "gavel.h"
+#include "summary.h"
+#include "train.h"
+
+enum mode { MODE_NATIVE, MODE_GAVEL };
+
+struct config {
+    int                 mode;           /* enum mode */
+    struct train_config train;          /* the native world's settings (restores, rounds) */
+    double              min_realloc_s;  /* Gavel mode: minimum time between recomputes */
+};
+
+static const char *const top_keys[] = { "mode", NULL };
+static const char *const sim_keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
+                                        "round_samples", "min_realloc_s", NULL };
+static const char *const report_columns[] = {
+    "jobs_done", "jct_mean", "jct_p50", "jct_p99", "makespan", "ftf_mean", "ftf_max",
+    "throughput_norm_window", "util_total", NULL };
+
+static int read_config(void **out, const struct jobj *root, const struct jobj *sim,
+                       struct errbuf *err)
+{
+    static const char *const modes[] = { "native", "gavel", NULL };
+    struct config *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return err_run(err, "out of memory");
+    c->train = (struct train_config){ .restore_delay_s = -1, .restore_fixed_s = 10,
+                                      .storage_gbs = 2.0, .round_samples = 1 };
+    c->min_realloc_s = 1920;
+    if (jobj_enum(root, "mode", JOPT, modes, &c->mode, err) < 0 ||
+        jobj_num(sim, "restore_delay_s", JOPT, -1, 1e7, &c->train.restore_delay_s, err) < 0 ||
+        jobj_num(sim, "restore_fixed_s", JOPT, 0, 1e7, &c->train.restore_fixed_s, err) < 0 ||
+        jobj_num(sim, "storage_gbs", JOPT, 0, 1e6, &c->train.storage_gbs, err) < 0 ||
+        jobj_num(sim, "min_realloc_s", JOPT, 0, 1e9, &c->min_realloc_s, err) < 0 ||
+        jobj_bool(sim, "round_samples", JOPT, &c->train.round_samples, err) < 0) {
+        free(c);
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+static int check_policy(const void *config, const void *decider, char *msg, size_t cap)
+{
+    const struct config *c = config;
+    const struct train_decider *d = decider;
+    if (c->mode == MODE_GAVEL && d->allocate == NULL) {
+        snprintf(msg, cap, "has no allocation rule, which Gavel-compatible mode "
+                 "(\"mode\": \"gavel\") needs (fifo_perf, gavel_las, gavel_las_perf, gavel_ftf "
+                 "and the other round-based policies have one)");
+        return -1;
+    }
+    return 0;
+}
+
+static int uses_seed(const void *config, const void *decider)
+{
+    const struct config *c = config;
+    const struct train_decider *d = decider;
+    /* Gavel shuffles an agnostic policy's type order every round with it */
+    return c->mode == MODE_GAVEL && d != NULL && d->agnostic;
+}
+
+static int check_source(const struct world_env *env, FILE *list, int64_t *count,
+                        struct errbuf *err)
+{
+    const struct config *c = env->config;
+    struct job_source *src = env->source;
+    struct job_spec js;
+    int rc;
+    simtime last = 0;
+    *count = 0;
+    if (list != NULL)
+        fprintf(list, "id,arrival_s,job_type,workers,iterations,user,weight\n");
+    while ((rc = src->next(src->ctx, &js, err)) > 0) {
+        if (js.arrival < last) {
+            rc = err_input(err, js.origin, js.line, "arrival", "arrivals must not decrease");
+            break;
+        }
+        last = js.arrival;
+        /* the world's own check of every job it reads */
+        if ((c->mode == MODE_GAVEL ? gavel_job_check : train_job_check)(env->cl, env->model,
+                                                                          &js, err) < 0) {
+            rc = -1;
+            break;
+        }
+        (*count)++;
+        if (list != NULL)
+            fprintf(list, "%lld,%.6f,\"%s\",%d,%.17g,%d,%.17g\n", (long long)js.id,
+                    sim_to_sec(js.arrival), tput_type(env->model, js.jtype)->name, js.workers,
+                    js.work, js.user, js.weight);
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- one run */
+
+struct world {
+    const struct world_env *env;
+    const struct config    *cfg;
+    summary                *sum;
+    int64_t                 done;
+};
+
+static const char *const job_cols[] = {
+    "job_id", "user", "job_type", "workers", "work", "arrival_s", "first_start_s",
+    "finish_s", "jct_s", "queue_delay_s", "n_avg", "t_iso_s", "ftf_rho", "attained_gpu_s",
+    "preemptions", "migrations" };
+enum { NJOB_COLS = sizeof job_cols / sizeof job_cols[0] };
+static const char *const gpu_cols[] = { "job_id", "gpu_type", "gpu_s" };
+
+static int on_job(void *ctx, const struct train_record *r, struct errbuf *err)
+{
+    struct world *w = ctx;
+    const struct world_writer *out = w->env->out;
+    const struct train_job *j = r->job;
+    double arrival = sim_to_sec(j->arrival);
+    double first = j->first_start >= 0 ? sim_to_sec(j->first_start) : -1;
+    double finish = r->finish >= 0 ? sim_to_sec(r->finish) : -1;
+    if (summary_job(w->sum, j->id, finish >= 0 ? finish - arrival : -1,
+                    first >= 0 ? first - arrival : -1, r->rho) < 0)
+        return err_run(err, "out of memory");
+    if (out->progress != NULL && ((++w->done) & 1023) == 0)
+        out->progress(out->ctx, finish >= 0 ? r->finish : j->arrival, w->done);
+    struct row_value v[NJOB_COLS] = {
+        row_int(r->trace_id), row_int(j->user), row_text(tput_type(w->env->model, j->jtype)->name),
+        row_int(j->workers), row_real(j->work), row_real(arrival), row_opt(first),
+        row_opt(finish), row_opt(finish < 0 ? -1 : finish - arrival),
+        row_opt(first < 0 ? -1 : first - arrival), row_real(r->n_avg), row_opt(r->t_iso),
+        row_opt(r->rho), row_real(train_view_attained(j, j->updated)),
+        row_int(j->preemptions), row_int(j->migrations),
+    };
+    if (out->row(out->ctx, "jobs", job_cols, v, NJOB_COLS, err) < 0)
+        return -1;
+    const int *types;
+    int nt = cluster_types(w->env->cl, &types);
+    for (int i = 0; i < nt; i++) {
+        if (!(r->gpu_s[i] > 0))
+            continue;
+        struct row_value g[3] = {
+            row_int(r->trace_id),
+            row_text(catalog_gpu(cluster_catalog(w->env->cl), types[i])->name),
+            row_real(r->gpu_s[i]) };
+        if (out->row(out->ctx, "job_gpu_seconds", gpu_cols, g, 3, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int on_sample(void *ctx, simtime t, const char *name, double v, struct errbuf *err)
+{
+    struct world *w = ctx;
+    return w->env->out->sample(w->env->out->ctx, t, name, v, err);
+}
+
+static int create(void **out, const struct world_env *env, struct errbuf *err)
+{
+    struct world *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return err_run(err, "out of memory");
+    w->env = env;
+    w->cfg = env->config;
+    w->sum = summary_create(env->sim->steady_first, env->sim->steady_last);
+    if (w->sum == NULL) {
+        free(w);
+        return err_run(err, "out of memory");
+    }
+    *out = w;
+    return 0;
+}
+
+static void destroy(void *world)
+{
+    struct world *w = world;
+    if (w == NULL)
+        return;
+    summary_destroy(w->sum);
+    free(w);
+}
+
+/* The summary of the run into the writer's metrics. */
+static int write_summary(struct world *w, const struct train_totals *tot, double gavel_util,
+                         struct errbuf *err)
+{
+    const struct world_env *env = w->env;
+    const int *types;
+    struct summary_run sr = {
+        .makespan_s = sim_to_sec(tot->makespan),
+        .horizon_s = tot->jobs_done == tot->jobs_in ? sim_to_sec(tot->makespan)
+                                                    : sim_to_sec(tot->end),
+        .preemptions = tot->preemptions, .migrations = tot->migrations,
+        .ntypes = cluster_types(env->cl, &types),
+        .window_from_s = tot->window.from, .window_to_s = tot->window.to,
+        .window_norm_s = tot->window_norm_s,
+    };
+    for (int i = 0; i < sr.ntypes; i++) {
+        const struct gpu_spec *g = catalog_gpu(cluster_catalog(env->cl), types[i]);
+        sr.type_name[i] = g->name;
+        sr.type_count[i] = cluster_type_count(env->cl, types[i]);
+        sr.type_busy_s[i] = tot->busy_gpu_s[i];
+        sr.type_price_hr[i] = g->price_hr;
+        sr.type_window_busy_s[i] = tot->window_busy_gpu_s[i];
+    }
+    struct metric m[SUMMARY_MAX_METRICS];
+    size_t n = summary_finish(w->sum, &sr, m, SUMMARY_MAX_METRICS);
+    for (size_t i = 0; i < n; i++)
+        if (env->out->metric(env->out->ctx, m[i].name, m[i].value, err) < 0)
+            return -1;
+    /* Gavel's own utilization figure (micro-task time from the round start), for comparison
+     * with Gavel's simulator; util_total is hetsim's busy-GPU measure */
+    if (gavel_util >= 0 &&
+        env->out->metric(env->out->ctx, "gavel_utilization", gavel_util, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int run(void *world, struct world_totals *out, struct errbuf *err)
+{
+    struct world *w = world;
+    const struct world_env *env = w->env;
+    const struct train_decider *dec = env->decider;
+    struct train_sink sink = { w, on_job, on_sample };
+    struct train_totals tot;
+    double gavel_util = -1;
+    if (w->cfg->mode == MODE_GAVEL) {
+        struct gavel_config gc = { env->seed, dec->round, w->cfg->min_realloc_s,
+                                   env->sim->sample_period, w->cfg->train.round_samples,
+                                   env->sim->max_events, env->sim->measure };
+        struct gavel_totals gt;
+        if (gavel_run(env->cl, env->model, &gc, env->source, dec, &sink, &gt, err) < 0)
+            return -1;
+        tot = gt.t;
+        gavel_util = gt.utilization;
+    } else {
+        struct train_config tc = w->cfg->train;
+        tc.sample_period = env->sim->sample_period;
+        tc.until = env->sim->until;
+        tc.max_events = env->sim->max_events;
+        tc.measure = env->sim->measure;
+        train *t;
+        if (train_create(&t, env->cl, env->model, &tc, env->source, dec, &sink, err) < 0)
+            return -1;
+        int rc = train_run(t, &tot, err);
+        train_destroy(t);
+        if (rc < 0)
+            return -1;
+    }
+    *out = (struct world_totals){ .end = tot.end, .stop = tot.stop, .events = tot.events,
+                                  .decisions = tot.decisions, .entities_in = tot.jobs_in,
+                                  .entities_done = tot.jobs_done };
+    return write_summary(w, &tot, gavel_util, err);
+}
+
+const struct world_ops train_world = {
+    .domain = "training",
+    .summary = "DL training jobs on GPU clusters: rounds of allocation, preemption, "
+               "migration; native or Gavel-compatible",
+    .entity = "jobs",
+    .top_keys = top_keys,
+    .sim_keys = sim_keys,
+    .report_columns = report_columns,
+    .read = read_config,
+    .free_config = free,
+    .check_policy = check_policy,
+    .uses_seed = uses_seed,
+    .check_source = check_source,
+    .create = create,
+    .run = run,
+    .destroy = destroy,
+};
