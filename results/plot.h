@@ -28,6 +28,10 @@ struct plot_opts {
     int         nexperiments;
     const char *const *sweeps;          /* ... and/or these sweeps (none of both: everything) */
     int         nsweeps;
+    /* The config_json an experiment's runs have without --set (NULL: unknown), malloc'd and
+     * freed by plot: its setting keeps the experiment's plain file names.  NULL function, or
+     * no run with that config: the setting of the experiment's first run keeps them. */
+    char     *(*plain_config)(const char *experiment);
 };
 
 /* Draw every selected figure; *nfig receives how many images were written.  Bad options, a

@@ -464,6 +464,22 @@ static const char plot_help[] =
     "--metric also replaces the bars' metrics.  --experiment and --sweep draw only those\n"
     "(each may be repeated; without either, everything is drawn).\n";
 
+/* The config of `name`'s runs made without --set: the shipped experiment of that name, as
+ * `hetsim run NAME` writes it (plot gives its setting the plain file names); NULL when no
+ * experiment of that name loads. */
+static char *plain_config(const char *name)
+{
+    struct experiment *e;
+    struct errbuf err;
+    err_clear(&err);
+    char *config = NULL;
+    if (experiment_load(&e, name, NULL, 0, &err) == 0 && strcmp(e->name, name) == 0 &&
+        e->npolicies > 0)
+        config = experiment_config_json(e, 0);
+    experiment_free(e);
+    return config;
+}
+
 static int cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -477,7 +493,8 @@ static int cmd_plot(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct plot_opts o = { .db_path = DEFAULT_DB, .out_dir = "results/out", .format = "png" };
+    struct plot_opts o = { .db_path = DEFAULT_DB, .out_dir = "results/out", .format = "png",
+                           .plain_config = plain_config };
     /* each list holds at most argc values */
     const char **lists = calloc(3 * (size_t)argc + 3, sizeof *lists);
     if (lists == NULL)
