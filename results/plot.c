@@ -8,23 +8,32 @@
  *   a run_params row whose key is neither "policy" nor "seed" ran a modified experiment and is
  *   drawn only in its sweep's figures; a policy x seed sweep is just runs of the experiment.
  *   Runs still marked 'running' are never drawn.
- * - The CDFs, utilization and queue figures show the latest run (highest id) of each policy.
- *   A CDF's denominator is every job of the run, so a policy that left jobs unfinished (NULL
- *   jct / rho) has a curve that stops below 1, and its key says how many finished.  The queue
- *   figure's time axis ends soon after the queue last held a job.
- * - Summary bars: for each policy P other than the baseline B and each seed both ran with the
- *   same config (config_json without seed and policies: a run made with --set is paired only
- *   with a baseline run made with the same setting), the ratio metric(P) / metric(B) of their
- *   latest such runs: report.c's pairing.  A bar is the mean of these ratios over the pairs,
- *   its error bar the 95% Student-t interval (none with one pair); a baseline value of 0 gives
- *   no ratio.  B is --baseline, else "fifo" when the experiment ran it, else the policy of its
- *   first run (for `hetsim run EXPERIMENT`, its first policy in config order: runs are
- *   written in that order).
+ * - Settings: a figure compares only runs that differ in their policy (and, in the bars, in
+ *   their seed).  An experiment's runs are split by their config without seed and policies
+ *   (report_config_key), and each setting gets its own figure set.  The plain setting (the
+ *   one plain_config names, else the setting of the first run) keeps the file names
+ *   <experiment>_<figure>; the others are <experiment>_<8 hex digits of the key>_<figure>.
+ *   With several settings every title says what differs (report_config_diff, the plain
+ *   setting first), e.g. "settings: workload.max_jobs=100".
+ * - The CDFs, utilization and queue figures of a setting show one seed: the one most of its
+ *   policies ran (of those, the one run last), and the latest run (highest id) of each policy
+ *   with that seed; a policy that never ran it is left out.  A CDF's denominator is every job
+ *   of the run, so a policy that left jobs unfinished (NULL jct / rho) has a curve that stops
+ *   below 1, and its key says how many finished.  The queue figure's time axis ends soon
+ *   after the queue last held a job.
+ * - Summary bars: for each policy P other than the baseline B and each seed both ran in the
+ *   setting, the ratio metric(P) / metric(B) of their latest runs with that seed: report.c's
+ *   pairing, one pair per seed, so the seeds a bar counts are distinct seeds.  A bar is the
+ *   mean of these ratios over the pairs, its error bar the 95% Student-t interval (none with
+ *   one pair); a baseline value of 0 gives no ratio.  B is --baseline, else "fifo" when the
+ *   setting ran it, else the policy of its first run (for `hetsim run EXPERIMENT`, its first
+ *   policy in config order: runs are written in that order).
  * - Sweeps: for each swept axis other than policy and seed with at least two values, each
  *   metric against that axis.  A line is a policy (runs.policy) and a combination of the
- *   other swept axes that take several values; a point is the mean over seeds of the metric
- *   (the latest run of each seed), with a 95% Student-t interval (t quantile from GSL; none
- *   with one seed).  Numeric axes (every value a JSON number) are drawn to scale (log scale
+ *   other swept axes that take several values, and, when runs of the sweep differ in fields
+ *   no axis names (a point run again with another --set), of those fields too, labelled
+ *   with what differs; a point is the mean over seeds of the metric (the latest run of each
+ *   seed), with a 95% Student-t interval (t quantile from GSL; none with one seed).  Numeric axes (every value a JSON number) are drawn to scale (log scale
  *   when all are positive and max / min >= 20); the others are categories, in order of first
  *   appearance (the sweep's order).
  *
@@ -44,7 +53,8 @@
  * likely cause is a wrong --db.  So are --experiment, --sweep, --baseline and --metric values
  * that match nothing in it.  A version 1 database (no run_params) has no sweeps.
  *
- * Cost: per experiment with R runs, one query per drawn run and figure, and O(R^2) pairing per
+ * Cost: per experiment with R runs in S settings, a cJSON parse per run, O(S R log R) to
+ * choose each setting's seed, one query per drawn run and figure, and O(R^2) pairing per
  * (policy, metric) of the bars; per sweep, one metric query per run and figure and a sort,
  * O(R log R).
  */

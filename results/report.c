@@ -17,8 +17,19 @@
  * t(0.975, n-1) s / sqrt(n).  Grouped ratios are paired: this run / its baseline run per seed,
  * then mean and half-width over the seeds that have a baseline run.
  *
- * Complexity: O(R x M) lookups and O(R log R) sorting for R runs loaded and M metrics; every
- * cell is held until printed (one row per run or group, not per job).
+ * Columns: report_default_columns or --columns (each checked against the metrics table), a
+ * ratio for each but counts of jobs and utilizations; a run lacking one has an empty cell.
+ * Units come from report_metric_unit, a table of rules on the name, so that a metric added
+ * to the schema gets one here without an edit.
+ *
+ * Overrides: report_config_diff over the configs of the rows printed (the latest run of each
+ * group when grouping), without the name and the sweep axes shown as columns.  It walks the
+ * parsed configs together, member by member in the order members first appear, and prints a
+ * path wherever the values at it are not all equal (cJSON_Compare).
+ *
+ * Complexity: O(R x M) lookups and O(R log R) sorting for R runs loaded and M metrics, and
+ * O(R x F) for the overrides of R rows over configs of F fields; every cell is held until
+ * printed (one row per run or group, not per job).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
@@ -1224,7 +1235,8 @@ static void print_grid(const struct grid *g, int format, FILE *out)
                 if (!left)
                     fprintf(out, "%*s", pad, "");
                 fputs(s, out);
-                if (k + 1 < nc)
+                /* no trailing blanks before an empty last cell */
+                if (k + 1 < nc && !(k + 2 == nc && *g->cell[i * nc + k + 1] == '\0'))
                     fprintf(out, "%*s", left ? pad + 2 : 2, "");
             }
         }
