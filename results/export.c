@@ -126,8 +126,10 @@ static int select_list(sqlite3 *h, const char *table, char *out, size_t cap,
             n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ", " : "", id);
     }
     sqlite3_finalize(q);
-    if (n == 0 || n >= cap)
-        return err_run(err, "reading the columns of %s", table);
+    if (n == 0)
+        return err_run(err, "no such table: %s (a database older than that table)", table);
+    if (n >= cap)
+        return err_run(err, "reading the columns of %s: too many", table);
     return 0;
 }
 
