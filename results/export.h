@@ -6,7 +6,12 @@
  * holding the separator, a quote or a line break quoted as RFC 4180 says (TSV uses the same
  * rules with a tab).  Rows are streamed from SQLite, never held in memory.  With a run filter
  * (experiment, sweep, where: see report_select) only the rows of the selected runs are
- * written, run by run in id order.
+ * written, run by run in id order.  run_params' value (JSON text in the database) is written
+ * as a program wants it: a JSON string without its quotes (fifo), anything else as it is.
+ *
+ * Wide (metrics only): one row per run instead of one per (run, metric): run_id, the runs
+ * columns that say what the run was (export_wide_columns), then one column per metric name,
+ * sorted, the union over the runs written; a run without that metric has an empty field.
  *
  * Ownership: the database is opened read-only and closed before export_table returns.  With
  * out_path the file is created (and removed again if the export fails); else rows go to `out`.
@@ -23,6 +28,8 @@ enum export_format { EXPORT_CSV, EXPORT_TSV };
 
 /* The tables export knows, NULL-terminated. */
 extern const char *const export_tables[];
+/* The runs columns of a wide row after run_id, NULL-terminated (those a file has). */
+extern const char *const export_wide_columns[];
 
 struct export_opts {
     const char *table;          /* one of export_tables */
@@ -31,10 +38,12 @@ struct export_opts {
     const char *sweep;
     const char *where;
     const char *out_path;       /* write here instead of to `out`, or NULL */
+    int         wide;           /* metrics: one row per run, one column per metric */
 };
 
 /* Write the table; *rows (may be NULL) receives the number of data rows written.  An unknown
- * table or a bad filter is an input error (code 2); nothing is written then. */
+ * table, wide with a table other than metrics or a bad filter is an input error (code 2);
+ * nothing is written then. */
 int export_table(const char *db_path, const struct export_opts *o, FILE *out,
                  int64_t *rows /* out */, struct errbuf *err);
 

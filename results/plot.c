@@ -8,23 +8,32 @@
  *   a run_params row whose key is neither "policy" nor "seed" ran a modified experiment and is
  *   drawn only in its sweep's figures; a policy x seed sweep is just runs of the experiment.
  *   Runs still marked 'running' are never drawn.
- * - The CDFs, utilization and queue figures show the latest run (highest id) of each policy.
- *   A CDF's denominator is every job of the run, so a policy that left jobs unfinished (NULL
- *   jct / rho) has a curve that stops below 1, and its key says how many finished.  The queue
- *   figure's time axis ends soon after the queue last held a job.
- * - Summary bars: for each policy P other than the baseline B and each seed both ran with the
- *   same config (config_json without seed and policies: a run made with --set is paired only
- *   with a baseline run made with the same setting), the ratio metric(P) / metric(B) of their
- *   latest such runs: report.c's pairing.  A bar is the mean of these ratios over the pairs,
- *   its error bar the 95% Student-t interval (none with one pair); a baseline value of 0 gives
- *   no ratio.  B is --baseline, else "fifo" when the experiment ran it, else the policy of its
- *   first run (for `hetsim run EXPERIMENT`, its first policy in config order: runs are
- *   written in that order).
+ * - Settings: a figure compares only runs that differ in their policy (and, in the bars, in
+ *   their seed).  An experiment's runs are split by their config without seed and policies
+ *   (report_config_key), and each setting gets its own figure set.  The plain setting (the
+ *   one plain_config names, else the setting of the first run) keeps the file names
+ *   <experiment>_<figure>; the others are <experiment>_<8 hex digits of the key>_<figure>.
+ *   With several settings every title says what differs (report_config_diff, the plain
+ *   setting first), e.g. "settings: workload.max_jobs=100".
+ * - The CDFs, utilization and queue figures of a setting show one seed: the one most of its
+ *   policies ran (of those, the one run last), and the latest run (highest id) of each policy
+ *   with that seed; a policy that never ran it is left out.  A CDF's denominator is every job
+ *   of the run, so a policy that left jobs unfinished (NULL jct / rho) has a curve that stops
+ *   below 1, and its key says how many finished.  The queue figure's time axis ends soon
+ *   after the queue last held a job.
+ * - Summary bars: for each policy P other than the baseline B and each seed both ran in the
+ *   setting, the ratio metric(P) / metric(B) of their latest runs with that seed: report.c's
+ *   pairing, one pair per seed, so the seeds a bar counts are distinct seeds.  A bar is the
+ *   mean of these ratios over the pairs, its error bar the 95% Student-t interval (none with
+ *   one pair); a baseline value of 0 gives no ratio.  B is --baseline, else "fifo" when the
+ *   setting ran it, else the policy of its first run (for `hetsim run EXPERIMENT`, its first
+ *   policy in config order: runs are written in that order).
  * - Sweeps: for each swept axis other than policy and seed with at least two values, each
  *   metric against that axis.  A line is a policy (runs.policy) and a combination of the
- *   other swept axes that take several values; a point is the mean over seeds of the metric
- *   (the latest run of each seed), with a 95% Student-t interval (t quantile from GSL; none
- *   with one seed).  Numeric axes (every value a JSON number) are drawn to scale (log scale
+ *   other swept axes that take several values, and, when runs of the sweep differ in fields
+ *   no axis names (a point run again with another --set), of those fields too, labelled
+ *   with what differs; a point is the mean over seeds of the metric (the latest run of each
+ *   seed), with a 95% Student-t interval (t quantile from GSL; none with one seed).  Numeric axes (every value a JSON number) are drawn to scale (log scale
  *   when all are positive and max / min >= 20); the others are categories, in order of first
  *   appearance (the sweep's order).
  *
@@ -44,7 +53,8 @@
  * likely cause is a wrong --db.  So are --experiment, --sweep, --baseline and --metric values
  * that match nothing in it.  A version 1 database (no run_params) has no sweeps.
  *
- * Cost: per experiment with R runs, one query per drawn run and figure, and O(R^2) pairing per
+ * Cost: per experiment with R runs in S settings, a cJSON parse per run, O(S R log R) to
+ * choose each setting's seed, one query per drawn run and figure, and O(R^2) pairing per
  * (policy, metric) of the bars; per sweep, one metric query per run and figure and a sort,
  * O(R log R).
  */
@@ -68,12 +78,13 @@
 
 #include "../sim/base/path.h"
 #include "db.h"
+#include "report.h"
 
 extern char **environ;
 
 /* metrics of the summary bars when no --metric is given */
 static const char *const bar_metrics[] = { "jct_mean", "jct_p99", "makespan", "ftf_mean",
-                                           "ftf_max", "throughput_norm", "util_total" };
+                                           "ftf_max", "throughput_norm_window", "util_total" };
 enum { NBAR_METRICS = sizeof bar_metrics / sizeof bar_metrics[0] };
 
 /* longest file-name part taken from a name, before the hash suffix */
@@ -403,7 +414,8 @@ static void metric_label(const char *m, char *out, size_t cap)
         { "ftf_unfair_frac", "share of jobs with rho > 1" },
         { "jain_index", "Jain's index over 1/rho" },
         { "util_total", "GPU utilization, all types (fraction)" },
-        { "throughput_norm", "normalized throughput (jobs at full speed)" },
+        { "throughput_norm_window", "normalized throughput over the measurement window (jobs "
+                                    "at full speed)" },
         { "jobs_done", "jobs finished" },
         { "jobs_unfinished", "jobs unfinished" },
         { "gpu_hours", "GPU-hours" },
@@ -422,15 +434,6 @@ static void metric_label(const char *m, char *out, size_t cap)
         snprintf(out, cap, "%s utilization (fraction)", m + 5);
     else
         snprintf(out, cap, "%s", m);
-}
-
-/* Metrics where a larger value is better (the others: smaller is better). */
-static int higher_is_better(const char *m)
-{
-    return strncmp(m, "util_", 5) == 0 || strcmp(m, "throughput_norm") == 0 ||
-           strcmp(m, "jain_index") == 0 || strcmp(m, "jobs_done") == 0 ||
-           strcmp(m, "slo_attainment") == 0 || strcmp(m, "tokens_per_s") == 0 ||
-           strcmp(m, "gavel_utilization") == 0;
 }
 
 /* Mean, sample standard deviation and 95% CI half-width (Student t) of v[0..n-1]. */
@@ -459,7 +462,15 @@ static const char unchanged_sql[] = "AND NOT EXISTS (SELECT 1 FROM run_params p 
 struct erun {
     int64_t id, seed;
     int     pol;                /* index into exp.pol */
-    char    cfg[17];            /* hash of its config without seed and policies */
+    int     set;                /* index into exp.set */
+};
+
+/* A setting: the runs whose configs are equal but for the seed and the policy. */
+struct eset {
+    char    key[17];            /* report_config_key of its config */
+    char   *config;             /* the config_json of its latest run */
+    char   *note;               /* what differs from the other settings ("" when alone) */
+    char    stem[FNAME + 10];   /* its file names: the experiment's, "_<key>" but when plain */
 };
 
 struct exp {
@@ -467,9 +478,20 @@ struct exp {
     char         fname[FNAME];
     char       **pol;           /* policies, in order of their first run */
     int          npol;
-    int64_t     *latest;        /* latest run of each policy */
     struct erun *runs;          /* in id order */
     int          nruns;
+    struct eset *set;           /* in order of their first run */
+    int          nset;
+};
+
+/* What one figure set draws: a setting, the seed of its CDFs and time series, and the run of
+ * each policy there. */
+struct view {
+    const struct exp  *e;
+    const struct eset *s;
+    int                set;
+    int64_t            seed;
+    int64_t           *latest;  /* per policy: its latest run of the setting and seed, or -1 */
 };
 
 static void expfig_free(struct exp *e)
@@ -477,18 +499,43 @@ static void expfig_free(struct exp *e)
     for (int i = 0; i < e->npol; i++)
         free(e->pol[i]);
     free(e->pol);
-    free(e->latest);
     free(e->runs);
+    for (int i = 0; i < e->nset; i++) {
+        free(e->set[i].config);
+        free(e->set[i].note);
+    }
+    free(e->set);
+}
+
+/* the index of the setting with this key, appending it when new; -1 when out of memory */
+static int set_of(struct exp *e, const char *key, const char *config)
+{
+    int k = 0;
+    while (k < e->nset && strcmp(e->set[k].key, key) != 0)
+        k++;
+    if (k == e->nset) {
+        struct eset *ns = realloc(e->set, (size_t)(e->nset + 1) * sizeof *ns);
+        if (ns == NULL)
+            return -1;
+        e->set = ns;
+        memset(&ns[k], 0, sizeof ns[k]);
+        snprintf(ns[k].key, sizeof ns[k].key, "%s", key);
+        e->nset++;
+    }
+    char *copy = strdup(config);
+    if (copy == NULL)
+        return -1;
+    free(e->set[k].config);         /* id order: the latest run's config stays */
+    e->set[k].config = copy;
+    return k;
 }
 
 static int expfig_load(struct ctx *c, struct exp *e)
 {
     char sql[512];
     snprintf(sql, sizeof sql,
-             "SELECT id, policy, seed, CASE WHEN json_valid(config_json) THEN "
-             "json_remove(config_json, '$.seed', '$.policies') ELSE config_json END "
-             "FROM runs WHERE experiment = ?1 AND stop_reason != 'running' %s ORDER BY id",
-             c->has_params ? unchanged_sql : "");
+             "SELECT id, policy, seed, config_json FROM runs WHERE experiment = ?1 AND "
+             "stop_reason != 'running' %s ORDER BY id", c->has_params ? unchanged_sql : "");
     sqlite3_stmt *q;
     if (prepare(c, sql, &q) < 0)
         return -1;
@@ -503,15 +550,11 @@ static int expfig_load(struct ctx *c, struct exp *e)
             if (e->npol == pcap) {
                 pcap = pcap ? 2 * pcap : 8;
                 char **np = realloc(e->pol, (size_t)pcap * sizeof *np);
-                int64_t *nl = realloc(e->latest, (size_t)pcap * sizeof *nl);
-                if (np != NULL)
-                    e->pol = np;
-                if (nl != NULL)
-                    e->latest = nl;
-                if (np == NULL || nl == NULL) {
+                if (np == NULL) {
                     rc = err_run(c->err, "out of memory");
                     break;
                 }
+                e->pol = np;
             }
             if ((e->pol[p] = strdup(pol)) == NULL) {
                 rc = err_run(c->err, "out of memory");
@@ -533,11 +576,66 @@ static int expfig_load(struct ctx *c, struct exp *e)
         r->seed = sqlite3_column_int64(q, 2);
         r->pol = p;
         const char *cfg = (const char *)sqlite3_column_text(q, 3);
-        db_hash_hex(cfg ? cfg : "", r->cfg);
-        e->latest[p] = r->id;       /* id order: the last one wins */
+        char key[17];
+        if (report_config_key(cfg, NULL, 0, key) < 0 ||
+            (r->set = set_of(e, key, cfg ? cfg : "")) < 0)
+            rc = err_run(c->err, "out of memory");
     }
     sqlite3_finalize(q);
     return rc;
+}
+
+static int by_seed_id(const void *pa, const void *pb)
+{
+    const struct erun *a = *(const struct erun *const *)pa, *b = *(const struct erun *const *)pb;
+    if (a->seed != b->seed)
+        return a->seed < b->seed ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The view of setting k: the seed most of its policies ran (of those, the one run last), and
+ * each policy's latest run of it.  scratch holds e->nruns pointers; v->latest e->npol ids. */
+static void view_of(const struct exp *e, int k, const struct erun **scratch, struct view *v)
+{
+    *v = (struct view){ .e = e, .s = &e->set[k], .set = k, .seed = -1, .latest = v->latest };
+    int n = 0;
+    for (int i = 0; i < e->nruns; i++)
+        if (e->runs[i].set == k)
+            scratch[n++] = &e->runs[i];
+    qsort(scratch, (size_t)n, sizeof *scratch, by_seed_id);
+    int best = 0;
+    int64_t best_last = -1;
+    for (int i = 0, j; i < n; i = j) {
+        for (int p = 0; p < e->npol; p++)
+            v->latest[p] = -1;
+        int npol = 0;
+        for (j = i; j < n && scratch[j]->seed == scratch[i]->seed; j++) {
+            npol += v->latest[scratch[j]->pol] < 0;
+            v->latest[scratch[j]->pol] = scratch[j]->id;
+        }
+        int64_t last = scratch[j - 1]->id;
+        if (npol > best || (npol == best && last > best_last)) {
+            best = npol;
+            best_last = last;
+            v->seed = scratch[i]->seed;
+        }
+    }
+    for (int p = 0; p < e->npol; p++)
+        v->latest[p] = -1;
+    for (int i = 0; i < n; i++)             /* (seed, id) order: the last one wins */
+        if (scratch[i]->seed == v->seed)
+            v->latest[scratch[i]->pol] = scratch[i]->id;
+}
+
+/* a figure's title: what it shows, and the settings when the experiment ran several */
+static void fig_title(char *out, size_t cap, const struct view *v, const char *what,
+                      const char *extra)
+{
+    int n = snprintf(out, cap, "%s: %s", v->e->name, what);
+    if (n >= 0 && (size_t)n < cap && *extra != '\0')
+        n += snprintf(out + n, cap - (size_t)n, "\n%s", extra);
+    if (n >= 0 && (size_t)n < cap && *v->s->note != '\0')
+        snprintf(out + n, cap - (size_t)n, "\nsettings: %s", v->s->note);
 }
 
 /* Write the CDF of the values `sql` selects for run `id` (sorted, NULLs excluded) over all of
@@ -615,16 +713,19 @@ static const struct cdf_fig cdfs[] = {
       "finish-time fairness CDF", 0, 1 },
 };
 
-static int expfig_cdf(struct ctx *c, const struct exp *e, const struct cdf_fig *fig)
+static int expfig_cdf(struct ctx *c, const struct view *w, const struct cdf_fig *fig)
 {
+    const struct exp *e = w->e;
     struct gparr files = { 0 }, titles = { 0 }, colors = { 0 };
     int rc = 0;
     for (int p = 0; p < e->npol && rc == 0; p++) {
+        if (w->latest[p] < 0)
+            continue;
         char fp[FNAME], file[PATH_MAX_LEN];
         file_part(fp, e->pol[p]);
-        data_path(c, file, sizeof file, e->fname, fp, fig->tag);
+        data_path(c, file, sizeof file, w->s->stem, fp, fig->tag);
         int nval, njobs;
-        if ((rc = write_cdf(c, fig->sql, e->latest[p], file, &nval, &njobs)) < 0)
+        if ((rc = write_cdf(c, fig->sql, w->latest[p], file, &nval, &njobs)) < 0)
             continue;
         if (nval == 0) {
             unlink(file);
@@ -633,17 +734,19 @@ static int expfig_cdf(struct ctx *c, const struct exp *e, const struct cdf_fig *
         char title[256];
         if (nval < njobs)
             snprintf(title, sizeof title, "%s (run %lld; %d of %d jobs)", e->pol[p],
-                     (long long)e->latest[p], nval, njobs);
+                     (long long)w->latest[p], nval, njobs);
         else
-            snprintf(title, sizeof title, "%s (run %lld)", e->pol[p], (long long)e->latest[p]);
+            snprintf(title, sizeof title, "%s (run %lld)", e->pol[p], (long long)w->latest[p]);
         arr_str(&files, file);
         arr_str(&titles, title);
         arr_int(&colors, p + 1);
     }
     if (rc == 0 && files.n > 0) {
-        char image[PATH_MAX_LEN], title[512];
-        image_path(c, image, sizeof image, e->fname, fig->tag);
-        snprintf(title, sizeof title, "%s: %s (latest run of each policy)", e->name, fig->what);
+        char image[PATH_MAX_LEN], title[1024], what[256];
+        image_path(c, image, sizeof image, w->s->stem, fig->tag);
+        snprintf(what, sizeof what, "%s (seed %lld, latest run of each policy)", fig->what,
+                 (long long)w->seed);
+        fig_title(title, sizeof title, w, what, "");
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_str(&v, "xlabel", fig->xlabel);
@@ -661,9 +764,10 @@ static int expfig_cdf(struct ctx *c, const struct exp *e, const struct cdf_fig *
     return rc;
 }
 
-/* The util_* series of the latest runs: util_total first, then the GPU types by name. */
-static int util_names(struct ctx *c, const struct exp *e, char ***names, int *n)
+/* The util_* series of the view's runs: util_total first, then the GPU types by name. */
+static int util_names(struct ctx *c, const struct view *w, char ***names, int *n)
 {
+    const struct exp *e = w->e;
     *names = NULL;
     *n = 0;
     sqlite3_stmt *q;
@@ -672,7 +776,9 @@ static int util_names(struct ctx *c, const struct exp *e, char ***names, int *n)
         return -1;
     int rc = 0;
     for (int p = 0; p < e->npol && rc == 0; p++) {
-        sqlite3_bind_int64(q, 1, e->latest[p]);
+        if (w->latest[p] < 0)
+            continue;
+        sqlite3_bind_int64(q, 1, w->latest[p]);
         while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
             const char *s = (const char *)sqlite3_column_text(q, 0);
             int k = 0;
@@ -714,11 +820,12 @@ static void free_names(char **names, int n)
 }
 
 /* Utilization over time, one panel per series in names[], one line per policy. */
-static int expfig_util(struct ctx *c, const struct exp *e)
+static int expfig_util(struct ctx *c, const struct view *w)
 {
+    const struct exp *e = w->e;
     char **names;
     int nn;
-    if (util_names(c, e, &names, &nn) < 0)
+    if (util_names(c, w, &names, &nn) < 0)
         return -1;
     struct gparr files = { 0 }, titles = { 0 }, colors = { 0 }, panels = { 0 }, first = { 0 },
                  last = { 0 };
@@ -729,11 +836,13 @@ static int expfig_util(struct ctx *c, const struct exp *e)
         char tag[FNAME + 8];
         file_part(tag, names[k]);
         for (int p = 0; p < e->npol && rc == 0; p++) {
+            if (w->latest[p] < 0)
+                continue;
             char fp[FNAME], file[PATH_MAX_LEN];
             file_part(fp, e->pol[p]);
-            data_path(c, file, sizeof file, e->fname, fp, tag);
+            data_path(c, file, sizeof file, w->s->stem, fp, tag);
             int rows;
-            if ((rc = write_series(c, e->latest[p], names[k], file, &rows, &tmax, &tbusy)) < 0)
+            if ((rc = write_series(c, w->latest[p], names[k], file, &rows, &tmax, &tbusy)) < 0)
                 continue;
             if (rows == 0) {
                 unlink(file);
@@ -755,11 +864,12 @@ static int expfig_util(struct ctx *c, const struct exp *e)
         arr_int(&last, files.n);
     }
     if (rc == 0 && panels.n > 0) {
-        char image[PATH_MAX_LEN], title[512];
-        image_path(c, image, sizeof image, e->fname, "util");
-        snprintf(title, sizeof title,
-                 "%s: GPU utilization by GPU type, latest run of each policy\n(fraction of the "
-                 "type's GPUs granted, mean over each sample period)", e->name);
+        char image[PATH_MAX_LEN], title[1024], what[256];
+        image_path(c, image, sizeof image, w->s->stem, "util");
+        snprintf(what, sizeof what, "GPU utilization by GPU type, seed %lld, latest run of each "
+                 "policy", (long long)w->seed);
+        fig_title(title, sizeof title, w, what,
+                  "(fraction of the type's GPUs granted, mean over each sample period)");
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_num(&v, "tmax_h", tmax / 3600);
@@ -784,17 +894,20 @@ static int expfig_util(struct ctx *c, const struct exp *e)
 
 /* Queue length over time, one line per policy.  The time axis ends a little after the queue
  * last held a job: a long tail of empty queue would squeeze the part worth reading. */
-static int expfig_queue(struct ctx *c, const struct exp *e)
+static int expfig_queue(struct ctx *c, const struct view *w)
 {
+    const struct exp *e = w->e;
     struct gparr files = { 0 }, titles = { 0 }, colors = { 0 };
     double tmax = 0, tbusy = 0;
     int rc = 0;
     for (int p = 0; p < e->npol && rc == 0; p++) {
+        if (w->latest[p] < 0)
+            continue;
         char fp[FNAME], file[PATH_MAX_LEN];
         file_part(fp, e->pol[p]);
-        data_path(c, file, sizeof file, e->fname, fp, "queue");
+        data_path(c, file, sizeof file, w->s->stem, fp, "queue");
         int rows;
-        if ((rc = write_series(c, e->latest[p], "queue_len", file, &rows, &tmax, &tbusy)) < 0)
+        if ((rc = write_series(c, w->latest[p], "queue_len", file, &rows, &tmax, &tbusy)) < 0)
             continue;
         if (rows == 0) {
             unlink(file);
@@ -805,11 +918,13 @@ static int expfig_queue(struct ctx *c, const struct exp *e)
         arr_int(&colors, p + 1);
     }
     if (rc == 0 && files.n > 0) {
-        char image[PATH_MAX_LEN], title[512];
-        image_path(c, image, sizeof image, e->fname, "queue");
+        char image[PATH_MAX_LEN], title[1024], what[256];
+        image_path(c, image, sizeof image, w->s->stem, "queue");
         double end = tbusy > 0 && 1.1 * tbusy < tmax ? 1.1 * tbusy : tmax;
-        snprintf(title, sizeof title, "%s: jobs waiting for GPUs (latest run of each policy)%s",
-                 e->name, end < tmax ? "\n(time axis cut soon after the last wait)" : "");
+        snprintf(what, sizeof what, "jobs waiting for GPUs (seed %lld, latest run of each "
+                 "policy)", (long long)w->seed);
+        fig_title(title, sizeof title, w, what,
+                  end < tmax ? "(time axis cut soon after the last wait)" : "");
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_str(&v, "ylabel", "jobs waiting");
@@ -826,24 +941,42 @@ static int expfig_queue(struct ctx *c, const struct exp *e)
     return rc;
 }
 
-/* The latest run of policy p with the seed and config (apart from policy) of run r, or -1. */
+/* The latest run of policy p with the seed and setting of run r, or -1. */
 static int64_t run_paired(const struct exp *e, int p, const struct erun *r)
 {
     int64_t id = -1;
     for (int i = 0; i < e->nruns; i++)
-        if (e->runs[i].pol == p && e->runs[i].seed == r->seed &&
-            strcmp(e->runs[i].cfg, r->cfg) == 0)
+        if (e->runs[i].pol == p && e->runs[i].seed == r->seed && e->runs[i].set == r->set)
             id = e->runs[i].id;
     return id;
 }
 
-static int expfig_baseline(struct ctx *c, const struct exp *e)
+/* 1 if policy p ran in setting k */
+static int run_paired_any(const struct exp *e, int k, int p)
 {
+    for (int i = 0; i < e->nruns; i++)
+        if (e->runs[i].set == k && e->runs[i].pol == p)
+            return 1;
+    return 0;
+}
+
+/* The baseline of a setting: --baseline, else fifo, else the policy of its first run; -1
+ * when the setting did not run the one asked for. */
+static int expfig_baseline(struct ctx *c, const struct view *w)
+{
+    const struct exp *e = w->e;
     const char *want = c->o->baseline;
-    for (int p = 0; p < e->npol; p++)
-        if (strcmp(e->pol[p], want ? want : "fifo") == 0)
-            return p;
-    return want ? -1 : 0;
+    int first = -1;
+    for (int i = 0; i < e->nruns; i++) {
+        const struct erun *r = &e->runs[i];
+        if (r->set != w->set)
+            continue;
+        if (strcmp(e->pol[r->pol], want ? want : "fifo") == 0)
+            return r->pol;
+        if (first < 0)
+            first = r->pol;
+    }
+    return want ? -1 : first;
 }
 
 struct bar {
@@ -851,15 +984,16 @@ struct bar {
     int    n;                   /* seeds */
 };
 
-/* The ratio of policy p's metric to the baseline b's, over the (seed, config) pairs both ran. */
-static struct bar bar_of(struct ctx *c, const struct exp *e, int p, int b, const char *metric,
-                         double *ratio /* scratch, e->nruns */)
+/* The ratio of policy p's metric to the baseline b's, over the seeds both ran in setting k:
+ * one pair per seed, so n counts distinct seeds. */
+static struct bar bar_of(struct ctx *c, const struct exp *e, int k, int p, int b,
+                         const char *metric, double *ratio /* scratch, e->nruns */)
 {
     int n = 0;
     for (int i = 0; i < e->nruns; i++) {
         const struct erun *r = &e->runs[i];
-        /* each pair once: at the baseline's latest run with that seed and config */
-        if (r->pol != b || run_paired(e, b, r) != r->id)
+        /* each pair once: at the baseline's latest run with that seed in the setting */
+        if (r->set != k || r->pol != b || run_paired(e, b, r) != r->id)
             continue;
         int64_t pid = run_paired(e, p, r);
         if (pid < 0)
@@ -881,9 +1015,10 @@ static struct bar bar_of(struct ctx *c, const struct exp *e, int p, int b, const
 /* Summary bars: each metric of each policy as a ratio to the baseline's, same seed.  Policies
  * and metrics without any ratio are left out of the figure (and an all-missing column would
  * crash gnuplot 5.4's labels). */
-static int expfig_bars(struct ctx *c, const struct exp *e)
+static int expfig_bars(struct ctx *c, const struct view *w)
 {
-    int b = expfig_baseline(c, e);
+    const struct exp *e = w->e;
+    int b = expfig_baseline(c, w);
     if (b < 0 || e->npol < 2)
         return 0;
     const char *const *mets = c->metrics ? (const char *const *)c->metrics : bar_metrics;
@@ -900,7 +1035,7 @@ static int expfig_bars(struct ctx *c, const struct exp *e)
             if (p == b)
                 continue;
             struct bar *x = &bars[m * e->npol + p];
-            *x = bar_of(c, e, p, b, mets[m], ratio);
+            *x = bar_of(c, e, w->set, p, b, mets[m], ratio);
             if (x->n == 0)
                 continue;
             npol += !pol_used[p];
@@ -909,15 +1044,17 @@ static int expfig_bars(struct ctx *c, const struct exp *e)
             nseeds_min = nseeds_min < 0 || x->n < nseeds_min ? x->n : nseeds_min;
         }
     char file[PATH_MAX_LEN];
-    data_path(c, file, sizeof file, e->fname, NULL, "summary");
+    data_path(c, file, sizeof file, w->s->stem, NULL, "summary");
     FILE *f = rc == 0 && npol > 0 ? data_open(c, file) : NULL;
     if (rc == 0 && npol > 0 && f == NULL)
         rc = -1;
     if (f != NULL) {
         fprintf(f, "# %s: each metric of each policy / the baseline %s's, same seed; mean over "
                    "seeds, 95%% CI (Student t; NaN with one seed)\n", e->name, e->pol[b]);
+        if (*w->s->note != '\0')
+            fprintf(f, "# settings: %s\n", w->s->note);
         for (int p = 0; p < e->npol; p++)
-            if (p != b && !pol_used[p])
+            if (p != b && !pol_used[p] && run_paired_any(e, w->set, p))
                 fprintf(f, "# %s: left out, no seed in common with %s\n", e->pol[p], e->pol[b]);
         fprintf(f, "# metric");
         for (int p = 0; p < e->npol; p++)
@@ -950,12 +1087,13 @@ static int expfig_bars(struct ctx *c, const struct exp *e)
         for (int m = 0; m < nm; m++)
             if (met_used[m]) {
                 arr_str(&ticks, mets[m]);
-                arr_str(&dirs, higher_is_better(mets[m]) ? "\xe2\x86\x91 better" /* up */
+                arr_str(&dirs, report_metric_higher_better(mets[m]) ? "\xe2\x86\x91 better" /* up */
                                                          : "\xe2\x86\x93 better");
             }
-        char image[PATH_MAX_LEN], title[512], sub[256], seeds[64], ylabel[256];
-        image_path(c, image, sizeof image, e->fname, "summary");
-        snprintf(title, sizeof title, "%s: metrics relative to %s", e->name, e->pol[b]);
+        char image[PATH_MAX_LEN], title[1024], what[256], sub[256], seeds[64], ylabel[256];
+        image_path(c, image, sizeof image, w->s->stem, "summary");
+        snprintf(what, sizeof what, "metrics relative to %s", e->pol[b]);
+        fig_title(title, sizeof title, w, what, "");
         if (nseeds_min == nseeds_max)
             snprintf(seeds, sizeof seeds, "%d", nseeds_max);
         else
@@ -988,21 +1126,69 @@ static int expfig_bars(struct ctx *c, const struct exp *e)
     return rc;
 }
 
+/* The plain setting (the experiment as run without --set) keeps the experiment's own file
+ * names: the one plain_config names, else the setting of the first run.  The others add their
+ * key's first 8 digits.  With several settings each one's note says what differs. */
+static int name_settings(struct ctx *c, struct exp *e)
+{
+    int plain = 0;
+    char *ref = c->o->plain_config ? c->o->plain_config(e->name) : NULL;
+    char key[17];
+    if (ref != NULL && report_config_key(ref, NULL, 0, key) == 0)
+        for (int k = 0; k < e->nset; k++)
+            if (strcmp(e->set[k].key, key) == 0)
+                plain = k;
+    free(ref);
+    const char **configs = malloc(((size_t)e->nset + 1) * sizeof *configs);
+    char **notes = calloc((size_t)e->nset + 1, sizeof *notes);
+    int *order = malloc(((size_t)e->nset + 1) * sizeof *order);
+    int rc = configs == NULL || notes == NULL || order == NULL ? -1 : 0;
+    /* the plain setting first: the diff lists paths in the order they first appear */
+    for (int k = 0, i = 1; rc == 0 && k < e->nset; k++)
+        order[k == plain ? 0 : i++] = k;
+    for (int j = 0; rc == 0 && j < e->nset; j++)
+        configs[j] = e->set[order[j]].config;
+    const char *const skip[] = { "name" };
+    if (rc == 0 && report_config_diff(configs, (size_t)e->nset, skip, 1, notes) < 0)
+        rc = -1;
+    for (int j = 0; rc == 0 && j < e->nset; j++) {
+        struct eset *s = &e->set[order[j]];
+        s->note = notes[j];
+        if (order[j] == plain)
+            snprintf(s->stem, sizeof s->stem, "%s", e->fname);
+        else
+            snprintf(s->stem, sizeof s->stem, "%s_%.8s", e->fname, s->key);
+    }
+    free(order);
+    free(configs);
+    free(notes);
+    return rc < 0 ? err_run(c->err, "out of memory") : 0;
+}
+
 static int plot_experiment(struct ctx *c, const char *name)
 {
     struct exp e = { .name = name };
     file_part(e.fname, name);
     int rc = expfig_load(c, &e);
-    if (rc == 0 && e.npol > 0) {
+    if (rc == 0 && e.npol > 0)
+        rc = name_settings(c, &e);
+    struct view w = { .latest = malloc(((size_t)e.npol + 1) * sizeof *w.latest) };
+    const struct erun **scratch = malloc(((size_t)e.nruns + 1) * sizeof *scratch);
+    if (rc == 0 && (w.latest == NULL || scratch == NULL))
+        rc = err_run(c->err, "out of memory");
+    for (int k = 0; rc == 0 && k < e.nset; k++) {
+        view_of(&e, k, scratch, &w);
         for (size_t i = 0; rc == 0 && i < sizeof cdfs / sizeof cdfs[0]; i++)
-            rc = expfig_cdf(c, &e, &cdfs[i]);
+            rc = expfig_cdf(c, &w, &cdfs[i]);
         if (rc == 0)
-            rc = expfig_util(c, &e);
+            rc = expfig_util(c, &w);
         if (rc == 0)
-            rc = expfig_queue(c, &e);
+            rc = expfig_queue(c, &w);
         if (rc == 0)
-            rc = expfig_bars(c, &e);
+            rc = expfig_bars(c, &w);
     }
+    free(w.latest);
+    free(scratch);
     expfig_free(&e);
     if (rc < 0)
         err_prefix(c->err, "plotting experiment '%s': ", name);
@@ -1020,6 +1206,7 @@ struct axis {
 struct srun {
     int64_t id, seed;
     int     pol;
+    int     res;                /* index into sweep_runs.res */
 };
 
 struct sweep_runs {
@@ -1033,6 +1220,10 @@ struct sweep_runs {
     int          nruns;
     char       **text;          /* [run * nax + axis]: the value as text, NULL when absent */
     double      *num;           /* [run * nax + axis]: the value when numeric */
+    char       **res;           /* keys of the configs without the axes, policy and seed */
+    char       **res_config;    /* the config of the first run of each */
+    char       **res_note;      /* with several: what differs between them, else NULL */
+    int          nres;
 };
 
 static void sweep_runs_free(struct sweep_runs *s)
@@ -1048,6 +1239,10 @@ static void sweep_runs_free(struct sweep_runs *s)
             free(s->text[i]);
     free(s->text);
     free(s->num);
+    free_names(s->res, s->nres);
+    free_names(s->res_config, s->nres);
+    if (s->res_note != NULL)
+        free_names(s->res_note, s->nres);
     free(s->runs);
 }
 
@@ -1092,11 +1287,19 @@ static int sweep_runs_load(struct ctx *c, struct sweep_runs *s)
         s->nax++;
     }
     sqlite3_finalize(q);
-    if (rc < 0 || prepare(c, "SELECT id, policy, seed FROM runs WHERE stop_reason != 'running' "
-                             "AND id IN (SELECT run_id FROM run_params WHERE sweep = ?1) "
-                             "ORDER BY id", &q) < 0)
+    if (rc < 0 || prepare(c, "SELECT id, policy, seed, config_json FROM runs WHERE "
+                             "stop_reason != 'running' AND id IN (SELECT run_id FROM run_params "
+                             "WHERE sweep = ?1) ORDER BY id", &q) < 0)
         return -1;
     sqlite3_bind_text(q, 1, s->name, -1, SQLITE_STATIC);
+    /* what the axes do not say: runs of one point made with other --set values differ here */
+    const char **axes = malloc(((size_t)s->nax + 2) * sizeof *axes);
+    if (axes == NULL)
+        rc = err_run(c->err, "out of memory");
+    for (int a = 0; rc == 0 && a < s->nax; a++)
+        axes[a] = s->ax[a].key;
+    if (rc == 0)
+        axes[s->nax] = "name";
     int cap = 0;
     while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
         if (s->nruns == cap) {
@@ -1112,12 +1315,34 @@ static int sweep_runs_load(struct ctx *c, struct sweep_runs *s)
         r->id = sqlite3_column_int64(q, 0);
         r->seed = sqlite3_column_int64(q, 2);
         r->pol = intern(&s->pol, &s->npol, (const char *)sqlite3_column_text(q, 1));
-        if (r->pol < 0)
+        const char *cfg = (const char *)sqlite3_column_text(q, 3);
+        char key[17];
+        int before = s->nres;
+        r->res = report_config_key(cfg, axes, (size_t)s->nax, key) < 0
+                     ? -1
+                     : intern(&s->res, &s->nres, key);
+        if (r->res >= 0 && s->nres > before) {
+            char **nc = realloc(s->res_config, (size_t)s->nres * sizeof *nc);
+            if (nc != NULL)
+                s->res_config = nc;
+            if (nc == NULL || (nc[r->res] = strdup(cfg ? cfg : "")) == NULL) {
+                free(s->res[--s->nres]);    /* keep the two lists in step */
+                r->res = -1;
+            }
+        }
+        if (r->pol < 0 || r->res < 0)
             rc = err_run(c->err, "out of memory");
         else
             s->nruns++;
     }
     sqlite3_finalize(q);
+    if (rc == 0 && s->nres > 1) {
+        if ((s->res_note = calloc((size_t)s->nres, sizeof *s->res_note)) == NULL ||
+            report_config_diff((const char *const *)s->res_config, (size_t)s->nres, axes,
+                               (size_t)s->nax + 1, s->res_note) < 0)
+            rc = err_run(c->err, "out of memory");
+    }
+    free(axes);
     if (rc < 0)
         return -1;
     size_t cells = (size_t)s->nruns * (size_t)s->nax;
@@ -1202,6 +1427,10 @@ static int line_of(const struct sweep_runs *s, int i, int x, struct lines *l)
         const char *t = s->text[(size_t)i * (size_t)s->nax + (size_t)a];
         sb_printf(&combo, "%s\x1f", t ? t : "\x1e");
         sb_printf(&label, ", %s=%s", s->ax[a].key, t ? t : "(unset)");
+    }
+    if (s->nres > 1) {          /* settings the axes do not name: a line of their own */
+        sb_printf(&combo, "%d\x1f", s->runs[i].res);
+        sb_printf(&label, ", %s", s->res_note[s->runs[i].res]);
     }
     int k = -1;
     if (!combo.oom && !label.oom) {

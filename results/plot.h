@@ -1,13 +1,15 @@
 /*
  * plot: figures from the metrics database, drawn by gnuplot run as a program.
  *
- * Per experiment (runs a sweep did not change: see plot.c): JCT and finish-time fairness
- * CDFs, GPU utilization over time by GPU type, queue length over time, and summary bars of
- * each policy's metrics relative to a baseline policy.  Per sweep (run_params): a metric
+ * Per experiment (runs a sweep did not change: see plot.c) and per setting (runs whose
+ * configs differ only in seed and policy): JCT and finish-time fairness CDFs, GPU
+ * utilization over time by GPU type, queue length over time, and summary bars of each
+ * policy's metrics relative to a baseline policy.  Per sweep (run_params): a metric
  * against each swept axis other than seed, one line per policy (and combination of the other
  * axes), mean over seeds with 95% confidence intervals.
  *
- * Data files go to OUT/data/, images to OUT/<experiment or sweep>_<figure>.<png|svg>.  The
+ * Data files go to OUT/data/, images to OUT/<experiment or sweep>_<figure>.<png|svg> (an
+ * experiment's settings other than the plain one: <experiment>_<8 hex digits>_<figure>).  The
  * gnuplot scripts are templates under results/plots/ (found through the data root) that read
  * their inputs from variables set with -e, so they can be edited without touching C.
  *
@@ -28,6 +30,10 @@ struct plot_opts {
     int         nexperiments;
     const char *const *sweeps;          /* ... and/or these sweeps (none of both: everything) */
     int         nsweeps;
+    /* The config_json an experiment's runs have without --set (NULL: unknown), malloc'd and
+     * freed by plot: its setting keeps the experiment's plain file names.  NULL function, or
+     * no run with that config: the setting of the experiment's first run keeps them. */
+    char     *(*plain_config)(const char *experiment);
 };
 
 /* Draw every selected figure; *nfig receives how many images were written.  Bad options, a

@@ -17,12 +17,24 @@
  * t(0.975, n-1) s / sqrt(n).  Grouped ratios are paired: this run / its baseline run per seed,
  * then mean and half-width over the seeds that have a baseline run.
  *
- * Complexity: O(R x M) lookups and O(R log R) sorting for R runs loaded and M metrics; every
- * cell is held until printed (one row per run or group, not per job).
+ * Columns: report_default_columns or --columns (each checked against the metrics table), a
+ * ratio for each but counts of jobs and utilizations; a run lacking one has an empty cell.
+ * Units come from report_metric_unit, a table of rules on the name, so that a metric added
+ * to the schema gets one here without an edit.
+ *
+ * Overrides: report_config_diff over the configs of the rows printed (the latest run of each
+ * group when grouping), without the name and the sweep axes shown as columns.  It walks the
+ * parsed configs together, member by member in the order members first appear, and prints a
+ * path wherever the values at it are not all equal (cJSON_Compare).
+ *
+ * Complexity: O(R x M) lookups and O(R log R) sorting for R runs loaded and M metrics, and
+ * O(R x F) for the overrides of R rows over configs of F fields; every cell is held until
+ * printed (one row per run or group, not per job).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
 
+#include <cJSON.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -33,11 +45,9 @@
 
 #include "db.h"
 
-static const char *const cols[] = { "jobs_done", "jct_mean", "jct_p99", "makespan",
-                                    "ftf_mean", "ftf_max", "throughput_norm", "util_total" };
-enum { NCOLS = sizeof cols / sizeof cols[0] };
-/* columns that get a ratio to the baseline */
-static const int ratio_col[NCOLS] = { 0, 1, 1, 1, 1, 1, 1, 0 };
+const char *const report_default_columns[] = { "jobs_done", "jct_mean", "jct_p50", "jct_p99",
+                                               "makespan", "ftf_mean", "ftf_max",
+                                               "throughput_norm_window", "util_total", NULL };
 
 /* ------------------------------------------------------------------ run selection */
 
@@ -334,6 +344,333 @@ int report_where_add(char **where, const char *expr)
     return 0;
 }
 
+/* ------------------------------------------------------------------ metric names */
+
+enum { EXACT, PREFIX, SUFFIX };
+
+/* First match wins: exact names, then the suffixes that outrank a prefix (ftf_unfair_frac is
+ * a fraction, jobs_per_h a rate), then prefixes, then the plain unit suffixes. */
+static const struct unit_rule {
+    const char *pat;
+    int         kind;
+    const char *unit;
+} unit_rules[] = {
+    { "gpu_hours", EXACT, "h" },
+    { "cost_usd", EXACT, "USD" },
+    { "throughput_norm", EXACT, "jobs" },     /* jobs' worth of full-speed progress */
+    { "window_start_s", EXACT, "s" },
+    { "window_end_s", EXACT, "s" },
+    { "tokens_per_s", EXACT, "tokens/s" },
+    { "cpu_seconds", EXACT, "s" },
+    { "containers_mean", EXACT, "containers" },
+    { "gavel_utilization", EXACT, "fraction" },
+    { "jain_index", EXACT, "fraction" },
+    { "slo_attainment", EXACT, "fraction" },
+    { "sla_violation_prob", EXACT, "fraction" },
+    { "preemptions", EXACT, "count" },
+    { "migrations", EXACT, "count" },
+    { "_frac", SUFFIX, "fraction" },
+    { "_per_s", SUFFIX, "per s" },
+    { "_per_h", SUFFIX, "per h" },
+    { "makespan", PREFIX, "s" },
+    { "jct_", PREFIX, "s" },
+    { "queue_", PREFIX, "s" },
+    { "ttft_", PREFIX, "s" },
+    { "tpot_", PREFIX, "s" },
+    { "e2e_", PREFIX, "s" },
+    { "solver_time_", PREFIX, "s" },
+    { "util_", PREFIX, "fraction" },
+    { "ftf_", PREFIX, "ratio" },
+    { "jobs_", PREFIX, "jobs" },
+    { "_s", SUFFIX, "s" },
+    { "_h", SUFFIX, "h" },
+    { "_usd", SUFFIX, "USD" },
+};
+
+/* name without a trailing "_window" or "_steady" (a figure over the measurement window of
+ * time, or over the steady-state window of jobs, has the unit and the sense of the figure over
+ * the whole run) */
+static size_t base_len(const char *name)
+{
+    size_t n = strlen(name);
+    if (n > 7 && strcmp(name + n - 7, "_window") == 0)
+        return n - 7;
+    if (n > 7 && strcmp(name + n - 7, "_steady") == 0)
+        return n - 7;
+    return n;
+}
+
+const char *report_metric_unit(const char *name)
+{
+    size_t n = base_len(name);
+    for (size_t i = 0; i < sizeof unit_rules / sizeof unit_rules[0]; i++) {
+        const struct unit_rule *r = &unit_rules[i];
+        size_t k = strlen(r->pat);
+        if ((r->kind == EXACT && n == k && strncmp(name, r->pat, k) == 0) ||
+            (r->kind == PREFIX && n >= k && strncmp(name, r->pat, k) == 0) ||
+            (r->kind == SUFFIX && n > k && strncmp(name + n - k, r->pat, k) == 0))
+            return r->unit;
+    }
+    return "";
+}
+
+int report_metric_higher_better(const char *name)
+{
+    static const char *const higher[] = { "util_", "throughput", "jain_index", "jobs_done",
+                                          "slo_attainment", "tokens_per_s", "gavel_utilization" };
+    size_t n = base_len(name);
+    for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++) {
+        size_t k = strlen(higher[i]);
+        /* the entries ending in '_' or naming a family ("throughput") are prefixes */
+        int prefix = higher[i][k - 1] == '_' || strcmp(higher[i], "throughput") == 0;
+        if (n >= k && strncmp(name, higher[i], k) == 0 && (prefix || n == k))
+            return 1;
+    }
+    return 0;
+}
+
+/* a ratio to the baseline is shown for every metric but counts of jobs and utilizations, whose
+ * differences read better than their ratios */
+static int has_ratio(const char *name)
+{
+    return strncmp(name, "jobs_", 5) != 0 && strncmp(name, "util_", 5) != 0;
+}
+
+/* ------------------------------------------------------------------ configs */
+
+/* a growable string; oom set once an allocation failed */
+struct str {
+    char  *s;
+    size_t n, cap;
+    int    oom;
+};
+
+static void str_add(struct str *b, const char *t, size_t len)
+{
+    if (b->oom)
+        return;
+    if (b->n + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->n + len + 1)
+            cap *= 2;
+        char *g = realloc(b->s, cap);
+        if (g == NULL) {
+            b->oom = 1;
+            return;
+        }
+        b->s = g;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, t, len);
+    b->n += len;
+    b->s[b->n] = '\0';
+}
+
+static void str_puts(struct str *b, const char *t)
+{
+    str_add(b, t, strlen(t));
+}
+
+/* Remove the value at dotted path `key` (array indexes as numbers), if there is one. */
+static void remove_path(cJSON *root, const char *key)
+{
+    cJSON *node = root;
+    for (const char *p = key; node != NULL;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        char part[256];
+        if (len >= sizeof part)
+            return;
+        memcpy(part, p, len);
+        part[len] = '\0';
+        int index = len > 0 && strspn(part, "0123456789") == len;
+        if (dot == NULL) {
+            if (cJSON_IsArray(node) && index)
+                cJSON_DeleteItemFromArray(node, atoi(part));
+            else if (cJSON_IsObject(node))
+                cJSON_DeleteItemFromObjectCaseSensitive(node, part);
+            return;
+        }
+        node = cJSON_IsArray(node) && index ? cJSON_GetArrayItem(node, atoi(part))
+               : cJSON_IsObject(node)       ? cJSON_GetObjectItemCaseSensitive(node, part)
+                                            : NULL;
+        p = dot + 1;
+    }
+}
+
+/* config text as a JSON object without policies, seed and the excluded paths; NULL when out
+ * of memory */
+static cJSON *config_parse(const char *config, const char *const *exclude, size_t nexclude)
+{
+    cJSON *c = config ? cJSON_Parse(config) : NULL;
+    if (c != NULL && !cJSON_IsObject(c)) {
+        cJSON_Delete(c);
+        c = NULL;
+    }
+    if (c == NULL)
+        return cJSON_CreateObject();
+    cJSON_DeleteItemFromObjectCaseSensitive(c, "policies");
+    cJSON_DeleteItemFromObjectCaseSensitive(c, "seed");
+    for (size_t i = 0; i < nexclude; i++)
+        remove_path(c, exclude[i]);
+    return c;
+}
+
+int report_config_key(const char *config, const char *const *exclude, size_t nexclude,
+                      char out[17])
+{
+    cJSON *c = config_parse(config, exclude, nexclude);
+    char *text = c ? cJSON_PrintUnformatted(c) : NULL;
+    cJSON_Delete(c);
+    if (text == NULL)
+        return -1;
+    db_hash_hex(text, out);
+    free(text);
+    return 0;
+}
+
+/* a value as --set takes it: JSON, except a string that would read back as a string anyway */
+static void put_setting(struct str *b, const cJSON *v)
+{
+    if (v == NULL) {
+        str_puts(b, "(unset)");
+        return;
+    }
+    if (cJSON_IsString(v)) {
+        const char *s = v->valuestring;
+        cJSON *as_json = cJSON_ParseWithOpts(s, NULL, 1);
+        int plain = *s != '\0' && as_json == NULL && strpbrk(s, " \t\r\n") == NULL &&
+                    strcmp(s, "(unset)") != 0;
+        cJSON_Delete(as_json);
+        if (plain) {
+            str_puts(b, s);
+            return;
+        }
+    }
+    char *text = cJSON_PrintUnformatted(v);
+    if (text == NULL) {
+        b->oom = 1;
+        return;
+    }
+    str_puts(b, text);
+    free(text);
+}
+
+static int diff_at(cJSON *const *v, size_t n, struct str *path, struct str *out);
+
+/* diff_at for the member `name` (or, name NULL, the element `index`) of every value */
+static int diff_member(cJSON *const *v, size_t n, const char *name, int index, cJSON **sub,
+                       struct str *path, struct str *out)
+{
+    for (size_t x = 0; x < n; x++)
+        sub[x] = v[x] == NULL ? NULL
+                 : name       ? cJSON_GetObjectItemCaseSensitive(v[x], name)
+                              : cJSON_GetArrayItem(v[x], index);
+    size_t at = path->n;
+    if (at > 0)
+        str_puts(path, ".");
+    char num[24];
+    snprintf(num, sizeof num, "%d", index);
+    str_puts(path, name ? name : num);
+    int rc = path->oom ? -1 : diff_at(sub, n, path, out);
+    path->n = at;
+    if (path->s != NULL)
+        path->s[at] = '\0';
+    return rc;
+}
+
+/* Compare the n values v[] (NULL: absent) at `path`, appending "path=value" to each out[i]
+ * where they differ: objects member by member (absent ones as empty), arrays of one length
+ * element by element, anything else whole.  Returns -1 when out of memory. */
+static int diff_at(cJSON *const *v, size_t n, struct str *path, struct str *out)
+{
+    int objects = 1, arrays = 1, present = 0, size = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == NULL)
+            continue;
+        present = 1;
+        objects &= cJSON_IsObject(v[i]);
+        arrays &= cJSON_IsArray(v[i]) && (size < 0 || size == cJSON_GetArraySize(v[i]));
+        size = cJSON_IsArray(v[i]) ? cJSON_GetArraySize(v[i]) : size;
+    }
+    if (!present)
+        return 0;
+    if (objects || (arrays && size > 0)) {
+        cJSON **sub = malloc(n * sizeof *sub);
+        if (sub == NULL)
+            return -1;
+        int rc = 0;
+        if (objects) {
+            /* every member name once, in the order it first appears */
+            for (size_t i = 0; rc == 0 && i < n; i++)
+                for (cJSON *m = v[i] ? v[i]->child : NULL; rc == 0 && m != NULL; m = m->next) {
+                    size_t j = 0;
+                    while (j < i && (v[j] == NULL ||
+                                     cJSON_GetObjectItemCaseSensitive(v[j], m->string) == NULL))
+                        j++;
+                    if (j == i)
+                        rc = diff_member(v, n, m->string, 0, sub, path, out);
+                }
+        } else {
+            for (int k = 0; rc == 0 && k < size; k++)
+                rc = diff_member(v, n, NULL, k, sub, path, out);
+        }
+        free(sub);
+        return rc;
+    }
+    int same = 1;
+    for (size_t i = 1; i < n && same; i++)
+        same = (v[i] == NULL && v[0] == NULL) ||
+               (v[i] != NULL && v[0] != NULL && cJSON_Compare(v[i], v[0], 1));
+    if (same)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (out[i].n > 0)
+            str_puts(&out[i], " ");
+        str_puts(&out[i], path->s ? path->s : "");
+        str_puts(&out[i], "=");
+        put_setting(&out[i], v[i]);
+        if (out[i].oom)
+            return -1;
+    }
+    return 0;
+}
+
+int report_config_diff(const char *const *configs, size_t n, const char *const *exclude,
+                       size_t nexclude, char **out)
+{
+    cJSON **v = calloc(n + 1, sizeof *v);
+    struct str *res = calloc(n + 1, sizeof *res);
+    struct str path = { 0 };
+    int rc = v == NULL || res == NULL ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if ((v[i] = config_parse(configs[i], exclude, nexclude)) == NULL)
+            rc = -1;
+    if (rc == 0)
+        rc = diff_at(v, n, &path, res);
+    for (size_t i = 0; i < n; i++) {
+        out[i] = NULL;
+        if (rc == 0 && (out[i] = res[i].s ? res[i].s : strdup("")) == NULL)
+            rc = -1;
+        else if (rc == 0)
+            res[i].s = NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rc < 0) {
+            free(out[i]);
+            out[i] = NULL;
+        }
+        if (v != NULL)
+            cJSON_Delete(v[i]);
+        if (res != NULL)
+            free(res[i].s);
+    }
+    free(v);
+    free(res);
+    free(path.s);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ loading runs */
 
 /* report_opts and report_query in one */
@@ -342,6 +679,10 @@ struct ropts {
     const char    *baseline, *experiment, *sweep, *where;
     const int64_t *run_ids;
     int            n_run_ids, group;
+    const char *const *columns;     /* as given (comma lists) */
+    int            ncolumns;
+    char         **col;             /* the metrics shown, resolved */
+    int            ncol;
 };
 
 struct row {
@@ -350,7 +691,9 @@ struct row {
     char    group[17];          /* group_hash: the config without its seed */
     char    ctx[17];            /* hash of the config without seed and policies */
     char  **axis;               /* the sweep's axes (text, "" where the run has none) */
-    double  v[NCOLS];           /* NAN where the run lacks the metric */
+    char   *config;             /* config_json */
+    char   *overrides;          /* what differs from the other rows shown (shown rows) */
+    double *v;                  /* per column; NAN where the run lacks the metric */
     int     shown;              /* selected; else loaded only as a baseline */
 };
 
@@ -366,6 +709,9 @@ static void rows_free(struct rows *rs)
     for (size_t i = 0; i < rs->n; i++) {
         free(rs->r[i].experiment);
         free(rs->r[i].policy);
+        free(rs->r[i].config);
+        free(rs->r[i].overrides);
+        free(rs->r[i].v);
         for (int a = 0; rs->r[i].axis != NULL && a < rs->naxes; a++)
             free(rs->r[i].axis[a]);
         free(rs->r[i].axis);
@@ -409,7 +755,8 @@ static int read_runs(sqlite3 *h, sqlite3_stmt *q, int shown, struct rows *rs,
         else
             db_hash_hex(col_text(q, 5), r->group);     /* as db.c computes group_hash */
         db_hash_hex(col_text(q, 6), r->ctx);
-        if (r->experiment == NULL || r->policy == NULL)
+        r->config = strdup(col_text(q, 7));
+        if (r->experiment == NULL || r->policy == NULL || r->config == NULL)
             return err_run(err, "out of memory");
     }
     sqlite3_reset(q);
@@ -491,7 +838,8 @@ static int load(sqlite3 *h, const struct ropts *o, const int64_t *ids, size_t ni
     char sql[512];
     const char *cols_sql = "SELECT id, experiment, policy, seed, %s, "
                            "json_remove(config_json, '$.seed'), "
-                           "json_remove(config_json, '$.seed', '$.policies') FROM runs %s";
+                           "json_remove(config_json, '$.seed', '$.policies'), config_json "
+                           "FROM runs %s";
     sqlite3_stmt *one = NULL, *base = NULL, *m = NULL;
     int rc = -1;
     snprintf(sql, sizeof sql, cols_sql, gh, "WHERE id = ?1");
@@ -517,6 +865,7 @@ static int load(sqlite3 *h, const struct ropts *o, const int64_t *ids, size_t ni
             if (nids > 0 && bsearch(&rs->r[i].id, ids, nids, sizeof *ids, cmp_id) != NULL) {
                 free(rs->r[i].experiment);
                 free(rs->r[i].policy);
+                free(rs->r[i].config);
             } else {
                 rs->r[k++] = rs->r[i];
             }
@@ -527,15 +876,20 @@ static int load(sqlite3 *h, const struct ropts *o, const int64_t *ids, size_t ni
         qsort(rs->r, rs->n, sizeof *rs->r, by_id);
     if (prep(h, "SELECT value FROM metrics WHERE run_id = ?1 AND name = ?2", &m, err) < 0)
         goto out;
-    for (size_t i = 0; i < rs->n; i++)
-        for (int c = 0; c < NCOLS; c++) {
+    for (size_t i = 0; i < rs->n; i++) {
+        if ((rs->r[i].v = malloc(((size_t)o->ncol + 1) * sizeof *rs->r[i].v)) == NULL) {
+            err_run(err, "out of memory");
+            goto out;
+        }
+        for (int c = 0; c < o->ncol; c++) {
             sqlite3_bind_int64(m, 1, rs->r[i].id);
-            sqlite3_bind_text(m, 2, cols[c], -1, SQLITE_STATIC);
+            sqlite3_bind_text(m, 2, o->col[c], -1, SQLITE_STATIC);
             rs->r[i].v[c] = sqlite3_step(m) == SQLITE_ROW && sqlite3_column_type(m, 0) != SQLITE_NULL
                                 ? sqlite3_column_double(m, 0)
                                 : NAN;
             sqlite3_reset(m);
         }
+    }
     if (o->sweep != NULL && load_axes(h, o, rs, err) < 0)
         goto out;
     rc = 0;
@@ -603,7 +957,7 @@ struct group {
     struct row **seed;          /* the latest run of each of its n seeds */
     size_t       n;
     int64_t      first;         /* smallest run id: groups print in the order they began */
-    const struct row *latest;   /* names and axes come from the latest run */
+    struct row  *latest;        /* names and axes come from the latest run */
 };
 
 static int by_first(const void *a, const void *b)
@@ -626,7 +980,7 @@ static void mean_ci(const double *x, size_t n, double *mean, double *half)
 struct grid {
     char **cell;                /* row-major, the header first */
     size_t n, cap;
-    int    ncols, nleft;        /* the first nleft columns are text (left-aligned) */
+    int    ncols, nleft;        /* the first nleft columns and the last are text (left-aligned) */
     int    oom;
 };
 
@@ -681,22 +1035,29 @@ static void put_real(struct grid *g, double v)
     put(g, "%s", b);
 }
 
-/* a metric for people: counts whole, times to 0.1 s, fractions to 3 places */
-static void human(char *b, size_t cap, int col, double v)
+/* a metric for people, by its unit: times to 0.1 s (or h), counts whole (3 places when a
+ * mean is not), fractions and ratios to 3 places, money to the cent */
+static void human(char *b, size_t cap, const char *unit, double v)
 {
-    if (col == 0)
-        snprintf(b, cap, v == rint(v) ? "%.0f" : "%.1f", v);
-    else if (strncmp(cols[col], "ftf", 3) == 0 || strncmp(cols[col], "util", 4) == 0 ||
-             strncmp(cols[col], "throughput", 10) == 0)
+    if (strcmp(unit, "s") == 0 || strcmp(unit, "h") == 0)
+        snprintf(b, cap, "%.1f", v);
+    else if (strcmp(unit, "jobs") == 0 || strcmp(unit, "count") == 0 ||
+             strcmp(unit, "containers") == 0)
+        snprintf(b, cap, v == rint(v) ? "%.0f" : "%.3f", v);
+    else if (strcmp(unit, "USD") == 0)
+        snprintf(b, cap, "%.2f", v);
+    else if (strcmp(unit, "fraction") == 0 || strcmp(unit, "ratio") == 0)
         snprintf(b, cap, "%.3f", v);
     else
-        snprintf(b, cap, "%.1f", v);
+        snprintf(b, cap, "%.4g", v);
 }
 
 /* One value, with its CI half-width when ci (grouped): "mean ± half" for people, two cells
- * at full precision in CSV.  col < 0 is a ratio (3 places). */
-static void put_value(struct grid *g, int format, int col, double v, int ci, double half)
+ * at full precision in CSV.  col < 0 is a ratio to the baseline (3 places). */
+static void put_value(struct grid *g, const struct ropts *o, int col, double v, int ci,
+                      double half)
 {
+    int format = o->format;
     if (format == REPORT_CSV) {
         isnan(v) ? put(g, "%s", "") : put_real(g, v);
         if (ci)
@@ -712,13 +1073,23 @@ static void put_value(struct grid *g, int format, int col, double v, int ci, dou
         snprintf(a, sizeof a, "%.3f", v);
         snprintf(b, sizeof b, "%.3f", half);
     } else {
-        human(a, sizeof a, col, v);
-        human(b, sizeof b, col, half);
+        const char *unit = report_metric_unit(o->col[col]);
+        human(a, sizeof a, unit, v);
+        human(b, sizeof b, unit, half);
     }
     if (ci && !isnan(half))
         put(g, "%s \u00b1 %s", a, b);
     else
         put(g, "%s", a);
+}
+
+/* a header cell: the bare name for programs (CSV), with its unit for people */
+static void put_head(struct grid *g, const struct ropts *o, const char *name, const char *unit)
+{
+    if (o->format == REPORT_CSV || *unit == '\0')
+        put(g, "%s", name);
+    else
+        put(g, "%s (%s)", name, unit);
 }
 
 static void put_header(struct grid *g, const struct ropts *o, const struct rows *rs)
@@ -729,23 +1100,26 @@ static void put_header(struct grid *g, const struct ropts *o, const struct rows 
     for (int a = 0; a < rs->naxes; a++)
         put(g, "%s", rs->axes[a]);
     if (o->group)
-        put(g, "n");
+        put_head(g, o, "n", "seeds");
     int csv_ci = o->group && o->format == REPORT_CSV;
-    for (int c = 0; c < NCOLS; c++) {
-        put(g, "%s", cols[c]);
+    for (int c = 0; c < o->ncol; c++) {
+        put_head(g, o, o->col[c], report_metric_unit(o->col[c]));
         if (csv_ci)
-            put(g, "%s_ci95", cols[c]);
+            put(g, "%s_ci95", o->col[c]);
     }
     if (o->baseline != NULL) {
-        for (int c = 0; c < NCOLS; c++)
-            if (ratio_col[c]) {
-                put(g, "%s/%s", cols[c], o->baseline);
+        for (int c = 0; c < o->ncol; c++)
+            if (has_ratio(o->col[c])) {
+                char name[256];
+                snprintf(name, sizeof name, "%s/%s", o->col[c], o->baseline);
+                put_head(g, o, name, "x");
                 if (csv_ci)
-                    put(g, "%s/%s_ci95", cols[c], o->baseline);
+                    put(g, "%s_ci95", name);
             }
         if (o->group)
-            put(g, "n_paired");
+            put_head(g, o, "n_paired", "seeds");
     }
+    put(g, "overrides");
     g->ncols = (int)g->n;
     g->nleft = 3 + rs->naxes;
 }
@@ -758,16 +1132,17 @@ static void put_run(struct grid *g, const struct ropts *o, const struct rows *rs
     put(g, "%s", r->policy);
     for (int a = 0; a < rs->naxes; a++)
         put(g, "%s", r->axis[a]);
-    for (int c = 0; c < NCOLS; c++)
-        put_value(g, o->format, c, r->v[c], 0, NAN);
-    if (o->baseline == NULL)
-        return;
-    const struct row *b = find_base(base, nb, r);
-    for (int c = 0; c < NCOLS; c++)
-        if (ratio_col[c]) {
-            double v = b ? r->v[c] / b->v[c] : NAN;
-            put_value(g, o->format, -1, isinf(v) ? NAN : v, 0, NAN);
-        }
+    for (int c = 0; c < o->ncol; c++)
+        put_value(g, o, c, r->v[c], 0, NAN);
+    if (o->baseline != NULL) {
+        const struct row *b = find_base(base, nb, r);
+        for (int c = 0; c < o->ncol; c++)
+            if (has_ratio(o->col[c])) {
+                double v = b ? r->v[c] / b->v[c] : NAN;
+                put_value(g, o, -1, isinf(v) ? NAN : v, 0, NAN);
+            }
+    }
+    put(g, "%s", r->overrides ? r->overrides : "");
 }
 
 static void put_group(struct grid *g, const struct ropts *o, const struct rows *rs,
@@ -782,33 +1157,34 @@ static void put_group(struct grid *g, const struct ropts *o, const struct rows *
         put(g, "%s", r->axis[a]);
     put(g, "%zu", gr->n);
     double mean, half;
-    for (int c = 0; c < NCOLS; c++) {
+    for (int c = 0; c < o->ncol; c++) {
         size_t k = 0;
         for (size_t i = 0; i < gr->n; i++)
             if (!isnan(gr->seed[i]->v[c]))
                 scratch[k++] = gr->seed[i]->v[c];
         mean_ci(scratch, k, &mean, &half);
-        put_value(g, o->format, c, mean, 1, half);
+        put_value(g, o, c, mean, 1, half);
     }
-    if (o->baseline == NULL)
-        return;
-    size_t paired = 0;
-    for (size_t i = 0; i < gr->n; i++)
-        paired += find_base(base, nb, gr->seed[i]) != NULL;
-    for (int c = 0; c < NCOLS; c++) {
-        if (!ratio_col[c])
-            continue;
-        size_t k = 0;
-        for (size_t i = 0; i < gr->n; i++) {
-            const struct row *b = find_base(base, nb, gr->seed[i]);
-            double v = b ? gr->seed[i]->v[c] / b->v[c] : NAN;
-            if (!isnan(v) && !isinf(v))
-                scratch[k++] = v;
+    if (o->baseline != NULL) {
+        size_t paired = 0;
+        for (size_t i = 0; i < gr->n; i++)
+            paired += find_base(base, nb, gr->seed[i]) != NULL;
+        for (int c = 0; c < o->ncol; c++) {
+            if (!has_ratio(o->col[c]))
+                continue;
+            size_t k = 0;
+            for (size_t i = 0; i < gr->n; i++) {
+                const struct row *b = find_base(base, nb, gr->seed[i]);
+                double v = b ? gr->seed[i]->v[c] / b->v[c] : NAN;
+                if (!isnan(v) && !isinf(v))
+                    scratch[k++] = v;
+            }
+            mean_ci(scratch, k, &mean, &half);
+            put_value(g, o, -1, mean, 1, half);
         }
-        mean_ci(scratch, k, &mean, &half);
-        put_value(g, o->format, -1, mean, 1, half);
+        put(g, "%zu", paired);
     }
-    put(g, "%zu", paired);
+    put(g, "%s", r->overrides ? r->overrides : "");
 }
 
 /* display width of UTF-8 text: continuation bytes take no column */
@@ -862,18 +1238,19 @@ static void print_grid(const struct grid *g, int format, FILE *out)
                 fputc(' ', out);
             } else {
                 int pad = w ? w[k] - width_of(s) : 0;
-                int left = (int)k < g->nleft;
+                int left = (int)k < g->nleft || k + 1 == nc;
                 if (!left)
                     fprintf(out, "%*s", pad, "");
                 fputs(s, out);
-                if (k + 1 < nc)
+                /* no trailing blanks before an empty last cell */
+                if (k + 1 < nc && !(k + 2 == nc && *g->cell[i * nc + k + 1] == '\0'))
                     fprintf(out, "%*s", left ? pad + 2 : 2, "");
             }
         }
         fputs(format == REPORT_MARKDOWN ? "|\n" : "\n", out);
         if (i == 0 && format == REPORT_MARKDOWN) {
             for (size_t k = 0; k < nc; k++)
-                fputs((int)k < g->nleft ? "|---" : "|---:", out);
+                fputs((int)k < g->nleft || k + 1 == nc ? "|---" : "|---:", out);
             fputs("|\n", out);
         }
     }
@@ -882,8 +1259,154 @@ static void print_grid(const struct grid *g, int format, FILE *out)
 
 /* ------------------------------------------------------------------ the report */
 
-static int print_report(const char *db_path, const struct ropts *o, FILE *out,
-                        struct errbuf *err)
+/* edit distance of a and b (for "did you mean"), capped at 99 for long names */
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+    return d[la][lb];
+}
+
+/* --columns NAME no run has: an input error naming the closest metric, or listing them */
+static int unknown_column(sqlite3 *h, const char *db_path, const char *name,
+                          struct errbuf *err)
+{
+    sqlite3_stmt *q;
+    char best[128] = "", list[512] = "";
+    int bestd = 99;
+    size_t n = 0;
+    if (prep(h, "SELECT DISTINCT name FROM metrics ORDER BY name", &q, err) < 0)
+        return -1;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        const char *m = col_text(q, 0);
+        int d = distance(name, m);
+        if (d < bestd) {
+            bestd = d;
+            snprintf(best, sizeof best, "%s", m);
+        }
+        if (n < sizeof list)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", m);
+    }
+    sqlite3_finalize(q);
+    size_t len = strlen(name);
+    if (*best != '\0' && bestd <= (len > 6 ? 3 : 2))
+        return err_input(err, NULL, 0, "--columns", "no run in %s has a metric '%s' (did "
+                         "you mean '%s'?)", db_path, name, best);
+    return err_input(err, NULL, 0, "--columns", "no run in %s has a metric '%s' (%s%s)",
+                     db_path, name, n ? "metrics: " : "it has none", list);
+}
+
+/* o->col from o->columns (comma lists, each name in the database, repeats dropped) or the
+ * default columns */
+static int resolve_columns(sqlite3 *h, const char *db_path, struct ropts *o,
+                           struct errbuf *err)
+{
+    size_t cap = 16;
+    for (int i = 0; i < o->ncolumns; i++)
+        cap += strlen(o->columns[i]) / 2 + 1;
+    if ((o->col = calloc(cap, sizeof *o->col)) == NULL)
+        return err_run(err, "out of memory");
+    if (o->ncolumns == 0) {
+        for (int c = 0; report_default_columns[c] != NULL; c++)
+            if ((o->col[o->ncol++] = strdup(report_default_columns[c])) == NULL)
+                return err_run(err, "out of memory");
+        return 0;
+    }
+    sqlite3_stmt *q;
+    if (prep(h, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", &q, err) < 0)
+        return -1;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < o->ncolumns; i++)
+        for (const char *item = o->columns[i]; rc == 0;) {
+            size_t len = strcspn(item, ",");
+            const char *p = item, *end = item + len;
+            while (p < end && *p == ' ')
+                p++;
+            while (end > p && end[-1] == ' ')
+                end--;
+            if (end == p) {
+                rc = err_input(err, NULL, 0, "--columns", "empty metric name in '%s'",
+                               o->columns[i]);
+                break;
+            }
+            char *name = strndup(p, (size_t)(end - p));
+            if (name == NULL) {
+                rc = err_run(err, "out of memory");
+                break;
+            }
+            int dup = 0;
+            for (int c = 0; c < o->ncol && !dup; c++)
+                dup = strcmp(o->col[c], name) == 0;
+            sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+            int known = sqlite3_step(q) == SQLITE_ROW;
+            sqlite3_reset(q);
+            if (!known)
+                rc = unknown_column(h, db_path, name, err);
+            if (dup || rc < 0)
+                free(name);
+            else
+                o->col[o->ncol++] = name;
+            item += len;
+            if (*item == '\0')
+                break;
+            item++;
+        }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* The overrides of the rows shown (the latest run of each group, or each run): what differs
+ * between their configs, but the name (the experiment column) and the sweep's axes when they
+ * are columns. */
+static int set_overrides(struct row *const *shown, size_t n, const struct rows *rs,
+                         struct errbuf *err)
+{
+    const char **configs = malloc((n + 1) * sizeof *configs);
+    const char **skip = malloc(((size_t)rs->naxes + 1) * sizeof *skip);
+    char **diff = calloc(n + 1, sizeof *diff);
+    int rc = 0;
+    if (configs == NULL || skip == NULL || diff == NULL)
+        rc = err_run(err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        configs[i] = shown[i]->config;
+    for (int a = 0; rc == 0 && a < rs->naxes; a++)
+        skip[a] = rs->axes[a];
+    if (rc == 0)
+        skip[rs->naxes] = "name";
+    if (rc == 0 && report_config_diff(configs, n, skip, (size_t)rs->naxes + 1, diff) < 0)
+        rc = err_run(err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        shown[i]->overrides = diff[i];
+    free(configs);
+    free(skip);
+    free(diff);
+    return rc;
+}
+
+/* the footnote of the ratios: which way is better, for the ratio columns shown */
+static void ratio_note(FILE *out, const struct ropts *o)
+{
+    int k = 0;
+    fprintf(out, "(below 1 is better");
+    for (int c = 0; c < o->ncol; c++)
+        if (has_ratio(o->col[c]) && report_metric_higher_better(o->col[c]))
+            fprintf(out, "%s%s", k++ ? ", " : ", except ", o->col[c]);
+    fprintf(out, ")\n");
+}
+
+static int print_report(const char *db_path, struct ropts *o, FILE *out, struct errbuf *err)
 {
     sqlite3 *h;
     if (report_open(&h, db_path, err) < 0)
@@ -897,7 +1420,8 @@ static int print_report(const char *db_path, const struct ropts *o, FILE *out,
     double *scratch = NULL;
     size_t nb = 0, ngrp = 0, nshown = 0;
     int rc = -1;
-    if (report_select(h, o->experiment, o->sweep, o->where, &ids, &nids, err) < 0)
+    if (resolve_columns(h, db_path, o, err) < 0 ||
+        report_select(h, o->experiment, o->sweep, o->where, &ids, &nids, err) < 0)
         goto out;
     if (o->n_run_ids > 0) {         /* keep the selected runs that were asked for */
         size_t k = 0;
@@ -951,6 +1475,20 @@ static int print_report(const char *db_path, const struct ropts *o, FILE *out,
         multi += gr->n > 1;
     }
     qsort(grp, ngrp, sizeof *grp, by_first);
+    /* the rows as printed: the latest run of each group, or each shown run in id order */
+    size_t nrows = 0;
+    if (o->group)
+        for (size_t i = 0; i < ngrp; i++)
+            mem[nrows++] = grp[i].latest;
+    else
+        for (size_t i = 0; i < rs.n; i++)
+            if (rs.r[i].shown)
+                mem[nrows++] = &rs.r[i];
+    if (set_overrides(mem, nrows, &rs, err) < 0)
+        goto out;
+    int differ = 0;
+    for (size_t i = 0; i < nrows; i++)
+        differ |= *mem[i]->overrides != '\0';
 
     put_header(&g, o, &rs);
     if (o->group)
@@ -973,14 +1511,20 @@ static int print_report(const char *db_path, const struct ropts *o, FILE *out,
             fprintf(out, "mean \u00b1 half-width of its 95%% confidence interval over the n "
                     "seeds of a group (Student t, n-1 degrees of freedom); a seed run twice "
                     "counts once, with its latest run\n");
-        if (o->baseline != NULL && nshown > 0)
+        if (o->baseline != NULL && nshown > 0) {
             fprintf(out, o->group
-                    ? "ratios: for each seed, the group's run / the latest %s run of the same "
-                      "experiment, seed and settings, then their mean over the n_paired seeds "
-                      "(below 1 is better, except throughput_norm)\n"
-                    : "ratios: this run / the latest %s run of the same experiment, seed and "
-                      "settings (below 1 is better, except throughput_norm)\n",
+                    ? "ratios (x): for each seed, the group's run / the latest %s run of the "
+                      "same experiment, seed and settings, then their mean over the n_paired "
+                      "seeds "
+                    : "ratios (x): this run / the latest %s run of the same experiment, seed "
+                      "and settings ",
                     o->baseline);
+            ratio_note(out, o);
+        }
+        if (differ)
+            fprintf(out, "overrides: the settings in which a row's experiment differs from the "
+                    "other rows' (policy and seed aside%s), as --set takes them\n",
+                    rs.naxes > 0 ? ", and the swept fields shown as columns" : "");
         if (o->baseline != NULL && nb == 0 && nshown > 0)
             fprintf(out, "(no run of policy '%s' to compare with)\n", o->baseline);
         if (!o->group && multi > 0)
@@ -999,6 +1543,9 @@ out:
     free(scratch);
     grid_free(&g);
     rows_free(&rs);
+    for (int c = 0; c < o->ncol; c++)
+        free(o->col[c]);
+    free(o->col);
     return rc;
 }
 
@@ -1012,6 +1559,8 @@ int report_print_query(const char *db_path, const struct report_opts *o,
         r.sweep = q->sweep;
         r.where = q->where;
         r.group = q->group;
+        r.columns = q->columns;
+        r.ncolumns = q->ncolumns;
     }
     return print_report(db_path, &r, out, err);
 }

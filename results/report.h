@@ -1,18 +1,24 @@
 /*
  * report: policy-by-policy comparison tables from the metrics database.
  *
- * One row per run (its key metrics and, with a baseline policy, each metric's ratio to the
+ * One row per run (its metrics and, with a baseline policy, each metric's ratio to the
  * baseline's run of the same experiment, seed and settings), or with `group` one row per group
  * of runs that differ only in their seed: per metric the mean over the seeds and the half-width
- * of its 95% confidence interval (Student t), and ratios to the baseline paired by seed.
- * Formats: an aligned table, CSV (RFC 4180 quoting, full precision) or Markdown.
+ * of its 95% confidence interval (Student t), and ratios to the baseline paired by seed.  The
+ * metrics are report_default_columns or the caller's; the last column, `overrides`, names the
+ * settings in which a row's config differs from the other rows' (report_config_diff).
+ * Formats: an aligned table and Markdown (headers with units: report_metric_unit), CSV (bare
+ * metric names, RFC 4180 quoting, full precision).
  *
  * Runs are chosen by report_select: an experiment, a sweep, and an SQL boolean expression over
  * the columns of `runs` plus param(KEY) (a swept field or any field of the run's config) and
  * metric(NAME) (a summary figure).
  *
+ * Metric names and run configs are read by two helpers that plot uses too: the unit and the
+ * better direction of a metric, from rules on its name, and what differs between configs.
+ *
  * Ownership: the database is opened read-only and closed before report_print returns; nothing
- * is kept.  report_select's id array is the caller's to free().
+ * is kept.  report_select's id array, report_config_diff's strings are the caller's to free().
  */
 #ifndef HETSIM_REPORT_H
 #define HETSIM_REPORT_H
@@ -41,7 +47,12 @@ struct report_query {
     const char    *sweep;           /* only runs of this sweep, its axes as columns; or NULL */
     const char    *where;           /* SQL filter (see report_select), or NULL */
     int            group;           /* one row per group of seeds: n, mean and CI */
+    const char *const *columns;     /* metric names or comma lists of them (--columns), */
+    int            ncolumns;        /* each in the database; 0: report_default_columns */
 };
+
+/* The metrics a report shows when no columns are given, NULL-terminated. */
+extern const char *const report_default_columns[];
 
 int report_print(const char *db_path, const struct report_opts *o, FILE *out,
                  struct errbuf *err);
@@ -65,5 +76,30 @@ int report_select(struct sqlite3 *h, const char *experiment, const char *sweep,
  * earlier call; the caller frees it) becomes "(old) AND (expr)", or a copy of expr.  Returns
  * -1 when out of memory, *where then unchanged. */
 int report_where_add(char **where, const char *expr);
+
+/* The unit of summary metric `name`, from rules on the name (one table in report.c, so a new
+ * metric gets a unit without an edit here): "s" (jct_*, queue_*, makespan, ttft_*, ... and
+ * *_s), "h", "fraction" (util_*, *_frac, jain_index, slo_attainment), "ratio" (ftf_*),
+ * "jobs", "count", "USD", ...; a trailing "_window" is ignored.  "" when no rule knows it. */
+const char *report_metric_unit(const char *name);
+/* 1 when a larger value of the metric is better (utilization, throughput, jobs done, ...). */
+int report_metric_higher_better(const char *name);
+
+/* What differs between n run configs (runs.config_json texts; NULL or text that is not a JSON
+ * object counts as {}), leaving out "policies", "seed" and the nexclude dotted paths: the
+ * paths at which the configs do not all hold the same value, and for each config its value
+ * there, in --set syntax ("cluster=fft_t4_v100_a10 workload.max_jobs=100"; a string that
+ * would not read back as itself is JSON-quoted; "(unset)" where a config has none), in the
+ * order the paths first appear.  Objects are compared member by member, arrays of one length
+ * element by element ("policies.0.x"), other arrays whole.  out[i] ("" when nothing differs)
+ * is the caller's to free().  Returns 0, or -1 when out of memory (every out[i] NULL). */
+int report_config_diff(const char *const *configs, size_t n, const char *const *exclude,
+                       size_t nexclude, char **out /* out: n strings */);
+
+/* The FNV-1a 64 hash (16 hex digits) of a config without "policies", "seed" and the
+ * excluded paths, printed compactly: configs that differ only there share it.  Returns 0, or
+ * -1 when out of memory. */
+int report_config_key(const char *config, const char *const *exclude, size_t nexclude,
+                      char out[17]);
 
 #endif

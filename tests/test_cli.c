@@ -434,7 +434,9 @@ Test(cli, readme_set_policy_example_runs)
         "run", "default", "--policy", "fifo", "--set",
         "policies.0={\"name\": \"fifo\", \"backfill\": true}", NULL });
     cr_assert_eq(o.status, 0, "%s", o.err);
-    cr_assert(strstr(o.out, "default     fifo          300") != NULL, "%s", o.out);
+    const char *row = strstr(o.out, "\n1 ");
+    cr_assert(row != NULL && strstr(row, " default ") != NULL && strstr(row, " fifo ") != NULL &&
+              strstr(row, " 300 ") != NULL, "%s", o.out);
     th_out_free(&o);
     char db[700], plain[700];
     snprintf(db, sizeof db, "%s/results/out/hetsim.db", dir);

@@ -3,7 +3,10 @@
  * image is a real PNG or SVG), the data files behind the figures hold the right numbers for
  * hand-made databases (ratios to a baseline, means and Student-t intervals over seeds, the
  * latest run of a seed winning), awkward names reach gnuplot intact and never run a shell
- * command, and bad options, empty databases and failing gnuplot runs are reported.
+ * command, and bad options, empty databases and failing gnuplot runs are reported.  Runs of
+ * other settings (--set) are never drawn together: each setting has its own figures, titled
+ * with what differs, the plain experiment keeping the plain file names; seeds are counted
+ * once each.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "../results/db.h"
+#include "../results/report.h"
 #include "helpers.h"
 
 #define RUN(...) th_hetsim((const char *const[]){ __VA_ARGS__, NULL })
@@ -610,4 +614,171 @@ Test(plot, gnuplot_failures_are_reported)
     free(path);
     free(out);
     free(root);
+}
+
+/* data rows (lines not starting with '#') of a file */
+static int data_rows(const char *file)
+{
+    char *text = slurp(file, NULL);
+    int rows = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        rows += line[0] != '#';
+    free(text);
+    return rows;
+}
+
+/* the file-name stem of a setting: the experiment's, then 8 digits of its key */
+static void stem_of(char *out, size_t cap, const char *exp, const char *config)
+{
+    char key[17];
+    cr_assert_eq(report_config_key(config, NULL, 0, key), 0);
+    snprintf(out, cap, "%s_%.8s", exp, key);
+}
+
+/* Three settings of the default experiment: the --set ones run first and last, the plain one
+ * in between.  Each gets its own figures; no CDF mixes them. */
+Test(plot, settings_get_their_own_figures, .timeout = 120)
+{
+    char *dbf = tpath("settings.db"), *out = tpath("settings");
+    remove(dbf);
+    const char *const sets[] = { "workload.max_jobs=40", NULL, "workload.max_jobs=30" };
+    for (int i = 0; i < 3; i++) {
+        struct th_out o = sets[i] ? RUN("run", "default", "--db", dbf, "--quiet", "--set", sets[i])
+                                  : RUN("run", "default", "--db", dbf, "--quiet");
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    struct th_out o = RUN("plot", "--db", dbf, "--out", out, "--format", "svg");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, "wrote 15 figures") != NULL, "%s", o.out);
+    th_out_free(&o);
+
+    /* the plain experiment keeps the plain names (though not the first run), all 300 jobs */
+    char f[1200];
+    snprintf(f, sizeof f, "%s/data/default_fifo_jct_cdf.dat", out);
+    cr_assert_eq(data_rows(f), 300);
+    snprintf(f, sizeof f, "%s/data/default_srtf_jct_cdf.dat", out);
+    cr_assert_eq(data_rows(f), 300);
+    char *svg = check_svg(out, "default_jct_cdf", 20);
+    cr_assert(strstr(svg, "settings: workload.max_jobs=(unset)") != NULL, "plain title");
+    free(svg);
+    /* the others: a stem per setting, a title naming it, and only its own runs */
+    const int jobs[] = { 40, 0, 30 };
+    for (int i = 0; i < 3; i += 2) {
+        char cfg[4096], stem[256], want[64];
+        snprintf(cfg, sizeof cfg, "SELECT config_json FROM runs WHERE id = %d", 2 * i + 1);
+        const char *const q[] = { cfg, NULL };
+        char *text = th_query_dump(dbf, q);
+        text[strcspn(text, "\n")] = '\0';
+        stem_of(stem, sizeof stem, "default", text);
+        free(text);
+        for (size_t k = 0; k < 2; k++) {
+            const char *fig[] = { "jct_cdf", "summary" };
+            char name[300];
+            snprintf(name, sizeof name, "%s_%s", stem, fig[k]);
+            svg = check_svg(out, name, 20);
+            snprintf(want, sizeof want, "settings: %s", sets[i]);
+            cr_assert(strstr(svg, want) != NULL, "%s: no '%s'", name, want);
+            free(svg);
+        }
+        const char *pols[] = { "fifo", "srtf" };
+        for (int p = 0; p < 2; p++) {
+            snprintf(f, sizeof f, "%s/data/%s_%s_jct_cdf.dat", out, stem, pols[p]);
+            cr_assert_eq(data_rows(f), jobs[i], "%s", f);
+            snprintf(f, sizeof f, "%s/data/%s_%s_util_total.dat", out, stem, pols[p]);
+            cr_assert(file_exists(f), "%s", f);
+        }
+        /* the bars pair the runs of that setting: one seed */
+        double v[4];
+        snprintf(f, sizeof f, "%s/data/%s_summary.dat", out, stem);
+        cr_assert_eq(data_row(f, NULL, "jct_mean", v, 4), 4);
+        double want_ratio = th_db_value(dbf, i == 0
+            ? "SELECT a.value / b.value FROM metrics a, metrics b WHERE a.run_id = 2 AND "
+              "b.run_id = 1 AND a.name = 'jct_mean' AND b.name = 'jct_mean'"
+            : "SELECT a.value / b.value FROM metrics a, metrics b WHERE a.run_id = 6 AND "
+              "b.run_id = 5 AND a.name = 'jct_mean' AND b.name = 'jct_mean'");
+        cr_assert_float_eq(v[0], want_ratio, 1e-9);
+        cr_assert_float_eq(v[3], 1, 0);
+    }
+    free(dbf);
+    free(out);
+}
+
+/* fifo and srtf on seed 1 in three settings, srtf's first setting run twice: one seed each,
+ * never "3 seeds" */
+Test(plot, one_seed_is_never_several)
+{
+    char *path = tpath("seeds.db"), *out = tpath("seeds");
+    db *d = fresh_db(path);
+    const double fifo[] = { 100, 200, 400 }, srtf[] = { 50, 300, 100 };
+    for (int v = 0; v < 3; v++) {
+        struct metric mf[] = { { "jct_mean", fifo[v] } }, ms[] = { { "jct_mean", srtf[v] } };
+        add_run_v(d, "e", "fifo", 1, NULL, NULL, 0, mf, 1, 0, v);
+        add_run_v(d, "e", "srtf", 1, NULL, NULL, 0, v == 0 ? (struct metric[]){ { "jct_mean",
+                  999 } } : ms, 1, 0, v);
+    }
+    struct metric again[] = { { "jct_mean", 50 } };
+    add_run_v(d, "e", "srtf", 1, NULL, NULL, 0, again, 1, 0, 0);   /* the latest seed-1 run */
+    db_close(d);
+    struct th_out o = RUN("plot", "--db", path, "--out", out, "--format", "svg");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    for (int v = 0; v < 3; v++) {
+        char cfg[64], stem[128], f[1200];
+        snprintf(cfg, sizeof cfg, "{\"v\":%d,\"seed\":1}", v);
+        if (v == 0)
+            snprintf(stem, sizeof stem, "e");         /* the first run's setting */
+        else
+            stem_of(stem, sizeof stem, "e", cfg);
+        snprintf(f, sizeof f, "%s/data/%s_summary.dat", out, stem);
+        double x[4];
+        cr_assert_eq(data_row(f, NULL, "jct_mean", x, 4), 4, "%s", f);
+        cr_assert_float_eq(x[0], srtf[v] / fifo[v], 1e-12, "setting v=%d", v);
+        cr_assert_float_eq(x[3], 1, 0, "one seed, counted once (v=%d)", v);
+        char name[200];
+        snprintf(name, sizeof name, "%s_summary", stem);
+        char *svg = check_svg(out, name, 10);
+        cr_assert(strstr(svg, "one seed") != NULL && strstr(svg, "seeds") == NULL,
+                  "%s claims seeds", name);
+        char want[32];
+        snprintf(want, sizeof want, "settings: v=%d", v);
+        cr_assert(strstr(svg, want) != NULL, "%s: no '%s'", name, want);
+        free(svg);
+    }
+    cr_assert(strstr(o.out, "wrote 3 figures") != NULL, "a summary per setting: %s", o.out);
+    th_out_free(&o);
+    free(path);
+    free(out);
+}
+
+/* a sweep point run again with other settings than the axes name: a line of its own */
+Test(plot, sweep_lines_split_by_settings_the_axes_do_not_name)
+{
+    char *path = tpath("sweepset.db"), *out = tpath("sweepset");
+    db *d = fresh_db(path);
+    const char *scales[] = { "0.5", "1" };
+    for (int v = 0; v < 2; v++)
+        for (int k = 0; k < 2; k++)
+            for (int s = 1; s <= 2; s++) {
+                char sj[8];
+                snprintf(sj, sizeof sj, "%d", s);
+                struct db_param prm[] = { { "policy", "\"fifo\"" }, { "seed", sj },
+                                          { "workload.arrival_scale", scales[k] } };
+                struct metric m[] = { { "jct_mean", 100 * (v + 1) * atof(scales[k]) + s } };
+                add_run_v(d, "exp", "fifo", s, "load", prm, 3, m, 1, 0, v);
+            }
+    db_close(d);
+    struct th_out o = RUN("plot", "--db", path, "--out", out, "--metric", "jct_mean");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    char f[1200];
+    snprintf(f, sizeof f, "%s/data/load_jct_mean_vs_workload.arrival_scale.dat", out);
+    double x[4];
+    cr_assert_eq(data_row(f, "fifo, v=0", "1", x, 4), 4);
+    cr_assert_float_eq(x[0], 101.5, 1e-9);
+    cr_assert_float_eq(x[2], 2, 0);
+    cr_assert_eq(data_row(f, "fifo, v=1", "1", x, 4), 4);
+    cr_assert_float_eq(x[0], 201.5, 1e-9);
+    cr_assert_float_eq(x[2], 2, 0, "two seeds, not four runs");
+    free(path);
+    free(out);
 }

@@ -3,7 +3,9 @@
  * the db API with known metric values — grouped means, 95% CI half-widths and n computed by
  * hand, a repeated seed counted once, paired baseline ratios matched on settings, --where /
  * --experiment / --sweep filtering, CSV quoting and Markdown, export round trips at full
- * precision, and bad input (a bad --where, an unknown table) exiting 2.
+ * precision, and bad input (a bad --where, an unknown table) exiting 2.  The overrides column
+ * (report_config_diff on hand-made configs, and on real runs made with --set), units in the
+ * headers (report_metric_unit), --columns, export --wide and run_params values unquoted.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "../results/db.h"
+#include "../results/report.h"
 #include "helpers.h"
 
 #define RUN(...) th_hetsim((const char *const[]){ __VA_ARGS__, NULL })
@@ -26,6 +29,7 @@ struct spec {
     const char *sweep;              /* with one swept field, workload.arrival_scale = scale */
     double      scale;
     int         njobs;              /* jobs rows, with arrivals at thirds of a second */
+    double      gpu_hours;          /* written as a metric when not 0; makespan when not < 0 */
 };
 
 static int64_t add_run(db *d, const struct spec *s)
@@ -58,7 +62,10 @@ static int64_t add_run(db *d, const struct spec *s)
     cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
     cr_assert_eq(db_metric(d, "jobs_done", 10, &err), 0);
     cr_assert_eq(db_metric(d, "jct_mean", s->jct, &err), 0);
-    cr_assert_eq(db_metric(d, "makespan", s->makespan, &err), 0);
+    if (s->makespan >= 0)
+        cr_assert_eq(db_metric(d, "makespan", s->makespan, &err), 0);
+    if (s->gpu_hours != 0)
+        cr_assert_eq(db_metric(d, "gpu_hours", s->gpu_hours, &err), 0);
     for (int j = 0; j < s->njobs; j++) {
         struct th_job job = { .job_id = j, .job_type = "toy", .workers = 1, .work = 1,
                               .arrival_s = j + 1.0 / 3, .first_start_s = j + 0.5,
@@ -216,16 +223,16 @@ static void near(double got, double want, const char *what)
  * run counts, in the means and as a baseline), and a second setting x = 2 with one seed each */
 static const double fifo_jct[] = { 100, 110, 130 }, fft_jct[] = { 80, 99, 91 };
 static const struct spec grouped[] = {
-    { "exp", "fifo", 1, 1, 100, 1000, NULL, 0, 0 },
-    { "exp", "fifo", 2, 1, 110, 1200, NULL, 0, 0 },
-    { "exp", "fft", 1, 1, 80, 900, NULL, 0, 0 },
-    { "exp", "fft", 2, 1, 500, 5000, NULL, 0, 0 },     /* superseded below */
-    { "exp", "fifo", 3, 1, 400, 4000, NULL, 0, 0 },    /* superseded by the next one */
-    { "exp", "fifo", 3, 1, 130, 1100, NULL, 0, 0 },
-    { "exp", "fft", 2, 1, 99, 1300, NULL, 0, 0 },
-    { "exp", "fft", 3, 1, 91, 1000, NULL, 0, 0 },
-    { "exp", "fifo", 1, 2, 125, 1000, NULL, 0, 0 },
-    { "exp", "fft", 1, 2, 50, 1000, NULL, 0, 0 },
+    { "exp", "fifo", 1, 1, 100, 1000, NULL, 0, 0, 0 },
+    { "exp", "fifo", 2, 1, 110, 1200, NULL, 0, 0, 0 },
+    { "exp", "fft", 1, 1, 80, 900, NULL, 0, 0, 0 },
+    { "exp", "fft", 2, 1, 500, 5000, NULL, 0, 0, 0 },     /* superseded below */
+    { "exp", "fifo", 3, 1, 400, 4000, NULL, 0, 0, 0 },    /* superseded by the next one */
+    { "exp", "fifo", 3, 1, 130, 1100, NULL, 0, 0, 0 },
+    { "exp", "fft", 2, 1, 99, 1300, NULL, 0, 0, 0 },
+    { "exp", "fft", 3, 1, 91, 1000, NULL, 0, 0, 0 },
+    { "exp", "fifo", 1, 2, 125, 1000, NULL, 0, 0, 0 },
+    { "exp", "fft", 1, 2, 50, 1000, NULL, 0, 0, 0 },
 };
 
 Test(report, grouped_mean_ci_n_and_paired_ratios)
@@ -314,15 +321,15 @@ Test(report, grouped_mean_ci_n_and_paired_ratios)
 }
 
 static const struct spec filtered[] = {
-    { "exp", "fifo", 1, 1, 100, 1, NULL, 0, 0 },       /* 1 */
-    { "exp", "fft", 1, 1, 90, 1, NULL, 0, 0 },         /* 2 */
-    { "exp", "srtf", 1, 2, 95, 1, NULL, 0, 0 },        /* 3 */
-    { "exp", "fifo", 3, 1, 100, 1, NULL, 0, 0 },       /* 4 */
-    { "exp", "fft", 2, 1, 80, 1, NULL, 0, 0 },         /* 5 */
-    { "other", "fifo", 1, 1, 70, 1, NULL, 0, 0 },      /* 6 */
-    { "exp", "fifo", 1, 1, 60, 1, "sw", 0.5, 0 },      /* 7 */
-    { "exp", "fifo", 1, 1, 61, 1, "sw", 1.5, 0 },      /* 8 */
-    { "exp", "fft", 2, 1, 62, 1, "sw", 2.0, 0 },       /* 9 */
+    { "exp", "fifo", 1, 1, 100, 1, NULL, 0, 0, 0 },       /* 1 */
+    { "exp", "fft", 1, 1, 90, 1, NULL, 0, 0, 0 },         /* 2 */
+    { "exp", "srtf", 1, 2, 95, 1, NULL, 0, 0, 0 },        /* 3 */
+    { "exp", "fifo", 3, 1, 100, 1, NULL, 0, 0, 0 },       /* 4 */
+    { "exp", "fft", 2, 1, 80, 1, NULL, 0, 0, 0 },         /* 5 */
+    { "other", "fifo", 1, 1, 70, 1, NULL, 0, 0, 0 },      /* 6 */
+    { "exp", "fifo", 1, 1, 60, 1, "sw", 0.5, 0, 0 },      /* 7 */
+    { "exp", "fifo", 1, 1, 61, 1, "sw", 1.5, 0, 0 },      /* 8 */
+    { "exp", "fft", 2, 1, 62, 1, "sw", 2.0, 0, 0 },       /* 9 */
 };
 
 /* the ids in the report's "run" column, comma-separated */
@@ -405,8 +412,8 @@ Test(report, where_experiment_and_sweep_select_runs)
 Test(report, csv_quoting_and_markdown)
 {
     static const struct spec odd[] = {
-        { "we,ird \"exp\"", "fifo", 1, 1, 100, 1, NULL, 0, 0 },
-        { "pipe|exp", "fifo", 1, 1, 100, 1, NULL, 0, 0 },
+        { "we,ird \"exp\"", "fifo", 1, 1, 100, 1, NULL, 0, 0, 0 },
+        { "pipe|exp", "fifo", 1, 1, 100, 1, NULL, 0, 0, 0 },
     };
     char *dbp = make_db("odd.db", odd, 2);
     struct th_out o = RUN("report", "--db", dbp, "--format", "csv");
@@ -420,16 +427,17 @@ Test(report, csv_quoting_and_markdown)
     th_out_free(&o);
     o = RUN("report", "--db", dbp, "--format", "markdown", "--group");
     cr_assert_eq(o.status, 0, "%s", o.err);
-    cr_assert(strstr(o.out, "| group | experiment | policy | n |") != NULL, "%s", o.out);
+    cr_assert(strstr(o.out, "| group | experiment | policy | n (seeds) | jobs_done (jobs) |"),
+              "%s", o.out);
     cr_assert(strstr(o.out, "| pipe\\|exp |") != NULL, "%s", o.out);
     th_out_free(&o);
     free(dbp);
 }
 
 static const struct spec with_jobs[] = {
-    { "exp", "fifo", 1, 1, 100, 1, NULL, 0, 40 },
-    { "exp", "fft", 1, 1, 90, 1, NULL, 0, 40 },
-    { "exp", "fft", 2, 1, 80, 1, NULL, 0, 40 },
+    { "exp", "fifo", 1, 1, 100, 1, NULL, 0, 40, 0 },
+    { "exp", "fft", 1, 1, 90, 1, NULL, 0, 40, 0 },
+    { "exp", "fft", 2, 1, 80, 1, NULL, 0, 40, 0 },
 };
 
 Test(report, export_round_trips)
@@ -508,5 +516,302 @@ Test(report, export_round_trips)
     cr_assert_eq(o.status, 2);
     cr_assert(strstr(o.err, "\"nonsense(\"") != NULL, "%s", o.err);
     th_out_free(&o);
+    free(dbp);
+}
+
+/* ---- what differs between configs, units, --columns, export --wide ---- */
+
+/* report_config_diff of n configs, each result checked against want[i] */
+static void diff_is(const char *const *configs, size_t n, const char *const *exclude,
+                    size_t nexclude, const char *const *want)
+{
+    char *out[8];
+    cr_assert_eq(report_config_diff(configs, n, exclude, nexclude, out), 0);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_str_eq(out[i], want[i], "config %zu: %s", i, configs[i] ? configs[i] : "NULL");
+        free(out[i]);
+    }
+}
+
+Test(report, config_diff_names_paths_and_values)
+{
+    /* policies and seed aside; a member one config lacks is "(unset)"; document order */
+    const char *a = "{\"name\":\"e\",\"cluster\":\"mixed_small\",\"workload\":{\"trace\":\"t\"},"
+                    "\"sim\":{\"k\":1},\"policies\":[\"fifo\"],\"seed\":1}";
+    const char *b = "{\"name\":\"e\",\"cluster\":\"fft_t4_v100_a10\",\"workload\":{\"trace\":"
+                    "\"t\",\"max_jobs\":100},\"sim\":{\"k\":1},\"policies\":[\"srtf\"],"
+                    "\"seed\":7}";
+    diff_is((const char *[]){ a, b }, 2, NULL, 0,
+            (const char *[]){ "cluster=mixed_small workload.max_jobs=(unset)",
+                              "cluster=fft_t4_v100_a10 workload.max_jobs=100" });
+    /* an excluded path is not compared */
+    diff_is((const char *[]){ a, b }, 2, (const char *[]){ "workload.max_jobs" }, 1,
+            (const char *[]){ "cluster=mixed_small", "cluster=fft_t4_v100_a10" });
+    /* nothing differs but the policy and the seed */
+    const char *a2 = "{\"name\":\"e\",\"cluster\":\"mixed_small\",\"workload\":{\"trace\":\"t\"},"
+                     "\"sim\":{\"k\":1},\"policies\":[{\"name\":\"fft\"}],\"seed\":3}";
+    diff_is((const char *[]){ a, a2 }, 2, NULL, 0, (const char *[]){ "", "" });
+    /* arrays of one length element by element, of two lengths whole; nested members */
+    diff_is((const char *[]){ "{\"p\":[{\"b\":true},{\"b\":false}],\"l\":[1,2]}",
+                              "{\"p\":[{\"b\":true},{\"b\":true}],\"l\":[1]}" }, 2, NULL, 0,
+            (const char *[]){ "p.1.b=false l=[1,2]", "p.1.b=true l=[1]" });
+    /* strings as --set reads them back: bare unless they would read as JSON or hold a space */
+    diff_is((const char *[]){ "{\"s\":\"100\"}", "{\"s\":\"a b\"}", "{\"s\":\"plain\"}",
+                              "{\"s\":{\"x\":0.5}}", "{\"s\":null}" }, 5, NULL, 0,
+            (const char *[]){ "s=\"100\"", "s=\"a b\"", "s=plain", "s={\"x\":0.5}", "s=null" });
+    /* NULL and text that is no JSON object count as {}; three configs, two alike */
+    diff_is((const char *[]){ NULL, "not json", "{\"a\":1}" }, 3, NULL, 0,
+            (const char *[]){ "a=(unset)", "a=(unset)", "a=1" });
+    diff_is((const char *[]){ "{\"a\":1,\"b\":2}", "{\"a\":1,\"b\":3}", "{\"a\":1,\"b\":2}" }, 3,
+            NULL, 0, (const char *[]){ "b=2", "b=3", "b=2" });
+    diff_is(NULL, 0, NULL, 0, NULL);
+
+    /* the settings key: equal without policies and seed, distinct otherwise */
+    char ka[17], ka2[17], kb[17], kbx[17], kax[17];
+    cr_assert_eq(report_config_key(a, NULL, 0, ka), 0);
+    cr_assert_eq(report_config_key(a2, NULL, 0, ka2), 0);
+    cr_assert_eq(report_config_key(b, NULL, 0, kb), 0);
+    cr_assert_str_eq(ka, ka2);
+    cr_assert_str_neq(ka, kb);
+    const char *const both[] = { "workload.max_jobs", "cluster" };
+    cr_assert_eq(report_config_key(a, both, 2, kax), 0);
+    cr_assert_eq(report_config_key(b, both, 2, kbx), 0);
+    cr_assert_str_eq(kax, kbx, "the excluded paths were all that differed");
+    cr_assert_eq(strlen(ka), 16);
+}
+
+Test(report, metric_units_from_names)
+{
+    static const char *const want[][2] = {
+        { "jct_mean", "s" },           { "jct_p50", "s" },         { "jct_p99_window", "s" },
+        { "makespan", "s" },           { "queue_delay_mean", "s" }, { "ttft_p99", "s" },
+        { "tpot_p50", "s" },           { "e2e_p95", "s" },         { "solver_time_max", "s" },
+        { "gpu_hours", "h" },          { "util_total", "fraction" }, { "util_A100", "fraction" },
+        { "ftf_unfair_frac", "fraction" }, { "jain_index", "fraction" },
+        { "slo_attainment", "fraction" }, { "ftf_mean", "ratio" },  { "ftf_max", "ratio" },
+        { "jobs_done", "jobs" },       { "jobs_unfinished", "jobs" }, { "throughput_norm", "jobs" },
+        { "cost_usd", "USD" },         { "preemptions", "count" }, { "idle_s", "s" },
+        { "jobs_per_h", "per h" },     { "mystery", "" },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_assert_str_eq(report_metric_unit(want[i][0]), want[i][1], "%s", want[i][0]);
+    cr_assert(report_metric_higher_better("util_total"));
+    cr_assert(report_metric_higher_better("throughput_norm"));
+    cr_assert(report_metric_higher_better("jobs_done"));
+    cr_assert(report_metric_higher_better("jain_index"));
+    cr_assert(!report_metric_higher_better("jct_mean"));
+    cr_assert(!report_metric_higher_better("jobs_unfinished"));
+    cr_assert(!report_metric_higher_better("ftf_max"));
+}
+
+/* two settings of the default experiment made with --set: each row names its own */
+Test(report, overrides_name_the_set_and_headers_carry_units)
+{
+    char dbp[512];
+    snprintf(dbp, sizeof dbp, "%s/overrides.db", th_tmpdir());
+    remove(dbp);
+    struct th_out o = RUN("run", "default", "--db", dbp, "--quiet", "--set",
+                          "workload.max_jobs=40");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = RUN("run", "default", "--db", dbp, "--quiet", "--set", "workload.max_jobs=30");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+
+    o = RUN("report", "--db", dbp, "--baseline", "fifo", "--format", "csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    struct csv c = csv_parse(o.out, ',');
+    cr_assert_eq(c.nrows, 1 + 4, "%s", o.out);
+    /* CSV headers stay bare names, the ratios as scripts read them */
+    csv_col(&c, "jct_mean/fifo");
+    csv_col(&c, "jct_p50");
+    int ov = csv_col(&c, "overrides");
+    cr_assert_eq(ov, csv_ncols(&c, 0) - 1, "overrides is the last column");
+    for (int r = 1; r < c.nrows; r++)
+        cr_assert_str_eq(c.row[r][ov], r <= 2 ? "workload.max_jobs=40" : "workload.max_jobs=30",
+                         "run %s", c.row[r][0]);
+    near(csv_num(&c, 1, "jct_p50"),
+         th_db_value(dbp, "SELECT value FROM metrics WHERE run_id = 1 AND name = 'jct_p50'"),
+         "jct_p50 of run 1");
+    near(csv_num(&c, 1, "jobs_done"), 40, "jobs_done of run 1");
+    csv_free(&c);
+    th_out_free(&o);
+
+    /* grouped: the same, one row per group */
+    o = RUN("report", "--db", dbp, "--group", "--format", "csv");
+    c = csv_parse(o.out, ',');
+    cr_assert_eq(c.nrows, 1 + 4, "%s", o.out);
+    cr_assert_str_eq(c.row[3][csv_col(&c, "overrides")], "workload.max_jobs=30");
+    csv_free(&c);
+    th_out_free(&o);
+
+    /* for people: units in every metric header, and what the overrides are */
+    o = RUN("report", "--db", dbp, "--baseline", "fifo");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    const char *const heads[] = { "jobs_done (jobs)", "jct_mean (s)", "jct_p50 (s)",
+                                  "jct_p99 (s)", "makespan (s)", "ftf_mean (ratio)",
+                                  "throughput_norm_window (jobs)", "util_total (fraction)",
+                                  "jct_mean/fifo (x)", "throughput_norm_window/fifo (x)",
+                                  "overrides" };
+    char *nl = strchr(o.out, '\n');
+    cr_assert_not_null(nl);
+    *nl = '\0';
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
+        cr_assert(strstr(o.out, heads[i]) != NULL, "no '%s' in %s", heads[i], o.out);
+    cr_assert(strstr(nl + 1, "workload.max_jobs=40\n") != NULL, "%s", nl + 1);
+    cr_assert(strstr(nl + 1, "except throughput_norm_window)") != NULL, "%s", nl + 1);
+    cr_assert(strstr(nl + 1, "overrides: the settings") != NULL, "%s", nl + 1);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--group", "--format", "markdown", "--columns",
+            "gpu_hours,util_total");
+    cr_assert(strstr(o.out, "| group | experiment | policy | n (seeds) | gpu_hours (h) | "
+                            "util_total (fraction) | overrides |") != NULL, "%s", o.out);
+    th_out_free(&o);
+}
+
+Test(report, columns_choose_and_reject)
+{
+    static const struct spec runs[] = {
+        { "exp", "fifo", 1, 1, 100, 1000, NULL, 0, 0, 12.5 },
+        { "exp", "fft", 1, 1, 80, -1, NULL, 0, 0, 0 },       /* no makespan, no gpu_hours */
+    };
+    char *dbp = make_db("columns.db", runs, 2);
+    struct th_out o = RUN("report", "--db", dbp, "--format", "csv", "--columns",
+                          "gpu_hours, makespan", "--columns", "jct_mean,gpu_hours",
+                          "--baseline", "fifo");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    struct csv c = csv_parse(o.out, ',');
+    const char *const want[] = { "run", "experiment", "policy", "gpu_hours", "makespan",
+                                 "jct_mean", "gpu_hours/fifo", "makespan/fifo",
+                                 "jct_mean/fifo", "overrides", NULL };
+    for (int k = 0; want[k] != NULL; k++)
+        cr_assert_str_eq(c.row[0][k], want[k], "column %d", k);
+    cr_assert_eq(csv_ncols(&c, 0), 10, "a repeated name is shown once");
+    near(csv_num(&c, 1, "gpu_hours"), 12.5, "gpu_hours");
+    near(csv_num(&c, 2, "jct_mean/fifo"), 0.8, "ratio of a chosen column");
+    cr_assert(isnan(csv_num(&c, 2, "gpu_hours")), "a run without the metric: empty");
+    cr_assert(isnan(csv_num(&c, 2, "makespan")), "a run without the metric: empty");
+    csv_free(&c);
+    th_out_free(&o);
+
+    /* the default columns include jct_p50, empty here: no run has it */
+    o = RUN("report", "--db", dbp, "--format", "csv");
+    c = csv_parse(o.out, ',');
+    cr_assert_str_eq(c.row[0][csv_col(&c, "jct_mean") + 1], "jct_p50");
+    cr_assert(isnan(csv_num(&c, 1, "jct_p50")));
+    csv_free(&c);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp);
+    cr_assert(strstr(o.out, "  -  ") != NULL, "a missing value is '-' in a table: %s", o.out);
+    th_out_free(&o);
+
+    /* unknown names exit 2 naming the option, with the closest name or the list */
+    o = RUN("report", "--db", dbp, "--columns", "jct_maen");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "--columns: no run in ") && strstr(o.err, "'jct_maen'") &&
+              strstr(o.err, "did you mean 'jct_mean'?"), "%s", o.err);
+    cr_assert_str_eq(o.out, "", "nothing half-written");
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--columns", "jct_mean,zzzzzzzzzzzz");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "metrics: gpu_hours, jct_mean, jobs_done, makespan") != NULL, "%s",
+              o.err);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--columns", "jct_mean,,makespan");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "--columns: empty metric name in 'jct_mean,,makespan'") != NULL,
+              "%s", o.err);
+    th_out_free(&o);
+    free(dbp);
+}
+
+Test(report, export_wide_one_column_per_metric)
+{
+    static const struct spec runs[] = {
+        { "exp", "fifo", 1, 1, 100, 1000, NULL, 0, 0, 12.5 },
+        { "exp", "fft", 2, 1, 80.25, -1, NULL, 0, 0, 0 },    /* no makespan, no gpu_hours */
+        { "other", "fft", 1, 2, 1.0 / 3, 7, NULL, 0, 0, 0 },
+    };
+    char *dbp = make_db("wide.db", runs, 3);
+    struct th_out o = RUN("export", "--db", dbp, "--table", "metrics", "--wide");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    struct csv c = csv_parse(o.out, ',');
+    const char *const head[] = { "run_id", "experiment", "policy", "seed", "cluster",
+                                 "group_hash", "gpu_hours", "jct_mean", "jobs_done",
+                                 "makespan", NULL };
+    for (int k = 0; head[k] != NULL; k++)
+        cr_assert_str_eq(c.row[0][k], head[k], "column %d: %s", k, o.out);
+    cr_assert_eq(csv_ncols(&c, 0), 10);
+    cr_assert_eq(c.nrows, 1 + 3, "one row per run");
+    cr_assert_str_eq(c.row[2][0], "2");
+    cr_assert_str_eq(c.row[2][2], "fft");
+    cr_assert_str_eq(c.row[2][3], "2");
+    near(csv_num(&c, 1, "gpu_hours"), 12.5, "gpu_hours");
+    cr_assert_eq(csv_num(&c, 2, "jct_mean"), 80.25);
+    cr_assert_eq(csv_num(&c, 3, "jct_mean"), 1.0 / 3, "full precision");
+    cr_assert_str_eq(c.row[2][csv_col(&c, "makespan")], "", "no metric: an empty field");
+    cr_assert_str_eq(c.row[2][csv_col(&c, "gpu_hours")], "");
+    near(csv_num(&c, 3, "makespan"), 7, "makespan");
+    for (int r = 1; r < c.nrows; r++)
+        cr_assert_eq(csv_ncols(&c, r), 10);
+    const char *gh = c.row[1][csv_col(&c, "group_hash")];
+    cr_assert(strlen(gh) == 16 && strspn(gh, "0123456789abcdef") == 16, "%s", gh);
+    csv_free(&c);
+    th_out_free(&o);
+
+    /* a filter: those runs, the union of their metrics only; TSV */
+    o = RUN("export", "--db", dbp, "--table", "metrics", "--wide", "--tsv", "--where",
+            "policy = 'fft'");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    c = csv_parse(o.out, '\t');
+    cr_assert_eq(c.nrows, 1 + 2);
+    cr_assert_eq(csv_ncols(&c, 0), 9, "no run of the two has gpu_hours: %s", o.out);
+    cr_assert_str_eq(c.row[0][6], "jct_mean");
+    cr_assert_str_eq(c.row[2][0], "3");
+    near(csv_num(&c, 2, "makespan"), 7, "makespan");
+    csv_free(&c);
+    th_out_free(&o);
+    o = RUN("export", "--db", dbp, "--table", "metrics", "--wide", "--experiment", "none");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert_str_eq(o.out, "run_id,experiment,policy,seed,cluster,group_hash\n");
+    th_out_free(&o);
+
+    /* --wide belongs to the metrics table */
+    o = RUN("export", "--db", dbp, "--table", "jobs", "--wide");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "--wide") && strstr(o.err, "--table metrics"), "%s", o.err);
+    cr_assert_str_eq(o.out, "");
+    th_out_free(&o);
+    free(dbp);
+}
+
+Test(report, export_run_params_values_unquoted)
+{
+    static const struct spec runs[] = {
+        { "exp", "fifo", 1, 1, 60, 1, "sw", 0.5, 0, 0 },
+        { "exp", "fft", 2, 1, 62, 1, "sw", 2.0, 0, 0 },
+    };
+    char *dbp = make_db("params.db", runs, 2);
+    for (int tsv = 0; tsv <= 1; tsv++) {
+        struct th_out o = RUN("export", "--db", dbp, "--table", "run_params", "--format",
+                              tsv ? "tsv" : "csv");
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        struct csv c = csv_parse(o.out, tsv ? '\t' : ',');
+        cr_assert_eq(c.nrows, 1 + 6);
+        cr_assert_str_eq(c.row[0][3], "value");
+        int r = csv_find(&c, "run_id", "1", "key", "policy");
+        cr_assert_str_eq(c.row[r][3], "fifo", "a JSON string without its quotes");
+        cr_assert(strstr(o.out, "\"fifo\"") == NULL, "%s", o.out);
+        r = csv_find(&c, "run_id", "2", "key", "seed");
+        cr_assert_str_eq(c.row[r][3], "2");
+        r = csv_find(&c, "run_id", "1", "key", "workload.arrival_scale");
+        cr_assert_str_eq(c.row[r][3], "0.5", "numbers as they are");
+        cr_assert_str_eq(c.row[r][4], "0.5");
+        csv_free(&c);
+        th_out_free(&o);
+    }
+    /* the database keeps the JSON text */
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM run_params WHERE value = "
+                                        "'\"fifo\"'"), 1, 0);
     free(dbp);
 }

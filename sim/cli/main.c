@@ -285,13 +285,23 @@ static int where_opt(char **where, const char *expr)
 static const char report_help[] =
     "usage: hetsim report [--db FILE] [--format table|csv|markdown] [--baseline POLICY]\n"
     "                     [--group] [--experiment NAME] [--sweep NAME] [--where EXPR]\n"
-    "Compare runs from the metrics database: one row per run with its key metrics.\n\n"
+    "                     [--columns NAME[,NAME...]]\n"
+    "Compare runs from the metrics database: one row per run with its key metrics, and in\n"
+    "the last column (overrides) the settings in which its experiment differs from the other\n"
+    "rows', as --set takes them (policy and seed aside).  Table and markdown headers carry\n"
+    "units: s, h, fraction, ratio, jobs, x (a ratio to the baseline).\n\n"
     "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
     "  -f, --format FMT       table (aligned, the default), csv (RFC 4180 quoting, full\n"
-    "                         precision, empty for a missing value) or markdown\n"
+    "                         precision, bare metric names, empty for a missing value) or\n"
+    "                         markdown\n"
+    "  -c, --columns LIST     the metrics to show, comma-separated (may be repeated), each\n"
+    "                         one some run in the database has (default: jobs_done,\n"
+    "                         jct_mean, jct_p50, jct_p99, makespan, ftf_mean, ftf_max,\n"
+    "                         throughput_norm, util_total); a run without one shows it empty\n"
     "  -b, --baseline POLICY  add each metric's ratio to the baseline run: the latest run of\n"
     "                         POLICY with the same experiment, seed and config apart from the\n"
-    "                         policy (below 1 is better, except throughput_norm)\n"
+    "                         policy (below 1 is better, except where higher is better:\n"
+    "                         throughput, utilization, jain_index, jobs_done)\n"
     "  -g, --group            one row per group of runs that differ only in their seed (equal\n"
     "                         runs.group_hash): n, the number of seeds, and per metric the mean\n"
     "                         over the seeds \u00b1 the half-width of its 95% confidence interval\n"
@@ -317,23 +327,29 @@ static int cmd_report(int argc, char **argv)
         { "db", required_argument, NULL, 'd' },       { "format", required_argument, NULL, 'f' },
         { "baseline", required_argument, NULL, 'b' }, { "experiment", required_argument, NULL, 'e' },
         { "sweep", required_argument, NULL, 's' },    { "where", required_argument, NULL, 'w' },
-        { "group", no_argument, NULL, 'g' },          { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "group", no_argument, NULL, 'g' },          { "columns", required_argument, NULL, 'c' },
+        { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
     };
     struct report_opts o = { .format = REPORT_TABLE };
     struct report_query q = { .group = 0 };
     const char *dbp = DEFAULT_DB;
     char *where = NULL;
+    /* at most argc --columns values */
+    const char **columns = calloc((size_t)argc + 1, sizeof *columns);
+    if (columns == NULL)
+        return 1;
+    q.columns = columns;
     int c, rc = -1;
     opterr = 0;
     optind = 1;
-    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gh", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gc:h", opts, NULL)) != -1) {
         switch (c) {
         case 'd': dbp = optarg; break;
         case 'b': o.baseline = optarg; break;
         case 'e': o.experiment = optarg; break;
         case 's': q.sweep = optarg; break;
         case 'g': q.group = 1; break;
+        case 'c': columns[q.ncolumns++] = optarg; break;
         case 'w': rc = where_opt(&where, optarg); break;
         case 'f':
             if (strcmp(optarg, "table") == 0)
@@ -363,12 +379,13 @@ static int cmd_report(int argc, char **argv)
         rc = report_print_query(dbp, &o, &q, stdout, &err) < 0 ? fail(&err) : 0;
     }
     free(where);
+    free(columns);
     return rc;
 }
 
 static const char export_help[] =
     "usage: hetsim export --table NAME [--db FILE] [--format csv|tsv] [--where EXPR]\n"
-    "                     [--experiment NAME] [--sweep NAME] [--out FILE]\n"
+    "                     [--experiment NAME] [--sweep NAME] [--out FILE] [--wide]\n"
     "Write one table of the metrics database as CSV, for pandas, R or a spreadsheet: a header\n"
     "row, reals at full precision (%.17g), NULL as an empty field, RFC 4180 quoting.  Rows\n"
     "are streamed, so tables of millions of jobs take no memory.\n\n"
@@ -381,8 +398,13 @@ static const char export_help[] =
     "  -e, --experiment NAME  only the rows of this experiment's runs\n"
     "  -s, --sweep NAME       only the rows of this sweep's runs\n"
     "  -o, --out FILE         write FILE instead of standard output\n"
+    "  -W, --wide             with --table metrics: one row per run (run_id, experiment,\n"
+    "                         policy, seed, cluster, group_hash) and one column per metric,\n"
+    "                         empty where a run lacks it\n"
     "  -h, --help             this help\n"
+    "run_params values are written as programs want them: fifo, not \"fifo\".\n"
     "e.g.  hetsim export --table jobs --csv --where \"policy = 'fft'\" > jobs.csv\n"
+    "      hetsim export --table metrics --wide --sweep load > metrics.csv\n"
     "      pandas: pd.read_csv(\"jobs.csv\")    R: read.csv(\"jobs.csv\")\n";
 
 static int cmd_export(int argc, char **argv)
@@ -393,7 +415,8 @@ static int cmd_export(int argc, char **argv)
         { "tsv", no_argument, NULL, 'T' },          { "where", required_argument, NULL, 'w' },
         { "experiment", required_argument, NULL, 'e' },
         { "sweep", required_argument, NULL, 's' },  { "out", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+        { "wide", no_argument, NULL, 'W' },         { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     struct export_opts o = { .format = EXPORT_CSV };
     const char *dbp = DEFAULT_DB;
@@ -401,10 +424,11 @@ static int cmd_export(int argc, char **argv)
     int c, rc = -1;
     opterr = 0;
     optind = 1;
-    while (rc < 0 && (c = getopt_long(argc, argv, "d:t:f:w:e:s:o:h", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:t:f:w:e:s:o:Wh", opts, NULL)) != -1) {
         switch (c) {
         case 'd': dbp = optarg; break;
         case 't': o.table = optarg; break;
+        case 'W': o.wide = 1; break;
         case 'C': o.format = EXPORT_CSV; break;
         case 'T': o.format = EXPORT_TSV; break;
         case 'e': o.experiment = optarg; break;
@@ -428,6 +452,9 @@ static int cmd_export(int argc, char **argv)
     if (rc < 0 && o.table == NULL)
         rc = usage_error("%s", "missing --table NAME (runs, jobs, job_gpu_seconds, samples, "
                                "metrics or run_params)");
+    if (rc < 0 && o.wide && strcmp(o.table, "metrics") != 0)
+        rc = usage_error("--wide is for --table metrics (one column per metric), not --table "
+                         "%s", o.table);
     if (rc < 0) {
         struct errbuf err;
         err_clear(&err);
@@ -442,10 +469,13 @@ static const char plot_help[] =
     "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY]\n"
     "                   [--metric NAME[,NAME...]]... [--experiment NAME]... [--sweep NAME]...\n"
     "Draw figures with gnuplot: images in DIR (default results/out), their data in DIR/data.\n"
-    "Per experiment (latest run of each policy): JCT and finish-time fairness CDFs, GPU\n"
-    "utilization over time by GPU type, queue length, and bars of each policy's metrics as a\n"
-    "ratio to the baseline's run with the same seed and settings (--baseline; default fifo\n"
-    "when the experiment ran it, else its first policy), averaged over seeds with 95% CIs.\n"
+    "Per experiment and setting (runs whose configs differ only in policy and seed; the\n"
+    "experiment as run without overrides keeps the plain file names, other settings add 8\n"
+    "hex digits and say in the title what differs): JCT and finish-time fairness CDFs, GPU\n"
+    "utilization over time by GPU type and queue length (one seed, the latest run of each\n"
+    "policy), and bars of each policy's metrics as a ratio to the baseline's run with the\n"
+    "same seed (--baseline; default fifo when the setting ran it, else its first policy),\n"
+    "averaged over distinct seeds with 95% CIs.\n"
     "Per sweep: each --metric (default jct_mean, ftf_mean, makespan) against each swept axis\n"
     "other than seed, one line per policy and combination of the other axes, mean over seeds\n"
     "with 95% CIs.\n"
@@ -461,6 +491,22 @@ static const char plot_help[] =
     "  -h, --help             this help\n"
     "Without --experiment or --sweep, everything is drawn.\n";
 
+/* The config of `name`'s runs made without --set: the shipped experiment of that name, as
+ * `hetsim run NAME` writes it (plot gives its setting the plain file names); NULL when no
+ * experiment of that name loads. */
+static char *plain_config(const char *name)
+{
+    struct experiment *e;
+    struct errbuf err;
+    err_clear(&err);
+    char *config = NULL;
+    if (experiment_load(&e, name, NULL, 0, &err) == 0 && strcmp(e->name, name) == 0 &&
+        e->npolicies > 0)
+        config = experiment_config_json(e, 0);
+    experiment_free(e);
+    return config;
+}
+
 static int cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -474,7 +520,8 @@ static int cmd_plot(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct plot_opts o = { .db_path = DEFAULT_DB, .out_dir = "results/out", .format = "png" };
+    struct plot_opts o = { .db_path = DEFAULT_DB, .out_dir = "results/out", .format = "png",
+                           .plain_config = plain_config };
     /* each list holds at most argc values */
     const char **lists = calloc(3 * (size_t)argc + 3, sizeof *lists);
     if (lists == NULL)
@@ -940,9 +987,9 @@ static const struct cmd commands[] = {
       "run a grid of experiments on every core, resumably" },
     { "merge", cmd_merge, "OUT.db IN.db...", "join metrics databases (shards, MPI ranks)" },
     { "report", cmd_report, "[--db FILE] [--format table|csv|markdown] [--baseline POLICY] "
-      "[--group] [--where EXPR]", "compare runs from the database" },
+      "[--group] [--where EXPR] [--columns LIST]", "compare runs from the database" },
     { "export", cmd_export, "--table NAME [--db FILE] [--format csv|tsv] [--where EXPR] "
-      "[--out FILE]", "write a table of the database as CSV (pandas, R)" },
+      "[--out FILE] [--wide]", "write a table of the database as CSV (pandas, R)" },
     { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY] "
       "[--metric NAME] [--experiment NAME] [--sweep NAME]", "draw figures with gnuplot" },
     { "list", cmd_list, "policies|gpus|links|models|formats|experiments|sweeps|clusters|traces",
