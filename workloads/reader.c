@@ -7,11 +7,19 @@
 #define _POSIX_C_SOURCE 200809L
 #include "reader.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
+
+int reader_blank(const char *field)
+{
+    while (isspace((unsigned char)*field))
+        field++;
+    return *field == '\0';
+}
 
 double reader_work_from_duration(const tput *m, int jtype, int gpu, int workers, double duration_s)
 {

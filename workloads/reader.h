@@ -63,6 +63,9 @@ struct workload_format {
                  struct errbuf *err);
 };
 
+/* 1 if a trace field is empty or only blanks. */
+int reader_blank(const char *field);
+
 /* Job type by name with a did-you-mean in the error; -1 with err set if unknown. */
 int reader_jobtype(const tput *m, const char *name, const char *file, long line,
                    const char *field, struct errbuf *err);

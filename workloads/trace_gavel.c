@@ -45,13 +45,6 @@ static void gst_close(void *p)
     free(s);
 }
 
-static int blank(const char *f)
-{
-    while (isspace((unsigned char)*f))
-        f++;
-    return *f == '\0';
-}
-
 /* "-n", "--num_steps", "-step", "--max-steps": a dash or two, a letter, then [A-Za-z0-9_-] */
 static int is_flag(const char *f)
 {
@@ -97,9 +90,9 @@ static int gst_next(void *p, struct reader_common *c, struct job_spec *out, stru
     int jt = reader_jobtype(c->model, f[0], c->path, ln, "job_type", err);
     if (jt < 0)
         return -1;
-    if (blank(f[1]))
+    if (reader_blank(f[1]))
         return err_input(err, c->path, ln, "command", "empty: Gavel runs this command");
-    if (i_wd >= 0 && blank(f[i_wd]))
+    if (i_wd >= 0 && reader_blank(f[i_wd]))
         return err_input(err, c->path, ln, "working_directory", "empty: the directory the "
                          "command runs in");
     if (!is_flag(f[i_arg]))

@@ -48,13 +48,6 @@ static void hst_close(void *p)
     free(s);
 }
 
-static int blank(const char *f)
-{
-    while (*f == ' ' || *f == '\t')
-        f++;
-    return *f == '\0';
-}
-
 /* The user column: a number >= 0 or a tenant name, the same kind on every row. */
 static int read_user(struct hst *s, const char *path, long ln, const char *f, int32_t *out,
                      struct errbuf *err)
@@ -62,7 +55,7 @@ static int read_user(struct hst *s, const char *path, long ln, const char *f, in
     double num;
     long long v;
     int is_number = tio_double(f, &num) == 0;
-    if (blank(f))
+    if (reader_blank(f))
         return err_input(err, path, ln, "user", "empty: give a user number >= 0 or a tenant "
                          "name");
     if (s->users == USERS_UNSEEN) {
@@ -113,7 +106,7 @@ static int read_header(struct hst *s, const char *path, struct errbuf *err)
     for (int k = 0; k < C_N; k++)
         s->pos[k] = -1;
     for (int i = 0; i < n; i++) {
-        if (blank(f[i]))
+        if (reader_blank(f[i]))
             return err_input(err, path, ln, "header", "column %d has no name%s", i + 1,
                              i == n - 1 && n > 1 ? " (a trailing comma?)" : "");
         int k = 0;

@@ -23,7 +23,6 @@
  * stderr, never silently); "min_duration_s" drops shorter jobs (likewise).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,13 +82,6 @@ static int parse_ts(const char *s, int64_t *out)
         return -1;
     *out = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + se;
     return 0;
-}
-
-static int blank(const char *f)
-{
-    while (isspace((unsigned char)*f))
-        f++;
-    return *f == '\0';
 }
 
 static int by_time(const void *a, const void *b)
@@ -194,7 +186,7 @@ static int pst_open(struct reader *rd, struct reader_common *c, const struct job
                       "= %s x %lld = %.15g", f[3], f[1], g, want);
             goto fail;
         }
-        if (blank(f[4])) {
+        if (reader_blank(f[4])) {
             err_input(err, c->path, ln, "cluster", "empty: the virtual cluster's name");
             goto fail;
         }
