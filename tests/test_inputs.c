@@ -80,6 +80,7 @@ struct row {
 #define WL_G "{ \"format\": \"gavel\", \"trace\": \"g.trace\" }"
 /* Philly job list */
 #define PHDR "timestamp,duration,num_gpus,gpu_time,cluster\n"
+#define PHDR_TRAILING "timestamp,duration,num_gpus,gpu_time,cluster,\n"
 #define TS "2017-10-03 12:00:00"
 #define PJ(ts, dur, gpus, gpu_time) ts "," dur "," gpus "," gpu_time ",vc1\n"
 #define MIX "\"job_types\": { \"" R50 "\": 1 }"
@@ -677,6 +678,8 @@ static const struct row rows[] = {
       { RUN }, 2, AT("ph.csv", 2) "gpu_time: '-60' is not a number of GPU-seconds >= 0" },
     { "philly_cluster_empty", PHILLY(PHDR TS ",60,1,60,\n"),
       { RUN }, 2, AT("ph.csv", 2) "cluster: empty: the virtual cluster's name" },
+    { "philly_header_trailing_comma", PHILLY(PHDR_TRAILING),
+      { RUN }, 2, AT("ph.csv", 1) "header: column 6 has no name (a trailing comma?)" },
     { "philly_header_gpu_time_misnamed", PHILLY("timestamp,duration,num_gpus,gpu_secs,cluster\n"),
       { RUN }, 2, AT("ph.csv", 1) "header must be: timestamp,duration,num_gpus,gpu_time,cluster" },
     { "philly_bad_row_of_another_vc",

@@ -1115,6 +1115,11 @@ Test(workload, philly_errors)
                  ":2: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
     philly_fails(&f, "ph_hdr4.csv", "timestamp,duration,num_gpus,gpu_seconds,cluster\n", "",
                  ":1: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
+    philly_fails(&f, "ph_hdr5.csv", "timestamp,duration,num_gpus,gpu_time,cluster,\n", "",
+                 ":1: header: column 6 has no name (a trailing comma?); the header must be: "
+                 "timestamp,duration,num_gpus,gpu_time,cluster");
+    philly_fails(&f, "ph_hdr6.csv", "timestamp,,num_gpus,gpu_time,cluster\n", "",
+                 ":1: header: column 2 has no name; the header must be");
     philly_fails(&f, "ph_hdr3.csv", "2017-10-09 07:01:55,66.0,1,66.0,a\n", "",
                  ":1: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
     philly_fails(&f, "ph_empty.csv", "", "", ": empty file: expected a header line");

@@ -143,6 +143,13 @@ static int pst_open(struct reader *rd, struct reader_common *c, const struct job
             continue;
         int n = tio_split(line, ',', f, 8);
         if (!header) {
+            for (int k = 0; k < n && k < 8; k++)
+                if (reader_blank(f[k])) {
+                    err_input(err, c->path, ln, "header", "column %d has no name%s; the header "
+                              "must be: timestamp,duration,num_gpus,gpu_time,cluster", k + 1,
+                              k == n - 1 && n > 1 ? " (a trailing comma?)" : "");
+                    goto fail;
+                }
             if (n != 5 || strcmp(f[0], "timestamp") || strcmp(f[1], "duration") ||
                 strcmp(f[2], "num_gpus") || strcmp(f[3], "gpu_time") ||
                 strcmp(f[4], "cluster")) {
