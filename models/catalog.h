@@ -11,6 +11,8 @@
 #ifndef HETSIM_CATALOG_H
 #define HETSIM_CATALOG_H
 
+#include <stddef.h>
+
 #include "../sim/base/err.h"
 
 typedef struct catalog catalog;
@@ -26,6 +28,7 @@ struct gpu_spec {
     double fp16_tflops;     /* peak dense FP16 (tensor cores where present) */
     double mem_bw_gbs;      /* device memory bandwidth, GB/s */
     int    nvlink;          /* link id of the GPU's own NVLink generation, -1 if none */
+    int    nvswitch;        /* link id of the NVSwitch fabric of that generation, -1 if none */
     int    pcie;            /* link id of its host interface */
     double price_hr;        /* on-demand USD per GPU-hour */
 };
@@ -59,6 +62,14 @@ const struct link_spec *catalog_link(const catalog *c, int id);
 /* Index of the GPU type or link named `name` (or an alias), -1 if unknown. */
 int catalog_gpu_find(const catalog *c, const char *name);
 int catalog_link_find(const catalog *c, const char *name);
+
+/* The intra-node links a node of GPU type `gpu` may have (models/data/gpus.json's note): the
+ * GPU's own NVLink, the NVSwitch of that NVLink generation, or a PCIe generation (a link that
+ * is some GPU type's host interface) no faster than the GPU's own host interface.
+ * catalog_gpu_intra_ok: 1 if `link` is one of them.  catalog_gpu_intra_list: their names in
+ * catalog order, ", "-separated, into buf (truncated with "..." if it does not fit). */
+int  catalog_gpu_intra_ok(const catalog *c, int gpu, int link);
+void catalog_gpu_intra_list(const catalog *c, int gpu, char *buf, size_t cap);
 
 /* Fill `out` (room for catalog_ngpus + 1 entries) with the GPU names, NULL-terminated, for
  * did-you-mean suggestions. */

@@ -70,19 +70,19 @@ Test(catalog, gpu_specs_as_in_the_file)
     static const struct {
         const char *name;
         double      mem, fp32, fp16, bw, price;
-        const char *nvlink, *pcie;  /* NULL: none */
+        const char *nvlink, *nvswitch, *pcie;  /* NULL: none */
     } cases[] = {
-        { "K80", 12, 4.37, 4.37, 240, 0.90, NULL, "pcie3" },
-        { "P100", 16, 9.3, 18.7, 732, 1.46, "nvlink1", "pcie3" },
-        { "V100-16GB", 16, 15.7, 125, 900, 3.06, "nvlink2", "pcie3" },
-        { "V100-32GB", 32, 15.7, 125, 900, 3.90, "nvlink2", "pcie3" },
-        { "T4", 16, 8.1, 65, 320, 0.35, NULL, "pcie3" },
-        { "A10", 24, 31.2, 125, 600, 1.006, NULL, "pcie4" },
-        { "A100-40GB", 40, 19.5, 312, 1555, 4.10, "nvlink3", "pcie4" },
-        { "A100-80GB", 80, 19.5, 312, 2039, 5.12, "nvlink3", "pcie4" },
-        { "H100", 80, 67, 989, 3350, 12.29, "nvlink4", "pcie5" },
-        { "L4", 24, 30.3, 121, 300, 0.805, NULL, "pcie4" },
-        { "RTX3090", 24, 35.6, 71, 936, 0.40, NULL, "pcie4" },
+        { "K80", 12, 4.37, 4.37, 240, 0.90, NULL, NULL, "pcie3" },
+        { "P100", 16, 9.3, 18.7, 732, 1.46, "nvlink1", NULL, "pcie3" },
+        { "V100-16GB", 16, 15.7, 125, 900, 3.06, "nvlink2", "nvswitch2", "pcie3" },
+        { "V100-32GB", 32, 15.7, 125, 900, 3.90, "nvlink2", "nvswitch2", "pcie3" },
+        { "T4", 16, 8.1, 65, 320, 0.35, NULL, NULL, "pcie3" },
+        { "A10", 24, 31.2, 125, 600, 1.006, NULL, NULL, "pcie4" },
+        { "A100-40GB", 40, 19.5, 312, 1555, 4.10, "nvlink3", "nvswitch", "pcie4" },
+        { "A100-80GB", 80, 19.5, 312, 2039, 5.12, "nvlink3", "nvswitch", "pcie4" },
+        { "H100", 80, 67, 989, 3350, 12.29, "nvlink4", "nvswitch4", "pcie5" },
+        { "L4", 24, 30.3, 121, 300, 0.805, NULL, NULL, "pcie4" },
+        { "RTX3090", 24, 35.6, 71, 936, 0.40, NULL, NULL, "pcie4" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int id = catalog_gpu_find(c, cases[i].name);
@@ -97,9 +97,71 @@ Test(catalog, gpu_specs_as_in_the_file)
             cr_assert_eq(g->nvlink, -1, "%s has no NVLink", g->name);
         else
             cr_assert_str_eq(catalog_link(c, g->nvlink)->name, cases[i].nvlink, "%s", g->name);
+        if (cases[i].nvswitch == NULL)
+            cr_assert_eq(g->nvswitch, -1, "%s has no NVSwitch", g->name);
+        else
+            cr_assert_str_eq(catalog_link(c, g->nvswitch)->name, cases[i].nvswitch, "%s",
+                             g->name);
         cr_assert_geq(g->pcie, 0);
         cr_assert_str_eq(catalog_link(c, g->pcie)->name, cases[i].pcie, "%s", g->name);
     }
+    catalog_destroy(c);
+}
+
+/* The intra-node links each shipped GPU type may have (the rule in gpus.json's note), by hand
+ * from the data sheets: its own NVLink, the NVSwitch of that generation (DGX-2/HGX-2 for V100,
+ * HGX A100, HGX H100), and every PCIe generation up to its own host interface. */
+Test(catalog, intra_links_each_gpu_can_have)
+{
+    catalog *c = th_catalog();
+    static const struct {
+        const char *gpu, *links;
+    } cases[] = {
+        { "K80", "pcie3" },
+        { "P100", "nvlink1, pcie3" },
+        { "V100-16GB", "nvlink2, nvswitch2, pcie3" },
+        { "V100-32GB", "nvlink2, nvswitch2, pcie3" },
+        { "T4", "pcie3" },
+        { "A10", "pcie3, pcie4" },
+        { "A100-40GB", "nvlink3, nvswitch, pcie3, pcie4" },
+        { "A100-80GB", "nvlink3, nvswitch, pcie3, pcie4" },
+        { "H100", "nvlink4, nvswitch4, pcie3, pcie4, pcie5" },
+        { "L4", "pcie3, pcie4" },
+        { "RTX3090", "pcie3, pcie4" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int g = catalog_gpu_find(c, cases[i].gpu);
+        char list[256];
+        catalog_gpu_intra_list(c, g, list, sizeof list);
+        cr_assert_str_eq(list, cases[i].links, "%s", cases[i].gpu);
+        /* the list and the predicate agree, and no inter-node link is ever allowed */
+        int n = 0;
+        for (int l = 0; l < catalog_nlinks(c); l++) {
+            int ok = catalog_gpu_intra_ok(c, g, l);
+            n += ok;
+            if (catalog_link(c, l)->scope == LINK_INTER)
+                cr_assert_eq(ok, 0, "%s on %s", cases[i].gpu, catalog_link(c, l)->name);
+        }
+        int commas = 0;
+        for (const char *p = list; *p; p++)
+            commas += *p == ',';
+        cr_assert_eq(n, commas + 1, "%s: %d links allowed, list '%s'", cases[i].gpu, n, list);
+    }
+    /* the physically impossible combinations of the issue */
+    int t4 = catalog_gpu_find(c, "T4"), k80 = catalog_gpu_find(c, "K80");
+    int v100 = catalog_gpu_find(c, "V100"), a100 = catalog_gpu_find(c, "A100");
+    cr_assert_eq(catalog_gpu_intra_ok(c, t4, catalog_link_find(c, "nvlink3")), 0);
+    cr_assert_eq(catalog_gpu_intra_ok(c, k80, catalog_link_find(c, "nvswitch")), 0);
+    cr_assert_eq(catalog_gpu_intra_ok(c, t4, catalog_link_find(c, "pcie4")), 0);
+    cr_assert_eq(catalog_gpu_intra_ok(c, v100, catalog_link_find(c, "nvswitch")), 0,
+                 "A100's NVSwitch would double a V100's NVLink bandwidth");
+    cr_assert_eq(catalog_gpu_intra_ok(c, a100, catalog_link_find(c, "nvlink2")), 0);
+    cr_assert_eq(catalog_gpu_intra_ok(c, a100, -1), 0);
+    cr_assert_eq(catalog_gpu_intra_ok(c, a100, catalog_nlinks(c)), 0);
+    /* a list that does not fit is cut with "..." */
+    char small[16];
+    catalog_gpu_intra_list(c, catalog_gpu_find(c, "H100"), small, sizeof small);
+    cr_assert_str_eq(small, "nvlink4, ...");
     catalog_destroy(c);
 }
 
@@ -113,7 +175,8 @@ Test(catalog, links_as_in_the_file)
     } cases[] = {
         { "nvlink1", LINK_INTRA, 80, 2 },          { "nvlink2", LINK_INTRA, 150, 2 },
         { "nvlink3", LINK_INTRA, 300, 2 },         { "nvlink4", LINK_INTRA, 450, 2 },
-        { "nvswitch", LINK_INTRA, 300, 3 },        { "nvswitch4", LINK_INTRA, 450, 3 },
+        { "nvswitch2", LINK_INTRA, 150, 3 },       { "nvswitch", LINK_INTRA, 300, 3 },
+        { "nvswitch4", LINK_INTRA, 450, 3 },
         { "pcie3", LINK_INTRA, 15.75, 5 },         { "pcie4", LINK_INTRA, 31.5, 5 },
         { "pcie5", LINK_INTRA, 63, 5 },            { "ethernet-10g", LINK_INTER, 1.25, 30 },
         { "ethernet-25g", LINK_INTER, 3.125, 20 }, { "ethernet-100g", LINK_INTER, 12.5, 15 },
@@ -193,6 +256,7 @@ Test(catalog, small_good_catalog)
     cr_assert_eq(catalog_gpu_find(c, "V"), 0);
     cr_assert_eq(catalog_gpu(c, 0)->nvlink, 1);
     cr_assert_eq(catalog_gpu(c, 1)->nvlink, -1);
+    cr_assert_eq(catalog_gpu(c, 0)->nvswitch, -1, "no \"nvswitch\": none");
     cr_assert_eq(catalog_gpu(c, 1)->pcie, 0);
     cr_assert_eq(catalog_link(c, 2)->scope, LINK_INTER);
     catalog_destroy(c);
@@ -254,7 +318,41 @@ Test(catalog, broken_files)
         { "too_many_aliases",
           "{ \"gpus\": [\n" GPU("V100", ", \"aliases\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\"]"
                              PCIE) "\n] }",
-          NULL, 0, ":2: gpus[0].aliases[6]: must be a short string (at most 6 aliases)" },
+          NULL, 0, ":2: gpus[0].aliases[6]: must be a short non-empty string (at most 6 "
+          "aliases)" },
+        { "empty_alias",
+          "{ \"gpus\": [\n" GPU("V100", ", \"aliases\": [\"v\", \"\"]" PCIE) "\n] }", NULL, 0,
+          ":2: gpus[0].aliases[1]: must be a short non-empty string" },
+        { "nvswitch_without_nvlink",
+          "{ \"gpus\": [\n" GPU("K80", PCIE ", \"nvswitch\": \"nvlink2\"") "\n] }", NULL, 0,
+          ":2: gpus[0].nvswitch: 'nvlink2' needs NVLink, and this GPU type has no \"nvlink\"" },
+        { "nvswitch_faster_than_nvlink",
+          "{ \"gpus\": [\n" GPU("P100", ", \"nvlink\": \"pcie3\", \"nvswitch\": \"nvlink2\""
+                             PCIE) "\n] }", NULL, 0,
+          ":2: gpus[0].nvswitch: 'nvlink2' carries 150 GB/s per GPU, more than the GPU's own "
+          "NVLink 'pcie3' (15.75 GB/s)" },
+        { "nvswitch_is_inter",
+          "{ \"gpus\": [\n" GPU("V100", ", \"nvlink\": \"nvlink2\", \"nvswitch\": \"ib-100g\""
+                             PCIE) "\n] }", NULL, 0,
+          ":2: gpus[0].nvswitch: 'ib-100g' is not an intra-node link" },
+        { "source_unknown",
+          "{ \"sources\": { \"v100\": \"V100 data sheet\" },\n  \"gpus\": [\n"
+          GPU("V100", PCIE ", \"source\": \"v10\"") "\n] }", NULL, 0,
+          ":3: gpus[0].source: 'v10' is not an entry of \"sources\" (did you mean 'v100'?)" },
+        { "price_source_without_sources",
+          "{ \"gpus\": [\n" GPU("V100", PCIE ", \"price_source\": \"aws\"") "\n] }", NULL, 0,
+          ":2: gpus[0].price_source: 'aws' is not an entry of \"sources\"" },
+        { "source_not_string",
+          "{ \"sources\": {\n    \"v100\": 5 },\n  \"gpus\": [\n" GPU("V100", PCIE) "\n] }", NULL,
+          0, ":2: sources.v100: must be a string" },
+        { "vendor_number",
+          "{ \"gpus\": [\n" GPU("V100", PCIE ", \"vendor\": 10") "\n] }", NULL, 0,
+          ":2: gpus[0].vendor: must be a string" },
+        { "arch_empty",
+          "{ \"gpus\": [\n" GPU("V100", PCIE ", \"arch\": \"\"") "\n] }", NULL, 0,
+          ":2: gpus[0].arch: must not be empty" },
+        { "gpus_note_number", "{ \"note\": [],\n  \"gpus\": [\n" GPU("V100", PCIE) "\n] }", NULL,
+          0, ":1: note: must be a string" },
         { "long_name",
           "{ \"gpus\": [\n" GPU("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", PCIE) "\n] }", NULL, 0,
           ":2: gpus[0].name: longer than 31 characters" },
@@ -298,6 +396,15 @@ Test(catalog, broken_files)
           ":2: links[0]: must be an object" },
         { "empty_links", good_gpus, "{ \"links\": [] }", 1,
           ":1: links: empty: at least one link is needed" },
+        { "link_source_unknown", good_gpus,
+          "{ \"sources\": { \"pcie\": \"PCI-SIG\" },\n  \"links\": [\n"
+          "  { \"name\": \"pcie3\", \"scope\": \"intra\", \"bw_gbs\": 15.75, \"lat_us\": 5,\n"
+          "    \"source\": \"pci\" }\n] }", 1,
+          ":4: links[0].source: 'pci' is not an entry of \"sources\" (did you mean 'pcie'?)" },
+        { "link_note_number", good_gpus,
+          "{ \"links\": [\n"
+          "  { \"name\": \"pcie3\", \"scope\": \"intra\", \"bw_gbs\": 15.75, \"lat_us\": 5,\n"
+          "    \"note\": 3 }\n] }", 1, ":3: links[0].note: must be a string" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct errbuf err;

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <gsl/gsl_rng.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,6 +133,146 @@ Test(cluster, errors_name_file_line_and_field)
     cr_assert_lt(cluster_from_json(&c2, cat, &root, &err), 0);
     cr_assert(strstr(err.msg, "no inter-node network") != NULL, "%s", err.msg);
     jsonf_destroy(doc);
+}
+
+/* cluster_from_json on `text` named "c.json": 0 and the cluster, or -1 with err set. */
+static int load_text(const char *text, cluster **out, struct errbuf *err)
+{
+    jsonf *doc;
+    err_clear(err);
+    cr_assert_eq(jsonf_parse(&doc, "c.json", text, strlen(text), err), 0, "%s", err->msg);
+    struct jobj root;
+    cr_assert_eq(jobj_root(&root, doc, err), 0);
+    int rc = cluster_from_json(out, cat, &root, err);
+    if (rc < 0)
+        cr_assert_null(*out, "no cluster on failure");
+    jsonf_destroy(doc);
+    return rc;
+}
+
+/* one group of `gpu` with intra-node link `intra`, the group on line 3 */
+static int one_group(const char *gpu, const char *intra, cluster **out, struct errbuf *err)
+{
+    char text[512];
+    snprintf(text, sizeof text, "{ \"network\": \"ib-100g\",\n \"groups\": [\n"
+             "  { \"count\": 2, \"gpu\": \"%s\", \"gpus_per_node\": 4, \"intra\": \"%s\" } ] }",
+             gpu, intra);
+    return load_text(text, out, err);
+}
+
+Test(cluster, impossible_intra_links_are_errors)
+{
+    /* what no vendor builds: each would silently run at the link's speed */
+    static const struct {
+        const char *gpu, *intra, *want;
+    } cases[] = {
+        { "T4", "nvlink3", "c.json:3: groups[0].intra: a T4 node cannot have 'nvlink3' (links a "
+                           "T4 can have: pcie3)" },
+        { "K80", "nvswitch", "c.json:3: groups[0].intra: a K80 node cannot have 'nvswitch' "
+                             "(links a K80 can have: pcie3)" },
+        { "T4", "pcie4", "c.json:3: groups[0].intra: a T4 node cannot have 'pcie4'" },
+        { "K80", "pcie5", "c.json:3: groups[0].intra: a K80 node cannot have 'pcie5'" },
+        { "V100", "nvswitch", "c.json:3: groups[0].intra: a V100-16GB node cannot have "
+                              "'nvswitch' (links a V100-16GB can have: nvlink2, nvswitch2, "
+                              "pcie3)" },
+        { "V100", "nvlink3", "c.json:3: groups[0].intra: a V100-16GB node cannot have 'nvlink3'" },
+        { "A100", "nvlink2", "c.json:3: groups[0].intra: a A100-40GB node cannot have 'nvlink2'" },
+        { "A100", "nvswitch4", "c.json:3: groups[0].intra: a A100-40GB node cannot have "
+                               "'nvswitch4' (links a A100-40GB can have: nvlink3, nvswitch, "
+                               "pcie3, pcie4)" },
+        { "H100", "nvswitch", "c.json:3: groups[0].intra: a H100 node cannot have 'nvswitch'" },
+        { "A10", "pcie5", "c.json:3: groups[0].intra: a A10 node cannot have 'pcie5'" },
+        { "P100", "nvswitch2", "c.json:3: groups[0].intra: a P100 node cannot have 'nvswitch2' "
+                               "(links a P100 can have: nvlink1, pcie3)" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct errbuf err;
+        cluster *c = NULL;
+        cr_assert_eq(one_group(cases[i].gpu, cases[i].intra, &c, &err), -1, "%s on %s accepted",
+                     cases[i].gpu, cases[i].intra);
+        cr_assert_eq(err.code, ERR_INPUT);
+        cr_assert(strncmp(err.msg, cases[i].want, strlen(cases[i].want)) == 0,
+                  "\n got  %s\n want %s", err.msg, cases[i].want);
+    }
+}
+
+Test(cluster, possible_intra_links_load_at_their_speed)
+{
+    /* real machines: an older host slows a newer GPU down; NVSwitch boards of each NVLink
+     * generation; a GPU's own NVLink */
+    static const struct {
+        const char *gpu, *intra;
+    } cases[] = {
+        { "A100", "pcie3" },     { "A100-80GB", "pcie4" }, { "H100", "pcie4" },
+        { "H100", "nvswitch4" }, { "A100", "nvswitch" },   { "V100", "nvswitch2" },
+        { "V100-32GB", "nvlink2" }, { "P100", "nvlink1" }, { "A10", "pcie3" },
+        { "L4", "pcie3" },       { "RTX3090", "pcie4" },   { "K80", "pcie3" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct errbuf err;
+        cluster *c = NULL;
+        cr_assert_eq(one_group(cases[i].gpu, cases[i].intra, &c, &err), 0, "%s on %s: %s",
+                     cases[i].gpu, cases[i].intra, err.msg);
+        cr_assert_eq(cluster_node(c, 0)->intra, catalog_link_find(cat, cases[i].intra));
+        struct placement p;
+        int ids[] = { 0, 1, 2, 3 }, mixed_types;
+        cluster_placement(c, ids, 4, &p, &mixed_types);
+        cr_assert_eq(p.link, catalog_link_find(cat, cases[i].intra), "%s", cases[i].gpu);
+        cluster_destroy(c);
+    }
+}
+
+Test(cluster, group_names_must_differ)
+{
+    struct errbuf err;
+    cluster *c = NULL;
+    const char *twice = "{ \"network\": \"ib-100g\", \"groups\": [\n"
+                        "  { \"name\": \"fast\", \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+                        "  { \"name\": \"slow\", \"count\": 1, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
+                        "  { \"count\": 1, \"gpu\": \"K80\", \"gpus_per_node\": 4,\n"
+                        "    \"name\": \"fast\" } ] }";
+    cr_assert_eq(load_text(twice, &c, &err), -1, "two groups named 'fast' accepted");
+    cr_assert_str_eq(err.msg, "c.json:5: groups[2].name: groups[0] has the name 'fast' too: "
+                              "group names must differ");
+    cr_assert_eq(err.code, ERR_INPUT);
+    /* names are compared as given: "Fast" is another name; unnamed groups of one GPU type
+     * (the fixture's two V100 groups) are not named alike */
+    const char *other_case = "{ \"network\": \"ib-100g\", \"groups\": [\n"
+                             "  { \"name\": \"fast\", \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+                             "  { \"name\": \"Fast\", \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+                             "  { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+                             "  { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4 } ] }";
+    cr_assert_eq(load_text(other_case, &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(cluster_ngpus(c), 16);
+    cluster_destroy(c);
+}
+
+Test(cluster, names_and_notes_are_checked)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        { "{ \"network\": \"ib-100g\",\n \"note\": 5,\n \"groups\": [ { \"count\": 1, "
+          "\"gpu\": \"T4\", \"gpus_per_node\": 1 } ] }", "c.json:2: note: must be a string" },
+        { "{ \"network\": \"ib-100g\", \"source\": \"\",\n \"groups\": [ { \"count\": 1, "
+          "\"gpu\": \"T4\", \"gpus_per_node\": 1 } ] }", "c.json:1: source: must not be empty" },
+        { "{ \"network\": \"ib-100g\", \"groups\": [\n { \"count\": 1, \"gpu\": \"T4\", "
+          "\"gpus_per_node\": 1, \"note\": true } ] }", "c.json:2: groups[0].note: must be a string" },
+        { "{ \"network\": \"ib-100g\", \"groups\": [\n { \"count\": 1, \"gpu\": \"T4\", "
+          "\"gpus_per_node\": 1, \"name\": "
+          "\"a-group-name-of-sixty-four-characters-is-one-more-than-fits-here\" } ] }",
+          "c.json:2: groups[0].name: longer than 63 characters" },
+        { "{ \"name\": \"a-cluster-name-of-128-characters-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+          "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\",\n \"network\": "
+          "\"ib-100g\", \"groups\": [ { \"count\": 1, \"gpu\": \"T4\", \"gpus_per_node\": 1 } ] }",
+          "c.json:1: name: longer than 127 characters" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct errbuf err;
+        cluster *c = NULL;
+        cr_assert_eq(load_text(cases[i].text, &c, &err), -1, "case %zu accepted", i);
+        cr_assert_str_eq(err.msg, cases[i].want);
+    }
 }
 
 TestSuite(occ, .init = setup, .fini = teardown);

@@ -4,8 +4,9 @@
  * the exit code (2 for bad input or usage, 1 for I/O), a message fragment that names
  * FILE:LINE: FIELD (or the --set / option the value came from), and that the database named
  * with --db holds no run afterwards (it may not exist).  A handful of rows are good input
- * that must be accepted (a UTF-8 BOM, CRLF line ends, an unsorted Philly list): they expect
- * exit 0 and one run.
+ * that must be accepted (a UTF-8 BOM, CRLF line ends, an unsorted Philly list, tenant names,
+ * a PCIe 4 GPU in a PCIe 3 server, Gavel's True/False and SLO factors): they expect exit 0
+ * and one run.
  *
  * In `want`, "%d" stands for the temporary directory and '*' separates fragments that must
  * appear in this order.
@@ -79,8 +80,9 @@ struct row {
 #define WL_G "{ \"format\": \"gavel\", \"trace\": \"g.trace\" }"
 /* Philly job list */
 #define PHDR "timestamp,duration,num_gpus,gpu_time,cluster\n"
+#define PHDR_TRAILING "timestamp,duration,num_gpus,gpu_time,cluster,\n"
 #define TS "2017-10-03 12:00:00"
-#define PJ(ts, dur, gpus) ts "," dur "," gpus ",3600,vc1\n"
+#define PJ(ts, dur, gpus, gpu_time) ts "," dur "," gpus "," gpu_time ",vc1\n"
 #define MIX "\"job_types\": { \"" R50 "\": 1 }"
 #define WL_P "{ \"format\": \"philly\", \"trace\": \"ph.csv\", " MIX " }"
 /* synthetic */
@@ -110,6 +112,15 @@ struct row {
 #define JTS(a) "{ \"job_types\": [\n  " a "\n] }\n"
 #define PRHDR "job_type,gpu,workers,placement,iters_per_s\n"
 #define PR(gpu, workers, rate) PRHDR "\"" R50 "\"," gpu "," workers ",consolidated," rate "\n"
+
+/* a hetsim trace with a user column */
+#define UHDR "arrival_s,job_type,workers,iterations,user\n"
+#define UJOB(arr, user) arr "," R50 ",1,100," user "\n"
+/* a cluster group of 2 x 4 GPUs with an intra-node link and a name */
+#define GRPL(gpu, intra) GRP("2", gpu, "4", ", \"intra\": \"" intra "\"")
+#define GRPN(gpu, name) GRP("1", gpu, "4", ", \"name\": \"" name "\"")
+/* a GPU catalog with sources, the GPU on line 3 */
+#define SGPUS(src, gpu) "{ \"sources\": { " src " },\n \"gpus\": [\n  " gpu "\n] }\n"
 
 /* the files of a row: the experiment alone, or with the one file it points to */
 #define EXP(text)     { { "e.json", text } }
@@ -180,7 +191,7 @@ static const char *long_vc_philly(void)
 
 static const char nul_hetsim_text[] = HDR JOB("0", "1", "100") "5,Res\0Net,1,100\n";
 static const char nul_gavel_text[] = G7("100", "0", "1") R50 "\tc\0md\t-step\t1\t100\t5\t1\n";
-static const char nul_philly_text[] = PHDR PJ(TS, "60", "1") TS ",6\0" "0,1,60,vc1\n";
+static const char nul_philly_text[] = PHDR PJ(TS, "60", "1", "60") TS ",6\0" "0,1,60,vc1\n";
 static const char nul_json_text[] = "{\n \"name\": \"t\0\"\n}\n";
 
 static const char *nul_hetsim(void)
@@ -404,6 +415,31 @@ static const struct row rows[] = {
       { RUN }, 2, AT("c.json", 4) "groups: at least one node group is needed" },
     { "cluster_no_network", CFILE(CLUSTER("", GRP("2", "V100", "4", ""))),
       { RUN }, 2, AT("c.json", 4) "groups[0]: no inter-node network" },
+    { "cluster_t4_on_nvlink", CFILE(CLUSTER(IB, GRPL("T4", "nvlink3"))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].intra: a T4 node cannot have 'nvlink3' "
+                                  "(links a T4 can have: pcie3)" },
+    { "cluster_k80_on_nvswitch", CFILE(CLUSTER(IB, GRPL("K80", "nvswitch"))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].intra: a K80 node cannot have 'nvswitch' "
+                                  "(links a K80 can have: pcie3)" },
+    { "cluster_v100_on_a100_nvswitch", CFILE(CLUSTER(IB, GRPL("V100", "nvswitch"))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].intra: a V100-16GB node cannot have 'nvswitch' "
+                                  "(links a V100-16GB can have: nvlink2, nvswitch2, pcie3)" },
+    { "cluster_pcie3_gpu_on_pcie4", CFILE(CLUSTER(IB, GRPL("T4", "pcie4"))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].intra: a T4 node cannot have 'pcie4'" },
+    { "cluster_a100_on_nvlink2", CFILE(CLUSTER(IB, GRPL("A100", "nvlink2"))),
+      { RUN }, 2, AT("c.json", 5) "groups[0].intra: a A100-40GB node cannot have 'nvlink2' "
+                                  "(links a A100-40GB can have: nvlink3, nvswitch, pcie3, pcie4)" },
+    { "cluster_pcie4_gpu_in_pcie3_host_accepted", CFILE(CLUSTER(IB, GRPL("A100", "pcie3"))),
+      { RUN }, 0, NULL, 1 },
+    { "cluster_v100_on_nvswitch2_accepted", CFILE(CLUSTER(IB, GRPL("V100", "nvswitch2"))),
+      { RUN }, 0, NULL, 1 },
+    { "cluster_group_names_twice",
+      CFILE(CLUSTER(IB, GRPN("V100", "fast") ",\n  " GRPN("A100", "fast"))),
+      { RUN }, 2, AT("c.json", 6) "groups[1].name: groups[0] has the name 'fast' too: group "
+                                  "names must differ" },
+    { "cluster_note_number", CFILE("{\n \"name\": \"c\",\n \"note\": 1,\n" IB
+                                   " \"groups\": [\n  " GRP("1", "V100", "4", "") "\n ]\n}\n"),
+      { RUN }, 2, AT("c.json", 3) "note: must be a string" },
 
     /* -------- clusters: inline in the experiment (line 4) -------- */
     { "inline_gpu_unknown", EXP(INLINE(INET, GRP("2", "A100-40G", "4", ""))),
@@ -415,6 +451,15 @@ static const struct row rows[] = {
       { RUN }, 2, AT("e.json", 4) "cluster.groups[0]: no inter-node network" },
     { "inline_empty_groups", EXP(INLINE(INET, "")),
       { RUN }, 2, AT("e.json", 4) "cluster.groups: at least one node group is needed" },
+    { "inline_t4_on_nvlink", EXP(INLINE(INET, GRPL("T4", "nvlink2"))),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].intra: a T4 node cannot have 'nvlink2'" },
+    { "inline_group_names_twice", EXP(INLINE(INET, GRPN("V100", "g") ", " GRPN("T4", "g"))),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[1].name: cluster.groups[0] has the name 'g' "
+                                  "too" },
+    { "cli_set_impossible_intra", EXP(INLINE(INET, GRP("1", "K80", "4", ""))),
+      { RUN, "--set", "cluster.groups.0.intra=nvswitch" }, 2,
+      "hetsim: --set cluster.groups.0.intra: cluster.groups[0].intra: a K80 node cannot have "
+      "'nvswitch'" },
 
     /* -------- GPU and link catalogs -------- */
     { "gpu_defined_twice", GFILE(GPUS(GPU("X", "16", PCIE), GPU("X", "16", PCIE))),
@@ -436,6 +481,31 @@ static const struct row rows[] = {
     { "link_negative_bandwidth",
       LFILE(LINKS(LINK("pcie3", "intra", "-1"), LINK("ib", "inter", "12"))),
       { RUN }, 2, AT("l.json", 2) "links[0].bw_gbs: -1 is out of range [1e-06, 1e+06]" },
+    { "gpu_nvswitch_without_nvlink",
+      GFILE(GPUS(GPU("X", "16", PCIE ", \"nvswitch\": \"nvswitch\""), GOOD_GPU)),
+      { RUN }, 2, AT("g.json", 2) "gpus[0].nvswitch: 'nvswitch' needs NVLink, and this GPU type "
+                                  "has no \"nvlink\"" },
+    { "gpu_nvswitch_faster_than_nvlink",
+      GFILE(GPUS(GPU("X", "16", PCIE ", \"nvlink\": \"nvlink2\", \"nvswitch\": \"nvswitch\""),
+                 GOOD_GPU)),
+      { RUN }, 2, AT("g.json", 2) "gpus[0].nvswitch: 'nvswitch' carries 300 GB/s per GPU, more "
+                                  "than the GPU's own NVLink 'nvlink2' (150 GB/s)" },
+    { "gpu_source_unknown",
+      GFILE(SGPUS("\"x\": \"X data sheet\"", GPU("X", "16", PCIE ", \"source\": \"xx\""))),
+      { RUN }, 2, AT("g.json", 3) "gpus[0].source: 'xx' is not an entry of \"sources\" "
+                                  "(did you mean 'x'?)" },
+    { "gpu_price_source_unknown",
+      GFILE(SGPUS("\"x\": \"X data sheet\"", GPU("X", "16", PCIE ", \"price_source\": \"aws\""))),
+      { RUN }, 2, AT("g.json", 3) "gpus[0].price_source: 'aws' is not an entry of \"sources\"" },
+    { "gpu_sources_not_strings", GFILE(SGPUS("\"x\": 1", GOOD_GPU)),
+      { RUN }, 2, AT("g.json", 1) "sources.x: must be a string" },
+    { "gpu_vendor_number", GFILE(GPUS(GPU("X", "16", PCIE ", \"vendor\": 1"), GOOD_GPU)),
+      { RUN }, 2, AT("g.json", 2) "gpus[0].vendor: must be a string" },
+    { "link_source_unknown",
+      LFILE("{ \"sources\": { \"pcie\": \"PCI-SIG\" },\n \"links\": [\n  "
+            "{ \"name\": \"pcie3\", \"scope\": \"intra\", \"bw_gbs\": 15, \"lat_us\": 1, "
+            "\"source\": \"pci-sig\" },\n  " LINK("ib-100g", "inter", "12") "\n] }\n"),
+      { RUN }, 2, AT("l.json", 3) "links[0].source: 'pci-sig' is not an entry of \"sources\"" },
     { "link_missing_for_gpu",
       { { "e.json", E_MODELS("\"gpus\": \"g.json\", \"links\": \"l.json\"") },
         { "g.json", GPUS(GPU("X", "16", PCIE ", \"nvlink\": \"nvlink2\""), GOOD_GPU) },
@@ -460,6 +530,32 @@ static const struct row rows[] = {
       { RUN }, 2, AT("jt.json", 3) "job_types[1]: job type 'J' is too long or defined twice" },
 
     /* -------- hetsim CSV traces -------- */
+    { "hetsim_header_trailing_comma", TRACE("arrival_s,job_type,workers,iterations,\n"
+                                            "0," R50 ",1,100,\n"),
+      { RUN }, 2, AT("t.csv", 1) "header: column 5 has no name (a trailing comma?)" },
+    { "hetsim_header_empty_column", TRACE("arrival_s,,job_type,workers,iterations\n"),
+      { RUN }, 2, AT("t.csv", 1) "header: column 2 has no name" },
+    { "hetsim_header_column_twice", TRACE("arrival_s,job_type,workers,iterations,arrival_s\n"),
+      { RUN }, 2, AT("t.csv", 1) "arrival_s: column given twice (columns 1 and 5)" },
+    { "hetsim_header_unknown_column", TRACE("arrival_s,job_type,workers,iterations,gpu\n"),
+      { RUN }, 2, AT("t.csv", 1) "gpu: unknown column (the columns are arrival_s, job_type, "
+                                 "workers, iterations or duration_s, id, user, weight)" },
+    { "hetsim_tenant_names_accepted", TRACE(UHDR UJOB("0", "alice") UJOB("5", "bob")
+                                            UJOB("9", "alice")),
+      { RUN }, 0, NULL, 1 },
+    { "hetsim_user_name_after_numbers", TRACE(UHDR UJOB("0", "3") UJOB("5", "bob")),
+      { RUN }, 2, AT("t.csv", 3) "user: 'bob' is not a user number >= 0 (line 2 gives numbers, "
+                                 "so names cannot follow)" },
+    { "hetsim_user_number_after_names", TRACE(UHDR UJOB("0", "alice") UJOB("5", "7")),
+      { RUN }, 2, AT("t.csv", 3) "user: '7' is a number, but line 2 names a tenant: a trace "
+                                 "gives every user as a number or every user as a name" },
+    { "hetsim_user_empty", TRACE(UHDR UJOB("0", "")),
+      { RUN }, 2, AT("t.csv", 2) "user: empty: give a user number >= 0 or a tenant name" },
+    { "hetsim_user_negative", TRACE(UHDR UJOB("0", "-1")),
+      { RUN }, 2, AT("t.csv", 2) "user: '-1' is not a user number >= 0" },
+    { "hetsim_id_negative",
+      TRACE("id,arrival_s,job_type,workers,iterations\n-7,0," R50 ",1,100\n"),
+      { RUN }, 2, AT("t.csv", 2) "id: '-7' is not an integer >= 0" },
     { "hetsim_too_few_fields", TRACE(HDR "0," R50 ",1\n"),
       { RUN }, 2, AT("t.csv", 2) "expected 4 fields, found 3" },
     { "hetsim_workers_word", TRACE(HDR JOB("0", "zero", "100")),
@@ -527,6 +623,27 @@ static const struct row rows[] = {
       { RUN }, 2, AT("g.trace", 1) "workers: job 0 asks for 64 GPUs" },
     { "gavel_unknown_job_type", GAVEL(R51 "\tcmd\t-step\t1\t100\t0\t1\n"),
       { RUN }, 2, AT("g.trace", 1) "job_type: unknown job type '" R51 "' " DYM_R50 },
+    { "gavel_command_empty", GAVEL(R50 "\t\t-step\t1\t100\t0\t1\n"),
+      { RUN }, 2, AT("g.trace", 1) "command: empty: Gavel runs this command" },
+    { "gavel_working_directory_empty", GAVEL(R50 "\tcmd\t \t-step\t1\t100\t1\t1\t-1\t0\n"),
+      { RUN }, 2, AT("g.trace", 1) "working_directory: empty" },
+    { "gavel_num_steps_arg_not_a_flag", GAVEL(R50 "\tcmd\tsteps\t1\t100\t0\t1\n"),
+      { RUN }, 2, AT("g.trace", 1) "num_steps_arg: 'steps' is not a command-line flag such as "
+                                   "-n or --num_steps" },
+    { "gavel_needs_data_dir_2", GAVEL(R50 "\tcmd\t-step\t2\t100\t0\t1\n"),
+      { RUN }, 2, AT("g.trace", 1) "needs_data_dir: '2' is not 0, 1, True or False" },
+    { "gavel_needs_data_dir_word", GAVEL(G7("100", "0", "1") R50 "\tcmd\t-n\tyes\t100\t5\t1\n"),
+      { RUN }, 2, AT("g.trace", 2) "needs_data_dir: 'yes' is not 0, 1, True or False" },
+    { "gavel_needs_data_dir_bool_accepted",
+      GAVEL(R50 "\tcmd\t-n\tTrue\t100\t0\t1\n" R50 "\tcmd\t--num_steps\tFalse\t100\t5\t1\n"),
+      { RUN }, 0, NULL, 1 },
+    { "gavel_slo_zero", GAVEL(R50 "\tcmd\tdir\t-n\t1\t100\t1\t1\t0\t0\n"),
+      { RUN }, 2, AT("g.trace", 1) "SLO: '0' is not an SLO: a factor > 0 of the job's duration, "
+                                   "or < 0 (-1) for none" },
+    { "gavel_slo_word", GAVEL(R50 "\tcmd\tdir\t-n\t1\t100\t1\t1\tnone\t0\n"),
+      { RUN }, 2, AT("g.trace", 1) "SLO: 'none' is not an SLO" },
+    { "gavel_slo_factor_accepted", GAVEL(R50 "\tcmd\tdir\t-n\t1\t100\t1\t1\t1.2\t0\n"),
+      { RUN }, 0, NULL, 1 },
     { "gavel_empty", GAVEL(""),
       { RUN }, 2, "%d/g.trace: empty trace: no jobs" },
     { "gavel_crlf_bom_accepted",
@@ -543,22 +660,40 @@ static const struct row rows[] = {
       { RUN }, 2, AT("ph.csv", 1) "header must be: timestamp,duration,num_gpus,gpu_time,cluster" },
     { "philly_4_fields", PHILLY(PHDR TS ",3600,1,3600\n"),
       { RUN }, 2, AT("ph.csv", 2) "expected 5 fields, found 4" },
-    { "philly_bad_timestamp", PHILLY(PHDR PJ("yesterday", "3600", "1")),
+    { "philly_bad_timestamp", PHILLY(PHDR PJ("yesterday", "3600", "1", "3600")),
       { RUN }, 2, AT("ph.csv", 2) "timestamp: 'yesterday' is not YYYY-MM-DD HH:MM:SS" },
-    { "philly_duration_negative", PHILLY(PHDR PJ(TS, "-5", "1")),
+    { "philly_duration_negative", PHILLY(PHDR PJ(TS, "-5", "1", "5")),
       { RUN }, 2, AT("ph.csv", 2) "duration: '-5' is not a duration in (0, 1e9] s" },
-    { "philly_duration_nan", PHILLY(PHDR PJ(TS, "NaN", "1")),
+    { "philly_duration_nan", PHILLY(PHDR PJ(TS, "NaN", "1", "60")),
       { RUN }, 2, AT("ph.csv", 2) "duration: 'NaN' is not a duration in (0, 1e9] s" },
-    { "philly_gpus_overflow", PHILLY(PHDR PJ(TS, "60", BIG)),
+    { "philly_gpus_overflow", PHILLY(PHDR PJ(TS, "60", BIG, "60")),
       { RUN }, 2, AT("ph.csv", 2) "num_gpus: '" BIG "' is not a GPU count >= 1" },
-    { "philly_too_many_gpus", PHILLY(PHDR PJ(TS, "60", "1") PJ("2017-10-03 12:00:01", "60", "64")),
+    { "philly_too_many_gpus", PHILLY(PHDR PJ(TS, "60", "1", "60")
+                                          PJ("2017-10-03 12:00:01", "60", "64", "3840")),
       { RUN }, 2, AT("ph.csv", 3) "workers: job 1 asks for 64 GPUs" },
+    { "philly_gpu_time_mismatch", PHILLY(PHDR PJ(TS, "60", "2", "60")),
+      { RUN }, 2, AT("ph.csv", 2) "gpu_time: 60 GPU-seconds, but duration x num_gpus = "
+                                  "60 x 2 = 120" },
+    { "philly_gpu_time_negative", PHILLY(PHDR PJ(TS, "60", "1", "-60")),
+      { RUN }, 2, AT("ph.csv", 2) "gpu_time: '-60' is not a number of GPU-seconds >= 0" },
+    { "philly_cluster_empty", PHILLY(PHDR TS ",60,1,60,\n"),
+      { RUN }, 2, AT("ph.csv", 2) "cluster: empty: the virtual cluster's name" },
+    { "philly_header_trailing_comma", PHILLY(PHDR_TRAILING),
+      { RUN }, 2, AT("ph.csv", 1) "header: column 6 has no name (a trailing comma?)" },
+    { "philly_header_gpu_time_misnamed", PHILLY("timestamp,duration,num_gpus,gpu_secs,cluster\n"),
+      { RUN }, 2, AT("ph.csv", 1) "header must be: timestamp,duration,num_gpus,gpu_time,cluster" },
+    { "philly_bad_row_of_another_vc",
+      { { "e.json", E_WL("{ \"format\": \"philly\", \"trace\": \"ph.csv\", \"vc\": \"vc1\", "
+                         MIX " }") },
+        { "ph.csv", PHDR PJ(TS, "60", "1", "60") TS ",60,1,61.5,vc2\n" } },
+      { RUN }, 2, AT("ph.csv", 3) "gpu_time: 61.5 GPU-seconds, but duration x num_gpus = "
+                                  "60 x 1 = 60" },
     { "philly_empty", PHILLY(""),
       { RUN }, 2, "%d/ph.csv: empty file: expected a header line" },
     { "philly_mix_unknown_type",
       { { "e.json", E_WL("{ \"format\": \"philly\", \"trace\": \"ph.csv\", "
                          "\"job_types\": { \"" R51 "\": 1 } }") },
-        { "ph.csv", PHDR PJ(TS, "60", "1") } },
+        { "ph.csv", PHDR PJ(TS, "60", "1", "60") } },
       { RUN }, 2, AT("e.json", 5) "workload.job_types." R51 ": unknown job type '" R51 "' "
                                   DYM_R50 },
     { "philly_unsorted_crlf_bom_accepted",
@@ -584,6 +719,30 @@ static const struct row rows[] = {
                                   "exponential, uniform (did you mean 'lognormal'?)" },
     { "synth_too_many_gpus", EXP(SYN(JOBS ", " MIX ", " DUR ", \"workers\": { \"64\": 1 }")),
       { RUN }, 2, AT("e.json", 5) "workload.workers.64: job 0 asks for 64 GPUs" },
+    { "synth_workers_leading_zero", EXP(SYN(JOBS ", " MIX ", " DUR ", \"workers\": { \"04\": 1 }")),
+      { RUN }, 2, AT("e.json", 5) "workload.workers.04: keys must be GPU counts >= 1, written "
+                                  "plainly" },
+    { "synth_workers_twice",
+      EXP(SYN(JOBS ", " MIX ", " DUR ", \"workers\": { \"2\": 1, \"2\": 3 }")),
+      { RUN }, 2, AT("e.json", 5) "workload.workers.2: 2 GPUs given twice" },
+    { "synth_duration_other_parameter",
+      EXP(SYN(JOBS ", " MIX ", \"duration\": { \"dist\": \"exponential\", \"mean_s\": 600, "
+              "\"sigma\": 2 }")),
+      { RUN }, 2, AT("e.json", 5) "workload.duration.sigma: not a parameter of the exponential "
+                                  "distribution (it takes mean_s)" },
+    { "synth_users_and_tenants",
+      EXP(SYN(JOBS ", " DUR ", \"users\": 4, \"tenants\": [{ \"name\": \"a\", " MIX " }]")),
+      { RUN }, 2, AT("e.json", 5) "workload.users: give either users or tenants, not both" },
+    { "synth_tenant_names_twice",
+      EXP(SYN(JOBS ", " DUR ", \"tenants\": [{ \"name\": \"a\", " MIX " }, { \"name\": \"a\", "
+              MIX " }]")),
+      { RUN }, 2, AT("e.json", 5) "workload.tenants[1].name: two tenants are named 'a'" },
+    { "synth_job_type_twice",
+      EXP(SYN(JOBS ", " DUR ", \"job_types\": { \"" R50 "\": 1, \"resnet-50 (batch size 64)\": 1 }")),
+      { RUN }, 2, AT("e.json", 5) "workload.job_types.resnet-50 (batch size 64): job type '"
+                                  R50 "' is in the mix twice" },
+    { "workload_note_number", EXP(E_HWL("\"note\": 5")),
+      { RUN }, 2, AT("e.json", 5) "workload.note: must be a string" },
     { "synth_unknown_job_type", EXP(SYN(JOBS ", \"job_types\": { \"" R51 "\": 1 }, " DUR)),
       { RUN }, 2, AT("e.json", 5) "workload.job_types." R51 ": unknown job type '" R51 "' "
                                   DYM_R50 },
@@ -768,4 +927,38 @@ ParameterizedTestParameters(inputs, rejected)
 ParameterizedTest(int *i, inputs, rejected)
 {
     run_row(&rows[*i]);
+}
+
+/* Tenant names in a hetsim trace reach the database as the integers they are numbered with
+ * (0, 1, ... by first appearance), in jobs.user. */
+Test(inputs, tenant_names_stored_as_numbers)
+{
+    free(th_write("e.json", E_WL(WL_T)));
+    free(th_write("t.csv", UHDR UJOB("0", "vision") UJOB("5", "nlp") UJOB("9", "vision")
+                               UJOB("12", "rl") UJOB("20", "nlp")));
+    char *exp = tmp_path("e.json"), *dbp = tmp_path("t.db");
+    const char *const args[] = { "run", exp, "--db", dbp, "-q", NULL };
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(dbp, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *q;
+    cr_assert_eq(sqlite3_prepare_v2(h, "SELECT job_id, typeof(user), user FROM jobs "
+                                       "ORDER BY job_id", -1, &q, NULL), SQLITE_OK);
+    static const int want[] = { 0, 1, 0, 2, 1 };
+    int n = 0;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        cr_assert_lt(n, 5);
+        cr_assert_eq(sqlite3_column_int(q, 0), n);
+        cr_assert_str_eq((const char *)sqlite3_column_text(q, 1), "integer");
+        cr_assert_eq(sqlite3_column_int(q, 2), want[n], "job %d: user %d, want %d", n,
+                     sqlite3_column_int(q, 2), want[n]);
+        n++;
+    }
+    cr_assert_eq(n, 5, "%d job rows", n);
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+    th_out_free(&o);
+    free(exp);
+    free(dbp);
 }

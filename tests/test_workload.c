@@ -299,7 +299,18 @@ Test(workload, hetsim_header_errors)
           ":1: iterations: give exactly one of the columns iterations and duration_s" },
         { "\xEF\xBB\xBF" "arrival_s,job_type,workers\r\n",
           ":1: iterations: give exactly one of the columns iterations and duration_s" },
-        { "arrival_s,job_type,workers,iterations,workers\n", ":1: workers: column given twice" },
+        { "arrival_s,job_type,workers,iterations,workers\n",
+          ":1: workers: column given twice (columns 3 and 5)" },
+        { "arrival_s,job_type,workers,iterations,\n0,A3C,1,1,\n",
+          ":1: header: column 5 has no name (a trailing comma?)" },
+        { "arrival_s,,job_type,workers,iterations\n", ":1: header: column 2 has no name" },
+        { "arrival_s,job_type, ,workers,iterations\n", ":1: header: column 3 has no name" },
+        { ",arrival_s,job_type,workers,iterations\n", ":1: header: column 1 has no name" },
+        { "arrival_s,job_type,workers,iterations,\"\"\n",
+          ":1: header: column 5 has no name (a trailing comma?)" },
+        { "arrival_s,job_type,workers,iterations,tenant\n",
+          ":1: tenant: unknown column (the columns are arrival_s, job_type, workers, "
+          "iterations or duration_s, id, user, weight)" },
         { "", ": empty file: expected a header line" },
         { "# only a comment\n\n", ": empty file: expected a header line" },
         { "arrival_s,\"job_type,workers,iterations\n", ":1: header: unterminated quote" },
@@ -337,8 +348,15 @@ Test(workload, hetsim_row_errors)
         { "1,5,A3C,1,inf,0,1", ":4: iterations: 'inf' is not a number > 0" },
         { "1.5,5,A3C,1,10,0,1", ":4: id: '1.5' is not an integer" },
         { "x,5,A3C,1,10,0,1", ":4: id: 'x' is not an integer" },
+        { "-1,5,A3C,1,10,0,1", ":4: id: '-1' is not an integer >= 0" },
+        { "1,5,A3C,1,10,,1", ":4: user: empty: give a user number >= 0 or a tenant name" },
+        { "1,5,A3C,1,10, ,1", ":4: user: empty" },
+        { "1,5,A3C,1,10,2.5,1", ":4: user: '2.5' is not a user number >= 0" },
+        { "1,5,A3C,1,10,alice,1", ":4: user: 'alice' is not a user number >= 0 (line 2 gives "
+                                 "numbers, so names cannot follow)" },
         { "1,5,A3C,1,10,-1,1", ":4: user: '-1' is not a user number >= 0" },
         { "1,5,A3C,1,10,u1,1", ":4: user: 'u1' is not a user number >= 0" },
+        { "1,5,A3C,1,10,1e999,1", ":4: user: '1e999' is not a user number >= 0" },
         { "1,5,A3C,1,10,0,0", ":4: weight: '0' is not a weight > 0" },
         { "1,5,A3C,1,10,0,-2", ":4: weight: '-2' is not a weight > 0" },
         { "1,5,ResNet-50 (batch size 65),1,10,0,1",
@@ -394,6 +412,88 @@ Test(workload, hetsim_duplicate_ids_among_many)
     snprintf(want, sizeof want, ":3002: id: job id %d appears twice", 7 * 1234 + 3);
     csv_fails(&f, "hs_dupmany.csv", text, 3000, want);
     free(text);
+    fx_fini(&f);
+}
+
+Test(workload, hetsim_tenant_names)
+{
+    /* names are numbered 0, 1, ... by first appearance in the file, whatever skip_jobs */
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("hs_names.csv", "arrival_s,job_type,workers,iterations,user\n"
+                                       "0,A3C,1,10,vision\n"
+                                       "1,A3C,1,10,nlp\n"
+                                       "2,A3C,1,10,vision\n"
+                                       "3,A3C,1,10,\"rl, gan\"\n"
+                                       "4,A3C,1,10,Vision\n"
+                                       "5,A3C,1,10,nlp\n"
+                                       "6,A3C,1,10,u2\n");
+    static const int32_t users[] = { 0, 1, 0, 2, 3, 1, 4 };
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_names.csv\"}", 1, &js);
+    cr_assert_eq(js.n, 7);
+    for (size_t i = 0; i < js.n; i++)
+        cr_assert_eq(js.v[i].user, users[i], "job %zu: user %d, want %d", i, js.v[i].user,
+                     users[i]);
+    load_all(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_names.csv\", \"skip_jobs\": 3}", 1,
+             &js);
+    cr_assert_eq(js.n, 4);
+    for (size_t i = 0; i < js.n; i++)
+        cr_assert_eq(js.v[i].user, users[i + 3], "after skipping 3, job %zu: user %d", i,
+                     js.v[i].user);
+    /* many names: the table grows several times and keeps every number */
+    size_t cap = 5000 * 40, n = 0;
+    char *text = malloc(cap);
+    n += (size_t)snprintf(text + n, cap - n, "arrival_s,job_type,workers,iterations,user\n");
+    for (int i = 0; i < 4000; i++)
+        n += (size_t)snprintf(text + n, cap - n, "%d,A3C,1,10,tenant-%d\n", i, (i * 7) % 1000);
+    char *q = th_write("hs_many_names.csv", text);
+    load_all(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_many_names.csv\"}", 1, &js);
+    cr_assert_eq(js.n, 4000);
+    /* tenant-(7i mod 1000) first appears at row i for i < 1000 (7 is invertible mod 1000) */
+    for (size_t i = 0; i < js.n; i++)
+        cr_assert_eq(js.v[i].user, (int32_t)(i % 1000), "row %zu: user %d", i, js.v[i].user);
+    free(js.v);
+    free(text);
+    free(p);
+    free(q);
+    fx_fini(&f);
+}
+
+Test(workload, hetsim_users_numbers_or_names_not_both)
+{
+    struct fx f;
+    fx_init(&f);
+    csv_fails(&f, "hs_mix1.csv", "arrival_s,job_type,workers,iterations,user\n"
+                                 "0,A3C,1,10,alice\n# a comment\n1,A3C,1,10,3\n", 1,
+              ":4: user: '3' is a number, but line 2 names a tenant: a trace gives every user "
+              "as a number or every user as a name");
+    csv_fails(&f, "hs_mix2.csv", "arrival_s,job_type,workers,iterations,user\n"
+                                 "0,A3C,1,10,7\n1,A3C,1,10,bob\n", 1,
+              ":3: user: 'bob' is not a user number >= 0 (line 2 gives numbers, so names "
+              "cannot follow)");
+    csv_fails(&f, "hs_mix3.csv", "arrival_s,job_type,workers,iterations,user\n"
+                                 "0,A3C,1,10, alice\n", 0,
+              ":2: user: tenant name ' alice' begins or ends with a blank");
+    csv_fails(&f, "hs_mix4.csv", "arrival_s,job_type,workers,iterations,user\n"
+                                 "0,A3C,1,10,alice\t\n", 0,
+              ":2: user: tenant name 'alice\t' begins or ends with a blank");
+    char name[300], text[512];
+    memset(name, 'n', 256);
+    name[256] = '\0';
+    snprintf(text, sizeof text, "arrival_s,job_type,workers,iterations,user\n0,A3C,1,10,%s\n",
+             name);
+    csv_fails(&f, "hs_longname.csv", text, 0, ":2: user: tenant name longer than 255 characters");
+    name[255] = '\0';
+    snprintf(text, sizeof text, "arrival_s,job_type,workers,iterations,user\n0,A3C,1,10,%s\n",
+             name);
+    char *p = th_write("hs_name255.csv", text);
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_name255.csv\"}", 1, &js);
+    cr_assert_eq(js.n, 1);
+    cr_assert_eq(js.v[0].user, 0);
+    free(js.v);
+    free(p);
     fx_fini(&f);
 }
 
@@ -591,6 +691,35 @@ Test(workload, gavel_errors)
           "'ResNet-50 (batch size 64)'?)" },
         { "", 0, ": empty trace: no jobs" },
         { "# nothing\n\n", 0, ": empty trace: no jobs" },
+        /* the fields no policy reads are checked too */
+        { "A3C\t\t-n\t1\t100\t0\t1\n", 0, ":1: command: empty: Gavel runs this command" },
+        { "A3C\tcmd\t-n\t1\t100\t0\t1\nA3C\t  \t-n\t1\t100\t0\t1\n", 1, ":2: command: empty" },
+        { "A3C\tcmd\t\t-n\t1\t100\t1\t1\t-1\t0\n", 0,
+          ":1: working_directory: empty: the directory the command runs in" },
+        { "A3C\tcmd\tn\t1\t100\t0\t1\n", 0,
+          ":1: num_steps_arg: 'n' is not a command-line flag such as -n or --num_steps" },
+        { "A3C\tcmd\t-\t1\t100\t0\t1\n", 0, ":1: num_steps_arg: '-' is not a command-line flag" },
+        { "A3C\tcmd\t---n\t1\t100\t0\t1\n", 0,
+          ":1: num_steps_arg: '---n' is not a command-line flag" },
+        { "A3C\tcmd\t-5\t1\t100\t0\t1\n", 0, ":1: num_steps_arg: '-5' is not a command-line flag" },
+        { "A3C\tcmd\t--num steps\t1\t100\t0\t1\n", 0,
+          ":1: num_steps_arg: '--num steps' is not a command-line flag" },
+        { "A3C\tcmd\tdir\t100\t1\t100\t1\t1\t-1\t0\n", 0,
+          ":1: num_steps_arg: '100' is not a command-line flag" },
+        { "A3C\tcmd\t-n\t2\t100\t0\t1\n", 0,
+          ":1: needs_data_dir: '2' is not 0, 1, True or False" },
+        { "A3C\tcmd\t-n\ttrue\t100\t0\t1\n", 0,
+          ":1: needs_data_dir: 'true' is not 0, 1, True or False" },
+        { "A3C\tcmd\t-n\t\t100\t0\t1\n", 0, ":1: needs_data_dir: '' is not 0, 1, True or False" },
+        { "A3C\tcmd\tdir\t-n\t1.0\t100\t1\t1\t-1\t0\n", 0,
+          ":1: needs_data_dir: '1.0' is not 0, 1, True or False" },
+        { "A3C\tcmd\tdir\t-n\t1\t100\t1\t1\t0\t0\n", 0,
+          ":1: SLO: '0' is not an SLO: a factor > 0 of the job's duration, or < 0 (-1) for none" },
+        { "A3C\tcmd\tdir\t-n\t1\t100\t1\t1\tnone\t0\n", 0, ":1: SLO: 'none' is not an SLO" },
+        { "A3C\tcmd\tdir\t-n\t1\t100\t1\t1\t\t0\n", 0, ":1: SLO: '' is not an SLO" },
+        { "A3C\tcmd\tdir\t-n\t1\t100\t1\t1\tinf\t0\n", 0, ":1: SLO: 'inf' is not an SLO" },
+        { "A3C\tcmd\tdir\t-n\t1\t100\t1\t1e10\t-1\t0\n", 0,
+          ":1: priority_weight: '1e10' is not a weight > 0" },
     };
     struct fx f;
     fx_init(&f);
@@ -612,6 +741,61 @@ Test(workload, gavel_integer_fields_written_as_decimals)
     load_all(&f, "{\"format\": \"gavel\", \"trace\": \"gv_dec.trace\"}", 1, &js);
     cr_assert_eq(js.n, 1);
     gavel_job(&js.v[0], 0, jt(&f, "A3C"), 100, 7.25, 2, 1, 3);
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, gavel_field_forms_accepted)
+{
+    /* needs_data_dir as Gavel writes it (%d of a bool) and as Python prints a bool; flags
+     * of every shape in Gavel's job table; SLO none (-1 or any negative) and real factors */
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("gv_forms.trace",
+                       "A3C\tcmd\tdir\t-n\t0\t10\t1\t1\t-1.000000\t0\n"
+                       "A3C\tcmd\tdir\t--num_steps\t1\t11\t1\t1\t-0.5\t1\n"
+                       "A3C\tcmd\tdir\t--max-steps\tTrue\t12\t1\t5\t1.2\t2\n"
+                       "A3C\tcmd\tdir\t-step\tFalse\t13\t2\t1\t10\t3\n"
+                       "A3C\tcmd\tdir\t--n_steps\t1\t14\t1\t1\t2.0\t4\n");
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"gavel\", \"trace\": \"gv_forms.trace\"}", 1, &js);
+    cr_assert_eq(js.n, 5);
+    int a3c = jt(&f, "A3C");
+    gavel_job(&js.v[0], 0, a3c, 10, 0, 1, 1, 1);
+    gavel_job(&js.v[2], 2, a3c, 12, 2, 1, 5, 3);
+    gavel_job(&js.v[3], 3, a3c, 13, 3, 2, 1, 4);
+    gavel_job(&js.v[4], 4, a3c, 14, 4, 1, 1, 5);
+    free(js.v);
+    free(p);
+    fx_fini(&f);
+}
+
+Test(workload, gavel_real_converted_trace)
+{
+    /* the 10-field conversion of the msr trace: priority 1.000000 and SLO -1.000000 on every
+     * line, seven num_steps_arg flags, needs_data_dir 0 and 1 */
+    struct fx f;
+    fx_init(&f);
+    char *p = real_trace("gavel/msr_philly_vc_6214e9_seed0.converted.trace");
+    char json[1200];
+    snprintf(json, sizeof json, "{\"format\": \"gavel\", \"trace\": \"%s\"}", p);
+    struct jobs js = { 0 };
+    load_all(&f, json, 1, &js);
+    cr_assert_eq(js.n, 2000);
+    double steps = 0, workers = 0, arrivals = 0;
+    for (size_t i = 0; i < js.n; i++) {
+        steps += js.v[i].work;
+        workers += js.v[i].workers;
+        arrivals += sim_to_sec(js.v[i].arrival);
+        cr_assert_eq(js.v[i].weight, 1);
+    }
+    /* by python: the 15 scale factors set to 1 take 43 GPUs off the original's 2,214 */
+    cr_assert_eq(steps, 17063947829.0, "total steps %.0f", steps);
+    cr_assert_eq(workers, 2171, "total GPUs");
+    cr_assert_float_eq(arrivals, 7842418857.0, 1e-3, "sum of arrivals %.3f", arrivals);
+    gavel_job(&js.v[999], 999, jt(&f, "Transformer (batch size 256)"), 22455, 4062845, 1, 1,
+              1000);
     free(js.v);
     free(p);
     fx_fini(&f);
@@ -905,6 +1089,17 @@ Test(workload, philly_errors)
         { "2017-10-09 07:01:55,66,1.5,66,a", ":3: num_gpus: '1.5' is not a GPU count >= 1" },
         { "2017-10-09 07:01:55,66,1,66", ":3: expected 5 fields, found 4" },
         { "2017-10-09 07:01:55,66,1,66,a,b", ":3: expected 5 fields, found 6" },
+        { "2017-10-09 07:01:55,66,2,66,a",
+          ":3: gpu_time: 66 GPU-seconds, but duration x num_gpus = 66 x 2 = 132" },
+        { "2017-10-09 07:01:55,66,1,3600,a",
+          ":3: gpu_time: 3600 GPU-seconds, but duration x num_gpus = 66 x 1 = 66" },
+        { "2017-10-09 07:01:55,66,1,-66,a",
+          ":3: gpu_time: '-66' is not a number of GPU-seconds >= 0" },
+        { "2017-10-09 07:01:55,66,1,,a", ":3: gpu_time: '' is not a number of GPU-seconds >= 0" },
+        { "2017-10-09 07:01:55,66,1,a,66", ":3: gpu_time: 'a' is not a number of GPU-seconds" },
+        { "2017-10-09 07:01:55,66,1,nan,a", ":3: gpu_time: 'nan' is not a number of GPU-seconds" },
+        { "2017-10-09 07:01:55,66,1,66,", ":3: cluster: empty: the virtual cluster's name" },
+        { "2017-10-09 07:01:55,66,1,66,  ", ":3: cluster: empty" },
     };
     struct fx f;
     fx_init(&f);
@@ -918,11 +1113,81 @@ Test(workload, philly_errors)
                  ":1: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
     philly_fails(&f, "ph_hdr2.csv", "# comment\ntimestamp,duration,num_gpus,cluster\n", "",
                  ":2: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
+    philly_fails(&f, "ph_hdr4.csv", "timestamp,duration,num_gpus,gpu_seconds,cluster\n", "",
+                 ":1: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
+    philly_fails(&f, "ph_hdr5.csv", "timestamp,duration,num_gpus,gpu_time,cluster,\n", "",
+                 ":1: header: column 6 has no name (a trailing comma?); the header must be: "
+                 "timestamp,duration,num_gpus,gpu_time,cluster");
+    philly_fails(&f, "ph_hdr6.csv", "timestamp,,num_gpus,gpu_time,cluster\n", "",
+                 ":1: header: column 2 has no name; the header must be");
     philly_fails(&f, "ph_hdr3.csv", "2017-10-09 07:01:55,66.0,1,66.0,a\n", "",
                  ":1: header must be: timestamp,duration,num_gpus,gpu_time,cluster");
     philly_fails(&f, "ph_empty.csv", "", "", ": empty file: expected a header line");
     philly_fails(&f, "ph_novc.csv", head, ", \"vc\": \"zzz\"",
                  ": no jobs left after the vc/size filters");
+    fx_fini(&f);
+}
+
+Test(workload, philly_rows_left_out_are_checked_too)
+{
+    /* a filter drops a row after reading it, so a bad row of another VC, a bigger job or a
+     * shorter one is still an error */
+    static const char *const head = "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                    "2017-10-09 07:01:55,66.0,1,66.0,a\n";
+    static const struct {
+        const char *row, *extra, *rest;
+    } cases[] = {
+        { "2017-10-09 07:01:56,66,1,67.5,b", ", \"vc\": \"a\"",
+          ":3: gpu_time: 67.5 GPU-seconds, but duration x num_gpus = 66 x 1 = 66" },
+        { "2017-10-09 07:01:56,66,8,66,a", ", \"max_workers\": 1",
+          ":3: gpu_time: 66 GPU-seconds, but duration x num_gpus = 66 x 8 = 528" },
+        { "2017-10-09 07:01:56,6,1,6,", ", \"min_duration_s\": 60", ":3: cluster: empty" },
+        { "2017-10-09 07:01:56,66,1,66,", ", \"vc\": \"a\"", ":3: cluster: empty" },
+    };
+    struct fx f;
+    fx_init(&f);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64], text[512];
+        snprintf(name, sizeof name, "ph_left_%zu.csv", i);
+        snprintf(text, sizeof text, "%s%s\n", head, cases[i].row);
+        philly_fails(&f, name, text, cases[i].extra, cases[i].rest);
+    }
+    fx_fini(&f);
+}
+
+Test(workload, philly_gpu_time_within_rounding)
+{
+    /* gpu_time rounded to whole seconds is duration x num_gpus within 1 s; a long job within
+     * 1e-6 of it */
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("ph_round.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                       "2017-10-01 00:00:00,60.4,2,121,a\n"
+                                       "2017-10-01 00:00:01,60.4,2,120,a\n"
+                                       "2017-10-01 00:00:02,3000000,8,24000020,a\n"
+                                       "2017-10-01 00:00:03,1,1,0,a\n");
+    char json[600];
+    philly_json(json, sizeof json, "ph_round.csv", "");
+    struct jobs js = { 0 };
+    load_all(&f, json, 1, &js);
+    cr_assert_eq(js.n, 4);
+    free(js.v);
+    /* 1.2 s off a 120.8 GPU-second job, and 25 s off 24,000,000 (1e-6 allows 24) */
+    char *q = th_write("ph_round_bad.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                           "2017-10-01 00:00:00,60.4,2,122,a\n");
+    char want[1200];
+    snprintf(want, sizeof want, "%s:2: gpu_time: 122 GPU-seconds, but duration x num_gpus = "
+             "60.4 x 2 = 120.8", q);
+    philly_json(json, sizeof json, "ph_round_bad.csv", "");
+    expect_error(&f, json, 0, want);
+    char *r = th_write("ph_round_bad2.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                            "2017-10-01 00:00:00,3000000,8,24000025,a\n");
+    snprintf(want, sizeof want, "%s:2: gpu_time: 24000025 GPU-seconds", r);
+    philly_json(json, sizeof json, "ph_round_bad2.csv", "");
+    expect_error(&f, json, 0, want);
+    free(p);
+    free(q);
+    free(r);
     fx_fini(&f);
 }
 
@@ -1272,6 +1537,70 @@ Test(workload, config_errors)
           " \"workers\": {\"2\": 1}, \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
           "exp.json: workload.job_types: job type 'ResNet-50 (batch size 128)' cannot "
           "run on 2 x K80 (the reference GPU)" },
+        /* every field: nothing given is silently ignored */
+        { "{\"format\": \"hetsim\", \"trace\": \"cfg_any.csv\",\n \"note\": 5}",
+          "exp.json:2: workload.note: must be a string" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1,\n  \"a3c\": 2},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:3: workload.job_types.a3c: job type 'A3C' is in the mix twice" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1,\n  \"A3C\": 2},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:3: workload.job_types.A3C: job type 'A3C' is in the mix twice" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"workers\": {\"1\": 1,\n  \"08\": 1},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:4: workload.workers.08: keys must be GPU counts >= 1, written plainly "
+          "(\"8\", not \"08\")" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"workers\": {\"+2\": 1},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:3: workload.workers.+2: keys must be GPU counts >= 1" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"workers\": {\" 2\": 1},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:3: workload.workers. 2: keys must be GPU counts >= 1" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"workers\": {\"2\": 1,\n  \"2\": 3},\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
+          "exp.json:4: workload.workers.2: 2 GPUs given twice" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"duration\": {\"dist\": \"exponential\", "
+          "\"mean_s\": 5,\n  \"median_s\": 10}}",
+          "exp.json:4: workload.duration.median_s: not a parameter of the exponential "
+          "distribution (it takes mean_s)" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"duration\": {\"dist\": \"lognormal\", "
+          "\"median_s\": 5, \"sigma\": 1,\n  \"max_s\": 10}}",
+          "exp.json:4: workload.duration.max_s: not a parameter of the lognormal distribution "
+          "(it takes median_s and sigma)" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"job_types\": {\"A3C\": 1},\n \"duration\": {\n  \"sigma\": 2, \"dist\": "
+          "\"uniform\", \"min_s\": 5, \"max_s\": 10}}",
+          "exp.json:4: workload.duration.sigma: not a parameter of the uniform distribution "
+          "(it takes min_s and max_s)" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 5},\n \"users\": 3,\n"
+          " \"tenants\": [{\"name\": \"a\", \"job_types\": {\"A3C\": 1}}]}",
+          "exp.json:3: workload.users: give either users or tenants, not both" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 5},\n \"tenants\": [\n"
+          "  {\"name\": \"a\", \"job_types\": {\"A3C\": 1}},\n"
+          "  {\"name\": \"b\", \"job_types\": {\"A3C\": 1}},\n"
+          "  {\"job_types\": {\"A3C\": 1},\n   \"name\": \"a\"}]}",
+          "exp.json:7: workload.tenants[2].name: two tenants are named 'a'" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 5},\n \"tenants\": [\n"
+          "  {\"name\": 1, \"job_types\": {\"A3C\": 1}}]}",
+          "exp.json:4: workload.tenants[0].name: must be a string" },
+        { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
+          " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 5},\n \"tenants\": [\n"
+          "  {\"note\": [], \"job_types\": {\"A3C\": 1}}]}",
+          "exp.json:4: workload.tenants[0].note: must be a string" },
+        { "{\"format\": \"philly\", \"trace\": \"cfg_any.csv\", \"job_types\": "
+          "{\"A3C\": 1},\n \"vc\": \"\"}",
+          "exp.json:2: workload.vc: must not be empty" },
     };
     struct fx f;
     fx_init(&f);

@@ -1,13 +1,25 @@
 /*
  * reader: the helpers every workload reader shares (job-type lookup and mixes, durations
- * turned into work, a set of ids for duplicate checks).
+ * turned into work, a set of ids for duplicate checks, names numbered by first appearance).
+ * Both hash tables use linear probing at load <= 1/2, so an insert or lookup is O(1)
+ * expected; they double when half full.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "reader.h"
 
+#include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
+
+int reader_blank(const char *field)
+{
+    while (isspace((unsigned char)*field))
+        field++;
+    return *field == '\0';
+}
 
 double reader_work_from_duration(const tput *m, int jtype, int gpu, int workers, double duration_s)
 {
@@ -99,6 +111,68 @@ void reader_idset_free(struct reader_idset *s)
     memset(s, 0, sizeof *s);
 }
 
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;     /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+static int names_grow(struct reader_names *s)
+{
+    size_t nc = s->cap ? 2 * s->cap : 64;
+    int32_t *slots = calloc(nc, sizeof *slots);
+    char **names = realloc(s->names, nc / 2 * sizeof *names);
+    if (slots == NULL || names == NULL) {
+        free(slots);
+        if (names != NULL)
+            s->names = names;
+        return -1;
+    }
+    s->names = names;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t j = name_hash(names[i]) & (nc - 1);
+        while (slots[j] != 0)
+            j = (j + 1) & (nc - 1);
+        slots[j] = (int32_t)i + 1;
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->cap = nc;
+    return 0;
+}
+
+int32_t reader_names_id(struct reader_names *s, const char *name)
+{
+    if (s->cap > 0) {
+        for (size_t j = name_hash(name) & (s->cap - 1); s->slots[j] != 0;
+             j = (j + 1) & (s->cap - 1))
+            if (strcmp(s->names[s->slots[j] - 1], name) == 0)
+                return s->slots[j] - 1;
+    }
+    if (s->n >= INT32_MAX - 1 || (2 * (s->n + 1) > s->cap && names_grow(s) < 0))
+        return -1;
+    char *copy = strdup(name);
+    if (copy == NULL)
+        return -1;
+    size_t j = name_hash(name) & (s->cap - 1);
+    while (s->slots[j] != 0)
+        j = (j + 1) & (s->cap - 1);
+    s->names[s->n] = copy;
+    s->slots[j] = (int32_t)s->n + 1;
+    return (int32_t)s->n++;
+}
+
+void reader_names_free(struct reader_names *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->names[i]);
+    free(s->names);
+    free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
 int reader_read_mix(const struct jobj *cfg, const char *key, const tput *model, int **types,
                 double **weights, int *n_out, struct errbuf *err)
 {
@@ -124,6 +198,10 @@ int reader_read_mix(const struct jobj *cfg, const char *key, const tput *model, 
         jsonf_where(cfg->doc, e, &file, &line);
         if (((*types)[i] = reader_jobtype(model, e->string, file, line, p, err)) < 0)
             return -1;
+        for (int k = 0; k < i; k++)
+            if ((*types)[k] == (*types)[i])
+                return jsonf_error(cfg->doc, e, p, err, "job type '%s' is in the mix twice",
+                                   tput_type(model, (*types)[i])->name);
         if (jobj_num(&mix, e->string, JREQ, 0, 1e12, &(*weights)[i], err) < 0)
             return -1;
     }

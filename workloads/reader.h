@@ -9,7 +9,8 @@
  * header only: it never calls workload.c, and workload.c knows no reader by name.
  *
  * Ownership: a reader's open allocates its state into struct reader; workload.c calls its
- * close once.  Arrays returned by reader_read_mix belong to the caller.
+ * close once.  Arrays returned by reader_read_mix belong to the caller; reader_idset and
+ * reader_names own their memory until their _free.
  */
 #ifndef HETSIM_READER_H
 #define HETSIM_READER_H
@@ -62,6 +63,9 @@ struct workload_format {
                  struct errbuf *err);
 };
 
+/* 1 if a trace field is empty or only blanks. */
+int reader_blank(const char *field);
+
 /* Job type by name with a did-you-mean in the error; -1 with err set if unknown. */
 int reader_jobtype(const tput *m, const char *name, const char *file, long line,
                    const char *field, struct errbuf *err);
@@ -89,5 +93,16 @@ struct reader_idset {
 };
 int  reader_idset_add(struct reader_idset *s, int64_t id);  /* 1 added, 0 there, -1 no memory */
 void reader_idset_free(struct reader_idset *s);
+
+/* Names numbered 0, 1, ... in order of first appearance (tenants named in a trace).  The
+ * strings are copied; zero-initialise, free with reader_names_free. */
+struct reader_names {
+    char   **names;         /* by number */
+    int32_t *slots;         /* open addressing: number + 1, 0 for an empty slot */
+    size_t   n, cap;        /* names held; slots (a power of two, or 0) */
+};
+/* The number of `name`, added if new; -1 when out of memory. */
+int32_t reader_names_id(struct reader_names *s, const char *name);
+void    reader_names_free(struct reader_names *s);
 
 #endif

@@ -9,6 +9,9 @@
  * or, with "tenants": [{"name": ..., "weight": w, "job_types": {...}}, ...], each job belongs
  * to a tenant drawn by weight ("users") and draws its type from that tenant's own mix
  * ("job_types"); the user number is the tenant's position in the list.
+ * Checked beyond types and ranges: worker-count keys are plain decimals ("8", not "08" or
+ * "+8"), each once; a duration names only its distribution's parameters; tenant names are
+ * distinct; "users" and "tenants" exclude each other.
  * Each quantity has its own stream, so changing e.g. the worker mix leaves arrival times as
  * they were.  The first job arrives at time 0.
  */
@@ -158,8 +161,12 @@ static int read_workers(struct sst *s, const struct jobj *cfg, struct errbuf *er
         long v = strtol(e->string, &end, 10);
         char p[256];
         snprintf(p, sizeof p, "%s.%s", w.path, e->string);
-        if (*end != '\0' || v < 1 || v > 1000000)
-            return jsonf_error(cfg->doc, e, p, err, "keys must be GPU counts >= 1");
+        if (e->string[0] < '1' || e->string[0] > '9' || *end != '\0' || v < 1 || v > 1000000)
+            return jsonf_error(cfg->doc, e, p, err, "keys must be GPU counts >= 1, written "
+                               "plainly (\"8\", not \"08\")");
+        for (int k = 0; k < i; k++)
+            if (s->workers[k] == (int)v)
+                return jsonf_error(cfg->doc, e, p, err, "%ld GPUs given twice", v);
         s->workers[i] = (int)v;
         s->nworkers = i + 1;    /* what sst_close frees */
         jsonf_where(cfg->doc, e, &file, &s->wline[i]);
@@ -184,6 +191,23 @@ static int read_duration(struct sst *s, const struct jobj *cfg, struct errbuf *e
     if (jobj_obj(&d, cfg, "duration", JREQ, err) < 0 || jobj_known(&d, keys, err) < 0 ||
         jobj_enum(&d, "dist", JREQ, dists, &s->dist, err) < 0)
         return -1;
+    /* the parameters of each distribution, in dists[] order */
+    static const char *const params[][3] = { { "median_s", "sigma", NULL },
+                                             { "mean_s", NULL, NULL },
+                                             { "min_s", "max_s", NULL } };
+    for (const cJSON *m = d.node->child; m != NULL; m = m->next) {
+        int own = strcmp(m->string, "dist") == 0 || strncmp(m->string, "clamp_", 6) == 0;
+        for (int k = 0; !own && params[s->dist][k] != NULL; k++)
+            own = strcmp(m->string, params[s->dist][k]) == 0;
+        if (!own) {
+            char p[256];
+            snprintf(p, sizeof p, "%s.%s", d.path, m->string);
+            return jsonf_error(cfg->doc, m, p, err, "not a parameter of the %s distribution "
+                               "(it takes %s%s%s)", dists[s->dist], params[s->dist][0],
+                               params[s->dist][1] ? " and " : "",
+                               params[s->dist][1] ? params[s->dist][1] : "");
+        }
+    }
     s->clamp_lo = 1;
     s->clamp_hi = 1e9;
     int rc;
@@ -227,10 +251,22 @@ static int read_tenants(struct sst *s, struct reader_common *c, const struct job
         struct tenant *tn = &s->tenants[i];
         s->tweights[i] = 1;
         s->ntenants = i + 1;
+        const char *name = NULL, *note;
         if (jobj_elem(&t, cfg, "tenants", e, i, err) < 0 || jobj_known(&t, keys, err) < 0 ||
+            jobj_str(&t, "name", JOPT, &name, err) < 0 ||
+            jobj_str(&t, "note", JOPT, &note, err) < 0 ||
             jobj_num(&t, "weight", JOPT, 0, 1e12, &s->tweights[i], err) < 0 ||
             reader_read_mix(&t, "job_types", c->model, &tn->types, &tn->weights, &tn->n, err) < 0)
             return -1;
+        for (const cJSON *o = arr->child; name != NULL && o != e; o = o->next) {
+            const cJSON *on = cJSON_GetObjectItemCaseSensitive(o, "name");
+            if (cJSON_IsString(on) && strcmp(on->valuestring, name) == 0) {
+                char p[256];
+                snprintf(p, sizeof p, "%s.name", t.path);
+                return jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(e, "name"), p,
+                                   err, "two tenants are named '%s'", name);
+            }
+        }
         if (tn->n == 0) {
             char p[256];
             snprintf(p, sizeof p, "%s.job_types", t.path);
@@ -272,6 +308,12 @@ static int sst_open(struct reader *r, struct reader_common *c, const struct jobj
     if (s->ntenants > 0 && c->nmix > 0) {
         jsonf_error(cfg->doc, cfg->node, "workload.tenants", err,
                     "give either a job_types mix or tenants with their own mixes, not both");
+        goto fail;
+    }
+    if (s->ntenants > 0 && cJSON_GetObjectItemCaseSensitive(cfg->node, "users") != NULL) {
+        jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "users"),
+                    "workload.users", err, "give either users or tenants, not both (with "
+                    "tenants, the user is the tenant)");
         goto fail;
     }
     s->gap_mean_s = 3600.0 / rate;

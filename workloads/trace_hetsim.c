@@ -1,11 +1,16 @@
 /*
  * trace_hetsim: hetsim's own job trace, a CSV with a header naming its columns (any order):
- *   arrival_s   required  submission time, seconds from the start of the trace
+ *   arrival_s   required  submission time, seconds from the start of the trace, >= 0
  *   job_type    required  a job type of models/data/jobtypes.json or a loaded profile
- *   workers     required  GPUs the job asks for
- *   iterations  one of    total work, in the job type's iterations
- *   duration_s  these two run time on `workers` GPUs of the workload's reference type
- *   id, user, weight      optional: job id (default: row number from 0), tenant, priority weight
+ *   workers     required  GPUs the job asks for, an integer >= 1
+ *   iterations  one of    total work, in the job type's iterations, > 0
+ *   duration_s  these two run time on `workers` GPUs of the workload's reference type, > 0
+ *   id          optional  job id, an integer >= 0, unique (default: row number from 0)
+ *   user        optional  tenant: a number >= 0, or a name; names are numbered 0, 1, ... in
+ *                         order of first appearance; one trace uses numbers or names, not both
+ *   weight      optional  priority weight > 0 (default 1)
+ * The header must name each column once; an empty name (a trailing comma) or an unknown one
+ * is an error, so that a misspelt column is never read as absent.
  * Rows must be in non-decreasing arrival order (the file is streamed, never held in memory).
  *
  * With a "job_types" mix in the workload, each job's type is drawn anew from the mix (the
@@ -25,7 +30,9 @@ enum col { C_ID, C_ARRIVAL, C_TYPE, C_WORKERS, C_ITERS, C_DURATION, C_USER, C_WE
 static const char *const colnames[] = { "id", "arrival_s", "job_type", "workers", "iterations",
                                         "duration_s", "user", "weight", NULL };
 
-enum { MAX_COLS = 32 };
+enum { MAX_COLS = 32, USER_NAME_MAX = 255 };
+
+enum user_kind { USERS_UNSEEN, USERS_NUMBERED, USERS_NAMED };
 
 struct hst {
     tio        *r;
@@ -35,6 +42,9 @@ struct hst {
     struct reader_idset ids;
     gsl_rng    *rng;            /* with a job-type mix: its draws */
     void       *mix;
+    int         users;          /* enum user_kind, fixed by the first row */
+    long        users_line;     /* that row's line */
+    struct reader_names names;  /* tenant names -> user numbers */
 };
 
 static void hst_close(void *p)
@@ -45,7 +55,47 @@ static void hst_close(void *p)
     reader_mix_table_free(s->mix);
     if (s->rng != NULL)
         gsl_rng_free(s->rng);
+    reader_names_free(&s->names);
     free(s);
+}
+
+/* The user column: a number >= 0 or a tenant name, the same kind on every row. */
+static int read_user(struct hst *s, const char *path, long ln, const char *f, int32_t *out,
+                     struct errbuf *err)
+{
+    double num;
+    long long v;
+    int is_number = tio_double(f, &num) == 0;
+    if (reader_blank(f))
+        return err_input(err, path, ln, "user", "empty: give a user number >= 0 or a tenant "
+                         "name");
+    if (s->users == USERS_UNSEEN) {
+        s->users = is_number ? USERS_NUMBERED : USERS_NAMED;
+        s->users_line = ln;
+    }
+    if (is_number && s->users == USERS_NAMED)
+        return err_input(err, path, ln, "user", "'%s' is a number, but line %ld names a tenant: "
+                         "a trace gives every user as a number or every user as a name", f,
+                         s->users_line);
+    if (!is_number && s->users == USERS_NUMBERED)
+        return err_input(err, path, ln, "user", "'%s' is not a user number >= 0 (line %ld gives "
+                         "numbers, so names cannot follow)", f, s->users_line);
+    if (is_number) {
+        if (tio_int64(f, &v) < 0 || v < 0 || v > 1000000000)
+            return err_input(err, path, ln, "user", "'%s' is not a user number >= 0", f);
+        *out = (int32_t)v;
+        return 0;
+    }
+    size_t len = strlen(f);
+    if (f[0] == ' ' || f[0] == '\t' || f[len - 1] == ' ' || f[len - 1] == '\t')
+        return err_input(err, path, ln, "user", "tenant name '%s' begins or ends with a blank",
+                         f);
+    if (len > USER_NAME_MAX)
+        return err_input(err, path, ln, "user", "tenant name longer than %d characters",
+                         USER_NAME_MAX);
+    if ((*out = reader_names_id(&s->names, f)) < 0)
+        return err_run(err, "out of memory");
+    return 0;
 }
 
 static int read_header(struct hst *s, const char *path, struct errbuf *err)
@@ -67,16 +117,22 @@ static int read_header(struct hst *s, const char *path, struct errbuf *err)
     for (int k = 0; k < C_N; k++)
         s->pos[k] = -1;
     for (int i = 0; i < n; i++) {
+        if (reader_blank(f[i]))
+            return err_input(err, path, ln, "header", "column %d has no name%s", i + 1,
+                             i == n - 1 && n > 1 ? " (a trailing comma?)" : "");
         int k = 0;
         while (colnames[k] != NULL && strcmp(colnames[k], f[i]) != 0)
             k++;
         if (colnames[k] == NULL) {
             const char *hint = jsonf_suggest(f[i], colnames);
-            return err_input(err, path, ln, f[i], "unknown column%s%s%s", hint ? " (did you mean '" : "",
-                             hint ? hint : "", hint ? "'?)" : "");
+            return err_input(err, path, ln, f[i], "unknown column%s%s%s (the columns are "
+                             "arrival_s, job_type, workers, iterations or duration_s, id, user, "
+                             "weight)", hint ? " (did you mean '" : "", hint ? hint : "",
+                             hint ? "'?)" : "");
         }
         if (s->pos[k] >= 0)
-            return err_input(err, path, ln, f[i], "column given twice");
+            return err_input(err, path, ln, f[i], "column given twice (columns %d and %d)",
+                             s->pos[k] + 1, i + 1);
         s->pos[k] = i;
     }
     s->ncols = n;
@@ -107,20 +163,20 @@ static int hst_next(void *p, struct reader_common *c, struct job_spec *out, stru
         return err_input(err, c->path, ln, NULL, "unterminated quote");
     if (n != s->ncols)
         return err_input(err, c->path, ln, NULL, "expected %d fields, found %d", s->ncols, n);
-    long long id = s->row, workers, user = 0;
+    long long id = s->row, workers;
+    int32_t user = 0;
     double arrival, weight = 1, v;
-    if (s->pos[C_ID] >= 0 && tio_int64(f[s->pos[C_ID]], &id) < 0)
-        return err_input(err, c->path, ln, "id", "'%s' is not an integer", f[s->pos[C_ID]]);
+    if (s->pos[C_ID] >= 0 && (tio_int64(f[s->pos[C_ID]], &id) < 0 || id < 0))
+        return err_input(err, c->path, ln, "id", "'%s' is not an integer >= 0",
+                         f[s->pos[C_ID]]);
     if (tio_double(f[s->pos[C_ARRIVAL]], &arrival) < 0 || arrival < 0 || arrival > 9e12)
         return err_input(err, c->path, ln, "arrival_s", "'%s' is not a time >= 0",
                          f[s->pos[C_ARRIVAL]]);
     if (tio_int64(f[s->pos[C_WORKERS]], &workers) < 0 || workers < 1 || workers > 1000000)
         return err_input(err, c->path, ln, "workers", "'%s' is not a GPU count >= 1",
                          f[s->pos[C_WORKERS]]);
-    if (s->pos[C_USER] >= 0 &&
-        (tio_int64(f[s->pos[C_USER]], &user) < 0 || user < 0 || user > 1000000000))
-        return err_input(err, c->path, ln, "user", "'%s' is not a user number >= 0",
-                         f[s->pos[C_USER]]);
+    if (s->pos[C_USER] >= 0 && read_user(s, c->path, ln, f[s->pos[C_USER]], &user, err) < 0)
+        return -1;
     if (s->pos[C_WEIGHT] >= 0 &&
         (tio_double(f[s->pos[C_WEIGHT]], &weight) < 0 || !(weight > 0) || weight > 1e9))
         return err_input(err, c->path, ln, "weight", "'%s' is not a weight > 0",
@@ -162,7 +218,7 @@ static int hst_next(void *p, struct reader_common *c, struct job_spec *out, stru
     if (added == 0)
         return err_input(err, c->path, ln, "id", "job id %lld appears twice", id);
     *out = (struct job_spec){ .id = id, .arrival = sim_from_sec(arrival), .jtype = jt,
-                              .workers = (int32_t)workers, .work = work, .user = (int32_t)user,
+                              .workers = (int32_t)workers, .work = work, .user = user,
                               .weight = weight, .origin = c->path, .line = ln };
     s->row++;
     return 1;

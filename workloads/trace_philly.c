@@ -2,6 +2,15 @@
  * trace_philly: the Philly-derived job list of the Pollux/Sia artifacts
  * (../shared/traces/philly/SOURCE.txt): timestamp, duration, num_gpus, gpu_time, cluster.
  *
+ * Every field of every row is checked, filtered out or not:
+ *   timestamp  "YYYY-MM-DD HH:MM:SS", years 1900-9999
+ *   duration   seconds in (0, 1e9]
+ *   num_gpus   an integer >= 1
+ *   gpu_time   duration x num_gpus GPU-seconds, as SOURCE.txt defines it (all 20,000 rows of
+ *              the extract match exactly), within max(1 s, 1e-6 relative) for rounding: a
+ *              mismatch means shifted or corrupted columns
+ *   cluster    the virtual cluster's name, not blank, at most 63 characters
+ *
  * Mapping to hetsim jobs (the trace has no model and no GPU type):
  *   arrival   = submission time - the earliest submission kept (rows are not time-sorted, so
  *               the file is read whole and sorted by time, ties by line)
@@ -14,6 +23,7 @@
  * stderr, never silently); "min_duration_s" drops shorter jobs (likewise).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,8 +143,16 @@ static int pst_open(struct reader *rd, struct reader_common *c, const struct job
             continue;
         int n = tio_split(line, ',', f, 8);
         if (!header) {
+            for (int k = 0; k < n && k < 8; k++)
+                if (reader_blank(f[k])) {
+                    err_input(err, c->path, ln, "header", "column %d has no name%s; the header "
+                              "must be: timestamp,duration,num_gpus,gpu_time,cluster", k + 1,
+                              k == n - 1 && n > 1 ? " (a trailing comma?)" : "");
+                    goto fail;
+                }
             if (n != 5 || strcmp(f[0], "timestamp") || strcmp(f[1], "duration") ||
-                strcmp(f[2], "num_gpus") || strcmp(f[4], "cluster")) {
+                strcmp(f[2], "num_gpus") || strcmp(f[3], "gpu_time") ||
+                strcmp(f[4], "cluster")) {
                 err_input(err, c->path, ln, NULL,
                           "header must be: timestamp,duration,num_gpus,gpu_time,cluster");
                 goto fail;
@@ -164,6 +182,26 @@ static int pst_open(struct reader *rd, struct reader_common *c, const struct job
             goto fail;
         }
         row.gpus = (int)g;
+        double gpu_time, want = row.duration * (double)g;
+        if (tio_double(f[3], &gpu_time) < 0 || gpu_time < 0) {
+            err_input(err, c->path, ln, "gpu_time", "'%s' is not a number of GPU-seconds >= 0",
+                      f[3]);
+            goto fail;
+        }
+        if (fabs(gpu_time - want) > fmax(1.0, 1e-6 * want)) {
+            err_input(err, c->path, ln, "gpu_time", "%s GPU-seconds, but duration x num_gpus "
+                      "= %s x %lld = %.15g", f[3], f[1], g, want);
+            goto fail;
+        }
+        if (reader_blank(f[4])) {
+            err_input(err, c->path, ln, "cluster", "empty: the virtual cluster's name");
+            goto fail;
+        }
+        if (strlen(f[4]) >= sizeof vcs[0]) {
+            err_input(err, c->path, ln, "cluster", "virtual cluster name longer than %zu "
+                      "characters", sizeof vcs[0] - 1);
+            goto fail;
+        }
         if (vc_want != NULL && strcmp(f[4], vc_want) != 0)
             continue;
         if (max_workers > 0 && g > max_workers) {
@@ -173,11 +211,6 @@ static int pst_open(struct reader *rd, struct reader_common *c, const struct job
         if (row.duration < min_dur) {
             dropped_short++;
             continue;
-        }
-        if (strlen(f[4]) >= sizeof vcs[0]) {
-            err_input(err, c->path, ln, "cluster", "virtual cluster name longer than %zu "
-                      "characters", sizeof vcs[0] - 1);
-            goto fail;
         }
         row.vc = -1;
         for (int k = 0; k < nvc; k++)

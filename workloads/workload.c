@@ -115,8 +115,9 @@ int workload_open(workload **out, const struct jobj *cfg, const struct workload_
     c->seed = env->seed;
     c->arrival_scale = 1.0;
     c->rebase = 0;
-    const char *trace = NULL, *ref = "V100";
-    if (jobj_str(cfg, "trace", (f->flags & FORMAT_TRACE) ? JREQ : JOPT, &trace, err) < 0 ||
+    const char *trace = NULL, *ref = "V100", *note;
+    if (jobj_str(cfg, "note", JOPT, &note, err) < 0 ||
+        jobj_str(cfg, "trace", (f->flags & FORMAT_TRACE) ? JREQ : JOPT, &trace, err) < 0 ||
         jobj_str(cfg, "reference_gpu", JOPT, &ref, err) < 0 ||
         jobj_int(cfg, "max_jobs", JOPT, 0, INT64_C(1) << 40, &c->max_jobs, err) < 0 ||
         jobj_int(cfg, "skip_jobs", JOPT, 0, INT64_C(1) << 40, &c->skip_jobs, err) < 0 ||

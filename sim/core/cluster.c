@@ -1,5 +1,8 @@
 /*
  * cluster: reads node groups and lays out nodes and GPUs.
+ * Input checks beyond types and ranges: a group's intra-node link must be one its GPU type can
+ * have (catalog_gpu_intra_ok: no T4 on NVLink, no K80 on NVSwitch, no PCIe 3 GPU at PCIe 4
+ * speed), and no two groups may be given the same name.
  * Invariants: nodes[k].first + nodes[k].ngpus == nodes[k+1].first; gpu_node is the inverse.
  * Placement queries are O(n) in the GPUs named (a bitmap-free scan with a small node list).
  */
@@ -10,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { GROUP_NAME_MAX = 64 };
+
 struct group {
-    char name[64];
+    char name[GROUP_NAME_MAX];
+    int  named;         /* the name was given (else it is the GPU type's) */
     int  gpu, count, per_node, intra, net;
 };
 
@@ -117,6 +123,41 @@ static int link_field(const catalog *cat, const struct jobj *o, const char *key,
     return 0;
 }
 
+/* A node of GPU type `gpu` with intra-node link `link`: physically possible, or an error at
+ * g.intra listing the links that type can have (it would otherwise run at the link's speed). */
+static int intra_possible(const catalog *cat, const struct jobj *g, int gpu, int link,
+                          struct errbuf *err)
+{
+    if (catalog_gpu_intra_ok(cat, gpu, link))
+        return 0;
+    char p[256], list[512];
+    snprintf(p, sizeof p, "%s.intra", g->path);
+    catalog_gpu_intra_list(cat, gpu, list, sizeof list);
+    const char *gname = catalog_gpu(cat, gpu)->name;
+    return jsonf_error(g->doc, cJSON_GetObjectItemCaseSensitive(g->node, "intra"), p, err,
+                       "a %s node cannot have '%s' (links a %s can have: %s)", gname,
+                       catalog_link(cat, link)->name, gname, list);
+}
+
+/* Group i's given name: it fits, and no earlier group was given the same one. */
+static int group_name(cluster *c, int i, const struct jobj *g, const char *gpath,
+                      const char *name, struct errbuf *err)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s.name", g->path);
+    const cJSON *node = cJSON_GetObjectItemCaseSensitive(g->node, "name");
+    if (strlen(name) >= GROUP_NAME_MAX)
+        return jsonf_error(g->doc, node, p, err, "longer than %d characters",
+                           GROUP_NAME_MAX - 1);
+    for (int k = 0; k < i; k++)
+        if (c->groups[k].named && strcmp(c->groups[k].name, name) == 0)
+            return jsonf_error(g->doc, node, p, err, "%s[%d] has the name '%s' too: group "
+                               "names must differ", gpath, k, name);
+    snprintf(c->groups[i].name, sizeof c->groups[i].name, "%s", name);
+    c->groups[i].named = 1;
+    return 0;
+}
+
 int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
                       struct errbuf *err)
 {
@@ -128,13 +169,22 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
     if (c == NULL)
         return err_run(err, "out of memory");
     c->cat = cat;
-    const char *name = "cluster";
+    const char *name = "cluster", *text;
     const cJSON *groups;
     int net = -1;
     if (jobj_known(o, top_keys, err) < 0 || jobj_str(o, "name", JOPT, &name, err) < 0 ||
+        jobj_str(o, "note", JOPT, &text, err) < 0 ||
+        jobj_str(o, "source", JOPT, &text, err) < 0 ||
         link_field(cat, o, "network", LINK_INTER, &net, err) < 0 ||
         jobj_arr(o, "groups", JREQ, &groups, err) < 0)
         goto fail;
+    if (strlen(name) >= sizeof c->name) {
+        char p[256];
+        snprintf(p, sizeof p, "%s%sname", o->path, o->path[0] ? "." : "");
+        jsonf_error(o->doc, cJSON_GetObjectItemCaseSensitive(o->node, "name"), p, err,
+                    "longer than %zu characters", sizeof c->name - 1);
+        goto fail;
+    }
     snprintf(c->name, sizeof c->name, "%s", name);
     char gpath[224];
     snprintf(gpath, sizeof gpath, "%s%sgroups", o->path, o->path[0] ? "." : "");
@@ -157,7 +207,10 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
             jobj_str(&g, "gpu", JREQ, &gpu, err) < 0 ||
             jobj_int(&g, "count", JREQ, 1, 1000000, &count, err) < 0 ||
             jobj_int(&g, "gpus_per_node", JREQ, 1, 64, &per, err) < 0 ||
-            jobj_str(&g, "name", JOPT, &gname, err) < 0)
+            jobj_str(&g, "name", JOPT, &gname, err) < 0 ||
+            jobj_str(&g, "note", JOPT, &text, err) < 0)
+            goto fail;
+        if (gname != NULL && group_name(c, i, &g, gpath, gname, err) < 0)
             goto fail;
         gr->gpu = catalog_gpu_find(cat, gpu);
         if (gr->gpu < 0) {
@@ -180,6 +233,7 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
         gr->intra = spec->nvlink >= 0 ? spec->nvlink : spec->pcie;
         gr->net = net;
         if (link_field(cat, &g, "intra", LINK_INTRA, &gr->intra, err) < 0 ||
+            intra_possible(cat, &g, gr->gpu, gr->intra, err) < 0 ||
             link_field(cat, &g, "network", LINK_INTER, &gr->net, err) < 0)
             goto fail;
         if (gr->net < 0) {
@@ -189,7 +243,8 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
         }
         gr->count = (int)count;
         gr->per_node = (int)per;
-        snprintf(gr->name, sizeof gr->name, "%s", gname ? gname : spec->name);
+        if (gname == NULL)
+            snprintf(gr->name, sizeof gr->name, "%s", spec->name);
         total_nodes += count;
         total_gpus += count * per;
         if (total_gpus > 4000000) {

@@ -15,7 +15,6 @@
 #include "../base/err.h"
 #include "../base/jobj.h"
 #include "../../models/catalog.h"
-#include "../../models/catalog.h"
 
 typedef struct cluster cluster;
 

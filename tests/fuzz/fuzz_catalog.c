@@ -3,7 +3,8 @@
  *
  * Input: GPUS JSON \0 LINKS JSON (both written to the scratch directory).  A catalog that loads
  * is checked (every name and alias finds its own entry, link references are intra-node
- * links) and then used as the rest of hetsim uses it: the shipped job types are loaded on it
+ * links, an NVSwitch comes with an NVLink no slower than it, a GPU type can have its own
+ * links and no inter-node one inside a node) and then used as the rest of hetsim uses it: the shipped job types are loaded on it
  * and the throughput model is asked for every job type on every GPU type (rates must be
  * >= 0, never NaN), and clusters are read on it — one that should load, and two naming an
  * unknown link and an unknown GPU type, which build did-you-mean lists of every name.
@@ -34,6 +35,23 @@ static void check_catalog(const catalog *c)
             catalog_link(c, g->pcie)->scope != LINK_INTRA ||
             (g->nvlink >= 0 && catalog_link(c, g->nvlink)->scope != LINK_INTRA))
             fz_fail("GPU %d has bad link references", i);
+        if (g->nvswitch >= catalog_nlinks(c) ||
+            (g->nvswitch >= 0 && (g->nvlink < 0 ||
+                                  catalog_link(c, g->nvswitch)->scope != LINK_INTRA ||
+                                  catalog_link(c, g->nvswitch)->bw_gbs >
+                                      catalog_link(c, g->nvlink)->bw_gbs)))
+            fz_fail("GPU %d has a bad NVSwitch", i);
+        if (!catalog_gpu_intra_ok(c, i, g->pcie) ||
+            (g->nvlink >= 0 && !catalog_gpu_intra_ok(c, i, g->nvlink)) ||
+            (g->nvswitch >= 0 && !catalog_gpu_intra_ok(c, i, g->nvswitch)))
+            fz_fail("GPU %d cannot have its own links", i);
+        for (int l = 0; l < catalog_nlinks(c); l++)
+            if (catalog_gpu_intra_ok(c, i, l) && catalog_link(c, l)->scope != LINK_INTRA)
+                fz_fail("GPU %d may have inter-node link %d inside a node", i, l);
+        char list[64];
+        catalog_gpu_intra_list(c, i, list, sizeof list);
+        if (list[0] == '\0')
+            fz_fail("GPU %d: intra-node list '%s'", i, list);
     }
 }
 

@@ -1,9 +1,10 @@
 /*
  * fuzz_cluster: cluster_from_json on a cluster file from the input, with the shipped catalog
  * (models/data/gpus.json, links.json, loaded once).  The input is written to a scratch file
- * and read with jsonf_load, as cluster_load does (fuzz_jsonf covers jsonf_parse itself).  A cluster that loads is checked against
- * its invariants (GPU ids node by node, types in catalog order, counts adding up) and asked
- * for placements: GPUs of one node, GPUs spread over nodes, the best placement per type.
+ * and read with jsonf_load, as cluster_load does (fuzz_jsonf covers jsonf_parse itself).  A
+ * cluster that loads is checked against its invariants (GPU ids node by node, types in
+ * catalog order, counts adding up, every node's intra-node link one its GPU type can have) and
+ * asked for placements: GPUs of one node, GPUs spread over nodes, the best placement per type.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@ static void check(const cluster *c)
             nd->net >= catalog_nlinks(cat) || catalog_link(cat, nd->net)->scope != LINK_INTER ||
             catalog_link(cat, nd->intra)->scope != LINK_INTRA)
             fz_fail("node %d is inconsistent", k);
+        if (!catalog_gpu_intra_ok(cat, nd->gpu, nd->intra))
+            fz_fail("node %d: GPU type %d on link %d, which it cannot have", k, nd->gpu,
+                    nd->intra);
         for (int q = 0; q < nd->ngpus; q++)
             if (cluster_gpu_node(c, nd->first + q) != k || cluster_gpu_type(c, nd->first + q) != nd->gpu)
                 fz_fail("GPU %d is not on node %d", nd->first + q, k);
