@@ -17,11 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
 #include "report.h"
 
-const char *const export_tables[] = { "runs",    "jobs",    "job_gpu_seconds",
-                                      "samples", "metrics", "run_params",
-                                      NULL };
 
 const char *const export_wide_columns[] = { "experiment", "policy", "seed", "cluster",
                                             "group_hash", NULL };
@@ -278,15 +276,17 @@ out:
     return rc;
 }
 
+/* The tables: runs, then every per-run table of the schema (db_tables). */
 static int known_table(const char *name, struct errbuf *err)
 {
     char list[256];
-    size_t n = 0;
-    for (int i = 0; export_tables[i] != NULL; i++) {
-        if (name != NULL && strcmp(name, export_tables[i]) == 0)
+    size_t n = (size_t)snprintf(list, sizeof list, "runs");
+    if (name != NULL && strcmp(name, "runs") == 0)
+        return 0;
+    for (int i = 0; db_tables[i].name != NULL; i++) {
+        if (name != NULL && strcmp(name, db_tables[i].name) == 0)
             return 0;
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
-                              export_tables[i]);
+        n += (size_t)snprintf(list + n, sizeof list - n, ", %s", db_tables[i].name);
     }
     if (name == NULL)
         return err_input(err, NULL, 0, "--table", "missing (tables: %s)", list);
@@ -298,7 +298,7 @@ static int write_rows(sqlite3 *h, const char *db_path, const struct export_opts 
                       int filtered, const int64_t *ids, size_t nids, FILE *f, char sep,
                       int64_t *written, struct errbuf *err)
 {
-    /* the table name is one of export_tables: safe to paste */
+    /* the table name is runs or one of db_tables: safe to paste */
     char sql[2304], list[2048];
     if (select_list(h, o->table, list, sizeof list, err) < 0)
         return -1;

@@ -26,13 +26,11 @@
 
 enum export_format { EXPORT_CSV, EXPORT_TSV };
 
-/* The tables export knows, NULL-terminated. */
-extern const char *const export_tables[];
 /* The runs columns of a wide row after run_id, NULL-terminated (those a file has). */
 extern const char *const export_wide_columns[];
 
 struct export_opts {
-    const char *table;          /* one of export_tables */
+    const char *table;          /* runs, or one of db_tables (results/db.h) */
     int         format;         /* enum export_format */
     const char *experiment;     /* run filter: NULL for any */
     const char *sweep;

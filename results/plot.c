@@ -82,10 +82,13 @@
 
 extern char **environ;
 
-/* metrics of the summary bars when no --metric is given */
-static const char *const bar_metrics[] = { "jct_mean", "jct_p99", "makespan", "ftf_mean",
-                                           "ftf_max", "throughput_norm_window", "util_total" };
-enum { NBAR_METRICS = sizeof bar_metrics / sizeof bar_metrics[0] };
+static int count_names(const char *const *v)
+{
+    int n = 0;
+    while (v != NULL && v[n] != NULL)
+        n++;
+    return n;
+}
 
 /* longest file-name part taken from a name, before the hash suffix */
 enum { NAME_KEEP = 60, FNAME = NAME_KEEP + 10 };
@@ -249,6 +252,25 @@ static int prepare(struct ctx *c, const char *sql, sqlite3_stmt **q)
     if (sqlite3_prepare_v2(c->h, sql, -1, q, NULL) != SQLITE_OK)
         return err_run(c->err, "%s: plot query failed: %s", c->o->db_path, sqlite3_errmsg(c->h));
     return 0;
+}
+
+/* The display of the domain of an experiment's (or a sweep's) first run, or NULL when no
+ * display describes it (a database from a later hetsim: nothing to draw). */
+static const struct display *display_of(struct ctx *c, const char *kind, const char *name)
+{
+    const struct display *d = NULL;
+    sqlite3_stmt *q;
+    const char *sql = strcmp(kind, "sweep") == 0
+                          ? "SELECT domain FROM runs WHERE id IN (SELECT run_id FROM run_params "
+                            "WHERE sweep = ?1) ORDER BY id LIMIT 1"
+                          : "SELECT domain FROM runs WHERE experiment = ?1 ORDER BY id LIMIT 1";
+    if (c->o->display_of != NULL && sqlite3_prepare_v2(c->h, sql, -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+        if (sqlite3_step(q) == SQLITE_ROW)
+            d = c->o->display_of((const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
+    }
+    return d;
 }
 
 /* metric `name` of run `id`, NAN when absent */
@@ -475,6 +497,7 @@ struct eset {
 
 struct exp {
     const char  *name;
+    const struct display *show; /* its domain's figures */
     char         fname[FNAME];
     char       **pol;           /* policies, in order of their first run */
     int          npol;
@@ -640,11 +663,13 @@ static void fig_title(char *out, size_t cap, const struct view *v, const char *w
 
 /* Write the CDF of the values `sql` selects for run `id` (sorted, NULLs excluded) over all of
  * its jobs.  *nval receives the number of values, *njobs the number of jobs. */
-static int write_cdf(struct ctx *c, const char *sql, int64_t id, const char *file, int *nval,
-                     int *njobs)
+static int write_cdf(struct ctx *c, const char *sql, const char *table, int64_t id,
+                     const char *file, int *nval, int *njobs)
 {
     sqlite3_stmt *q;
-    if (prepare(c, "SELECT count(*) FROM jobs WHERE run_id = ?", &q) < 0)
+    char count[128];
+    snprintf(count, sizeof count, "SELECT count(*) FROM \"%s\" WHERE run_id = ?", table);
+    if (prepare(c, count, &q) < 0)
         return -1;
     sqlite3_bind_int64(q, 1, id);
     *njobs = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int(q, 0) : 0;
@@ -658,7 +683,7 @@ static int write_cdf(struct ctx *c, const char *sql, int64_t id, const char *fil
         sqlite3_finalize(q);
         return -1;
     }
-    fprintf(f, "# value, fraction of the run's %d jobs at or below it\n", *njobs);
+    fprintf(f, "# value, fraction of the run's %d rows of %s at or below it\n", *njobs, table);
     while (sqlite3_step(q) == SQLITE_ROW) {
         (*nval)++;
         fprintf(f, "%.10g %.10g\n", sqlite3_column_double(q, 0), (double)*nval / *njobs);
@@ -698,26 +723,15 @@ static int write_series(struct ctx *c, int64_t id, const char *name, const char 
     return data_close(c, f, file);
 }
 
-struct cdf_fig {
-    const char *tag, *sql, *xlabel, *what;
-    int         timex;              /* x is a duration: ticks at 1 min, 1 h, 1 d ... */
-    double      mark;               /* a vertical line here (0: none) */
-};
-
-static const struct cdf_fig cdfs[] = {
-    { "jct_cdf", "SELECT jct_s FROM jobs WHERE run_id = ? AND jct_s IS NOT NULL ORDER BY jct_s",
-      "job completion time (log scale)", "job completion time CDF", 1, 0 },
-    { "ftf_cdf",
-      "SELECT ftf_rho FROM jobs WHERE run_id = ? AND ftf_rho IS NOT NULL ORDER BY ftf_rho",
-      "finish-time fairness rho = JCT / isolated JCT (log scale; <= 1 is fair)",
-      "finish-time fairness CDF", 0, 1 },
-};
-
-static int expfig_cdf(struct ctx *c, const struct view *w, const struct cdf_fig *fig)
+static int expfig_cdf(struct ctx *c, const struct view *w, const struct display_cdf *fig)
 {
     const struct exp *e = w->e;
     struct gparr files = { 0 }, titles = { 0 }, colors = { 0 };
     int rc = 0;
+    /* names from a display, compiled in: safe to paste */
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT \"%s\" FROM \"%s\" WHERE run_id = ? AND \"%s\" IS NOT "
+             "NULL ORDER BY \"%s\"", fig->column, fig->table, fig->column, fig->column);
     for (int p = 0; p < e->npol && rc == 0; p++) {
         if (w->latest[p] < 0)
             continue;
@@ -725,7 +739,7 @@ static int expfig_cdf(struct ctx *c, const struct view *w, const struct cdf_fig 
         file_part(fp, e->pol[p]);
         data_path(c, file, sizeof file, w->s->stem, fp, fig->tag);
         int nval, njobs;
-        if ((rc = write_cdf(c, fig->sql, w->latest[p], file, &nval, &njobs)) < 0)
+        if ((rc = write_cdf(c, sql, fig->table, w->latest[p], file, &nval, &njobs)) < 0)
             continue;
         if (nval == 0) {
             unlink(file);
@@ -907,7 +921,8 @@ static int expfig_queue(struct ctx *c, const struct view *w)
         file_part(fp, e->pol[p]);
         data_path(c, file, sizeof file, w->s->stem, fp, "queue");
         int rows;
-        if ((rc = write_series(c, w->latest[p], "queue_len", file, &rows, &tmax, &tbusy)) < 0)
+        if ((rc = write_series(c, w->latest[p], w->e->show->queue_series, file, &rows, &tmax,
+                               &tbusy)) < 0)
             continue;
         if (rows == 0) {
             unlink(file);
@@ -921,13 +936,13 @@ static int expfig_queue(struct ctx *c, const struct view *w)
         char image[PATH_MAX_LEN], title[1024], what[256];
         image_path(c, image, sizeof image, w->s->stem, "queue");
         double end = tbusy > 0 && 1.1 * tbusy < tmax ? 1.1 * tbusy : tmax;
-        snprintf(what, sizeof what, "jobs waiting for GPUs (seed %lld, latest run of each "
-                 "policy)", (long long)w->seed);
+        snprintf(what, sizeof what, "%s over time (seed %lld, latest run of each policy)",
+                 e->show->queue_label, (long long)w->seed);
         fig_title(title, sizeof title, w, what,
                   end < tmax ? "(time axis cut soon after the last wait)" : "");
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
-        gp_str(&v, "ylabel", "jobs waiting");
+        gp_str(&v, "ylabel", e->show->queue_label);
         gp_num(&v, "tmax_h", end / 3600);
         gp_arr(&v, "F", &files);
         gp_arr(&v, "T", &titles);
@@ -1021,8 +1036,9 @@ static int expfig_bars(struct ctx *c, const struct view *w)
     int b = expfig_baseline(c, w);
     if (b < 0 || e->npol < 2)
         return 0;
-    const char *const *mets = c->metrics ? (const char *const *)c->metrics : bar_metrics;
-    int nm = c->metrics ? c->nmetrics : NBAR_METRICS;
+    const char *const *mets = c->metrics ? (const char *const *)c->metrics
+                                         : e->show->bar_metrics;
+    int nm = c->metrics ? c->nmetrics : count_names(e->show->bar_metrics);
     struct bar *bars = malloc((size_t)nm * (size_t)e->npol * sizeof *bars);
     double *ratio = malloc((size_t)(e->nruns + 1) * sizeof *ratio);
     int *pol_used = calloc((size_t)e->npol, sizeof *pol_used);
@@ -1167,7 +1183,10 @@ static int name_settings(struct ctx *c, struct exp *e)
 
 static int plot_experiment(struct ctx *c, const char *name)
 {
-    struct exp e = { .name = name };
+    struct exp e = { .name = name, .show = display_of(c, "experiment", name) };
+    if (e.show == NULL)
+        return err_input(c->err, NULL, 0, "--experiment", "experiment '%s' is of a domain "
+                         "this hetsim does not know: nothing to draw", name);
     file_part(e.fname, name);
     int rc = expfig_load(c, &e);
     if (rc == 0 && e.npol > 0)
@@ -1178,11 +1197,11 @@ static int plot_experiment(struct ctx *c, const char *name)
         rc = err_run(c->err, "out of memory");
     for (int k = 0; rc == 0 && k < e.nset; k++) {
         view_of(&e, k, scratch, &w);
-        for (size_t i = 0; rc == 0 && i < sizeof cdfs / sizeof cdfs[0]; i++)
-            rc = expfig_cdf(c, &w, &cdfs[i]);
-        if (rc == 0)
+        for (int i = 0; rc == 0 && i < e.show->ncdfs; i++)
+            rc = expfig_cdf(c, &w, &e.show->cdfs[i]);
+        if (rc == 0 && e.show->util_panels)
             rc = expfig_util(c, &w);
-        if (rc == 0)
+        if (rc == 0 && e.show->queue_series != NULL)
             rc = expfig_queue(c, &w);
         if (rc == 0)
             rc = expfig_bars(c, &w);
@@ -1607,9 +1626,13 @@ static int plot_sweep(struct ctx *c, const char *name)
     struct sweep_runs s = { .name = name };
     file_part(s.fname, name);
     int rc = sweep_runs_load(c, &s);
-    static const char *const dflt[] = { "jct_mean", "ftf_mean", "makespan" };
+    const struct display *show = display_of(c, "sweep", name);
+    if (show == NULL)
+        return err_input(c->err, NULL, 0, "--sweep", "sweep '%s' is of a domain this hetsim "
+                         "does not know: nothing to draw", name);
+    const char *const *dflt = show->sweep_metrics;
     const char *const *mets = c->metrics ? (const char *const *)c->metrics : dflt;
-    int nm = c->metrics ? c->nmetrics : (int)(sizeof dflt / sizeof dflt[0]);
+    int nm = c->metrics ? c->nmetrics : count_names(dflt);
     for (int a = 0; rc == 0 && a < s.nax; a++)
         for (int m = 0; rc == 0 && m < nm && s.ax[a].nvals >= 2; m++)
             rc = sweep_figure(c, &s, a, mets[m]);

@@ -18,6 +18,7 @@
 #ifndef HETSIM_PLOT_H
 #define HETSIM_PLOT_H
 
+#include "../sim/base/display.h"
 #include "../sim/base/err.h"
 
 struct plot_opts {
@@ -34,6 +35,9 @@ struct plot_opts {
      * freed by plot: its setting keeps the experiment's plain file names.  NULL function, or
      * no run with that config: the setting of the experiment's first run keeps them. */
     char     *(*plain_config)(const char *experiment);
+    /* Each domain's figures (its CDFs, series, bars and sweep metrics): the CLI gives its
+     * worlds'; an experiment of a domain it does not describe cannot be drawn. */
+    display_fn  display_of;
 };
 
 /* Draw every selected figure; *nfig receives how many images were written.  Bad options, a

@@ -17,7 +17,7 @@
  * t(0.975, n-1) s / sqrt(n).  Grouped ratios are paired: this run / its baseline run per seed,
  * then mean and half-width over the seeds that have a baseline run.
  *
- * Columns: report_default_columns or --columns (each checked against the metrics table), a
+ * Columns: the domains' defaults (their displays) or --columns (each checked against the metrics table), a
  * ratio for each but counts of jobs and utilizations; a run lacking one has an empty cell.
  * Units come from report_metric_unit, a table of rules on the name, so that a metric added
  * to the schema gets one here without an edit.
@@ -45,9 +45,6 @@
 
 #include "db.h"
 
-const char *const report_default_columns[] = { "jobs_done", "jct_mean", "jct_p50", "jct_p99",
-                                               "makespan", "ftf_mean", "ftf_max",
-                                               "throughput_norm_window", "util_total", NULL };
 
 /* ------------------------------------------------------------------ run selection */
 
@@ -236,7 +233,7 @@ int report_select(sqlite3 *h, const char *experiment, const char *sweep, const c
     if (sweep != NULL && check_sweep(h, params, sweep, err) < 0)
         return -1;
     struct filter_ctx x = { 0 };
-    sqlite3_stmt *list = NULL, *test = NULL;
+    sqlite3_stmt *list = NULL, *test = NULL, *test2 = NULL;
     char *sql = NULL;
     size_t cap = 0;
     int rc = -1;
@@ -277,6 +274,25 @@ int report_select(sqlite3 *h, const char *experiment, const char *sweep, const c
             bad_where(h, where, "not one boolean expression", err);
             goto out;
         }
+        /* `cluster` is either name: the expression is tried again on a row whose cluster is
+         * the cluster's own name (runs.cluster_name, schema 3) */
+        char cols[2048], *sql2 = NULL;
+        if (db_columns(h, "main", "runs", "cluster", "", cols, sizeof cols) == 0 &&
+            strstr(cols, "\"cluster_name\"") != NULL) {
+            size_t len2 = strlen(where) + strlen(cols) + 160;
+            if ((sql2 = malloc(len2)) == NULL) {
+                err_run(err, "out of memory");
+                goto out;
+            }
+            snprintf(sql2, len2, "SELECT CASE WHEN (%s) THEN 1 ELSE 0 END FROM (SELECT %s, "
+                     "cluster_name AS cluster FROM runs) WHERE id = :run", where, cols);
+            int ok = sqlite3_prepare_v2(h, sql2, -1, &test2, NULL) == SQLITE_OK;
+            free(sql2);
+            if (!ok) {
+                bad_where(h, where, sqlite3_errmsg(h), err);
+                goto out;
+            }
+        }
     }
     int s;
     while ((s = sqlite3_step(list)) == SQLITE_ROW) {
@@ -291,6 +307,16 @@ int report_select(sqlite3 *h, const char *experiment, const char *sweep, const c
                 goto out;
             }
             sqlite3_reset(test);
+            if (!keep && test2 != NULL) {
+                sqlite3_bind_int64(test2, 1, id);
+                t = sqlite3_step(test2);
+                keep = t == SQLITE_ROW && sqlite3_column_int(test2, 0) != 0;
+                if (t != SQLITE_ROW && t != SQLITE_DONE) {
+                    bad_where(h, where, sqlite3_errmsg(h), err);
+                    goto out;
+                }
+                sqlite3_reset(test2);
+            }
             if (!keep)
                 continue;
         }
@@ -312,6 +338,7 @@ int report_select(sqlite3 *h, const char *experiment, const char *sweep, const c
 out:
     sqlite3_finalize(list);
     sqlite3_finalize(test);
+    sqlite3_finalize(test2);
     sqlite3_finalize(x.param);
     sqlite3_finalize(x.config);
     sqlite3_finalize(x.metric);
@@ -681,6 +708,7 @@ struct ropts {
     int            n_run_ids, group;
     const char *const *columns;     /* as given (comma lists) */
     int            ncolumns;
+    display_fn     display_of;      /* the domains' default columns, or NULL */
     char         **col;             /* the metrics shown, resolved */
     int            ncol;
 };
@@ -1308,6 +1336,47 @@ static int unknown_column(sqlite3 *h, const char *db_path, const char *name,
                      db_path, name, n ? "metrics: " : "it has none", list);
 }
 
+/* Append name to o->col (room for 64 more) unless it is there. */
+static int add_column(struct ropts *o, const char *name, struct errbuf *err)
+{
+    for (int i = 0; i < o->ncol; i++)
+        if (strcmp(o->col[i], name) == 0)
+            return 0;
+    if ((o->col[o->ncol] = strdup(name)) == NULL)
+        return err_run(err, "out of memory");
+    o->ncol++;
+    return 0;
+}
+
+/* The default columns: those of the domains of the database's runs, in the order the
+ * domains first ran.  A domain no display describes (a database from a later hetsim) needs
+ * --columns. */
+static int default_columns(sqlite3 *h, struct ropts *o, struct errbuf *err)
+{
+    char **grown = realloc(o->col, 256 * sizeof *grown);
+    if (grown == NULL)
+        return err_run(err, "out of memory");
+    o->col = grown;
+    sqlite3_stmt *q;
+    if (prep(h, "SELECT domain FROM runs GROUP BY domain ORDER BY min(id)", &q, err) < 0)
+        return -1;
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+        const char *domain = (const char *)sqlite3_column_text(q, 0);
+        const struct display *d = o->display_of ? o->display_of(domain) : NULL;
+        if (d == NULL) {
+            rc = err_input(err, NULL, 0, "--columns", "the database has runs of the '%s' "
+                           "domain, whose metrics this hetsim does not know: name them with "
+                           "--columns", domain);
+            break;
+        }
+        for (int c = 0; rc == 0 && d->report_columns[c] != NULL && o->ncol < 250; c++)
+            rc = add_column(o, d->report_columns[c], err);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
 /* o->col from o->columns (comma lists, each name in the database, repeats dropped) or the
  * default columns */
 static int resolve_columns(sqlite3 *h, const char *db_path, struct ropts *o,
@@ -1318,12 +1387,8 @@ static int resolve_columns(sqlite3 *h, const char *db_path, struct ropts *o,
         cap += strlen(o->columns[i]) / 2 + 1;
     if ((o->col = calloc(cap, sizeof *o->col)) == NULL)
         return err_run(err, "out of memory");
-    if (o->ncolumns == 0) {
-        for (int c = 0; report_default_columns[c] != NULL; c++)
-            if ((o->col[o->ncol++] = strdup(report_default_columns[c])) == NULL)
-                return err_run(err, "out of memory");
-        return 0;
-    }
+    if (o->ncolumns == 0)
+        return default_columns(h, o, err);
     sqlite3_stmt *q;
     if (prep(h, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", &q, err) < 0)
         return -1;
@@ -1554,7 +1619,7 @@ int report_print_query(const char *db_path, const struct report_opts *o,
 {
     struct ropts r = { .format = o->format, .baseline = o->baseline,
                        .experiment = o->experiment, .run_ids = o->run_ids,
-                       .n_run_ids = o->n_run_ids };
+                       .n_run_ids = o->n_run_ids, .display_of = o->display_of };
     if (q != NULL) {
         r.sweep = q->sweep;
         r.where = q->where;

@@ -5,7 +5,7 @@
  * baseline's run of the same experiment, seed and settings), or with `group` one row per group
  * of runs that differ only in their seed: per metric the mean over the seeds and the half-width
  * of its 95% confidence interval (Student t), and ratios to the baseline paired by seed.  The
- * metrics are report_default_columns or the caller's; the last column, `overrides`, names the
+ * metrics are the defaults of the runs' domains (display_of) or the caller's; the last column, `overrides`, names the
  * settings in which a row's config differs from the other rows' (report_config_diff).
  * Formats: an aligned table and Markdown (headers with units: report_metric_unit), CSV (bare
  * metric names, RFC 4180 quoting, full precision).
@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../sim/base/display.h"
 #include "../sim/base/err.h"
 
 struct sqlite3;
@@ -39,6 +40,7 @@ struct report_opts {
     const char    *experiment;      /* only runs of this experiment, or NULL */
     const int64_t *run_ids;         /* only these runs (n_run_ids > 0), or all */
     int            n_run_ids;
+    display_fn     display_of;      /* each domain's default columns (the CLI: its world's) */
 };
 
 /* Which runs and how they collapse, beyond report_opts (kept apart so that callers that list
@@ -48,11 +50,8 @@ struct report_query {
     const char    *where;           /* SQL filter (see report_select), or NULL */
     int            group;           /* one row per group of seeds: n, mean and CI */
     const char *const *columns;     /* metric names or comma lists of them (--columns), */
-    int            ncolumns;        /* each in the database; 0: report_default_columns */
+    int            ncolumns;        /* each in the database; 0: the domains' defaults */
 };
-
-/* The metrics a report shows when no columns are given, NULL-terminated. */
-extern const char *const report_default_columns[];
 
 int report_print(const char *db_path, const struct report_opts *o, FILE *out,
                  struct errbuf *err);
@@ -66,8 +65,10 @@ int report_open(struct sqlite3 **h, const char *db_path, struct errbuf *err);
 /* The ids, ascending, of the finished runs of `experiment` and `sweep` (NULL: any) for which
  * `where` (NULL: always) is true.  `where` is an SQL expression evaluated on the run's row of
  * `runs`, so it may name its columns (id, experiment, policy, seed, cluster, ...) and call
- * param('KEY') and metric('NAME').  A bad expression is an input error quoting it and
- * SQLite's message.  *ids is NULL when *n is 0. */
+ * param('KEY') and metric('NAME').  `cluster` is either of the run's two names: the run is
+ * kept when the expression holds with the cluster as the experiment named it (runs.cluster)
+ * or with the cluster's own name (runs.cluster_name).  A bad expression is an input error
+ * quoting it and SQLite's message.  *ids is NULL when *n is 0. */
 int report_select(struct sqlite3 *h, const char *experiment, const char *sweep,
                   const char *where, int64_t **ids /* out */, size_t *n /* out */,
                   struct errbuf *err);

@@ -222,3 +222,28 @@ Test(measure, a_seed_that_changes_nothing_says_so)
                        0, 0);
     free(db);
 }
+
+Test(measure, the_cluster_is_known_by_both_its_names)
+{
+    /* mixed_small's file is mixed_small.json, its own name mixed-small: runs.cluster keeps
+     * the first, runs.cluster_name the second, and --where cluster = matches either */
+    char *db = dbpath("names.db");
+    struct th_out o = RUN("run", "default", "--db", db, "-q", "--policy", "fifo", "--set",
+                          "workload.max_jobs=20");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM runs WHERE cluster = 'mixed_small' "
+                                       "AND cluster_name = 'mixed-small'"), 1, 0);
+    const char *names[] = { "cluster = 'mixed_small'", "cluster = 'mixed-small'" };
+    for (int i = 0; i < 2; i++) {
+        o = RUN("report", "--db", db, "--where", names[i], "--format", "csv");
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        cr_assert(strstr(o.out, "\n1,default,fifo") != NULL, "%s: %s", names[i], o.out);
+        th_out_free(&o);
+    }
+    o = RUN("report", "--db", db, "--where", "cluster = 'gavel_48'", "--format", "csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, "default,fifo") == NULL, "%s", o.out);
+    th_out_free(&o);
+    free(db);
+}

@@ -1,7 +1,8 @@
 /*
  * test_reproduce: the scripts in scripts/reproduce run end to end, in their QUICK mode (every
  * run cut to its first 60 jobs, so a paper's whole sweep takes seconds): the sweep, the
- * figures, the report, and the claims table with a measured number on every line.
+ * figures, the reports, and the claims table with a mean and interval at every load, each
+ * inside its stored band; and a figure outside its band (or without one) fails the script.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -29,16 +30,31 @@ static char *slurp(const char *path)
     return buf;
 }
 
-/* Run scripts/reproduce/NAME.sh quickly into a scratch directory; returns its stdout. */
-static char *reproduce(const char *name, const char *const *figures, int nclaims)
+/* Run scripts/reproduce/NAME.sh quickly into the scratch directory OUTNAME (with `env`
+ * before it, e.g. another bands file); *status gets its exit status; returns its stdout. */
+static char *reproduce_with(const char *name, const char *outname, const char *env,
+                            int *status)
 {
-    char out[600], cmd[2048], log[700];
-    snprintf(out, sizeof out, "%s/%s", th_tmpdir(), name);
-    snprintf(log, sizeof log, "%s/%s.log", th_tmpdir(), name);
-    snprintf(cmd, sizeof cmd, "QUICK=1 JOBS=2 OUT=%s HETSIM=%s sh %s/scripts/reproduce/%s.sh "
-             ">%s 2>/dev/null", out, HETSIM_BIN, getenv("HETSIM_DATA"), name, log);
+    char out[600], cmd[2400], log[700];
+    snprintf(out, sizeof out, "%s/%s", th_tmpdir(), outname);
+    snprintf(log, sizeof log, "%s/%s.log", th_tmpdir(), outname);
+    snprintf(cmd, sizeof cmd, "%s QUICK=1 JOBS=2 OUT=%s HETSIM=%s sh %s/scripts/reproduce/%s.sh "
+             ">%s 2>/dev/null", env, out, HETSIM_BIN, getenv("HETSIM_DATA"), name, log);
     int st = system(cmd);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d", cmd, st);
+    cr_assert(WIFEXITED(st), "%s: status %d", cmd, st);
+    *status = WEXITSTATUS(st);
+    return slurp(log);
+}
+
+/* The quick run of a script: its figures, its reports, a line per claim with a figure at each
+ * of the `nloads` loads, every one inside its band. */
+static char *reproduce(const char *name, const char *const *figures, int nclaims, int nloads)
+{
+    int status;
+    char *text = reproduce_with(name, name, "", &status);
+    cr_assert_eq(status, 0, "%s", text);
+    char out[600];
+    snprintf(out, sizeof out, "%s/%s", th_tmpdir(), name);
     for (int i = 0; figures[i] != NULL; i++) {
         char p[900];
         snprintf(p, sizeof p, "%s/%s", out, figures[i]);
@@ -47,30 +63,57 @@ static char *reproduce(const char *name, const char *const *figures, int nclaims
     char rep[700];
     snprintf(rep, sizeof rep, "%s/report.csv", out);
     cr_assert_gt(file_size(rep), 500);
-    char *text = slurp(log);
-    /* every claim line ends in a measured ratio "V (at AXIS=x..." */
-    int lines = 0;
-    for (const char *p = text; (p = strstr(p, " (at workload.")) != NULL; p++)
-        lines++;
-    cr_assert_eq(lines, nclaims, "%s", text);
-    cr_assert(strstr(text, "(no ") == NULL, "%s", text);
+    /* every figure is "mean±ci", one per load, on each claim line */
+    int cells = 0;
+    for (const char *p = text; (p = strstr(p, "±")) != NULL; p++)
+        cells++;
+    /* the header's "mean ± 95% CI" has one too */
+    cr_assert_eq(cells - 1, nclaims * nloads, "%s", text);
+    cr_assert(strstr(text, "every figure is inside its band") != NULL, "%s", text);
+    cr_assert(strstr(text, "OUT OF BAND") == NULL && strstr(text, "no band") == NULL, "%s", text);
     return text;
 }
 
 Test(reproduce, fft_script_runs_end_to_end, .timeout = 300)
 {
     static const char *const figs[] = { "fft_load_jct_mean_vs_workload.arrival_scale.png",
+                                        "fft_load_jct_mean_steady_vs_workload.arrival_scale.png",
                                         "fft_load_ftf_mean_vs_workload.arrival_scale.png",
                                         "fft_load_ftf_max_vs_workload.arrival_scale.png", NULL };
-    char *text = reproduce("fft", figs, 6);
-    cr_assert(strstr(text, "up to 5.2x lower average JCT than Gavel") != NULL, "%s", text);
+    char *text = reproduce("fft", figs, 9, 4);
+    cr_assert(strstr(text, "JCT vs Gavel max-min (paper: up to 1/5.2=0.19)") != NULL, "%s",
+              text);
+    cr_assert(strstr(text, "workload.arrival_scale") != NULL, "%s", text);
 }
 
 Test(reproduce, oef_script_runs_end_to_end, .timeout = 300)
 {
-    static const char *const figs[] = { "oef_load_throughput_norm_vs_workload.rate_per_hour.png",
-                                        "oef_load_jct_mean_vs_workload.rate_per_hour.png",
-                                        "oef_load_ftf_mean_vs_workload.rate_per_hour.png", NULL };
-    char *text = reproduce("oef", figs, 4);
-    cr_assert(strstr(text, "up to 32% higher total throughput") != NULL, "%s", text);
+    static const char *const figs[] = {
+        "oef_load_throughput_norm_window_vs_workload.rate_per_hour.png",
+        "oef_load_jct_mean_vs_workload.rate_per_hour.png",
+        "oef_load_ftf_mean_vs_workload.rate_per_hour.png", NULL };
+    char *text = reproduce("oef", figs, 7, 3);
+    cr_assert(strstr(text, "throughput vs Gavel max-min (paper: up to 1.32)") != NULL, "%s",
+              text);
+}
+
+Test(reproduce, a_figure_outside_its_band_fails, .timeout = 300)
+{
+    /* the shipped quick bands, with one band moved away from the measured figure */
+    char src[700], bands[700], cmd[1600];
+    snprintf(src, sizeof src, "%s/scripts/reproduce/bands/oef.csv", getenv("HETSIM_DATA"));
+    snprintf(bands, sizeof bands, "%s/oef_bad_bands.csv", th_tmpdir());
+    snprintf(cmd, sizeof cmd, "sed -e 's/^quick,oef_coop,gavel_las_perf,jct_mean,12,.*/"
+             "quick,oef_coop,gavel_las_perf,jct_mean,12,5,6/' "
+             "-e '/^quick,oef_coop,gavel_las_perf,ftf_mean,24,/d' %s > %s", src, bands);
+    cr_assert_eq(system(cmd), 0);
+    char env[800];
+    snprintf(env, sizeof env, "BANDS_FILE=%s", bands);
+    int status;
+    char *text = reproduce_with("oef", "oef_bad", env, &status);
+    cr_assert_eq(status, 1, "status %d: %s", status, text);
+    cr_assert(strstr(text, "OUT OF BAND: 12:") != NULL, "%s", text);
+    cr_assert(strstr(text, "not in [5, 6]") != NULL, "%s", text);
+    cr_assert(strstr(text, "no band for 24") != NULL, "%s", text);
+    cr_assert(strstr(text, "some figures are outside their bands") != NULL, "%s", text);
 }

@@ -522,3 +522,85 @@ Test(train, an_explicit_window_and_restores_count_no_progress)
     cr_assert_float_eq(a.window_norm_s, 100 + 50 + 15 + 10, 1e-9);
     cr_assert_eq(a.migrations, 1);
 }
+
+/* ---- the speed hook: co-runners re-rated when one joins or leaves ---- */
+
+/* each job slows by one share of every other job on its GPUs (a toy interference model) */
+static double interfering_rate(const struct train_speed *s, const cluster *c, const tput *m,
+                               const struct train_speed_query *q)
+{
+    (void)s;
+    return train_speed_placed(c, m, q->job->jtype, q->gpus, q->ngpu) * q->share / 1000.0 /
+           (1 + q->nco);
+}
+
+static const struct train_speed interfering = { "interfering", 1, interfering_rate, NULL };
+
+/* every waiting job onto half of GPU 0 */
+static int half_gpu0(const struct train_view *v, struct grant_list *out)
+{
+    int g = 0;
+    for (const struct train_job *j = train_view_first_waiting(v); j;
+         j = train_view_next_waiting(v, j))
+        grant_add(out, j->slot, &g, 1, 500);
+    return 0;
+}
+
+Test(train, co_runners_are_re_rated_when_one_joins_and_when_one_leaves)
+{
+    /* A (100 it) alone on half a V100: 10 it/s x 0.5 = 5 it/s.  B joins at 10 s: both run at
+     * 2.5 it/s, so A's remaining 50 it take 20 s (A ends at 30, not 20).  B has done 50 it by
+     * then; when A leaves, its remaining 50 it run at 5 it/s again: 10 s, B ends at 40 (not
+     * at 10 + 100 / 2.5 = 50). */
+    struct job_spec jobs[] = { job(0, 0, 1, 100), job(1, 10, 1, 100) };
+    struct train_config c = cfg_delay(0);
+    c.speed = &interfering;
+    struct sink s = { 0 };
+    struct errbuf err;
+    cr_assert_eq(run(jobs, 2, half_gpu0, WAKE_ARRIVAL | WAKE_COMPLETION, 0, c, &s, &err), 0,
+                 "%s", err.msg);
+    cr_assert_float_eq(find(&s, 0)->finish, 30, 1e-6);
+    cr_assert_float_eq(find(&s, 1)->finish, 40, 1e-6);
+    /* the same when the policy is not asked at completions: the world re-rates by itself */
+    struct sink s2 = { 0 };
+    cr_assert_eq(run(jobs, 2, half_gpu0, WAKE_ARRIVAL, 0, c, &s2, &err), 0, "%s", err.msg);
+    cr_assert_float_eq(find(&s2, 0)->finish, 30, 1e-6);
+    cr_assert_float_eq(find(&s2, 1)->finish, 40, 1e-6);
+    /* the rigid hook ignores co-runners: each runs at 5 it/s throughout */
+    c.speed = NULL;
+    struct sink r = { 0 };
+    cr_assert_eq(run(jobs, 2, half_gpu0, WAKE_ARRIVAL | WAKE_COMPLETION, 0, c, &r, &err), 0,
+                 "%s", err.msg);
+    cr_assert_float_eq(find(&r, 0)->finish, 20, 1e-6);
+    cr_assert_float_eq(find(&r, 1)->finish, 30, 1e-6);
+}
+
+/* the speed query a hook sees */
+static int seen_nco[8], nseen;
+static double recording_rate(const struct train_speed *s, const cluster *c, const tput *m,
+                             const struct train_speed_query *q)
+{
+    (void)s;
+    if (nseen < 8)
+        seen_nco[nseen++] = q->job->id == 0 ? q->nco : -1;
+    return train_speed_placed(c, m, q->job->jtype, q->gpus, q->ngpu) * q->share / 1000.0;
+}
+static const struct train_speed recording = { "recording", 1, recording_rate, NULL };
+
+Test(train, the_speed_hook_sees_the_co_runners)
+{
+    /* job 0 alone, then with job 1 on its GPU, then alone again */
+    struct job_spec jobs[] = { job(0, 0, 1, 100), job(1, 10, 1, 10) };
+    struct train_config c = cfg_delay(0);
+    c.speed = &recording;
+    nseen = 0;
+    struct sink s = { 0 };
+    struct errbuf err;
+    cr_assert_eq(run(jobs, 2, half_gpu0, WAKE_ARRIVAL | WAKE_COMPLETION, 0, c, &s, &err), 0,
+                 "%s", err.msg);
+    int want[] = { 0, 1, 0 }, k = 0;
+    for (int i = 0; i < nseen && k < 3; i++)
+        if (seen_nco[i] >= 0)
+            cr_assert_eq(seen_nco[i], want[k++], "query %d of job 0", i);
+    cr_assert_eq(k, 3, "job 0 was rated %d times", k);
+}

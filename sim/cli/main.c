@@ -20,6 +20,7 @@
 #include "../../workloads/reader.h"
 #include "../base/path.h"
 #include "../run/run.h"
+#include "../run/world_registry.h"
 #include "cmd.h"
 #include "../base/version.h"
 
@@ -33,6 +34,13 @@ struct cmd {
 };
 
 static const struct cmd *cur;
+
+/* How a domain's results are reported and drawn: its world's display. */
+static const struct display *display_of(const char *domain)
+{
+    const struct world_ops *w = world_find(domain);
+    return w != NULL ? w->display : NULL;
+}
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -193,8 +201,10 @@ static int cmd_run(int argc, char **argv)
                     (unsigned long long)res.tot.events, res.wall_s);
     }
     if (!ss.a.quiet) {
-        struct report_opts ro = { REPORT_TABLE, e->npolicies > 1 ? e->policies[0].label : NULL,
-                                  NULL, ids, nids };
+        struct report_opts ro = { .format = REPORT_TABLE,
+                                  .baseline = e->npolicies > 1 ? e->policies[0].label : NULL,
+                                  .run_ids = ids, .n_run_ids = nids,
+                                  .display_of = display_of };
         if (report_print(ss.a.db, &ro, stdout, &ss.err) < 0)
             rc = fail(&ss.err);
     }
@@ -330,7 +340,7 @@ static int cmd_report(int argc, char **argv)
         { "group", no_argument, NULL, 'g' },          { "columns", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
     };
-    struct report_opts o = { .format = REPORT_TABLE };
+    struct report_opts o = { .format = REPORT_TABLE, .display_of = display_of };
     struct report_query q = { .group = 0 };
     const char *dbp = DEFAULT_DB;
     char *where = NULL;
@@ -521,7 +531,7 @@ static int cmd_plot(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     struct plot_opts o = { .db_path = DEFAULT_DB, .out_dir = "results/out", .format = "png",
-                           .plain_config = plain_config };
+                           .plain_config = plain_config, .display_of = display_of };
     /* each list holds at most argc values */
     const char **lists = calloc(3 * (size_t)argc + 3, sizeof *lists);
     if (lists == NULL)

@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #include "../../models/tput.h"
+#include "../base/display.h"
 #include "../base/jobj.h"
 #include "../base/row.h"
 #include "../base/simtime.h"
@@ -87,7 +88,7 @@ struct world_ops {
     const char *entity;         /* what it simulates, plural: "jobs", "requests" */
     const char *const *top_keys;    /* its own fields of the experiment (NULL-terminated) */
     const char *const *sim_keys;    /* its own fields of the experiment's "sim" object */
-    const char *const *report_columns;  /* the metrics `hetsim report` shows by default */
+    const struct display *display;      /* how its results are reported and drawn */
 
     /* Read its fields of the experiment: `root` and its "sim" object (node NULL when
      * absent).  Errors name file:line:field. */

@@ -8,8 +8,11 @@
  * hook), once, after every arrival, completion and round boundary of that instant.
  *
  * Progress: a running job advances at `rate` iterations/s from `run_from` (grant time plus
- * the restore delay); `done` is settled whenever its grant changes, so FINISH is exact:
- * run_from + ceil((work - done) / rate) microseconds.
+ * the restore delay); `done` is settled whenever its rate changes, so FINISH is exact:
+ * run_from + ceil((work - done) / rate) microseconds.  The rate comes from the speed hook
+ * (speed.h: rigid jobs by default); when the hook's rates depend on co-runners, the world
+ * keeps each GPU's holders and, after every decision and every completion, re-rates every
+ * holder of a GPU that gained or lost a job.
  *
  * Accounting kept as running integrals, updated before anything they depend on changes:
  * busy milli-GPUs per type (utilization) and the number of active jobs (finish-time fairness:
@@ -24,6 +27,8 @@
  * Costs: arrival and finish O(1) plus the policy; applying g grants O(sum of their GPUs).
  */
 #include "train.h"
+
+#include "speed.h"
 
 #include "../../models/fairshare.h"
 
@@ -46,10 +51,24 @@ struct jobx {                       /* world-private part of a job, by slot */
     double     gpu_s[CLUSTER_MAX_TYPES];
 };
 
+/* the jobs holding one GPU (kept when the speed hook depends on co-runners) */
+struct holders {
+    int32_t *slot;
+    int      n, cap;
+};
+
 struct train {
     const cluster      *cl;
     const tput         *model;
     struct train_config cfg;
+    const struct train_speed *speed;
+    struct holders     *hold;       /* by GPU id; NULL when co-runners do not matter */
+    int                *touched;    /* GPUs whose holders changed since the last re-rating */
+    int                 ntouched, captouched;
+    uint32_t           *stamp;      /* by slot: the re-rating it last took part in */
+    uint32_t            stamp_now;
+    struct train_corunner *co;      /* scratch for a speed query */
+    int                 capco;
     struct job_source  *src;
     struct train_decider dec;
     struct train_sink   sink;
@@ -190,30 +209,6 @@ static void settle(train *w, struct train_job *j, simtime t)
 
 /* ---------------------------------------------------------------- rates */
 
-static double rate_on(const cluster *cl, const tput *m, int jtype, const int *ids, int n)
-{
-    if (n == 0)
-        return 0;
-    struct placement p;
-    int mixed;
-    cluster_placement(cl, ids, n, &p, &mixed);
-    double r = tput_rate(m, jtype, &p);
-    if (mixed) {
-        /* synchronous data parallelism runs at the pace of its slowest type */
-        for (int i = 1; i < n; i++) {
-            int g = cluster_gpu_type(cl, ids[i]);
-            if (g == p.gpu)
-                continue;
-            struct placement q = p;
-            q.gpu = g;
-            double rq = tput_rate(m, jtype, &q);
-            if (rq < r)
-                r = rq;
-        }
-    }
-    return r;
-}
-
 double train_view_rate(const struct train_view *v, const struct train_job *j, int gpu_type, int n)
 {
     if (n < 1 || cluster_type_count(v->cl, gpu_type) < n)
@@ -225,7 +220,79 @@ double train_view_rate(const struct train_view *v, const struct train_job *j, in
 
 double train_view_rate_on(const struct train_view *v, const struct train_job *j, const int *ids, int n)
 {
-    return rate_on(v->cl, v->model, j->jtype, ids, n);
+    return train_speed_placed(v->cl, v->model, j->jtype, ids, n);
+}
+
+/* ---------------------------------------------------------------- co-runners */
+
+static int touch(train *w, int gpu)
+{
+    if (w->ntouched == w->captouched) {
+        int nc = w->captouched ? 2 * w->captouched : 64;
+        int *p = realloc(w->touched, (size_t)nc * sizeof *p);
+        if (p == NULL)
+            return -1;
+        w->touched = p;
+        w->captouched = nc;
+    }
+    w->touched[w->ntouched++] = gpu;
+    return 0;
+}
+
+static int holders_add(train *w, int gpu, int32_t slot)
+{
+    struct holders *h = &w->hold[gpu];
+    if (h->n == h->cap) {
+        int nc = h->cap ? 2 * h->cap : 4;
+        int32_t *p = realloc(h->slot, (size_t)nc * sizeof *p);
+        if (p == NULL)
+            return -1;
+        h->slot = p;
+        h->cap = nc;
+    }
+    h->slot[h->n++] = slot;
+    return touch(w, gpu);
+}
+
+static int holders_remove(train *w, int gpu, int32_t slot)
+{
+    struct holders *h = &w->hold[gpu];
+    for (int i = 0; i < h->n; i++)
+        if (h->slot[i] == slot) {
+            h->slot[i] = h->slot[--h->n];
+            break;
+        }
+    return touch(w, gpu);
+}
+
+/* Job j's rate from the speed hook: its grant and, when they matter, its co-runners. */
+static double rate_of(train *w, const struct train_job *j)
+{
+    struct train_speed_query q = { .job = j, .gpus = j->gpus, .ngpu = j->ngpu,
+                                   .share = j->share };
+    if (w->hold != NULL) {
+        int n = 0;
+        for (int i = 0; i < j->ngpu; i++)
+            n += w->hold[j->gpus[i]].n - 1;
+        if (n > w->capco) {
+            struct train_corunner *p = realloc(w->co, (size_t)n * sizeof *p);
+            if (p == NULL)
+                return 0;           /* a job that cannot be rated makes no progress */
+            w->co = p;
+            w->capco = n;
+        }
+        for (int i = 0; i < j->ngpu; i++) {
+            const struct holders *h = &w->hold[j->gpus[i]];
+            for (int k = 0; k < h->n; k++) {
+                const struct train_job *o = &w->jobs[h->slot[k]];
+                if (o != j)
+                    w->co[q.nco++] = (struct train_corunner){ o->jtype, o->batch, j->gpus[i],
+                                                              o->share };
+            }
+        }
+        q.co = w->co;
+    }
+    return w->speed->rate(w->speed, w->cl, w->model, &q);
 }
 
 /* ---------------------------------------------------------------- events */
@@ -288,6 +355,11 @@ static int grow_slots(train *w, struct errbuf *err)
     if (g == NULL)
         return err_run(err, "out of memory (jobs)");
     w->granted = g;
+    uint32_t *st = realloc(w->stamp, (size_t)nc * sizeof *st);
+    if (st == NULL)
+        return err_run(err, "out of memory (jobs)");
+    w->stamp = st;
+    memset(w->stamp + w->cap, 0, (size_t)(nc - w->cap) * sizeof *w->stamp);
     memset(w->granted + w->cap, 0, (size_t)(nc - w->cap));
     memset(w->x + w->cap, 0, (size_t)(nc - w->cap) * sizeof *w->x);
     w->cap = nc;
@@ -367,6 +439,9 @@ static int on_arrival(train *w, struct errbuf *err)
     struct jobx *x = &w->x[s];
     *j = (struct train_job){
         .id = w->next_id++, .slot = s, .jtype = sp->jtype, .workers = sp->workers,
+        .min_workers = sp->min_workers > 0 ? sp->min_workers : sp->workers,
+        .max_workers = sp->max_workers > 0 ? sp->max_workers : sp->workers,
+        .batch = sp->batch,
         .user = sp->user, .weight = sp->weight, .arrival = sp->arrival, .work = sp->work,
         .state = JOB_QUEUED, .first_start = -1, .gpu_type = -1, .gpus = x->gpus,
         .updated = now(w), .last_grant = now(w),
@@ -417,18 +492,59 @@ static int emit(train *w, struct train_job *j, simtime finish, struct errbuf *er
     return w->sink.job ? w->sink.job(w->sink.ctx, &r, err) : 0;
 }
 
-static void release_grant(train *w, struct train_job *j)
+/* Give back what job j holds on its GPUs (occupancy, busy counts, its place among their
+ * holders). */
+static int release_gpus(train *w, struct train_job *j)
 {
     struct jobx *x = &w->x[j->slot];
-    if (j->ngpu == 0)
-        return;
     occ_release(w->occ, x->gpus, j->ngpu, j->share);
-    for (int i = 0; i < j->ngpu; i++)
+    for (int i = 0; i < j->ngpu; i++) {
         w->busy_milli[cluster_type_slot(w->cl, cluster_gpu_type(w->cl, x->gpus[i]))] -= j->share;
+        if (w->hold != NULL && holders_remove(w, x->gpus[i], j->slot) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int schedule_finish(train *w, struct train_job *j, struct errbuf *err);
+
+/* Re-rate every holder of the GPUs whose holders changed (the speed hook's co-runners):
+ * each is settled at the old rate up to now, then goes on at its new one. */
+static int rerate(train *w, struct errbuf *err)
+{
+    if (w->hold == NULL || w->ntouched == 0)
+        return 0;
+    simtime t = now(w);
+    w->stamp_now++;
+    for (int k = 0; k < w->ntouched; k++) {
+        const struct holders *h = &w->hold[w->touched[k]];
+        for (int i = 0; i < h->n; i++) {
+            int32_t s = h->slot[i];
+            if (w->stamp[s] == w->stamp_now)
+                continue;
+            w->stamp[s] = w->stamp_now;
+            struct train_job *j = &w->jobs[s];
+            settle(w, j, t);
+            j->rate = rate_of(w, j);
+            if (schedule_finish(w, j, err) < 0)
+                return -1;
+        }
+    }
+    w->ntouched = 0;
+    return 0;
+}
+
+static int release_grant(train *w, struct train_job *j)
+{
+    if (j->ngpu == 0)
+        return 0;
+    if (release_gpus(w, j) < 0)
+        return -1;
     j->ngpu = 0;
     j->gpu_type = -1;
     j->share = 0;
     j->rate = 0;
+    return 0;
 }
 
 static int on_finish(train *w, int32_t s, struct errbuf *err)
@@ -439,7 +555,8 @@ static int on_finish(train *w, int32_t s, struct errbuf *err)
     settle(w, j, t);
     j->done = j->work;
     w->x[s].finish_ev = EVQ_NONE;
-    release_grant(w, j);
+    if (release_grant(w, j) < 0 || rerate(w, err) < 0)
+        return err_run(err, "out of memory");
     running_remove(w, s);
     active_remove(w, s);
     j->state = JOB_DONE;
@@ -521,15 +638,6 @@ static int same_grant(const struct train_job *j, const int *ids, int n, int shar
            (n == 0 || memcmp(j->gpus, ids, (size_t)n * sizeof *ids) == 0);
 }
 
-/* Return a job's GPUs to the pool but keep its ids and count, so that set_grant can tell a
- * migration from a resumption. */
-static void release_keep_ids(train *w, struct train_job *j)
-{
-    struct jobx *x = &w->x[j->slot];
-    occ_release(w->occ, x->gpus, j->ngpu, j->share);
-    for (int i = 0; i < j->ngpu; i++)
-        w->busy_milli[cluster_type_slot(w->cl, cluster_gpu_type(w->cl, x->gpus[i]))] -= j->share;
-}
 
 /* Install a changed grant.  A running job's old GPUs were already released. */
 static int set_grant(train *w, struct train_job *j, const int *ids, int n, int share,
@@ -566,9 +674,14 @@ static int set_grant(train *w, struct train_job *j, const int *ids, int n, int s
     j->share = (uint16_t)share;
     j->gpu_type = cluster_gpu_type(w->cl, ids[0]);
     occ_take(w->occ, ids, n, share);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         w->busy_milli[cluster_type_slot(w->cl, cluster_gpu_type(w->cl, ids[i]))] += share;
-    j->rate = rate_on(w->cl, w->model, j->jtype, ids, n) * share / 1000.0;
+        if (w->hold != NULL && holders_add(w, ids[i], j->slot) < 0)
+            return err_run(err, "out of memory");
+    }
+    /* with co-runners, every holder of the GPUs it joined is rated once the whole decision
+     * is in (rerate), so that it sees its final co-runners */
+    j->rate = w->hold == NULL ? rate_of(w, j) : 0;
     if (same_gpus) {
         /* only the share changed: no restart, progress goes on at the new rate */
         if (j->run_from < t)
@@ -613,7 +726,7 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
         l->g[nchanged++] = *g;
         settle(w, j, t);
         if (j->state == JOB_RUNNING)
-            release_keep_ids(w, j);
+            rc = release_gpus(w, j) < 0 ? err_run(err, "out of memory") : 0;
     }
     /* a failed check leaves the world half-changed, but the run fails with it */
     for (size_t k = 0; k < nchanged && rc == 0; k++) {
@@ -624,7 +737,8 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
         else
             rc = set_grant(w, &w->jobs[g->slot], l->ids + g->first, g->ngpu, g->share, err);
     }
-    return rc;
+    /* the co-runners of every GPU that gained or lost a job go on at their new rates */
+    return rc == 0 ? rerate(w, err) : rc;
 }
 
 static void fill_view(const train *w, struct train_view *v)
@@ -769,6 +883,12 @@ int train_create(train **out, const cluster *cl, const tput *model,
     w->cl = cl;
     w->model = model;
     w->cfg = *cfg;
+    w->speed = cfg->speed != NULL ? cfg->speed : &train_speed_rigid;
+    if (w->speed->corunners &&
+        (w->hold = calloc((size_t)cluster_ngpus(cl) + 1, sizeof *w->hold)) == NULL) {
+        free(w);
+        return err_run(err, "out of memory");
+    }
     w->src = src;
     w->dec = *dec;
     w->sink = *sink;
@@ -798,6 +918,13 @@ void train_destroy(train *w)
     free(w->next_waiting);
     free(w->next_running);
     free(w->granted);
+    free(w->stamp);
+    if (w->hold != NULL)
+        for (int g = 0; g < cluster_ngpus(w->cl); g++)
+            free(w->hold[g].slot);
+    free(w->hold);
+    free(w->touched);
+    free(w->co);
     grant_list_fini(&w->grants);
     occ_destroy(w->occ);
     engine_destroy(w->eng);

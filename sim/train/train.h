@@ -14,6 +14,7 @@
 
 #include "../base/window.h"
 #include "../core/engine.h"
+#include "speed.h"
 #include "train_view.h"
 
 /* One job as a trace or generator describes it. */
@@ -21,7 +22,10 @@ struct job_spec {
     int64_t     id;             /* trace's job id */
     simtime     arrival;
     int32_t     jtype;
-    int32_t     workers;
+    int32_t     workers;        /* GPUs it asks for */
+    int32_t     min_workers;    /* elastic jobs: the range of GPU counts it can run on; */
+    int32_t     max_workers;    /*   0 (rigid): both are `workers` */
+    int32_t     batch;          /* its batch size; 0: its job type's */
     double      work;           /* iterations */
     int32_t     user;
     double      weight;
@@ -65,6 +69,7 @@ struct train_config {
     simtime  until;             /* SIM_NEVER: run until every job is done */
     struct window measure;      /* the measurement window of time-averaged figures, seconds;
                                    to <= from (a zeroed config): first to last arrival */
+    const struct train_speed *speed;    /* jobs' rates from their grants (NULL: rigid) */
     uint64_t max_events;        /* 0: no limit */
 };
 

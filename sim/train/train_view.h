@@ -50,6 +50,8 @@ struct train_job {
     int32_t  slot;          /* index in view->jobs (reused after the job leaves) */
     int32_t  jtype;         /* job type id (tput) */
     int32_t  workers;       /* requested workers d_j */
+    int32_t  min_workers, max_workers;  /* the GPU counts it can run on (rigid: workers) */
+    int32_t  batch;         /* its batch size (0: its job type's) */
     int32_t  user;          /* tenant */
     double   weight;        /* priority weight */
     simtime  arrival;

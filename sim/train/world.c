@@ -33,6 +33,28 @@ static const char *const sim_keys[] = { "restore_delay_s", "restore_fixed_s", "s
 static const char *const report_columns[] = {
     "jobs_done", "jct_mean", "jct_p50", "jct_p99", "makespan", "ftf_mean", "ftf_max",
     "throughput_norm_window", "util_total", NULL };
+static const char *const bar_metrics[] = { "jct_mean", "jct_p99", "makespan", "ftf_mean",
+                                           "ftf_max", "throughput_norm_window", "util_total",
+                                           NULL };
+static const char *const sweep_metrics[] = { "jct_mean", "ftf_mean", "makespan", NULL };
+static const struct display_cdf cdfs[] = {
+    { "jct_cdf", "jobs", "jct_s", "job completion time (log scale)", "job completion time CDF",
+      1, 0 },
+    { "ftf_cdf", "jobs", "ftf_rho",
+      "finish-time fairness rho = JCT / isolated JCT (log scale; <= 1 is fair)",
+      "finish-time fairness CDF", 0, 1 },
+};
+static const struct display display = {
+    .entity = "jobs",
+    .report_columns = report_columns,
+    .bar_metrics = bar_metrics,
+    .sweep_metrics = sweep_metrics,
+    .cdfs = cdfs,
+    .ncdfs = sizeof cdfs / sizeof cdfs[0],
+    .util_panels = 1,
+    .queue_series = "queue_len",
+    .queue_label = "jobs waiting",
+};
 
 static int read_config(void **out, const struct jobj *root, const struct jobj *sim,
                        struct errbuf *err)
@@ -275,7 +297,7 @@ const struct world_ops train_world = {
     .entity = "jobs",
     .top_keys = top_keys,
     .sim_keys = sim_keys,
-    .report_columns = report_columns,
+    .display = &display,
     .read = read_config,
     .free_config = free,
     .check_policy = check_policy,
