@@ -63,7 +63,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <spawn.h>
 #include <sqlite3.h>
@@ -77,6 +76,7 @@
 #include <unistd.h>
 
 #include "../sim/base/path.h"
+#include "../sim/base/stats.h"
 #include "db.h"
 #include "report.h"
 
@@ -458,22 +458,6 @@ static void metric_label(const char *m, char *out, size_t cap)
         snprintf(out, cap, "%s", m);
 }
 
-/* Mean, sample standard deviation and 95% CI half-width (Student t) of v[0..n-1]. */
-static void mean_ci(const double *v, int n, double *mean, double *sd, double *half)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += v[i];
-    *mean = s / n;
-    *sd = *half = NAN;
-    if (n < 2)
-        return;
-    double ss = 0;
-    for (int i = 0; i < n; i++)
-        ss += (v[i] - *mean) * (v[i] - *mean);
-    *sd = sqrt(ss / (n - 1));
-    *half = gsl_cdf_tdist_Pinv(0.975, n - 1) * *sd / sqrt(n);
-}
 
 /* ---- experiments ---- */
 
@@ -1020,7 +1004,7 @@ static struct bar bar_of(struct ctx *c, const struct exp *e, int k, int p, int b
     struct bar out = { NAN, NAN, NAN, n };
     if (n > 0) {
         double sd, half;
-        mean_ci(ratio, n, &out.mean, &sd, &half);
+        stats_mean_ci(ratio, (size_t)(n), &out.mean, &sd, &half);
         out.lo = out.mean - half;       /* NaN with one seed */
         out.hi = out.mean + half;
     }
@@ -1563,7 +1547,7 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
                 if (n == 0 || pts[i].seed != pts[i - 1].seed)
                     vals[n++] = pts[i].v;       /* the latest run of each seed */
             double mean, sd, half;
-            mean_ci(vals, n, &mean, &sd, &half);
+            stats_mean_ci(vals, (size_t)(n), &mean, &sd, &half);
             fprintf(f, "%.10g", xv);
             put_num(f, mean);
             put_num(f, half);

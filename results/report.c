@@ -35,14 +35,13 @@
 #include "report.h"
 
 #include <cJSON.h>
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/base/stats.h"
 #include "db.h"
 
 
@@ -994,14 +993,6 @@ static int by_first(const void *a, const void *b)
     return (x->first > y->first) - (x->first < y->first);
 }
 
-/* mean and 95% CI half-width of x[0..n) (NAN half-width below two values) */
-static void mean_ci(const double *x, size_t n, double *mean, double *half)
-{
-    *mean = n ? gsl_stats_mean(x, 1, n) : NAN;
-    *half = n >= 2 ? gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * gsl_stats_sd(x, 1, n) /
-                         sqrt((double)n)
-                   : NAN;
-}
 
 /* ------------------------------------------------------------------ cells and printing */
 
@@ -1190,7 +1181,7 @@ static void put_group(struct grid *g, const struct ropts *o, const struct rows *
         for (size_t i = 0; i < gr->n; i++)
             if (!isnan(gr->seed[i]->v[c]))
                 scratch[k++] = gr->seed[i]->v[c];
-        mean_ci(scratch, k, &mean, &half);
+        stats_mean_ci(scratch, k, &mean, NULL, &half);
         put_value(g, o, c, mean, 1, half);
     }
     if (o->baseline != NULL) {
@@ -1207,7 +1198,7 @@ static void put_group(struct grid *g, const struct ropts *o, const struct rows *
                 if (!isnan(v) && !isinf(v))
                     scratch[k++] = v;
             }
-            mean_ci(scratch, k, &mean, &half);
+            stats_mean_ci(scratch, k, &mean, NULL, &half);
             put_value(g, o, -1, mean, 1, half);
         }
         put(g, "%zu", paired);

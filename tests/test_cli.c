@@ -313,10 +313,21 @@ Test(cli, list_gpus_formats_and_bad_names)
         "philly     training   the Philly job list", "\nsynthetic  training   Poisson arrivals",
         NULL });
     rejected((const char *const[]){ "list", "gpu", NULL }, NULL,
-             "hetsim list: cannot list 'gpu' (did you mean 'gpus'?); one of: policies gpus "
-             "links models formats experiments sweeps clusters traces");
+             "hetsim list: cannot list 'gpu' (did you mean 'gpus'?); one of: domains policies "
+             "gpus links models formats experiments sweeps clusters traces");
     rejected((const char *const[]){ "list", NULL }, NULL, "hetsim list: expected one of: "
-             "policies gpus links models formats experiments sweeps clusters traces");
+             "domains policies gpus links models formats experiments sweeps clusters traces");
+}
+
+Test(cli, list_domains_names_each_worlds_policies_and_formats)
+{
+    /* every world of sim/run/world_registry.c, with the policies of its domain and the
+     * formats whose entities it takes */
+    assert_listing("domains", 3, 0, (const char *const[]){
+        "training: DL training jobs on GPU clusters",
+        "\n  policies: fifo fifo_perf srtf oef fft tiresias themis gavel_las gavel_las_perf "
+        "gavel_ftf\n",
+        "\n  formats: hetsim gavel philly synthetic\n", NULL });
 }
 
 static void mkdirs(const char *root, const char *const *subs)

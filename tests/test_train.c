@@ -494,6 +494,13 @@ Test(train, throughput_differs_where_makespan_does_not)
     cr_assert_float_eq(a.window_busy_gpu_s[0], 200, 1e-9);                  /* V100s */
     cr_assert_float_eq(b.window_busy_gpu_s[0] + b.window_busy_gpu_s[1], 200, 1e-9);
     cr_assert_float_eq(b.window_busy_gpu_s[1], 100, 1e-9);                  /* a T4 */
+    /* GPU-seconds over the whole run (gpu_hours, cost_usd) are not a constant either: A runs
+     * job 1 for 150 s on a V100 and job 2 for 20 s on a T4 (job 1 holds the other V100 when
+     * job 2 arrives), B runs job 1 for 300 s on a T4 and job 2 for 10 s on a V100 */
+    cr_assert_float_eq(a.busy_gpu_s[0], 1000 + 150, 1e-9);
+    cr_assert_float_eq(a.busy_gpu_s[1], 20, 1e-9);
+    cr_assert_float_eq(b.busy_gpu_s[0], 1000 + 10, 1e-9);
+    cr_assert_float_eq(b.busy_gpu_s[1], 300, 1e-9);
 }
 
 /* first_free, but when job 2 arrives it takes job 1's V100 and job 1 moves to a T4 */

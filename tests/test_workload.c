@@ -1734,3 +1734,61 @@ Test(workload, options_on_the_philly_slice)
     free(p);
     fx_fini(&f);
 }
+
+Test(workload, hetsim_job_types_draw_keeps_the_duration)
+{
+    /* with a workload.job_types mix each job's type is drawn anew, and its work is the same
+     * duration on the reference GPU in the new type's iterations */
+    struct fx f;
+    fx_init(&f);
+    char *p = th_write("hs_draw.csv", "arrival_s,job_type,workers,iterations\n"
+                                      "0,ResNet-50 (batch size 64),1,4000\n"
+                                      "10,ResNet-50 (batch size 64),2,100\n");
+    struct jobs js = { 0 };
+    load_all(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_draw.csv\", "
+                 "\"job_types\": {\"A3C\": 1}}", 1, &js);
+    cr_assert_eq(js.n, 2);
+    int a3c = jt(&f, "A3C"), v100 = catalog_gpu_find(f.cat, "V100");
+    cr_assert_eq(js.v[0].jtype, a3c);
+    cr_assert_eq(js.v[1].jtype, a3c);
+    /* 4000 iterations of ResNet-50 at R50_V100_1 it/s: that many seconds of A3C */
+    close_rel(js.v[0].work, 4000 / R50_V100_1 * reader_work_from_duration(f.model, a3c, v100, 1, 1),
+              1e-12, "the same V100 duration");
+    close_rel(js.v[1].work, 100 / R50_V100_2 * reader_work_from_duration(f.model, a3c, v100, 2, 1),
+              1e-12, "on two V100s");
+    /* the seed draws: two seeds give other types to some of 40 jobs, the same seed the same */
+    char rows[4096] = "arrival_s,job_type,workers,iterations\n";
+    for (int i = 0; i < 40; i++)
+        snprintf(rows + strlen(rows), sizeof rows - strlen(rows),
+                 "%d,ResNet-50 (batch size 64),1,1000\n", i);
+    char *q = th_write("hs_draw40.csv", rows);
+    const char *mix = "{\"format\": \"hetsim\", \"trace\": \"hs_draw40.csv\", \"job_types\": "
+                      "{\"A3C\": 1, \"CycleGAN\": 1}}";
+    struct jobs a = { 0 }, b = { 0 }, c = { 0 };
+    load_all(&f, mix, 1, &a);
+    load_all(&f, mix, 2, &b);
+    load_all(&f, mix, 1, &c);
+    int differ = 0, same = 1;
+    for (size_t i = 0; i < 40; i++) {
+        differ += a.v[i].jtype != b.v[i].jtype;
+        same &= a.v[i].jtype == c.v[i].jtype && a.v[i].work == c.v[i].work;
+    }
+    cr_assert_gt(differ, 0, "seeds 1 and 2 draw the same 40 types");
+    cr_assert(same, "seed 1 twice draws differently");
+    /* a drawn type that cannot run on the reference GPU: the job's line says so */
+    char *r = th_write("hs_draw_k80.csv", "arrival_s,job_type,workers,iterations\n"
+                                          "0,A3C,2,100\n");
+    char want[1200];
+    snprintf(want, sizeof want, "%s:2: job_type: job type 'ResNet-50 (batch size 128)' (drawn "
+             "from workload.job_types for 'A3C') cannot run on 2 x K80", r);
+    expect_error(&f, "{\"format\": \"hetsim\", \"trace\": \"hs_draw_k80.csv\", \"reference_gpu\": "
+                     "\"K80\", \"job_types\": {\"ResNet-50 (batch size 128)\": 1}}", 0, want);
+    free(a.v);
+    free(b.v);
+    free(c.v);
+    free(js.v);
+    free(p);
+    free(q);
+    free(r);
+    fx_fini(&f);
+}

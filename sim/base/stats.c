@@ -60,6 +60,15 @@ double stats_jain(const double *x, size_t n)
     return b > 0 ? a * a / ((double)n * b) : 0;
 }
 
+void stats_mean_ci(const double *x, size_t n, double *mean, double *sd, double *half)
+{
+    *mean = n > 0 ? gsl_stats_mean(x, 1, n) : NAN;
+    double s = n >= 2 ? gsl_stats_sd(x, 1, n) : NAN;
+    if (sd != NULL)
+        *sd = s;
+    *half = stats_ci95(s, n);
+}
+
 double stats_ci95(double sd, size_t n)
 {
     if (n < 2)

@@ -32,4 +32,8 @@ double stats_jain(const double *x, size_t n);
  * deviation sd: t(0.975, n - 1) sd / sqrt(n); NAN when n < 2. */
 double stats_ci95(double sd, size_t n);
 
+/* Mean, sample standard deviation and 95% CI half-width of x[0..n) (sd and half NAN below
+ * two values, mean NAN when n = 0); sd may be NULL. */
+void stats_mean_ci(const double *x, size_t n, double *mean, double *sd, double *half);
+
 #endif

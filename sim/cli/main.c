@@ -818,6 +818,25 @@ static int list_formats(const char *what)
     return 0;
 }
 
+/* Each domain: its world, the policies for it and the workload formats of its entities. */
+static int list_domains(const char *what)
+{
+    (void)what;
+    for (int i = 0; world_registry[i] != NULL; i++) {
+        const struct world_ops *w = world_registry[i];
+        printf("%s: %s\n  policies:", w->domain, w->summary);
+        for (int p = 0; policy_registry[p] != NULL; p++)
+            if (strcmp(policy_registry[p]->domain, w->domain) == 0)
+                printf(" %s", policy_registry[p]->name);
+        printf("\n  formats:");
+        for (int f = 0; workload_registry[f] != NULL; f++)
+            if (strcmp(workload_registry[f]->domain, w->domain) == 0)
+                printf(" %s", workload_registry[f]->name);
+        printf("\n");
+    }
+    return 0;
+}
+
 static int list_gpus(const catalog *cat)
 {
     printf("%-10s %7s %9s %9s %9s %9s  %-14s %s\n", "gpu", "mem_GB", "fp32_TF", "fp16_TF",
@@ -900,6 +919,7 @@ static const struct listing {
     const char *what;
     int       (*fn)(const char *what);
 } listings[] = {
+    { "domains", list_domains },
     { "policies", list_policies },   { "gpus", list_catalog },      { "links", list_catalog },
     { "models", list_catalog },      { "formats", list_formats },   { "experiments", list_shipped },
     { "sweeps", list_shipped },      { "clusters", list_shipped },  { "traces", list_shipped },
@@ -907,8 +927,10 @@ static const struct listing {
 };
 
 static const char list_help[] =
-    "usage: hetsim list policies|gpus|links|models|formats|experiments|sweeps|clusters|traces\n"
+    "usage: hetsim list domains|policies|gpus|links|models|formats|experiments|sweeps|clusters|\n"
+    "                   traces\n"
     "List what hetsim knows, one line each:\n"
+    "  domains      each domain (world) with its policies and workload formats\n"
     "  policies     name, domain and summary of every scheduling policy\n"
     "  gpus         the GPU catalog: memory, FLOP/s, bandwidth, price, links and aliases\n"
     "  links        the links of the catalog: scope, bandwidth, latency\n"

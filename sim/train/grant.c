@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grant.h"
+
 #include "../base/grow.h"
 #include "train_view.h"
 

@@ -209,20 +209,6 @@ static void settle(train *w, struct train_job *j, simtime t)
 
 /* ---------------------------------------------------------------- rates */
 
-double train_view_rate(const struct train_view *v, const struct train_job *j, int gpu_type, int n)
-{
-    if (n < 1 || cluster_type_count(v->cl, gpu_type) < n)
-        return 0;
-    struct placement p;
-    cluster_best_placement(v->cl, gpu_type, n, &p);
-    return tput_rate(v->model, j->jtype, &p);
-}
-
-double train_view_rate_on(const struct train_view *v, const struct train_job *j, const int *ids, int n)
-{
-    return train_speed_placed(v->cl, v->model, j->jtype, ids, n);
-}
-
 /* ---------------------------------------------------------------- co-runners */
 
 static int touch(train *w, int gpu)
@@ -572,21 +558,10 @@ static int on_finish(train *w, int32_t s, struct errbuf *err)
     return 0;
 }
 
-static double restore_for(const tput *m, int jtype, double delay, double fixed, double gbs)
-{
-    return delay >= 0 ? delay : tput_restore_s(m, jtype, fixed, gbs);
-}
-
 static double restore_s(const train *w, int jtype)
 {
-    return restore_for(w->model, jtype, w->cfg.restore_delay_s, w->cfg.restore_fixed_s,
-                       w->cfg.storage_gbs);
-}
-
-double train_view_restore_s(const struct train_view *v, const struct train_job *j)
-{
-    return restore_for(v->model, j->jtype, v->restore_delay_s, v->restore_fixed_s,
-                       v->storage_gbs);
+    return train_view_restore_for(w->model, jtype, w->cfg.restore_delay_s,
+                                  w->cfg.restore_fixed_s, w->cfg.storage_gbs);
 }
 
 static int schedule_finish(train *w, struct train_job *j, struct errbuf *err)

@@ -2,19 +2,15 @@
  * train_view: what a training policy sees and what it returns.
  *
  * A policy reads a train_view — a read-only snapshot of the training world at one instant —
- * and fills a grant_list.  It never changes the world itself: the world applies the grants,
- * charging the checkpoint-restore delay to every job whose GPUs change.
+ * and fills a grant_list (grant.h).  It never changes the world itself: the world applies the
+ * grants, charging the checkpoint-restore delay to every job whose GPUs change.  The world
+ * calls it through a train_decider (the end of this file), bound by the policy layer.
  *
  * A grant is (job, GPU ids, share): the job runs on those GPUs, each at `share` thousandths
  * (OCC_WHOLE = 1000 = the whole GPU).  One representation carries the three kinds of jobs:
  * rigid jobs get their requested worker count of whole GPUs; elastic jobs get any count;
  * multiplexed jobs get shares of GPUs that other jobs also hold (shares on a GPU sum to at
- * most 1000).  A grant with no GPUs preempts the job.
- *
- * Two modes: in a FULL list (grant_full) every job not granted is preempted — the natural
- * mode for policies that recompute the whole allocation each round; in a DELTA list (the
- * default) jobs not mentioned keep what they hold — the natural mode for event-driven
- * policies that only start or stop a few jobs.
+ * most 1000).  A grant with no GPUs preempts the job; FULL and DELTA lists: grant.h.
  *
  * Ownership: everything reachable from a view belongs to the world and is valid only during
  * the decide call.  The grant_list belongs to the caller of decide; the policy appends to it.
@@ -29,6 +25,7 @@
 #include "../core/occ.h"
 #include "../base/simtime.h"
 #include "../../models/tput.h"
+#include "grant.h"
 
 enum train_state {
     JOB_QUEUED,         /* arrived, never run */
@@ -139,41 +136,9 @@ double train_view_rate(const struct train_view *v, const struct train_job *j, in
 double train_view_rate_on(const struct train_view *v, const struct train_job *j, const int *ids, int n);
 /* Seconds job j loses when it is restarted (resumed after preemption, moved or resized). */
 double train_view_restore_s(const struct train_view *v, const struct train_job *j);
-
-/* ---- the decision ---- */
-
-struct grant {
-    int32_t  slot;          /* job slot */
-    int32_t  ngpu;          /* 0: preempt */
-    uint32_t first;         /* offset of its GPU ids in grant_list.ids */
-    uint16_t share;         /* thousandths of each GPU */
-};
-
-struct grant_list {
-    struct grant *g;
-    size_t        n, cap;
-    int          *ids;
-    size_t        nids, idcap;
-    int           full;     /* 1: jobs not granted are preempted */
-    simtime       wake_at;  /* > now: call the policy again by then (WAKE_TIMER); it replaces
-                             * the previous request.  0: no request */
-};
-
-void grant_list_init(struct grant_list *l);
-void grant_list_fini(struct grant_list *l);
-void grant_list_reset(struct grant_list *l);        /* empty, DELTA mode */
-static inline void grant_full(struct grant_list *l) { l->full = 1; }
-
-/* Append a grant; returns 0 or -1 (out of memory). */
-int grant_add(struct grant_list *l, int32_t slot, const int *ids, int n, int share);
-/* Grant job j exactly what it holds now. */
-int grant_keep(struct grant_list *l, const struct train_job *j);
-int grant_preempt(struct grant_list *l, int32_t slot);
-
-static inline const int *grant_ids(const struct grant_list *l, const struct grant *g)
-{
-    return l->ids + g->first;
-}
+/* The same from the settings: `delay_s` when >= 0, else fixed_s + checkpoint / gbs. */
+double train_view_restore_for(const tput *m, int jtype, double delay_s, double fixed_s,
+                              double gbs);
 
 /* ---- the decider: what the world calls, a policy behind the dispatch layer ---- */
 

@@ -1,0 +1,54 @@
+/*
+ * grant: what a training policy returns — a list of grants (job, GPU ids, share).  A grant
+ * with no GPUs preempts the job.  Two modes: in a FULL list (grant_full) every job not
+ * granted is preempted, the natural mode for policies that recompute the whole allocation
+ * each round; in a DELTA list (the default) jobs not mentioned keep what they hold, the
+ * natural mode for event-driven policies that only start or stop a few jobs.
+ *
+ * Ownership: the list belongs to whoever calls the policy (init / fini); a policy appends to
+ * it.  Amortized O(1) per grant.
+ */
+#ifndef HETSIM_GRANT_H
+#define HETSIM_GRANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/simtime.h"
+
+struct train_job;
+
+struct grant {
+    int32_t  slot;          /* job slot */
+    int32_t  ngpu;          /* 0: preempt */
+    uint32_t first;         /* offset of its GPU ids in grant_list.ids */
+    uint16_t share;         /* thousandths of each GPU */
+};
+
+struct grant_list {
+    struct grant *g;
+    size_t        n, cap;
+    int          *ids;
+    size_t        nids, idcap;
+    int           full;     /* 1: jobs not granted are preempted */
+    simtime       wake_at;  /* > now: call the policy again by then (WAKE_TIMER); it replaces
+                             * the previous request.  0: no request */
+};
+
+void grant_list_init(struct grant_list *l);
+void grant_list_fini(struct grant_list *l);
+void grant_list_reset(struct grant_list *l);        /* empty, DELTA mode */
+static inline void grant_full(struct grant_list *l) { l->full = 1; }
+
+/* Append a grant; returns 0 or -1 (out of memory). */
+int grant_add(struct grant_list *l, int32_t slot, const int *ids, int n, int share);
+/* Grant job j exactly what it holds now. */
+int grant_keep(struct grant_list *l, const struct train_job *j);
+int grant_preempt(struct grant_list *l, int32_t slot);
+
+static inline const int *grant_ids(const struct grant_list *l, const struct grant *g)
+{
+    return l->ids + g->first;
+}
+
+#endif
