@@ -6,6 +6,8 @@
 #   make test       install missing packages, build, run every test
 #   make bench      benchmarks (not part of the tests)
 #   make check-layers   every #include against the layer rule (make test runs it)
+#   make readme-figures rewrite the README's figures from fresh runs (FIGURES="NAME ..."
+#                   for some; scripts/readme-figures.sh --list names them)
 #   make golden     rewrite tests/golden/runs.txt (reference runs), when a change means to
 #                   move results
 #   make install    PREFIX=/usr/local: binary, data files, man page
@@ -55,7 +57,8 @@ TEST_BIN := $(BUILD)/test_hetsim
 BENCH_SRC := $(wildcard tests/bench*.c)
 BENCH_BIN := $(BENCH_SRC:tests/%.c=$(BUILD)/%.bin)
 
-.PHONY: all run test golden bench install uninstall clean deps valgrind check-layers
+.PHONY: all run test golden bench install uninstall clean deps valgrind check-layers \
+        readme-figures
 # keep objects that pattern chains would delete as intermediates (bench and test objects)
 .SECONDARY:
 all: $(BIN)
@@ -106,6 +109,11 @@ run: deps
 # every #include against the layer rule (README, "Architecture"; scripts/check-layers.sh)
 check-layers:
 	@scripts/check-layers.sh
+
+# the figures the README quotes, from fresh runs (scripts/readme-figures.sh)
+readme-figures: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	HETSIM=./$(BIN) sh scripts/readme-figures.sh
 
 test: deps check-layers
 	@$(MAKE) --no-print-directory $(BIN) $(TEST_BIN)

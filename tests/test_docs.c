@@ -4,7 +4,8 @@
  * long (--name) or short (-x), anywhere in the text, must appear in doc/hetsim.1 under that
  * command (from `.SS hetsim CMD` to the next .SS or .SH) and in the rows of that command's
  * table in the README's "Command reference" (from "### `hetsim CMD" to the next heading).
- * A command without options still needs both sections.
+ * A command without options still needs both sections.  Every figure block of the README is
+ * made by scripts/readme-figures.sh, and the cheapest is checked against a fresh run.
  */
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -249,5 +250,73 @@ Test(docs, every_option_of_every_help_is_in_the_man_page_and_the_readme)
     }
     cr_assert_str_empty(missing, "undocumented:%s", missing);
     free(man);
+    free(readme);
+}
+
+/* The output of a shell command, NUL-terminated (caller frees). */
+static char *shell(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p, "%s", cmd);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    size_t k;
+    while ((k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
+        n += k;
+        if (n + 1 == cap)
+            cr_assert_not_null(buf = realloc(buf, cap *= 2));
+    }
+    buf[n] = '\0';
+    cr_assert_eq(pclose(p), 0, "%s failed", cmd);
+    return buf;
+}
+
+Test(docs, every_figure_of_the_readme_comes_from_a_generator)
+{
+    /* each <!-- figures: NAME --> block names a generator of scripts/readme-figures.sh, and
+     * is filled (a fenced block of its output, closed by <!-- /figures -->) */
+    char cmd[900];
+    snprintf(cmd, sizeof cmd, "sh %s/scripts/readme-figures.sh --list", HETSIM_DATADIR);
+    char *gens = shell(cmd);
+    char *readme = read_text("README.md");
+    int blocks = 0;
+    for (const char *p = readme; (p = strstr(p, "<!-- figures: ")) != NULL; p++) {
+        char name[64];
+        cr_assert_eq(sscanf(p, "<!-- figures: %63[a-z-] -->", name), 1);
+        char line[80];
+        snprintf(line, sizeof line, "%s\n", name);
+        cr_assert(strstr(gens, line) != NULL, "README block '%s' has no generator", name);
+        const char *end = strstr(p, "<!-- /figures -->");
+        cr_assert_not_null(end, "block '%s' is not closed", name);
+        cr_assert(strstr(p, "\n```\n") != NULL && strstr(p, "\n```\n") < end &&
+                      end - p > (long)strlen(name) + 40,
+                  "block '%s' is empty: run make readme-figures", name);
+        blocks++;
+    }
+    cr_assert_geq(blocks, 7, "%d blocks", blocks);
+    free(gens);
+    free(readme);
+}
+
+Test(docs, the_readme_run_table_is_what_make_run_prints)
+{
+    /* the cheapest generator, run again, gives the README's block byte for byte: the figures
+     * quoted are those of this build */
+    char cmd[900];
+    snprintf(cmd, sizeof cmd, "cd %s && HETSIM=%s sh scripts/readme-figures.sh --check run-table",
+             HETSIM_DATADIR, HETSIM_BIN);
+    char *fresh = shell(cmd);
+    char *readme = read_text("README.md");
+    const char *b = strstr(readme, "<!-- figures: run-table -->\n```\n");
+    cr_assert_not_null(b);
+    b += strlen("<!-- figures: run-table -->\n```\n");
+    const char *e = strstr(b, "```\n<!-- /figures -->");
+    cr_assert_not_null(e);
+    cr_assert_eq((size_t)(e - b), strlen(fresh), "README's run-table:\n%.*s\nfresh:\n%s",
+                 (int)(e - b), b, fresh);
+    cr_assert(strncmp(b, fresh, strlen(fresh)) == 0, "README's run-table:\n%.*s\nfresh:\n%s",
+              (int)(e - b), b, fresh);
+    free(fresh);
     free(readme);
 }

@@ -4,8 +4,9 @@
  * Jobs start in arrival order, each on `workers` whole GPUs of one type, packed onto the
  * fewest nodes; a started job runs to completion (no preemption).  The type is the one with
  * the most free GPUs that can hold the job — the policy does not look at speeds, which is
- * what "agnostic" means here (Gavel's FIFO draws a type at random instead; see
- * ../shared/reference/README.md, item 9, for why hetsim does not copy that).
+ * what "agnostic" means here (Gavel's FIFO draws a type at random, then places the job on
+ * the alphabetically last type that still has a free GPU, over-committing that type: a
+ * defect of its simulator that hetsim does not copy).
  *
  * fifo_perf is the same queue, but each job goes to the free type on which it runs fastest
  * (Gavel's FIFO_Perf).  In Gavel-compatible mode its allocation is Gavel's: rebuilt at every

@@ -17,8 +17,7 @@
  * Solved with GLPK's simplex; x is clipped to [0, 1] as Gavel does.
  *
  * Assumptions the paper leaves open: P_j uses a proportional split of each type (Gavel's
- * isolated allocation has many optima; the reference mechanism in ../shared/reference fixes
- * this one); gavel_las_perf gives no x where a job cannot run (T = 0).  The LP has many
+ * isolated allocation has many optima; Gavel's own simulator uses this one); gavel_las_perf gives no x where a job cannot run (T = 0).  The LP has many
  * optimal solutions (max-min fixes only the worst job); GLPK returns one vertex, Gavel's HiGHS
  * another, which is why calibration allows a few percent.  For gavel_las the degeneracy is
  * total — only each job's total share sum_w x[j][w] matters — and a simplex vertex fills the

@@ -40,7 +40,8 @@
 /* Where a world's results go: the run's rows in the database (or nowhere, for validation). */
 struct world_writer {
     void *ctx;
-    /* One row of the per-run table `table`: n values for the columns `cols` (run_id aside). */
+    /* One row of the per-run table `table`: n values for the columns `cols` (run_id aside).
+     * NULL when rows are not kept (validation, a run without a database). */
     int  (*row)(void *ctx, const char *table, const char *const *cols,
                 const struct row_value *v, int n, struct errbuf *err);
     /* One point of the time series `name`, in time order within the series. */

@@ -206,7 +206,8 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
             goto out;
     }
     struct writer_ctx wc = { o->db, res, ep->label, wo->entity, o->progress, wall_now() + 0.5 };
-    struct world_writer writer = { &wc, w_row, w_sample, w_metric, w_progress };
+    struct world_writer writer = { &wc, o->db != NULL ? w_row : NULL, w_sample, w_metric,
+                                   w_progress };
     struct world_env we = { .cl = env->cl, .model = env->model, .seed = e->seed,
                             .sim = &e->sim, .config = e->world_config,
                             .source = workload_source(wl), .decider = policy_decider(pol),

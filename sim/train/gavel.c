@@ -1,6 +1,6 @@
 /*
- * gavel: Gavel's simulator mechanism, step by step (../shared/reference/README.md, items 1-10;
- * stanford-futuredata/gavel @c4fa400, scheduler.py: simulate, _update_priorities,
+ * gavel: Gavel's simulator mechanism, step by step (the steps below, as Gavel's own
+ * stanford-futuredata/gavel @c4fa400 runs them in scheduler.py: simulate, _update_priorities,
  * _reset_time_run_so_far, _schedule_jobs_on_workers_helper, _done_callback).
  *
  * One ROUND event per loop iteration of Gavel's simulate():

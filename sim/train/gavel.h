@@ -7,8 +7,8 @@
  * table (consolidated entries: placement never matters), preemption and migration are free,
  * time advances in rounds whose length is set by the slowest micro-task, jobs join only at
  * round boundaries, and the allocation is recomputed only when jobs arrived or left and at
- * least `min_realloc` after the previous recompute.  ../shared/reference/README.md lists the
- * mechanism; sim/train/gavel.c follows it step by step.
+ * least `min_realloc` after the previous recompute.  sim/train/gavel.c lists the mechanism
+ * step by step, as Gavel's scheduler.py (stanford-futuredata/gavel @c4fa400) runs it.
  *
  * Ownership: everything passed in is borrowed for the duration of gavel_run.
  */

@@ -47,6 +47,8 @@ struct jobx {                       /* world-private part of a job, by slot */
     int       *gpus;
     int64_t    trace_id;
     double     best_rate;           /* its rate on its fastest type: normalizes throughput */
+    double     type_rate[CLUSTER_MAX_TYPES];    /* its rate on each type (cluster_types
+                                                   order), placed as well as it can be */
     double     active_int_at_arrival;
     double     gpu_s[CLUSTER_MAX_TYPES];
 };
@@ -395,17 +397,17 @@ static int read_next(train *w, struct errbuf *err)
     return push(w, s->arrival, EV_ARRIVAL, 0, NULL, err);
 }
 
-/* Its throughput with its requested workers on its fastest type, placed as well as the
- * cluster allows: the unit of normalized throughput. */
-static double best_rate(const train *w, const struct train_job *j)
+/* Its throughput with its requested workers on each GPU type, placed as well as the cluster
+ * allows, and on the fastest (the unit of normalized throughput), once at arrival. */
+static void type_rates(const train *w, const struct train_job *j, struct jobx *x)
 {
     struct train_view v = { .cl = w->cl, .model = w->model };
-    double best = 0;
+    x->best_rate = 0;
     for (int i = 0; i < w->ntypes; i++) {
-        double r = train_view_rate(&v, j, w->types[i], j->workers);
-        best = r > best ? r : best;
+        x->type_rate[i] = train_view_rate(&v, j, w->types[i], j->workers);
+        if (x->type_rate[i] > x->best_rate)
+            x->best_rate = x->type_rate[i];
     }
-    return best;
 }
 
 static int on_arrival(train *w, struct errbuf *err)
@@ -434,7 +436,7 @@ static int on_arrival(train *w, struct errbuf *err)
     };
     x->finish_ev = EVQ_NONE;
     x->trace_id = sp->id;
-    x->best_rate = best_rate(w, j);
+    type_rates(w, j, x);
     x->active_int_at_arrival = w->active_int;
     memset(x->gpu_s, 0, sizeof x->gpu_s);
     active_push_back(w, s);
@@ -447,15 +449,13 @@ static int on_arrival(train *w, struct errbuf *err)
 }
 
 /* Best throughput from an exclusive 1/N share of every GPU type (models/fairshare.h). */
-static double iso_rate(const train *w, const struct train_job *j, double n_avg)
+static double iso_rate(const train *w, const struct jobx *x, const struct train_job *j,
+                       double n_avg)
 {
-    double rates[CLUSTER_MAX_TYPES], cap[CLUSTER_MAX_TYPES];
-    struct train_view v = { .cl = w->cl, .model = w->model };
-    for (int i = 0; i < w->ntypes; i++) {
-        rates[i] = train_view_rate(&v, j, w->types[i], j->workers);
+    double cap[CLUSTER_MAX_TYPES];
+    for (int i = 0; i < w->ntypes; i++)
         cap[i] = cluster_type_count(w->cl, w->types[i]);
-    }
-    return fairshare_rate(rates, cap, w->ntypes, j->workers, n_avg);
+    return fairshare_rate(x->type_rate, cap, w->ntypes, j->workers, n_avg);
 }
 
 static int emit(train *w, struct train_job *j, simtime finish, struct errbuf *err)
@@ -469,7 +469,7 @@ static int emit(train *w, struct train_job *j, simtime finish, struct errbuf *er
     if (r.n_avg < 1)
         r.n_avg = 1;
     r.best_rate = x->best_rate;
-    double iso = iso_rate(w, j, r.n_avg);
+    double iso = iso_rate(w, x, j, r.n_avg);
     if (iso > 0) {
         r.t_iso = j->work / iso;
         if (finish >= 0)

@@ -161,6 +161,8 @@ static int on_job(void *ctx, const struct train_record *r, struct errbuf *err)
         return err_run(err, "out of memory");
     if (out->progress != NULL && ((++w->done) & 1023) == 0)
         out->progress(out->ctx, finish >= 0 ? r->finish : j->arrival, w->done);
+    if (out->row == NULL)
+        return 0;
     struct row_value v[NJOB_COLS] = {
         row_int(r->trace_id), row_int(j->user), row_text(tput_type(w->env->model, j->jtype)->name),
         row_int(j->workers), row_real(j->work), row_real(arrival), row_opt(first),

@@ -1,0 +1,172 @@
+#!/bin/sh
+# readme-figures: the figures the README quotes, made by running hetsim, never typed.  Each
+# block of README.md between
+#     <!-- figures: NAME -->
+# and
+#     <!-- /figures -->
+# is replaced by the output of the generator NAME below (in a fenced block).  `make
+# readme-figures` runs every generator; FIGURES="run-table calibration" only those; --list
+# prints the generators; --check NAME prints what NAME makes without touching the README
+# (tests compare it with the README's block).
+#
+#   run-table      the table `make run` prints (the default experiment, both policies)
+#   report-group   five seeds of mixed_synthetic, grouped, paired ratios to fifo
+#   calibration    Gavel mode on gavel_philly beside Gavel's own simulator
+#   fft-claims     scripts/reproduce/fft.sh's claims table (80 runs, about 15 minutes, into
+#                  results/out/fft, resumed if already there)
+#   fft-why        from fft.sh's runs: what sets the mean JCT (the longest jobs), queueing,
+#                  medians, fairness, per policy and load (mean over the seeds)
+#   oef-claims     scripts/reproduce/oef.sh's claims table (60 runs: seconds)
+#   oef-why        from oef.sh's runs: utilization and throughput per policy and load
+#   speed          `make bench` (minutes; figures of the machine it runs on)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+hetsim=${HETSIM:-./hetsim}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why speed"
+
+gen_run_table() {
+    "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
+}
+
+gen_report_group() {
+    for s in 1 2 3 4 5; do
+        "$hetsim" run mixed_synthetic --seed "$s" --set workload.jobs=150 --db "$tmp/group.db" \
+            -q 2>/dev/null
+    done
+    "$hetsim" report --db "$tmp/group.db" --experiment mixed_synthetic --group --baseline fifo \
+        --columns jct_mean,ftf_mean | cut -c1-132 | sed "s/ *$//"
+}
+
+# Gavel's own simulator on the same trace and cluster (reference numbers of its OSDI'20
+# artifact, stanford-futuredata/gavel @c4fa400, run unmodified)
+gen_calibration() {
+    printf '%-16s %16s %16s %10s\n' policy "hetsim JCT (s)" "Gavel JCT (s)" difference
+    for pj in fifo_perf:4827253.271 gavel_las:555618.813 gavel_las_perf:444524.685; do
+        p=${pj%%:*} ref=${pj#*:}
+        "$hetsim" run gavel_philly --policy "$p" --db "$tmp/gavel.db" -q 2>/dev/null
+        v=$("$hetsim" report --db "$tmp/gavel.db" --where "policy = '$p'" --columns jct_mean \
+                --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+                                        { v = $h["jct_mean"] } END { print v }')
+        awk -v p="$p" -v v="$v" -v r="$ref" 'BEGIN {
+            d = (v - r) / r * 100; printf "%-16s %16.0f %16.0f %9.2f%%\n", p, v, r, d }'
+    done
+}
+
+gen_claims() {
+    sh "scripts/reproduce/$1.sh" 2>/dev/null |
+        sed -n '/beside this reproduction/,$p'
+}
+
+# PAPER SWEEP AXIS COLUMNS: the mean over the seeds of each column, per policy and load
+why_report() {
+    "$hetsim" report --db "results/out/$1/$1.db" --sweep "$2" --group --columns "$4" \
+        --format csv |
+        awk -F, -v axis="$3" -v cols="$4" '
+            BEGIN { n = split(cols, c, ","); fa = "%-" length(axis) "s" }
+            NR == 1 {
+                for (i = 1; i <= NF; i++) h[$i] = i
+                printf "%-15s " fa, "policy", axis
+                for (k = 1; k <= n; k++) printf " %*s", length(c[k]), c[k]
+                printf "\n"
+                next
+            }
+            {
+                printf "%-15s " fa, $h["policy"], $h[axis]
+                for (k = 1; k <= n; k++) {
+                    v = $h[c[k]]; a = v < 0 ? -v : v
+                    printf " " (a >= 100 ? "%*.0f" : "%*.3f"), length(c[k]), v
+                }
+                printf "\n"
+            }'
+}
+
+gen_fft_why() {
+    why_report fft fft_load workload.arrival_scale jct_mean,jct_p50,queue_delay_mean,ftf_mean,ftf_max
+    echo
+    sqlite3 -header -column results/out/fft/fft.db "
+        WITH r AS (SELECT id, policy,
+                          json_extract(config_json, '\$.workload.arrival_scale') AS load,
+                          (SELECT sum(jct_s) FROM (SELECT jct_s FROM jobs WHERE run_id = runs.id
+                                                   ORDER BY jct_s DESC LIMIT 6)) * 1.0 /
+                          (SELECT sum(jct_s) FROM jobs WHERE run_id = runs.id) AS top6,
+                          (SELECT count(*) FROM jobs WHERE run_id = runs.id
+                                                       AND jct_s > 7 * 86400) AS week,
+                          (SELECT value FROM metrics WHERE run_id = runs.id
+                                                       AND name = 'makespan') / 86400 AS days
+                   FROM runs)
+        SELECT policy, load AS arrival_scale, printf('%.2f', avg(top6)) AS jct_share_6_longest,
+               printf('%.1f', avg(week)) AS jobs_over_a_week,
+               printf('%.1f', avg(days)) AS makespan_days
+        FROM r GROUP BY policy, load ORDER BY policy, load DESC"
+    echo
+    echo "At the trace's pace (arrival_scale 1), mean over the seeds:"
+    echo "GPU-hours by type of the jobs that run for more than a week"
+    sqlite3 -header -column results/out/fft/fft.db "
+        SELECT r.policy, g.gpu_type,
+               printf('%.0f', sum(g.gpu_s) / 3600 / count(DISTINCT r.id)) AS gpu_hours
+        FROM runs r JOIN jobs j ON j.run_id = r.id
+             JOIN job_gpu_seconds g ON g.run_id = j.run_id AND g.job_id = j.job_id
+        WHERE json_extract(r.config_json, '\$.workload.arrival_scale') = 1
+          AND j.jct_s > 7 * 86400
+        GROUP BY r.policy, g.gpu_type ORDER BY r.policy, g.gpu_type"
+    echo
+    echo "the jobs with finish-time fairness rho > 2: how many, how long alone, how long queued"
+    sqlite3 -header -column results/out/fft/fft.db "
+        SELECT r.policy, printf('%.1f', count(*) * 1.0 / count(DISTINCT r.id)) AS jobs,
+               printf('%.0f', avg(j.t_iso_s)) AS isolated_s,
+               printf('%.0f', avg(j.queue_delay_s)) AS queued_s
+        FROM runs r JOIN jobs j ON j.run_id = r.id
+        WHERE json_extract(r.config_json, '\$.workload.arrival_scale') = 1 AND j.ftf_rho > 2
+        GROUP BY r.policy ORDER BY r.policy"
+}
+
+gen_oef_why() {
+    why_report oef oef_load workload.rate_per_hour util_total_window,throughput_norm_window,jct_mean,ftf_mean
+}
+
+gen() {
+    case $1 in
+    run-table) gen_run_table ;;
+    report-group) gen_report_group ;;
+    calibration) gen_calibration ;;
+    fft-claims) gen_claims fft ;;
+    fft-why) gen_fft_why ;;
+    oef-claims) gen_claims oef ;;
+    oef-why) gen_oef_why ;;
+    speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
+    *) echo "readme-figures: no generator '$1' (one of: $generators)" >&2; return 2 ;;
+    esac
+}
+
+case "${1:-}" in
+--list)
+    for g in $generators; do echo "$g"; done
+    exit 0 ;;
+--check)
+    gen "$2"
+    exit 0 ;;
+"") ;;
+*)
+    echo "usage: scripts/readme-figures.sh [--list | --check NAME]   (FIGURES=\"NAME ...\")" >&2
+    exit 2 ;;
+esac
+
+[ -x "$hetsim" ] || make --no-print-directory -s hetsim
+for g in ${FIGURES:-$generators}; do
+    grep -q "<!-- figures: $g -->" README.md || continue
+    echo "readme-figures: $g" >&2
+    gen "$g" > "$tmp/$g.out"
+    awk -v name="$g" -v file="$tmp/$g.out" '
+        $0 == "<!-- figures: " name " -->" {
+            print; print "```"
+            while ((getline l < file) > 0) print l
+            print "```"; skip = 1; next
+        }
+        skip && $0 == "<!-- /figures -->" { skip = 0 }
+        !skip' README.md > "$tmp/README.md"
+    cp "$tmp/README.md" README.md
+done
