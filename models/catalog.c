@@ -201,24 +201,51 @@ out:
     return rc;
 }
 
-static int link_ref(const catalog *c, const struct jobj *o, const char *key, int want_scope,
-                    int *out, struct errbuf *err)
+int catalog_link_field(const catalog *cat, const struct jobj *o, const char *key, int scope,
+                       int *out, struct errbuf *err)
 {
     const char *name = NULL;
-    *out = -1;
     if (jobj_str(o, key, JOPT, &name, err) < 0)
         return -1;
     if (name == NULL)
         return 0;
-    char p[256];
-    snprintf(p, sizeof p, "%s.%s", o->path, key);
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(o->node, key);
-    int id = catalog_link_find(c, name);
-    if (id < 0)
-        return jsonf_error(o->doc, node, p, err, "unknown link '%s' (see links.json)", name);
-    if (c->links[id].scope != want_scope)
-        return jsonf_error(o->doc, node, p, err, "'%s' is not an %s-node link", name,
-                           want_scope == LINK_INTRA ? "intra" : "inter");
+    char p[256];
+    snprintf(p, sizeof p, "%s%s%s", o->path, o->path[0] ? "." : "", key);
+    int id = catalog_link_find(cat, name);
+    if (id >= 0 && catalog_link(cat, id)->scope != scope)
+        return jsonf_error(o->doc, node, p, err, "'%s' is an %s-node link; this field needs an "
+                           "%s-node link", name, scope == LINK_INTRA ? "inter" : "intra",
+                           scope == LINK_INTRA ? "intra" : "inter");
+    if (id < 0) {
+        /* the candidates of the right scope, for a suggestion and the list of known links */
+        int nl = catalog_nlinks(cat), k = 0;
+        const char **cand = malloc((size_t)(nl + 1) * sizeof *cand);
+        if (cand == NULL)
+            return err_run(err, "out of memory");
+        for (int i = 0; i < nl; i++)
+            if (catalog_link(cat, i)->scope == scope)
+                cand[k++] = catalog_link(cat, i)->name;
+        cand[k] = NULL;
+        const char *hint = jsonf_suggest(name, cand);
+        char list[512] = "";
+        for (int i = 0; i < k; i++) {
+            size_t n = strlen(list);
+            if (n + strlen(cand[i]) + 8 >= sizeof list) {
+                snprintf(list + n, sizeof list - n, "%s...", i ? ", " : "");
+                break;
+            }
+            snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", cand[i]);
+        }
+        const char *what = scope == LINK_INTRA ? "intra" : "inter";
+        int rc = hint != NULL
+                     ? jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s' (did you "
+                                   "mean '%s'?)", what, name, hint)
+                     : jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s'; known: %s",
+                                   what, name, list);
+        free(cand);
+        return rc;
+    }
     *out = id;
     return 0;
 }
@@ -257,6 +284,7 @@ static int load_gpus(catalog *c, const char *path, struct errbuf *err)
         struct gpu_spec *g = &c->gpus[i];
         const char *name = NULL;
         const cJSON *aliases = NULL;
+        g->nvlink = g->nvswitch = g->pcie = -1;     /* none unless named */
         if (jobj_elem(&o, &root, "gpus", e, i, err) < 0 || jobj_known(&o, keys, err) < 0 ||
             jobj_str(&o, "name", JREQ, &name, err) < 0 ||
             copy_name(g->name, name, &o, "name", err) < 0 ||
@@ -265,9 +293,9 @@ static int load_gpus(catalog *c, const char *path, struct errbuf *err)
             jobj_num(&o, "fp16_tflops", JREQ, 1e-3, 1e5, &g->fp16_tflops, err) < 0 ||
             jobj_num(&o, "mem_bw_gbs", JREQ, 1e-3, 1e6, &g->mem_bw_gbs, err) < 0 ||
             jobj_num(&o, "price_hr", JREQ, 0, 1e4, &g->price_hr, err) < 0 ||
-            link_ref(c, &o, "nvlink", LINK_INTRA, &g->nvlink, err) < 0 ||
-            link_ref(c, &o, "nvswitch", LINK_INTRA, &g->nvswitch, err) < 0 ||
-            link_ref(c, &o, "pcie", LINK_INTRA, &g->pcie, err) < 0 ||
+            catalog_link_field(c, &o, "nvlink", LINK_INTRA, &g->nvlink, err) < 0 ||
+            catalog_link_field(c, &o, "nvswitch", LINK_INTRA, &g->nvswitch, err) < 0 ||
+            catalog_link_field(c, &o, "pcie", LINK_INTRA, &g->pcie, err) < 0 ||
             jobj_arr(&o, "aliases", JOPT, &aliases, err) < 0 ||
             jobj_str(&o, "vendor", JOPT, &text, err) < 0 ||
             jobj_str(&o, "arch", JOPT, &text, err) < 0 ||

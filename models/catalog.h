@@ -63,6 +63,14 @@ const struct link_spec *catalog_link(const catalog *c, int id);
 int catalog_gpu_find(const catalog *c, const char *name);
 int catalog_link_find(const catalog *c, const char *name);
 
+struct jobj;
+/* Read the optional link name at o.key (a cluster's "intra" or "network", a GPU's "nvlink",
+ * "nvswitch" or "pcie") into *out, which must be a link of `scope` (enum link_scope): an
+ * unknown name is an error with a did-you-mean among the links of that scope (or their list),
+ * a link of the other scope says so.  *out is untouched when the key is absent. */
+int catalog_link_field(const catalog *cat, const struct jobj *o, const char *key, int scope,
+                       int *out, struct errbuf *err);
+
 /* The intra-node links a node of GPU type `gpu` may have (models/data/gpus.json's note): the
  * GPU's own NVLink, the NVSwitch of that NVLink generation, or a PCIe generation (a link that
  * is some GPU type's host interface) no faster than the GPU's own host interface.

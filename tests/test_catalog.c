@@ -273,10 +273,10 @@ Test(catalog, broken_files)
     } cases[] = {
         { "unknown_link",
           "{ \"gpus\": [\n" GPU("V100", ", \"nvlink\": \"nvlink9\"" PCIE) "\n] }", NULL, 0,
-          ":2: gpus[0].nvlink: unknown link 'nvlink9' (see links.json)" },
+          ":2: gpus[0].nvlink: unknown intra-node link 'nvlink9' (did you mean 'nvlink2'?)" },
         { "inter_as_pcie",
           "{ \"gpus\": [\n" GPU("V100", PCIE) ",\n" GPU("T4", ", \"pcie\": \"ib-100g\"") "\n] }",
-          NULL, 0, ":3: gpus[1].pcie: 'ib-100g' is not an intra-node link" },
+          NULL, 0, ":3: gpus[1].pcie: 'ib-100g' is an inter-node link; this field needs an intra-node link" },
         { "missing_pcie", "{ \"gpus\": [\n" GPU("V100", PCIE) ",\n\n" GPU("T4", "") "\n] }", NULL,
           0, ":4: gpus[1].pcie: required field is missing" },
         { "dup_name",
@@ -334,7 +334,7 @@ Test(catalog, broken_files)
         { "nvswitch_is_inter",
           "{ \"gpus\": [\n" GPU("V100", ", \"nvlink\": \"nvlink2\", \"nvswitch\": \"ib-100g\""
                              PCIE) "\n] }", NULL, 0,
-          ":2: gpus[0].nvswitch: 'ib-100g' is not an intra-node link" },
+          ":2: gpus[0].nvswitch: 'ib-100g' is an inter-node link; this field needs an intra-node link" },
         { "source_unknown",
           "{ \"sources\": { \"v100\": \"V100 data sheet\" },\n  \"gpus\": [\n"
           GPU("V100", PCIE ", \"source\": \"v10\"") "\n] }", NULL, 0,

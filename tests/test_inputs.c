@@ -490,9 +490,9 @@ static const struct row rows[] = {
     { "gpu_negative_memory", GFILE(GPUS(GPU("X", "-16", PCIE), GOOD_GPU)),
       { RUN }, 2, AT("g.json", 2) "gpus[0].mem_gb: -16 is out of range [0.1, 100000]" },
     { "gpu_unknown_link", GFILE(GPUS(GPU("X", "16", ", \"pcie\": \"pcie9\""), GOOD_GPU)),
-      { RUN }, 2, AT("g.json", 2) "gpus[0].pcie: unknown link 'pcie9'" },
+      { RUN }, 2, AT("g.json", 2) "gpus[0].pcie: unknown intra-node link 'pcie9' (did you mean 'pcie3'?)" },
     { "gpu_pcie_is_network", GFILE(GPUS(GPU("X", "16", ", \"pcie\": \"ib-100g\""), GOOD_GPU)),
-      { RUN }, 2, AT("g.json", 2) "gpus[0].pcie: 'ib-100g' is not an intra-node link" },
+      { RUN }, 2, AT("g.json", 2) "gpus[0].pcie: 'ib-100g' is an inter-node link; this field needs an intra-node link" },
     { "link_defined_twice",
       LFILE(LINKS(LINK("pcie3", "intra", "15"), LINK("pcie3", "intra", "15"))),
       { RUN }, 2, AT("l.json", 3) "links[1]: link 'pcie3' is defined twice" },
@@ -528,7 +528,7 @@ static const struct row rows[] = {
       { { "e.json", E_MODELS("\"gpus\": \"g.json\", \"links\": \"l.json\"") },
         { "g.json", GPUS(GPU("X", "16", PCIE ", \"nvlink\": \"nvlink2\""), GOOD_GPU) },
         { "l.json", LINKS(LINK("pcie3", "intra", "15"), LINK("ib-100g", "inter", "12")) } },
-      { RUN }, 2, AT("g.json", 2) "gpus[0].nvlink: unknown link 'nvlink2'" },
+      { RUN }, 2, AT("g.json", 2) "gpus[0].nvlink: unknown intra-node link 'nvlink2'; known: pcie3" },
 
     /* -------- job types and profiles -------- */
     { "profile_header_name", PROF("job_type,gpu,worker,placement,iters_per_s\n"),

@@ -74,54 +74,6 @@ int cluster_type_max_per_node(const cluster *c, int gpu)
     return m;
 }
 
-static int link_field(const catalog *cat, const struct jobj *o, const char *key, int scope,
-                      int *out, struct errbuf *err)
-{
-    const char *name = NULL;
-    if (jobj_str(o, key, JOPT, &name, err) < 0)
-        return -1;
-    if (name == NULL)
-        return 0;
-    const cJSON *node = cJSON_GetObjectItemCaseSensitive(o->node, key);
-    char p[256];
-    snprintf(p, sizeof p, "%s%s%s", o->path, o->path[0] ? "." : "", key);
-    int id = catalog_link_find(cat, name);
-    if (id >= 0 && catalog_link(cat, id)->scope != scope)
-        return jsonf_error(o->doc, node, p, err, "'%s' is an %s-node link; this field needs an "
-                           "%s-node link", name, scope == LINK_INTRA ? "inter" : "intra",
-                           scope == LINK_INTRA ? "intra" : "inter");
-    if (id < 0) {
-        /* the candidates of the right scope, for a suggestion and the list of known links */
-        int nl = catalog_nlinks(cat), k = 0;
-        const char **cand = malloc((size_t)(nl + 1) * sizeof *cand);
-        if (cand == NULL)
-            return err_run(err, "out of memory");
-        for (int i = 0; i < nl; i++)
-            if (catalog_link(cat, i)->scope == scope)
-                cand[k++] = catalog_link(cat, i)->name;
-        cand[k] = NULL;
-        const char *hint = jsonf_suggest(name, cand);
-        char list[512] = "";
-        for (int i = 0; i < k; i++) {
-            size_t n = strlen(list);
-            if (n + strlen(cand[i]) + 8 >= sizeof list) {
-                snprintf(list + n, sizeof list - n, "%s...", i ? ", " : "");
-                break;
-            }
-            snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", cand[i]);
-        }
-        const char *what = scope == LINK_INTRA ? "intra" : "inter";
-        int rc = hint != NULL
-                     ? jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s' (did you "
-                                   "mean '%s'?)", what, name, hint)
-                     : jsonf_error(o->doc, node, p, err, "unknown %s-node link '%s'; known: %s",
-                                   what, name, list);
-        free(cand);
-        return rc;
-    }
-    *out = id;
-    return 0;
-}
 
 /* A node of GPU type `gpu` with intra-node link `link`: physically possible, or an error at
  * g.intra listing the links that type can have (it would otherwise run at the link's speed). */
@@ -175,7 +127,7 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
     if (jobj_known(o, top_keys, err) < 0 || jobj_str(o, "name", JOPT, &name, err) < 0 ||
         jobj_str(o, "note", JOPT, &text, err) < 0 ||
         jobj_str(o, "source", JOPT, &text, err) < 0 ||
-        link_field(cat, o, "network", LINK_INTER, &net, err) < 0 ||
+        catalog_link_field(cat, o, "network", LINK_INTER, &net, err) < 0 ||
         jobj_arr(o, "groups", JREQ, &groups, err) < 0)
         goto fail;
     if (strlen(name) >= sizeof c->name) {
@@ -232,9 +184,9 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
         const struct gpu_spec *spec = catalog_gpu(cat, gr->gpu);
         gr->intra = spec->nvlink >= 0 ? spec->nvlink : spec->pcie;
         gr->net = net;
-        if (link_field(cat, &g, "intra", LINK_INTRA, &gr->intra, err) < 0 ||
+        if (catalog_link_field(cat, &g, "intra", LINK_INTRA, &gr->intra, err) < 0 ||
             intra_possible(cat, &g, gr->gpu, gr->intra, err) < 0 ||
-            link_field(cat, &g, "network", LINK_INTER, &gr->net, err) < 0)
+            catalog_link_field(cat, &g, "network", LINK_INTER, &gr->net, err) < 0)
             goto fail;
         if (gr->net < 0) {
             jsonf_error(o->doc, e, g.path, err,
