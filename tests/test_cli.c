@@ -231,6 +231,7 @@ Test(cli, list_validate_workload)
     o = RUN("validate", "default");
     cr_assert_eq(o.status, 0, "%s", o.err);
     cr_assert(strstr(o.out, "ok: experiment 'default', 300 jobs") != NULL, "%s", o.out);
+    cr_assert(strstr(o.out, "; the seed changes nothing\n") != NULL, "%s", o.out);
     th_out_free(&o);
     o = RUN("workload", "default", "--set", "workload.max_jobs=3");
     cr_assert_eq(o.status, 0, "%s", o.err);

@@ -202,6 +202,17 @@ Test(measure, a_seed_that_changes_nothing_says_so)
     cr_assert(strstr(o.err, "note: --seed 7 gives the rows of any other seed: in experiment "
                             "'default' the seed changes nothing") != NULL, "%s", o.err);
     th_out_free(&o);
+    /* validate says the same; in Gavel mode the seed shuffles the type order of a
+     * heterogeneity-agnostic policy (gavel_las), not of a heterogeneity-aware one */
+    o = RUN("validate", "default");
+    cr_assert(strstr(o.out, "; the seed changes nothing\n") != NULL, "%s", o.out);
+    th_out_free(&o);
+    o = RUN("validate", "gavel_philly");
+    cr_assert(strstr(o.out, "; the seed changes the runs\n") != NULL, "%s", o.out);
+    th_out_free(&o);
+    o = RUN("validate", "gavel_philly", "--policy", "gavel_las_perf");
+    cr_assert(strstr(o.out, "; the seed changes nothing\n") != NULL, "%s", o.out);
+    th_out_free(&o);
     /* with a job-type mix the hetsim trace is drawn anew: no note, and other rows */
     o = RUN("run", "fft_philly", "--db", db, "-q", "--policy", "fifo", "--seed", "7",
             "--set", "workload.max_jobs=30");

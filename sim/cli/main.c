@@ -240,9 +240,12 @@ static int cmd_validate(int argc, char **argv)
         rc = fail(&ss.err);
         goto out;
     }
-    printf("%s: ok: experiment '%s', %lld jobs, cluster '%s' with %d GPUs, %d polic%s\n",
-           e->path, e->name, (long long)njobs, cluster_name(ss.env.cl),
-           cluster_ngpus(ss.env.cl), e->npolicies, e->npolicies == 1 ? "y" : "ies");
+    char why[256];
+    int seeded = run_seed_matters(e, &ss.env, why, sizeof why);
+    printf("%s: ok: experiment '%s', %lld jobs, cluster '%s' with %d GPUs, %d polic%s; the seed "
+           "%s\n", e->path, e->name, (long long)njobs, cluster_name(ss.env.cl),
+           cluster_ngpus(ss.env.cl), e->npolicies, e->npolicies == 1 ? "y" : "ies",
+           seeded ? "changes the runs" : "changes nothing");
 out:
     session_close(&ss);
     return rc;
