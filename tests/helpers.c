@@ -375,8 +375,9 @@ struct arr_src {
     int n, next;
 };
 
-static int arr_next(void *ctx, struct job_spec *out, struct errbuf *err)
+static int arr_next(void *ctx, void *spec, struct errbuf *err)
 {
+    struct job_spec *out = spec;
     (void)err;
     struct arr_src *s = ctx;
     if (s->next == s->n)
@@ -435,7 +436,7 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
     policy *p;
     cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
     struct arr_src src = { jobs, n, 0 };
-    struct job_source js = { &src, arr_next };
+    struct entity_source js = { &src, arr_next };
     struct watch w = { p, &res };
     struct train_decider dec = *(const struct train_decider *)policy_decider(p);
     dec.ctx = &w;

@@ -32,6 +32,7 @@
 #include "../sim/base/jobj.h"
 #include "../sim/base/path.h"
 #include "../sim/base/tio.h"
+#include "../sim/train/train.h"
 #include "../workloads/workload.h"
 #include "helpers.h"
 
@@ -218,7 +219,7 @@ static int workload_clean(const char *rel, const char *want)
     workload *w = NULL;
     int rc = workload_open(&w, &cfg, &env, &err);
     if (rc == 0) {
-        struct job_source *src = workload_source(w);
+        struct entity_source *src = workload_source(w);
         struct job_spec js;
         simtime last = 0;
         while ((rc = src->next(src->ctx, &js, &err)) > 0) {

@@ -32,8 +32,9 @@ static void teardown(void)
 #define R50_V100 4.394774823323071
 
 struct src { const struct job_spec *j; int n, next; };
-static int next_job(void *ctx, struct job_spec *out, struct errbuf *err)
+static int next_job(void *ctx, void *spec, struct errbuf *err)
 {
+    struct job_spec *out = spec;
     (void)err;
     struct src *s = ctx;
     if (s->next == s->n)
@@ -77,7 +78,7 @@ static struct gavel_totals run(const cluster *cl, const char *name, struct job_s
     struct policy_env env = { seed, cl, th_m };
     cr_assert_eq(policy_open(&p, name, NULL, &env, &err), 0, "%s", err.msg);
     struct src s = { jobs, n, 0 };
-    struct job_source js = { &s, next_job };
+    struct entity_source js = { &s, next_job };
     struct gavel_config gc = { .seed = seed, .round = sim_from_sec(360), .min_realloc_s = 1920 };
     struct train_sink sink = { out, keep, NULL };
     struct gavel_totals tot;

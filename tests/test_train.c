@@ -56,8 +56,9 @@ struct arr_src {
     int n, next;
 };
 
-static int arr_next(void *ctx, struct job_spec *out, struct errbuf *err)
+static int arr_next(void *ctx, void *spec, struct errbuf *err)
 {
+    struct job_spec *out = spec;
     (void)err;
     struct arr_src *s = ctx;
     if (s->next == s->n)
@@ -141,7 +142,7 @@ static int run(const struct job_spec *jobs, int n, script_fn fn, unsigned wake, 
                struct train_config cfg, struct sink *s, struct errbuf *err)
 {
     struct arr_src src = { jobs, n, 0 };
-    struct job_source js = { &src, arr_next };
+    struct entity_source js = { &src, arr_next };
     struct train_decider dec = { .ctx = (void *)fn, .decide = scripted, .wake = wake,
                                  .round = sim_from_sec(round_s) };
     struct train_sink sk = { s, sink_job, sink_sample };
@@ -160,7 +161,7 @@ static struct train_totals run_totals(const struct job_spec *jobs, int n, script
                                       struct train_config cfg)
 {
     struct arr_src src = { jobs, n, 0 };
-    struct job_source js = { &src, arr_next };
+    struct entity_source js = { &src, arr_next };
     struct train_decider dec = { .ctx = (void *)fn, .decide = scripted,
                                  .wake = WAKE_ARRIVAL | WAKE_COMPLETION };
     struct sink s = { 0 };

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/train/train.h"
 #include "../workloads/reader.h"
 #include "helpers.h"
 
@@ -103,7 +104,7 @@ struct jobs {
 /* Read every job; returns 0 at the end, -1 on an error (jobs read so far kept). */
 static int drain(workload *w, struct jobs *js, struct errbuf *err)
 {
-    struct job_source *src = workload_source(w);
+    struct entity_source *src = workload_source(w);
     js->n = 0;
     for (;;) {
         if (js->n == js->cap) {

@@ -5,8 +5,10 @@
  * trace_philly.c, synth.c), listed once in workloads/registry.c and found by the workload's
  * "format" field, as policies are found by name.  workload.c reads the fields every format
  * shares (reader_common), checks that the workload object holds only those and the format's
- * own `keys`, opens the format's reader and wraps it as a job_source.  A reader includes this
- * header only: it never calls workload.c, and workload.c knows no reader by name.
+ * own `keys`, opens the format's reader and wraps it as an entity_source (sim/core/entity.h):
+ * any domain's stream, skipped, cut and scaled alike through its spec's arrival
+ * (`arrival_at`).  A reader includes this header and its world's spec type; it never calls
+ * workload.c, and workload.c knows no reader by name.
  *
  * Ownership: a reader's open allocates its state into struct reader; workload.c calls its
  * close once.  Arrays returned by reader_read_mix belong to the caller; reader_idset and
@@ -16,6 +18,7 @@
 #define HETSIM_READER_H
 
 #include <gsl/gsl_rng.h>
+#include <stddef.h>
 
 #include "workload.h"
 
@@ -36,10 +39,11 @@ struct reader_common {
     double     *mix_weights;
 };
 
-/* An open reader: next returns 1 with *out filled, 0 at the end, -1 on error. */
+/* An open reader: next returns 1 with *out filled (a spec of its format's domain: struct
+ * job_spec for training), 0 at the end, -1 on error. */
 struct reader {
     void *st;
-    int  (*next)(void *st, struct reader_common *c, struct job_spec *out, struct errbuf *err);
+    int  (*next)(void *st, struct reader_common *c, void *out, struct errbuf *err);
     void (*close)(void *st);
 };
 
@@ -52,7 +56,9 @@ enum format_flags {
 
 struct workload_format {
     const char *name;               /* the workload's "format" */
-    const char *domain;             /* the world its jobs are for: "training" */
+    const char *domain;             /* the world its entities are for: "training" */
+    size_t      arrival_at;         /* offsetof the simtime arrival in its domain's spec
+                                       (training: offsetof(struct job_spec, arrival)) */
     const char *summary;            /* one line for `hetsim list formats` */
     unsigned    flags;              /* enum format_flags */
     const char *const *keys;        /* its own fields of the workload object, NULL-terminated

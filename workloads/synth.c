@@ -17,12 +17,14 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
 
 #include "../sim/base/rng.h"
+#include "../sim/train/train.h"
 #include "reader.h"
 
 enum { D_LOGNORMAL, D_EXPONENTIAL, D_UNIFORM, MAX_TENANTS = 64 };
@@ -94,8 +96,9 @@ static double draw_duration(struct sst *s)
     return fmin(fmax(d, s->clamp_lo), s->clamp_hi);
 }
 
-static int sst_next(void *p, struct reader_common *c, struct job_spec *out, struct errbuf *err)
+static int sst_next(void *p, struct reader_common *c, void *spec, struct errbuf *err)
 {
+    struct job_spec *out = spec;
     struct sst *s = p;
     if (s->made == s->jobs)
         return 0;
@@ -342,6 +345,7 @@ static const char *const synth_keys[] = { "jobs", "rate_per_hour", "workers", "d
 const struct workload_format synth_format = {
     .name = "synthetic",
     .domain = "training",
+    .arrival_at = offsetof(struct job_spec, arrival),
     .summary = "Poisson arrivals with job-type, worker-count and duration distributions, "
                "optionally per tenant",
     .flags = FORMAT_DURATIONS | FORMAT_MIX | FORMAT_SEEDED,

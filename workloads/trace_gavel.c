@@ -26,10 +26,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../sim/base/tio.h"
+#include "../sim/train/train.h"
 #include "reader.h"
 
 struct gst {
@@ -59,8 +61,9 @@ static int is_flag(const char *f)
     return 1;
 }
 
-static int gst_next(void *p, struct reader_common *c, struct job_spec *out, struct errbuf *err)
+static int gst_next(void *p, struct reader_common *c, void *spec, struct errbuf *err)
 {
+    struct job_spec *out = spec;
     struct gst *s = p;
     char *line, *f[12];
     size_t len;
@@ -140,6 +143,7 @@ static int gst_open(struct reader *r, struct reader_common *c, const struct jobj
 const struct workload_format trace_gavel_format = {
     .name = "gavel",
     .domain = "training",
+    .arrival_at = offsetof(struct job_spec, arrival),
     .summary = "Gavel's tab-separated job traces, 7-field (old) and 10-field (current)",
     .flags = FORMAT_TRACE,
     .open = gst_open,

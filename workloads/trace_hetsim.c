@@ -19,11 +19,13 @@
  * whose seed changes something, as the Philly reader's type draw does.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../sim/base/rng.h"
 #include "../sim/base/tio.h"
+#include "../sim/train/train.h"
 #include "reader.h"
 
 enum col { C_ID, C_ARRIVAL, C_TYPE, C_WORKERS, C_ITERS, C_DURATION, C_USER, C_WEIGHT, C_N };
@@ -145,8 +147,9 @@ static int read_header(struct hst *s, const char *path, struct errbuf *err)
     return 0;
 }
 
-static int hst_next(void *p, struct reader_common *c, struct job_spec *out, struct errbuf *err)
+static int hst_next(void *p, struct reader_common *c, void *spec, struct errbuf *err)
 {
+    struct job_spec *out = spec;
     struct hst *s = p;
     char *line, *f[MAX_COLS];
     size_t len;
@@ -253,6 +256,7 @@ static int hst_seeded(const struct jobj *cfg)
 const struct workload_format trace_hetsim_format = {
     .name = "hetsim",
     .domain = "training",
+    .arrival_at = offsetof(struct job_spec, arrival),
     .summary = "hetsim's CSV job trace (arrival_s, job_type, workers, iterations or duration_s)",
     .flags = FORMAT_TRACE | FORMAT_DURATIONS | FORMAT_MIX,
     .seeded_by = hst_seeded,

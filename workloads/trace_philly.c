@@ -25,11 +25,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../sim/base/rng.h"
 #include "../sim/base/tio.h"
+#include "../sim/train/train.h"
 #include "reader.h"
 
 struct prow {
@@ -92,8 +94,9 @@ static int by_time(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
-static int pst_next(void *p, struct reader_common *c, struct job_spec *out, struct errbuf *err)
+static int pst_next(void *p, struct reader_common *c, void *spec, struct errbuf *err)
 {
+    struct job_spec *out = spec;
     struct pst *s = p;
     if (s->next == s->n)
         return 0;
@@ -280,6 +283,7 @@ static const char *const philly_keys[] = { "vc", "max_workers", "min_duration_s"
 const struct workload_format trace_philly_format = {
     .name = "philly",
     .domain = "training",
+    .arrival_at = offsetof(struct job_spec, arrival),
     .summary = "the Philly job list (timestamp, duration, num_gpus, gpu_time, cluster); job "
                "types drawn from a mix",
     .flags = FORMAT_TRACE | FORMAT_DURATIONS | FORMAT_MIX | FORMAT_SEEDED,

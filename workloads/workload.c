@@ -2,7 +2,7 @@
  * workload: reads the "workload" object, finds its format in the registry
  * (workloads/registry.c), checks that the object holds only the shared fields and the
  * format's own, resolves the trace path, prepares the shared settings (reference GPU,
- * job-type mix, arrival scale, job limit) and wraps the format's reader as a job_source.
+ * job-type mix, arrival scale, job limit) and wraps the format's reader as an entity_source.
  * Arrival scaling and the job limit are applied here, once, for all readers.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -18,11 +18,11 @@
 struct workload {
     struct reader_common  c;
     struct reader         r;
-    struct job_source     src;
+    struct entity_source     src;
     const struct workload_format *format;
 };
 
-static int src_next(void *ctx, struct job_spec *out, struct errbuf *err)
+static int src_next(void *ctx, void *out, struct errbuf *err)
 {
     workload *w = ctx;
     if (w->c.max_jobs > 0 && w->c.emitted >= w->c.max_jobs)
@@ -36,12 +36,13 @@ static int src_next(void *ctx, struct job_spec *out, struct errbuf *err)
     rc = w->r.next(w->r.st, &w->c, out, err);
     if (rc <= 0)
         return rc;
+    simtime *arrival = (simtime *)((char *)out + w->format->arrival_at);
     if (w->c.emitted == 0 && w->c.rebase < 0)
-        w->c.rebase = out->arrival;
+        w->c.rebase = *arrival;
     if (w->c.rebase > 0)
-        out->arrival -= w->c.rebase;
+        *arrival -= w->c.rebase;
     if (w->c.arrival_scale != 1.0)
-        out->arrival = sim_from_sec(sim_to_sec(out->arrival) * w->c.arrival_scale);
+        *arrival = sim_from_sec(sim_to_sec(*arrival) * w->c.arrival_scale);
     w->c.emitted++;
     return 1;
 }
@@ -140,10 +141,10 @@ int workload_open(workload **out, const struct jobj *cfg, const struct workload_
                     path_data_root());
         goto fail;
     }
+    w->format = f;
     if (f->open(&w->r, c, cfg, err) < 0)
         goto fail;
-    w->format = f;
-    w->src = (struct job_source){ w, src_next };
+    w->src = (struct entity_source){ w, src_next };
     *out = w;
     return 0;
 fail:
@@ -162,7 +163,7 @@ void workload_close(workload *w)
     free(w);
 }
 
-struct job_source *workload_source(workload *w)
+struct entity_source *workload_source(workload *w)
 {
     return &w->src;
 }

@@ -17,8 +17,10 @@
 
 #include <stdint.h>
 
+#include "../models/tput.h"
 #include "../sim/base/jobj.h"
-#include "../sim/train/train.h"
+#include "../sim/base/simtime.h"
+#include "../sim/core/entity.h"
 
 typedef struct workload workload;
 
@@ -31,7 +33,7 @@ struct workload_env {
 int  workload_open(workload **out, const struct jobj *cfg, const struct workload_env *env,
                    struct errbuf *err);
 void workload_close(workload *w);
-struct job_source *workload_source(workload *w);
+struct entity_source *workload_source(workload *w);
 /* The domain its format's entities are for ("training"). */
 const char *workload_domain(const workload *w);
 

@@ -14,9 +14,9 @@
  *   run      to completion or a limit; the world writes its per-entity rows, its time series
  *            and its summary metrics through the writer as it goes and when it ends;
  *   destroy.
- * Entities (jobs, requests) come from the workload as an opaque source whose type the world
- * knows (struct job_source for training); the policy's decider is likewise the struct its
- * view header declares (struct train_decider).  Rows go to the per-run tables of
+ * Entities (jobs, requests) come from the workload as a stream of specs whose type the world
+ * knows (sim/core/entity.h; struct job_spec for training); the policy's decider is likewise
+ * the struct its view header declares (struct train_decider).  Rows go to the per-run tables of
  * results/schema.sql by table and column name, so a world never includes results/.
  *
  * Ownership: the driver owns everything in world_env and keeps it alive across create, run
@@ -36,6 +36,7 @@
 #include "../base/simtime.h"
 #include "../base/window.h"
 #include "cluster.h"
+#include "entity.h"
 
 /* Where a world's results go: the run's rows in the database (or nowhere, for validation). */
 struct world_writer {
@@ -70,7 +71,7 @@ struct world_env {
     uint64_t               seed;
     const struct world_sim *sim;
     const void            *config;  /* what read returned */
-    void                  *source;  /* the workload's entities (struct job_source for training) */
+    struct entity_source  *source;  /* the workload's entities (job_specs for training) */
     const void            *decider; /* the policy's decider (struct train_decider for training) */
     const struct world_writer *out;
 };
@@ -89,12 +90,15 @@ struct world_ops {
     const char *entity;         /* what it simulates, plural: "jobs", "requests" */
     const char *const *top_keys;    /* its own fields of the experiment (NULL-terminated) */
     const char *const *sim_keys;    /* its own fields of the experiment's "sim" object */
+    const char *const *model_keys;  /* its own fields of the "models" object (its data files;
+                                       read reads them from root's "models") */
     const struct display *display;      /* how its results are reported and drawn */
 
     /* Read its fields of the experiment: `root` and its "sim" object (node NULL when
-     * absent).  Errors name file:line:field. */
+     * absent); files it names resolve against `base_dir`, the experiment's folder
+     * (sim/base/path.h).  Errors name file:line:field. */
     int  (*read)(void **config, const struct jobj *root, const struct jobj *sim,
-                 struct errbuf *err);
+                 const char *base_dir, struct errbuf *err);
     void (*free_config)(void *config);
     /* Can this world run a policy with this decider under this config?  0, or -1 with the
      * reason in msg, worded to follow "policy 'NAME' " (the driver says where the policy

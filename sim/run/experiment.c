@@ -42,6 +42,20 @@ const char experiment_default_jobtypes[] = "models/data/jobtypes.json";
 const char *const experiment_default_profiles[] = { "models/data/profiles/gavel.csv",
                                              "models/data/profiles/heet.csv", NULL };
 
+/* Every key of an object: the generic ones and the world's own. */
+static int known_keys(const struct jobj *o, const char *const *generic, const char *const *own,
+                      struct errbuf *err)
+{
+    const char *keys[64];
+    int n = 0;
+    for (int i = 0; generic[i] != NULL && n < 63; i++)
+        keys[n++] = generic[i];
+    for (int i = 0; own != NULL && own[i] != NULL && n < 63; i++)
+        keys[n++] = own[i];
+    keys[n] = NULL;
+    return jobj_known(o, keys, err);
+}
+
 static int read_models(struct experiment *e, const struct jobj *root, struct errbuf *err)
 {
     static const char *const keys[] = { "gpus", "links", "job_types", "profiles",
@@ -49,7 +63,8 @@ static int read_models(struct experiment *e, const struct jobj *root, struct err
     const char *const *default_profiles = experiment_default_profiles;
     struct jobj m;
     const cJSON *arr = NULL;
-    if (jobj_obj(&m, root, "models", JOPT, err) < 0 || jobj_known(&m, keys, err) < 0 ||
+    if (jobj_obj(&m, root, "models", JOPT, err) < 0 ||
+        known_keys(&m, keys, e->world->model_keys, err) < 0 ||
         resolve_field(e, &m, "gpus", experiment_default_gpus, e->gpus_path, 1, err) < 0 ||
         resolve_field(e, &m, "links", experiment_default_links, e->links_path, 1, err) < 0 ||
         resolve_field(e, &m, "job_types", experiment_default_jobtypes, e->jobtypes_path, 1, err) < 0 ||
@@ -78,20 +93,6 @@ static int read_models(struct experiment *e, const struct jobj *root, struct err
         e->nprofiles = i + 1;
     }
     return 0;
-}
-
-/* Every key of an object: the generic ones and the world's own. */
-static int known_keys(const struct jobj *o, const char *const *generic, const char *const *own,
-                      struct errbuf *err)
-{
-    const char *keys[64];
-    int n = 0;
-    for (int i = 0; generic[i] != NULL && n < 63; i++)
-        keys[n++] = generic[i];
-    for (int i = 0; own != NULL && own[i] != NULL && n < 63; i++)
-        keys[n++] = own[i];
-    keys[n] = NULL;
-    return jobj_known(o, keys, err);
 }
 
 static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *s,
@@ -236,7 +237,7 @@ int experiment_load_from(struct experiment **out, const char *name_or_path, char
         jobj_int(&root, "seed", JOPT, 0, INT64_MAX, &seed, err) < 0 ||
         jobj_obj(&e->workload, &root, "workload", JREQ, err) < 0 ||
         read_policies(e, &root, err) < 0 || read_sim(e, &root, &sim, err) < 0 ||
-        e->world->read(&e->world_config, &root, &sim, err) < 0 ||
+        e->world->read(&e->world_config, &root, &sim, e->base_dir, err) < 0 ||
         read_models(e, &root, err) < 0)
         goto fail;
     e->seed = (uint64_t)seed;

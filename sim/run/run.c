@@ -15,6 +15,7 @@
 
 #include "../../sched/policy.h"
 #include "../../workloads/workload.h"
+#include "../core/engine.h"
 #include "../base/version.h"
 
 int run_env_open(struct run_env *env, const struct experiment *e, struct errbuf *err)

@@ -68,7 +68,7 @@ struct gw {
     const cluster          *cl;
     const tput             *m;
     struct gavel_config     cfg;
-    struct job_source      *src;
+    struct entity_source      *src;
     struct train_decider    al;
     struct train_sink       sink;
     engine                 *eng;
@@ -686,7 +686,7 @@ static void free_world(struct gw *w)
 }
 
 int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *cfg,
-              struct job_source *src, const struct train_decider *alloc,
+              struct entity_source *src, const struct train_decider *alloc,
               const struct train_sink *sink, struct gavel_totals *out, struct errbuf *err)
 {
     struct gw w = { .cl = cl, .m = model, .cfg = *cfg, .src = src, .al = *alloc,

@@ -41,7 +41,7 @@ int gavel_job_check(const cluster *cl, const tput *model, const struct job_spec 
                     struct errbuf *err);
 
 int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *cfg,
-              struct job_source *src, const struct train_decider *alloc,
+              struct entity_source *src, const struct train_decider *alloc,
               const struct train_sink *sink, struct gavel_totals *out, struct errbuf *err);
 
 #endif

@@ -71,7 +71,7 @@ struct train {
     uint32_t            stamp_now;
     struct train_corunner *co;      /* scratch for a speed query */
     int                 capco;
-    struct job_source  *src;
+    struct entity_source  *src;
     struct train_decider dec;
     struct train_sink   sink;
     engine             *eng;
@@ -845,7 +845,7 @@ static int handle(void *ctx, const struct evq_event *ev, struct errbuf *err)
 /* ---------------------------------------------------------------- lifecycle */
 
 int train_create(train **out, const cluster *cl, const tput *model,
-                 const struct train_config *cfg, struct job_source *src,
+                 const struct train_config *cfg, struct entity_source *src,
                  const struct train_decider *dec, const struct train_sink *sink,
                  struct errbuf *err)
 {

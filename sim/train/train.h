@@ -14,6 +14,7 @@
 
 #include "../base/window.h"
 #include "../core/engine.h"
+#include "../core/entity.h"
 #include "speed.h"
 #include "train_view.h"
 
@@ -35,12 +36,7 @@ struct job_spec {
                                    (NULL: the trace's "workers" column) */
 };
 
-/* Where jobs come from, in non-decreasing arrival order.  next returns 1 with *out filled,
- * 0 at the end, -1 on error (message in err). */
-struct job_source {
-    void *ctx;
-    int (*next)(void *ctx, struct job_spec *out, struct errbuf *err);
-};
+/* Jobs come from a struct entity_source (sim/core/entity.h) whose `out` is a job_spec. */
 
 /* A job leaving the world: finished, or still unfinished when the run stopped. */
 struct train_record {
@@ -98,7 +94,7 @@ int train_job_check(const cluster *cl, const tput *model, const struct job_spec 
                     struct errbuf *err);
 
 int  train_create(train **out, const cluster *cl, const tput *model,
-                  const struct train_config *cfg, struct job_source *src,
+                  const struct train_config *cfg, struct entity_source *src,
                   const struct train_decider *dec, const struct train_sink *sink,
                   struct errbuf *err);
 void train_destroy(train *w);

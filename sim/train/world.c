@@ -57,8 +57,9 @@ static const struct display display = {
 };
 
 static int read_config(void **out, const struct jobj *root, const struct jobj *sim,
-                       struct errbuf *err)
+                       const char *base_dir, struct errbuf *err)
 {
+    (void)base_dir;             /* the training world names no files of its own */
     static const char *const modes[] = { "native", "gavel", NULL };
     struct config *c = calloc(1, sizeof *c);
     if (c == NULL)
@@ -104,7 +105,7 @@ static int check_source(const struct world_env *env, FILE *list, int64_t *count,
                         struct errbuf *err)
 {
     const struct config *c = env->config;
-    struct job_source *src = env->source;
+    struct entity_source *src = env->source;
     struct job_spec js;
     int rc;
     simtime last = 0;

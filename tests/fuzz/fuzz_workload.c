@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sim/train/train.h"
 #include "../../workloads/workload.h"
 #include "fuzzutil.h"
 
@@ -51,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = workload_open(&w, &cfg, &env, &err);
     fz_check_err(rc, &err, "workload_open");
     if (rc == 0) {
-        struct job_source *src = workload_source(w);
+        struct entity_source *src = workload_source(w);
         struct job_spec js;
         for (int n = 0; n < DRAIN_CAP; n++) {
             err_clear(&err);
