@@ -82,6 +82,23 @@
 
 extern char **environ;
 
+/* A metric's name as a tick label: a long one breaks after the underscore nearest its middle,
+ * so that neighbouring labels do not run into each other. */
+static void tick_label(const char *name, char *out, size_t cap)
+{
+    size_t n = strlen(name), cut = 0;
+    snprintf(out, cap, "%s", name);
+    if (n <= 14 || n + 2 > cap)
+        return;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (name[i] == '_' && (cut == 0 || (i > n / 2 ? i - n / 2 : n / 2 - i) <
+                                               (cut > n / 2 ? cut - n / 2 : n / 2 - cut)))
+            cut = i;
+    if (cut == 0)
+        return;
+    snprintf(out, cap, "%.*s\n%s", (int)cut + 1, name, name + cut + 1);
+}
+
 static int count_names(const char *const *v)
 {
     int n = 0;
@@ -1086,7 +1103,9 @@ static int expfig_bars(struct ctx *c, const struct view *w)
             }
         for (int m = 0; m < nm; m++)
             if (met_used[m]) {
-                arr_str(&ticks, mets[m]);
+                char tick[128];
+                tick_label(mets[m], tick, sizeof tick);
+                arr_str(&ticks, tick);
                 arr_str(&dirs, report_metric_higher_better(mets[m]) ? "\xe2\x86\x91 better" /* up */
                                                          : "\xe2\x86\x93 better");
             }
