@@ -1,7 +1,8 @@
 /*
  * run: the driver (run.h).  A world writes through the writer below: its rows go straight
- * into the run's staging tables (inside the run's transaction), so memory follows what the
- * world keeps, not the trace; its metrics are both stored and kept in the run_result.
+ * to the database writer, which spools them to a file until the commit, so memory follows
+ * what the world keeps, not the trace; its metrics are both stored and kept in the
+ * run_result.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
