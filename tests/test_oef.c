@@ -300,9 +300,11 @@ Test(oef, rejects_an_unknown_setting)
     jsonf_destroy(doc);
 }
 
+/* Determinism: OEF starts each solve from the last one's basis, so a second policy that sees
+ * the same problems in the same order (self2) must give the same allocations to the bit. */
 Test(oef, cooperative_is_fair_and_beats_the_equal_split)
 {
-    void *self = open_oef("cooperative");
+    void *self = open_oef("cooperative"), *self2 = open_oef("cooperative");
     gsl_rng *r = rng_stream(11, "test-oef-coop");
     int better = 0, runs = 300;
     for (int i = 0; i < runs; i++) {
@@ -316,7 +318,7 @@ Test(oef, cooperative_is_fair_and_beats_the_equal_split)
         double best = value(&in, -1, in.cap);
         cr_assert_leq(total, best + slack(best), "instance %d: above the optimum", i);
         better += total > si + 1e-6;
-        solve(self, &in, x2);
+        solve(self2, &in, x2);
         cr_assert_eq(memcmp(x, x2, (size_t)(in.J * in.T) * sizeof *x), 0, "not deterministic");
     }
     /* not the equal split in disguise */
@@ -324,6 +326,7 @@ Test(oef, cooperative_is_fair_and_beats_the_equal_split)
                  runs);
     gsl_rng_free(r);
     close_oef(self);
+    close_oef(self2);
 }
 
 /* Two users, two types with c0 and c1 GPUs, c0 + c1 identical 1-GPU jobs per user: every
@@ -443,7 +446,7 @@ Test(oef, cooperative_optimum_matches_brute_force_on_tiny_instances)
 
 Test(oef, noncooperative_is_fair)
 {
-    void *self = open_oef("noncooperative");
+    void *self = open_oef("noncooperative"), *self2 = open_oef("noncooperative");
     gsl_rng *r = rng_stream(12, "test-oef-noncoop");
     for (int i = 0; i < 200; i++) {
         struct inst in;
@@ -452,11 +455,12 @@ Test(oef, noncooperative_is_fair)
         solve(self, &in, x);
         double total = check_fair(&in, x, &si);
         cr_assert_geq(total, si - slack(si), "instance %d", i);
-        solve(self, &in, x2);
+        solve(self2, &in, x2);
         cr_assert_eq(memcmp(x, x2, (size_t)(in.J * in.T) * sizeof *x), 0, "not deterministic");
     }
     gsl_rng_free(r);
     close_oef(self);
+    close_oef(self2);
 }
 
 Test(oef, noncooperative_fills_what_others_cannot_use)
@@ -658,15 +662,18 @@ static int groups_of(const struct inst *in, int *grp)
 static int grouped_against_per_job(const char *setting, unsigned long seed)
 {
     double tol = strcmp(setting, "cooperative") == 0 ? 1e-6 : 1e-9;
-    void *grouped = open_oef_with(setting, 0), *per_job = open_oef_with(setting, 1);
     gsl_rng *r = rng_stream(seed, "test-oef-groups");
     int shared = 0, ties = 0, runs = 300;
     for (int i = 0; i < runs; i++) {
         struct inst in;
         grouped_inst(&in, r);
         double x[MAXJ * MAXT], xr[MAXJ * MAXT], si, sir;
+        /* fresh policies: both solve cold, as a first solve does */
+        void *grouped = open_oef_with(setting, 0), *per_job = open_oef_with(setting, 1);
         solve(grouped, &in, x);
         solve(per_job, &in, xr);
+        close_oef(grouped);
+        close_oef(per_job);
         double total = check_fair(&in, x, &si), ref = check_fair(&in, xr, &sir);
         cr_assert_float_eq(total, ref, tol * fmax(1, ref), "instance %d: grouped %.12g, per job "
                            "%.12g", i, total, ref);
@@ -716,8 +723,6 @@ static int grouped_against_per_job(const char *setting, unsigned long seed)
                  runs);
     cr_assert_lt(ties, runs / 20, "%d of %d instances differ in the groups' times", ties, runs);
     gsl_rng_free(r);
-    close_oef(grouped);
-    close_oef(per_job);
     return ties;
 }
 
@@ -734,14 +739,14 @@ Test(oef, noncooperative_grouped_matches_per_job)
 /* Without identical jobs (random_inst's throughputs are continuous, but a job that runs on one
  * type only is worth (0, .., 1, .., 0) whatever its speed, so such instances are drawn again)
  * every group holds one job and the grouped programs are the per-job programs, row for row:
- * the allocations agree to the bit. */
+ * cold, the allocations agree to the bit. */
 Test(oef, without_identical_jobs_grouping_changes_nothing)
 {
     static const char *const settings[] = { "cooperative", "noncooperative" };
     gsl_rng *r = rng_stream(23, "test-oef-singletons");
     for (int s = 0; s < 2; s++) {
-        void *grouped = open_oef_with(settings[s], 0), *per_job = open_oef_with(settings[s], 1);
         for (int i = 0; i < 100; i++) {
+            void *grouped = open_oef_with(settings[s], 0), *per_job = open_oef_with(settings[s], 1);
             struct inst in;
             int grp[MAXJ];
             do
@@ -752,11 +757,97 @@ Test(oef, without_identical_jobs_grouping_changes_nothing)
             solve(per_job, &in, xr);
             cr_assert_eq(memcmp(x, xr, (size_t)(in.J * in.T) * sizeof *x), 0, "%s, instance %d",
                          settings[s], i);
+            close_oef(grouped);
+            close_oef(per_job);
         }
-        close_oef(grouped);
-        close_oef(per_job);
     }
     gsl_rng_free(r);
+}
+
+/* ---- warm starts ---- */
+
+/* One change of the kind a policy sees between solves: a job leaves, or one arrives — a copy
+ * of a job present (it joins that job's group) or a new kind of job of a random user (who
+ * may have had none).  Ids stay distinct and increasing. */
+static void step_inst(struct inst *in, gsl_rng *r, int64_t *next_id)
+{
+    int T = in->T;
+    if (in->J == MAXJ || (in->J > 4 && gsl_rng_uniform(r) < 0.5)) {
+        int k = (int)gsl_rng_uniform_int(r, (unsigned long)in->J);
+        for (int j = k; j + 1 < in->J; j++) {
+            in->id[j] = in->id[j + 1];
+            in->scale[j] = in->scale[j + 1];
+            in->user[j] = in->user[j + 1];
+            in->uix[j] = in->uix[j + 1];
+            memcpy(&in->thr[j * T], &in->thr[(j + 1) * T], (size_t)T * sizeof *in->thr);
+        }
+        in->J--;
+        return;
+    }
+    if (gsl_rng_uniform(r) < 0.7) {
+        int k = (int)gsl_rng_uniform_int(r, (unsigned long)in->J);
+        double thr[MAXT];
+        memcpy(thr, &in->thr[k * T], (size_t)T * sizeof *thr);
+        add_job(in, in->uix[k], in->scale[k], thr);
+    } else {
+        double thr[MAXT];
+        for (int t = 0; t < T; t++)
+            thr[t] = 0.5 + 9.5 * gsl_rng_uniform(r);
+        add_job(in, (int)gsl_rng_uniform_int(r, (unsigned long)in->nu),
+                1 << gsl_rng_uniform_int(r, 3), thr);
+    }
+    in->id[in->J - 1] = (*next_id)++;
+}
+
+/* A policy that starts each solve from the last one's basis, along a sequence of problems
+ * that change a job at a time, against a fresh policy (a cold solve) at every step: both
+ * fair, the same total, in the non-cooperative setting the same throughput for every user
+ * (the cooperative program may trade among users at the same total: a tie), and the warm
+ * starts do take effect — from another basis GLPK ends at another vertex or with other
+ * rounding at some of the steps. */
+static void warm_against_cold(const char *setting, unsigned long seed)
+{
+    int coop = strcmp(setting, "cooperative") == 0, steps = 300, differ = 0;
+    double tol = coop ? 1e-6 : 1e-9;
+    void *warm = open_oef(setting);
+    gsl_rng *r = rng_stream(seed, "test-oef-warm");
+    struct inst in;
+    grouped_inst(&in, r);
+    int64_t next_id = 5000;
+    for (int j = 0; j < in.J; j++)
+        in.id[j] = next_id++;
+    for (int i = 0; i < steps; i++) {
+        double x[MAXJ * MAXT], xc[MAXJ * MAXT], si, sic;
+        void *cold = open_oef(setting);
+        solve(warm, &in, x);
+        solve(cold, &in, xc);
+        close_oef(cold);
+        double total = check_fair(&in, x, &si), ref = check_fair(&in, xc, &sic);
+        cr_assert_float_eq(total, ref, tol * fmax(1, ref), "%s, step %d: warm %.12g, cold %.12g",
+                           setting, i, total, ref);
+        for (int u = 0; !coop && u < in.nu; u++) {
+            double a = thr_of(&in, u, x), b = thr_of(&in, u, xc);
+            cr_assert_float_eq(a, b, tol * fmax(1, b), "step %d, user %d: %.12g vs %.12g", i, u,
+                               a, b);
+        }
+        differ += memcmp(x, xc, (size_t)(in.J * in.T) * sizeof *x) != 0;
+        step_inst(&in, r, &next_id);
+    }
+    cr_log_info("%s: warm and cold allocations differ at %d of %d steps", setting, differ,
+                steps);
+    cr_assert_gt(differ, 0, "%s: the warm starts never changed a thing", setting);
+    gsl_rng_free(r);
+    close_oef(warm);
+}
+
+Test(oef, cooperative_warm_starts_reach_the_cold_optimum)
+{
+    warm_against_cold("cooperative", 24);
+}
+
+Test(oef, noncooperative_warm_starts_reach_the_cold_optimum)
+{
+    warm_against_cold("noncooperative", 25);
 }
 
 /* ---- end to end ---- */
