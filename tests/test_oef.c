@@ -8,6 +8,12 @@
  *  - non-cooperative: the same fairness checks, and no lie about throughputs (doubling a type,
  *    other relative speeds, hiding or claiming a type) raises the liar's real throughput; the
  *    same lie check finds profitable lies against the cooperative rule, so it can fail;
+ *  - groups of identical jobs: on instances with 1-4 copies of each kind of job, the grouped
+ *    programs against the per-job ones ("per_job": true) — fair, the same values, the same
+ *    time per group but for rare ties, spread to the oldest jobs — and bit for bit the same
+ *    allocation where no two jobs are alike;
+ *  - warm starts: along 300 one-job changes, a policy that starts from its last basis against
+ *    a cold one at every step: fair, the same values, and the warm starts take effect;
  *  - end to end in the training world on a K80/P100/V100 cluster: every job finishes, the run
  *    is deterministic, in both settings.
  *
