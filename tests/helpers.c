@@ -441,7 +441,7 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
     struct train_decider dec = *(const struct train_decider *)policy_decider(p);
     dec.ctx = &w;
     dec.decide = watched;
-    struct train_sink sink = { &res, keep_rec, NULL };
+    struct train_sink sink = { .ctx = &res, .job = keep_rec };
     train *world;
     cr_assert_eq(train_create(&world, cl, m, cfg, &js, &dec, &sink, &err), 0, "%s", err.msg);
     struct train_totals tot;

@@ -188,6 +188,12 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "hetsim: note: --seed %lld gives the rows of any other seed: %s\n",
                 ss.a.seed, why);
     struct run_opts o = { .db = d, .progress = !ss.a.quiet && isatty(2) };
+    /* the total of the progress line: the entities of the workload, counted once (every
+     * policy of the experiment reads the same ones) */
+    if (o.progress && run_list(e, &ss.env, NULL, &o.total, &ss.err) < 0) {
+        rc = fail(&ss.err);
+        goto out;
+    }
     for (int i = 0; i < e->npolicies; i++) {
         struct run_result res;
         if (run_one(e, i, &ss.env, &o, &res, &ss.err) < 0) {
