@@ -327,6 +327,7 @@ char *th_db_dump(const char *db_path)
         "SELECT * FROM samples ORDER BY run_id, name, t_s",
         "SELECT * FROM metrics WHERE name NOT LIKE 'solver_time%' ORDER BY run_id, name",
         "SELECT * FROM run_params ORDER BY run_id, key",
+        "SELECT * FROM timeline ORDER BY run_id, entity, start_s, resource",
         NULL,
     };
     return th_query_dump(db_path, queries);

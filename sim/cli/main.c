@@ -16,6 +16,7 @@
 #include "../../results/export.h"
 #include "../../results/plot.h"
 #include "../../results/report.h"
+#include "../../results/trace.h"
 #include "../../sched/policy.h"
 #include "../../workloads/reader.h"
 #include "../base/path.h"
@@ -587,6 +588,72 @@ static int cmd_plot(int argc, char **argv)
     return rc;
 }
 
+static const char trace_help[] =
+    "usage: hetsim trace [--db FILE] [--run N] [--out FILE]\n"
+    "Write one run's timeline (the timeline table, kept when the experiment sets\n"
+    "\"sim\": {\"timeline\": true}, or --set sim.timeline=true) as a Chrome trace-event JSON\n"
+    "file, which Perfetto UI (ui.perfetto.dev: Open trace file) and chrome://tracing open: a\n"
+    "track per GPU grouped by node and GPU type, a slice per interval named by the job and\n"
+    "the decision that began it, counter tracks of jobs waiting, busy GPUs and sampled\n"
+    "utilization per type, and instant events for arrivals and completions.  One second of\n"
+    "trace time is one simulated second.\n\n"
+    "  -d, --db FILE    the database (default " DEFAULT_DB ")\n"
+    "  -r, --run N      the run (runs.id; default: the latest run with timeline rows)\n"
+    "  -o, --out FILE   write FILE (default results/out/runN.trace.json; - for standard\n"
+    "                   output)\n"
+    "  -h, --help       this help\n"
+    "e.g.  hetsim run default --policy fifo --set sim.timeline=true\n"
+    "      hetsim trace --out fifo.json\n";
+
+static int cmd_trace(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, NULL, 'd' },  { "run", required_argument, NULL, 'r' },
+        { "out", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct trace_opts o = { .db_path = DEFAULT_DB, .display_of = display_of };
+    int c, rc = -1, to_stdout = 0;
+    opterr = 0;
+    optind = 1;
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:r:o:h", opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'd': o.db_path = optarg; break;
+        case 'o':
+            to_stdout = strcmp(optarg, "-") == 0;
+            o.out_path = to_stdout ? NULL : optarg;
+            break;
+        case 'r':
+            errno = 0;
+            o.run = strtoll(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || errno == ERANGE || o.run < 1)
+                rc = usage_error("--run needs a run id (an integer >= 1), not '%s'", optarg);
+            break;
+        case 'h': fputs(trace_help, stdout); rc = 0; break;
+        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); break;
+        }
+    }
+    if (rc < 0 && optind != argc)
+        rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0) {
+        struct errbuf err;
+        err_clear(&err);
+        struct trace_stats st;
+        if (trace_export(&o, to_stdout ? stdout : NULL, &st, &err) < 0) {
+            rc = fail(&err);
+        } else {
+            if (!to_stdout)
+                fprintf(stderr, "wrote %s: run %lld, %lld slices on %lld tracks, %lld counter "
+                        "points, %lld instants (open it in ui.perfetto.dev)\n", st.path,
+                        (long long)st.run, (long long)st.slices, (long long)st.tracks,
+                        (long long)st.counters, (long long)st.instants);
+            rc = 0;
+        }
+    }
+    return rc;
+}
+
 /* ---- hetsim list ---- */
 
 enum { LIST_COLS = 100 };       /* a listing's lines fit in this many columns */
@@ -1033,6 +1100,8 @@ static const struct cmd commands[] = {
       "[--out FILE] [--wide]", "write a table of the database as CSV (pandas, R)" },
     { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY] "
       "[--metric NAME] [--experiment NAME] [--sweep NAME]", "draw figures with gnuplot" },
+    { "trace", cmd_trace, "[--db FILE] [--run N] [--out FILE]",
+      "write a run's timeline as a Perfetto / Chrome trace" },
     { "list", cmd_list, "policies|gpus|links|models|formats|experiments|sweeps|clusters|traces",
       "list what hetsim knows" },
     { "validate", cmd_validate, "EXPERIMENT [--policy NAME] [--seed N] [--set KEY=VAL ...]",

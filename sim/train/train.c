@@ -227,12 +227,12 @@ static int seg_close(train *w, const struct train_job *j, simtime t, int ends,
                                 .share = j->share / 1000.0, .from = x->seg_from, .to = t,
                                 .state = TL_QUEUED, .cause = x->seg_cause, .ends = ends };
     if (j->ngpu == 0)
-        return w->sink.segment(w->sink.ctx, &sg, err);
+        return sg.from < t ? w->sink.segment(w->sink.ctx, &sg, err) : 0;
     if (j->run_from > sg.from) {
         sg.to = j->run_from < t ? j->run_from : t;
         sg.state = TL_RESTORING;
         sg.ends = j->run_from < t ? TL_RESTORED : ends;
-        if (w->sink.segment(w->sink.ctx, &sg, err) < 0)
+        if (sg.from < sg.to && w->sink.segment(w->sink.ctx, &sg, err) < 0)
             return -1;
         sg.from = sg.to;
         sg.to = t;

@@ -55,6 +55,8 @@ static const struct display display = {
     .util_panels = 1,
     .queue_series = "queue_len",
     .queue_label = "jobs waiting",
+    .entity_one = "job",
+    .resource_one = "GPU",
 };
 
 static int read_config(void **out, const struct jobj *root, const struct jobj *sim,
