@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../results/export.h"
+#include "../../results/html.h"
 #include "../../results/plot.h"
 #include "../../results/report.h"
 #include "../../results/trace.h"
@@ -306,6 +307,8 @@ static const char report_help[] =
     "usage: hetsim report [--db FILE] [--format table|csv|markdown] [--baseline POLICY]\n"
     "                     [--group] [--experiment NAME] [--sweep NAME] [--where EXPR]\n"
     "                     [--columns NAME[,NAME...]]\n"
+    "       hetsim report --html OUT.html [--sweep NAME | --experiment NAME] [--db FILE]\n"
+    "                     [--baseline POLICY]\n"
     "Compare runs from the metrics database: one row per run with its key metrics, and in\n"
     "the last column (overrides) the settings in which its experiment differs from the other\n"
     "rows', as --set takes them (policy and seed aside).  Table and markdown headers carry\n"
@@ -337,9 +340,19 @@ static const char report_help[] =
     "                         --set path) and metric('NAME'); given twice, both must hold:\n"
     "                           --where \"policy IN ('fifo','fft') AND seed < 3\"\n"
     "                           --where \"param('workload.arrival_scale') >= 1\"\n"
+    "  -H, --html OUT.html    write one self-contained page instead (no network, no\n"
+    "                         script): the run table, the ratio table against the baseline\n"
+    "                         (default fifo when the runs have it, else the first run's\n"
+    "                         policy; paired by seed and grouped when runs differ only in\n"
+    "                         their seed), every figure of hetsim plot as inline SVG, the\n"
+    "                         settings that differ between the runs, each run's config and\n"
+    "                         group hashes and hetsim version; with --sweep or --experiment\n"
+    "                         only those runs\n"
     "  -h, --help             this help\n"
     "Grouping is not the default, so that a report's columns do not depend on the data; the\n"
     "table says when runs differ only in their seed.\n";
+
+static char *plain_config(const char *name);
 
 static int cmd_report(int argc, char **argv)
 {
@@ -348,8 +361,11 @@ static int cmd_report(int argc, char **argv)
         { "baseline", required_argument, NULL, 'b' }, { "experiment", required_argument, NULL, 'e' },
         { "sweep", required_argument, NULL, 's' },    { "where", required_argument, NULL, 'w' },
         { "group", no_argument, NULL, 'g' },          { "columns", required_argument, NULL, 'c' },
-        { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+        { "html", required_argument, NULL, 'H' },     { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
+    const char *html = NULL;
+    int table_opts = 0;         /* options of the table that --html does not take */
     struct report_opts o = { .format = REPORT_TABLE, .display_of = display_of };
     struct report_query q = { .group = 0 };
     const char *dbp = DEFAULT_DB;
@@ -362,7 +378,8 @@ static int cmd_report(int argc, char **argv)
     int c, rc = -1;
     opterr = 0;
     optind = 1;
-    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gc:h", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gc:H:h", opts, NULL)) != -1) {
+        table_opts += c == 'g' || c == 'c' || c == 'w' || c == 'f';
         switch (c) {
         case 'd': dbp = optarg; break;
         case 'b': o.baseline = optarg; break;
@@ -371,6 +388,7 @@ static int cmd_report(int argc, char **argv)
         case 'g': q.group = 1; break;
         case 'c': columns[q.ncolumns++] = optarg; break;
         case 'w': rc = where_opt(&where, optarg); break;
+        case 'H': html = optarg; break;
         case 'f':
             if (strcmp(optarg, "table") == 0)
                 o.format = REPORT_TABLE;
@@ -387,10 +405,30 @@ static int cmd_report(int argc, char **argv)
     }
     if (rc < 0 && optind != argc)
         rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0 && html != NULL && table_opts > 0)
+        rc = usage_error("%s", "--html takes --sweep or --experiment, --baseline and --db (the "
+                               "page has its own tables: no --format, --group, --where or "
+                               "--columns)");
+    if (rc < 0 && html != NULL && q.sweep != NULL && o.experiment != NULL)
+        rc = usage_error("%s", "--html takes --sweep or --experiment, not both");
     if (rc < 0 && access(dbp, R_OK) != 0) {
         fprintf(stderr, "hetsim: %s: no such database (run an experiment first: hetsim run "
                 "default)\n", dbp);
         rc = 2;
+    }
+    if (rc < 0 && html != NULL) {
+        struct errbuf err;
+        err_clear(&err);
+        struct html_opts ho = { .db_path = dbp, .out_path = html, .experiment = o.experiment,
+                                .sweep = q.sweep, .baseline = o.baseline,
+                                .display_of = display_of, .plain_config = plain_config };
+        struct html_stats st;
+        if (html_report(&ho, &st, &err) < 0) {
+            rc = fail(&err);
+        } else {
+            printf("wrote %s: %d runs, %d figures\n", html, st.runs, st.figures);
+            rc = 0;
+        }
     }
     if (rc < 0) {
         struct errbuf err;
