@@ -526,6 +526,7 @@ static int cmd_export(int argc, char **argv)
 static const char plot_help[] =
     "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY]\n"
     "                   [--metric NAME[,NAME...]]... [--experiment NAME]... [--sweep NAME]...\n"
+    "                   [--log x|y]...\n"
     "Draw figures with gnuplot: images in DIR (default results/out), their data in DIR/data.\n"
     "Per experiment and setting (runs whose configs differ only in policy and seed; the\n"
     "experiment as run without overrides keeps the plain file names, other settings add 8\n"
@@ -536,7 +537,10 @@ static const char plot_help[] =
     "averaged over distinct seeds with 95% CIs.\n"
     "Per sweep: each --metric (default jct_mean, ftf_mean, makespan) against each swept axis\n"
     "other than seed, one line per policy and combination of the other axes, mean over seeds\n"
-    "with 95% CIs.\n"
+    "with 95% CIs, clipped at the metric's natural bounds (>= 0; <= 1 for fractions).\n"
+    "Times read in hours or days where seconds would run to tens of thousands; an axis whose\n"
+    "smaller values mean more load (workload.arrival_scale) runs from its largest value, so\n"
+    "that load grows to the right; an axis is logarithmic where its values span decades.\n"
     "\n"
     "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
     "  -o, --out DIR          where images go (default results/out), their data in DIR/data\n"
@@ -546,6 +550,9 @@ static const char plot_help[] =
     "                         the defaults, comma-separated or repeated\n"
     "  -e, --experiment NAME  draw this experiment's figures (may be repeated)\n"
     "  -s, --sweep NAME       draw this sweep's figures (may be repeated)\n"
+    "  -l, --log AXIS         x or y: that axis of the sweeps' figures logarithmic even\n"
+    "                         where its values do not span decades (positive values only;\n"
+    "                         may be repeated)\n"
     "  -h, --help             this help\n"
     "Without --experiment or --sweep, everything is drawn.\n";
 
@@ -575,6 +582,7 @@ static int cmd_plot(int argc, char **argv)
         { "metric", required_argument, NULL, 'm' },
         { "experiment", required_argument, NULL, 'e' },
         { "sweep", required_argument, NULL, 's' },
+        { "log", required_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -591,8 +599,16 @@ static int cmd_plot(int argc, char **argv)
     int c, rc = -1;
     opterr = 0;
     optind = 1;
-    while (rc < 0 && (c = getopt_long(argc, argv, "d:o:f:b:m:e:s:h", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:o:f:b:m:e:s:l:h", opts, NULL)) != -1) {
         switch (c) {
+        case 'l':
+            if (strcmp(optarg, "x") == 0)
+                o.log |= PLOT_LOG_X;
+            else if (strcmp(optarg, "y") == 0)
+                o.log |= PLOT_LOG_Y;
+            else
+                rc = usage_error("--log must be x or y, not '%s'", optarg);
+            break;
         case 'd': o.db_path = optarg; break;
         case 'o': o.out_dir = optarg; break;
         case 'f': o.format = optarg; break;
@@ -1133,11 +1149,13 @@ static const struct cmd commands[] = {
       "run a grid of experiments on every core, resumably" },
     { "merge", cmd_merge, "OUT.db IN.db...", "join metrics databases (shards, MPI ranks)" },
     { "report", cmd_report, "[--db FILE] [--format table|csv|markdown] [--baseline POLICY] "
-      "[--group] [--where EXPR] [--columns LIST]", "compare runs from the database" },
+      "[--group] [--where EXPR] [--columns LIST] | --html OUT.html [--sweep NAME]",
+      "compare runs from the database, or write an HTML page of them" },
     { "export", cmd_export, "--table NAME [--db FILE] [--format csv|tsv] [--where EXPR] "
       "[--out FILE] [--wide]", "write a table of the database as CSV (pandas, R)" },
     { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY] "
-      "[--metric NAME] [--experiment NAME] [--sweep NAME]", "draw figures with gnuplot" },
+      "[--metric NAME] [--experiment NAME] [--sweep NAME] [--log x|y]",
+      "draw figures with gnuplot" },
     { "trace", cmd_trace, "[--db FILE] [--run N] [--out FILE]",
       "write a run's timeline as a Perfetto / Chrome trace" },
     { "list", cmd_list, "policies|gpus|links|models|formats|experiments|sweeps|clusters|traces",
