@@ -447,7 +447,8 @@ static const char export_help[] =
     "Write one table of the metrics database as CSV, for pandas, R or a spreadsheet: a header\n"
     "row, reals at full precision (%.17g), NULL as an empty field, RFC 4180 quoting.  Rows\n"
     "are streamed, so tables of millions of jobs take no memory.\n\n"
-    "  -t, --table NAME       runs, jobs, job_gpu_seconds, samples, metrics or run_params\n"
+    "  -t, --table NAME       runs, jobs, job_gpu_seconds, requests, samples, metrics,\n"
+    "                         run_params or timeline\n"
     "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
     "  -f, --format FMT       csv (the default) or tsv (tab-separated, the same quoting);\n"
     "      --csv, --tsv       the same\n"
@@ -508,8 +509,8 @@ static int cmd_export(int argc, char **argv)
     if (rc < 0 && optind != argc)
         rc = usage_error("unexpected argument '%s'", argv[optind]);
     if (rc < 0 && o.table == NULL)
-        rc = usage_error("%s", "missing --table NAME (runs, jobs, job_gpu_seconds, samples, "
-                               "metrics or run_params)");
+        rc = usage_error("%s", "missing --table NAME (runs, jobs, job_gpu_seconds, requests, "
+                               "samples, metrics, run_params or timeline)");
     if (rc < 0 && o.wide && strcmp(o.table, "metrics") != 0)
         rc = usage_error("--wide is for --table metrics (one column per metric), not --table "
                          "%s", o.table);
