@@ -145,7 +145,10 @@ CREATE TABLE IF NOT EXISTS timeline (
     share          REAL,                -- fraction of the resource held, (0, 1]; NULL when queued
     cause          TEXT    NOT NULL,    -- what began it: arrival | start | resume | migrate |
                                         -- resize | reshare | preempt (queued after preemption)
-    ends           TEXT    NOT NULL     -- what ended it: start (granted) | restored | migrate |
-                                        -- resize | reshare | preempt | finish | drop | stop
+    ends           TEXT    NOT NULL     -- what ended it: the cause of the entity's next interval
+                                        -- (start | resume when granted, migrate, resize,
+                                        -- reshare, preempt), restored (its restore finished),
+                                        -- or finish | drop (Gavel mode: 5 failed micro-tasks) |
+                                        -- stop (sim.until_s, sim.max_events)
 );
 CREATE INDEX IF NOT EXISTS timeline_run ON timeline(run_id, resource, start_s);

@@ -646,19 +646,18 @@ static int cmd_plot(int argc, char **argv)
 static const char trace_help[] =
     "usage: hetsim trace [--db FILE] [--run N] [--out FILE]\n"
     "Write one run's timeline (the timeline table, kept when the experiment sets\n"
-    "\"sim\": {\"timeline\": true}, or --set sim.timeline=true) as a Chrome trace-event JSON\n"
-    "file, which Perfetto UI (ui.perfetto.dev: Open trace file) and chrome://tracing open: a\n"
-    "track per GPU grouped by node and GPU type, a slice per interval named by the job and\n"
-    "the decision that began it, counter tracks of jobs waiting, busy GPUs and sampled\n"
-    "utilization per type, and instant events for arrivals and completions.  One second of\n"
-    "trace time is one simulated second.\n\n"
+    "\"sim\": {\"timeline\": true}, which hetsim run sets as sim.timeline=true) as a\n"
+    "Chrome trace-event JSON file, which Perfetto UI (ui.perfetto.dev: Open trace file) and\n"
+    "chrome://tracing open: a track per GPU grouped by node and GPU type, a slice per\n"
+    "interval named by the job and the decision that began it, counter tracks of jobs\n"
+    "waiting, busy GPUs and sampled utilization per type, and instant events for arrivals\n"
+    "and completions.  One second of trace time is one simulated second.\n\n"
     "  -d, --db FILE    the database (default " DEFAULT_DB ")\n"
     "  -r, --run N      the run (runs.id; default: the latest run with timeline rows)\n"
     "  -o, --out FILE   write FILE (default results/out/runN.trace.json; - for standard\n"
     "                   output)\n"
     "  -h, --help       this help\n"
-    "e.g.  hetsim run default --policy fifo --set sim.timeline=true\n"
-    "      hetsim trace --out fifo.json\n";
+    "e.g.  hetsim trace --run 1 --out fifo.json   (after a run with timeline rows)\n";
 
 static int cmd_trace(int argc, char **argv)
 {

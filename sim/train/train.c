@@ -22,6 +22,11 @@
  * known only once the source is drained; until then every interval credited ends at or
  * before the next arrival (it is the next event of its kind), so nothing needs clipping.
  *
+ * Timeline (sim.timeline, a segment sink): each job keeps the start and cause of its open
+ * interval; a grant change, a finish or the end of the run writes it (split at run_from into
+ * restoring and running), so a row is written once, when it ends.  Without the sink nothing
+ * of this runs.
+ *
  * Invariants: a slot is on the active list iff its job arrived and is not done; it is on
  * exactly one of waiting/running; the live occ equals the sum of running jobs' grants.
  * Costs: arrival and finish O(1) plus the policy; applying g grants O(sum of their GPUs).
