@@ -59,7 +59,7 @@ static const char *page(void)
     static char path[512];
     if (path[0] != '\0')
         return path;
-    const char *sweep = th_write("html_sweep.json",
+    char *sweep = th_write("html_sweep.json",
         "{ \"name\": \"html_small\", \"experiment\": \"default\",\n"
         "  \"set\": { \"workload.max_jobs\": 40 },\n"
         "  \"grid\": { \"policy\": [\"fifo\", \"srtf\"],\n"
@@ -70,6 +70,7 @@ static const char *page(void)
     struct th_out o = RUN("sweep", sweep, "--db", db, "-j", "1", "-q");
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
+    free(sweep);
     o = RUN("report", "--db", db, "--html", path, "--sweep", "html_small");
     cr_assert_eq(o.status, 0, "%s", o.err);
     cr_assert(strstr(o.out, "8 runs") != NULL, "%s", o.out);

@@ -197,7 +197,7 @@ Test(progress, a_sweep_on_a_terminal_moves_weighs_and_ends_its_line, .timeout = 
 {
     /* two runs, one a tenth of the other's size, one at a time; interrupted during the big
      * one */
-    const char *sweep = th_write("tty_sweep.json",
+    char *sweep = th_write("tty_sweep.json",
         "{ \"name\": \"tty_sweep\", \"experiment\": \"mixed_synthetic\",\n"
         "  \"set\": { \"sim.sample_s\": 0 },\n"
         "  \"grid\": { \"policy\": [\"fifo\"], \"workload.jobs\": [8000, 80000] } }\n");
@@ -233,4 +233,5 @@ Test(progress, a_sweep_on_a_terminal_moves_weighs_and_ends_its_line, .timeout = 
     cr_assert(last[-1] == '\n', "the summary follows the progress line: %.80s", last - 40);
     cr_assert(strstr(last, "interrupted") != NULL, "%s", last);
     free(o.text);
+    free(sweep);
 }
