@@ -123,3 +123,32 @@ CREATE TABLE IF NOT EXISTS run_params (
 );
 CREATE INDEX IF NOT EXISTS run_params_sweep ON run_params(sweep, key);
 CREATE INDEX IF NOT EXISTS runs_config_hash ON runs(config_hash);
+
+-- Who held which resource when (opt-in: only runs made with "sim": {"timeline": true} have
+-- rows, so sweeps stay small).  One row per interval of one entity on one resource, or on none
+-- while it waits; an entity on n resources at once has n rows for the interval.  Between its
+-- arrival and its end every moment of an entity is in some row (intervals of zero length are
+-- not stored).  Training: entity = jobs.job_id, resource = a GPU id (GPUs are numbered node
+-- by node in the cluster file's order; in Gavel mode, which does not place jobs, a position
+-- among the GPUs of the type); queued rows, then each grant as restoring while its checkpoint
+-- restore lasts and running (a whole GPU) or shared (a share < 1) after.  A world's rows are
+-- described in sim/core/world.h.  `hetsim trace` turns them into a Perfetto / Chrome trace.
+CREATE TABLE IF NOT EXISTS timeline (
+    run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    entity         INTEGER NOT NULL,    -- training: jobs.job_id; serving: requests.request_id
+    resource       INTEGER,             -- GPU id (instance, container group); NULL when queued
+    node           INTEGER,             -- the resource's node (server) index; NULL when queued
+    resource_type  TEXT,                -- its type: the GPU type ("V100-16GB"); NULL when queued
+    start_s        REAL    NOT NULL,
+    end_s          REAL    NOT NULL,    -- > start_s
+    state          TEXT    NOT NULL,    -- queued | running | shared | restoring
+    share          REAL,                -- fraction of the resource held, (0, 1]; NULL when queued
+    cause          TEXT    NOT NULL,    -- what began it: arrival | start | resume | migrate |
+                                        -- resize | reshare | preempt (queued after preemption)
+    ends           TEXT    NOT NULL     -- what ended it: the cause of the entity's next interval
+                                        -- (start | resume when granted, migrate, resize,
+                                        -- reshare, preempt), restored (its restore finished),
+                                        -- or finish | drop (Gavel mode: 5 failed micro-tasks) |
+                                        -- stop (sim.until_s, sim.max_events)
+);
+CREATE INDEX IF NOT EXISTS timeline_run ON timeline(run_id, resource, start_s);

@@ -19,6 +19,7 @@
 #   oef-claims     scripts/reproduce/oef.sh's claims table (60 runs: seconds)
 #   oef-why        from oef.sh's runs: utilization and throughput per policy and load
 #   speed          `make bench` (minutes; figures of the machine it runs on)
+#   timeline-cost  the bench's 100,000-job run with and without sim.timeline (a minute)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -26,7 +27,7 @@ hetsim=${HETSIM:-./hetsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why speed"
+generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why speed timeline-cost"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -138,6 +139,9 @@ gen() {
     oef-claims) gen_claims oef ;;
     oef-why) gen_oef_why ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
+    timeline-cost)
+        make --no-print-directory -s build/rel/bench.bin >/dev/null 2>&1
+        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench.bin ;;
     *) echo "readme-figures: no generator '$1' (one of: $generators)" >&2; return 2 ;;
     esac
 }
