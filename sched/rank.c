@@ -106,8 +106,10 @@ int rank_set(rank *r, int32_t slot, int64_t id, double key)
     }
     if (reserve(&r->p, &r->pcap, r->np + 1) < 0)
         return -1;
+    /* its key rose: it leaves its place and is merged back.  Only for speed: left in place,
+     * it would be kept and every member it now stands before would be taken out instead */
     if (x != NULL)
-        x->round = 0;           /* its key rose: it leaves its place and is merged back */
+        x->round = 0;
     r->p[r->np++] = (struct rank_entry){ key, id, slot, r->round };
     return 0;
 }
