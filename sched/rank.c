@@ -100,7 +100,8 @@ int rank_set(rank *r, int32_t slot, int64_t id, double key)
     struct rank_entry *x = i >= 0 && (size_t)i < r->n && r->e[i].id == id ? &r->e[i] : NULL;
     assert(x == NULL || x->round != r->round);      /* each member once per decision */
     if (x != NULL && !(key > x->key)) {
-        x->key = key;           /* it can only have moved forward: rank_order checks */
+        x->key = key;           /* fell or stayed: if it moved, it moved forward, and
+                                   rank_order's walk takes it out then */
         x->round = r->round;
         return 0;
     }
