@@ -33,6 +33,7 @@
  */
 #include "train.h"
 
+#include "rate_memo.h"
 #include "speed.h"
 
 #include "../../models/fairshare.h"
@@ -70,6 +71,7 @@ struct holders {
 struct train {
     const cluster      *cl;
     const tput         *model;
+    rate_memo          *rates;      /* train_view_rate's memo, handed to every view */
     struct train_config cfg;
     const struct train_speed *speed;
     struct holders     *hold;       /* by GPU id; NULL when co-runners do not matter */
@@ -445,7 +447,7 @@ static int read_next(train *w, struct errbuf *err)
  * allows, and on the fastest (the unit of normalized throughput), once at arrival. */
 static void type_rates(const train *w, const struct train_job *j, struct jobx *x)
 {
-    struct train_view v = { .cl = w->cl, .model = w->model };
+    struct train_view v = { .cl = w->cl, .model = w->model, .rates = w->rates };
     x->best_rate = 0;
     for (int i = 0; i < w->ntypes; i++) {
         x->type_rate[i] = train_view_rate(&v, j, w->types[i], j->workers);
@@ -777,6 +779,7 @@ static void fill_view(const train *w, struct train_view *v)
 {
     *v = (struct train_view){
         .now = now(w), .reason = w->reason, .cl = w->cl, .occ = w->occ, .model = w->model,
+        .rates = w->rates,
         .jobs = w->jobs, .active_head = w->active_head, .waiting_head = w->waiting_head,
         .running_head = w->running_head, .n_active = w->n_active, .n_waiting = w->n_waiting,
         .n_running = w->n_running, .next_active = w->next_active,
@@ -932,7 +935,8 @@ int train_create(train **out, const cluster *cl, const tput *model,
     grant_list_init(&w->grants);
     w->eng = engine_create(1024);
     w->occ = occ_create(cl);
-    if (w->eng == NULL || w->occ == NULL || grow_slots(w, err) < 0) {
+    w->rates = rate_memo_create(cl, model);
+    if (w->eng == NULL || w->occ == NULL || w->rates == NULL || grow_slots(w, err) < 0) {
         train_destroy(w);
         return err_run(err, "out of memory");
     }
@@ -961,6 +965,7 @@ void train_destroy(train *w)
     free(w->co);
     grant_list_fini(&w->grants);
     occ_destroy(w->occ);
+    rate_memo_destroy(w->rates);
     engine_destroy(w->eng);
     free(w);
 }
