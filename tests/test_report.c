@@ -509,7 +509,8 @@ Test(report, export_round_trips)
     o = RUN("export", "--db", dbp, "--table", "bogus");
     cr_assert_eq(o.status, 2);
     cr_assert(strstr(o.err, "unknown table 'bogus'") &&
-              strstr(o.err, "runs, jobs, job_gpu_seconds, requests, samples, metrics, run_params"),
+              strstr(o.err, "runs, jobs, job_gpu_seconds, requests, pods, samples, metrics, "
+                            "run_params"),
               "%s", o.err);
     th_out_free(&o);
     o = RUN("export", "--db", dbp, "--table", "jobs", "--where", "nonsense(");
