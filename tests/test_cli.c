@@ -286,7 +286,7 @@ Test(cli, list_describes_shipped_files)
         "\nphilly_slice      How workloads/traces/philly_300.csv was made: 300 jobs of the "
         "Philly job list...\n", NULL });
     assert_listing("sweeps", 4, 100, (const char *const[]){
-        "\nload      The README's sweep tour: four policies on the 48-GPU mixed cluster as "
+        "\nload       The README's sweep tour: four policies on the 48-GPU mixed cluster as "
         "the arrival rate...\n", NULL });
     assert_listing("clusters", 7, 100, (const char *const[]){
         "alibaba_pai2020     6742 GPUs: 1596 P100, 994 T4, 2240 K80, 1080 V100-32GB, "
