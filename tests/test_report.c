@@ -600,6 +600,8 @@ Test(report, metric_units_from_names)
     cr_assert(report_metric_higher_better("throughput_norm"));
     cr_assert(report_metric_higher_better("jobs_done"));
     cr_assert(report_metric_higher_better("jain_index"));
+    cr_assert(report_metric_higher_better("milli_alloc_frac"));     /* placement */
+    cr_assert(!report_metric_higher_better("frag_frac"));
     cr_assert(!report_metric_higher_better("jct_mean"));
     cr_assert(!report_metric_higher_better("jobs_unfinished"));
     cr_assert(!report_metric_higher_better("ftf_max"));
