@@ -258,3 +258,41 @@ Test(pick, nothing_fits_nothing_placed)
         policy_close(p);
     }
 }
+
+Test(pick, random_ties_draw_anew_for_each_pod)
+{
+    struct place_node ns[6];
+    for (int i = 0; i < 6; i++)
+        ns[i] = node(8, all8, 64000);
+    struct frag_type t = { 1000, 1000, 1, 0, "", 1 };
+    struct place_view v = { .nodes = ns, .nnodes = 6, .types = &t, .ntypes = 1 };
+    jsonf *doc;
+    struct errbuf err;
+    err_clear(&err);
+    const char *json = "{ \"name\": \"fgd\", \"ties\": \"random\" }";
+    cr_assert_eq(jsonf_parse(&doc, "p.json", json, strlen(json), &err), 0);
+    struct jobj params;
+    cr_assert_eq(jobj_root(&params, doc, &err), 0);
+    struct policy_env env = { .seed = 1 };
+    static const char *const names[] = { "fgd", "bestfit", "gpupacking" };
+    for (int k = 0; k < 3; k++) {
+        policy *p;
+        cr_assert_eq(policy_open(&p, names[k], &params, &env, &err), 0, "%s", err.msg);
+        int seen[6] = { 0 }, distinct = 0;
+        for (int i = 0; i < 60; i++)
+            seen[decide(p, &v, &one).node] = 1;
+        for (int i = 0; i < 6; i++)
+            distinct += seen[i];
+        cr_assert_geq(distinct, 4, "%s: %d nodes over 60 draws", names[k], distinct);
+        policy_close(p);
+    }
+    jsonf_destroy(doc);
+    json = "{ \"name\": \"fgd\", \"ties\": \"first\" }";
+    cr_assert_eq(jsonf_parse(&doc, "p.json", json, strlen(json), &err), 0);
+    cr_assert_eq(jobj_root(&params, doc, &err), 0);
+    policy *p;
+    cr_assert_eq(policy_open(&p, "fgd", &params, &env, &err), -1);
+    cr_assert(strstr(err.msg, "p.json:1: ties: 'first' is not one of: order, random") != NULL,
+              "%s", err.msg);
+    jsonf_destroy(doc);
+}

@@ -227,8 +227,8 @@ Test(place, tuning_up_stops_as_fgds)
     int gpu_draws = 0;
     for (int i = 2; i < f.n; i++) {
         char want[48];
-        cr_assert(strncmp(f.names[i], "g-tuned-", 8) == 0 || strncmp(f.names[i], "c-tuned-", 8) == 0,
-                  "%s", f.names[i]);
+        cr_assert(strncmp(f.names[i], "g-tuned-", 8) == 0 ||
+                  strncmp(f.names[i], "c-tuned-", 8) == 0, "%s", f.names[i]);
         snprintf(want, sizeof want, "%c-tuned-%d", f.names[i][0], i - 2);
         cr_assert_str_eq(f.names[i], want, "draws numbered in order");
         gpu_draws += f.names[i][0] == 'g';

@@ -8,8 +8,9 @@
  * free_gpu the node's free milli summed over its GPUs, r_gpu the pod's; the raw scores of the
  * nodes that fit are then min-max normalized to 0..100 in integers (the plugin's
  * NormalizeScore: nodes whose raw scores differ by less than a step tie), the highest winning,
- * ties uniformly at random.  Then the GPU with the least free milli that fits for a pod sharing
- * one, the first fully free GPUs for whole ones.  Parameters: none.  O(nodes x GPUs) per pod.
+ * ties to the first node of the seed's order (pick.h).  Then the GPU with the least free milli
+ * that fits for a pod sharing one, the first fully free GPUs for whole ones.  Parameters:
+ * "ties" (pick.h).  O(nodes x GPUs) per pod.
  */
 #include "../policy.h"
 #include "pick.h"
@@ -45,6 +46,7 @@ const struct policy_ops policy_bestfit = {
     .summary = "best fit: the node the pod leaves with the least free CPU and GPU (FGD's BestFit "
                "baseline)",
     .flags = POLICY_SEEDED,
+    .params = pick_params,
     .create = pick_policy_create,
     .destroy = pick_policy_destroy,
     .place = &hooks,

@@ -10,9 +10,9 @@
  *     25 + q   it holds no GPU pod
  *          q   it holds only other kinds
  * so pods gather with their kind, on the fullest such node; a CPU-only pod scores 0
- * everywhere (a node drawn uniformly among those that fit).  Ties uniformly at random.  Then
+ * everywhere (the first node of the seed's order that fits).  Ties likewise (pick.h).  Then
  * the GPU with the least free milli that fits for a pod sharing one, the first fully free GPUs
- * for whole ones.  Parameters: none.  O(nodes x GPUs) per pod.
+ * for whole ones.  Parameters: "ties" (pick.h).  O(nodes x GPUs) per pod.
  */
 #include "../policy.h"
 #include "pick.h"
@@ -49,6 +49,7 @@ const struct policy_ops policy_clustering = {
     .summary = "GPU clustering: pods of one kind (shared GPU, n whole GPUs) together, on the "
                "fullest such node (FGD's baseline)",
     .flags = POLICY_SEEDED,
+    .params = pick_params,
     .create = pick_policy_create,
     .destroy = pick_policy_destroy,
     .place = &hooks,

@@ -6,9 +6,10 @@
  * GPUs), each divided by the largest node's (128,000 milli-CPU, 8,000 milli-GPU); the score is
  *     score(n) = (int) (100 * (1 - (free_cpu r_cpu + free_gpu r_gpu) / 2)),
  * so the node whose free capacity aligns least with the request wins (FGD's reading of Tetris
- * for packing: the larger the dot product, the lower the score); ties uniformly at random.
+ * for packing: the larger the dot product, the lower the score); ties to the first node of the
+ * seed's order (pick.h).
  * Then the GPU with the least free milli that fits for a pod sharing one, the first fully free
- * GPUs for whole ones.  Parameters: none.  O(nodes x GPUs) per pod.
+ * GPUs for whole ones.  Parameters: "ties" (pick.h).  O(nodes x GPUs) per pod.
  */
 #include "../policy.h"
 #include "pick.h"
@@ -45,6 +46,7 @@ const struct policy_ops policy_dotprod = {
     .summary = "Tetris' dot product of free resources and request (FGD's DotProd baseline): "
                "the least aligned node",
     .flags = POLICY_SEEDED,
+    .params = pick_params,
     .create = pick_policy_create,
     .destroy = pick_policy_destroy,
     .place = &hooks,

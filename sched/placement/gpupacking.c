@@ -6,9 +6,9 @@
  *     2. take free GPUs on a used node:  50 - the free GPUs it takes, at least 33;
  *     3. take GPUs on an idle node:      33 - the node's GPUs, at least that count;
  * in integers, the GPUs it would take being the ones with the least free milli that fit (in
- * index order among equals); a CPU-only pod scores 0 everywhere (a node drawn uniformly among
- * those that fit).  Ties uniformly at random.  Then the GPU with the least free milli that fits
- * for a pod sharing one, the first fully free GPUs for whole ones.  Parameters: none.
+ * index order among equals); a CPU-only pod scores 0 everywhere.  Ties go to the first node
+ * of the seed's order (pick.h).  Then the GPU with the least free milli that fits for a pod
+ * sharing one, the first fully free GPUs for whole ones.  Parameters: "ties" (pick.h).
  * O(nodes x GPUs^2) per pod.
  */
 #include "../policy.h"
@@ -71,6 +71,7 @@ const struct policy_ops policy_gpupacking = {
     .summary = "GPU packing: share a used GPU first, then free GPUs of a used node, idle nodes "
                "last (FGD's baseline)",
     .flags = POLICY_SEEDED,
+    .params = pick_params,
     .create = pick_policy_create,
     .destroy = pick_policy_destroy,
     .place = &hooks,

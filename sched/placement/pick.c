@@ -27,14 +27,29 @@ void pick_fini(struct pick *pk)
     *pk = (struct pick){ 0 };
 }
 
+const char *const pick_params[] = { "ties", NULL };
+
+int pick_read_ties(struct pick *pk, const struct jobj *params, struct errbuf *err)
+{
+    static const char *const ties[] = { "order", "random", NULL };
+    int k = 0;
+    if (params != NULL && jobj_enum(params, "ties", JOPT, ties, &k, err) < 0)
+        return -1;
+    pk->random_ties = k == 1;
+    return 0;
+}
+
 int pick_policy_create(void **self, const struct jobj *params, const struct policy_env *env,
                        struct errbuf *err)
 {
-    (void)params;
     struct pick *pk = calloc(1, sizeof *pk);
     if (pk == NULL || pick_init(pk, env->seed, "place_ties") < 0) {
         pick_policy_destroy(pk);
         return err_run(err, "out of memory");
+    }
+    if (pick_read_ties(pk, params, err) < 0) {
+        pick_policy_destroy(pk);
+        return -1;
     }
     *self = pk;
     return 0;
@@ -159,9 +174,20 @@ int pick_decide(struct pick *pk, const struct pick_rule *r, void *self,
         hi = hi == lo ? 0 : 100;
     }
     int at = -1;
-    for (int i = 0; i < k; i++)
-        if (pk->score[i] == hi && (at < 0 || pk->rank[pk->cand[i]] < pk->rank[pk->cand[at]]))
-            at = i;
+    if (pk->random_ties) {
+        int nties = 0;
+        for (int i = 0; i < k; i++)
+            nties += pk->score[i] == hi;
+        int pick = draw(pk, nties);
+        for (int i = 0; i < k && at < 0; i++)
+            if (pk->score[i] == hi && pick-- == 0)
+                at = i;
+    } else {
+        for (int i = 0; i < k; i++)
+            if (pk->score[i] == hi &&
+                (at < 0 || pk->rank[pk->cand[i]] < pk->rank[pk->cand[at]]))
+                at = i;
+    }
     const struct place_node *n = &v->nodes[pk->cand[at]];
     out->node = pk->cand[at];
     if (r->gpus == PICK_GPUS_SCORE && p->num_gpu == 1 && p->gpu_milli < PLACE_MILLI) {

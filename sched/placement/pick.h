@@ -7,7 +7,8 @@
  *   select   the highest; among equal scores the node first in a random order of the nodes
  *            drawn once per run from the seed (FGD's Kubernetes fork breaks ties by the
  *            smallest node name, and its simulator names the nodes "%04d-<sn>" with a random
- *            permutation of the numbers: a fixed random priority, not a fresh draw per pod);
+ *            permutation of the numbers: a fixed random priority, not a fresh draw per pod;
+ *            "ties": "random" draws among them anew for each pod, as upstream Kubernetes);
  *   reserve  the GPUs on the chosen node: the policy's GPU rule (best fit, random fit, or the
  *            GPU its score chose).
  * A pod no node fits is left unallocated (choice node -1).  O(nodes x score) per pod.
@@ -44,6 +45,7 @@ struct pick_rule {
 struct pick {
     gsl_rng *ties;          /* random draws: the random policy's nodes, random GPU fits */
     uint64_t seed;
+    int      random_ties;   /* "ties": "random": a fresh uniform draw among equal scores */
     int64_t *score;         /* per candidate */
     int     *cand, *gpu;
     int      cap;
@@ -54,8 +56,14 @@ struct pick {
 int  pick_init(struct pick *pk, uint64_t seed, const char *stream);
 void pick_fini(struct pick *pk);
 
-/* A policy whose state is a struct pick alone (ties from the "place_ties" stream): its
- * create and destroy hooks. */
+/* The "ties" parameter of the scored policies: "order" (default, FGD's simulator: the seed's
+ * node order) or "random" (a uniform draw among the equal scores for each pod, upstream
+ * Kubernetes' selectHost), into pk. */
+extern const char *const pick_params[];
+int  pick_read_ties(struct pick *pk, const struct jobj *params, struct errbuf *err);
+
+/* A policy whose state is a struct pick alone (draws from the "place_ties" stream): its
+ * create and destroy hooks (create reads "ties"). */
 int  pick_policy_create(void **self, const struct jobj *params, const struct policy_env *env,
                         struct errbuf *err);
 void pick_policy_destroy(void *self);

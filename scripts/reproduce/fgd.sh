@@ -74,8 +74,8 @@ curves milli_alloc_frac "milli-GPU allocated" fgd_alloc_vs_arrived.png
 curves frag_frac "fragmented share of the idle GPU" fgd_frag_vs_arrived.png
 echo "curves against arrived load: $out/fgd_alloc_vs_arrived.png, $out/fgd_frag_vs_arrived.png"
 
-claims_header "FGD (ATC 2023): the figures of FGD's own simulator (its artifact's results, mean of 10
-seeds, at 1.0x and 1.3x) beside this reproduction; the paper: up to 49% fewer unallocated GPUs"
+claims_header "FGD (ATC 2023): FGD's own simulator (its artifact, mean of 10 seeds) beside this reproduction,
+at 1.0x and 1.3x the cluster's GPUs; the paper: up to 49% fewer unallocated GPUs than baselines"
 claim_value "fgd GPUs allocated (FGD, seed 42 at 1.3x: 0.996)" fgd gpu_alloc_frac
 claim_value "fgd milli-GPU allocated (FGD: 0.952, 0.954)" fgd milli_alloc_frac
 claim_value "fgd fragmented share of idle (0.991, 0.991)" fgd frag_frac

@@ -79,7 +79,8 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
                            "simulated)", placeholder);
     if (unused(sim, "sample_s", "its clock counts pods; the series are taken every "
                "sim.sample_load of arrived GPU load (0: none)", err) < 0 ||
-        unused(sim, "measure_window", "nothing leaves, so nothing is averaged over time", err) < 0 ||
+        unused(sim, "measure_window", "nothing leaves, so nothing is averaged over time",
+               err) < 0 ||
         unused(sim, "measure_jobs", "its figures are the cluster's when the pods have "
                "arrived; the pods table has each pod", err) < 0)
         return -1;
