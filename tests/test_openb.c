@@ -96,6 +96,8 @@ Test(openb, node_list_errors)
     node_error("", ": empty file: expected the header of an openb node list");
     node_error("sn,cpu_milli,memory_mib,gpu,model,\n", ":1: header: column 6 has no name "
                "(a trailing comma?)");
+    node_error("sn,cpu_milli,memory_mib,gpu,model,gpu\n", ":1: gpu: column given twice "
+               "(columns 4 and 6)");
 }
 
 Test(openb, shipped_node_lists)
