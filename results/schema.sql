@@ -120,6 +120,10 @@ CREATE INDEX IF NOT EXISTS pods_run ON pods(run_id);
 -- to both its neighbours in its series is not stored (unless the experiment sets
 -- sim.sample_repeats): a flat stretch is stored as its first and last points, so a line or a
 -- step plot through the rows is unchanged.  Summary figures (metrics) come from the full run.
+-- Placement runs: arrived_gpu_frac, gpu_alloc_frac, milli_alloc_frac, frag_frac,
+-- frag_cluster_frac and pods_unallocated, each time the arrived GPU request crosses a multiple
+-- of sim.sample_load of the cluster's GPUs; their t_s is the pod's position in the arrival
+-- sequence (a placement world's clock counts pods), so join series on t_s.
 CREATE TABLE IF NOT EXISTS samples (
     run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     t_s     REAL    NOT NULL,
