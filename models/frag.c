@@ -3,27 +3,68 @@
  * arithmetic follows FGD's simulator (pkg/utils/frag.go: NodeGpuShareFragAmount,
  * GetNodePodFrag, GetTypicalPods) so that a score built on it ties and breaks ties where
  * FGD's does: amounts accumulate per category in type order, and the fragment is the sum of
- * the categories but Q3 in category order.
+ * the categories but Q3 in category order.  frag_node and frag_of_fits share that arithmetic
+ * (add, total), so both give the same amounts for the same node.
  */
 #include "frag.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int frag_category(const struct frag_type *t, const struct frag_node *n)
+static inline struct frag_fit fit_of(const struct frag_type *t, const struct frag_node *n)
 {
-    int cpu_ok = n->cpu_free >= t->cpu_milli;
+    struct frag_fit f = { 0, 0 };
+    for (int g = 0; t->gpu_milli > 0 && g < n->ngpus; g++)
+        if (n->gpu_free[g] >= t->gpu_milli) {
+            f.gpus++;
+            f.milli += n->gpu_free[g];
+        }
+    return f;
+}
+
+static inline int category_of(const struct frag_type *t, int64_t cpu_free, int model,
+                       struct frag_fit f)
+{
+    int cpu_ok = cpu_free >= t->cpu_milli;
     if (t->gpu_milli == 0)
         return cpu_ok ? FRAG_XL_SATISFIED : FRAG_XR_LACK_CPU;
-    if (t->models != 0 && (n->model < 0 || n->model > 63 ||
-                           !(t->models & (UINT64_C(1) << n->model))))
+    if (t->models != 0 && (model < 0 || model > 63 || !(t->models & (UINT64_C(1) << model))))
         return FRAG_NO_ACCESS;
-    int fit = 0;
-    for (int g = 0; g < n->ngpus; g++)
-        fit += n->gpu_free[g] >= t->gpu_milli;
-    if (fit >= t->num_gpu)
+    if (f.gpus >= t->num_gpu)
         return cpu_ok ? FRAG_Q3_SATISFIED : FRAG_Q4_LACK_CPU;
     return cpu_ok ? FRAG_Q2_LACK_GPU : FRAG_Q1_LACK_BOTH;
+}
+
+int frag_category(const struct frag_type *t, const struct frag_node *n)
+{
+    return category_of(t, n->cpu_free, n->model, fit_of(t, n));
+}
+
+/* one type's share of the idle milli into its categories: where it fits (Q3) the GPUs too
+ * full for it are its fragment (counted as Q2) and the rest it can use; elsewhere all of it */
+static inline void add(double *a, const struct frag_type *t, int64_t cpu_free, int model,
+                int64_t idle, struct frag_fit f)
+{
+    int c = category_of(t, cpu_free, model, f);
+    if (c == FRAG_Q3_SATISFIED) {
+        int64_t below = idle - f.milli;
+        a[FRAG_Q2_LACK_GPU] += t->p * (double)below;
+        a[FRAG_Q3_SATISFIED] += t->p * (double)(idle - below);
+    } else {
+        a[c] += t->p * (double)idle;
+    }
+}
+
+/* the fragment: every category but Q3, in category order */
+static double total(const double *a, double *amount)
+{
+    double frag = 0;
+    for (int c = 0; c < FRAG_NCAT; c++)
+        if (c != FRAG_Q3_SATISFIED)
+            frag += a[c];
+    if (amount != NULL)
+        memcpy(amount, a, FRAG_NCAT * sizeof *a);
+    return frag;
 }
 
 double frag_node(const struct frag_type *types, int nt, const struct frag_node *n,
@@ -33,28 +74,40 @@ double frag_node(const struct frag_type *types, int nt, const struct frag_node *
     int64_t idle = 0;
     for (int g = 0; g < n->ngpus; g++)
         idle += n->gpu_free[g];
+    for (int i = 0; i < nt; i++)
+        add(a, &types[i], n->cpu_free, n->model, idle, fit_of(&types[i], n));
+    return total(a, amount);
+}
+
+void frag_fits(const struct frag_type *types, int nt, const struct frag_node *n,
+               struct frag_fit *fits)
+{
+    for (int i = 0; i < nt; i++)
+        fits[i] = fit_of(&types[i], n);
+}
+
+double frag_of_fits(const struct frag_type *types, int nt, int model, int64_t idle,
+                    const struct frag_fit *fits, const struct frag_change *ch, double *amount)
+{
+    double a[FRAG_NCAT] = { 0 };
+    int k = ch->k;
+    int64_t left = idle - (int64_t)k * (ch->from - ch->to);
     for (int i = 0; i < nt; i++) {
-        const struct frag_type *t = &types[i];
-        int c = frag_category(t, n);
-        if (c == FRAG_Q3_SATISFIED) {
-            /* the GPUs too full for this type are its fragment, the rest it can use */
-            int64_t below = 0;
-            for (int g = 0; g < n->ngpus; g++)
-                if (n->gpu_free[g] < t->gpu_milli)
-                    below += n->gpu_free[g];
-            a[FRAG_Q2_LACK_GPU] += t->p * (double)below;
-            a[FRAG_Q3_SATISFIED] += t->p * (double)(idle - below);
-        } else {
-            a[c] += t->p * (double)idle;
+        struct frag_fit f = fits[i];
+        int32_t m = types[i].gpu_milli;
+        if (k > 0 && m > 0) {       /* the changed GPUs leave and re-enter the fit */
+            if (ch->from >= m) {
+                f.gpus -= k;
+                f.milli -= k * ch->from;
+            }
+            if (ch->to >= m) {
+                f.gpus += k;
+                f.milli += k * ch->to;
+            }
         }
+        add(a, &types[i], ch->cpu_free, model, left, f);
     }
-    double frag = 0;
-    for (int c = 0; c < FRAG_NCAT; c++)
-        if (c != FRAG_Q3_SATISFIED)
-            frag += a[c];
-    if (amount != NULL)
-        memcpy(amount, a, sizeof a);
-    return frag;
+    return total(a, amount);
 }
 
 /* ------------------------------------------------------------------ typical pods */

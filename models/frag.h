@@ -57,6 +57,13 @@ struct frag_node {
     const int32_t *gpu_free;    /* free milli of each GPU, 0..1000 */
 };
 
+/* What a node offers one pod type: its GPUs with the type's per-GPU milli free, and their
+ * free milli summed (0 and 0 for a CPU-only type). */
+struct frag_fit {
+    int32_t gpus;
+    int32_t milli;
+};
+
 /* The category of a node for one pod type. */
 int frag_category(const struct frag_type *t, const struct frag_node *n);
 
@@ -65,6 +72,21 @@ int frag_category(const struct frag_type *t, const struct frag_node *n);
  * the shares sum to 1). */
 double frag_node(const struct frag_type *types, int nt, const struct frag_node *n,
                  double *amount);
+
+/* The same from what the node offers each type (fits[nt], from frag_fits), its GPU model and
+ * idle milli, after a change: its CPU becomes cpu_free and k of its GPUs go from `from` to
+ * `to` milli free (k = 0: none) — for a caller that keeps a node's fits and asks what a pod
+ * would make of them (sched/placement/fgd.c), with frag_node's arithmetic to the last bit.
+ * O(types). */
+struct frag_change {
+    int64_t cpu_free;
+    int     k;
+    int32_t from, to;
+};
+void   frag_fits(const struct frag_type *types, int nt, const struct frag_node *n,
+                 struct frag_fit *fits);
+double frag_of_fits(const struct frag_type *types, int nt, int model, int64_t idle,
+                    const struct frag_fit *fits, const struct frag_change *ch, double *amount);
 
 /* FGD's typical pods of n pods (their p ignored): the most frequent distinct requests that
  * together cover at least `share` (0 < share <= 1) of the pods, each with its share of

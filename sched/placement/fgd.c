@@ -21,9 +21,10 @@
  * filter is CPU, memory, GPU model and GPU room (memory is not in the fragmentation).
  * Parameters: "ties" ("order", default: the seed's node order as FGD's simulator; "random":
  * a fresh draw among equal scores for each pod, to see how much the tie order matters).
- * Cost: O(nodes x types x GPUs) per pod at worst: a node's F, and for each type the GPUs with
- * its milli free, are cached until the node changes, and F after the pod is computed from
- * them in O(types) per GPU tried (the model's arithmetic, so the same scores to the bit).
+ * Cost: O(nodes x types) per pod and GPU tried: a node's F and what it offers each type
+ * (models/frag.h, frag_fits) are cached until the node changes, and F after the pod comes
+ * from them and the change the pod makes (frag_of_fits: the model's arithmetic, so the scores
+ * are frag_node's to the bit).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,15 +34,14 @@
 #include "pick.h"
 
 struct fgd {
-    struct pick pk;
-    /* per node, at version ver[n]: F(n), its idle milli, and for each pod type t the GPUs
-     * with t's milli free (cnt[n * nt + t]) and their free milli summed (above[...]) */
-    double     *before;
-    uint64_t   *ver;
-    int64_t    *idle;
-    int16_t    *cnt;
-    int32_t    *above;
-    int         n, nt;
+    struct pick      pk;
+    /* per node, at version ver[n]: F(n), its idle milli and what it offers each pod type
+     * (fits[n * nt + t], models/frag.h) */
+    double          *before;
+    uint64_t        *ver;
+    int64_t         *idle;
+    struct frag_fit *fits;
+    int              n, nt;
 };
 
 static int64_t score_of(double before, double after)
@@ -54,70 +54,21 @@ static void refresh(struct fgd *s, const struct place_view *v, int node)
 {
     const struct place_node *n = &v->nodes[node];
     struct frag_node fn = place_view_frag_node(n);
-    s->before[node] = frag_node(v->types, v->ntypes, &fn, NULL);
+    struct frag_fit *f = s->fits + (size_t)node * s->nt;
+    struct frag_change none = { .cpu_free = n->cpu_free };
+    frag_fits(v->types, s->nt, &fn, f);
     s->idle[node] = place_view_gpu_free(n);
-    for (int t = 0; t < s->nt; t++) {
-        int c = 0;
-        int32_t a = 0;
-        int32_t m = v->types[t].gpu_milli;
-        for (int g = 0; m > 0 && g < n->ngpus; g++)
-            if (n->gpu_free[g] >= m) {
-                c++;
-                a += n->gpu_free[g];
-            }
-        s->cnt[(size_t)node * s->nt + t] = (int16_t)c;
-        s->above[(size_t)node * s->nt + t] = a;
-    }
+    s->before[node] = frag_of_fits(v->types, s->nt, n->model, s->idle[node], f, &none, NULL);
     s->ver[node] = n->version;
 }
 
-/* F of the node once k of its GPUs go from `from` to `to` milli free and its CPU to `cpu`:
- * frag_node's arithmetic in its order (models/frag.c), from the cached per-type counts, so
- * that the scores are the model's to the last bit at a fraction of its cost */
+/* F of the node once k of its GPUs go from `from` to `to` milli free and its CPU to `cpu` */
 static double after(const struct fgd *s, const struct place_view *v, int node, int k,
                     int32_t from, int32_t to, int64_t cpu)
 {
-    const struct place_node *n = &v->nodes[node];
-    const int16_t *cnt = s->cnt + (size_t)node * s->nt;
-    const int32_t *above = s->above + (size_t)node * s->nt;
-    int64_t idle = s->idle[node] - (int64_t)k * (from - to);
-    double a[FRAG_NCAT] = { 0 };
-    for (int t = 0; t < s->nt; t++) {
-        const struct frag_type *ty = &v->types[t];
-        int cpu_ok = cpu >= ty->cpu_milli;
-        if (ty->gpu_milli == 0) {
-            a[cpu_ok ? FRAG_XL_SATISFIED : FRAG_XR_LACK_CPU] += ty->p * (double)idle;
-            continue;
-        }
-        if (ty->models != 0 && !(ty->models >> n->model & 1)) {
-            a[FRAG_NO_ACCESS] += ty->p * (double)idle;
-            continue;
-        }
-        int c = cnt[t];
-        int64_t ab = above[t];
-        if (from >= ty->gpu_milli) {
-            c -= k;
-            ab -= (int64_t)k * from;
-        }
-        if (to >= ty->gpu_milli) {
-            c += k;
-            ab += (int64_t)k * to;
-        }
-        if (c >= ty->num_gpu && cpu_ok) {
-            int64_t below = idle - ab;
-            a[FRAG_Q2_LACK_GPU] += ty->p * (double)below;
-            a[FRAG_Q3_SATISFIED] += ty->p * (double)(idle - below);
-        } else if (c >= ty->num_gpu) {
-            a[FRAG_Q4_LACK_CPU] += ty->p * (double)idle;
-        } else {
-            a[cpu_ok ? FRAG_Q2_LACK_GPU : FRAG_Q1_LACK_BOTH] += ty->p * (double)idle;
-        }
-    }
-    double f = 0;
-    for (int c = 0; c < FRAG_NCAT; c++)
-        if (c != FRAG_Q3_SATISFIED)
-            f += a[c];
-    return f;
+    struct frag_change ch = { cpu, k, from, to };
+    return frag_of_fits(v->types, s->nt, v->nodes[node].model, s->idle[node],
+                        s->fits + (size_t)node * s->nt, &ch, NULL);
 }
 
 static int64_t fgd_score(void *self, const struct place_view *v, int node,
@@ -160,13 +111,11 @@ static void free_cache(struct fgd *s)
     free(s->before);
     free(s->ver);
     free(s->idle);
-    free(s->cnt);
-    free(s->above);
+    free(s->fits);
     s->before = NULL;
     s->ver = NULL;
     s->idle = NULL;
-    s->cnt = NULL;
-    s->above = NULL;
+    s->fits = NULL;
     s->n = s->nt = 0;
 }
 
@@ -180,10 +129,8 @@ static int fgd_decide(void *self, const struct place_view *v, const struct place
         s->before = malloc(n * sizeof *s->before);
         s->ver = malloc(n * sizeof *s->ver);
         s->idle = malloc(n * sizeof *s->idle);
-        s->cnt = malloc(n * nt * sizeof *s->cnt);
-        s->above = malloc(n * nt * sizeof *s->above);
-        if (s->before == NULL || s->ver == NULL || s->idle == NULL || s->cnt == NULL ||
-            s->above == NULL) {
+        s->fits = malloc(n * nt * sizeof *s->fits);
+        if (s->before == NULL || s->ver == NULL || s->idle == NULL || s->fits == NULL) {
             free_cache(s);
             return err_run(err, "out of memory");
         }
