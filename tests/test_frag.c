@@ -163,3 +163,51 @@ Test(frag, random_nodes_against_the_definition)
         cr_assert(got <= (double)idle + 1e-9 && got >= 0);
     }
 }
+
+/* What a node offers each type, changed as a pod would change it (k GPUs from `from` to
+ * `to` milli free, less CPU), gives the fragment of the changed node, to the bit. */
+Test(frag, fits_after_a_change_are_the_changed_node)
+{
+    srand(9);
+    for (int trial = 0; trial < 3000; trial++) {
+        int32_t g[8];
+        int ng = 1 + rand() % 8;
+        for (int i = 0; i < ng; i++)
+            g[i] = (int32_t)(rand() % 3 == 0 ? 1000 : rand() % 1001);
+        struct frag_node n = { rand() % 32000, rand() % 3, ng, g };
+        struct frag_type ts[6];
+        for (int i = 0; i < 6; i++) {
+            int cpu_only = rand() % 4 == 0, whole = rand() % 2;
+            ts[i] = type(rand() % 24000, cpu_only ? 0 : whole ? 1000 : 1 + rand() % 999,
+                         cpu_only ? 0 : whole ? 1 + rand() % 4 : 1,
+                         rand() % 3 == 0 ? UINT64_C(1) << (rand() % 3) : 0, 1.0 / 6);
+        }
+        struct frag_fit fits[6];
+        frag_fits(ts, 6, &n, fits);
+        int64_t idle = 0;
+        for (int i = 0; i < ng; i++)
+            idle += g[i];
+        /* the k GPUs with GPU 0's free milli (or none) take d of it each */
+        int32_t from = g[0], to = from - (int32_t)(rand() % (from + 1));
+        int k = 0;
+        int32_t g2[8];
+        for (int i = 0; i < ng; i++) {
+            g2[i] = g[i];
+            if (g[i] == from && k < 1 + rand() % 3 && rand() % 4 != 0) {
+                g2[i] = to;
+                k++;
+            }
+        }
+        struct frag_node changed = { n.cpu_free - rand() % 8000, n.model, ng, g2 };
+        struct frag_change ch = { changed.cpu_free, k, from, to };
+        double a[FRAG_NCAT], b[FRAG_NCAT];
+        double want = frag_node(ts, 6, &changed, a);
+        double got = frag_of_fits(ts, 6, n.model, idle, fits, &ch, b);
+        cr_assert(got == want, "trial %d: %.17g, want %.17g", trial, got, want);
+        for (int c = 0; c < FRAG_NCAT; c++)
+            cr_assert(a[c] == b[c], "trial %d, category %d", trial, c);
+        struct frag_change none = { n.cpu_free, 0, 0, 0 };
+        cr_assert(frag_of_fits(ts, 6, n.model, idle, fits, &none, NULL) ==
+                  frag_node(ts, 6, &n, NULL), "trial %d: no change", trial);
+    }
+}
