@@ -5,7 +5,6 @@
  * those with room; whole GPUs are the node's first fully free ones by index.  Parameters:
  * none.  O(nodes) per pod.
  */
-#include <stdlib.h>
 
 #include "../policy.h"
 #include "pick.h"

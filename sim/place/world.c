@@ -12,7 +12,6 @@
  * Its rows: one `pods` row per pod that arrived, as it is placed or not; its series at every
  * sim.sample_load of arrived GPU load; its summary when the run ends.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
