@@ -21,6 +21,7 @@ enum { SCHEMA_VERSION = 3 };
 
 const struct db_table db_tables[] = {
     { "jobs", 1 },     { "job_gpu_seconds", 1 }, { "requests", 1 },
+    { "pods", 1 },
     { "samples", 1 },  { "metrics", 1 },         { "run_params", 0 },
     { "timeline", 1 },
     { NULL, 0 },

@@ -443,7 +443,9 @@ const char *report_metric_unit(const char *name)
 int report_metric_higher_better(const char *name)
 {
     static const char *const higher[] = { "util_", "throughput", "jain_index", "jobs_done",
-                                          "slo_attainment", "tokens_per_s", "gavel_utilization" };
+                                          "slo_attainment", "tokens_per_s", "gavel_utilization",
+                                          "gpu_alloc_frac", "milli_alloc_frac", "cpu_alloc_frac",
+                                          "mem_alloc_frac", "pods_placed" };
     size_t n = base_len(name);
     for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++) {
         size_t k = strlen(higher[i]);
