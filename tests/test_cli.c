@@ -279,7 +279,7 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * clusters with their GPUs by type, in the order of their groups. */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 8, 100, (const char *const[]){
+    assert_listing("experiments", 9, 100, (const char *const[]){
         "default           The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants       OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
