@@ -467,3 +467,24 @@ Test(cli, readme_set_policy_example_runs)
     const char *jct = "SELECT value FROM metrics WHERE name = 'jct_mean'";
     cr_assert_float_neq(th_db_value(db, jct), th_db_value(plain, jct), 1e-9);
 }
+
+/* A reader's note (what a trace filter left out) is said once, not once per run: philly_slice
+ * opens its trace for the check and again for each of its two policies. */
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p += strlen(what))
+        n++;
+    return n;
+}
+
+Test(cli, a_trace_note_is_said_once_per_command)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s/note_once.db", th_tmpdir());
+    struct th_out o = RUN("run", "philly_slice", "--db", db);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert_eq(count_of(o.err, "left out 19 jobs of more than 16 GPUs"), 1, "%s", o.err);
+    cr_assert_eq(count_of(o.err, " jobs done, "), 2, "both policies ran: %s", o.err);
+    th_out_free(&o);
+}
