@@ -80,7 +80,7 @@ const char *llm_hint(const llm_catalog *c, const char *name, char *buf, size_t c
 static llm_catalog *alloc_catalog(const catalog *gpus)
 {
     llm_catalog *c = calloc(1, sizeof *c);
-    int n = catalog_ngpus(gpus);
+    int n = gpus != NULL ? catalog_ngpus(gpus) : 1;
     if (c == NULL)
         return NULL;
     c->gpus = gpus;
@@ -228,6 +228,7 @@ static int read_gpu_fit(const struct jobj *o, struct llm_gpu_fit *f, struct errb
 {
     static const char *const keys[] = { "eta_compute", "eta_mem", "p", "kernel_us",
                                         "eta_elem", "elem_us", "note", NULL };
+    static const char *const elem_keys[] = { "norm", "rope", "act", "add", NULL };
     const char *note;
     struct jobj e;
     if (jobj_known(o, keys, err) < 0 ||
@@ -238,7 +239,7 @@ static int read_gpu_fit(const struct jobj *o, struct llm_gpu_fit *f, struct errb
         jobj_num(o, "elem_us", JREQ, 0, 1e4, &f->elem_us, err) < 0 ||
         jobj_str(o, "note", JOPT, &note, err) < 0 ||
         jobj_obj(&e, o, "eta_elem", JREQ, err) < 0 ||
-        jobj_known(&e, llm_elem_names, err) < 0)
+        jobj_known(&e, elem_keys, err) < 0)
         return -1;
     for (int k = 0; k < LLM_ELEM_N; k++)
         if (jobj_num(&e, llm_elem_names[k], JREQ, 1e-3, 1, &f->eta_elem[k], err) < 0)
@@ -304,7 +305,8 @@ int llm_load(llm_catalog **out, const catalog *gpus, const char *arch_path,
     llm_catalog *c = alloc_catalog(gpus);
     if (c == NULL)
         return err_run(err, "out of memory");
-    if (load_arch(c, arch_path, err) < 0 || load_fit(c, fit_path, err) < 0) {
+    if (load_arch(c, arch_path, err) < 0 ||
+        (fit_path != NULL && load_fit(c, fit_path, err) < 0)) {
         llm_destroy(c);
         return -1;
     }
@@ -466,20 +468,31 @@ double llm_attn_prefill_s(const llm_catalog *c, int gpu, const struct llm_arch *
            f->kernel_us * 1e-6;
 }
 
+double llm_attn_decode_heads_s(const llm_catalog *c, int gpu, const struct llm_arch *a,
+                               double ctx_heads, double req_heads)
+{
+    if (ctx_heads <= 0 || req_heads <= 0)
+        return 0;
+    const struct gpu_spec *g = catalog_gpu(c->gpus, gpu);
+    const struct llm_gpu_fit *f = &c->gfit[gpu];
+    double d = a->head_dim, group = (double)a->heads / a->kv_heads;
+    /* QK^T and AV over the context for every query head of the group */
+    double flops = 4 * ctx_heads * group * d;
+    /* K and V of the context, q read and o written */
+    double bytes = ctx_heads * llm_kv_head_bytes(a) + 2 * 2 * req_heads * group * d;
+    return roofline(f, flops / (g->fp16_tflops * 1e12 * f->eta_compute),
+                    bytes / (g->mem_bw_gbs * 1e9 * f->eta_mem)) +
+           f->kernel_us * 1e-6;
+}
+
 double llm_attn_decode_s(const llm_catalog *c, int gpu, const struct llm_arch *a,
                          double heads, double kv_heads, const struct llm_batch *b)
 {
     if (b->decode_reqs <= 0 || heads <= 0)
         return 0;
-    const struct gpu_spec *g = catalog_gpu(c->gpus, gpu);
-    const struct llm_gpu_fit *f = &c->gfit[gpu];
-    double d = a->head_dim;
-    double flops = 4 * b->decode_ctx * d * heads;
-    double bytes = b->decode_ctx * kv_heads * llm_kv_head_bytes(a) +
-                   2 * 2 * b->decode_reqs * d * heads;
-    return roofline(f, flops / (g->fp16_tflops * 1e12 * f->eta_compute),
-                    bytes / (g->mem_bw_gbs * 1e9 * f->eta_mem)) +
-           f->kernel_us * 1e-6;
+    (void)heads;        /* the query heads follow from the KV heads (the model's group) */
+    return llm_attn_decode_heads_s(c, gpu, a, b->decode_ctx * kv_heads,
+                                   b->decode_reqs * kv_heads);
 }
 
 const char *const llm_op_names[LLM_OP_N] = {

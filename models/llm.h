@@ -80,7 +80,8 @@ typedef struct llm_catalog llm_catalog;
 extern const char llm_default_models[], llm_default_fit[];
 
 /* Load the architectures (models/data/llms.json) and the fitted factors
- * (models/data/llm_fit.json), whose GPU names must be in `gpus`. */
+ * (models/data/llm_fit.json), whose GPU names must be in `gpus`.  With gpus and fit_path
+ * NULL, the architectures only (to check names and shapes; no time may be asked of it). */
 int  llm_load(llm_catalog **out, const catalog *gpus, const char *arch_path,
               const char *fit_path, struct errbuf *err);
 void llm_destroy(llm_catalog *c);
@@ -152,6 +153,12 @@ double llm_attn_prefill_s(const llm_catalog *c, int gpu, const struct llm_arch *
                           double heads, double kv_heads, const struct llm_batch *b);
 double llm_attn_decode_s(const llm_catalog *c, int gpu, const struct llm_arch *a,
                          double heads, double kv_heads, const struct llm_batch *b);
+/* The same by KV head: one GPU reading `ctx_heads` head-tokens of K and V (sum over its
+ * requests of context x the KV heads it holds of them) for `req_heads` request-heads (sum of
+ * those heads), each with its group of query heads; what an attention worker of a Hetis
+ * split does per layer. */
+double llm_attn_decode_heads_s(const llm_catalog *c, int gpu, const struct llm_arch *a,
+                               double ctx_heads, double req_heads);
 /* The kernels of one layer outside attention, as Vidur profiles them (one call each; a layer
  * runs the norm and the residual add twice). */
 enum llm_op {

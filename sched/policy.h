@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "../sim/base/jobj.h"
+#include "../sim/serve/serve_view.h"
 #include "../sim/train/train_view.h"
 
 struct alloc_problem;
@@ -50,6 +51,19 @@ struct train_hooks {
     int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
 };
 
+/* A serving policy's decisions (domain "serving", sim/serve/serve_view.h): the deployment,
+ * the routing of each request and, for policies that deploy attention workers, the dispatch
+ * of KV heads; redispatch_s is the default of its "round_s" (how often a Hetis instance
+ * offers its running requests for rebalancing; 0: never). */
+struct serve_hooks {
+    int  (*deploy)(void *self, const struct serve_env_view *v, struct serve_deployment *out,
+                   struct errbuf *err);
+    int  (*route)(void *self, const struct serve_view *v, const struct serve_req_view *r,
+                  int32_t *inst, struct errbuf *err);
+    int  (*dispatch)(void *self, struct serve_dispatch *d, struct errbuf *err);
+    double redispatch_s;
+};
+
 /* Every policy: a head that every domain shares, and the hook table of its domain. */
 struct policy_ops {
     const char *name;           /* as in experiments and `hetsim list policies` */
@@ -62,6 +76,7 @@ struct policy_ops {
     void (*destroy)(void *self);
     /* the hooks of its domain: exactly the one its domain names is set */
     const struct train_hooks *train;    /* "training" */
+    const struct serve_hooks *serve;    /* "serving" */
 };
 
 /* The registry, NULL-terminated, in the order `hetsim list policies` prints. */
@@ -91,7 +106,8 @@ simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
- * timed dispatch below: a struct train_decider for "training".  Valid while p is open. */
+ * timed dispatch below: a struct train_decider for "training", a struct serve_decider for
+ * "serving".  Valid while p is open. */
 const void *policy_decider(const policy *p);
 
 /* The dispatch of training decisions (what policy_decider's train_decider points at), timed
@@ -99,5 +115,11 @@ const void *policy_decider(const policy *p);
 int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,
                         struct errbuf *err);
+/* The dispatch of serving decisions (what policy_decider's serve_decider points at). */
+int policy_serve_deploy(void *p, const struct serve_env_view *v, struct serve_deployment *out,
+                        struct errbuf *err);
+int policy_serve_route(void *p, const struct serve_view *v, const struct serve_req_view *r,
+                       int32_t *inst, struct errbuf *err);
+int policy_serve_dispatch(void *p, struct serve_dispatch *d, struct errbuf *err);
 
 #endif

@@ -14,6 +14,11 @@ extern const struct policy_ops policy_themis;
 extern const struct policy_ops policy_gavel_las;
 extern const struct policy_ops policy_gavel_las_perf;
 extern const struct policy_ops policy_gavel_ftf;
+extern const struct policy_ops policy_highend_only;
+extern const struct policy_ops policy_uniform_pp;
+extern const struct policy_ops policy_hexgen;
+extern const struct policy_ops policy_splitwise;
+extern const struct policy_ops policy_hetis;
 
 const struct policy_ops *const policy_registry[] = {
     /* training */
@@ -27,5 +32,11 @@ const struct policy_ops *const policy_registry[] = {
     &policy_gavel_las,
     &policy_gavel_las_perf,
     &policy_gavel_ftf,
+    /* serving */
+    &policy_highend_only,
+    &policy_uniform_pp,
+    &policy_hexgen,
+    &policy_splitwise,
+    &policy_hetis,
     NULL,
 };
