@@ -201,7 +201,8 @@ int policy_serve_deploy(void *ctx, const struct serve_env_view *v, struct serve_
                         in->stages[s].layers);
             if (in->nattn > 0)
                 fprintf(stderr, " + %d attention workers", in->nattn);
-            fprintf(stderr, "\n");
+            fprintf(stderr, "; KV %.0f tokens, %.3g requests/s of 1024 + 128 tokens\n",
+                    serve_view_kv_tokens(v, in), serve_view_rate(v, in, 1024, 128));
         }
     }
     return rc;
@@ -234,6 +235,7 @@ int policy_serve_dispatch(void *ctx, struct serve_dispatch *d, struct errbuf *er
     if (p->trace)
         fprintf(stderr, "trace: t=%.6f %s dispatch instance %d: %d requests%s, layer attention "
                 "%.6f s\n", sim_to_sec(d->now), p->label, d->inst, d->nreq,
-                d->rebalance ? " (rebalance)" : "", d->layer_attn_s);
+                d->rebalance == SERVE_REBALANCE ? " (rebalance)"
+                : d->rebalance == SERVE_REPLACE ? " (place anew)" : "", d->layer_attn_s);
     return rc;
 }

@@ -254,9 +254,10 @@ static double head_bytes(const struct serve_dispatch *d, double context)
     return tokens * d->env->arch->layers * llm_kv_head_bytes(d->env->arch);
 }
 
-/* Solve the LP for requests req[0..n); heads out as reals in x[j * ndev + dev]. */
-static int solve(const struct serve_dispatch *d, int n, double reserve, double *x, double *z,
-                 struct errbuf *err)
+/* Solve the LP for requests req[0..n); heads out as reals in x[j * ndev + dev].  A head
+ * takes head_bytes(context + reserve), or `per_head` bytes when > 0. */
+static int solve(const struct serve_dispatch *d, int n, double reserve, double per_head,
+                 double *x, double *z, struct errbuf *err)
 {
     int D = d->ndev, H = d->env->arch->kv_heads;
     struct coef co[SERVE_MAX_DEV];
@@ -299,23 +300,26 @@ static int solve(const struct serve_dispatch *d, int n, double reserve, double *
                       (co[i].r + co[i].c) * d->dev[i].req_heads;
         if (d->dev[i].remote)
             base += KR + cR * remote_q;
-        glp_set_row_bnds(lp, row, GLP_UP, 0, -base);
+        /* the LP in milliseconds and gigabytes, so that its coefficients are of one scale */
+        glp_set_row_bnds(lp, row, GLP_UP, 0, -base * 1e3);
         for (int j = 0; j < n; j++) {
             double C = d->req[j].context;
             /* a remote device's own heads cross the shared link too */
-            PUT(row, j * D + i + 1, co[i].a * C + co[i].r + co[i].c +
-                                        (d->dev[i].remote ? cR : 0));
+            PUT(row, j * D + i + 1, (co[i].a * C + co[i].r + co[i].c +
+                                     (d->dev[i].remote ? cR : 0)) * 1e3);
             if (d->dev[i].remote)
                 for (int e = 0; e < D; e++)
                     if (e != i && d->dev[e].remote)
-                        PUT(row, j * D + e + 1, cR);
+                        PUT(row, j * D + e + 1, cR * 1e3);
         }
         PUT(row, nc, -1);
         int mrow = n + D + 1 + i;
         double room = d->dev[i].cap_bytes - d->dev[i].used_bytes;
-        glp_set_row_bnds(lp, mrow, GLP_UP, 0, room > 0 ? room : 0);
+        glp_set_row_bnds(lp, mrow, GLP_UP, 0, room > 0 ? room / 1e9 : 0);
         for (int j = 0; j < n; j++)
-            PUT(mrow, j * D + i + 1, head_bytes(d, d->req[j].context + reserve));
+            PUT(mrow, j * D + i + 1, (per_head > 0 ? per_head
+                                                   : head_bytes(d, d->req[j].context + reserve)) /
+                                         1e9);
     }
 #undef PUT
     glp_load_matrix(lp, ne, ia, ja, ar);
@@ -326,7 +330,7 @@ static int solve(const struct serve_dispatch *d, int n, double reserve, double *
     if (rc == 0) {
         for (int c = 0; c < n * D; c++)
             x[c] = glp_get_col_prim(lp, c + 1);
-        *z = glp_get_col_prim(lp, nc);
+        *z = glp_get_col_prim(lp, nc) / 1e3;
     }
     glp_delete_prob(lp);
     return rc;
@@ -395,7 +399,7 @@ static int place(struct hetis *h, struct serve_dispatch *d, struct errbuf *err)
     int fit = 0;
     for (int j = 0; j < n; j++) {
         double b = H * head_bytes(d, d->req[j].context + h->reserve);
-        if (need + b > free_total)
+        if (need + b > 0.999 * free_total)
             break;
         need += b;
         fit++;
@@ -407,7 +411,7 @@ static int place(struct hetis *h, struct serve_dispatch *d, struct errbuf *err)
     double *x = malloc((size_t)fit * D * sizeof *x), z = 0;
     if (x == NULL)
         return err_run(err, "out of memory");
-    if (solve(d, fit, h->reserve, x, &z, err) < 0) {
+    if (solve(d, fit, h->reserve, 0, x, &z, err) < 0) {
         free(x);
         return -1;
     }
@@ -431,7 +435,7 @@ static int rebalance(struct hetis *h, struct serve_dispatch *d, struct errbuf *e
     struct coef co[SERVE_MAX_DEV];
     double cR, KR;
     coefficients(d, co, &cR, &KR);
-    double ctx[SERVE_MAX_DEV], q[SERVE_MAX_DEV], used[SERVE_MAX_DEV], W = 0, Q = 0;
+    double ctx[SERVE_MAX_DEV], q[SERVE_MAX_DEV], used[SERVE_MAX_DEV], W = 0, Q = 0, B = 0;
     for (int i = 0; i < D; i++) {
         ctx[i] = d->dev[i].ctx_heads;
         q[i] = d->dev[i].req_heads;
@@ -442,6 +446,7 @@ static int rebalance(struct hetis *h, struct serve_dispatch *d, struct errbuf *e
             ctx[i] += d->req[j].context * d->req[j].heads[i];
             q[i] += d->req[j].heads[i];
             used[i] += d->req[j].heads[i] * head_bytes(d, d->req[j].context);
+            B += d->req[j].heads[i] * head_bytes(d, d->req[j].context);
             W += d->req[j].context * d->req[j].heads[i];
             Q += d->req[j].heads[i];
         }
@@ -465,11 +470,13 @@ static int rebalance(struct hetis *h, struct serve_dispatch *d, struct errbuf *e
     double *x = malloc((size_t)D * sizeof *x), z;
     if (x == NULL)
         return err_run(err, "out of memory");
-    /* the rows count the aggregate's bytes by its mean context */
-    int rc = solve(&agg, 1, 0, x, &z, err);
-    if (rc < 0) {
+    /* the rows count the aggregate's bytes exactly; when even the balanced shares do not fit
+       the room (rounding of blocks), nothing moves */
+    struct errbuf ignored;
+    err_clear(&ignored);
+    if (solve(&agg, 1, 0, B / Q, x, &z, &ignored) < 0) {
         free(x);
-        return -1;
+        return 0;
     }
     if (now <= (1 + h->gain) * z) {
         free(x);
@@ -517,7 +524,8 @@ static int rebalance(struct hetis *h, struct serve_dispatch *d, struct errbuf *e
 static int ht_dispatch(void *self, struct serve_dispatch *d, struct errbuf *err)
 {
     struct hetis *h = self;
-    return d->rebalance ? rebalance(h, d, err) : place(h, d, err);
+    /* a request to place anew is placed as an admission is, where the others leave room */
+    return d->rebalance == SERVE_REBALANCE ? rebalance(h, d, err) : place(h, d, err);
 }
 
 static const char *const params[] = { "routing", "primaries", "instances", "prompt", "output", "gain",

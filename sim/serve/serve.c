@@ -547,12 +547,28 @@ static void preempt(serve *w, int32_t s)
     w->tot.preemptions++;
 }
 
-/* The latest admitted running request not in flight, or -1. */
-static int32_t victim(serve *w, const struct inst *in)
+/* The latest admitted running request not in flight whose release would help r grow to
+ * `tokens`: any, when every request holds every device (pipelines); for a Hetis instance
+ * one holding heads on a device short of room.  -1 if none. */
+static int32_t victim(serve *w, const struct inst *in, const struct req *r, int64_t tokens)
 {
-    for (int32_t s = in->run_tail; s >= 0; s = w->r[s].prev)
-        if (w->r[s].batch < 0)
+    int short_of[SERVE_MAX_DEV] = { 0 };
+    if (in->hetis) {
+        int32_t extra = blocks_for(w, tokens) - r->blocks;
+        for (int d = 0; d < in->ndev; d++)
+            short_of[d] = r->heads[d] > 0 &&
+                          in->dev[d].used + extra * block_bytes(w, in, r, d) > in->dev[d].cap;
+    }
+    for (int32_t s = in->run_tail; s >= 0; s = w->r[s].prev) {
+        const struct req *v = &w->r[s];
+        if (v->batch >= 0)
+            continue;
+        if (!in->hetis || v == r)
             return s;
+        for (int d = 0; d < in->ndev; d++)
+            if (short_of[d] && v->heads[d] > 0)
+                return s;
+    }
     return -1;
 }
 
@@ -595,8 +611,9 @@ static void fill_adev(struct inst *in)
     }
 }
 
-/* Check a dispatch's heads: every request's sum to the model's KV heads. */
-static int check_heads(serve *w, int i, const struct serve_dispatch_req *q, int n,
+/* Check a dispatch's heads: every request's sum to the model's KV heads (or, when placing
+ * admissions, to 0: it waits). */
+static int check_heads(serve *w, int i, const struct serve_dispatch_req *q, int n, int may_wait,
                        struct errbuf *err)
 {
     struct inst *in = &w->in[i];
@@ -608,7 +625,7 @@ static int check_heads(serve *w, int i, const struct serve_dispatch_req *q, int 
                                q[k].heads[d], (long long)q[k].id, d);
             sum += q[k].heads[d];
         }
-        if (sum != w->arch->kv_heads)
+        if (sum != w->arch->kv_heads && !(may_wait && sum == 0))
             return err_run(err, "dispatch placed %d of the %d KV heads of request %lld", sum,
                            w->arch->kv_heads, (long long)q[k].id);
     }
@@ -630,9 +647,10 @@ static int hetis_place(serve *w, int i, const int32_t *cand, int n, struct errbu
         w->dreq[k].context = r->target + 1;
     }
     struct serve_dispatch d = { engine_now(w->eng), &w->env, i, in->ndev, in->adev, n,
-                                w->dreq, 0, 0 };
+                                w->dreq, SERVE_PLACE, 0 };
     w->tot.decisions++;
-    if (w->dec->dispatch(w->dec->ctx, &d, err) < 0 || check_heads(w, i, w->dreq, n, err) < 0)
+    if (w->dec->dispatch(w->dec->ctx, &d, err) < 0 ||
+        check_heads(w, i, w->dreq, n, 1, err) < 0)
         return -1;
     for (int k = 0; k < n; k++)
         for (int dd = 0; dd < in->ndev; dd++)
@@ -675,9 +693,10 @@ static int hetis_rebalance(serve *w, int i, double *delay, struct errbuf *err)
         }
     }
     struct serve_dispatch d = { engine_now(w->eng), &w->env, i, in->ndev, in->adev, n,
-                                w->dreq, 1, 0 };
+                                w->dreq, SERVE_REBALANCE, 0 };
     w->tot.decisions++;
-    if (w->dec->dispatch(w->dec->ctx, &d, err) < 0 || check_heads(w, i, w->dreq, n, err) < 0)
+    if (w->dec->dispatch(w->dec->ctx, &d, err) < 0 ||
+        check_heads(w, i, w->dreq, n, 0, err) < 0)
         return -1;
     /* the new placement must fit: recount every device from scratch */
     double used[SERVE_MAX_DEV], moved_in[SERVE_MAX_DEV] = { 0 }, moved_out[SERVE_MAX_DEV] = { 0 };
@@ -723,7 +742,70 @@ static int hetis_rebalance(serve *w, int i, double *delay, struct errbuf *err)
         }
     }
     w->tot.kv_moved_bytes += moved;
-    w->tot.rebalances++;
+    w->tot.rebalances += moved > 0;
+    return 0;
+}
+
+/* Hetis: r (running, decoding) cannot grow where its heads are; its policy may place it
+ * anew, the moved KV costing its transfer (returned as seconds to wait). */
+static int hetis_replace(serve *w, int i, int32_t s, double *delay, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    struct req *r = &w->r[s];
+    *delay = 0;
+    if (grow_dispatch(w, 1, err) < 0)
+        return -1;
+    fill_adev(in);
+    for (int d = 0; d < in->ndev; d++) {     /* the devices without r */
+        in->adev[d].used_bytes -= r->blocks * block_bytes(w, in, r, d);
+        in->adev[d].ctx_heads -= (double)r->filled * r->heads[d];
+        in->adev[d].req_heads -= r->heads[d];
+    }
+    struct serve_dispatch_req *q = &w->dreq[0];
+    memset(q, 0, sizeof *q);
+    q->id = r->id;
+    q->context = r->filled + 1;
+    for (int d = 0; d < in->ndev; d++)
+        q->heads[d] = r->heads[d];
+    struct serve_dispatch dd = { engine_now(w->eng), &w->env, i, in->ndev, in->adev, 1, q,
+                                 SERVE_REPLACE, 0 };
+    w->tot.decisions++;
+    if (w->dec->dispatch(w->dec->ctx, &dd, err) < 0 || check_heads(w, i, q, 1, 1, err) < 0)
+        return -1;
+    int sum = 0;
+    for (int d = 0; d < in->ndev; d++)
+        sum += q->heads[d];
+    if (sum == 0)
+        return 0;       /* nowhere to go: the world preempts */
+    struct req moved = *r;
+    for (int d = 0; d < in->ndev; d++)
+        moved.heads[d] = (uint8_t)q->heads[d];
+    moved.blocks = 0;
+    /* the new placement must hold r's KV and one more token where r is not already */
+    for (int d = 0; d < in->ndev; d++) {
+        double now_b = r->blocks * block_bytes(w, in, r, d);
+        double new_b = blocks_for(w, r->filled + 1) * block_bytes(w, in, &moved, d);
+        if (in->dev[d].used - now_b + new_b > in->dev[d].cap * (1 + 1e-12))
+            return 0;
+    }
+    int32_t blocks = r->blocks;
+    double bytes = 0, t = 0;
+    for (int d = 0; d < in->ndev; d++) {
+        int delta = q->heads[d] - r->heads[d];
+        if (delta > 0) {
+            double b = delta * (double)r->filled * in->head_bytes;
+            bytes += b;
+            if (in->adev[d].link >= 0 && llm_send_s(w->llm, in->adev[d].link, b) > t)
+                t = llm_send_s(w->llm, in->adev[d].link, b);
+        }
+    }
+    kv_release(w, in, r);
+    for (int d = 0; d < in->ndev; d++)
+        r->heads[d] = (uint8_t)q->heads[d];
+    kv_set_blocks(w, in, r, blocks);
+    hetis_load(in, r, 1);
+    w->tot.kv_moved_bytes += bytes;
+    *delay = t;
     return 0;
 }
 
@@ -836,8 +918,14 @@ static int try_launch(serve *w, int i, struct errbuf *err)
             continue;
         }
         int gone = 0;
+        if (in->hetis && !kv_fits(w, in, r, r->filled + 1)) {
+            double d = 0;
+            if (hetis_replace(w, i, s, &d, err) < 0)
+                return -1;
+            delay += d;
+        }
         while (!kv_fits(w, in, r, r->filled + 1)) {
-            int32_t v = victim(w, in);
+            int32_t v = victim(w, in, r, r->filled + 1);
             if (v < 0)
                 break;          /* only batches in flight could give way: wait for them */
             if (v == s) {

@@ -134,6 +134,8 @@ struct serve_attn_dev {
                                            to and from it each layer */
 };
 
+enum serve_dispatch_mode { SERVE_PLACE, SERVE_REBALANCE, SERVE_REPLACE };
+
 struct serve_dispatch_req {
     int64_t id;
     double  context;                    /* tokens of KV it will hold after this iteration */
@@ -149,11 +151,14 @@ struct serve_dispatch {
     const struct serve_attn_dev *dev;   /* their state, these requests left out */
     int32_t nreq;
     struct serve_dispatch_req *req;
-    int32_t rebalance;                  /* 0: place requests being admitted (every one must
-                                           be placed, its heads summing to the model's KV
-                                           heads, on devices with room for `context`
-                                           tokens); 1: every running request, which may move
-                                           (moving KV costs its transfer) */
+    int32_t rebalance;                  /* SERVE_PLACE: requests being admitted, each placed
+                                           (heads summing to the model's KV heads on devices
+                                           with room for `context` tokens) or left waiting
+                                           (all 0); SERVE_REBALANCE: every running request,
+                                           which may move (moving KV costs its transfer);
+                                           SERVE_REPLACE: requests that cannot grow where
+                                           their heads are, to be placed anew (or all 0:
+                                           preempted) */
     double  layer_attn_s;               /* out: the modelled per-layer decode attention time
                                            of the instance after this dispatch (traced) */
 };
