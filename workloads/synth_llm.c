@@ -36,6 +36,8 @@ struct lst {
     struct lendist prompt, output;
     gsl_rng       *r_arr, *r_prompt, *r_out;
     char           cls[64];
+    const char    *origin;      /* the experiment file and the line of the workload, for */
+    long           line;        /* errors about a drawn request */
 };
 
 static void lst_close(void *p)
@@ -72,7 +74,9 @@ static int lst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
                          : gsl_ran_exponential(s->r_arr, s->mean_gap);
     *out = (struct request_spec){ .id = s->made, .arrival = sim_from_sec(s->t),
                                   .prompt = draw(s->r_prompt, &s->prompt),
-                                  .output = draw(s->r_out, &s->output), .cls = s->cls };
+                                  .output = draw(s->r_out, &s->output), .cls = s->cls,
+                                  .origin = s->origin, .line = s->line,
+                                  .prompt_field = "workload.prompt" };
     s->made++;
     return 1;
 }
@@ -138,6 +142,7 @@ static int lst_open(struct reader *r, struct reader_common *c, const struct jobj
                            "workload.class", err, "a class is a name of 1 to 63 characters");
     }
     snprintf(s->cls, sizeof s->cls, "%s", cls);
+    jsonf_where(cfg->doc, cfg->node, &s->origin, &s->line);
     s->mean_gap = 1 / rate;
     s->r_arr = rng_stream(c->seed, "arrivals");
     s->r_prompt = rng_stream(c->seed, "prompt_tokens");

@@ -28,6 +28,7 @@ struct rst {
     tio    *r;
     int     pos[C_N], ncols;
     int64_t row;
+    double  last;           /* the previous row's arrival */
     struct reader_idset ids;
     char    cls[CLASS_MAX + 1];
 };
@@ -120,6 +121,10 @@ static int rst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
     if (tio_double(f[s->pos[C_ARRIVAL]], &arrival) < 0 || arrival < 0 || arrival > 9e12)
         return err_input(err, c->path, ln, "arrival_s", "'%s' is not a time >= 0",
                          f[s->pos[C_ARRIVAL]]);
+    if (arrival < s->last)
+        return err_input(err, c->path, ln, "arrival_s", "%s is earlier than the row before "
+                         "(%g): arrivals must not decrease", f[s->pos[C_ARRIVAL]], s->last);
+    s->last = arrival;
     if (count(f[s->pos[C_PROMPT]], c->path, ln, "prompt_tokens", &prompt, err) < 0 ||
         count(f[s->pos[C_OUTPUT]], c->path, ln, "output_tokens", &output, err) < 0)
         return -1;
