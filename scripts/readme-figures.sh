@@ -19,6 +19,13 @@
 #   oef-claims     scripts/reproduce/oef.sh's claims table (60 runs: seconds)
 #   oef-why        from oef.sh's runs: utilization and throughput per policy and load
 #   speed          `make bench` (minutes; figures of the machine it runs on)
+#   llm-fit        scripts/fit-llm.sh's residuals of the LLM latency model (seconds; the fit
+#                  is written to a scratch file, the shipped one is left as it is)
+#   hetis-claims   scripts/reproduce/hetis.sh's claims tables (375 runs, a few minutes, into
+#                  results/out/hetis*, resumed if already there)
+#   hetis-why      from hetis.sh's runs: throughput, latency, KV use and preemptions per
+#                  policy and rate (mean over the seeds), Llama-2-70B and 13B
+#   serve-speed    tests/bench_serve alone (a minute)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -26,7 +33,8 @@ hetsim=${HETSIM:-./hetsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why speed"
+generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why speed llm-fit
+            hetis-claims hetis-why serve-speed"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -128,6 +136,15 @@ gen_oef_why() {
     why_report oef oef_load workload.rate_per_hour util_total_window,throughput_norm_window,jct_mean,ftf_mean
 }
 
+gen_hetis_why() {
+    cols=tokens_per_s,e2e_mean,ttft_p95,tpot_p50,kv_used_frac,preemptions
+    echo "Llama-2-70B"
+    why_report hetis hetis_load workload.rate_per_s "$cols"
+    echo
+    echo "Llama-2-13B"
+    why_report hetis_13b hetis_load_13b workload.rate_per_s "$cols"
+}
+
 gen() {
     case $1 in
     run-table) gen_run_table ;;
@@ -138,6 +155,11 @@ gen() {
     oef-claims) gen_claims oef ;;
     oef-why) gen_oef_why ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
+    llm-fit) OUT="$tmp/llm_fit.json" HETSIM="$hetsim" sh scripts/fit-llm.sh ;;
+    hetis-claims) gen_claims hetis ;;
+    hetis-why) gen_hetis_why ;;
+    serve-speed) make --no-print-directory -s build/rel/bench_serve.bin >/dev/null 2>&1 &&
+                 HETSIM_DATA="$root" build/rel/bench_serve.bin ;;
     *) echo "readme-figures: no generator '$1' (one of: $generators)" >&2; return 2 ;;
     esac
 }

@@ -309,6 +309,29 @@ Test(serve, every_policy_finishes_or_drops_every_request, .timeout = 120)
     cluster_destroy(cl);
 }
 
+/* An overload of long prompts on a cache that holds few of them: chunked prompts half done
+ * must make room too (a Hetis run of OPT-30B once stalled with every request admitted and
+ * none able to grow), and every request still leaves. */
+Test(serve, an_overload_of_long_prompts_never_stalls, .timeout = 120)
+{
+    cluster *cl = th_cluster(cat, testbed);
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    enum { N = 300 };
+    struct request_spec *q = random_requests(N, 11, 200, 2000);
+    for (int i = 0; i < N; i++)
+        if (q[i].prompt + q[i].output > 2048)
+            q[i].output = 2048 - q[i].prompt;
+    static const char *const pols[] = { "hetis", "highend_only", "hexgen", "splitwise" };
+    for (int k = 0; k < 4; k++) {
+        struct th_serve r = th_serve_run(cl, "opt-30b", q, N, pols[k], NULL, &cfg);
+        cr_assert_eq(r.n, N, "%s", pols[k]);
+        th_serve_free(&r);
+    }
+    free(q);
+    cluster_destroy(cl);
+}
+
 Test(serve, a_time_limit_leaves_requests_unfinished)
 {
     cluster *cl = th_cluster(cat, one_a100);

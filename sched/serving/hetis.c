@@ -394,11 +394,16 @@ static int place(struct hetis *h, struct serve_dispatch *d, struct errbuf *err)
             room[i] = 0;
         free_total += room[i];
     }
-    /* with real heads the LP is feasible exactly when the KV fits the total room */
-    double need = 0;
+    /* with real heads the LP is feasible exactly when the KV fits the total room; on empty
+       devices the reserve for growth is waived, or a request longer than the room less the
+       reserve would wait forever */
+    int empty = 1;
+    for (int i = 0; i < D; i++)
+        empty &= d->dev[i].used_bytes <= 0;
+    double reserve = empty ? 0 : h->reserve, need = 0;
     int fit = 0;
     for (int j = 0; j < n; j++) {
-        double b = H * head_bytes(d, d->req[j].context + h->reserve);
+        double b = H * head_bytes(d, d->req[j].context + reserve);
         if (need + b > 0.999 * free_total)
             break;
         need += b;
@@ -411,7 +416,7 @@ static int place(struct hetis *h, struct serve_dispatch *d, struct errbuf *err)
     double *x = malloc((size_t)fit * D * sizeof *x), z = 0;
     if (x == NULL)
         return err_run(err, "out of memory");
-    if (solve(d, fit, h->reserve, 0, x, &z, err) < 0) {
+    if (solve(d, fit, reserve, 0, x, &z, err) < 0) {
         free(x);
         return -1;
     }

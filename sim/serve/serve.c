@@ -888,6 +888,48 @@ static void admit(serve *w, struct inst *in, int32_t s)
         r->start = engine_now(w->eng);
 }
 
+/* Room for running request s to hold `tokens`: a Hetis request may first be placed anew;
+ * then the latest admitted requests give way (preempted) until it fits or none is left to.
+ * When s itself is the one to give way it is preempted, or dropped when it is alone (it
+ * cannot fit the whole cache); *gone says so.  *next (the caller's cursor) moves past a
+ * preempted neighbour. */
+static int make_room(serve *w, int i, int32_t s, int64_t tokens, int32_t *next, int *gone,
+                     double *delay, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    struct req *r = &w->r[s];
+    *gone = 0;
+    if (in->hetis && !kv_fits(w, in, r, tokens)) {
+        double d = 0;
+        if (hetis_replace(w, i, s, &d, err) < 0)
+            return -1;
+        *delay += d;
+    }
+    while (!kv_fits(w, in, r, tokens)) {
+        int32_t v = victim(w, in, r, tokens);
+        if (v < 0)
+            break;          /* only batches in flight could give way: wait for them */
+        if (v == s) {
+            *gone = 1;
+            if (in->nrun == 1) {
+                /* alone, and still longer than the whole cache */
+                kv_release(w, in, r);
+                list_remove(w, &in->run_head, &in->run_tail, s);
+                in->nrun--;
+                if (drop(w, s, err) < 0)
+                    return -1;
+            } else {
+                preempt(w, s);          /* the latest admitted gives way: r itself */
+            }
+            return 0;
+        }
+        if (v == *next)
+            *next = w->r[v].next;
+        preempt(w, v);
+    }
+    return 0;
+}
+
 /* Form and start one batch on instance i if it can take one.  Returns 1 if launched. */
 static int try_launch(serve *w, int i, struct errbuf *err)
 {
@@ -918,34 +960,8 @@ static int try_launch(serve *w, int i, struct errbuf *err)
             continue;
         }
         int gone = 0;
-        if (in->hetis && !kv_fits(w, in, r, r->filled + 1)) {
-            double d = 0;
-            if (hetis_replace(w, i, s, &d, err) < 0)
-                return -1;
-            delay += d;
-        }
-        while (!kv_fits(w, in, r, r->filled + 1)) {
-            int32_t v = victim(w, in, r, r->filled + 1);
-            if (v < 0)
-                break;          /* only batches in flight could give way: wait for them */
-            if (v == s) {
-                gone = 1;
-                if (in->nrun == 1) {
-                    /* alone, and still longer than the whole cache */
-                    kv_release(w, in, r);
-                    list_remove(w, &in->run_head, &in->run_tail, s);
-                    in->nrun--;
-                    if (drop(w, s, err) < 0)
-                        return -1;
-                } else {
-                    preempt(w, s);      /* the latest admitted gives way: r itself */
-                }
-                break;
-            }
-            if (v == next)
-                next = w->r[v].next;
-            preempt(w, v);
-        }
+        if (make_room(w, i, s, r->filled + 1, &next, &gone, &delay, err) < 0)
+            return -1;
         if (gone || !kv_fits(w, in, r, r->filled + 1)) {
             s = next;
             continue;
@@ -960,14 +976,23 @@ static int try_launch(serve *w, int i, struct errbuf *err)
         s = next;
     }
     /* 2. prompts: those being prefilled in chunks, then the waiting ones in arrival order */
-    for (int32_t s = in->run_head; s >= 0 && budget > 0 && seqs < set->max_seqs;
-         s = w->r[s].next) {
+    for (int32_t s = in->run_head; s >= 0 && budget > 0 && seqs < set->max_seqs;) {
         struct req *r = &w->r[s];
-        if (r->batch >= 0 || decoding(r))
+        int32_t next = r->next;
+        if (r->batch >= 0 || decoding(r)) {
+            s = next;
             continue;
+        }
         int64_t chunk = r->target - r->filled;
         if (chunk > budget)
             chunk = budget;     /* only chunked prompts are left half done */
+        int gone = 0;
+        if (make_room(w, i, s, r->filled + chunk, &next, &gone, &delay, err) < 0)
+            return -1;
+        if (gone) {
+            s = next;
+            continue;
+        }
         if (!kv_fits(w, in, r, r->filled + chunk))
             break;
         kv_set_blocks(w, in, r, blocks_for(w, r->filled + chunk));
@@ -977,6 +1002,7 @@ static int try_launch(serve *w, int i, struct errbuf *err)
             return -1;
         budget -= chunk;
         seqs++;
+        s = next;
     }
     /* the waiting requests this batch can take, for a Hetis placement in one dispatch */
     int ncand = 0;
@@ -1356,12 +1382,27 @@ static int instant_end(void *world, struct errbuf *err)
        instance can (a pipeline fills its stages one batch at a time) */
     for (int k = 0; k < w->ndirty; k++) {
         int i = w->dirty_list[k];
-        w->in[i].dirty = 0;
+        struct inst *in = &w->in[i];
+        in->dirty = 0;
         int rc;
-        while ((rc = try_launch(w, i, err)) > 0)
-            ;
-        if (rc < 0)
-            return ENGINE_FAIL;
+        for (;;) {
+            while ((rc = try_launch(w, i, err)) > 0)
+                ;
+            if (rc < 0)
+                return ENGINE_FAIL;
+            /* running requests always make progress: with nothing in flight a batch starts */
+            assert(in->inflight > 0 || in->nrun == 0);
+            /* nothing runs, nothing will free room, and the first waiting request cannot
+               start: it never will (its policy finds no room for it), so it is dropped */
+            if (in->inflight > 0 || in->nrun > 0 || in->wait_head < 0)
+                break;
+            int32_t s = in->wait_head;
+            list_remove(w, &in->wait_head, &in->wait_tail, s);
+            in->nwait--;
+            in->pending_prefill -= w->r[s].target - w->r[s].filled;
+            if (drop(w, s, err) < 0)
+                return ENGINE_FAIL;
+        }
     }
     w->ndirty = 0;
     return ENGINE_CONTINUE;
