@@ -137,7 +137,7 @@ gen_oef_why() {
 }
 
 gen_hetis_why() {
-    cols=tokens_per_s,e2e_mean,ttft_p95,tpot_p50,kv_used_frac,preemptions
+    cols=tokens_per_s,e2e_mean,ttft_p95,kv_used_frac,preemptions,util_A100-80GB,util_RTX3090,util_P100
     echo "Llama-2-70B"
     why_report hetis hetis_load workload.rate_per_s "$cols"
     echo

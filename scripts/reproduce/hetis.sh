@@ -4,7 +4,9 @@
 # paper's testbed (workloads/clusters/hetis_testbed.json: 4 A100-80GB, 4 RTX 3090, 4 P100,
 # PCIe inside each machine, 100 Gbps between them), at five request rates and five seeds,
 # for Llama-2-70B (workloads/sweeps/hetis_load.json), then Llama-2-13B and OPT-30B
-# (hetis_load_13b, hetis_load_opt30b; skipped with QUICK=1).  Requests: the llm_synthetic
+# (hetis_load_13b, hetis_load_opt30b), and Llama-2-70B on the lengths of the Azure
+# conversation service, outputs eight times longer (hetis_load_conv); those three are
+# skipped with QUICK=1.  Requests: the llm_synthetic
 # generator's defaults, fitted to the Azure LLM code trace (lognormal prompt and output
 # lengths; gamma arrivals as bursty as the trace's), prompts beyond the model's context cut.
 # Throughput is output tokens a second while requests keep arriving (tokens_per_s, from the
@@ -50,5 +52,6 @@ section hetis "$headline" "Hetis (SC 2025), Llama-2-70B: the paper's claims (rat
 if [ "$mode" != quick ]; then
     section hetis_13b hetis_load_13b "Llama-2-13B: the same claims"
     section hetis_opt30b hetis_load_opt30b "OPT-30B: the same claims"
+    section hetis_conv hetis_load_conv "Llama-2-70B, conversation lengths (outputs of median 129 tokens): the same claims"
 fi
 claims_end
