@@ -533,27 +533,62 @@ double llm_layer_dense_s(const llm_catalog *c, int gpu, const struct llm_arch *a
     return s;
 }
 
-double llm_stage_s(const llm_catalog *c, const struct llm_arch *a, const struct llm_stage *s,
-                   const struct llm_batch *b)
+struct llm_layer_part llm_layer_part(const llm_catalog *c, const struct llm_arch *a,
+                                     const struct llm_stage *s, double tokens)
 {
-    if (b->tokens <= 0)
-        return 0;
+    struct llm_batch b = { .tokens = tokens };
+    return (struct llm_layer_part){
+        .dense_s = llm_layer_dense_s(c, s->gpu, a, s->tp, &b),
+        .allreduce_s = llm_allreduce_s(c, s->link, s->tp, 2 * tokens * a->hidden) };
+}
+
+double llm_layer_with_s(const llm_catalog *c, const struct llm_arch *a,
+                        const struct llm_stage *s, const struct llm_batch *b,
+                        const struct llm_layer_part *p, double attn_decode_s)
+{
     double tp = s->tp;
     double heads = a->heads / tp, kvh = a->kv_heads / tp < 1 ? 1 : a->kv_heads / tp;
-    double layer = llm_layer_dense_s(c, s->gpu, a, s->tp, b) +
-                   llm_attn_prefill_s(c, s->gpu, a, heads, kvh, b) +
-                   llm_attn_decode_s(c, s->gpu, a, heads, kvh, b) +
-                   2 * llm_allreduce_s(c, s->link, s->tp, 2 * b->tokens * a->hidden);
-    double t = s->layers * layer;
+    if (attn_decode_s < 0)
+        attn_decode_s = llm_attn_decode_s(c, s->gpu, a, heads, kvh, b);
+    return p->dense_s + llm_attn_prefill_s(c, s->gpu, a, heads, kvh, b) + attn_decode_s +
+           2 * p->allreduce_s;
+}
+
+/* t plus the stage's embedding (first stage) and final norm and head (last stage) */
+static double stage_ends(const llm_catalog *c, const struct llm_arch *a,
+                         const struct llm_stage *s, const struct llm_batch *b, double t)
+{
     if (s->first)
         t += llm_elem_s(c, s->gpu, LLM_ELEM_ADD, 2 * 2 * b->tokens * a->hidden);  /* embedding */
     if (s->last && b->logits > 0) {
         t += llm_elem_s(c, s->gpu, LLM_ELEM_NORM, 2 * 2 * b->logits * a->hidden) +
-             llm_gemm_s(c, s->gpu, b->logits, a->hidden, a->vocab / tp);
+             llm_gemm_s(c, s->gpu, b->logits, a->hidden, a->vocab / (double)s->tp);
         if (s->tp > 1)      /* gathering the vocabulary shards: half an all-reduce */
             t += 0.5 * llm_allreduce_s(c, s->link, s->tp, 2 * b->logits * a->vocab);
     }
     return t;
+}
+
+double llm_stage_ends_s(const llm_catalog *c, const struct llm_arch *a,
+                        const struct llm_stage *s, const struct llm_batch *b)
+{
+    return b->tokens <= 0 ? 0 : stage_ends(c, a, s, b, 0);
+}
+
+double llm_stage_with_s(const llm_catalog *c, const struct llm_arch *a,
+                        const struct llm_stage *s, const struct llm_batch *b,
+                        const struct llm_layer_part *p)
+{
+    if (b->tokens <= 0)
+        return 0;
+    return stage_ends(c, a, s, b, s->layers * llm_layer_with_s(c, a, s, b, p, -1));
+}
+
+double llm_stage_s(const llm_catalog *c, const struct llm_arch *a, const struct llm_stage *s,
+                   const struct llm_batch *b)
+{
+    struct llm_layer_part p = llm_layer_part(c, a, s, b->tokens);
+    return llm_stage_with_s(c, a, s, b, &p);
 }
 
 int llm_whatif_s(const llm_catalog *c, const struct llm_arch *a, const struct llm_whatif *w,

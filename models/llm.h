@@ -183,6 +183,26 @@ struct llm_stage {
 };
 double llm_stage_s(const llm_catalog *c, const struct llm_arch *a, const struct llm_stage *s,
                    const struct llm_batch *b);
+/* llm_stage_s in parts, for callers that keep the first by token count.  The part of one
+ * layer that depends only on the batch's tokens (GEMMs and elementwise kernels, and one
+ * all-reduce, of which a layer has two); a layer given it, with its attention (attn_decode_s
+ * < 0: the stage's own decode attention, else the given per-layer time, a Hetis split);
+ * the stage given it; and the stage's ends alone (embedding, final norm and head).
+ * llm_stage_s(b) is exactly llm_stage_with_s(b, llm_layer_part(b->tokens)), summed in the
+ * same order. */
+struct llm_layer_part {
+    double dense_s, allreduce_s;
+};
+struct llm_layer_part llm_layer_part(const llm_catalog *c, const struct llm_arch *a,
+                                     const struct llm_stage *s, double tokens);
+double llm_layer_with_s(const llm_catalog *c, const struct llm_arch *a,
+                        const struct llm_stage *s, const struct llm_batch *b,
+                        const struct llm_layer_part *p, double attn_decode_s);
+double llm_stage_with_s(const llm_catalog *c, const struct llm_arch *a,
+                        const struct llm_stage *s, const struct llm_batch *b,
+                        const struct llm_layer_part *p);
+double llm_stage_ends_s(const llm_catalog *c, const struct llm_arch *a,
+                        const struct llm_stage *s, const struct llm_batch *b);
 
 /* What `hetsim model llm` answers: a prompt batch of `batch` prompts of `prompt` tokens
  * (prefill, first token included: iter_ms and first_ms added), and one decode step of `batch` requests at context

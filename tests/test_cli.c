@@ -285,7 +285,7 @@ Test(cli, list_describes_shipped_files)
         "very...\n",
         "\nphilly_slice       How workloads/traces/philly_300.csv was made: 300 jobs of the "
         "Philly job list...\n", NULL });
-    assert_listing("sweeps", 7, 100, (const char *const[]){
+    assert_listing("sweeps", 8, 100, (const char *const[]){
         "\nload               The README's sweep tour: four policies on the 48-GPU mixed "
         "cluster as the...\n", NULL });
     assert_listing("clusters", 8, 100, (const char *const[]){

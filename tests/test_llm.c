@@ -214,6 +214,71 @@ Test(llm, stage_is_the_sum_of_its_terms)
     NEAR(llm_stage_s(toy, a, &last, &b) - llm_stage_s(toy, a, &s, &b), head, 1e-9);
 }
 
+Test(llm, stage_in_parts_is_bit_identical)
+{
+    /* the serving world keeps llm_layer_part by token count: a layer from its parts is
+     * bit-identical to the sum of its terms in their order, and so is the stage (with and
+     * without the ends and tensor parallelism);
+     * a given decode-attention time replaces the stage's own; the ends alone are the
+     * embedding, final norm, head and vocabulary gather */
+    const struct llm_arch *a = arch("llama-2-13b");
+    struct llm_batch b = { 0 };
+    llm_batch_prefill(&b, 300, 0, 1);
+    llm_batch_decode(&b, 900);
+    llm_batch_decode(&b, 45);
+    static const struct llm_stage st[] = { { 0, 1, -1, 40, 1, 1 }, { 0, 2, 0, 13, 0, 1 },
+                                           { 0, 4, 0, 7, 1, 0 } };
+    for (size_t k = 0; k < sizeof st / sizeof st[0]; k++) {
+        struct llm_stage s = st[k];
+        s.gpu = a100;
+        s.link = s.link < 0 ? -1 : nvsw;
+        struct llm_layer_part p = llm_layer_part(toy, a, &s, b.tokens);
+        double whole = llm_stage_s(toy, a, &s, &b);
+        cr_assert(whole == llm_stage_with_s(toy, a, &s, &b, &p), "stage %zu", k);
+        double heads = 40.0 / s.tp;
+        double own = llm_attn_decode_s(toy, a100, a, heads, heads, &b);
+        double layer = llm_layer_with_s(toy, a, &s, &b, &p, -1);
+        /* summed in the order of the whole formula, so that cached parts move no result */
+        double ref = llm_layer_dense_s(toy, a100, a, s.tp, &b) +
+                     llm_attn_prefill_s(toy, a100, a, heads, heads, &b) + own +
+                     2 * llm_allreduce_s(toy, s.link, s.tp, 2 * b.tokens * 5120);
+        cr_assert(layer == ref, "stage %zu: %.17g vs %.17g", k, layer, ref);
+        NEAR(llm_layer_with_s(toy, a, &s, &b, &p, own + 1e-3) - layer, 1e-3, 1e-12);
+        NEAR(whole - s.layers * layer, llm_stage_ends_s(toy, a, &s, &b), 1e-12);
+        double h = 5120, ends = s.first ? 2 * 2 * b.tokens * h / (2039e9 * 0.25) : 0;
+        if (s.last)     /* three logits: the prompt's last token and two decodes */
+            ends += 2 * 2 * 3 * h / (2039e9 * 0.25) + llm_gemm_s(toy, a100, 3, h, 32000.0 / s.tp) +
+                    (s.tp > 1 ? 0.5 * llm_allreduce_s(toy, nvsw, s.tp, 2 * 3 * 32000.0) : 0);
+        NEAR(llm_stage_ends_s(toy, a, &s, &b), ends, 1e-12);
+    }
+    /* and over many batches (one order may round alike on a few), on the fitted catalog */
+    int differ = 0;
+    for (int n = 1; n <= 300; n++) {
+        struct llm_batch m = { 0 };
+        if (n % 3 == 0)
+            llm_batch_prefill(&m, 17 * n, 0, 1);
+        for (int r = 0; r < n % 40 + 1; r++)
+            llm_batch_decode(&m, 100 + 37 * n + 11 * r);
+        for (size_t k = 0; k < sizeof st / sizeof st[0]; k++) {
+            struct llm_stage s = st[k];
+            s.gpu = k == 2 ? h100 : a100;
+            s.link = s.link < 0 ? -1 : nvsw;
+            double heads = 40.0 / s.tp;
+            struct llm_layer_part p = llm_layer_part(lc, a, &s, m.tokens);
+            double ref = llm_layer_dense_s(lc, s.gpu, a, s.tp, &m) +
+                         llm_attn_prefill_s(lc, s.gpu, a, heads, heads, &m) +
+                         llm_attn_decode_s(lc, s.gpu, a, heads, heads, &m) +
+                         2 * llm_allreduce_s(lc, s.link, s.tp, 2 * m.tokens * 5120);
+            differ += llm_layer_with_s(lc, a, &s, &m, &p, -1) != ref;
+        }
+    }
+    cr_assert_eq(differ, 0, "%d of 900 layers differ from the sum in order", differ);
+    struct llm_batch none = { 0 };
+    struct llm_layer_part p0 = llm_layer_part(toy, a, &st[0], 0);
+    cr_assert(llm_stage_with_s(toy, a, &st[0], &none, &p0) == 0 &&
+              llm_stage_ends_s(toy, a, &st[0], &none) == 0);
+}
+
 Test(llm, whatif_adds_the_iteration_and_first_token_overheads)
 {
     const struct llm_arch *a = arch("llama-2-7b");

@@ -56,6 +56,7 @@
 #include "../route.h"
 
 struct hetis {
+    glp_prob    *lp;            /* one program, erased and refilled by every dispatch */
     struct route route;
     int64_t      tp, instances;
     struct route_ref ref;
@@ -86,7 +87,10 @@ static int ht_create(void **self, const struct jobj *params, const struct policy
 
 static void ht_destroy(void *self)
 {
-    free(self);
+    struct hetis *h = self;
+    if (h->lp != NULL)
+        glp_delete_prob(h->lp);
+    free(h);
 }
 
 /* ---------------------------------------------------------------- deployment */
@@ -256,14 +260,17 @@ static double head_bytes(const struct serve_dispatch *d, double context)
 
 /* Solve the LP for requests req[0..n); heads out as reals in x[j * ndev + dev].  A head
  * takes head_bytes(context + reserve), or `per_head` bytes when > 0. */
-static int solve(const struct serve_dispatch *d, int n, double reserve, double per_head,
-                 double *x, double *z, struct errbuf *err)
+static int solve(struct hetis *h, const struct serve_dispatch *d, int n, double reserve,
+                 double per_head, double *x, double *z, struct errbuf *err)
 {
     int D = d->ndev, H = d->env->arch->kv_heads;
     struct coef co[SERVE_MAX_DEV];
     double cR, KR;
     coefficients(d, co, &cR, &KR);
-    glp_prob *lp = glp_create_prob();
+    if (h->lp == NULL)
+        h->lp = glp_create_prob();
+    glp_prob *lp = h->lp;
+    glp_erase_prob(lp);
     glp_set_obj_dir(lp, GLP_MIN);
     int nc = n * D + 1;
     glp_add_cols(lp, nc);
@@ -280,7 +287,6 @@ static int solve(const struct serve_dispatch *d, int n, double reserve, double p
         free(ia);
         free(ja);
         free(ar);
-        glp_delete_prob(lp);
         return err_run(err, "out of memory");
     }
     int ne = 0;
@@ -332,7 +338,6 @@ static int solve(const struct serve_dispatch *d, int n, double reserve, double p
             x[c] = glp_get_col_prim(lp, c + 1);
         *z = glp_get_col_prim(lp, nc) / 1e3;
     }
-    glp_delete_prob(lp);
     return rc;
 }
 
@@ -416,7 +421,7 @@ static int place(struct hetis *h, struct serve_dispatch *d, struct errbuf *err)
     double *x = malloc((size_t)fit * D * sizeof *x), z = 0;
     if (x == NULL)
         return err_run(err, "out of memory");
-    if (solve(d, fit, reserve, 0, x, &z, err) < 0) {
+    if (solve(h, d, fit, reserve, 0, x, &z, err) < 0) {
         free(x);
         return -1;
     }
@@ -479,7 +484,7 @@ static int rebalance(struct hetis *h, struct serve_dispatch *d, struct errbuf *e
        the room (rounding of blocks), nothing moves */
     struct errbuf ignored;
     err_clear(&ignored);
-    if (solve(&agg, 1, 0, B / Q, x, &z, &ignored) < 0) {
+    if (solve(h, &agg, 1, 0, B / Q, x, &z, &ignored) < 0) {
         free(x);
         return 0;
     }

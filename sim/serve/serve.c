@@ -96,6 +96,9 @@ struct inst {
     int      dirty, launch_pending;
     simtime  last_rebalance;
     struct serve_inst_load *load;
+    struct llm_stage lstage[SERVE_MAX_STAGES];  /* its stages as the latency model takes them */
+    struct llm_layer_part *tok[SERVE_MAX_STAGES];  /* by token count (dense_s < 0: unknown) */
+    int      tok_cap;
 };
 
 struct serve {
@@ -809,6 +812,22 @@ static int hetis_replace(serve *w, int i, int32_t s, double *delay, struct errbu
     return 0;
 }
 
+/* The part of one layer of stage s that depends only on the batch's tokens, kept by count:
+ * most of an iteration's arithmetic, the same for every batch of that many tokens.  *own
+ * holds it when the count is beyond the table. */
+static const struct llm_layer_part *layer_part(serve *w, struct inst *in, int s, double tokens,
+                                               struct llm_layer_part *own)
+{
+    int64_t T = (int64_t)tokens;
+    if ((double)T != tokens || T < 0 || T >= in->tok_cap || in->tok[s] == NULL) {
+        *own = llm_layer_part(w->llm, w->arch, &in->lstage[s], tokens);
+        return own;
+    }
+    if (in->tok[s][T].dense_s < 0)
+        in->tok[s][T] = llm_layer_part(w->llm, w->arch, &in->lstage[s], tokens);
+    return &in->tok[s][T];
+}
+
 /* The modelled duration of batch b of instance i, with its per-stage (or per-device) parts. */
 static void batch_time(serve *w, int i, struct batch *b)
 {
@@ -835,13 +854,12 @@ static void batch_time(serve *w, int i, struct batch *b)
     const llm_catalog *c = w->llm;
     double iter = llm_fit_of(c)->iter_ms * 1e-3;
     memset(b->dev_s, 0, sizeof b->dev_s);
+    struct llm_layer_part own;
     if (!in->hetis) {
         for (int s = 0; s < in->S; s++) {
             const struct serve_stage *st = &sp->stages[s];
-            struct llm_stage ls = { cluster_gpu_type(w->cl, st->gpus[0]), st->ngpu,
-                                    serve_view_group_link(w->cl, st->gpus, st->ngpu),
-                                    st->layers, s == 0, s == in->S - 1 };
-            b->stage_s[s] = llm_stage_s(c, w->arch, &ls, &lb);
+            b->stage_s[s] = llm_stage_with_s(c, w->arch, &in->lstage[s], &lb,
+                                             layer_part(w, in, s, lb.tokens, &own));
             if (s + 1 < in->S)      /* the activations to the next stage */
                 b->stage_s[s] += llm_send_s(c, serve_view_pair_link(w->cl, st->gpus[0],
                                                                     sp->stages[s + 1].gpus[0]),
@@ -851,7 +869,8 @@ static void batch_time(serve *w, int i, struct batch *b)
         return;
     }
     double attn = serve_view_attn_split_s(&w->env, in->ndev, in->adev, ctx, req);
-    double compute = serve_view_hetis_s(&w->env, sp, &lb, attn);
+    double compute = serve_view_hetis_s(&w->env, sp, &lb, layer_part(w, in, 0, lb.tokens, &own),
+                                        attn);
     /* prefilled KV streams to the workers layer by layer while the primaries compute */
     double remote = 0, t_ship = 0;
     int rlink = -1;
@@ -1422,6 +1441,20 @@ static int setup_instance(serve *w, int i, struct errbuf *err)
     in->load->role = sp->role;
     in->load->speed = serve_view_rate(&w->env, sp, 1024, 128) * (1024 + 128);
     in->last_rebalance = 0;
+    /* the stages as the latency model takes them, and their per-token-count parts */
+    int64_t cap = w->cfg.set.max_batch_tokens + w->cfg.set.max_seqs + 1;
+    in->tok_cap = (int)(cap < (1 << 16) ? cap : (1 << 16));
+    for (int s = 0; s < in->S; s++) {
+        const struct serve_stage *st = &sp->stages[s];
+        in->lstage[s] = (struct llm_stage){ cluster_gpu_type(w->cl, st->gpus[0]), st->ngpu,
+                                            serve_view_group_link(w->cl, st->gpus, st->ngpu),
+                                            st->layers, s == 0, s == in->S - 1 };
+        in->tok[s] = malloc((size_t)in->tok_cap * sizeof *in->tok[s]);
+        if (in->tok[s] == NULL)
+            return err_run(err, "out of memory");
+        for (int k = 0; k < in->tok_cap; k++)
+            in->tok[s][k].dense_s = -1;
+    }
     if (in->hetis) {
         if (w->dec->dispatch == NULL)
             return err_run(err, "policy deployed attention workers but has no dispatch");
@@ -1513,8 +1546,10 @@ void serve_destroy(serve *w)
     if (w == NULL)
         return;
     for (int i = 0; w->in != NULL && i < w->ninst; i++)
-        for (int s = 0; s < SERVE_MAX_STAGES; s++)
+        for (int s = 0; s < SERVE_MAX_STAGES; s++) {
             free(w->in[i].b[s].r);
+            free(w->in[i].tok[s]);
+        }
     for (int i = 0; i < w->ncls; i++)
         free(w->cls[i]);
     free(w->cls);

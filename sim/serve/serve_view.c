@@ -197,22 +197,21 @@ double serve_view_iter_s(const struct serve_env_view *v, const struct serve_inst
         ctx[i] = b->decode_ctx * a->kv_heads * share;
         req[i] = b->decode_reqs * a->kv_heads * share;
     }
-    return t + serve_view_hetis_s(v, in, b, serve_view_attn_split_s(v, ndev, dev, ctx, req));
+    return t + serve_view_hetis_s(v, in, b, NULL, serve_view_attn_split_s(v, ndev, dev, ctx, req));
 }
 
 double serve_view_hetis_s(const struct serve_env_view *v, const struct serve_instance *in,
-                            const struct llm_batch *b, double attn_layer_s)
+                          const struct llm_batch *b, const struct llm_layer_part *part,
+                          double attn_layer_s)
 {
-    const llm_catalog *c = v->llm;
-    const struct llm_arch *a = v->arch;
     struct llm_stage st = stage_of(v, in, 0);
-    double tp = st.tp, kvh = a->kv_heads / tp < 1 ? 1 : a->kv_heads / tp;
-    double layer = llm_layer_dense_s(c, st.gpu, a, st.tp, b) +
-                   llm_attn_prefill_s(c, st.gpu, a, a->heads / tp, kvh, b) + attn_layer_s +
-                   2 * llm_allreduce_s(c, st.link, st.tp, 2 * b->tokens * a->hidden);
-    struct llm_stage ends = st;
-    ends.layers = 0;    /* the embedding, the final norm and the head */
-    return a->layers * layer + llm_stage_s(c, a, &ends, b);
+    struct llm_layer_part own;
+    if (part == NULL) {
+        own = llm_layer_part(v->llm, v->arch, &st, b->tokens);
+        part = &own;
+    }
+    return v->arch->layers * llm_layer_with_s(v->llm, v->arch, &st, b, part, attn_layer_s) +
+           llm_stage_ends_s(v->llm, v->arch, &st, b);
 }
 
 /* One iteration of b on the instance as a pipeline paces it: the slowest stage, or the

@@ -208,9 +208,11 @@ double serve_view_attn_split_s(const struct serve_env_view *v, int ndev,
                                const double *req_heads);
 /* The layers of a Hetis instance's iteration: dense modules and prefill attention on its
  * primaries (one TP group), decode attention taking attn_layer_s a layer, plus embedding and
- * head; the iteration overhead not included. */
+ * head; the iteration overhead not included.  part: the primaries' llm_layer_part for b's
+ * tokens when the caller keeps it, NULL to compute it. */
 double serve_view_hetis_s(const struct serve_env_view *v, const struct serve_instance *in,
-                          const struct llm_batch *b, double attn_layer_s);
+                          const struct llm_batch *b, const struct llm_layer_part *part,
+                          double attn_layer_s);
 
 /* ---- the decider: what the world calls, a policy behind the dispatch layer ---- */
 
