@@ -18,6 +18,7 @@ struct policy {
     void                    *self;
     simtime                  round;
     struct train_decider     train;     /* the decider of the "training" world */
+    struct place_decider     place;     /* the decider of the "placement" world */
     struct serve_decider     serve;     /* the decider of the "serving" world */
     char                     label[64];
     struct policy_stats      st;
@@ -92,6 +93,8 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
             .round = p->round, .allocate = ops->train->allocate ? policy_allocate : NULL,
             .agnostic = !!(ops->flags & POLICY_AGNOSTIC), .fifo = !!(ops->flags & POLICY_FIFO),
         };
+    if (ops->place != NULL)
+        p->place = (struct place_decider){ .ctx = p, .decide = policy_place_decide };
     if (ops->serve != NULL)
         p->serve = (struct serve_decider){
             .ctx = p, .cl = env->cl, .deploy = policy_serve_deploy, .route = policy_serve_route,
@@ -117,6 +120,8 @@ void policy_get_stats(const policy *p, struct policy_stats *out) { *out = p->st;
 
 const void *policy_decider(const policy *p)
 {
+    if (p->ops->place != NULL)
+        return &p->place;
     return p->ops->train != NULL   ? (const void *)&p->train
            : p->ops->serve != NULL ? (const void *)&p->serve
                                    : NULL;
@@ -169,7 +174,7 @@ int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list
     return rc;
 }
 
-/* One timed call of a serving hook. */
+/* One timed call of a policy hook (placement and serving). */
 static void timed(policy *p, double t0)
 {
     double dt = mono_s() - t0;
@@ -237,5 +242,20 @@ int policy_serve_dispatch(void *ctx, struct serve_dispatch *d, struct errbuf *er
                 "%.6f s\n", sim_to_sec(d->now), p->label, d->inst, d->nreq,
                 d->rebalance == SERVE_REBALANCE ? " (rebalance)"
                 : d->rebalance == SERVE_REPLACE ? " (place anew)" : "", d->layer_attn_s);
+    return rc;
+}
+
+int policy_place_decide(void *ctx, const struct place_view *v, const struct place_pod *pod,
+                        struct place_choice *out, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->place->decide(p->self, v, pod, out, err);
+    timed(p, t0);
+    if (rc < 0)
+        err_prefix(err, "policy %s, pod %lld (%s): ", p->label, (long long)v->seq, pod->name);
+    if (p->trace)
+        fprintf(stderr, "trace: pod %lld %s %s node=%d gpus=%d\n", (long long)v->seq,
+                p->label, pod->name, out->node, out->ngpus);
     return rc;
 }

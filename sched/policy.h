@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "../sim/base/jobj.h"
+#include "../sim/place/place_view.h"
 #include "../sim/serve/serve_view.h"
 #include "../sim/train/train_view.h"
 
@@ -51,6 +52,13 @@ struct train_hooks {
     int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
 };
 
+/* A placement policy's decision (domain "placement", sim/place/place_view.h): a node and GPUs
+ * for each arriving pod, or none. */
+struct place_hooks {
+    int  (*decide)(void *self, const struct place_view *v, const struct place_pod *pod,
+                   struct place_choice *out, struct errbuf *err);
+};
+
 /* A serving policy's decisions (domain "serving", sim/serve/serve_view.h): the deployment,
  * the routing of each request and, for policies that deploy attention workers, the dispatch
  * of KV heads; redispatch_s is the default of its "round_s" (how often a Hetis instance
@@ -76,6 +84,7 @@ struct policy_ops {
     void (*destroy)(void *self);
     /* the hooks of its domain: exactly the one its domain names is set */
     const struct train_hooks *train;    /* "training" */
+    const struct place_hooks *place;    /* "placement" */
     const struct serve_hooks *serve;    /* "serving" */
 };
 
@@ -106,8 +115,8 @@ simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
- * timed dispatch below: a struct train_decider for "training", a struct serve_decider for
- * "serving".  Valid while p is open. */
+ * timed dispatch below: a struct train_decider for "training", a struct place_decider for
+ * "placement", a struct serve_decider for "serving".  Valid while p is open. */
 const void *policy_decider(const policy *p);
 
 /* The dispatch of training decisions (what policy_decider's train_decider points at), timed
@@ -115,6 +124,9 @@ const void *policy_decider(const policy *p);
 int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,
                         struct errbuf *err);
+/* The dispatch of placement decisions (what policy_decider's place_decider points at). */
+int policy_place_decide(void *p, const struct place_view *v, const struct place_pod *pod,
+                        struct place_choice *out, struct errbuf *err);
 /* The dispatch of serving decisions (what policy_decider's serve_decider points at). */
 int policy_serve_deploy(void *p, const struct serve_env_view *v, struct serve_deployment *out,
                         struct errbuf *err);

@@ -5,10 +5,11 @@
 
 #include <string.h>
 
-extern const struct world_ops train_world, serve_world;
+extern const struct world_ops train_world, place_world, serve_world;
 
 const struct world_ops *const world_registry[] = {
     &train_world,
+    &place_world,
     &serve_world,
     NULL,
 };
