@@ -928,6 +928,8 @@ static const struct row rows[] = {
       { RUN }, 2, AT("e.json", 8) "sim.restore_delay_s: unknown field" },
     { "serve_mem_util", AZFILE(S_MORE("\"sim\": { \"mem_util\": 1.5 }"), AZ_OK), { RUN }, 2,
       AT("e.json", 8) "sim.mem_util: 1.5 is out of range [0.05, 1]" },
+    { "serve_timeline_not_written", AZFILE(S_MORE("\"sim\": { \"timeline\": true }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "sim.timeline: the serving world writes no timeline yet" },
     { "serve_llm_file_missing", AZFILE(S_MORE("\"models\": { \"llm\": \"nope.json\" }"), AZ_OK),
       { RUN }, 2, AT("e.json", 8) "models.llm: file 'nope.json' not found" },
     { "serve_requests_ok", RQFILE("arrival_s,prompt_tokens,output_tokens,class\n0,10,5,a\n1,20,5,b\n"),

@@ -63,6 +63,8 @@ static const struct display display = {
     .util_panels = 1,
     .queue_series = "queue_len",
     .queue_label = "requests waiting",
+    .entity_one = "request",
+    .resource_one = "instance",
 };
 
 /* A file of root's "models" object, resolved against the experiment's folder. */
@@ -123,6 +125,16 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         llm_load(&lc, NULL, c->arch_path, NULL, err) < 0)
         goto fail;
     c->set.block_tokens = (int32_t)block;
+    /* requests share their instance's GPUs iteration by iteration, which the timeline's
+       intervals (a resource held whole or at a share) do not describe yet: say so at load
+       rather than run without the rows `hetsim trace` would then ask for */
+    const cJSON *tl = sim->node ? cJSON_GetObjectItemCaseSensitive(sim->node, "timeline") : NULL;
+    if (cJSON_IsTrue(tl)) {
+        jsonf_error(root->doc, tl, "sim.timeline", err, "the serving world writes no timeline "
+                    "yet (its requests share GPUs iteration by iteration); leave it out: the "
+                    "requests table has each request's arrival, start, first token and finish");
+        goto fail;
+    }
     const struct llm_arch *a = llm_find(lc, model);
     if (a == NULL) {
         char hint[96];
