@@ -19,6 +19,7 @@ struct policy {
     simtime                  round;
     struct train_decider     train;     /* the decider of the "training" world */
     struct place_decider     place;     /* the decider of the "placement" world */
+    struct serve_decider     serve;     /* the decider of the "serving" world */
     char                     label[64];
     struct policy_stats      st;
     int                      trace;
@@ -68,11 +69,11 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
     struct jobj none = { 0 };
     if (params == NULL || params->node == NULL)
         params = &none;
-    double round_s = ops->train ? ops->train->round_s : 0;
+    double round_s = ops->train ? ops->train->round_s : ops->serve ? ops->serve->redispatch_s : 0;
     const char *label = ops->name;
     if (params->node != NULL &&
         (jobj_known(params, known, err) < 0 ||
-         jobj_num(params, "round_s", JOPT, 1e-3, 1e9, &round_s, err) < 0 ||
+         jobj_num(params, "round_s", JOPT, ops->serve ? 0 : 1e-3, 1e9, &round_s, err) < 0 ||
          jobj_str(params, "label", JOPT, &label, err) < 0))
         return -1;
     policy *p = calloc(1, sizeof *p);
@@ -94,6 +95,12 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
         };
     if (ops->place != NULL)
         p->place = (struct place_decider){ .ctx = p, .decide = policy_place_decide };
+    if (ops->serve != NULL)
+        p->serve = (struct serve_decider){
+            .ctx = p, .cl = env->cl, .deploy = policy_serve_deploy, .route = policy_serve_route,
+            .dispatch = ops->serve->dispatch ? policy_serve_dispatch : NULL,
+            .redispatch_s = round_s,
+        };
     *out = p;
     return 0;
 }
@@ -115,7 +122,9 @@ const void *policy_decider(const policy *p)
 {
     if (p->ops->place != NULL)
         return &p->place;
-    return p->ops->train != NULL ? (const void *)&p->train : NULL;
+    return p->ops->train != NULL   ? (const void *)&p->train
+           : p->ops->serve != NULL ? (const void *)&p->serve
+                                   : NULL;
 }
 
 static double mono_s(void)
@@ -165,17 +174,84 @@ int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list
     return rc;
 }
 
+/* One timed call of a policy hook (placement and serving). */
+static void timed(policy *p, double t0)
+{
+    double dt = mono_s() - t0;
+    p->st.calls++;
+    p->st.time_total_s += dt;
+    if (dt > p->st.time_max_s)
+        p->st.time_max_s = dt;
+}
+
+int policy_serve_deploy(void *ctx, const struct serve_env_view *v, struct serve_deployment *out,
+                        struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    memset(out, 0, sizeof *out);
+    int rc = p->ops->serve->deploy(p->self, v, out, err);
+    timed(p, t0);
+    if (p->trace && rc == 0) {
+        static const char *const roles[] = { "unified", "prefill", "decode" };
+        const catalog *cat = cluster_catalog(v->cl);
+        fprintf(stderr, "trace: %s deployment: %d instances\n", p->label, out->n);
+        for (int i = 0; i < out->n; i++) {
+            const struct serve_instance *in = &out->inst[i];
+            fprintf(stderr, "trace:   instance %d (%s):", i,
+                    in->role >= 0 && in->role <= 2 ? roles[in->role] : "?");
+            for (int s = 0; s < in->nstages && s < SERVE_MAX_STAGES; s++)
+                fprintf(stderr, " [%d x %s, %d layers]", in->stages[s].ngpu,
+                        catalog_gpu(cat, cluster_gpu_type(v->cl, in->stages[s].gpus[0]))->name,
+                        in->stages[s].layers);
+            if (in->nattn > 0)
+                fprintf(stderr, " + %d attention workers", in->nattn);
+            fprintf(stderr, "; KV %.0f tokens, %.3g requests/s of 1024 + 128 tokens\n",
+                    serve_view_kv_tokens(v, in), serve_view_rate(v, in, 1024, 128));
+        }
+    }
+    return rc;
+}
+
+int policy_serve_route(void *ctx, const struct serve_view *v, const struct serve_req_view *r,
+                       int32_t *inst, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->serve->route(p->self, v, r, inst, err);
+    timed(p, t0);
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: routing: ", p->label, sim_to_sec(v->now));
+    if (p->trace)
+        fprintf(stderr, "trace: t=%.6f %s route request %lld (%d tokens, %s) -> %d\n",
+                sim_to_sec(v->now), p->label, (long long)r->id, r->prompt,
+                r->want_role == SERVE_DECODE ? "decode" : "prompt", *inst);
+    return rc;
+}
+
+int policy_serve_dispatch(void *ctx, struct serve_dispatch *d, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->serve->dispatch(p->self, d, err);
+    timed(p, t0);
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: dispatch: ", p->label, sim_to_sec(d->now));
+    if (p->trace)
+        fprintf(stderr, "trace: t=%.6f %s dispatch instance %d: %d requests%s, layer attention "
+                "%.6f s\n", sim_to_sec(d->now), p->label, d->inst, d->nreq,
+                d->rebalance == SERVE_REBALANCE ? " (rebalance)"
+                : d->rebalance == SERVE_REPLACE ? " (place anew)" : "", d->layer_attn_s);
+    return rc;
+}
+
 int policy_place_decide(void *ctx, const struct place_view *v, const struct place_pod *pod,
                         struct place_choice *out, struct errbuf *err)
 {
     policy *p = ctx;
     double t0 = mono_s();
     int rc = p->ops->place->decide(p->self, v, pod, out, err);
-    double dt = mono_s() - t0;
-    p->st.calls++;
-    p->st.time_total_s += dt;
-    if (dt > p->st.time_max_s)
-        p->st.time_max_s = dt;
+    timed(p, t0);
     if (rc < 0)
         err_prefix(err, "policy %s, pod %lld (%s): ", p->label, (long long)v->seq, pod->name);
     if (p->trace)

@@ -20,6 +20,7 @@
 
 #include "../sim/base/jobj.h"
 #include "../sim/place/place_view.h"
+#include "../sim/serve/serve_view.h"
 #include "../sim/train/train_view.h"
 
 struct alloc_problem;
@@ -58,6 +59,19 @@ struct place_hooks {
                    struct place_choice *out, struct errbuf *err);
 };
 
+/* A serving policy's decisions (domain "serving", sim/serve/serve_view.h): the deployment,
+ * the routing of each request and, for policies that deploy attention workers, the dispatch
+ * of KV heads; redispatch_s is the default of its "round_s" (how often a Hetis instance
+ * offers its running requests for rebalancing; 0: never). */
+struct serve_hooks {
+    int  (*deploy)(void *self, const struct serve_env_view *v, struct serve_deployment *out,
+                   struct errbuf *err);
+    int  (*route)(void *self, const struct serve_view *v, const struct serve_req_view *r,
+                  int32_t *inst, struct errbuf *err);
+    int  (*dispatch)(void *self, struct serve_dispatch *d, struct errbuf *err);
+    double redispatch_s;
+};
+
 /* Every policy: a head that every domain shares, and the hook table of its domain. */
 struct policy_ops {
     const char *name;           /* as in experiments and `hetsim list policies` */
@@ -71,6 +85,7 @@ struct policy_ops {
     /* the hooks of its domain: exactly the one its domain names is set */
     const struct train_hooks *train;    /* "training" */
     const struct place_hooks *place;    /* "placement" */
+    const struct serve_hooks *serve;    /* "serving" */
 };
 
 /* The registry, NULL-terminated, in the order `hetsim list policies` prints. */
@@ -101,7 +116,7 @@ void policy_get_stats(const policy *p, struct policy_stats *out);
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
  * timed dispatch below: a struct train_decider for "training", a struct place_decider for
- * "placement".  Valid while p is open. */
+ * "placement", a struct serve_decider for "serving".  Valid while p is open. */
 const void *policy_decider(const policy *p);
 
 /* The dispatch of training decisions (what policy_decider's train_decider points at), timed
@@ -112,5 +127,11 @@ int policy_train_decide(void *p, const struct train_view *v, struct grant_list *
 /* The dispatch of placement decisions (what policy_decider's place_decider points at). */
 int policy_place_decide(void *p, const struct place_view *v, const struct place_pod *pod,
                         struct place_choice *out, struct errbuf *err);
+/* The dispatch of serving decisions (what policy_decider's serve_decider points at). */
+int policy_serve_deploy(void *p, const struct serve_env_view *v, struct serve_deployment *out,
+                        struct errbuf *err);
+int policy_serve_route(void *p, const struct serve_view *v, const struct serve_req_view *r,
+                       int32_t *inst, struct errbuf *err);
+int policy_serve_dispatch(void *p, struct serve_dispatch *d, struct errbuf *err);
 
 #endif

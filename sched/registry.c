@@ -20,6 +20,11 @@ extern const struct policy_ops policy_dotprod;
 extern const struct policy_ops policy_bestfit;
 extern const struct policy_ops policy_clustering;
 extern const struct policy_ops policy_gpupacking;
+extern const struct policy_ops policy_highend_only;
+extern const struct policy_ops policy_uniform_pp;
+extern const struct policy_ops policy_hexgen;
+extern const struct policy_ops policy_splitwise;
+extern const struct policy_ops policy_hetis;
 
 const struct policy_ops *const policy_registry[] = {
     /* training */
@@ -40,5 +45,11 @@ const struct policy_ops *const policy_registry[] = {
     &policy_bestfit,
     &policy_clustering,
     &policy_gpupacking,
+    /* serving */
+    &policy_highend_only,
+    &policy_uniform_pp,
+    &policy_hexgen,
+    &policy_splitwise,
+    &policy_hetis,
     NULL,
 };

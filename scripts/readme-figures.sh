@@ -24,6 +24,13 @@
 #   fgd-speed      tests/bench_fgd.c alone (fgd_openb's six policies, time and memory)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
 #   timeline-cost  the bench's 100,000-job run with and without sim.timeline (a minute)
+#   llm-fit        scripts/fit-llm.sh's residuals of the LLM latency model (seconds; the fit
+#                  is written to a scratch file, the shipped one is left as it is)
+#   hetis-claims   scripts/reproduce/hetis.sh's claims tables (375 runs, a few minutes, into
+#                  results/out/hetis*, resumed if already there)
+#   hetis-why      from hetis.sh's runs: throughput, latency, KV use and preemptions per
+#                  policy and rate (mean over the seeds), Llama-2-70B and 13B
+#   serve-speed    tests/bench_serve alone (a minute)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -32,7 +39,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why fgd-claims
-fgd-why fgd-speed speed timeline-cost"
+fgd-why fgd-speed speed timeline-cost llm-fit hetis-claims hetis-why serve-speed"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -171,6 +178,15 @@ gen_fgd_why() {
         | cut -c1-132 | sed "s/ *$//" | grep -v '^mean'
 }
 
+gen_hetis_why() {
+    cols=tokens_per_s,e2e_mean,ttft_p95,kv_used_frac,preemptions,util_A100-80GB,util_RTX3090,util_P100
+    echo "Llama-2-70B"
+    why_report hetis hetis_load workload.rate_per_s "$cols"
+    echo
+    echo "Llama-2-13B"
+    why_report hetis_13b hetis_load_13b workload.rate_per_s "$cols"
+}
+
 gen() {
     case $1 in
     run-table) gen_run_table ;;
@@ -188,6 +204,11 @@ gen() {
     timeline-cost)
         make --no-print-directory -s build/rel/bench.bin >/dev/null 2>&1
         BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench.bin ;;
+    llm-fit) OUT="$tmp/llm_fit.json" HETSIM="$hetsim" sh scripts/fit-llm.sh ;;
+    hetis-claims) gen_claims hetis ;;
+    hetis-why) gen_hetis_why ;;
+    serve-speed) make --no-print-directory -s build/rel/bench_serve.bin >/dev/null 2>&1 &&
+                 HETSIM_DATA="$root" build/rel/bench_serve.bin ;;
     *) echo "readme-figures: no generator '$1' (one of: $generators)" >&2; return 2 ;;
     esac
 }

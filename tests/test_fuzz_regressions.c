@@ -19,6 +19,9 @@
  *       behaviour) when submissions were more than ~292,000 years apart.
  *   W2  workloads/trace_philly.c pst_open(): no upper bound on duration, so a job's work
  *       (duration x rate) could be infinite.
+ * Found by fuzz_requests, fixed with it:
+ *   R1  workloads/trace_requests.c rst_next(): rows out of arrival order were passed on (only
+ *       the world's check caught them, without the column's name).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -258,4 +261,47 @@ Test(fuzz_regressions, philly_huge_duration)
 {
     cr_assert_eq(workload_clean("workload/philly-duration-inf-work", "duration"), -1,
                  "a 1e308 s job was accepted");
+}
+
+/* ---- the serving readers (fuzz_requests) ---- */
+
+Test(fuzz_regressions, R1_requests_out_of_order_named_at_their_row)
+{
+    size_t n;
+    char *buf = repro("requests/requests-arrival-decreasing", &n);
+    size_t jl = strnlen(buf, n);
+    char *jp = th_write("r1.json", buf), *tp = malloc(600);
+    snprintf(tp, 600, "%s/r1.csv", th_tmpdir());
+    FILE *f = fopen(tp, "wb");
+    cr_assert_not_null(f);
+    fwrite(buf + jl + 1, 1, n - jl - 1, f);
+    fclose(f);
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *d;
+    struct jobj cfg;
+    cr_assert_eq(jsonf_load(&d, jp, &err), 0, "%s", err.msg);
+    cr_assert_eq(jobj_root(&cfg, d, &err), 0);
+    cr_assert_eq(jsonf_set(d, "trace", tp, &err), 0);
+    tput *m = NULL;
+    catalog *cat = th_catalog();
+    m = th_models(cat);
+    struct workload_env env = { m, 1, th_tmpdir() };
+    workload *w;
+    cr_assert_eq(workload_open(&w, &cfg, &env, &err), 0, "%s", err.msg);
+    struct entity_source *src = workload_source(w);
+    char spec[256];
+    int rc;
+    while ((rc = src->next(src->ctx, spec, &err)) > 0)
+        ;
+    cr_assert_eq(rc, -1);
+    cr_assert(strstr(err.msg, "r1.csv:3: arrival_s: 1.25 is earlier than the row before (1.5)") !=
+              NULL, "%s", err.msg);
+    workload_close(w);
+    jsonf_destroy(d);
+    tput_destroy(m);
+    catalog_destroy(cat);
+    free(jp);
+    free(tp);
+    free(buf);
 }

@@ -138,6 +138,27 @@ struct row {
 #define AT(f, n) "%d/" f ":" #n ": "
 #define RUN "run", "%d/e.json", "--db", "%d/t.db", "-q"
 
+
+/* ---- serving: an experiment, one field per line: 2 name, 3 domain, 4 cluster (one
+ * A100-80GB), 5 model, 6 workload, 7 policies, 8 what `more` adds ---- */
+#define SEXPF(model, wl, pol, more)                                                          \
+    "{\n \"name\": \"s\",\n \"domain\": \"serving\",\n \"cluster\": { \"network\": "          \
+    "\"ib-100g\", \"groups\": [ { \"count\": 1, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 1 } ] }" \
+    ",\n \"model\": " model ",\n \"workload\": " wl ",\n \"policies\": " pol more "\n}\n"
+#define S_MODEL "\"llama-2-7b\""
+#define S_AZ "{ \"format\": \"azure_llm\", \"trace\": \"a.csv\" }"
+#define S_POL "[\"highend_only\"]"
+#define S_OK SEXPF(S_MODEL, S_AZ, S_POL, "")
+#define S_MORE(x) SEXPF(S_MODEL, S_AZ, S_POL, ",\n " x)
+#define S_WL(x) SEXPF(S_MODEL, x, S_POL, "")
+#define AZHDR "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+#define AZ(ts, p, o) "2023-11-16 " ts "," p "," o "\n"
+#define AZ_OK AZHDR AZ("18:17:03.9799600", "100", "10") AZ("18:17:04.0319600", "300", "8")
+#define AZFILE(exp, text) { { "e.json", exp }, { "a.csv", text } }
+#define RQFILE(text) { { "e.json", S_WL("{ \"format\": \"requests\", \"trace\": \"r.csv\" }") }, \
+                       { "r.csv", text } }
+#define SYNL(fields) AZFILE(S_WL("{ \"format\": \"llm_synthetic\", " fields " }"), AZ_OK)
+
 /* ---- setups: files that do not fit in a string literal, and database states ---- */
 
 static void write_bytes(const char *name, const char *data, size_t len)
@@ -837,6 +858,112 @@ static const struct row rows[] = {
     { "db_wal_blocked", EXP(E_OK),
       { RUN }, 1, "hetsim: %d/t.db: *unable to open", .setup = wal_blocked_db },
 
+    /* -------- serving (sim/serve, workloads/trace_azure.c, trace_requests.c, synth_llm.c) */
+    { "serve_azure_ok", AZFILE(S_OK, AZ_OK), { RUN }, 0, NULL, 1 },
+    { "serve_azure_crlf_ok", AZFILE(S_OK, "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
+                                         "2023-11-16 18:17:03.97,100,10\r\n"), { RUN }, 0, NULL, 1 },
+    { "serve_azure_zero_prompt", AZFILE(S_OK, AZ_OK AZ("18:17:05", "0", "10")), { RUN }, 2,
+      AT("a.csv", 4) "ContextTokens: 0 tokens: a request needs at least one prompt token" },
+    { "serve_azure_zero_output", AZFILE(S_OK, AZ_OK AZ("18:17:05", "10", "0")), { RUN }, 2,
+      AT("a.csv", 4) "GeneratedTokens: 0 tokens: a request needs at least one output token" },
+    { "serve_azure_bad_tokens", AZFILE(S_OK, AZHDR AZ("18:17:05", "ten", "1")), { RUN }, 2,
+      AT("a.csv", 2) "ContextTokens: 'ten' is not a token count" },
+    { "serve_azure_bad_time", AZFILE(S_OK, AZHDR "2023-13-16 18:17:03,100,10\n"), { RUN }, 2,
+      AT("a.csv", 2) "TIMESTAMP: '2023-13-16 18:17:03' is not a time" },
+    { "serve_azure_feb_29", AZFILE(S_OK, AZHDR "2023-02-29 18:17:03,100,10\n"), { RUN }, 2,
+      AT("a.csv", 2) "TIMESTAMP: '2023-02-29 18:17:03' is not a time" },
+    { "serve_azure_decreasing", AZFILE(S_OK, AZHDR AZ("18:17:05", "10", "1")
+                                              AZ("18:17:04", "10", "1")), { RUN }, 2,
+      AT("a.csv", 3) "TIMESTAMP: '2023-11-16 18:17:04' is earlier than the row before" },
+    { "serve_azure_header", AZFILE(S_OK, "TIMESTAMP,Context,GeneratedTokens\n"), { RUN }, 2,
+      AT("a.csv", 1) "header: expected TIMESTAMP,ContextTokens,GeneratedTokens" },
+    { "serve_azure_fields", AZFILE(S_OK, AZHDR "2023-11-16 18:17:05,10\n"), { RUN }, 2,
+      AT("a.csv", 2) "expected 3 fields, found 2" },
+    { "serve_azure_empty", AZFILE(S_OK, AZHDR), { RUN }, 2,
+      "empty trace: no requests after the header" },
+    { "serve_prompt_beyond_context", AZFILE(S_OK, AZ_OK AZ("18:17:05", "5000", "10")), { RUN }, 2,
+      AT("a.csv", 4) "ContextTokens: 5000 prompt + 10 output tokens exceed the context of "
+      "llama-2-7b (4096 tokens" },
+    { "serve_prompt_truncated_ok", AZFILE(S_MORE("\"sim\": { \"overlong\": \"truncate\" }"),
+                                          AZ_OK AZ("18:17:05", "5000", "10")), { RUN }, 0, NULL, 1 },
+    { "serve_weights_do_not_fit", AZFILE(SEXPF("\"llama-2-70b\"", S_AZ, S_POL, ""), AZ_OK),
+      { RUN }, 2, AT("e.json", 7) "policies[0]: policy 'highend_only' finds no deployment: "
+      "llama-2-70b (138 GB of fp16 weights) fits no group or pipeline of the A100-80GB GPUs" },
+    { "serve_uniform_pp_does_not_fit", AZFILE(SEXPF("\"llama-2-70b\"", S_AZ,
+                                                    "[\"uniform_pp\"]", ""), AZ_OK),
+      { RUN }, 2, AT("e.json", 7) "policies[0]: policy 'uniform_pp' deploys what cannot run: "
+      "cannot hold llama-2-70b: instance 0 stage 0 puts 80 layers on 1 x A100-80GB" },
+    { "serve_unknown_model", AZFILE(SEXPF("\"llama-2-7c\"", S_AZ, S_POL, ""), AZ_OK), { RUN },
+      2, AT("e.json", 5) "model: unknown model 'llama-2-7c' (did you mean 'llama-2-7b'?)" },
+    { "serve_model_missing", AZFILE("{\n \"domain\": \"serving\",\n \"cluster\": \"hetis_testbed\","
+                                    "\n \"workload\": " S_AZ ",\n \"policies\": " S_POL "\n}\n",
+                                    AZ_OK), { RUN }, 2, "model: required field is missing" },
+    { "serve_unknown_gpu", AZFILE("{\n \"domain\": \"serving\",\n \"model\": " S_MODEL ",\n"
+                                  " \"cluster\": { \"network\": \"ib-100g\", \"groups\": [ { "
+                                  "\"count\": 1, \"gpu\": \"A200\", \"gpus_per_node\": 1 } ] },\n"
+                                  " \"workload\": " S_AZ ",\n \"policies\": " S_POL "\n}\n", AZ_OK),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].gpu: unknown GPU type 'A200'" },
+    { "serve_training_policy", AZFILE(SEXPF(S_MODEL, S_AZ, "[\"fifo\"]", ""), AZ_OK), { RUN },
+      2, AT("e.json", 7) "policies[0]: policy 'fifo' is for the training domain; the "
+      "experiment is serving" },
+    { "serve_training_format", AZFILE(S_WL("{ \"format\": \"hetsim\", \"trace\": \"ok.csv\" }"),
+                                      AZ_OK), { RUN }, 2,
+      "workload.format: the format is for the training domain; the experiment is serving" },
+    { "serve_policy_param", AZFILE(SEXPF(S_MODEL, S_AZ, "[{ \"name\": \"hetis\", \"gain\": -1 }]",
+                                         ""), AZ_OK), { RUN }, 2,
+      AT("e.json", 7) "policies[0].gain: -1 is out of range" },
+    { "serve_routing_unknown", AZFILE(SEXPF(S_MODEL, S_AZ, "[{ \"name\": \"hexgen\", "
+                                            "\"routing\": \"random\" }]", ""), AZ_OK), { RUN }, 2,
+      AT("e.json", 7) "policies[0].routing: 'random' is not one of: least_work, round_robin" },
+    { "serve_slo_field", AZFILE(S_MORE("\"slo\": { \"ttft\": 1 }"), AZ_OK), { RUN }, 2,
+      AT("e.json", 8) "slo.ttft: unknown field (did you mean 'ttft_s'?)" },
+    { "serve_slo_negative", AZFILE(S_MORE("\"slo\": { \"tpot_s\": -1 }"), AZ_OK), { RUN }, 2,
+      AT("e.json", 8) "slo.tpot_s: -1 is out of range" },
+    { "serve_whole_prompts_need_the_context", AZFILE(S_MORE("\"sim\": { \"chunked_prefill\": "
+                                                            "false, \"max_batch_tokens\": 1024 }"),
+                                                     AZ_OK), { RUN }, 2,
+      AT("e.json", 8) "sim.max_batch_tokens: 1024 tokens: without chunked prefill an iteration "
+      "must hold a whole prompt, up to the context of llama-2-7b (4096 tokens)" },
+    { "serve_sim_field_of_training", AZFILE(S_MORE("\"sim\": { \"restore_delay_s\": 5 }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "sim.restore_delay_s: unknown field" },
+    { "serve_mem_util", AZFILE(S_MORE("\"sim\": { \"mem_util\": 1.5 }"), AZ_OK), { RUN }, 2,
+      AT("e.json", 8) "sim.mem_util: 1.5 is out of range [0.05, 1]" },
+    { "serve_timeline_not_written", AZFILE(S_MORE("\"sim\": { \"timeline\": true }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "sim.timeline: the serving world writes no timeline yet" },
+    { "serve_llm_file_missing", AZFILE(S_MORE("\"models\": { \"llm\": \"nope.json\" }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "models.llm: file 'nope.json' not found" },
+    { "serve_requests_ok", RQFILE("arrival_s,prompt_tokens,output_tokens,class\n0,10,5,a\n1,20,5,b\n"),
+      { RUN }, 0, NULL, 1 },
+    { "serve_requests_unknown_column", RQFILE("arrival_s,prompt,output_tokens\n0,10,5\n"), { RUN },
+      2, AT("r.csv", 1) "prompt: unknown column (did you mean 'prompt_tokens'?)" },
+    { "serve_requests_missing_column", RQFILE("arrival_s,prompt_tokens\n0,10\n"), { RUN }, 2,
+      AT("r.csv", 1) "output_tokens: required column is missing" },
+    { "serve_requests_zero_output", RQFILE("arrival_s,prompt_tokens,output_tokens\n0,10,0\n"),
+      { RUN }, 2, AT("r.csv", 2) "output_tokens: 0 tokens: a request needs at least one" },
+    { "serve_requests_duplicate_id", RQFILE("id,arrival_s,prompt_tokens,output_tokens\n"
+                                            "4,0,10,5\n4,1,10,5\n"), { RUN }, 2,
+      AT("r.csv", 3) "id: request id 4 appears twice" },
+    { "serve_requests_decreasing", RQFILE("arrival_s,prompt_tokens,output_tokens\n5,10,5\n"
+                                          "1,10,5\n"), { RUN }, 2,
+      AT("r.csv", 3) "arrival_s: 1 is earlier than the row before (5): arrivals must not "
+      "decrease" },
+    { "serve_requests_trailing_comma", RQFILE("arrival_s,prompt_tokens,output_tokens,\n0,1,1,\n"),
+      { RUN }, 2, AT("r.csv", 1) "header: column 4 has no name (a trailing comma?)" },
+    { "serve_synth_ok", SYNL("\"requests\": 20, \"rate_per_s\": 5, \"arrivals\": \"gamma\", "
+                             "\"cv\": 4, \"prompt\": { \"max\": 3000 }"), { RUN }, 0, NULL, 1 },
+    { "serve_synth_overlong", SYNL("\"requests\": 2000, \"rate_per_s\": 5"), { RUN }, 2,
+      AT("e.json", 6) "workload.prompt: 7437 prompt + " },
+    { "serve_synth_cv_poisson", SYNL("\"requests\": 20, \"rate_per_s\": 5, \"cv\": 4"),
+      { RUN }, 2, AT("e.json", 6) "workload.cv: only gamma arrivals have a coefficient of "
+      "variation" },
+    { "serve_synth_no_requests", SYNL("\"rate_per_s\": 5"), { RUN }, 2,
+      AT("e.json", 6) "workload.requests: required field is missing" },
+    { "serve_synth_max_below_min", SYNL("\"requests\": 2, \"rate_per_s\": 5, \"prompt\": { "
+                                        "\"min\": 100, \"max\": 10 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.prompt.max: 10 is below min (100)" },
+    { "serve_synth_prompt_field", SYNL("\"requests\": 2, \"rate_per_s\": 5, \"prompt\": { "
+                                       "\"mean\": 100 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.prompt.mean: unknown field" },
     /* -------- placement: openb node and pod lists, the world's fields (issue 12) -------- */
     { "place_ok_bom_crlf", PLACE(PEXP_OK, NODES_OK, BOM "name,cpu_milli,memory_mib,num_gpu,"
                                  "gpu_milli\r\np0,4000,1024,1,500\r\np1,100,1,0,0\r\n"),

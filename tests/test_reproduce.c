@@ -112,6 +112,17 @@ Test(reproduce, fgd_script_runs_end_to_end, .timeout = 300)
     cr_assert(strstr(text, "sim.load") != NULL, "%s", text);
 }
 
+Test(reproduce, hetis_script_runs_end_to_end, .timeout = 300)
+{
+    static const char *const figs[] = {
+        "hetis_load_quick_tokens_per_s_vs_workload.rate_per_s.png",
+        "hetis_load_quick_e2e_mean_vs_workload.rate_per_s.png",
+        "hetis_load_quick_ttft_p95_vs_workload.rate_per_s.png", NULL };
+    char *text = reproduce("hetis", figs, 9, 5);
+    cr_assert(strstr(text, "throughput vs Splitwise (paper: up to 2.25)") != NULL, "%s", text);
+    cr_assert(strstr(text, "Llama-2-13B") == NULL, "the quick run is the headline only");
+}
+
 Test(reproduce, a_figure_outside_its_band_fails, .timeout = 300)
 {
     /* the shipped quick bands, with one band moved away from the measured figure */

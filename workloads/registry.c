@@ -5,7 +5,8 @@
 #include "reader.h"
 
 extern const struct workload_format trace_hetsim_format, trace_gavel_format,
-    trace_philly_format, synth_format, trace_openb_format;
+    trace_philly_format, synth_format, trace_openb_format, trace_azure_format,
+    trace_requests_format, synth_llm_format;
 
 const struct workload_format *const workload_registry[] = {
     &trace_hetsim_format,
@@ -13,5 +14,8 @@ const struct workload_format *const workload_registry[] = {
     &trace_philly_format,
     &synth_format,
     &trace_openb_format,
+    &trace_azure_format,
+    &trace_requests_format,
+    &synth_llm_format,
     NULL,
 };

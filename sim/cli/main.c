@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../models/llm.h"
 #include "../../results/export.h"
 #include "../../results/html.h"
 #include "../../results/plot.h"
@@ -944,7 +945,7 @@ static int list_formats(const char *what)
 {
     (void)what;
     for (int i = 0; workload_registry[i] != NULL; i++)
-        printf("%-10s %-10s %s\n", workload_registry[i]->name, workload_registry[i]->domain,
+        printf("%-13s %-10s %s\n", workload_registry[i]->name, workload_registry[i]->domain,
                workload_registry[i]->summary);
     return 0;
 }
@@ -1030,7 +1031,28 @@ static int list_models(const catalog *cat, struct errbuf *err)
     return rc;
 }
 
-/* The GPU catalog, its links, or the job types with their throughput sources. */
+/* The LLM architectures of the serving world (models/data/llms.json). */
+static int list_llms(const catalog *cat, struct errbuf *err)
+{
+    char ap[PATH_MAX_LEN], fp[PATH_MAX_LEN];
+    path_resolve(ap, sizeof ap, NULL, llm_default_models);
+    path_resolve(fp, sizeof fp, NULL, llm_default_fit);
+    llm_catalog *lc;
+    if (llm_load(&lc, cat, ap, fp, err) < 0)
+        return -1;
+    printf("%-14s %6s %6s %5s %8s %12s %7s %8s %8s %10s\n", "llm", "layers", "hidden", "heads",
+           "kv_heads", "intermediate", "vocab", "context", "params_B", "weights_GB");
+    for (int i = 0; i < llm_narch(lc); i++) {
+        const struct llm_arch *a = llm_arch_at(lc, i);
+        printf("%-14s %6d %6d %5d %8d %12d %7d %8d %8.3f %10.1f\n", a->name, a->layers,
+               a->hidden, a->heads, a->kv_heads, a->intermediate, a->vocab, a->max_context,
+               a->params_b, llm_weight_bytes(a, a->layers, 1, 1, 1) / 1e9);
+    }
+    llm_destroy(lc);
+    return 0;
+}
+
+/* The GPU catalog, its links, the job types with their throughput sources, or the LLMs. */
 static int list_catalog(const char *what)
 {
     struct errbuf err;
@@ -1040,6 +1062,7 @@ static int list_catalog(const char *what)
         return fail(&err);
     int rc = strcmp(what, "gpus") == 0    ? list_gpus(cat)
              : strcmp(what, "links") == 0 ? list_links(cat)
+             : strcmp(what, "llms") == 0  ? list_llms(cat, &err)
                                           : list_models(cat, &err);
     catalog_destroy(cat);
     return rc == 0 ? 0 : fail(&err);
@@ -1052,20 +1075,22 @@ static const struct listing {
 } listings[] = {
     { "domains", list_domains },
     { "policies", list_policies },   { "gpus", list_catalog },      { "links", list_catalog },
-    { "models", list_catalog },      { "formats", list_formats },   { "experiments", list_shipped },
+    { "models", list_catalog },      { "llms", list_catalog },
+    { "formats", list_formats },     { "experiments", list_shipped },
     { "sweeps", list_shipped },      { "clusters", list_shipped },  { "traces", list_shipped },
     { NULL, NULL },
 };
 
 static const char list_help[] =
-    "usage: hetsim list domains|policies|gpus|links|models|formats|experiments|sweeps|clusters|\n"
-    "                   traces\n"
+    "usage: hetsim list domains|policies|gpus|links|models|llms|formats|experiments|sweeps|\n"
+    "                   clusters|traces\n"
     "List what hetsim knows, one line each:\n"
     "  domains      each domain (world) with its policies and workload formats\n"
     "  policies     name, domain and summary of every scheduling policy\n"
     "  gpus         the GPU catalog: memory, FLOP/s, bandwidth, price, links and aliases\n"
     "  links        the links of the catalog: scope, bandwidth, latency\n"
     "  models       job types: batch, scaling, parameters, GPUs their throughput is measured on\n"
+    "  llms         LLM architectures of the serving world: shape, parameters, fp16 weights\n"
     "  formats      workload formats: name, domain and summary\n"
     "  experiments  shipped experiments, with the first sentence of their description\n"
     "  sweeps       shipped sweeps, with the first sentence of their description\n"
@@ -1159,12 +1184,15 @@ static const struct cmd commands[] = {
       "draw figures with gnuplot" },
     { "trace", cmd_trace, "[--db FILE] [--run N] [--out FILE]",
       "write a run's timeline as a Perfetto / Chrome trace" },
-    { "list", cmd_list, "policies|gpus|links|models|formats|experiments|sweeps|clusters|traces",
+    { "list", cmd_list, "policies|gpus|links|models|llms|formats|experiments|sweeps|clusters|"
+      "traces",
       "list what hetsim knows" },
     { "validate", cmd_validate, "EXPERIMENT [--policy NAME] [--seed N] [--set KEY=VAL ...]",
       "check an experiment without running it" },
     { "workload", cmd_workload, "EXPERIMENT [--seed N] [--set KEY=VAL ...] [--out FILE]",
       "write an experiment's jobs as a CSV trace" },
+    { "model", cmd_model, "llm --model M --gpu G --tp N [--pp N] --batch B --prompt P "
+      "[--context C] | fit ...", "the LLM latency model: what-ifs and its fit" },
     { "convert", cmd_convert, "gavel-throughputs IN.json OUT.csv", "convert throughput tables" },
     { "version", cmd_version, "", "print the version" },
     { "help", cmd_help, "", "this list" },
