@@ -1017,6 +1017,9 @@ static const struct row rows[] = {
                                      PODS_OK),
       { RUN }, 2, AT("e.json", 9) "sim.sample_s: not used by the placement domain: its clock "
                                   "counts pods" },
+    { "place_timeline_not_written", PLACE(PEXP_MORE("\"sim\": { \"timeline\": true }"),
+                                          NODES_OK, PODS_OK),
+      { RUN }, 2, AT("e.json", 9) "sim.timeline: the placement domain writes no timeline" },
     { "place_order_misspelt", PLACE(PEXP_MORE("\"sim\": { \"order\": \"shufled\" }"),
                                     NODES_OK, PODS_OK),
       { RUN }, 2, AT("e.json", 9) "sim.order: 'shufled' is not one of: trace, shuffled (did "
