@@ -18,6 +18,7 @@ struct policy {
     void                    *self;
     simtime                  round;
     struct train_decider     train;     /* the decider of the "training" world */
+    struct micro_decider     micro;     /* the decider of the "micro" world */
     char                     label[64];
     struct policy_stats      st;
     int                      trace;
@@ -91,6 +92,9 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
             .round = p->round, .allocate = ops->train->allocate ? policy_allocate : NULL,
             .agnostic = !!(ops->flags & POLICY_AGNOSTIC), .fifo = !!(ops->flags & POLICY_FIFO),
         };
+    if (ops->micro != NULL)
+        p->micro = (struct micro_decider){ .ctx = p, .decide = policy_micro_decide,
+                                           .round = p->round };
     *out = p;
     return 0;
 }
@@ -110,6 +114,8 @@ void policy_get_stats(const policy *p, struct policy_stats *out) { *out = p->st;
 
 const void *policy_decider(const policy *p)
 {
+    if (p->ops->micro != NULL)
+        return &p->micro;
     return p->ops->train != NULL ? (const void *)&p->train : NULL;
 }
 
@@ -157,5 +163,29 @@ int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list
         fprintf(stderr, "trace: t=%.6f %s reason=%u active=%d waiting=%d running=%d grants=%zu%s\n",
                 sim_to_sec(v->now), p->label, v->reason, v->n_active, v->n_waiting,
                 v->n_running, out->n, out->full ? " full" : "");
+    return rc;
+}
+
+int policy_micro_decide(void *ctx, const struct micro_view *v, int *containers,
+                        struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->micro->decide(p->self, v, containers, err);
+    double dt = mono_s() - t0;
+    p->st.calls++;
+    p->st.time_total_s += dt;
+    if (dt > p->st.time_max_s)
+        p->st.time_max_s = dt;
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: ", p->label, sim_to_sec(v->now));
+    if (p->trace) {
+        int total = 0;
+        for (int k = 0; k < v->app->nservices; k++)
+            total += containers[k];
+        fprintf(stderr, "trace: t=%.6f %s interval=%lld rate=%.3f q=%.6f containers=%d\n",
+                sim_to_sec(v->now), p->label, (long long)v->interval, v->rate, v->e2e_q_s,
+                total);
+    }
     return rc;
 }

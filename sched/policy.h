@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "../sim/base/jobj.h"
+#include "../sim/micro/micro_view.h"
 #include "../sim/train/train_view.h"
 
 struct alloc_problem;
@@ -50,6 +51,12 @@ struct train_hooks {
     int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
 };
 
+/* A microservice policy's decisions (domain "micro", sim/micro/micro_view.h): asked every
+ * decision interval, it writes the containers it wants per service. */
+struct micro_hooks {
+    int  (*decide)(void *self, const struct micro_view *v, int *containers, struct errbuf *err);
+};
+
 /* Every policy: a head that every domain shares, and the hook table of its domain. */
 struct policy_ops {
     const char *name;           /* as in experiments and `hetsim list policies` */
@@ -62,6 +69,7 @@ struct policy_ops {
     void (*destroy)(void *self);
     /* the hooks of its domain: exactly the one its domain names is set */
     const struct train_hooks *train;    /* "training" */
+    const struct micro_hooks *micro;    /* "micro" */
 };
 
 /* The registry, NULL-terminated, in the order `hetsim list policies` prints. */
@@ -91,13 +99,17 @@ simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
- * timed dispatch below: a struct train_decider for "training".  Valid while p is open. */
+ * timed dispatch below: a struct train_decider for "training", a struct micro_decider for
+ * "micro".  Valid while p is open. */
 const void *policy_decider(const policy *p);
 
 /* The dispatch of training decisions (what policy_decider's train_decider points at), timed
  * and checked; also for tests that drive a world by hand. */
 int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,
+                        struct errbuf *err);
+/* The dispatch of microservice decisions (what the micro_decider points at), timed. */
+int policy_micro_decide(void *p, const struct micro_view *v, int *containers,
                         struct errbuf *err);
 
 #endif

@@ -14,6 +14,10 @@ extern const struct policy_ops policy_themis;
 extern const struct policy_ops policy_gavel_las;
 extern const struct policy_ops policy_gavel_las_perf;
 extern const struct policy_ops policy_gavel_ftf;
+extern const struct policy_ops policy_static_worst;
+extern const struct policy_ops policy_erms;
+extern const struct policy_ops policy_firm;
+extern const struct policy_ops policy_derm;
 
 const struct policy_ops *const policy_registry[] = {
     /* training */
@@ -27,5 +31,10 @@ const struct policy_ops *const policy_registry[] = {
     &policy_gavel_las,
     &policy_gavel_las_perf,
     &policy_gavel_ftf,
+    /* micro */
+    &policy_static_worst,
+    &policy_erms,
+    &policy_firm,
+    &policy_derm,
     NULL,
 };

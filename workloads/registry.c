@@ -6,11 +6,14 @@
 
 extern const struct workload_format trace_hetsim_format, trace_gavel_format,
     trace_philly_format, synth_format;
+extern const struct workload_format micro_poisson_format, micro_trace_format;
 
 const struct workload_format *const workload_registry[] = {
     &trace_hetsim_format,
     &trace_gavel_format,
     &trace_philly_format,
     &synth_format,
+    &micro_poisson_format,
+    &micro_trace_format,
     NULL,
 };
