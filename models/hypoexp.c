@@ -1,9 +1,10 @@
 /*
  * hypoexp: survival function of a sum of exponentials (hypoexp.h).
  *
- * Partial fractions: P(X > x) = sum_i C_i exp(-l_i x), C_i = prod_{j != i} l_j / (l_j - l_i).
- * Their rounding error is about eps * sum_i |C_i exp(-l_i x)|; when that bound exceeds 1e-13
- * (or two rates are equal) the matrix form is used instead: X is the absorption time of the
+ * Partial fractions: P(X > x) = sum_i C_i exp(-l_i x), C_i = prod_{j != i} l_j / (l_j - l_i),
+ * with equal rates gathered into Erlang blocks (sf_blocks: repeated roots).  The rounding
+ * error is about eps * sum of the terms' magnitudes; when that bound exceeds 1e-10 (close
+ * but unequal rates) the matrix form is used instead: X is the absorption time of the
  * chain 1 -> 2 -> ... -> m -> out with rates l_i, so P(X > x) = e_1' exp(T x) 1 with
  * T = -diag(l) + superdiag(l_1..l_{m-1}).  exp(A), A = T x, is (exp(A / 2^s))^(2^s) with
  * |A / 2^s| <= 1/2 and the Taylor series summed until its terms fall below 1e-18; exp(T t) is
@@ -79,6 +80,76 @@ static double sf_matrix(const double *rate, int m, double x)
     return sf < 0 ? 0 : sf > 1 ? 1 : sf;
 }
 
+/* Partial fractions with repeated rates: blocks of n_i stages of rate l_i (distinct), rates
+ * scaled so that the largest is 1.  f's transform is prod_i (l_i / (l_i + s))^n_i =
+ * sum_ij A_ij / (s + l_i)^j with A_ij = h_i^(n_i - j)(-l_i) / (n_i - j)!, h_i = C g_i,
+ * g_i = prod_{k != i} (l_k + s)^-n_k, C = prod l^n; the derivatives of g_i come from those
+ * of log g_i by g^(p) = sum_q binom(p-1, q) g^(q) (log g)^(p-q).  Then
+ * S(x) = sum_ij A_ij / l_i^j e^(-l_i x) sum_{r<j} (l_i x)^r / r!.  Returns 0 with *bound the
+ * sum of the terms' magnitudes (the cancellation), or -1 when it overflows. */
+static double ipow(double b, int e)
+{
+    double r = 1;
+    for (; e > 0; e >>= 1, b *= b)
+        if (e & 1)
+            r *= b;
+    return r;
+}
+
+static int sf_blocks(const double *l, const int *n, int nb, double x, double *out,
+                     double *bound)
+{
+    double sum = 0, mag = 0;
+    for (int i = 0; i < nb; i++) {
+        int ni = n[i];
+        double h[HYPOEXP_MAX + 1], L[HYPOEXP_MAX + 1];
+        double h0 = ipow(l[i], ni);
+        for (int k = 0; k < nb; k++)
+            if (k != i)
+                h0 *= ipow(l[k] / (l[k] - l[i]), n[k]);
+        h[0] = h0;
+        for (int p = 1; p < ni; p++) {
+            double v = 0, fact = 1;
+            for (int q = 1; q < p; q++)
+                fact *= q;          /* (p - 1)! */
+            for (int k = 0; k < nb; k++)
+                if (k != i)
+                    v += n[k] / ipow(l[k] - l[i], p);
+            L[p] = (p % 2 ? -1.0 : 1.0) * fact * v;
+            /* d/ds log (l_k + s)^-n_k = -n_k / (l_k + s): the p-th derivative is
+             * -n_k (-1)^(p-1) (p-1)! / (l_k + s)^p, at s = -l_i */
+        }
+        for (int p = 1; p < ni; p++) {
+            double v = 0, binom = 1;
+            for (int q = 0; q < p; q++) {
+                v += binom * h[q] * L[p - q];
+                binom = binom * (p - 1 - q) / (q + 1);
+            }
+            h[p] = v;
+        }
+        double e = exp(-l[i] * x), lx = l[i] * x;
+        for (int j = 1; j <= ni; j++) {
+            double fact = 1;
+            for (int q = 2; q <= ni - j; q++)
+                fact *= q;
+            double A = h[ni - j] / fact / ipow(l[i], j);
+            double poly = 0, term = 1;
+            for (int r = 0; r < j; r++) {
+                poly += term;
+                term *= lx / (r + 1);
+            }
+            double t = A * e * poly;
+            if (!isfinite(t))
+                return -1;
+            sum += t;
+            mag += fabs(t);
+        }
+    }
+    *out = sum;
+    *bound = mag;
+    return 0;
+}
+
 double hypoexp_sf(const double *rate, int m, double x)
 {
     if (m <= 0)
@@ -87,26 +158,26 @@ double hypoexp_sf(const double *rate, int m, double x)
         return 1.0;
     if (m == 1)
         return exp(-rate[0] * x);
-    double sum = 0, bound = 0;
-    int safe = 1;
-    for (int i = 0; i < m && safe; i++) {
-        double c = 1;
-        for (int j = 0; j < m; j++) {
-            if (j == i)
-                continue;
-            double d = rate[j] - rate[i];
-            if (d == 0) {
-                safe = 0;
-                break;
-            }
-            c *= rate[j] / d;
+    /* equal rates into blocks, on a time scale where the largest rate is 1 */
+    double top = 0;
+    for (int i = 0; i < m; i++)
+        top = rate[i] > top ? rate[i] : top;
+    double l[HYPOEXP_MAX];
+    int n[HYPOEXP_MAX], nb = 0;
+    for (int i = 0; i < m; i++) {
+        double r = rate[i] / top;
+        int b = 0;
+        while (b < nb && l[b] != r)
+            b++;
+        if (b == nb) {
+            l[nb] = r;
+            n[nb++] = 0;
         }
-        double t = c * exp(-rate[i] * x);
-        sum += t;
-        bound += fabs(t);
+        n[b]++;
     }
-    if (safe && bound * 4e-16 * m < 1e-13 && isfinite(bound))
-        return sum < 0 ? 0 : sum > 1 ? 1 : sum;
+    double sf = 0, bound = 0;
+    if (sf_blocks(l, n, nb, x * top, &sf, &bound) == 0 && bound * 4e-16 * m < 1e-10)
+        return sf < 0 ? 0 : sf > 1 ? 1 : sf;
     return sf_matrix(rate, m, x);
 }
 

@@ -58,6 +58,27 @@ Test(hypoexp, near_equal_rates_are_stable)
     close(hypoexp_sf(r, 12, 10.0), exp(-10.0) * t, 1e-7);
 }
 
+Test(hypoexp, repeated_rates_agree_with_the_matrix_form)
+{
+    /* {2, 2, 2, 5, 5} exactly (Erlang blocks by partial fractions with repeated roots) and
+     * perturbed by 1e-9 (too close for partial fractions: the matrix form) */
+    double r[] = { 2, 2, 2, 5, 5 }, q[] = { 2, 2 * (1 + 1e-9), 2 * (1 - 1e-9), 5, 5 * (1 + 1e-9) };
+    for (double x = 0.1; x < 8; x += 0.3)
+        close(hypoexp_sf(r, 5, x), hypoexp_sf(q, 5, x), 1e-7);
+    /* Erlang(3, 2) then Erlang(2, 5) at x = 1, by convolution of the densities (worked with
+     * the blocks' transform 8 * 25 / ((s + 2)^3 (s + 5)^2)):
+     * S(1) = e^-2 (1 + 2 + 2) * ... checked against a fine numerical convolution instead */
+    double num = 0, h = 1e-4;
+    for (double t = h / 2; t < 1; t += h) {
+        /* density of Erlang(3, 2) at t times P(Erlang(2, 5) > 1 - t) */
+        double f = 4 * t * t * exp(-2 * t);
+        double s2 = exp(-5 * (1 - t)) * (1 + 5 * (1 - t));
+        num += f * s2 * h;
+    }
+    num += exp(-2.0) * (1 + 2 + 2);     /* P(Erlang(3, 2) > 1) */
+    close(hypoexp_sf(r, 5, 1.0), num, 1e-8);
+}
+
 Test(hypoexp, methods_agree_on_separated_rates)
 {
     srand(7);

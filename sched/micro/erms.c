@@ -157,14 +157,19 @@ static void assign(struct split *sp, int i, double T)
     const struct micro_call *c = &sp->g->calls[i];
     int k = c->service;
     double slack = T - sp->B[i];
-    if (!(slack > 0)) {
+    /* a subtree whose latency does not grow with load needs no slack, the others some */
+    if (slack < -1e-12 * T || (!(slack > 0) && sp->K[i] > 0)) {
         sp->infeasible = 1;
         return;
     }
+    if (slack < 0)
+        slack = 0;
     double ag = c->count * sp->e->a[k] * sp->gamma[k];
     double own = c->count * sp->e->b[k] +
                  (sp->K[i] > 0 ? (ag > 0 ? sqrt(ag) : 0) * slack / sp->K[i] : slack);
-    long need = erms_containers(sp->e->a[k], sp->e->b[k], sp->gamma[k], own / c->count);
+    /* a service whose latency does not grow with load needs one container */
+    long need = ag > 0 ? erms_containers(sp->e->a[k], sp->e->b[k], sp->gamma[k],
+                                         own / c->count) : 1;
     if (need < 0)
         sp->infeasible = 1;
     else if (need > sp->n[k])

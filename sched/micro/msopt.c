@@ -134,7 +134,7 @@ int msopt_solve(const struct msopt_problem *p, int *n, struct msopt_result *res,
             g[k] = 0;
             if (!active[k])
                 continue;
-            double d = 1e-4 * w[k] + 1e-12;
+            double d = 1e-3 * w[k] + 1e-12;
             memcpy(wt, w, (size_t)S * sizeof *wt);
             wt[k] = w[k] + d;
             g[k] = (G - prob_w(p, wt, T)) / d;

@@ -73,8 +73,8 @@ struct micro_view {
     const int *ready;           /* [nservices] serving now */
     double  startup_s;          /* a new container serves this long after it is asked for */
     double  capacity_cpus, capacity_memory_gb;      /* the cluster's CPU nodes in all */
-    double  peak_rate;          /* requests/s at the workload's peak as it declares it, or
-                                   the highest interval rate seen so far; 0 before any */
+    double  peak_rate;          /* requests/s at the workload's peak as it declares it, else
+                                   the highest interval rate seen so far (0 before any) */
     /* the last interval (have_last = 0 before the first one ends) */
     int     have_last;
     double  rate;               /* requests/s */

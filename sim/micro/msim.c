@@ -587,12 +587,47 @@ static struct lattice *lat_get(msim *m, int depth, double h, int n)
     return l;
 }
 
-/* acc := acc + the latency of call i and its subtree; depth is the next free lattice */
+static int is_delta(const struct lattice *l)
+{
+    return l->lo == 0 && l->hi == 0 && l->p[0] == 1;
+}
+
+static int lat_call(msim *m, const struct micro_graph *g, int i, struct lattice *acc, int depth);
+
+/* the slowest branch of stage s into `into` (a delta on entry) */
+static int lat_stage_max(msim *m, const struct micro_graph *g, int s, struct lattice *into,
+                         int depth)
+{
+    int a = g->child_off[s], b = g->child_off[s + 1];
+    if (lat_call(m, g, g->child[a], into, depth + 1) < 0)
+        return -1;
+    for (int j = a + 1; j < b; j++) {
+        struct lattice *br = lat_get(m, depth, into->h, into->n);
+        if (br == NULL || lat_call(m, g, g->child[j], br, depth + 1) < 0)
+            return -1;
+        lattice_max(into, br);
+    }
+    return 0;
+}
+
+/* acc := acc + the latency of call i and its subtree; lattices from `depth` on are free.
+ * Sums commute, so when acc is still the point mass at 0 the call's first parallel stage
+ * is built in it directly (no general convolution), its own latency and single-branch
+ * stages added by filters, and only further parallel stages convolved in. */
 static int lat_call(msim *m, const struct micro_graph *g, int i, struct lattice *acc, int depth)
 {
     const struct micro_call *c = &g->calls[i];
+    int first = -1;
+    if (is_delta(acc))
+        for (int s = g->stage_off[i]; s < g->stage_off[i + 1] && first < 0; s++)
+            if (g->child_off[s + 1] - g->child_off[s] > 1)
+                first = s;
+    if (first >= 0 && lat_stage_max(m, g, first, acc, depth) < 0)
+        return -1;
     lattice_add_erlang(acc, c->count, m->shift[c->service], m->rate[c->service], &m->scratch);
     for (int s = g->stage_off[i]; s < g->stage_off[i + 1]; s++) {
+        if (s == first)
+            continue;
         int a = g->child_off[s], b = g->child_off[s + 1];
         if (b - a == 1) {
             if (lat_call(m, g, g->child[a], acc, depth) < 0)
@@ -600,14 +635,8 @@ static int lat_call(msim *m, const struct micro_graph *g, int i, struct lattice 
             continue;
         }
         struct lattice *slow = lat_get(m, depth, acc->h, acc->n);
-        if (slow == NULL || lat_call(m, g, g->child[a], slow, depth + 2) < 0)
+        if (slow == NULL || lat_stage_max(m, g, s, slow, depth + 1) < 0)
             return -1;
-        for (int j = a + 1; j < b; j++) {
-            struct lattice *br = lat_get(m, depth + 1, acc->h, acc->n);
-            if (br == NULL || lat_call(m, g, g->child[j], br, depth + 2) < 0)
-                return -1;
-            lattice_max(slow, br);
-        }
         lattice_add(acc, slow, &m->scratch);
     }
     return 0;
@@ -926,7 +955,7 @@ static int decide(msim *m, simtime now, struct errbuf *err)
         cont[k] = m->svc[k].alloc;
         ready[k] = m->svc[k].ready;
     }
-    double peak = m->peak_declared > m->peak_seen ? m->peak_declared : m->peak_seen;
+    double peak = m->peak_declared > 0 ? m->peak_declared : m->peak_seen;
     struct micro_view v = {
         .now = now, .interval = m->interval, .interval_s = m->c.interval_s,
         .sla_s = m->c.sla_s, .quantile = m->c.quantile, .app = &m->a->view,

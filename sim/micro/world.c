@@ -9,7 +9,7 @@
  * "interference" ({"cpu": cores, "mem_mb": MiB}: the interference Erms fits are read at);
  * sim.interval_s (decisions, 60 s), sim.startup_s (a new container's delay, 5 s),
  * sim.request_sample (share of requests kept as rows, per graph type, 1),
- * sim.lattice_points (the analytical mode's resolution, 2048).
+ * sim.lattice_points (the analytical mode's resolution, 1024).
  *
  * The SLA is checked against the application when read: an SLA below a graph type's
  * minimum latency (the shifts along its slowest path: no number of containers gets under
@@ -120,7 +120,7 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
     c->interval_s = 60;
     c->startup_s = 5;
     c->request_sample = 1;
-    c->lattice_points = 2048;
+    c->lattice_points = 1024;
     double sla_ms = 0;
     struct jobj inter;
     struct app_opts o = { 0, 0 };
