@@ -16,12 +16,13 @@
  * Assumptions the paper leaves open, documented: (1) each graph is modelled as a chain of
  * all its calls, parallel branches included (as Derm's artifact sums every microservice of
  * a chain): an upper bound on a parallel stage, so Derm over-provisions where graphs fan
- * out; (2) a service's calls within a graph are one exponential stage of the same mean
+ * out — or, with "paths": "critical", of the calls on its critical path (msopt.h), for
+ * graphs that fan out so widely that the sum says nothing; (2) a service's calls within a graph are one exponential stage of the same mean
  * (the artifact's a/n, b/n); (3) the rate is not predicted (last interval's); (4) before
  * any interval has been measured it provisions for the workload's declared peak rate with
  * the application's graph weights (every policy is offered the same).
  * Parameters: predictor ("last", "ewma", "window"), alpha (0.5), window (10), iterations
- * (30, Derm's), trim (true).
+ * (30, Derm's), trim (true), paths ("all", "critical").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ struct derm {
     struct mixpred pred;
     int64_t        iterations;
     int            trim;
+    int            paths;       /* enum msopt_paths */
 };
 
 static int derm_create(void **self, const struct jobj *params, const struct policy_env *env,
@@ -41,6 +43,7 @@ static int derm_create(void **self, const struct jobj *params, const struct poli
 {
     (void)env;
     static const char *const kinds[] = { "last", "ewma", "window", NULL };
+    static const char *const paths[] = { "all", "critical", NULL };
     struct derm *d = calloc(1, sizeof *d);
     if (d == NULL)
         return err_run(err, "out of memory");
@@ -52,7 +55,8 @@ static int derm_create(void **self, const struct jobj *params, const struct poli
         jobj_num(params, "alpha", JOPT, 1e-6, 1, &d->pred.alpha, err) < 0 ||
         jobj_int(params, "window", JOPT, 1, MICRO_HISTORY, &window, err) < 0 ||
         jobj_int(params, "iterations", JOPT, 1, 10000, &d->iterations, err) < 0 ||
-        jobj_bool(params, "trim", JOPT, &d->trim, err) < 0) {
+        jobj_bool(params, "trim", JOPT, &d->trim, err) < 0 ||
+        jobj_enum(params, "paths", JOPT, paths, &d->paths, err) < 0) {
         free(d);
         return -1;
     }
@@ -90,14 +94,15 @@ static int derm_decide(void *self, const struct micro_view *v, int *out, struct 
             p[g] = t > 0 ? a->graph[g].weight / t : 1.0 / G;
     }
     for (int g = 0; g < G; g++) {
-        ch[g] = (struct msopt_chain){ a->graph[g].calls_per_service, p[g] };
+        ch[g] = (struct msopt_chain){ a->graph[g].calls_per_service, p[g], g };
         for (int k = 0; k < S; k++)
             gamma[k] += rate * p[g] * a->graph[g].calls_per_service[k];
     }
     struct msopt_problem pr = { .app = a, .gamma = gamma, .chain = ch, .nchains = G,
                                 .sla_s = v->sla_s, .quantile = v->quantile,
                                 .cap_cpus = v->capacity_cpus,
-                                .iterations = (int)d->iterations, .trim = d->trim };
+                                .iterations = (int)d->iterations, .trim = d->trim,
+                                .paths = d->paths };
     struct msopt_result res;
     int rc = msopt_solve(&pr, out, &res, err);
     free(p), free(gamma), free(ch);
@@ -105,7 +110,7 @@ static int derm_decide(void *self, const struct micro_view *v, int *out, struct 
 }
 
 static const char *const derm_params[] = { "predictor", "alpha", "window", "iterations", "trim",
-                                           NULL };
+                                           "paths", NULL };
 static const struct micro_hooks derm_hooks = { .decide = derm_decide };
 
 const struct policy_ops policy_derm = {

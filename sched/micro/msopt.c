@@ -101,8 +101,8 @@ static int within_cap(const struct msopt_problem *p, const int *n)
     return !(p->cap_cpus > 0) || cpus_of(p, n) <= p->cap_cpus + 1e-9;
 }
 
-int msopt_solve(const struct msopt_problem *p, int *n, struct msopt_result *res,
-                struct errbuf *err)
+static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result *res,
+                     struct errbuf *err)
 {
     const struct micro_app *a = p->app;
     int S = a->nservices;
@@ -245,4 +245,115 @@ int msopt_solve(const struct msopt_problem *p, int *n, struct msopt_result *res,
     }
     free(w), free(wt), free(g), free(wm), free(cand), free(best), free(active);
     return 0;
+}
+
+/* mean latency of call i's subtree at loads w, and the path under it into calls */
+static double path_mean(const struct micro_app *a, const struct micro_graph *g, int i,
+                        const double *w, double *calls)
+{
+    const struct micro_call *c = &g->calls[i];
+    double t = c->count * mslat_mean(&a->svc[c->service].lat, w[c->service]);
+    if (calls != NULL)
+        calls[c->service] += c->count;
+    for (int s = g->stage_off[i]; s < g->stage_off[i + 1]; s++) {
+        int best = -1;
+        double m = -1;
+        for (int j = g->child_off[s]; j < g->child_off[s + 1]; j++) {
+            double v = path_mean(a, g, g->child[j], w, NULL);
+            if (v > m) {
+                m = v;
+                best = g->child[j];
+            }
+        }
+        if (best >= 0)
+            path_mean(a, g, best, w, calls);
+        t += m;
+    }
+    return t;
+}
+
+void msopt_path_calls(const struct micro_app *a, int g, const double *w, double *calls)
+{
+    for (int k = 0; k < a->nservices; k++)
+        calls[k] = 0;
+    path_mean(a, &a->graph[g], 0, w, calls);
+}
+
+int msopt_solve(const struct msopt_problem *p, int *n, struct msopt_result *res,
+                struct errbuf *err)
+{
+    if (p->paths != MSOPT_CRITICAL)
+        return solve_all(p, n, res, err);
+    const struct micro_app *a = p->app;
+    int S = a->nservices, C = p->nchains;
+    double *calls = calloc((size_t)C * (size_t)S, sizeof *calls);
+    double *prev = calloc((size_t)C * (size_t)S, sizeof *prev);
+    double *w = calloc((size_t)S, sizeof *w), *one = calloc((size_t)S, sizeof *one);
+    struct msopt_chain *ch = calloc((size_t)C, sizeof *ch);
+    if (!calls || !prev || !w || !one || !ch) {
+        free(calls), free(prev), free(w), free(one), free(ch);
+        return err_run(err, "out of memory");
+    }
+    for (int k = 0; k < S; k++)
+        w[k] = 0.5 * a->svc[k].lat.max_load;
+    struct msopt_problem q = *p;
+    q.chain = ch;
+    q.paths = MSOPT_ALL;
+    int rc = 0;
+    for (int round = 0; round < 4; round++) {
+        for (int c = 0; c < C; c++) {
+            double *cc = calls + (size_t)c * S;
+            if (p->chain[c].graph >= 0) {
+                msopt_path_calls(a, p->chain[c].graph, w, cc);
+            } else {
+                for (int k = 0; k < S; k++)
+                    cc[k] = 0;
+                for (int g = 0; g < a->ngraphs; g++) {
+                    msopt_path_calls(a, g, w, one);
+                    for (int k = 0; k < S; k++)
+                        cc[k] = one[k] > cc[k] ? one[k] : cc[k];
+                }
+            }
+            ch[c] = (struct msopt_chain){ cc, p->chain[c].weight, p->chain[c].graph };
+        }
+        if (round > 0 && memcmp(calls, prev, (size_t)C * S * sizeof *calls) == 0)
+            break;
+        memcpy(prev, calls, (size_t)C * S * sizeof *calls);
+        if ((rc = solve_all(&q, n, res, err)) < 0)
+            break;
+        loads_of(p, n, w);
+    }
+    free(calls), free(prev), free(w), free(one), free(ch);
+    return rc;
+}
+
+double msopt_prob_idle(const struct msopt_problem *p)
+{
+    const struct micro_app *a = p->app;
+    int S = a->nservices, C = p->nchains;
+    double *w = calloc((size_t)S, sizeof *w), *calls = calloc((size_t)C * S + 1, sizeof *calls);
+    struct msopt_chain *ch = calloc((size_t)C + 1, sizeof *ch);
+    double *one = calloc((size_t)S + 1, sizeof *one);
+    double g = 0;
+    if (w != NULL && calls != NULL && ch != NULL && one != NULL) {
+        struct msopt_problem q = *p;
+        for (int c = 0; c < C; c++) {
+            double *cc = calls + (size_t)c * S;
+            if (p->paths != MSOPT_CRITICAL)
+                memcpy(cc, p->chain[c].calls, (size_t)S * sizeof *cc);
+            else if (p->chain[c].graph >= 0)
+                msopt_path_calls(a, p->chain[c].graph, w, cc);
+            else
+                for (int gg = 0; gg < a->ngraphs; gg++) {
+                    msopt_path_calls(a, gg, w, one);
+                    for (int k = 0; k < S; k++)
+                        cc[k] = one[k] > cc[k] ? one[k] : cc[k];
+                }
+            ch[c] = (struct msopt_chain){ cc, p->chain[c].weight, p->chain[c].graph };
+        }
+        q.chain = ch;
+        g = prob_w(&q, w, p->sla_s);
+    }
+    free(w), free(calls), free(ch), free(one);
+    return g;
 }

@@ -8,6 +8,12 @@
  * and E_c is, as Derm models it, a hypoexponential: one stage per service it calls, of rate
  * rate_k(w_k) / calls[k] and shift calls[k] s_k (its calls merged into one exponential of the
  * same mean, Derm's artifact's a/n, b/n and s n), w_k = gamma_k / n_k the load per container.
+ * With paths "all" a chain is every call of its graph, parallel branches included (Derm's
+ * artifact sums every microservice of a chain: an upper bound); with "critical" it is the
+ * calls on the graph's critical path (at each stage the child whose subtree has the largest
+ * mean latency), found at the loads of the current solution and the problem solved again
+ * until the paths hold (at most 4 rounds): for graphs that fan out widely, where the sum
+ * of every call says nothing of the latency.
  *
  * Ownership: the problem's arrays are the caller's; msopt_solve writes n (nservices).
  */
@@ -17,9 +23,15 @@
 #include "../../sim/micro/micro_view.h"
 
 struct msopt_chain {
-    const double *calls;        /* [nservices] calls per request */
+    const double *calls;        /* [nservices] calls per request (paths "all") */
     double        weight;       /* its probability (normalized over the chains) */
+    int           graph;        /* paths "critical": the app graph whose critical path it
+                                   is, or MSOPT_UNION: the most calls of each service over
+                                   every graph's critical path */
 };
+
+enum { MSOPT_UNION = -1 };
+enum msopt_paths { MSOPT_ALL, MSOPT_CRITICAL };
 
 struct msopt_problem {
     const struct micro_app   *app;
@@ -30,6 +42,7 @@ struct msopt_problem {
     double                    cap_cpus;     /* the containers' cores at most (0: no cap) */
     int                       iterations;   /* Lagrangian iterations */
     int                       trim;         /* remove containers one by one while feasible */
+    int                       paths;        /* enum msopt_paths */
 };
 
 struct msopt_result {
@@ -39,8 +52,13 @@ struct msopt_result {
     int    feasible_iterates;   /* Lagrangian iterates that were feasible */
 };
 
-/* The model's sum_c p_c P(E_c <= x) under allocation n. */
+/* The model's sum_c p_c P(E_c <= x) under allocation n (paths "all": the chains' calls). */
 double msopt_prob(const struct msopt_problem *p, const int *n, double x);
+/* The model's sum_c p_c P(E_c <= SLA) with every service at no load (the fastest any
+ * allocation can be), by the problem's paths. */
+double msopt_prob_idle(const struct msopt_problem *p);
+/* The calls per service on graph g's critical path at loads per container w. */
+void   msopt_path_calls(const struct micro_app *a, int g, const double *w, double *calls);
 /* The smallest n_k each service may have: 1, and enough to keep its load within its fit. */
 int    msopt_floor(const struct msopt_problem *p, int k);
 

@@ -9,7 +9,8 @@
  *
  * Rebuilding a trace:
  *   - one call per rpcid; Alibaba logs an rpc on both sides, the callee unknown ("(?)") on
- *     one, so of two rows with one rpcid the one with a known dm is kept;
+ *     one, so of two rows with one rpcid the one with a known dm is kept (an empty um or
+ *     dm is unknown too: the entry call, rpcid 0, has no caller);
  *   - a call's parent is the longest rpcid prefix present in the trace (a sample cut mid-
  *     trace loses some calls); calls with none are the roots, and a trace with several gets
  *     one more call above them, to the first root's caller (um);
@@ -383,11 +384,6 @@ int alibaba_load(struct app *a, const struct jobj *o, const char *base_dir, stru
                       "dots, as 0.1.3)", rpc);
             goto out;
         }
-        if (f[pos[C_UM]][0] == '\0' || f[pos[C_DM]][0] == '\0') {
-            err_input(err, path, ln, f[pos[C_UM]][0] == '\0' ? "um" : "dm", "empty (an "
-                      "unknown service is written (?))");
-            goto out;
-        }
         double rt, ts = 0;
         if (tio_double(f[pos[C_RT]], &rt) < 0 || !isfinite(rt)) {
             err_input(err, path, ln, "rt", "'%s' is not a response time in ms",
@@ -419,8 +415,9 @@ int alibaba_load(struct app *a, const struct jobj *o, const char *base_dir, stru
             goto oom;
         }
         nrows++;
-        w->um = names_id(&nm, f[pos[C_UM]]);
-        w->dm = names_id(&nm, f[pos[C_DM]]);
+        /* an empty caller or callee is unknown, as "(?)" (the entry call has no caller) */
+        w->um = names_id(&nm, f[pos[C_UM]][0] ? f[pos[C_UM]] : "(?)");
+        w->dm = names_id(&nm, f[pos[C_DM]][0] ? f[pos[C_DM]] : "(?)");
         if (w->um < 0 || w->dm < 0)
             goto oom;
         w->rt = rt;
