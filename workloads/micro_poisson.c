@@ -232,6 +232,8 @@ static int read_column(const char *path, const char *name, const char *field, do
         rc = -1;
         goto out;
     }
+    char colname[128];
+    snprintf(colname, sizeof colname, "%s", f[col]);
     while ((rc = tio_next(r, &line, &len, err)) > 0) {
         if (tio_skippable(line))
             continue;
@@ -239,7 +241,7 @@ static int read_column(const char *path, const char *name, const char *field, do
         nf = tio_split(line, ',', f, 256);
         double x;
         if (col >= nf || tio_double(f[col], &x) < 0 || x < 0 || (must_be_positive && x == 0)) {
-            err_input(err, path, ln, name ? name : f[0], "'%s' is not a number >= 0",
+            err_input(err, path, ln, colname, "'%s' is not a number >= 0",
                       col < nf ? f[col] : "");
             rc = -1;
             goto out;
