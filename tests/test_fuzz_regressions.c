@@ -19,6 +19,9 @@
  *       behaviour) when submissions were more than ~292,000 years apart.
  *   W2  workloads/trace_philly.c pst_open(): no upper bound on duration, so a job's work
  *       (duration x rate) could be infinite.
+ * Found by fuzz_microapp, fixed with it:
+ *   M1  sim/micro/app.c load_derm(): a header of more than 64 columns was indexed past the
+ *       field array (tio_split counts every field but stores 64); alibaba.c had the same.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -32,6 +35,8 @@
 #include "../sim/base/jobj.h"
 #include "../sim/base/path.h"
 #include "../sim/base/tio.h"
+#include "../sim/base/jsonf.h"
+#include "../sim/micro/app.h"
 #include "../sim/train/train.h"
 #include "../workloads/workload.h"
 #include "helpers.h"
@@ -258,4 +263,37 @@ Test(fuzz_regressions, philly_huge_duration)
 {
     cr_assert_eq(workload_clean("workload/philly-duration-inf-work", "duration"), -1,
                  "a 1e308 s job was accepted");
+}
+
+/* ---- microservice applications (fuzz_microapp) ---- */
+
+/* M1: a Derm fit file whose header has more than 64 columns is an error, not an overread */
+Test(fuzz_regressions, microapp_derm_header_65_columns)
+{
+    size_t len;
+    char *buf = repro("microapp/derm-header-65-columns", &len);
+    cr_assert_gt(len, 1);
+    cr_assert_eq(buf[0] % 3, 1, "the selector names Derm's fit file");
+    char *file = th_write("pars.csv", "");
+    FILE *f = fopen(file, "wb");
+    cr_assert_not_null(f);
+    fwrite(buf + 1, 1, len - 1, f);
+    fclose(f);
+    char text[700];
+    snprintf(text, sizeof text, "{ \"app\": \"%s\" }", file);
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    cr_assert_eq(jsonf_parse(&doc, "t.json", text, strlen(text), &err), 0);
+    struct jobj root;
+    cr_assert_eq(jobj_root(&root, doc, &err), 0);
+    struct app *a = NULL;
+    struct app_opts o = { 0, 0 };
+    int rc = app_load(&a, &root, "app", "/", &o, &err);
+    if (rc < 0)
+        cr_assert(err.msg[0] != '\0' && a == NULL);
+    app_free(a);
+    jsonf_destroy(doc);
+    free(file);
+    free(buf);
 }

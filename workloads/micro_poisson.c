@@ -240,7 +240,7 @@ static int read_column(const char *path, const char *name, const char *field, do
         long ln = tio_lineno(r);
         nf = tio_split(line, ',', f, 256);
         double x;
-        if (col >= nf || tio_double(f[col], &x) < 0 || x < 0 || (must_be_positive && x == 0)) {
+        if (col >= nf || col >= 256 || tio_double(f[col], &x) < 0 || x < 0 || (must_be_positive && x == 0)) {
             err_input(err, path, ln, colname, "'%s' is not a number >= 0",
                       col < nf ? f[col] : "");
             rc = -1;

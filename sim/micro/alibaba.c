@@ -340,6 +340,10 @@ int alibaba_load(struct app *a, const struct jobj *o, const char *base_dir, stru
         goto out;
     }
     int ncols = tio_split(line, ',', f, 64);
+    if (ncols < 0 || ncols > 64) {
+        err_input(err, path, 1, NULL, "header: unterminated quote or more than 64 columns");
+        goto out;
+    }
     for (int i = 0; i < ncols; i++) {
         if (f[i][0] == '\0') {
             if (i == 0)

@@ -551,6 +551,10 @@ static int load_derm(struct app *a, const char *path, struct errbuf *err)
         goto out;
     }
     nf = tio_split(line, ',', f, 64);
+    if (nf < 0 || nf > 64) {
+        err_input(err, path, 1, NULL, "header: unterminated quote or more than 64 columns");
+        goto out;
+    }
     for (int i = 0; i < nf; i++)
         for (int c = 0; c < C_NUM; c++)
             if (strcmp(f[i], need[c]) == 0)
@@ -567,6 +571,10 @@ static int load_derm(struct app *a, const char *path, struct errbuf *err)
         if (tio_skippable(line))
             continue;
         nf = tio_split(line, ',', f, 64);
+        if (nf < 0) {
+            err_input(err, path, ln, NULL, "unterminated quote");
+            goto out;
+        }
         double v[C_NUM];
         for (int c = 0; c < C_NUM; c++) {
             if (pos[c] >= nf || tio_double(f[pos[c]], &v[c]) < 0 || !isfinite(v[c])) {
