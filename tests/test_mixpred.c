@@ -28,6 +28,10 @@ Test(mixpred, by_hand)
     mixpred_predict(&ew, h, 3, 2, out);
     close(out[0], 0.375, 1e-15);
     close(out[1], 0.625, 1e-15);
+    /* weight 0.25 on the newest: 1 -> 0.25 0.5 + 0.75 = 0.875 -> 0.75 0.875 = 0.65625 */
+    struct mixpred ew4 = { MIXPRED_EWMA, 0.25, 0 };
+    mixpred_predict(&ew4, h, 3, 2, out);
+    close(out[0], 0.65625, 1e-15);
     mixpred_predict(&win, h, 3, 2, out);
     close(out[0], 0.25, 1e-15);
     mixpred_predict(&win, h, 0, 2, out);
