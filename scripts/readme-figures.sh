@@ -18,6 +18,13 @@
 #                  medians, fairness, per policy and load (mean over the seeds)
 #   oef-claims     scripts/reproduce/oef.sh's claims table (60 runs: seconds)
 #   oef-why        from oef.sh's runs: utilization and throughput per policy and load
+#   derm-claims    scripts/reproduce/derm.sh's claims table and why Derm's intervals break the
+#                  SLA (60 day-long runs into results/out/derm, resumed if already there)
+#   derm-why       from derm.sh's runs: containers, violations, misses and P95 per policy
+#                  and load (mean over the seeds)
+#   derm-predictors  scripts/fit/derm_trainticket.sh's predictor errors on Derm's sequences
+#                  (DERM=DIR, default ../shared/traces/derm)
+#   micro-speed    the microservice world's benchmark (build/rel/bench_micro.bin)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +33,8 @@ hetsim=${HETSIM:-./hetsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why speed"
+generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why derm-claims
+            derm-why derm-predictors micro-speed speed"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -128,6 +136,19 @@ gen_oef_why() {
     why_report oef oef_load workload.rate_per_hour util_total_window,throughput_norm_window,jct_mean,ftf_mean
 }
 
+gen_derm_why() {
+    why_report derm derm_load workload.rate_per_s containers_mean,sla_violation_prob,sla_miss_frac,e2e_p95
+}
+
+gen_derm_predictors() {
+    sh scripts/fit/derm_trainticket.sh "${DERM:-../shared/traces/derm}" "$tmp/fit" | tail -2
+}
+
+gen_micro_speed() {
+    make --no-print-directory -s build/rel/bench_micro.bin >/dev/null 2>&1
+    HETSIM_DATA=$root build/rel/bench_micro.bin
+}
+
 gen() {
     case $1 in
     run-table) gen_run_table ;;
@@ -137,6 +158,10 @@ gen() {
     fft-why) gen_fft_why ;;
     oef-claims) gen_claims oef ;;
     oef-why) gen_oef_why ;;
+    derm-claims) gen_claims derm ;;
+    derm-why) gen_derm_why ;;
+    derm-predictors) gen_derm_predictors ;;
+    micro-speed) gen_micro_speed ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
     *) echo "readme-figures: no generator '$1' (one of: $generators)" >&2; return 2 ;;
     esac
