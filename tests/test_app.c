@@ -154,6 +154,8 @@ Test(app, derm_fit_file)
     cr_assert_float_eq(v->svc[0].lat.b, 6.628786775986482e3, 1e-9);
     cr_assert_float_eq(v->svc[0].lat.shift, 0.3e-3, 1e-15);
     cr_assert_float_eq(mslat_rate(&v->svc[0].lat, v->svc[0].lat.max_load), 800, 1e-6);
+    /* pod_num: the containers it starts with */
+    cr_assert_eq(v->svc[0].init, 17);
     /* the complex chain calls ts-basic 100 times, the simple one 22 */
     cr_assert_float_eq(v->graph[app_graph_find(a, "complex_normal")].calls_per_service[0], 100, 0);
     cr_assert_float_eq(v->graph[app_graph_find(a, "simple_normal")].calls_per_service[0], 22, 0);

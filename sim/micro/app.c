@@ -534,6 +534,8 @@ static int load_derm(struct app *a, const char *path, struct errbuf *err)
 {
     enum { C_CHAIN, C_MS, C_N, C_A1, C_B1, C_S, C_NUM };
     static const char *const need[C_NUM] = { "chain", "ms", "n", "a1", "b1", "s" };
+    int pods_at = -1;
+    int pods[12] = { 0 };
     tio *r;
     if (tio_open(&r, path, err) < 0)
         return -1;
@@ -555,10 +557,13 @@ static int load_derm(struct app *a, const char *path, struct errbuf *err)
         err_input(err, path, 1, NULL, "header: unterminated quote or more than 64 columns");
         goto out;
     }
-    for (int i = 0; i < nf; i++)
+    for (int i = 0; i < nf; i++) {
         for (int c = 0; c < C_NUM; c++)
             if (strcmp(f[i], need[c]) == 0)
                 pos[c] = i;
+        if (strcmp(f[i], "pod_num") == 0)
+            pods_at = i;
+    }
     for (int c = 0; c < C_NUM; c++)
         if (pos[c] < 0) {
             err_input(err, path, 1, need[c], "column missing (a Derm fit file, all_pars.csv, "
@@ -612,6 +617,16 @@ static int load_derm(struct app *a, const char *path, struct errbuf *err)
                       "per service)", ms, seen[ms]);
             goto out;
         }
+        if (pods_at >= 0) {
+            double pn;
+            if (pods_at >= nf || tio_double(f[pods_at], &pn) < 0 || pn != floor(pn) || pn < 1 ||
+                pn > 1e6) {
+                err_input(err, path, ln, "pod_num", "'%s' is not a container count >= 1",
+                          pods_at < nf ? f[pods_at] : "");
+                goto out;
+            }
+            pods[ms] = (int)pn;
+        }
         calls[chain - 1][ms] = (int)v[C_N];
         a1[ms] = v[C_A1];
         b1[ms] = v[C_B1];
@@ -632,7 +647,7 @@ static int load_derm(struct app *a, const char *path, struct errbuf *err)
         snprintf(sv->name, sizeof sv->name, "%s", tt_services[k]);
         sv->cpus = 0.2;
         sv->memory_gb = 1;
-        sv->init = 1;
+        sv->init = pods[k] > 0 ? pods[k] : 1;
         if (!seen[k])
             continue;       /* no call reaches it: a placeholder fit */
         sv->lat = (struct mslat){ .kind = MSLAT_DERM, .shift = s[k] * 1e-3, .a = a1[k] * 1e3,

@@ -35,6 +35,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "msim.h"
 
+#include <assert.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
@@ -148,7 +149,6 @@ int msim_check_cluster(const struct app *a, const cluster *cl, struct errbuf *er
                          "\"count\", \"cpus\" and \"memory_gb\" and no \"gpu\")",
                          cluster_name(cl));
     double minc = INFINITY, minm = INFINITY, sumc = 0, summ = 0;
-    int small = 0;
     for (int k = 0; k < a->view.nservices; k++) {
         if (a->svc[k].cpus < minc)
             minc = a->svc[k].cpus;
@@ -179,7 +179,6 @@ int msim_check_cluster(const struct app *a, const cluster *cl, struct errbuf *er
                              "service '%s' (%g cores, %g GB)", a->svc[k].name, a->svc[k].cpus,
                              a->svc[k].memory_gb);
         }
-        (void)small;
     }
     if (sumc > tc || summ > tm) {
         const struct cluster_cpu_group *g = cluster_cpu_group(cl, 0);
@@ -788,7 +787,7 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
         memset(m->mixl.p, 0, (size_t)n * sizeof *m->mixl.p);
         m->mixl.lo = 0;
         m->mixl.hi = n - 1;
-        double wsum = 0, cm_w = 0;
+        double wsum = 0;
         for (int k = 0; k < m->S; k++)
             m->cmean[k] = 0;
         double *gw = m->mix;        /* scratch: per-graph weight in this segment */
@@ -834,15 +833,16 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
                 if (!(gw[g] > 0))
                     continue;
                 struct lattice *l = lat_get(m, 0, h, n);
-                if (l == NULL || lat_call(m, &m->a->graph[g], 0, l, 1) < 0)
-                    return err_run(err, "lattice pool too small (a broken invariant)");
+                int ok = l != NULL && lat_call(m, &m->a->graph[g], 0, l, 1) == 0;
+                assert(ok && "the lattice pool holds the deepest tree");
+                if (!ok)
+                    return err_run(err, "lattice pool too small");
                 for (int k = l->lo; k <= l->hi; k++) {
                     m->mixl.p[k] += gw[g] * l->p[k];
                     gqs[(size_t)g * n + k] += gw[g] * l->p[k];
                 }
                 wsum += gw[g];
             }
-            cm_w += segw;
             if (to >= t1 || ci >= m->nchg)
                 break;
             simtime t = m->chg[ci].t;
@@ -854,7 +854,6 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
         }
         for (int k = 0; k < m->S; k++)
             m->cmean[k] = m->csum[k] > 0 ? m->cmean[k] / m->csum[k] : 0;
-        (void)cm_w;
         double mass = 0;
         for (int k = 0; k < n; k++) {
             m->mixl.p[k] /= wsum;
