@@ -31,8 +31,8 @@ static struct tally drain(const char *json, uint64_t seed)
 {
     jsonf *doc;
     struct errbuf err = { 0 };
-    cr_assert_eq(jsonf_parse(&doc, th_write("wl.json", json), json, strlen(json), &err), 0,
-                 "%s", err.msg);
+    char *name = th_write("wl.json", json);     /* the document's folder is the base dir */
+    cr_assert_eq(jsonf_parse(&doc, name, json, strlen(json), &err), 0, "%s", err.msg);
     struct jobj root;
     cr_assert_eq(jobj_root(&root, doc, &err), 0);
     workload *w;
@@ -65,6 +65,7 @@ static struct tally drain(const char *json, uint64_t seed)
     t.last_arrival = last;
     workload_close(w);
     jsonf_destroy(doc);
+    free(name);
     return t;
 }
 

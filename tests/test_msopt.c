@@ -161,7 +161,7 @@ Test(msopt, meets_the_sla_and_stays_near_brute_force, .timeout = 120)
             double gap = (double)(res.total - best) / best;
             worst_gap = gap > worst_gap ? gap : worst_gap;
             cr_assert(res.total <= best + (best / 10 > 1 ? best / 10 : 1),
-                      "instance %d: %d containers, brute force %d", t, res.total, best);
+                      "instance %d: %lld containers, brute force %d", t, res.total, best);
             cr_assert_geq(res.total, best);
             compared++;
         }
@@ -222,7 +222,8 @@ Test(msopt, critical_path_needs_fewer_containers_on_fan_out)
     p.paths = MSOPT_CRITICAL;
     cr_assert_eq(msopt_solve(&p, n_crit, &r_crit, &err), 0);
     cr_assert(r_crit.feasible);
-    cr_assert_lt(r_crit.total, r_all.total, "critical %d, all %d", r_crit.total, r_all.total);
+    cr_assert_lt(r_crit.total, r_all.total, "critical %lld, all %lld", r_crit.total,
+                 r_all.total);
     /* the critical path's calls: the root once and one leaf */
     double w[2] = { 10, 10 }, calls[2];
     msopt_path_calls(&a->view, 0, w, calls);

@@ -27,6 +27,9 @@
 
 #include "../../models/hypoexp.h"
 
+/* no service needs more containers than this (a bound far past any cluster) */
+#define MAX_CONTAINERS 10000000
+
 /* G at loads w (per container) for every service */
 static double prob_w(const struct msopt_problem *p, const double *w, double x)
 {
@@ -54,6 +57,8 @@ static double prob_w(const struct msopt_problem *p, const double *w, double x)
 int msopt_floor(const struct msopt_problem *p, int k)
 {
     double need = p->gamma[k] / p->app->svc[k].lat.max_load;
+    if (!(need < MAX_CONTAINERS))
+        return MAX_CONTAINERS;
     int f = (int)ceil(need - 1e-9);
     return f < 1 ? 1 : f;
 }
@@ -75,12 +80,12 @@ double msopt_prob(const struct msopt_problem *p, const int *n, double x)
     return g;
 }
 
-static int round_up(const struct msopt_problem *p, const double *w, int *n)
+static long long round_up(const struct msopt_problem *p, const double *w, int *n)
 {
-    int total = 0;
+    long long total = 0;
     for (int k = 0; k < p->app->nservices; k++) {
         double v = w[k] > 0 ? p->gamma[k] / w[k] : 1;
-        int c = v > 1e9 ? 1000000000 : (int)ceil(v - 1e-9);
+        int c = v > MAX_CONTAINERS ? MAX_CONTAINERS : (int)ceil(v - 1e-9);
         int f = msopt_floor(p, k);
         n[k] = c < f ? f : c;
         total += n[k];
@@ -126,7 +131,7 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
             w[k] = p->gamma[k];      /* one container at least */
     }
     double q = p->quantile, T = p->sla_s;
-    int best_total = -1;
+    long long best_total = -1;
     for (int it = 0; it < p->iterations; it++) {
         double G = prob_w(p, w, T);
         int any = 0;
@@ -166,7 +171,7 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
         for (int k = 0; k < S; k++)
             if (g[k] > 0)
                 w[k] += 0.5 * (wm[k] - w[k]);
-        int total = round_up(p, w, cand);
+        long long total = round_up(p, w, cand);
         if (within_cap(p, cand) && msopt_prob(p, cand, T) >= q) {
             res->feasible_iterates++;
             if (best_total < 0 || total < best_total) {

@@ -48,7 +48,7 @@ struct msopt_problem {
 struct msopt_result {
     int    feasible;        /* the allocation meets the constraint by the model */
     double prob;            /* sum_c p_c P(E_c <= SLA) at the allocation */
-    int    total;           /* sum n_k */
+    long long total;        /* sum n_k */
     int    feasible_iterates;   /* Lagrangian iterates that were feasible */
 };
 
