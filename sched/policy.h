@@ -20,6 +20,7 @@
 
 #include "../sim/base/jobj.h"
 #include "../sim/micro/micro_view.h"
+#include "../sim/place/place_view.h"
 #include "../sim/train/train_view.h"
 
 struct alloc_problem;
@@ -51,6 +52,13 @@ struct train_hooks {
     int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
 };
 
+/* A placement policy's decision (domain "placement", sim/place/place_view.h): a node and GPUs
+ * for each arriving pod, or none. */
+struct place_hooks {
+    int  (*decide)(void *self, const struct place_view *v, const struct place_pod *pod,
+                   struct place_choice *out, struct errbuf *err);
+};
+
 /* A microservice policy's decisions (domain "micro", sim/micro/micro_view.h): asked every
  * decision interval, it writes the containers it wants per service. */
 struct micro_hooks {
@@ -69,6 +77,7 @@ struct policy_ops {
     void (*destroy)(void *self);
     /* the hooks of its domain: exactly the one its domain names is set */
     const struct train_hooks *train;    /* "training" */
+    const struct place_hooks *place;    /* "placement" */
     const struct micro_hooks *micro;    /* "micro" */
 };
 
@@ -99,8 +108,8 @@ simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
- * timed dispatch below: a struct train_decider for "training", a struct micro_decider for
- * "micro".  Valid while p is open. */
+ * timed dispatch below: a struct train_decider for "training", a struct place_decider for
+ * "placement", a struct micro_decider for "micro".  Valid while p is open. */
 const void *policy_decider(const policy *p);
 
 /* The dispatch of training decisions (what policy_decider's train_decider points at), timed
@@ -108,6 +117,9 @@ const void *policy_decider(const policy *p);
 int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,
                         struct errbuf *err);
+/* The dispatch of placement decisions (what policy_decider's place_decider points at). */
+int policy_place_decide(void *p, const struct place_view *v, const struct place_pod *pod,
+                        struct place_choice *out, struct errbuf *err);
 /* The dispatch of microservice decisions (what the micro_decider points at), timed. */
 int policy_micro_decide(void *p, const struct micro_view *v, int *containers,
                         struct errbuf *err);

@@ -24,7 +24,8 @@ struct ref {
     size_t         n, cap, live;
 };
 
-static size_t ref_push(struct ref *r, evq *q, simtime t, uint32_t kind)
+/* Push with a handle, or without one when `handle` is 0 (such an event cannot be cancelled). */
+static size_t ref_push_as(struct ref *r, evq *q, simtime t, uint32_t kind, int handle)
 {
     if (r->n == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 1024;
@@ -33,10 +34,22 @@ static size_t ref_push(struct ref *r, evq *q, simtime t, uint32_t kind)
     }
     struct ref_ev *e = &r->ev[r->n];
     *e = (struct ref_ev){ t, kind, r->n, EVQ_NONE, 1 };
-    cr_assert_eq(evq_push(q, t, kind, e->arg, &e->h), 0, "push %zu failed", r->n);
-    cr_assert_neq(e->h.gen, 0, "push %zu returned the EVQ_NONE generation", r->n);
+    cr_assert_eq(evq_push(q, t, kind, e->arg, handle ? &e->h : NULL), 0, "push %zu failed",
+                 r->n);
+    if (handle)
+        cr_assert_neq(e->h.gen, 0, "push %zu returned the EVQ_NONE generation", r->n);
     r->live++;
     return r->n++;
+}
+
+static size_t ref_push(struct ref *r, evq *q, simtime t, uint32_t kind)
+{
+    return ref_push_as(r, q, t, kind, 1);
+}
+
+static int ref_has_handle(const struct ref_ev *e)
+{
+    return e->h.gen != 0;
 }
 
 /* Index of the pending event that must pop next, or SIZE_MAX if none. */
@@ -51,8 +64,8 @@ static size_t ref_next(const struct ref *r)
 
 static void ref_cancel(struct ref *r, evq *q, size_t i)
 {
-    evq_cancel(q, r->ev[i].h);
-    if (r->ev[i].pending) {
+    evq_cancel(q, r->ev[i].h);      /* EVQ_NONE for a push without a handle: a no-op */
+    if (r->ev[i].pending && ref_has_handle(&r->ev[i])) {
         r->ev[i].pending = 0;
         r->live--;
     }
@@ -76,7 +89,9 @@ static void ref_pop_check(struct ref *r, evq *q)
               "popped (t=%lld, kind=%u, arg=%llu), expected push #%zu (t=%lld, kind=%u)",
               (long long)got.time, got.kind, (unsigned long long)got.arg, want,
               (long long)w->time, w->kind);
-    cr_assert_eq(evq_pending(q, w->h), 0, "handle of popped push #%zu still pending", want);
+    if (ref_has_handle(w))
+        cr_assert_eq(evq_pending(q, w->h), 0, "handle of popped push #%zu still pending",
+                     want);
     r->ev[want].pending = 0;
     r->live--;
 }
@@ -155,7 +170,8 @@ Test(evq, equal_times_pop_in_push_order)
 Test(evq, random_ops_match_reference)
 {
     /* Few distinct times (many ties), pops and cancels interleaved; cancels hit live,
-     * popped and already-cancelled handles alike. */
+     * popped and already-cancelled handles alike; a third of the pushes take no handle (and
+     * no slot), so that events with and without slots share the heap. */
     for (unsigned long seed = 1; seed <= 8; seed++) {
         gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
         gsl_rng_set(r, seed);
@@ -165,8 +181,8 @@ Test(evq, random_ops_match_reference)
         for (int op = 0; op < 6000; op++) {
             double u = gsl_rng_uniform(r);
             if (u < 0.50) {
-                ref_push(&ref, q, (simtime)gsl_rng_uniform_int(r, (unsigned long)span),
-                         (uint32_t)gsl_rng_uniform_int(r, 1000));
+                ref_push_as(&ref, q, (simtime)gsl_rng_uniform_int(r, (unsigned long)span),
+                            (uint32_t)gsl_rng_uniform_int(r, 1000), u >= 1.0 / 6);
             } else if (u < 0.75) {
                 ref_pop_check(&ref, q);
             } else if (ref.n > 0) {
@@ -175,7 +191,8 @@ Test(evq, random_ops_match_reference)
             ref_check_size(&ref, q);
             if (ref.n > 0) {
                 size_t i = gsl_rng_uniform_int(r, ref.n);
-                cr_assert_eq(evq_pending(q, ref.ev[i].h), ref.ev[i].pending,
+                int want = ref.ev[i].pending && ref_has_handle(&ref.ev[i]);
+                cr_assert_eq(evq_pending(q, ref.ev[i].h), want,
                              "seed %lu op %d: evq_pending of push #%zu", seed, op, i);
             }
             if (op % 97 == 0) {
@@ -289,20 +306,23 @@ Test(evq, stale_handle_does_not_touch_slot_reuser)
 
 Test(evq, compaction_on_mass_cancel_keeps_order)
 {
-    /* 20000 events over few times, 95% cancelled: cancel-driven compaction runs many times. */
+    /* 20000 events over few times, 95% cancelled: cancel-driven compaction runs many times.
+     * The survivors take no handle, so compaction must keep events without slots. */
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 7);
     evq *q = evq_create(0);
     struct ref ref = { 0 };
     for (int i = 0; i < 20000; i++)
-        ref_push(&ref, q, (simtime)gsl_rng_uniform_int(r, 300), (uint32_t)i);
+        ref_push_as(&ref, q, (simtime)gsl_rng_uniform_int(r, 300), (uint32_t)i, i % 20 != 7);
     for (size_t i = 0; i < ref.n; i++)
         if (i % 20 != 7)
             ref_cancel(&ref, q, i);
     ref_check_size(&ref, q);
     cr_assert_eq(evq_size(q), 1000);
     for (size_t i = 0; i < ref.n; i++)
-        cr_assert_eq(evq_pending(q, ref.ev[i].h), ref.ev[i].pending, "pending of push #%zu", i);
+        if (ref_has_handle(&ref.ev[i]))
+            cr_assert_eq(evq_pending(q, ref.ev[i].h), ref.ev[i].pending, "pending of push #%zu",
+                         i);
     size_t nx = ref_next(&ref);
     cr_assert_eq(evq_peek_time(q), ref.ev[nx].time);
     /* new pushes after compaction still tie-break after the survivors */
@@ -339,7 +359,8 @@ Test(evq, compaction_rebuilds_a_valid_heap)
 {
     /* Many small queues (just above the cancel-compaction threshold of 64 entries), most
      * entries cancelled in random order, so the compacted arrays come in many shapes; each
-     * is then filled up again and drained against the reference. */
+     * is then filled up again and drained against the reference.  Every third event takes
+     * no handle. */
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 11);
     for (int trial = 0; trial < 400; trial++) {
@@ -347,7 +368,7 @@ Test(evq, compaction_rebuilds_a_valid_heap)
         struct ref ref = { 0 };
         size_t m = 65 + gsl_rng_uniform_int(r, 200);
         for (size_t i = 0; i < m; i++)
-            ref_push(&ref, q, (simtime)gsl_rng_uniform_int(r, m), (uint32_t)trial);
+            ref_push_as(&ref, q, (simtime)gsl_rng_uniform_int(r, m), (uint32_t)trial, i % 3);
         for (size_t k = 0; k < m; k++)
             if (gsl_rng_uniform(r) < 0.8)
                 ref_cancel(&ref, q, gsl_rng_uniform_int(r, ref.n));

@@ -5,7 +5,7 @@
 #include "reader.h"
 
 extern const struct workload_format trace_hetsim_format, trace_gavel_format,
-    trace_philly_format, synth_format;
+    trace_philly_format, synth_format, trace_openb_format;
 extern const struct workload_format micro_poisson_format, micro_trace_format;
 
 const struct workload_format *const workload_registry[] = {
@@ -13,6 +13,7 @@ const struct workload_format *const workload_registry[] = {
     &trace_gavel_format,
     &trace_philly_format,
     &synth_format,
+    &trace_openb_format,
     &micro_poisson_format,
     &micro_trace_format,
     NULL,

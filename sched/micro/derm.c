@@ -2,25 +2,26 @@
  * derm: Derm (Chen et al., ISCA 2024) — containers per microservice for dynamic call graphs
  * under a P95 end-to-end SLA (shared/PAPERS.md, section 6).
  *
- * Every interval: predict the next graph-type mix from the recent ones (Derm's LSTM is
- * replaced by a documented rule, models/mixpred.h: by default the last mix, the most
- * accurate of the rules on Derm's own graph-mix sequences, whose mixes hold and then jump —
- * mean L1 error 0.0064 against 0.012 for an EWMA of weight 0.5 and 0.51 for the long-run
- * mean, tests/test_mixpred.c; "ewma" of weight `alpha` or a "window" mean on request), take the request rate of the last interval as the
- * next one's, and minimize the total containers subject to the predicted mixture of graph
- * types meeting the SLA: sum_g p_g P(E_g <= SLA) >= q, each E_g hypoexponential over the
- * services graph g calls, with rates lambda_k = a_k w_k + b_k conditioned on the load per
- * container w_k (sched/micro/msopt.c: the Lagrangian iteration over w, keeping the cheapest
- * feasible iterate; then `trim`, a local search the paper does not describe).
+ * Every interval: predict the next graph-type mix from the recent ones (Derm's LSTM is replaced
+ * by a documented rule, models/mixpred.h: by default the last mix, the most accurate of the
+ * rules on Derm's own graph-mix sequences, whose mixes hold and then jump — mean L1 error
+ * 0.0064 against 0.012 for an EWMA of weight 0.5 and 0.51 for the long-run mean,
+ * tests/test_mixpred.c; "ewma" of weight `alpha` or a "window" mean on request), take the
+ * request rate of the last interval as the next one's, and minimize the total containers
+ * subject to the predicted mixture of graph types meeting the SLA: sum_g p_g P(E_g <= SLA) >=
+ * q, each E_g hypoexponential over the services graph g calls, with rates lambda_k = a_k w_k +
+ * b_k conditioned on the load per container w_k (sched/micro/msopt.c: the Lagrangian iteration
+ * over w, keeping the cheapest feasible iterate; then `trim`, a local search the paper does not
+ * describe).
  *
- * Assumptions the paper leaves open, documented: (1) each graph is modelled as a chain of
- * all its calls, parallel branches included (as Derm's artifact sums every microservice of
- * a chain): an upper bound on a parallel stage, so Derm over-provisions where graphs fan
- * out — or, with "paths": "critical", of the calls on its critical path (msopt.h), for
- * graphs that fan out so widely that the sum says nothing; (2) a service's calls within a graph are one exponential stage of the same mean
- * (the artifact's a/n, b/n); (3) the rate is not predicted (last interval's); (4) before
- * any interval has been measured it provisions for the workload's declared peak rate with
- * the application's graph weights (every policy is offered the same).
+ * Assumptions the paper leaves open, documented: (1) each graph is modelled as a chain of all
+ * its calls, parallel branches included (as Derm's artifact sums every microservice of a
+ * chain): an upper bound on a parallel stage, so Derm over-provisions where graphs fan out —
+ * or, with "paths": "critical", of the calls on its critical path (msopt.h), for graphs that
+ * fan out so widely that the sum says nothing; (2) a service's calls within a graph are one
+ * exponential stage of the same mean (the artifact's a/n, b/n); (3) the rate is not predicted
+ * (last interval's); (4) before any interval has been measured it provisions for the workload's
+ * declared peak rate with the application's graph weights (every policy is offered the same).
  * Parameters: predictor ("last", "ewma", "window"), alpha (0.5), window (10), iterations
  * (30, Derm's), trim (true), paths ("all", "critical").
  */

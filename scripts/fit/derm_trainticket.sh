@@ -140,7 +140,7 @@ END {
         }
         for (g = 0; g < 4; g++) ew[g] = 0.5 * seq[t, g] + 0.5 * ew[g]
     }
-    printf "%.4g|%.4g|%.4g|%.4g|%.4g|%.4g|%.1f|", m[0], m[1], m[2], m[3], conc, hold * 60, n
+    printf "%.4g|%.4g|%.4g|%.4g|%.4g|%.4g|%d|", m[0], m[1], m[2], m[3], conc, hold * 60, n
     printf "%.4f|%.4f|%.4f|%.4f", el / (n - 1), ee / (n - 1), ewin / (n - 1), emean / (n - 1)
 }
 function abs(x) { return x < 0 ? -x : x }' "$derm/graph_predict_all_target.csv")

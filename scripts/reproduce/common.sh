@@ -5,15 +5,15 @@
 #
 # Environment: JOBS=N runs N simulations at once (default: every core); OUT=DIR writes there
 # instead of results/out/<paper>; HETSIM=PATH uses that binary instead of building ./hetsim;
-# QUICK=1 cuts every run to its first 60 jobs and the steady-state window to jobs 10-49, or
-# to what the script's QUICK_SET says (a smoke test of the script in seconds: its numbers are
-# not the experiment's, and are checked against the quick bands); BANDS=write
+# QUICK=1 cuts every run to its first 60 jobs and the steady-state window to jobs 10-49 (a
+# smoke test of the script in seconds: its numbers are not the experiment's, and are checked
+# against the quick bands; a paper script may set quick_sets to cut its runs otherwise, and
+# repro_sets to override fields of every run in both modes); BANDS=write
 # records the bands from this run instead of checking them (after a change meant to move
 # results, like `make golden`).
 #
 # Bands: scripts/reproduce/bands/<paper>.csv (BANDS_FILE=PATH: another), one line per figure:
-#   mode,policy,baseline,metric,load,lo,hi        (mode: full or quick; baseline "-" for a
-#                                                   claim_value, a figure that is no ratio)
+#   mode,policy,baseline,metric,load,lo,hi        (mode: full or quick)
 # recorded as mean -+ max(2 CI, 5% of |mean|, 0.005).  A figure outside its band, or without
 # one, fails the script (exit 1) after everything is printed.
 
@@ -32,8 +32,7 @@ repro_run() {
     db=$out/$paper.db
     bands=${BANDS_FILE:-scripts/reproduce/bands/$paper.csv}
     quick=
-    # a script may set QUICK_SET to its own cut (the microservice world has no jobs to count)
-    [ "$mode" = quick ] && quick=${QUICK_SET:-"--set workload.max_jobs=60 --set sim.measure_jobs=[10,49]"}
+    [ "$mode" = quick ] && quick=${quick_sets-"--set workload.max_jobs=60 --set sim.measure_jobs=[10,49]"}
     hetsim=${HETSIM:-}
     if [ -z "$hetsim" ]; then
         make --no-print-directory -s deps
@@ -42,7 +41,7 @@ repro_run() {
     fi
     mkdir -p "$out"
     # shellcheck disable=SC2086
-    "$hetsim" sweep "$sweep" --db "$db" ${JOBS:+-j "$JOBS"} $quick
+    "$hetsim" sweep "$sweep" --db "$db" ${JOBS:+-j "$JOBS"} $quick ${repro_sets:-}
     "$hetsim" plot --db "$db" --out "$out" --sweep "$sweep" --metric "$figmetrics"
     if [ "${BANDS:-}" = write ]; then
         mkdir -p "$(dirname "$bands")"
@@ -83,8 +82,19 @@ claims_header() {
 
 # claim TEXT POLICY BASELINE METRIC: one line, the ratio at every load, band-checked
 claim() {
-    text=$1 pol=$2 base=$3 metric=$4
-    line=$(awk -F, -v pol="$pol" -v col="$metric/$base" -v axis="$axis" -v mode="$mode" \
+    claim_column "$1" "$2" "$3" "$4" "$4/$3" "$out/report_$3.csv"
+}
+
+# claim_value TEXT POLICY METRIC: one line, the policy's own figure (not a ratio) at every
+# load, mean ± CI over the seeds, band-checked (its bands have the baseline "value")
+claim_value() {
+    claim_column "$1" "$2" value "$3" "$3" "$out/report_${first}.csv"
+}
+
+# claim_column TEXT POLICY BASELINE METRIC COLUMN REPORT: the line of claim and claim_value
+claim_column() {
+    text=$1 pol=$2 base=$3 metric=$4 column=$5 report=$6
+    line=$(awk -F, -v pol="$pol" -v col="$column" -v axis="$axis" -v mode="$mode" \
                -v bands="$bands" -v write="${BANDS:-}" -v base="$base" -v metric="$metric" '
         BEGIN {
             while ((getline l < bands) > 0) {
@@ -118,49 +128,7 @@ claim() {
             if (missing != "") printf "   no band for%s", missing
             if (out != "") printf "   OUT OF BAND:%s", out
             exit bad
-        }' "$out/report_${base}.csv") || bad=1
-    printf '  %-48s%s\n' "$text" "$line"
-}
-
-# claim_value TEXT POLICY METRIC: one line, the policy's own METRIC (not a ratio) at every
-# load, mean ± CI over the seeds, band-checked like a claim (its baseline field is "-"): for
-# figures whose baselines may be 0, where no ratio exists
-claim_value() {
-    text=$1 pol=$2 metric=$3
-    line=$(awk -F, -v pol="$pol" -v col="$metric" -v axis="$axis" -v mode="$mode" \
-               -v bands="$bands" -v write="${BANDS:-}" -v metric="$metric" '
-        BEGIN {
-            while ((getline l < bands) > 0) {
-                split(l, b, ",")
-                if (b[1] == mode && b[2] == pol && b[3] == "-" && b[4] == metric) {
-                    lo[b[5]] = b[6]; hi[b[5]] = b[7]; has[b[5]] = 1
-                }
-            }
-        }
-        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-        $h["policy"] == pol {
-            if (!(col in h)) { printf "(no column %s)", col; bad = 1; exit }
-            v = $h[col]; c = $h[col "_ci95"]; at = $h[axis]
-            if (v == "") { printf "%16s", "-"; bad = 1; next }
-            cell = c == "" ? sprintf("%.3f", v) : sprintf("%.3f±%.3f", v, c)
-            if (write == "write") {
-                w = 2 * (c == "" ? 0 : c); a = v < 0 ? -v : v
-                if (w < 0.05 * a) w = 0.05 * a
-                if (w < 0.005) w = 0.005
-                printf "%s,%s,-,%s,%s,%.6g,%.6g\n", mode, pol, metric, at, v - w, v + w >> bands
-            } else if (!has[at]) {
-                cell = cell "?"; bad = 1; missing = missing " " at
-            } else if (v + 0 < lo[at] + 0 || v + 0 > hi[at] + 0) {
-                cell = cell "!"; bad = 1
-                out = out sprintf(" %s: %.3f not in [%s, %s];", at, v, lo[at], hi[at])
-            }
-            printf "%" (16 + (index(cell, "±") > 0)) "s", cell
-        }
-        END {
-            if (missing != "") printf "   no band for%s", missing
-            if (out != "") printf "   OUT OF BAND:%s", out
-            exit bad
-        }' "$out/report_${first}.csv") || bad=1
+        }' "$report") || bad=1
     printf '  %-48s%s\n' "$text" "$line"
 }
 

@@ -9,7 +9,7 @@
 # against scripts/reproduce/bands/derm.csv, then why the violations happen (from one more run
 # of Derm with a time series every interval).  QUICK=1 compresses the day into an hour.
 # See scripts/reproduce/common.sh for JOBS, OUT, QUICK and BANDS.
-QUICK_SET="--set workload.duration_s=3600 --set workload.shape_period_s=3600"
+quick_sets="--set workload.duration_s=3600 --set workload.shape_period_s=3600"
 . "$(dirname "$0")/common.sh"
 
 repro_run derm derm_load workload.rate_per_s containers_mean,sla_violation_prob,e2e_p95

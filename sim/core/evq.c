@@ -1,13 +1,15 @@
 /*
  * evq: 4-ary min-heap keyed on (time, seq) with generation-checked slots for O(1) cancel.
  *
- * Heap entries are 16 bytes: the time and a key = seq << 24 | slot, so that comparing keys
- * compares sequence numbers (unique) and four children fit a cache line.  The payload (kind,
- * arg) lives in the slot table and is read only when an entry pops.  A slot remembers the key
- * of its live event; cancelling clears it, so a heap entry is live iff its slot still holds
- * its key.  Handles carry (slot, generation), the generation being bumped whenever a slot is
- * freed, so a stale handle never touches the slot's next event.
- * Limits: 2^40 pushes per queue and 2^24 events pending at once (both checked).
+ * Heap entries carry the event itself: the time, a key = seq << 24 | slot (comparing keys
+ * compares sequence numbers, which are unique), the arg and the kind.  Only an event pushed
+ * with a handle takes a slot: the slot remembers the key of its live event, cancelling clears
+ * it, so such an entry is live iff its slot still holds its key; an event pushed without a
+ * handle has slot NOSLOT and is always live, so popping it touches nothing but the heap (a
+ * plain heap's cost).  Handles carry (slot, generation), the generation being bumped whenever
+ * a slot is freed, so a stale handle never touches the slot's next event.
+ * Limits: 2^40 pushes per queue and 2^24 - 1 events with handles pending at once (both
+ * checked).
  * Invariants: heap[i] <= each of heap[4i+1 .. 4i+4]; a slot is on the free list iff no live
  * entry refers to it.
  * Complexity: push and pop O(log_4 n); cancel O(1); compaction O(n), amortized over the
@@ -21,17 +23,19 @@
 struct entry {
     simtime  time;
     uint64_t key;       /* seq << SLOT_BITS | slot */
+    uint64_t arg;
+    uint32_t kind;
 };
 
 enum { SLOT_BITS = 24 };
 #define SLOT_MASK ((UINT64_C(1) << SLOT_BITS) - 1)
+#define NOSLOT SLOT_MASK        /* an event without a handle */
 #define SEQ_MAX (UINT64_C(1) << (64 - SLOT_BITS))
 
 struct slot {
     uint64_t key;       /* key of its live event, 0 if none */
-    uint64_t arg;       /* doubles as the free-list link while the slot is free */
     uint32_t gen;       /* handles' generation; bumped when the slot is freed */
-    uint32_t kind;
+    uint32_t next;      /* the free list's link while the slot is free */
 };
 
 struct evq {
@@ -111,7 +115,8 @@ static void sift_down(struct entry *h, size_t n, size_t i)
 
 static int entry_live(const evq *q, const struct entry *e)
 {
-    return q->slots[e->key & SLOT_MASK].key == e->key;
+    uint64_t s = e->key & SLOT_MASK;
+    return s == NOSLOT || q->slots[s].key == e->key;
 }
 
 /* Drop stale entries and rebuild the heap bottom-up. */
@@ -131,13 +136,13 @@ static int slot_alloc(evq *q, uint32_t *out)
 {
     if (q->free_head != FREE_END) {
         *out = q->free_head;
-        q->free_head = (uint32_t)q->slots[*out].arg;
+        q->free_head = q->slots[*out].next;
         return 0;
     }
+    if (q->nslots == NOSLOT)
+        return -1;
     if (q->nslots == q->slotcap) {
-        if (q->slotcap > SLOT_MASK / 2)
-            return -1;
-        size_t nc = q->slotcap * 2;
+        size_t nc = q->slotcap * 2 < NOSLOT ? q->slotcap * 2 : NOSLOT;
         struct slot *s = realloc(q->slots, nc * sizeof *s);
         if (s == NULL)
             return -1;
@@ -156,7 +161,7 @@ static void slot_free(evq *q, uint32_t s)
     /* gen 0 is reserved for EVQ_NONE, so skip it on wrap-around */
     if (++sl->gen == 0)
         sl->gen = 1;
-    sl->arg = q->free_head;
+    sl->next = q->free_head;
     q->free_head = s;
 }
 
@@ -174,18 +179,17 @@ int evq_push(evq *q, simtime time, uint32_t kind, uint64_t arg, evq_handle *out)
             q->cap = nc;
         }
     }
-    uint32_t s;
-    if (q->seq + 1 >= SEQ_MAX || slot_alloc(q, &s) < 0)
+    uint32_t s = NOSLOT;
+    if (q->seq + 1 >= SEQ_MAX || (out != NULL && slot_alloc(q, &s) < 0))
         return -1;
-    struct slot *sl = &q->slots[s];
-    sl->kind = kind;
-    sl->arg = arg;
-    sl->key = (++q->seq << SLOT_BITS) | s;      /* seq from 1: key 0 means "none" */
-    q->heap[q->n] = (struct entry){ time, sl->key };
+    uint64_t key = (++q->seq << SLOT_BITS) | s;     /* seq from 1: key 0 means "none" */
+    if (out != NULL) {
+        q->slots[s].key = key;
+        *out = (evq_handle){ s, q->slots[s].gen };
+    }
+    q->heap[q->n] = (struct entry){ time, key, arg, kind };
     sift_up(q->heap, q->n++);
     q->live++;
-    if (out != NULL)
-        *out = (evq_handle){ s, sl->gen };
     return 0;
 }
 
@@ -204,11 +208,11 @@ int evq_pop(evq *q, struct evq_event *out)
         if (!entry_live(q, &top))
             continue;
         uint32_t s = (uint32_t)(top.key & SLOT_MASK);
-        struct slot *sl = &q->slots[s];
         out->time = top.time;
-        out->kind = sl->kind;
-        out->arg = sl->arg;
-        slot_free(q, s);
+        out->kind = top.kind;
+        out->arg = top.arg;
+        if (s != NOSLOT)
+            slot_free(q, s);
         q->live--;
         return 1;
     }

@@ -6,10 +6,12 @@
 #include <string.h>
 
 extern const struct world_ops train_world;
+extern const struct world_ops place_world;
 extern const struct world_ops micro_world;
 
 const struct world_ops *const world_registry[] = {
     &train_world,
+    &place_world,
     &micro_world,
     NULL,
 };
