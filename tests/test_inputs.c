@@ -935,6 +935,11 @@ static const struct row rows[] = {
       { { "e.json", MEXP(",\n \"sim\": { \"measure_jobs\": [1, 5] }") }, { "a.json", MOK } },
       { RUN }, 2, AT("e.json", 9) "sim.measure_jobs: the microservice world measures over time: "
       "use sim.measure_window" },
+    { "micro_timeline",
+      { { "e.json", MEXP(",\n \"sim\": { \"timeline\": true }") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 9) "sim.timeline: the microservice world writes no timeline" },
+    { "micro_timeline_off", { { "e.json", MEXP(",\n \"sim\": { \"timeline\": false }") },
+                              { "a.json", MOK } }, { RUN }, 0, "", 1 },
     { "micro_policy_round_s",
       { { "e.json", MEXP_POL("[{ \"name\": \"derm\", \"round_s\": 30 }]") }, { "a.json", MOK } },
       { RUN }, 2, AT("e.json", 8) "policies[0]: policy 'derm' takes no round_s: microservice "

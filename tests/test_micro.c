@@ -303,6 +303,34 @@ static void shipped(const char *name, const char *const *sets)
     cr_assert_eq(stat(png, &st), 0, "%s", png);
     snprintf(png, sizeof png, "%s/%s_summary.png", out, name);
     cr_assert_eq(stat(png, &st), 0, "%s", png);
+    /* the HTML report: the runs, the ratios to the baseline and hetsim plot's figures */
+    char *html = tmp("report.html");
+    o = RUN("report", "--db", db, "--html", html, "--baseline", "static_worst");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, "4 runs") != NULL, "%s", o.out);
+    th_out_free(&o);
+    FILE *f = fopen(html, "r");
+    cr_assert_not_null(f, "%s", html);
+    static char page[1 << 20];
+    size_t n = fread(page, 1, sizeof page - 1, f);
+    fclose(f);
+    page[n] = '\0';
+    cr_assert(strstr(page, "Ratios to static_worst") && strstr(page, "containers_mean/static_worst")
+              && strstr(page, ">derm<") && strstr(page, "<svg"), "%s: %.2000s", name, page);
+    /* no timeline: hetsim trace says why, writes nothing */
+    char *json = tmp("trace.json");
+    o = RUN("trace", "--db", db, "--run", "2", "--out", json);
+    cr_assert_eq(o.status, 2, "%s", o.err);
+    cr_assert(strstr(o.err, "is of the micro domain, whose world writes no timeline"), "%s",
+              o.err);
+    cr_assert_neq(stat(json, &st), 0, "%s written", json);
+    th_out_free(&o);
+    o = RUN("trace", "--db", db, "--out", json);
+    cr_assert_eq(o.status, 2, "%s", o.err);
+    cr_assert(strstr(o.err, "are of the micro domain"), "%s", o.err);
+    th_out_free(&o);
+    free(json);
+    free(html);
     free(out);
     free(db);
 }
