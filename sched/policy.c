@@ -20,6 +20,7 @@ struct policy {
     struct train_decider     train;     /* the decider of the "training" world */
     struct place_decider     place;     /* the decider of the "placement" world */
     struct serve_decider     serve;     /* the decider of the "serving" world */
+    struct micro_decider     micro;     /* the decider of the "micro" world */
     char                     label[64];
     struct policy_stats      st;
     int                      trace;
@@ -101,6 +102,9 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
             .dispatch = ops->serve->dispatch ? policy_serve_dispatch : NULL,
             .redispatch_s = round_s,
         };
+    if (ops->micro != NULL)
+        p->micro = (struct micro_decider){ .ctx = p, .decide = policy_micro_decide,
+                                           .round = p->round };
     *out = p;
     return 0;
 }
@@ -122,6 +126,8 @@ const void *policy_decider(const policy *p)
 {
     if (p->ops->place != NULL)
         return &p->place;
+    if (p->ops->micro != NULL)
+        return &p->micro;
     return p->ops->train != NULL   ? (const void *)&p->train
            : p->ops->serve != NULL ? (const void *)&p->serve
                                    : NULL;
@@ -257,5 +263,29 @@ int policy_place_decide(void *ctx, const struct place_view *v, const struct plac
     if (p->trace)
         fprintf(stderr, "trace: pod %lld %s %s node=%d gpus=%d\n", (long long)v->seq,
                 p->label, pod->name, out->node, out->ngpus);
+    return rc;
+}
+
+int policy_micro_decide(void *ctx, const struct micro_view *v, int *containers,
+                        struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->micro->decide(p->self, v, containers, err);
+    double dt = mono_s() - t0;
+    p->st.calls++;
+    p->st.time_total_s += dt;
+    if (dt > p->st.time_max_s)
+        p->st.time_max_s = dt;
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: ", p->label, sim_to_sec(v->now));
+    if (p->trace) {
+        int total = 0;
+        for (int k = 0; k < v->app->nservices; k++)
+            total += containers[k];
+        fprintf(stderr, "trace: t=%.6f %s interval=%lld rate=%.3f q=%.6f containers=%d\n",
+                sim_to_sec(v->now), p->label, (long long)v->interval, v->rate, v->e2e_q_s,
+                total);
+    }
     return rc;
 }

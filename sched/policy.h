@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "../sim/base/jobj.h"
+#include "../sim/micro/micro_view.h"
 #include "../sim/place/place_view.h"
 #include "../sim/serve/serve_view.h"
 #include "../sim/train/train_view.h"
@@ -72,6 +73,12 @@ struct serve_hooks {
     double redispatch_s;
 };
 
+/* A microservice policy's decisions (domain "micro", sim/micro/micro_view.h): asked every
+ * decision interval, it writes the containers it wants per service. */
+struct micro_hooks {
+    int  (*decide)(void *self, const struct micro_view *v, int *containers, struct errbuf *err);
+};
+
 /* Every policy: a head that every domain shares, and the hook table of its domain. */
 struct policy_ops {
     const char *name;           /* as in experiments and `hetsim list policies` */
@@ -86,6 +93,7 @@ struct policy_ops {
     const struct train_hooks *train;    /* "training" */
     const struct place_hooks *place;    /* "placement" */
     const struct serve_hooks *serve;    /* "serving" */
+    const struct micro_hooks *micro;    /* "micro" */
 };
 
 /* The registry, NULL-terminated, in the order `hetsim list policies` prints. */
@@ -116,7 +124,8 @@ void policy_get_stats(const policy *p, struct policy_stats *out);
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
  * timed dispatch below: a struct train_decider for "training", a struct place_decider for
- * "placement", a struct serve_decider for "serving".  Valid while p is open. */
+ * "placement", a struct serve_decider for "serving", a struct micro_decider for "micro".
+ * Valid while p is open. */
 const void *policy_decider(const policy *p);
 
 /* The dispatch of training decisions (what policy_decider's train_decider points at), timed
@@ -133,5 +142,8 @@ int policy_serve_deploy(void *p, const struct serve_env_view *v, struct serve_de
 int policy_serve_route(void *p, const struct serve_view *v, const struct serve_req_view *r,
                        int32_t *inst, struct errbuf *err);
 int policy_serve_dispatch(void *p, struct serve_dispatch *d, struct errbuf *err);
+/* The dispatch of microservice decisions (what the micro_decider points at), timed. */
+int policy_micro_decide(void *p, const struct micro_view *v, int *containers,
+                        struct errbuf *err);
 
 #endif

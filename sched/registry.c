@@ -25,6 +25,10 @@ extern const struct policy_ops policy_uniform_pp;
 extern const struct policy_ops policy_hexgen;
 extern const struct policy_ops policy_splitwise;
 extern const struct policy_ops policy_hetis;
+extern const struct policy_ops policy_static_worst;
+extern const struct policy_ops policy_erms;
+extern const struct policy_ops policy_firm;
+extern const struct policy_ops policy_derm;
 
 const struct policy_ops *const policy_registry[] = {
     /* training */
@@ -51,5 +55,10 @@ const struct policy_ops *const policy_registry[] = {
     &policy_hexgen,
     &policy_splitwise,
     &policy_hetis,
+    /* micro */
+    &policy_static_worst,
+    &policy_erms,
+    &policy_firm,
+    &policy_derm,
     NULL,
 };

@@ -22,6 +22,13 @@
 #                  results/out/fgd, resumed if already there)
 #   fgd-why        from fgd.sh's runs: where each policy's idle GPU is left, per load
 #   fgd-speed      tests/bench_fgd.c alone (fgd_openb's six policies, time and memory)
+#   derm-claims    scripts/reproduce/derm.sh's claims table and why Derm's intervals break the
+#                  SLA (60 day-long runs into results/out/derm, resumed if already there)
+#   derm-why       from derm.sh's runs: containers, violations, misses and P95 per policy
+#                  and load (mean over the seeds)
+#   derm-predictors  scripts/fit/derm_trainticket.sh's predictor errors on Derm's sequences
+#                  (DERM=DIR, default ../shared/traces/derm)
+#   micro-speed    the microservice world's benchmark (build/rel/bench_micro.bin)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
 #   timeline-cost  the bench's 100,000-job run with and without sim.timeline (a minute)
 #   llm-fit        scripts/fit-llm.sh's residuals of the LLM latency model (seconds; the fit
@@ -39,7 +46,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why fgd-claims
-fgd-why fgd-speed speed timeline-cost llm-fit hetis-claims hetis-why serve-speed"
+fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims derm-why derm-predictors
+micro-speed speed timeline-cost"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -141,6 +149,19 @@ gen_oef_why() {
     why_report oef oef_load workload.rate_per_hour util_total_window,throughput_norm_window,jct_mean,ftf_mean
 }
 
+gen_derm_why() {
+    why_report derm derm_load workload.rate_per_s containers_mean,sla_violation_prob,sla_miss_frac,e2e_p95
+}
+
+gen_derm_predictors() {
+    sh scripts/fit/derm_trainticket.sh "${DERM:-../shared/traces/derm}" "$tmp/fit" | tail -2
+}
+
+gen_micro_speed() {
+    make --no-print-directory -s build/rel/bench_micro.bin >/dev/null 2>&1
+    HETSIM_DATA=$root build/rel/bench_micro.bin
+}
+
 # where the idle GPU is left at the end: whole GPUs never allocated and slivers of shared ones
 # (GPUs), and FGD's split of the idle milli by what the typical pods lack (its categories,
 # weighted by the pod types' shares), mean over the seeds
@@ -200,6 +221,10 @@ gen() {
     fgd-why) gen_fgd_why ;;
     fgd-speed) make --no-print-directory -s build/rel/bench_fgd.bin >/dev/null 2>&1
         HETSIM_DATA=$root build/rel/bench_fgd.bin ;;
+    derm-claims) gen_claims derm ;;
+    derm-why) gen_derm_why ;;
+    derm-predictors) gen_derm_predictors ;;
+    micro-speed) gen_micro_speed ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
     timeline-cost)
         make --no-print-directory -s build/rel/bench.bin >/dev/null 2>&1

@@ -279,22 +279,26 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * clusters with their GPUs by type, in the order of their groups. */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 11, 100, (const char *const[]){
+    assert_listing("experiments", 14, 100, (const char *const[]){
         "default            The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants        OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
         "\nphilly_slice       How workloads/traces/philly_300.csv was made: 300 jobs of the "
-        "Philly job list...\n", NULL });
-    assert_listing("sweeps", 9, 100, (const char *const[]){
+        "Philly job list...\n",
+        "\nderm_trainticket   Derm's setting (ISCA 2024): TrainTicket's 12 services, 4 graph "
+        "types whose mix...\n", "\nsocialnet          DeathStarBench's social network", NULL });
+    assert_listing("sweeps", 10, 100, (const char *const[]){
         "\nload               The README's sweep tour: four policies on the 48-GPU mixed "
-        "cluster as the...\n", NULL });
-    assert_listing("clusters", 9, 100, (const char *const[]){
+        "cluster as the...\n", "derm_load          Derm's headline comparison (ISCA 2024)",
+        NULL });
+    assert_listing("clusters", 10, 100, (const char *const[]){
         "alibaba_pai2020     6742 GPUs: 1596 P100, 994 T4, 2240 K80, 1080 V100-32GB, "
         "832 V100-16GB\n",
         "\ngavel_108           108 GPUs: 36 V100-16GB, 36 P100, 36 K80\n",
-        "\nmixed_small         48 GPUs: 16 A100-40GB, 16 V100-16GB, 16 T4\n", NULL });
-    assert_listing("traces", 4, 100, (const char *const[]){
-        "azure_llm\nfft_philly_600.csv\ngavel\nphilly_300.csv\n", NULL });
+        "\nmixed_small         48 GPUs: 16 A100-40GB, 16 V100-16GB, 16 T4\n",
+        "\ncpu_10x52           10 CPU nodes of 52 cores, 128 GB\n", NULL });
+    assert_listing("traces", 5, 100, (const char *const[]){
+        "azure_llm\ndeathstarbench\nfft_philly_600.csv\ngavel\nphilly_300.csv\n", NULL });
 }
 
 Test(cli, list_gpus_formats_and_bad_names)
@@ -305,17 +309,21 @@ Test(cli, list_gpus_formats_and_bad_names)
         "\nV100-16GB       16     15.70     125.0       900     3.060  nvlink2 pcie3  V100, v100\n",
         "\nA100-80GB       80     19.50     312.0      2039     5.120  nvlink3 pcie4  a100-80\n",
         "\nRTX3090", "  rtx3090, 3090\n", NULL });
-    /* every format of workloads/registry.c, in its order, with its domain and summary */
-    assert_listing("formats", 8, 0, (const char *const[]){
+    /* every format of workloads/registry.c, in its order, with its domain and summary, the
+     * names padded to the longest (llm_synthetic, micro_poisson) */
+    assert_listing("formats", 10, 0, (const char *const[]){
         "hetsim        training   hetsim's CSV job trace (arrival_s, job_type, workers, "
         "iterations or duration_s)\n"
-        "gavel         training   Gavel's tab-separated job traces, 7-field (old) and 10-field "
-        "(current)\n"
+        "gavel         training   Gavel's tab-separated job traces, 7-field (old) and "
+        "10-field (current)\n"
         "philly        training   the Philly job list",
         "\nsynthetic     training   Poisson arrivals",
         "\nopenb         placement  Alibaba's openb pod lists",
         "\nazure_llm     serving    the Azure LLM inference trace",
-        "\nllm_synthetic serving    synthetic LLM requests", NULL });
+        "\nllm_synthetic serving    synthetic LLM requests",
+        "\nmicro_poisson micro      Poisson microservice requests",
+        "\nmicro_trace   micro      microservice requests as a CSV (arrival_s, graph, id)\n",
+        NULL });
     rejected((const char *const[]){ "list", "gpu", NULL }, NULL,
              "hetsim list: cannot list 'gpu' (did you mean 'gpus'?); one of: domains policies "
              "gpus links models llms formats experiments sweeps clusters traces");
@@ -327,7 +335,7 @@ Test(cli, list_domains_names_each_worlds_policies_and_formats)
 {
     /* every world of sim/run/world_registry.c, with the policies of its domain and the
      * formats whose entities it takes */
-    assert_listing("domains", 9, 0, (const char *const[]){
+    assert_listing("domains", 12, 0, (const char *const[]){
         "training: DL training jobs on GPU clusters",
         "\n  policies: fifo fifo_perf srtf oef fft tiresias themis gavel_las gavel_las_perf "
         "gavel_ftf\n",
@@ -337,7 +345,10 @@ Test(cli, list_domains_names_each_worlds_policies_and_formats)
         "\n  formats: openb\n",
         "\nserving: LLM inference requests",
         "\n  policies: highend_only uniform_pp hexgen splitwise hetis\n",
-        "\n  formats: azure_llm requests llm_synthetic\n", NULL });
+        "\n  formats: azure_llm requests llm_synthetic\n",
+        "\nmicro: requests over microservice call graphs",
+        "\n  policies: static_worst erms firm derm\n",
+        "\n  formats: micro_poisson micro_trace\n", NULL });
 }
 
 static void mkdirs(const char *root, const char *const *subs)

@@ -22,6 +22,9 @@
  * Found by fuzz_requests, fixed with it:
  *   R1  workloads/trace_requests.c rst_next(): rows out of arrival order were passed on (only
  *       the world's check caught them, without the column's name).
+ * Found by fuzz_microapp, fixed with it:
+ *   M1  sim/micro/app.c load_derm(): a header of more than 64 columns was indexed past the
+ *       field array (tio_split counts every field but stores 64); alibaba.c had the same.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -35,6 +38,8 @@
 #include "../sim/base/jobj.h"
 #include "../sim/base/path.h"
 #include "../sim/base/tio.h"
+#include "../sim/base/jsonf.h"
+#include "../sim/micro/app.h"
 #include "../sim/train/train.h"
 #include "../workloads/workload.h"
 #include "helpers.h"
@@ -303,5 +308,35 @@ Test(fuzz_regressions, R1_requests_out_of_order_named_at_their_row)
     catalog_destroy(cat);
     free(jp);
     free(tp);
+/* ---- microservice applications (fuzz_microapp) ---- */
+
+/* M1: a Derm fit file whose header has more than 64 columns is an error, not an overread */
+Test(fuzz_regressions, microapp_derm_header_65_columns)
+{
+    size_t len;
+    char *buf = repro("microapp/derm-header-65-columns", &len);
+    cr_assert_gt(len, 1);
+    cr_assert_eq(buf[0] % 3, 1, "the selector names Derm's fit file");
+    char *file = th_write("pars.csv", "");
+    FILE *f = fopen(file, "wb");
+    cr_assert_not_null(f);
+    fwrite(buf + 1, 1, len - 1, f);
+    fclose(f);
+    char text[700];
+    snprintf(text, sizeof text, "{ \"app\": \"%s\" }", file);
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    cr_assert_eq(jsonf_parse(&doc, "t.json", text, strlen(text), &err), 0);
+    struct jobj root;
+    cr_assert_eq(jobj_root(&root, doc, &err), 0);
+    struct app *a = NULL;
+    struct app_opts o = { 0, 0 };
+    int rc = app_load(&a, &root, "app", "/", &o, &err);
+    if (rc < 0)
+        cr_assert(err.msg[0] != '\0' && a == NULL);
+    app_free(a);
+    jsonf_destroy(doc);
+    free(file);
     free(buf);
 }

@@ -122,6 +122,38 @@ struct row {
 /* a GPU catalog with sources, the GPU on line 3 */
 #define SGPUS(src, gpu) "{ \"sources\": { " src " },\n \"gpus\": [\n  " gpu "\n] }\n"
 
+/* ---- the microservice world ---- */
+/* an experiment: 2 name, 3 domain, 4 cluster (inline), 5 app, 6 sla_ms, 7 workload,
+ * 8 policies, 9 what `more` adds */
+#define MEXPF(app, sla, wl, pol, more)                                                       \
+    "{\n \"name\": \"m\",\n \"domain\": \"micro\",\n \"cluster\": { \"name\": \"m\", "        \
+    "\"groups\": [ { \"count\": 2, \"cpus\": 8, \"memory_gb\": 16 } ] },\n \"app\": " app      \
+    ",\n \"sla_ms\": " sla ",\n \"workload\": " wl ",\n \"policies\": " pol more "\n}\n"
+#define MWL "{ \"format\": \"micro_poisson\", \"duration_s\": 120, \"rate_per_s\": 10 }"
+#define MWLX(x) "{ \"format\": \"micro_poisson\", \"duration_s\": 120, \"rate_per_s\": 10, " x " }"
+#define MEXP(more) MEXPF("\"a.json\"", "50", MWL, "[\"derm\"]", more)
+#define MEXP_WL(wl) MEXPF("\"a.json\"", "50", wl, "[\"derm\"]", "")
+#define MEXP_POL(pol) MEXPF("\"a.json\"", "50", MWL, pol, "")
+/* an application: services one per line from line 3, the graphs from line 7 */
+#define MSVC(name, a, b, maxl) "  { \"name\": \"" name "\", \"latency\": { \"model\": \"derm\", " \
+    "\"a\": " a ", \"b\": " b ", \"shift_ms\": 1, \"max_load\": " maxl " } }"
+#define MAPP(s1, s2, graph) "{\n \"services\": [\n" s1 ",\n" s2 "\n ],\n \"graphs\": [\n  " graph \
+    "\n ]\n}\n"
+#define MA MSVC("a", "-0.01", "2", "100")
+#define MB MSVC("b", "-0.01", "2", "100")
+#define MCALLS(c) "{ \"name\": \"g\", \"calls\": [ " c " ] }"
+#define MROOT "{ \"id\": \"r\", \"service\": \"a\" }"
+#define MG MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\", \"parent\": \"r\" }")
+#define MOK MAPP(MA, MB, MG)
+#define MICRO(app) { { "e.json", MEXP("") }, { "a.json", app } }
+/* an Alibaba trace behind the app */
+#define ALI(text) { { "e.json", MEXPF("{ \"alibaba\": \"ali.csv\" }", "5000", MWL, "[\"derm\"]", \
+                                      "") }, { "ali.csv", text } }
+#define AHDR ",traceid,timestamp,rpcid,um,rpctype,dm,interface,rt\n"
+/* a micro trace */
+#define MTRACE(text) { { "e.json", MEXP_WL("{ \"format\": \"micro_trace\", \"trace\": \"r.csv\" }") }, \
+                       { "a.json", MOK }, { "r.csv", text } }
+
 /* the files of a row: the experiment alone, or with the one file it points to */
 #define EXP(text)     { { "e.json", text } }
 #define TRACE(text)   { { "e.json", E_WL(WL_T) }, { "t.csv", text } }
@@ -857,6 +889,153 @@ static const struct row rows[] = {
       { RUN }, 1, "hetsim: %d/t.db: *not a database", .setup = garbage_db },
     { "db_wal_blocked", EXP(E_OK),
       { RUN }, 1, "hetsim: %d/t.db: *unable to open", .setup = wal_blocked_db },
+    /* -------- the microservice world: applications, SLA, cluster, workloads -------- */
+    { "micro_ok", MICRO(MOK), { RUN }, 0, "", 1 },
+    { "micro_graph_cycle",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\", \"parent\": \"y\" }, "
+                                "{ \"id\": \"y\", \"service\": \"b\", \"parent\": \"x\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls: graph 'g' has a cycle of calls" },
+    { "micro_call_self_parent",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\", \"parent\": \"x\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls[1].parent: call 'x' names itself as its parent" },
+    { "micro_call_unknown_service",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"bb\", \"parent\": \"r\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls[1].service: a call to an unknown service 'bb' "
+      "(did you mean 'b'?)" },
+    { "micro_call_unknown_parent",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\", \"parent\": \"q\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls[1].parent: no call of graph 'g' has the id 'q'" },
+    { "micro_two_roots",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls: graph 'g' has two root calls" },
+    { "micro_call_id_twice",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"r\", \"service\": \"b\", \"parent\": \"r\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls[1].id: call id 'r' is used twice in graph 'g'" },
+    { "micro_service_twice", MICRO(MAPP(MA, MSVC("a", "-0.01", "2", "100"), MG)),
+      { RUN }, 2, AT("a.json", 4) "services[1].name: service 'a' is named twice" },
+    { "micro_fit_rate_not_positive", MICRO(MAPP(MA, MSVC("b", "-0.03", "2", "100"), MG)),
+      { RUN }, 2, AT("a.json", 4) "services[1].latency: the rate a*w + b is -1 per ms at load "
+      "100, not positive" },
+    { "micro_fit_rate_zero_load", MICRO(MAPP(MA, MSVC("b", "-0.03", "0", "100"), MG)),
+      { RUN }, 2, AT("a.json", 4) "services[1].latency.b: 0 is out of range [1e-12, 1e+12]" },
+    { "micro_erms_fit_below_shift",
+      MICRO(MAPP(MA, "  { \"name\": \"b\", \"latency\": { \"model\": \"erms\", \"shift_ms\": 5, "
+                 "\"max_load\": 10, \"before\": { \"slope\": 0.1, \"intercept\": 2 } } }", MG)),
+      { RUN }, 2, AT("a.json", 4) "services[1].latency: the P95 latency at load 0 is 2 ms, not "
+      "above the shift 5 ms" },
+    { "micro_sla_below_minimum",
+      { { "e.json", MEXPF("\"a.json\"", "1.5", MWL, "[\"derm\"]", "") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 6) "sla_ms: 1.5 ms is below the minimum latency of graph type "
+      "'g', 2 ms, which no number of containers shortens (the shifts along its slowest path: "
+      "a 1 ms + b 1 ms)" },
+    { "micro_nodes_too_small",
+      { { "e.json", "{\n \"name\": \"m\",\n \"domain\": \"micro\",\n \"cluster\": { \"name\": "
+          "\"m\", \"groups\": [ { \"count\": 2, \"cpus\": 0.1, \"memory_gb\": 16 } ] },\n \"app\": "
+          "\"a.json\",\n \"sla_ms\": 50,\n \"workload\": " MWL ",\n \"policies\": [\"derm\"]\n}\n" },
+        { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0]: a node of 0.1 cores and 16 GB holds no "
+      "container (the smallest takes 0.2 cores and 1 GB)" },
+    { "micro_cluster_without_cpus",
+      { { "e.json", "{\n \"name\": \"m\",\n \"domain\": \"micro\",\n \"cluster\": \"mixed_small\",\n "
+          "\"app\": \"a.json\",\n \"sla_ms\": 50,\n \"workload\": " MWL ",\n \"policies\": "
+          "[\"derm\"]\n}\n" }, { "a.json", MOK } },
+      { RUN }, 2, "cluster 'mixed-small' has no CPU node groups" },
+    { "micro_cpu_group_with_gpu_field",
+      EXP(E_CL("{ \"network\": \"ib-100g\", \"groups\": [ { \"count\": 1, \"cpus\": 8, "
+               "\"memory_gb\": 8, \"gpus_per_node\": 4 } ] }")),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].gpus_per_node: a CPU node group (no \"gpu\") "
+      "has no gpus_per_node" },
+    { "micro_gpu_group_with_cpus",
+      EXP(E_CL("{ \"network\": \"ib-100g\", \"groups\": [" GRP("1", "V100", "4", ", \"cpus\": 8")
+               "] }")),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].cpus: a GPU node group has no cpus" },
+    { "micro_mix_unknown_graph",
+      { { "e.json", MEXP_WL(MWLX("\"mix\": { \"gg\": 1 }")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "graph: unknown graph type 'gg' (did you mean 'g'?)" },
+    { "micro_measure_jobs",
+      { { "e.json", MEXP(",\n \"sim\": { \"measure_jobs\": [1, 5] }") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 9) "sim.measure_jobs: the microservice world measures over time: "
+      "use sim.measure_window" },
+    { "micro_timeline",
+      { { "e.json", MEXP(",\n \"sim\": { \"timeline\": true }") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 9) "sim.timeline: the microservice world writes no timeline" },
+    { "micro_timeline_off", { { "e.json", MEXP(",\n \"sim\": { \"timeline\": false }") },
+                              { "a.json", MOK } }, { RUN }, 0, "", 1 },
+    { "micro_policy_round_s",
+      { { "e.json", MEXP_POL("[{ \"name\": \"derm\", \"round_s\": 30 }]") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 8) "policies[0]: policy 'derm' takes no round_s: microservice "
+      "policies decide every sim.interval_s" },
+    { "micro_training_policy",
+      { { "e.json", MEXP_POL("[\"fifo\"]") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 8) "policies[0]: policy 'fifo' is for the training domain; the "
+      "experiment is micro" },
+    { "micro_policy_param",
+      { { "e.json", MEXP_POL("[{ \"name\": \"derm\", \"predictor\": \"lstm\" }]") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 8) "policies[0].predictor" },
+    { "micro_training_format",
+      { { "e.json", MEXP_WL(WL_T) }, { "a.json", MOK }, { "t.csv", OK_TRACE } },
+      { RUN }, 2, AT("e.json", 7) "workload.format: the format is for the training domain; the "
+      "experiment is micro" },
+    { "micro_poisson_negative_knot",
+      { { "e.json", MEXP_WL(MWLX("\"rate_shape\": [1, -2]")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.rate_shape[1]: a multiplier >= 0" },
+    { "micro_poisson_zero_knots",
+      { { "e.json", MEXP_WL(MWLX("\"rate_shape\": [0, 0]")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.rate_shape: every multiplier is 0" },
+    { "micro_poisson_batch_without_mix",
+      { { "e.json", MEXP_WL(MWLX("\"batch_s\": 60")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.batch_s: batches are counted per graph type" },
+    { "micro_poisson_change_without_mix",
+      { { "e.json", MEXP_WL(MWLX("\"mix_change\": { \"every_s\": 60 }")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.mix_change: needs a mix" },
+    { "micro_poisson_mix_file_without_columns",
+      { { "e.json", MEXP_WL(MWLX("\"mix_file\": \"a.json\"")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.mix_columns: required with mix_file" },
+    { "micro_poisson_rate_file_value",
+      { { "e.json", MEXP_WL(MWLX("\"rate_file\": \"r.csv\"")) }, { "a.json", MOK },
+        { "r.csv", "rate\n1\nfast\n" } },
+      { RUN }, 2, AT("r.csv", 3) "rate: 'fast' is not a number >= 0" },
+    { "micro_poisson_unknown_field",
+      { { "e.json", MEXP_WL(MWLX("\"rate_shap\": [1]")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.rate_shap: unknown field (did you mean 'rate_shape'?)" },
+    { "micro_trace_ok", MTRACE("arrival_s,graph\n0,g\n1.5,g\n"), { RUN }, 0, "", 1 },
+    { "micro_trace_decreasing", MTRACE("arrival_s,graph\n5,g\n1.5,g\n"),
+      { RUN }, 2, AT("r.csv", 3) "arrival_s: 1.5 is before the previous request's 5.000000" },
+    { "micro_trace_bad_arrival", MTRACE("arrival_s,graph\n-1,g\n"),
+      { RUN }, 2, AT("r.csv", 2) "arrival_s: '-1' is not a time >= 0" },
+    { "micro_trace_unknown_graph", MTRACE("arrival_s,graph\n0,g\n1,h\n"),
+      { RUN }, 2, AT("r.csv", 3) "graph: unknown graph type 'h'" },
+    { "micro_trace_id_twice", MTRACE("id,arrival_s,graph\n1,0,g\n1,1,g\n"),
+      { RUN }, 2, AT("r.csv", 3) "id: request id 1 appears twice" },
+    { "micro_trace_unknown_column", MTRACE("arrival_s,grap\n0,g\n"),
+      { RUN }, 2, AT("r.csv", 1) "grap: unknown column (did you mean 'graph'?)" },
+    { "micro_trace_missing_column", MTRACE("arrival_s\n0\n"),
+      { RUN }, 2, AT("r.csv", 1) "graph: required column is missing" },
+    { "alibaba_ok", ALI(AHDR "0,T,1,0,,http,svcAAAAAAAA,x,10\n1,T,2,0.1,svcAAAAAAAA,rpc,svcBBBBBBBB,x,-1\n"),
+      { RUN }, 0, "", 1 },
+    { "alibaba_missing_rt", ALI(",traceid,timestamp,rpcid,um,rpctype,dm\n0,T,1,0,,http,a\n"),
+      { RUN }, 2, AT("ali.csv", 1) "rt: column missing" },
+    { "alibaba_bad_rpcid", ALI(AHDR "0,T,1,0..1,,http,a,x,10\n"),
+      { RUN }, 2, AT("ali.csv", 2) "rpcid: '0..1' is not an rpc position" },
+    { "alibaba_bad_rt", ALI(AHDR "0,T,1,0,,http,a,x,slow\n"),
+      { RUN }, 2, AT("ali.csv", 2) "rt: 'slow' is not a response time in ms" },
+    { "alibaba_short_row", ALI(AHDR "0,T,1,0,,http,a,x,10\n1,T,2,0.1\n"),
+      { RUN }, 2, AT("ali.csv", 3) "4 fields, the header has 9" },
+    { "alibaba_empty_trace_id", ALI(AHDR "0,,1,0,,http,a,x,10\n"),
+      { RUN }, 2, AT("ali.csv", 2) "traceid: empty" },
+    { "alibaba_no_rows", ALI(AHDR), { RUN }, 2, AT("ali.csv", 1) "no calls after the header" },
+    { "alibaba_unknown_option",
+      { { "e.json", MEXPF("{ \"alibaba\": \"ali.csv\", \"max_graph\": 3 }", "5000", MWL,
+                          "[\"derm\"]", "") }, { "ali.csv", AHDR "0,T,1,0,,http,a,x,10\n" } },
+      { RUN }, 2, AT("e.json", 5) "app.max_graph: unknown field (did you mean 'max_graphs'?)" },
+    { "derm_fit_missing_column",
+      { { "e.json", MEXPF("\"pars.csv\"", "5000", MWL, "[\"derm\"]", "") },
+        { "pars.csv", ",chain,ms,n,a1,b1\n0,1,0,22,-0.05,6.6\n" } },
+      { RUN }, 2, AT("pars.csv", 1) "s: column missing" },
+    { "derm_fit_bad_chain",
+      { { "e.json", MEXPF("\"pars.csv\"", "5000", MWL, "[\"derm\"]", "") },
+        { "pars.csv", ",chain,ms,n,a1,b1,s\n0,3,0,22,-0.05,6.6,0.3\n" } },
+      { RUN }, 2, AT("pars.csv", 2) "chain: 3: Derm's chains are 1 (simple) and 2 (complex)" },
 
     /* -------- serving (sim/serve, workloads/trace_azure.c, trace_requests.c, synth_llm.c) */
     { "serve_azure_ok", AZFILE(S_OK, AZ_OK), { RUN }, 0, NULL, 1 },

@@ -6,7 +6,7 @@
 
 extern const struct workload_format trace_hetsim_format, trace_gavel_format,
     trace_philly_format, synth_format, trace_openb_format, trace_azure_format,
-    trace_requests_format, synth_llm_format;
+    trace_requests_format, synth_llm_format, micro_poisson_format, micro_trace_format;
 
 const struct workload_format *const workload_registry[] = {
     &trace_hetsim_format,
@@ -17,5 +17,7 @@ const struct workload_format *const workload_registry[] = {
     &trace_azure_format,
     &trace_requests_format,
     &synth_llm_format,
+    &micro_poisson_format,
+    &micro_trace_format,
     NULL,
 };

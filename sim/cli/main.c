@@ -251,9 +251,17 @@ static int cmd_validate(int argc, char **argv)
     }
     char why[256];
     int seeded = run_seed_matters(e, &ss.env, why, sizeof why);
-    printf("%s: ok: experiment '%s', %lld jobs, cluster '%s' with %d GPUs, %d polic%s; the seed "
-           "%s\n", e->path, e->name, (long long)njobs, cluster_name(ss.env.cl),
-           cluster_ngpus(ss.env.cl), e->npolicies, e->npolicies == 1 ? "y" : "ies",
+    char size[64];
+    int cpu_nodes = 0;
+    for (int i = 0; i < cluster_ncpu_groups(ss.env.cl); i++)
+        cpu_nodes += cluster_cpu_group(ss.env.cl, i)->count;
+    if (cluster_ngpus(ss.env.cl) == 0 && cpu_nodes > 0)
+        snprintf(size, sizeof size, "%d CPU nodes", cpu_nodes);
+    else
+        snprintf(size, sizeof size, "%d GPUs", cluster_ngpus(ss.env.cl));
+    printf("%s: ok: experiment '%s', %lld %s, cluster '%s' with %s, %d polic%s; the seed "
+           "%s\n", e->path, e->name, (long long)njobs, e->world->entity,
+           cluster_name(ss.env.cl), size, e->npolicies, e->npolicies == 1 ? "y" : "ies",
            seeded ? "changes the runs" : "changes nothing");
 out:
     session_close(&ss);
@@ -874,10 +882,18 @@ static int cluster_summary(const catalog *cat, const char *path, char **out, str
         counts[t] += nd->ngpus;
     }
     char text[1024];
-    size_t m = (size_t)snprintf(text, sizeof text, "%d GPUs:", cluster_ngpus(cl));
+    size_t m = 0;
+    if (nt > 0 || cluster_ncpu_groups(cl) == 0)
+        m = (size_t)snprintf(text, sizeof text, "%d GPUs:", cluster_ngpus(cl));
     for (int t = 0; t < nt && m < sizeof text; t++)
         m += (size_t)snprintf(text + m, sizeof text - m, "%s %d %s", t ? "," : "", counts[t],
                               catalog_gpu(cat, types[t])->name);
+    /* CPU node groups (the microservice world's): "10 CPU nodes of 52 cores, 128 GB" */
+    for (int i = 0; i < cluster_ncpu_groups(cl) && m < sizeof text; i++) {
+        const struct cluster_cpu_group *g = cluster_cpu_group(cl, i);
+        m += (size_t)snprintf(text + m, sizeof text - m, "%s%d CPU nodes of %g cores, %g GB",
+                              m ? "; " : "", g->count, g->cpus, g->memory_gb);
+    }
     cluster_destroy(cl);
     if ((*out = strdup(text)) == NULL)
         return err_run(err, "out of memory");
@@ -944,9 +960,13 @@ static int list_policies(const char *what)
 static int list_formats(const char *what)
 {
     (void)what;
+    int width = 10;     /* the name column: as wide as the longest name */
     for (int i = 0; workload_registry[i] != NULL; i++)
-        printf("%-13s %-10s %s\n", workload_registry[i]->name, workload_registry[i]->domain,
-               workload_registry[i]->summary);
+        if ((int)strlen(workload_registry[i]->name) > width)
+            width = (int)strlen(workload_registry[i]->name);
+    for (int i = 0; workload_registry[i] != NULL; i++)
+        printf("%-*s %-10s %s\n", width, workload_registry[i]->name,
+               workload_registry[i]->domain, workload_registry[i]->summary);
     return 0;
 }
 
