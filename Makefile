@@ -22,7 +22,7 @@ CC       ?= cc
 SANITIZE ?=
 OPT      ?= -O2
 
-PKGS     := gsl libcjson sqlite3
+PKGS     := gsl libcjson sqlite3 qhull_r
 CFLAGS_W := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 CFLAGS   ?= $(OPT) -g
 DEPFLAGS  = -MMD -MP
