@@ -34,6 +34,11 @@ struct job_spec {
     long        line;           /* its line there, 0 if none */
     const char *field;          /* where its worker count came from, for error messages
                                    (NULL: the trace's "workers" column) */
+    /* an elastic application's job (the pollux format): its application and name, NULL
+     * otherwise; they live until the source's next call.  `workers` is then the GPUs it asks
+     * for and `batch` its global batch size. */
+    const char *app;
+    const char *name;
 };
 
 /* Jobs come from a struct entity_source (sim/core/entity.h) whose `out` is a job_spec. */
