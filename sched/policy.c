@@ -19,6 +19,7 @@ struct policy {
     void                    *self;
     simtime                  round;
     struct train_decider     train;     /* the decider of the "training" world */
+    struct place_decider     place;     /* the decider of the "placement" world */
     char                     label[64];
     struct policy_stats      st;
     int                      trace;
@@ -94,6 +95,8 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
             .agnostic = !!(ops->flags & POLICY_AGNOSTIC), .fifo = !!(ops->flags & POLICY_FIFO),
             .elastic = ops->train->elastic ? policy_elastic : NULL,
         };
+    if (ops->place != NULL)
+        p->place = (struct place_decider){ .ctx = p, .decide = policy_place_decide };
     *out = p;
     return 0;
 }
@@ -113,6 +116,8 @@ void policy_get_stats(const policy *p, struct policy_stats *out) { *out = p->st;
 
 const void *policy_decider(const policy *p)
 {
+    if (p->ops->place != NULL)
+        return &p->place;
     return p->ops->train != NULL ? (const void *)&p->train : NULL;
 }
 
@@ -199,5 +204,24 @@ int policy_elastic(void *ctx, const struct elastic_view *v, struct elastic_alloc
     if (p->trace)
         fprintf(stderr, "trace: t=%.6f %s elastic over %d jobs, %zu GPUs granted\n", v->now_s,
                 p->label, v->njobs, out->n);
+    return rc;
+}
+
+int policy_place_decide(void *ctx, const struct place_view *v, const struct place_pod *pod,
+                        struct place_choice *out, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->place->decide(p->self, v, pod, out, err);
+    double dt = mono_s() - t0;
+    p->st.calls++;
+    p->st.time_total_s += dt;
+    if (dt > p->st.time_max_s)
+        p->st.time_max_s = dt;
+    if (rc < 0)
+        err_prefix(err, "policy %s, pod %lld (%s): ", p->label, (long long)v->seq, pod->name);
+    if (p->trace)
+        fprintf(stderr, "trace: pod %lld %s %s node=%d gpus=%d\n", (long long)v->seq,
+                p->label, pod->name, out->node, out->ngpus);
     return rc;
 }

@@ -5,7 +5,7 @@
 #include "reader.h"
 
 extern const struct workload_format trace_hetsim_format, trace_gavel_format,
-    trace_philly_format, trace_pollux_format, synth_format;
+    trace_philly_format, trace_pollux_format, synth_format, trace_openb_format;
 
 const struct workload_format *const workload_registry[] = {
     &trace_hetsim_format,
@@ -13,5 +13,6 @@ const struct workload_format *const workload_registry[] = {
     &trace_philly_format,
     &trace_pollux_format,
     &synth_format,
+    &trace_openb_format,
     NULL,
 };
