@@ -297,7 +297,7 @@ static const struct row rows[] = {
     { "sim_number", EXP(E_MORE("\"sim\": 5")),
       { RUN }, 2, AT("e.json", 7) "sim: must be an object" },
     { "mode_typo", EXP(E_MORE("\"mode\": \"gavl\"")),
-      { RUN }, 2, AT("e.json", 7) "mode: 'gavl' is not one of: native, gavel "
+      { RUN }, 2, AT("e.json", 7) "mode: 'gavl' is not one of: native, gavel, pollux "
                                   "(did you mean 'gavel'?)" },
     { "document_not_object", EXP("[1, 2]\n"),
       { RUN }, 2, AT("e.json", 1) "the document must be a JSON object" },

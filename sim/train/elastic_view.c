@@ -1,8 +1,10 @@
 /*
- * elastic_view: the answer list of elastic policies.  Amortized O(1) per GPU appended.
+ * elastic_view: the answer list of elastic policies (amortized O(1) per GPU appended) and
+ * Pollux's most-free-node placement.
  */
 #include "elastic_view.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,4 +51,20 @@ int elastic_alloc_set(struct elastic_alloc *a, size_t k, const int32_t *nodes, s
     a->n += n;
     a->off[k + 1] = (int32_t)a->n;
     return 0;
+}
+
+void elastic_view_most_free(int32_t *free_gpus, int32_t nnodes, int32_t n, int32_t *out)
+{
+    int32_t got = 0;
+    while (got < n) {
+        int32_t best = 0;
+        for (int32_t k = 1; k < nnodes; k++)
+            if (free_gpus[k] > free_gpus[best])
+                best = k;
+        int32_t take = free_gpus[best] < n - got ? free_gpus[best] : n - got;
+        assert(take > 0);
+        for (int32_t i = 0; i < take; i++)
+            out[got++] = best;
+        free_gpus[best] -= take;
+    }
 }

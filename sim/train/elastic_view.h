@@ -62,4 +62,10 @@ int  elastic_alloc_begin(struct elastic_alloc *a, size_t njobs);
 /* Append job k's list; jobs in order 0, 1, ..., each once (an empty list preempts). */
 int  elastic_alloc_set(struct elastic_alloc *a, size_t k, const int32_t *nodes, size_t n);
 
+/* Pollux's placement of a job that needs `n` GPUs (tiresias.py and optimus.py): take the node
+ * with the most free GPUs (Counter.most_common: ties to the lowest index), as many of its GPUs
+ * as the job still needs, and repeat.  free[] (per node) is decreased; out gets the n nodes,
+ * grouped by node.  The caller makes sure the free GPUs add up to n.  O(n * nnodes). */
+void elastic_view_most_free(int32_t *free_gpus, int32_t nnodes, int32_t n, int32_t *out);
+
 #endif

@@ -53,6 +53,8 @@ struct train_record {
     double        rho;          /* finish-time fairness (finish - arrival) / t_iso; -1 unfinished */
     const double *gpu_s;        /* GPU-seconds by cluster type slot (cluster_types order) */
     double        best_rate;    /* its throughput on its fastest type (normalizes throughput) */
+    const char   *type_name;    /* its job_type column; NULL: the model's name of its jtype
+                                   (an elastic job names its application) */
 };
 
 /* One interval of a job's timeline (sim/core/timeline.h): [from, to) on its `ngpu` GPUs (none
