@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "../base/grow.h"
+#include "../core/engine.h"
 
 struct pjob {
     int64_t            id;              /* index in the workload */
@@ -116,8 +117,8 @@ int pollux_cluster_gpu(const cluster *cl, const elastic *apps, struct errbuf *er
         any = elastic_get(apps, a, types[0]) != NULL;
     if (!any)
         return err_input(err, NULL, 0, "models.elastic", "no elastic application has a profile "
-                         "on %s (the shipped profiles are T4; Sia's others come from "
-                         "models.elastic_sia)", catalog_gpu(cat, types[0])->name);
+                         "on %s (the shipped Pollux profiles are T4's)",
+                         catalog_gpu(cat, types[0])->name);
     return types[0];
 }
 
@@ -132,8 +133,8 @@ int pollux_job_check(const cluster *cl, const elastic *apps, int gpu,
                          "format", (long long)s->id);
     int a = elastic_find(apps, s->app);
     if (a < 0)
-        return err_input(err, f, s->line, "application", "unknown application '%s'%s (the "
-                         "profiles have: see models/data/pollux/applications.json)", s->app,
+        return err_input(err, f, s->line, "application", "unknown application '%s'%s: "
+                         "models.elastic lists the known ones", s->app,
                          elastic_hint(apps, s->app, hint, sizeof hint));
     const elastic_app *p = elastic_get(apps, a, gpu);
     if (p == NULL)
@@ -486,7 +487,7 @@ int pollux_run(const cluster *cl, const elastic *apps, const struct pollux_confi
     if (!explicit_window && w.have_pending)
         w.win.from = sim_to_sec(w.pending.arrival);
     double until = cfg->until == SIM_NEVER ? INFINITY : sim_to_sec(cfg->until);
-    out->stop = 0;
+    int stop = ENGINE_DRAINED;
     while (w.nact > 0 || w.have_pending) {
         if (w.nact == 0) {
             /* nothing is active until the tick at or after the next submission */
@@ -499,7 +500,7 @@ int pollux_run(const cluster *cl, const elastic *apps, const struct pollux_confi
             }
         }
         if (w.now >= until || (cfg->max_events && w.tot.events >= cfg->max_events)) {
-            out->stop = 1;
+            stop = w.now >= until ? ENGINE_UNTIL : ENGINE_MAX_EVENTS;
             break;
         }
         if (tick(&w, err) < 0)
@@ -513,7 +514,7 @@ int pollux_run(const cluster *cl, const elastic *apps, const struct pollux_confi
         remove_at(&w, 0);
     }
     *out = w.tot;
-    out->stop = out->stop;
+    out->stop = stop;
     out->end = sim_from_sec(w.now);
     out->busy_gpu_s[0] = w.busy;
     out->window_busy_gpu_s[0] = w.win_busy;
