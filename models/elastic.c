@@ -51,7 +51,12 @@ struct elastic_app {
     struct elastic_limits lim;
     struct pgroup *groups;      /* sorted by name */
     int            ngroups;
-    delaunay      *tri;         /* over (nodes, replicas, local batch) */
+    delaunay      *tri;         /* over (nodes, replicas, local batch); built when first
+                                   needed (most runs never leave placements.csv's
+                                   placements, and Qhull's build dominates a short run) */
+    double        *tri_pts, *tri_vals;      /* its points and values until then */
+    int            tri_n;
+    char           tri_what[2 * PATH_MAX_LEN + 8];
     struct vtab   *val;         /* ascending batch size */
     int            nval;
     struct memo   *memo;
@@ -391,6 +396,61 @@ static void kahan(double *sum, double *comp, double v)
     *sum = t;
 }
 
+/* At least 4 points, not all on one plane: what a 3-D triangulation needs (delaunay_create
+ * reports the same, with the same words, when it runs).  O(n). */
+static int check_span(const double *p, int n, const char *what, struct errbuf *err)
+{
+    if (n < 4)
+        return err_input(err, what, 0, NULL, "%d points cannot span a 3-D triangulation (at "
+                         "least 4 needed)", n);
+    double scale = 0;
+    for (int i = 0; i < 3 * n; i++)
+        scale = fmax(scale, fabs(p[i]));
+    double tol = 1e-12 * scale * scale * scale + 1e-300;
+    /* p0, then the farthest from it, then the farthest from that line, then from the plane */
+    int b = 0, c = -1, d = -1;
+    double best = 0, u[3], v[3], nrm[3];
+    for (int i = 1; i < n; i++) {
+        double dd = 0;
+        for (int k = 0; k < 3; k++)
+            dd += (p[3 * i + k] - p[k]) * (p[3 * i + k] - p[k]);
+        if (dd > best) {
+            best = dd;
+            b = i;
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        u[k] = p[3 * b + k] - p[k];
+    best = 0;
+    for (int i = 1; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            v[k] = p[3 * i + k] - p[k];
+        double cx = u[1] * v[2] - u[2] * v[1], cy = u[2] * v[0] - u[0] * v[2],
+               cz = u[0] * v[1] - u[1] * v[0], a2 = cx * cx + cy * cy + cz * cz;
+        if (a2 > best) {
+            best = a2;
+            c = i;
+            nrm[0] = cx;
+            nrm[1] = cy;
+            nrm[2] = cz;
+        }
+    }
+    best = 0;
+    for (int i = 1; c >= 0 && i < n; i++) {
+        double vol = 0;
+        for (int k = 0; k < 3; k++)
+            vol += nrm[k] * (p[3 * i + k] - p[k]);
+        if (fabs(vol) > best) {
+            best = fabs(vol);
+            d = i;
+        }
+    }
+    if (c < 0 || d < 0 || best <= tol)
+        return err_input(err, what, 0, NULL, "the %d points lie on one plane: no 3-D "
+                         "triangulation", n);
+    return 0;
+}
+
 static int build_points(elastic_app *a, const char *place_path, const char *scal_path,
                         struct errbuf *err)
 {
@@ -492,14 +552,35 @@ static int build_points(elastic_app *a, const char *place_path, const char *scal
     csv_close(&c);
     if (r < 0)
         goto out;
-    char what[PATH_MAX_LEN + 64];
-    snprintf(what, sizeof what, "%s and %s", place_path, scal_path);
-    rc = delaunay_create(&a->tri, 3, np, pts, 2, vals, what, err);
+    snprintf(a->tri_what, sizeof a->tri_what, "%s and %s", place_path, scal_path);
+    /* what would stop the triangulation is checked now, so that bad files fail at load:
+     * too few points, or all of them on one plane (no 4 affinely independent) */
+    rc = check_span(pts, np, a->tri_what, err);
+    if (rc == 0) {
+        a->tri_pts = pts;
+        a->tri_vals = vals;
+        a->tri_n = np;
+        pts = vals = NULL;
+    }
 out:
     free(keys);
     free(pts);
     free(vals);
     return rc;
+}
+
+/* The triangulation, built on first use (behind the const pointer, as the memo). */
+static int need_tri(elastic_app *a, struct errbuf *err)
+{
+    if (a->tri != NULL)
+        return 0;
+    if (delaunay_create(&a->tri, 3, a->tri_n, a->tri_pts, 2, a->tri_vals, a->tri_what,
+                        err) < 0)
+        return -1;
+    free(a->tri_pts);
+    free(a->tri_vals);
+    a->tri_pts = a->tri_vals = NULL;
+    return 0;
 }
 
 /* ------------------------------------------------------------ validation */
@@ -652,6 +733,8 @@ static void app_free(elastic_app *a)
         free(a->groups[g].rows);
     free(a->groups);
     delaunay_destroy(a->tri);
+    free(a->tri_pts);
+    free(a->tri_vals);
     for (int k = 0; k < a->nval; k++)
         free_vtab(&a->val[k]);
     free(a->val);
@@ -1071,6 +1154,8 @@ int elastic_step_time(const elastic_app *a, const int *placement, int n, double 
         y[1] = (up->sync - lo->sync) / w * dx + lo->sync;
     } else {
         double x[3] = { m < ELASTIC_NODE_CAP ? m : ELASTIC_NODE_CAP, replicas, local_bsz };
+        if (need_tri((elastic_app *)a, err) < 0)
+            return -1;
         if (!delaunay_interp(a->tri, x, y))
             return err_input(err, a->place_path, 0, NULL, "%s: placement %s (%d nodes, %d "
                              "replicas) at local batch %g lies outside the measured placements "

@@ -218,6 +218,22 @@ static const char *nul_json(void)
     return NULL;
 }
 
+/* an application folder toy/ beside a.json whose points all lie on the plane nodes =
+ * replicas, so that no 3-D triangulation exists */
+static const char *toy_coplanar(void)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/toy", th_tmpdir());
+    mkdir(dir, 0755);
+    free(th_write("toy/placements.csv", "placement,local_bsz,step_time,sync_time\n"
+                                        "1,32,0.1,0.01\n1,64,0.2,0.02\n"));
+    free(th_write("toy/scalability.csv", "num_nodes,num_replicas,local_bsz,step_time,sync_time\n"
+                                         "2,2,32,0.2,0.1\n3,3,32,0.2,0.1\n4,4,64,0.3,0.1\n"));
+    free(th_write("toy/validation-64.csv", "progress,iteration,metric,grad_sqr,grad_var\n"
+                                           "10,10,0.5,1,2\n20,20,0.6,1,2\n"));
+    return NULL;
+}
+
 static char *tmp_path(const char *name)
 {
     char *p = malloc(512);
@@ -1012,6 +1028,12 @@ static const struct row rows[] = {
       { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
         { "a.json", "{\n \"gpu\": \"T4\",\n \"applications\": [{ \"name\": \"toyx\" }]\n}\n" } },
       { RUN }, 2, "toyx/placements.csv: cannot open" },
+    { "pollux_profiles_coplanar",
+      { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
+        { "a.json", "{\n \"gpu\": \"T4\",\n \"applications\": [{ \"name\": \"toy\", "
+                    "\"max_epochs\": 2 }]\n}\n" } },
+      { RUN }, 2, "toy/placements.csv and %d/toy/scalability.csv: the 5 points lie on one plane: "
+                  "no 3-D triangulation", .setup = toy_coplanar },
     { "pollux_native_policy", POLLUX_E(XEXPF(XCL_, "[\"fifo\"]", "")),
       { RUN }, 2, AT("e.json", 6) "policies[0]: policy 'fifo' has no elastic allocation rule, "
                                   "which Pollux-compatible mode (\"mode\": \"pollux\") needs" },
