@@ -14,8 +14,8 @@
  *
  * Per-job rows: job_type is the application, workers the trace's num_replicas, work the
  * epochs to completion; ftf_rho and t_iso_s are NULL (Pollux defines no isolated run).
- * throughput_norm_window counts the jobs making progress (holding GPUs, past their restart),
- * each as 1: Pollux's jobs have no single reference speed.
+ * throughput_norm_window counts the jobs holding GPUs (their restart penalty included), each
+ * as 1: Pollux's jobs have no single reference speed.
  *
  * Ownership: everything passed in is borrowed for the duration of pollux_run.
  */

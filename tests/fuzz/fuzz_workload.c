@@ -1,6 +1,6 @@
 /*
  * fuzz_workload: the workload readers through workload_open / workload_source — hetsim CSV, Gavel and
- * Philly traces, and the synthetic generator — with the shipped models.  The formats of other
+ * Philly traces, Pollux/Sia workloads, and the synthetic generator — with the shipped models.  The formats of other
  * domains (openb pod lists) are opened, not drained: their entities are no job_specs
  * (fuzz_openb drains them).
  *
@@ -64,6 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_check_err(rc, &err, "job_source next");
             if (rc <= 0)
                 break;
+            /* an elastic application's job (the pollux format; fuzz_pollux runs them) */
+            if (js.app != NULL) {
+                if (js.name == NULL || js.name[0] == '\0' || js.app[0] == '\0' ||
+                    js.workers < 1 || js.batch < 1 || js.arrival < 0)
+                    fz_fail("elastic job %lld (line %ld): %d GPUs, batch %d", (long long)js.id,
+                            js.line, js.workers, js.batch);
+                continue;
+            }
             if (js.jtype < 0 || js.jtype >= tput_ntypes(m) || js.workers < 1 ||
                 !(js.work > 0) || !isfinite(js.work) || !(js.weight > 0) ||
                 !isfinite(js.weight) || js.user < 0)
