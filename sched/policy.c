@@ -7,6 +7,7 @@
 #include "policy.h"
 
 #include "alloc.h"
+#include "../sim/train/elastic_view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,9 +91,11 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
     }
     if (ops->train != NULL)
         p->train = (struct train_decider){
-            .ctx = p, .decide = policy_train_decide, .wake = ops->train->wake,
+            .ctx = p, .decide = ops->train->decide ? policy_train_decide : NULL,
+            .wake = ops->train->wake,
             .round = p->round, .allocate = ops->train->allocate ? policy_allocate : NULL,
             .agnostic = !!(ops->flags & POLICY_AGNOSTIC), .fifo = !!(ops->flags & POLICY_FIFO),
+            .elastic = ops->train->elastic ? policy_elastic : NULL,
         };
     if (ops->place != NULL)
         p->place = (struct place_decider){ .ctx = p, .decide = policy_place_decide };
@@ -248,6 +251,41 @@ int policy_serve_dispatch(void *ctx, struct serve_dispatch *d, struct errbuf *er
                 "%.6f s\n", sim_to_sec(d->now), p->label, d->inst, d->nreq,
                 d->rebalance == SERVE_REBALANCE ? " (rebalance)"
                 : d->rebalance == SERVE_REPLACE ? " (place anew)" : "", d->layer_attn_s);
+    return rc;
+}
+
+int policy_elastic(void *ctx, const struct elastic_view *v, struct elastic_alloc *out,
+                   struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->train->elastic(p->self, v, out, err);
+    timed(p, t0);
+    /* every list names real nodes, no node holds more than it has */
+    if (rc == 0 && out->njobs != (size_t)v->njobs)
+        rc = err_run(err, "answered for %zu of %d jobs", out->njobs, v->njobs);
+    if (rc == 0) {
+        int32_t used[4096];
+        int32_t *u = v->nnodes <= 4096 ? used : calloc((size_t)v->nnodes, sizeof *u);
+        if (u == NULL)
+            rc = err_run(err, "out of memory");
+        else
+            memset(u, 0, (size_t)v->nnodes * sizeof *u);
+        for (size_t k = 0; rc == 0 && k < out->n; k++) {
+            int32_t nd = out->nodes[k];
+            if (nd < 0 || nd >= v->nnodes)
+                rc = err_run(err, "allocated node %d of %d", nd, v->nnodes);
+            else if (++u[nd] > v->node_gpus[nd])
+                rc = err_run(err, "allocated more than node %d's %d GPUs", nd, v->node_gpus[nd]);
+        }
+        if (u != NULL && u != used)
+            free(u);
+    }
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: ", p->label, v->now_s);
+    if (p->trace)
+        fprintf(stderr, "trace: t=%.6f %s elastic over %d jobs, %zu GPUs granted\n", v->now_s,
+                p->label, v->njobs, out->n);
     return rc;
 }
 

@@ -25,6 +25,8 @@
 #include "../sim/train/train_view.h"
 
 struct alloc_problem;
+struct elastic_view;
+struct elastic_alloc;
 
 struct policy_env {
     uint64_t       seed;        /* the experiment seed: derive streams with rng_stream */
@@ -51,6 +53,11 @@ struct train_hooks {
     /* Allocation policies only (sched/alloc.h): solve a problem into x[j][t].  Their decide
      * hook is alloc_train; Gavel-compatible mode calls this directly. */
     int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
+    /* Elastic policies (sched/elastic/, sim/train/elastic_view.h): each active job's GPUs as
+     * per-node lists.  Pollux-compatible mode calls this; a policy with only this hook has
+     * no decide. */
+    int  (*elastic)(void *self, const struct elastic_view *v, struct elastic_alloc *out,
+                    struct errbuf *err);
 };
 
 /* A placement policy's decision (domain "placement", sim/place/place_view.h): a node and GPUs
@@ -133,6 +140,8 @@ const void *policy_decider(const policy *p);
 int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,
                         struct errbuf *err);
+int policy_elastic(void *p, const struct elastic_view *v, struct elastic_alloc *out,
+                   struct errbuf *err);
 /* The dispatch of placement decisions (what policy_decider's place_decider points at). */
 int policy_place_decide(void *p, const struct place_view *v, const struct place_pod *pod,
                         struct place_choice *out, struct errbuf *err);

@@ -14,6 +14,8 @@ extern const struct policy_ops policy_themis;
 extern const struct policy_ops policy_gavel_las;
 extern const struct policy_ops policy_gavel_las_perf;
 extern const struct policy_ops policy_gavel_ftf;
+extern const struct policy_ops policy_pollux_tiresias;
+extern const struct policy_ops policy_optimus;
 extern const struct policy_ops policy_fgd;
 extern const struct policy_ops policy_random;
 extern const struct policy_ops policy_dotprod;
@@ -42,6 +44,9 @@ const struct policy_ops *const policy_registry[] = {
     &policy_gavel_las,
     &policy_gavel_las_perf,
     &policy_gavel_ftf,
+    /* training, elastic (Pollux-compatible mode) */
+    &policy_pollux_tiresias,
+    &policy_optimus,
     /* placement */
     &policy_fgd,
     &policy_random,

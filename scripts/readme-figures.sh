@@ -12,6 +12,8 @@
 #   run-table      the table `make run` prints (the default experiment, both policies)
 #   report-group   five seeds of mixed_synthetic, grouped, paired ratios to fifo
 #   calibration    Gavel mode on gavel_philly beside Gavel's own simulator
+#   pollux-calibration  Pollux mode on pollux_wl1 beside Pollux's own simulator (mean JCT and
+#                  the jobs whose JCT is Pollux's, from ../shared/reference/pollux/)
 #   fft-claims     scripts/reproduce/fft.sh's claims table (80 runs, about 15 minutes, into
 #                  results/out/fft, resumed if already there)
 #   fft-why        from fft.sh's runs: what sets the mean JCT (the longest jobs), queueing,
@@ -45,9 +47,9 @@ hetsim=${HETSIM:-./hetsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why fgd-claims
-fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims derm-why derm-predictors
-micro-speed speed timeline-cost"
+generators="run-table report-group calibration pollux-calibration fft-claims fft-why oef-claims
+oef-why fgd-claims fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims
+derm-why derm-predictors micro-speed speed timeline-cost"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -74,6 +76,30 @@ gen_calibration() {
                                         { v = $h["jct_mean"] } END { print v }')
         awk -v p="$p" -v v="$v" -v r="$ref" 'BEGIN {
             d = (v - r) / r * 100; printf "%-16s %16.0f %16.0f %9.2f%%\n", p, v, r, d }'
+    done
+}
+
+# Pollux's own simulator on workload-1, 16 x 4 T4 (its OSDI'21 artifact, petuum/adaptdl
+# osdi21-artifact @c793c70, run unmodified): mean JCT and per-job JCTs by job name
+gen_pollux_calibration() {
+    ref=${POLLUX_REF:-$root/../shared/reference/pollux}
+    printf '%-16s %15s %15s %10s %15s\n' policy "hetsim JCT (s)" "Pollux JCT (s)" difference \
+        "jobs as Pollux"
+    for pj in pollux_tiresias:tiresias:2473.65 optimus:optimus:4087.0625; do
+        p=${pj%%:*} rest=${pj#*:} name=${rest%%:*} r=${rest#*:}
+        "$hetsim" run pollux_wl1 --policy "$p" --db "$tmp/pollux.db" -q 2>/dev/null
+        "$hetsim" export --db "$tmp/pollux.db" --table jobs --where "policy = '$p'" \
+            > "$tmp/jobs.csv"
+        awk -F, -v p="$p" -v r="$r" -v wl=workloads/traces/pollux/workload-1.csv \
+            -v refcsv="$ref/wl1_${name}_perjob.csv" '
+            BEGIN {
+                n = 0; while ((getline l < wl) > 0) { if (n++) { split(l, f, ","); id[n - 2] = f[1] } }
+                while ((getline l < refcsv) > 0) { sub(/\r$/, "", l); split(l, f, ","); want[f[1]] = f[3] }
+            }
+            NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+            { jct = $h["jct_s"]; s += jct; k++; if (want[id[$h["job_id"]]] == jct + 0) m++ }
+            END { v = s / k; printf "%-16s %15.4f %15.4f %9.3f%% %11d/%d\n", p, v, r,
+                                    (v - r) / r * 100, m, k }' "$tmp/jobs.csv"
     done
 }
 
@@ -213,6 +239,7 @@ gen() {
     run-table) gen_run_table ;;
     report-group) gen_report_group ;;
     calibration) gen_calibration ;;
+    pollux-calibration) gen_pollux_calibration ;;
     fft-claims) gen_claims fft ;;
     fft-why) gen_fft_why ;;
     oef-claims) gen_claims oef ;;

@@ -308,6 +308,9 @@ Test(fuzz_regressions, R1_requests_out_of_order_named_at_their_row)
     catalog_destroy(cat);
     free(jp);
     free(tp);
+    free(buf);
+}
+
 /* ---- microservice applications (fuzz_microapp) ---- */
 
 /* M1: a Derm fit file whose header has more than 64 columns is an error, not an overread */

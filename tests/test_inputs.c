@@ -271,6 +271,22 @@ static const char *nul_json(void)
     return NULL;
 }
 
+/* an application folder toy/ beside a.json whose points all lie on the plane nodes =
+ * replicas, so that no 3-D triangulation exists */
+static const char *toy_coplanar(void)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/toy", th_tmpdir());
+    mkdir(dir, 0755);
+    free(th_write("toy/placements.csv", "placement,local_bsz,step_time,sync_time\n"
+                                        "1,32,0.1,0.01\n1,64,0.2,0.02\n"));
+    free(th_write("toy/scalability.csv", "num_nodes,num_replicas,local_bsz,step_time,sync_time\n"
+                                         "2,2,32,0.2,0.1\n3,3,32,0.2,0.1\n4,4,64,0.3,0.1\n"));
+    free(th_write("toy/validation-64.csv", "progress,iteration,metric,grad_sqr,grad_var\n"
+                                           "10,10,0.5,1,2\n20,20,0.6,1,2\n"));
+    return NULL;
+}
+
 static char *tmp_path(const char *name)
 {
     char *p = malloc(512);
@@ -325,6 +341,23 @@ static const char *garbage_db(void)
 /* the files of a placement row: the experiment, the node list, the pod list */
 #define PLACE(e, n, p) { { "e.json", e }, { "n.csv", n }, { "p.csv", p } }
 
+/* Pollux mode: an experiment one field per line (2 name, 3 mode, 4 cluster, 5 workload,
+ * 6 policies, 7 whatever `more` adds) and a Pollux workload w.csv (header on line 1) */
+#define XEXPF(cl, pol, more)                                                                 \
+    "{\n \"name\": \"x\",\n \"mode\": \"pollux\",\n \"cluster\": " cl                  \
+    ",\n \"workload\": { \"format\": \"pollux\", \"trace\": \"w.csv\" },\n \"policies\": " \
+    pol more "\n}\n"
+#define XCL_ "\"pollux_t4_64\""
+#define XP_ "[\"pollux_tiresias\", \"optimus\"]"
+#define XEXP_OK XEXPF(XCL_, XP_, "")
+#define XEXP_MORE(x) XEXPF(XCL_, XP_, ",\n " x)
+#define XHDR "name,time,application,num_replicas,batch_size\n"
+#define XJ(name, t, app, r, b) name "," t "," app "," r "," b "\n"
+#define XOK XHDR XJ("a", "0", "cifar10", "1", "128") XJ("b", "10", "ncf", "1", "32768")
+#define POLLUX(w)      { { "e.json", XEXP_OK }, { "w.csv", w } }
+#define POLLUX_E(e)    { { "e.json", e }, { "w.csv", XOK } }
+#define WL_X "{ \"format\": \"pollux\", \"trace\": \"w.csv\" }"
+
 /* ---- the table ---- */
 
 /* Rows list name, files, arguments, exit code and message, and leave the rest zero (no run
@@ -350,7 +383,7 @@ static const struct row rows[] = {
     { "sim_number", EXP(E_MORE("\"sim\": 5")),
       { RUN }, 2, AT("e.json", 7) "sim: must be an object" },
     { "mode_typo", EXP(E_MORE("\"mode\": \"gavl\"")),
-      { RUN }, 2, AT("e.json", 7) "mode: 'gavl' is not one of: native, gavel "
+      { RUN }, 2, AT("e.json", 7) "mode: 'gavl' is not one of: native, gavel, pollux "
                                   "(did you mean 'gavel'?)" },
     { "document_not_object", EXP("[1, 2]\n"),
       { RUN }, 2, AT("e.json", 1) "the document must be a JSON object" },
@@ -1219,6 +1252,116 @@ static const struct row rows[] = {
     { "place_validate_rejects_what_run_rejects",
       PLACE(PEXP_OK, NODES_OK, PODS_OK "p3,1,1,1,100,G3\n"),
       { "validate", "%d/e.json" }, 2, AT("p.csv", 5) "gpu_spec: unknown GPU model 'G3'" },
+    /* Pollux's and Sia's workload CSV, and Pollux-compatible mode */
+    { "pollux_ok", POLLUX(XOK), { RUN }, 0, NULL, 2 },
+    { "pollux_crlf_bom_reordered_accepted",
+      POLLUX(BOM "time,name,batch_size,application,num_replicas\r\n0,a,128,cifar10,1\r\n"),
+      { RUN }, 0, NULL, 2 },
+    { "pollux_header_missing_column", POLLUX("name,time,application,num_replicas\na,0,ncf,1\n"),
+      { RUN }, 2, AT("w.csv", 1) "header: missing column 'batch_size'" },
+    { "pollux_header_unknown_column", POLLUX("name,time,application,num_replicas,batch_size,gpu\n"),
+      { RUN }, 2, AT("w.csv", 1) "header: unknown column 'gpu'" },
+    { "pollux_header_column_twice",
+      POLLUX("name,time,application,num_replicas,batch_size,time\n"),
+      { RUN }, 2, AT("w.csv", 1) "header: column 'time' named twice" },
+    { "pollux_empty_file", POLLUX(""), { RUN }, 2, "%d/w.csv: empty file: expected the header" },
+    { "pollux_no_jobs", POLLUX(XHDR), { RUN }, 2, "%d/w.csv: empty trace: no jobs after the header" },
+    { "pollux_too_few_fields", POLLUX(XHDR "a,0,cifar10,1\n"),
+      { RUN }, 2, AT("w.csv", 2) "4 fields, the header has 5" },
+    { "pollux_name_blank", POLLUX(XHDR XJ("", "0", "cifar10", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "name: a job's name is not blank" },
+    { "pollux_name_twice", POLLUX(XHDR XJ("a", "0", "cifar10", "1", "128") XJ("a", "1", "ncf", "1", "32768")),
+      { RUN }, 2, AT("w.csv", 3) "name: job 'a' is named twice" },
+    { "pollux_time_negative", POLLUX(XHDR XJ("a", "-1", "cifar10", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "time: '-1' is not a submission time >= 0 s" },
+    { "pollux_time_word", POLLUX(XHDR XJ("a", "soon", "cifar10", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "time: 'soon' is not a submission time" },
+    { "pollux_time_nan", POLLUX(XHDR XJ("a", "nan", "cifar10", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "time: 'nan' is not a submission time" },
+    { "pollux_unsorted", POLLUX(XHDR XJ("a", "10", "cifar10", "1", "128") XJ("b", "5", "ncf", "1", "32768")),
+      { RUN }, 2, AT("w.csv", 3) "time: job b is submitted at 5.000000 s, before the previous job" },
+    { "pollux_replicas_zero", POLLUX(XHDR XJ("a", "0", "cifar10", "0", "128")),
+      { RUN }, 2, AT("w.csv", 2) "num_replicas: '0' is not a GPU count >= 1" },
+    { "pollux_replicas_fraction", POLLUX(XHDR XJ("a", "0", "cifar10", "1.5", "128")),
+      { RUN }, 2, AT("w.csv", 2) "num_replicas: '1.5' is not a GPU count" },
+    { "pollux_replicas_overflow", POLLUX(XHDR XJ("a", "0", "cifar10", BIG, "128")),
+      { RUN }, 2, AT("w.csv", 2) "num_replicas: '" BIG "' is not a GPU count" },
+    { "pollux_replicas_over_cluster", POLLUX(XHDR XJ("a", "0", "cifar10", "65", "128")),
+      { RUN }, 2, AT("w.csv", 2) "num_replicas: job a asks for 65 GPUs; cluster 'pollux-t4-64' "
+                                 "has 64" },
+    { "pollux_batch_zero", POLLUX(XHDR XJ("a", "0", "cifar10", "1", "0")),
+      { RUN }, 2, AT("w.csv", 2) "batch_size: '0' is not a batch size >= 1" },
+    { "pollux_batch_outside_validated", POLLUX(XHDR XJ("a", "0", "cifar10", "1", "64")),
+      { RUN }, 2, AT("w.csv", 2) "batch_size: 64 is outside cifar10's validated batch sizes 128 "
+                                 "to 4096" },
+    { "pollux_application_empty", POLLUX(XHDR XJ("a", "0", "", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "application: empty: name the job's application" },
+    { "pollux_application_unknown", POLLUX(XHDR XJ("a", "0", "cifar100", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "application: unknown application 'cifar100' (did you mean "
+                                 "'cifar10'?)" },
+    { "pollux_validate_rejects_what_run_rejects", POLLUX(XHDR XJ("a", "0", "bertt", "1", "128")),
+      { "validate", "%d/e.json" }, 2, AT("w.csv", 2) "application: unknown application 'bertt' "
+                                                     "(did you mean 'bert'?)" },
+    { "pollux_cluster_several_types", POLLUX_E(XEXPF("\"mixed_small\"", XP_, "")),
+      { RUN }, 2, "cluster: Pollux-compatible mode simulates one GPU type, as Pollux's simulator "
+                  "does; cluster 'mixed-small' has 3" },
+    { "pollux_cluster_node_of_ten", POLLUX_E(XEXPF("{ \"network\": \"ethernet-25g\", \"groups\": "
+                                                   "[{ \"count\": 1, \"gpu\": \"T4\", "
+                                                   "\"gpus_per_node\": 10 }] }", XP_, "")),
+      { RUN }, 2, "cluster: node 0 of cluster 'cluster' has 10 GPUs: Pollux names placements by "
+                  "one digit per node" },
+    { "pollux_cluster_unprofiled_type", POLLUX_E(XEXPF("\"gavel_48\"", XP_, "")),
+      { RUN }, 2, "cluster: Pollux-compatible mode simulates one GPU type" },
+    { "pollux_cluster_no_profile", POLLUX_E(XEXPF("{ \"network\": \"ethernet-25g\", \"groups\": "
+                                                  "[{ \"count\": 2, \"gpu\": \"V100\", "
+                                                  "\"gpus_per_node\": 4 }] }", XP_, "")),
+      { RUN }, 2, "models.elastic: no elastic application has a profile on V100-16GB" },
+    { "pollux_tick_fraction", POLLUX_E(XEXP_MORE("\"sim\": { \"tick_s\": 60.5 }")),
+      { RUN }, 2, AT("e.json", 7) "sim.tick_s: Pollux's interval is a whole number of seconds, "
+                                  "not 60.5" },
+    { "pollux_tick_zero", POLLUX_E(XEXP_MORE("\"sim\": { \"tick_s\": 0 }")),
+      { RUN }, 2, AT("e.json", 7) "sim.tick_s: 0 is out of range" },
+    { "pollux_restart_negative", POLLUX_E(XEXP_MORE("\"sim\": { \"restart_s\": -1 }")),
+      { RUN }, 2, AT("e.json", 7) "sim.restart_s: -1 is out of range" },
+    { "pollux_timeline", POLLUX_E(XEXP_MORE("\"sim\": { \"timeline\": true }")),
+      { RUN }, 2, AT("e.json", 7) "sim.timeline: Pollux-compatible mode writes no timeline" },
+    { "pollux_profiles_missing", POLLUX_E(XEXP_MORE("\"models\": { \"elastic\": \"nope.json\" }")),
+      { RUN }, 2, AT("e.json", 7) "models.elastic: file 'nope.json' not found" },
+    { "pollux_profiles_key_typo", POLLUX_E(XEXP_MORE("\"models\": { \"elastik\": \"a.json\" }")),
+      { RUN }, 2, AT("e.json", 7) "models.elastik: unknown field (did you mean 'elastic'?)" },
+    { "pollux_profiles_unknown_gpu",
+      { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
+        { "a.json", "{\n \"gpu\": \"T5\",\n \"applications\": [{ \"name\": \"toy\" }]\n}\n" } },
+      { RUN }, 2, AT("a.json", 2) "gpu: unknown GPU type 'T5'" },
+    { "pollux_profiles_no_folder",
+      { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
+        { "a.json", "{\n \"gpu\": \"T4\",\n \"applications\": [{ \"name\": \"toyx\" }]\n}\n" } },
+      { RUN }, 2, "toyx/placements.csv: cannot open" },
+    { "pollux_profiles_coplanar",
+      { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
+        { "a.json", "{\n \"gpu\": \"T4\",\n \"applications\": [{ \"name\": \"toy\", "
+                    "\"max_epochs\": 2 }]\n}\n" } },
+      { RUN }, 2, "toy/placements.csv and %d/toy/scalability.csv: the 5 points lie on one plane: "
+                  "no 3-D triangulation", .setup = toy_coplanar },
+    { "pollux_native_policy", POLLUX_E(XEXPF(XCL_, "[\"fifo\"]", "")),
+      { RUN }, 2, AT("e.json", 6) "policies[0]: policy 'fifo' has no elastic allocation rule, "
+                                  "which Pollux-compatible mode (\"mode\": \"pollux\") needs" },
+    { "pollux_threshold_negative",
+      POLLUX_E(XEXPF(XCL_, "[{ \"name\": \"pollux_tiresias\", \"threshold_gpu_s\": -1 }]", "")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].threshold_gpu_s: -1 is out of range" },
+    { "pollux_optimus_pack_zero", POLLUX_E(XEXPF(XCL_, "[{ \"name\": \"optimus\", \"pack\": 0 }]", "")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].pack: 0 is out of range [1, 9]" },
+    { "pollux_hetsim_workload",
+      EXP("{\n \"name\": \"x\",\n \"mode\": \"pollux\",\n \"cluster\": " XCL_ ",\n "
+          "\"workload\": " W_ ",\n \"policies\": " XP_ "\n}\n"),
+      { RUN }, 2, AT("ok.csv", 2) "job_type: job 0 is not an elastic application's: "
+                                  "Pollux-compatible mode reads the \"pollux\" workload format" },
+    { "native_elastic_policy", EXP(E_POL("[\"optimus\"]")),
+      { RUN }, 2, AT("e.json", 6) "policies[0]: policy 'optimus' is an elastic policy of "
+                                  "Pollux's interface: it runs only in Pollux-compatible mode" },
+    { "native_pollux_workload", { { "e.json", E_WL(WL_X) }, { "w.csv", XOK } },
+      { RUN }, 2, AT("w.csv", 2) "application: job a is an elastic application's (cifar10): it "
+                                 "runs in Pollux-compatible mode" },
 };
 #pragma GCC diagnostic pop
 

@@ -1,9 +1,9 @@
 /*
  * fuzz_workload: the workload readers through workload_open / workload_source — hetsim CSV, Gavel and
- * Philly traces, and the synthetic generator — with the shipped models; and the microservice
- * formats (micro_poisson, micro_trace), whose specs are requests.  The placement domain's
- * format (openb pod lists) is opened, not drained: its entities are neither (fuzz_openb
- * drains them).
+ * Philly traces, Pollux/Sia workloads, and the synthetic generator — with the shipped models;
+ * and the microservice formats (micro_poisson, micro_trace), whose specs are requests.  The
+ * placement domain's format (openb pod lists) is opened, not drained: its entities are
+ * neither (fuzz_openb drains them).
  *
  * Input: WORKLOAD JSON \0 TRACE.  The JSON is the "workload" object of an experiment (its
  * "format" picks the reader); its "trace" is set (jsonf_set) to the TRACE bytes written to the
@@ -88,6 +88,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 continue;
             }
             const struct job_spec js = spec.js;
+            /* an elastic application's job (the pollux format; fuzz_pollux runs them) */
+            if (js.app != NULL) {
+                if (js.name == NULL || js.name[0] == '\0' || js.app[0] == '\0' ||
+                    js.workers < 1 || js.batch < 1 || js.arrival < 0)
+                    fz_fail("elastic job %lld (line %ld): %d GPUs, batch %d", (long long)js.id,
+                            js.line, js.workers, js.batch);
+                continue;
+            }
             if (js.jtype < 0 || js.jtype >= tput_ntypes(m) || js.workers < 1 ||
                 !(js.work > 0) || !isfinite(js.work) || !(js.weight > 0) ||
                 !isfinite(js.weight) || js.user < 0)
