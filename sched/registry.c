@@ -14,6 +14,11 @@ extern const struct policy_ops policy_themis;
 extern const struct policy_ops policy_gavel_las;
 extern const struct policy_ops policy_gavel_las_perf;
 extern const struct policy_ops policy_gavel_ftf;
+extern const struct policy_ops policy_exclusive;
+extern const struct policy_ops policy_mps_even;
+extern const struct policy_ops policy_gandiva;
+extern const struct policy_ops policy_antman;
+extern const struct policy_ops policy_iadeep;
 extern const struct policy_ops policy_fgd;
 extern const struct policy_ops policy_random;
 extern const struct policy_ops policy_dotprod;
@@ -33,6 +38,12 @@ const struct policy_ops *const policy_registry[] = {
     &policy_gavel_las,
     &policy_gavel_las_perf,
     &policy_gavel_ftf,
+    /* multiplexing (training jobs sharing GPUs) */
+    &policy_exclusive,
+    &policy_mps_even,
+    &policy_gandiva,
+    &policy_antman,
+    &policy_iadeep,
     /* placement */
     &policy_fgd,
     &policy_random,

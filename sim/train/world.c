@@ -17,6 +17,7 @@
 #include "../core/timeline.h"
 #include "../core/world.h"
 #include "gavel.h"
+#include "share.h"
 #include "summary.h"
 #include "train.h"
 
@@ -26,9 +27,10 @@ struct config {
     int                 mode;           /* enum mode */
     struct train_config train;          /* the native world's settings (restores, rounds) */
     double              min_realloc_s;  /* Gavel mode: minimum time between recomputes */
+    struct share_config mux;            /* "multiplex": shared GPUs (share.h) */
 };
 
-static const char *const top_keys[] = { "mode", NULL };
+static const char *const top_keys[] = { "mode", "multiplex", NULL };
 static const char *const sim_keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
                                         "round_samples", "min_realloc_s", NULL };
 static const char *const report_columns[] = {
@@ -62,7 +64,6 @@ static const struct display display = {
 static int read_config(void **out, const struct jobj *root, const struct jobj *sim,
                        const char *base_dir, struct errbuf *err)
 {
-    (void)base_dir;             /* the training world names no files of its own */
     static const char *const modes[] = { "native", "gavel", NULL };
     struct config *c = calloc(1, sizeof *c);
     if (c == NULL)
@@ -75,9 +76,15 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         jobj_num(sim, "restore_fixed_s", JOPT, 0, 1e7, &c->train.restore_fixed_s, err) < 0 ||
         jobj_num(sim, "storage_gbs", JOPT, 0, 1e6, &c->train.storage_gbs, err) < 0 ||
         jobj_num(sim, "min_realloc_s", JOPT, 0, 1e9, &c->min_realloc_s, err) < 0 ||
-        jobj_bool(sim, "round_samples", JOPT, &c->train.round_samples, err) < 0) {
+        jobj_bool(sim, "round_samples", JOPT, &c->train.round_samples, err) < 0 ||
+        share_read(&c->mux, root, base_dir, err) < 0) {
         free(c);
         return -1;
+    }
+    if (c->mux.on && c->mode == MODE_GAVEL) {
+        free(c);
+        return err_input(err, NULL, 0, "multiplex", "shared GPUs need the native mode: Gavel's "
+                         "mechanism gives every job whole GPUs");
     }
     *out = c;
     return 0;
@@ -301,11 +308,20 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
         tc.until = env->sim->until;
         tc.max_events = env->sim->max_events;
         tc.measure = env->sim->measure;
+        share *sh = NULL;
+        if (w->cfg->mux.on) {
+            if (share_open(&sh, &w->cfg->mux, env->model, err) < 0)
+                return -1;
+            tc.speed = share_speed(sh);
+        }
         train *t;
-        if (train_create(&t, env->cl, env->model, &tc, env->source, dec, &sink, err) < 0)
+        if (train_create(&t, env->cl, env->model, &tc, env->source, dec, &sink, err) < 0) {
+            share_destroy(sh);
             return -1;
+        }
         int rc = train_run(t, &tot, err);
         train_destroy(t);
+        share_destroy(sh);
         if (rc < 0)
             return -1;
     }
