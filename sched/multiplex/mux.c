@@ -57,7 +57,9 @@ int mux_fits(const struct mux *m, const struct train_view *v, int gpu, int jt, i
     const struct mux_gpu *g = &m->g[gpu];
     if (g->whole || g->n >= max_jobs || g->n >= MUX_MAX_JOBS)
         return 0;
-    if (g->n > 0 && !mux_view_shared(v))
+    if (g->n == 0)
+        return 1;                   /* alone: the throughput model's business */
+    if (!mux_view_shared(v))
         return 0;
     return g->mem_gb + mux_view_mem_gb(v, jt, batch) <= mux_view_gpu_mem_gb(v, gpu) + 1e-9;
 }

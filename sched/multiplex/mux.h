@@ -43,7 +43,8 @@ void mux_fini(struct mux *m);
 void mux_load(struct mux *m, const struct train_view *v, struct grant_list *out);
 
 /* 1 if job type jt at `batch` fits on gpu beside its holders: not held whole, fewer than
- * max_jobs holders, memory (the world's model) enough. */
+ * max_jobs holders, memory (the world's model) enough; always on an empty GPU (whether a
+ * job fits alone is the throughput model's answer, as in the rigid world). */
 int  mux_fits(const struct mux *m, const struct train_view *v, int gpu, int jt, int32_t batch,
               int max_jobs);
 /* Add / remove a holder (marks the GPU changed; shares are the caller's to set). */
