@@ -915,6 +915,56 @@ static const struct row rows[] = {
                                                 "{ \"rank\": 0 }, \"interference\": [ " MUXG
                                                 " ] }"), GPHDR),
       { RUN }, 2, AT("e.json", 7) "multiplex.factorisation.rank" },
+    { "mux_validate_reads_the_table", MUXFILES(MUX(MUXG), GPHDR "v100," R50 ",nope,0.5,0.5\n"),
+      { "validate", "%d/e.json" }, 2, AT("i.csv", 2) "job_b: 'nope' is not a known job type" },
+    { "mux_gns_ratio_zero", MUXFILES(E_MORE("\"multiplex\": { \"gns_ratio\": 0, "
+                                            "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.gns_ratio" },
+    { "mux_pressure_negative", MUXFILES(E_MORE("\"multiplex\": { \"pressure_exp\": -1, "
+                                               "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.pressure_exp" },
+    { "mux_context_string", MUXFILES(E_MORE("\"multiplex\": { \"context_gb\": \"1\", "
+                                            "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.context_gb" },
+    { "mux_gns_not_object", MUXFILES(E_MORE("\"multiplex\": { \"gns\": [1], "
+                                            "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.gns: an object: job type -> gradient noise scale" },
+    { "mux_factorisation_unknown", MUXFILES(E_MORE("\"multiplex\": { \"factorisation\": "
+                                                   "{ \"epoch\": 5 }, \"interference\": [ "
+                                                   MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.factorisation.epoch: unknown field (did you mean "
+                                  "'epochs'?)" },
+    { "mux_factorisation_lr", MUXFILES(E_MORE("\"multiplex\": { \"factorisation\": "
+                                              "{ \"lr\": 2 }, \"interference\": [ " MUXG
+                                              " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.factorisation.lr" },
+    { "mux_interference_not_array", MUXFILES(E_MORE("\"multiplex\": { \"interference\": "
+                                                    MUXG " }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference" },
+    { "mux_gavel_with_gpu", MUXFILES(MUX("{ \"format\": \"gavel\", \"gpu\": \"V100\", "
+                                         "\"path\": \"i.csv\" }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference.gpu: Gavel's pairs name their GPU" },
+    { "mux_scale_factor_fraction", MUXFILES(MUX(MUXG), "worker_type,job_a,job_b,norm_speed_a,"
+                                            "norm_speed_b,scale_factor_a\nv100," R50 "," R50
+                                            ",0.5,0.5,1.5\n"),
+      { RUN }, 2, AT("i.csv", 2) "scale_factor_a: '1.5' is not a worker count" },
+    { "mux_iadeep_two_sums", MUXFILES(MUX(MUXI), "vgg16,vgg16_num,sum_interference,"
+                                      "online_interference\n"),
+      { RUN }, 2, AT("i.csv", 1) "online_interference: a second slowdown-sum column" },
+    { "mux_iadeep_column_twice", MUXFILES(MUX(MUXI), "vgg16,vgg16,vgg16_num,sum_interference\n"),
+      { RUN }, 2, AT("i.csv", 1) "vgg16: column given twice (columns 1 and 2)" },
+    { "mux_mps_max_jobs", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"mps_even\", "
+                                        "\"max_jobs\": 0 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].max_jobs: 0 is out of range [1, 8]" },
+    { "mux_gandiva_observe", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"gandiva\", "
+                                           "\"observe_s\": -1 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].observe_s" },
+    { "mux_antman_share", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"antman\", "
+                                        "\"guaranteed_share\": 1000 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].guaranteed_share: 1000 is out of range [500, 999]" },
+    { "mux_iadeep_candidates", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"iadeep\", "
+                                             "\"candidates\": 17 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].candidates: 17 is out of range [1, 16]" },
     { "mux_in_gavel_mode", MUXFILES(E_MORE("\"mode\": \"gavel\", \"multiplex\": { "
                                            "\"interference\": [ " MUXG " ] }"), GPHDR),
       { RUN }, 2, "multiplex: shared GPUs need the native mode" },

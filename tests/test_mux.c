@@ -573,3 +573,136 @@ Test(mux_e2e, random_runs_never_over_commit_a_gpu_and_repeat_exactly)
         free(exp);
     }
 }
+
+/* the most jobs on one GPU at once, per policy, from the timeline */
+static const char holders_sql[] =
+    "with ev as (select run_id r, resource g, start_s t, 1 d from timeline"
+    " where resource is not null union all select run_id, resource, end_s, -1"
+    " from timeline where resource is not null),"
+    " acc as (select r, sum(d) over (partition by r, g order by t, d rows unbounded preceding) s"
+    " from ev) select coalesce(max(s), 0) from acc join runs on runs.id = acc.r"
+    " where runs.policy = '%s'";
+
+Test(mux_e2e, each_policy_keeps_its_own_limits)
+{
+    char *exp = experiment("mux_limits", 400, 60);
+    char db[4096];
+    snprintf(db, sizeof db, "%s/mux_limits.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){ "run", exp, "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
+    static const struct { const char *policy; int most; } lim[] = {
+        { "exclusive", 1 }, { "gandiva", 2 }, { "antman", 2 }, { "iadeep", 3 }, { "mps_even", 4 } };
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+        char q[1024];
+        snprintf(q, sizeof q, holders_sql, lim[i].policy);
+        double most = th_db_value(db, q);
+        cr_assert(most <= lim[i].most, "%s: %g jobs on one GPU", lim[i].policy, most);
+        if (lim[i].most > 1)        /* at 400 jobs an hour on 4 GPUs, every sharer shares */
+            cr_assert(most >= 2, "%s never shared a GPU", lim[i].policy);
+    }
+    /* AntMan's shares: the whole GPU, or 900 guaranteed and 100 opportunistic */
+    cr_assert_eq(th_db_value(db, "select count(*) from timeline join runs on runs.id = run_id"
+                                 " where policy = 'antman' and share is not null and"
+                                 " abs(share - 1) > 1e-9 and abs(share - 0.9) > 1e-9 and"
+                                 " abs(share - 0.1) > 1e-9"), 0);
+    cr_assert(th_db_value(db, "select count(*) from timeline join runs on runs.id = run_id"
+                              " where policy = 'antman' and abs(share - 0.1) < 1e-9") > 0);
+    /* MPS: even shares of 1 to 4 holders */
+    cr_assert_eq(th_db_value(db, "select count(*) from timeline join runs on runs.id = run_id"
+                                 " where policy = 'mps_even' and share is not null and"
+                                 " abs(share * round(1 / share) - 1) > 0.002"), 0);
+}
+
+/* A and A interfere badly, A and B hardly: where does the second A go? */
+static char *pair_experiment(const char *name, const char *policies)
+{
+    static const char table[] =
+        "worker_type,job_a,job_b,norm_speed_a,norm_speed_b\n"
+        "v100,ResNet-18 (batch size 16),ResNet-18 (batch size 16),0.2,0.2\n"
+        "v100,ResNet-18 (batch size 16),ResNet-50 (batch size 16),0.9,0.9\n"
+        "v100,ResNet-50 (batch size 16),ResNet-50 (batch size 16),0.5,0.5\n";
+    static const char trace[] =
+        "arrival_s,job_type,workers,duration_s\n"
+        "0,ResNet-18 (batch size 16),1,3000\n"
+        "0,ResNet-50 (batch size 16),1,3000\n"
+        "10,ResNet-18 (batch size 16),1,300\n";
+    free(th_write("pair_table.csv", table));
+    free(th_write("pair_trace.csv", trace));
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "{ \"name\": \"%s\", \"cluster\": { \"name\": \"two\", \"network\": \"ib-100g\","
+             " \"groups\": [ { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 2 } ] },"
+             " \"workload\": { \"format\": \"hetsim\", \"trace\": \"pair_trace.csv\" },"
+             " \"multiplex\": { \"interference\": [ { \"format\": \"gavel\","
+             " \"path\": \"pair_table.csv\" } ], \"pressure_exp\": 0 },"
+             " \"policies\": %s, \"sim\": { \"timeline\": true, \"restore_fixed_s\": 1 } }",
+             name, policies);
+    char file[64];
+    snprintf(file, sizeof file, "%s.json", name);
+    return th_write(file, text);
+}
+
+Test(mux_e2e, iadeep_places_by_predicted_degradation_and_gandiva_unpacks_a_bad_pair)
+{
+    char *exp = pair_experiment("mux_pair",
+                                "[\"iadeep\", \"mps_even\", { \"name\": \"gandiva\","
+                                " \"observe_s\": 60 }]");
+    char db[4096];
+    snprintf(db, sizeof db, "%s/mux_pair.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){ "run", exp, "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
+    /* where job 2 ran first, and beside whom */
+    static const char first_gpu[] =
+        "select resource from timeline join runs on runs.id = run_id where policy = '%s'"
+        " and entity = %d and resource is not null order by start_s limit 1";
+    char q[512];
+    double g[3][3];
+    static const char *const pol[] = { "iadeep", "mps_even", "gandiva" };
+    for (int p = 0; p < 3; p++)
+        for (int j = 0; j < 3; j++) {
+            snprintf(q, sizeof q, first_gpu, pol[p], j);
+            g[p][j] = th_db_value(db, q);
+        }
+    /* IADeep predicts A beside B degrades least: job 2 joins job 1 (B) */
+    cr_assert_eq(g[0][2], g[0][1], "iadeep put job 2 on GPU %g (B is on %g)", g[0][2], g[0][1]);
+    /* MPS takes the GPU with the least memory used, A's */
+    cr_assert_eq(g[1][2], g[1][0], "mps_even put job 2 on GPU %g", g[1][2]);
+    cr_assert(th_db_value(db, "select jct_s from jobs join runs on runs.id = run_id where"
+                              " policy = 'iadeep' and job_id = 2") <
+              th_db_value(db, "select jct_s from jobs join runs on runs.id = run_id where"
+                              " policy = 'mps_even' and job_id = 2"));
+    /* Gandiva packs it with A, sees 0.2 + 0.2 < 1 after 60 s, unpacks it, and packs it
+     * with B instead */
+    cr_assert_eq(g[2][2], g[2][0]);
+    cr_assert_eq(th_db_value(db, "select preemptions from jobs join runs on runs.id = run_id"
+                                 " where policy = 'gandiva' and job_id = 2"), 1);
+    snprintf(q, sizeof q, "select resource from timeline join runs on runs.id = run_id where"
+                          " policy = 'gandiva' and entity = 2 and resource is not null"
+                          " order by start_s desc limit 1");
+    cr_assert_eq(th_db_value(db, q), g[2][1], "gandiva's second try for job 2");
+}
+
+Test(mux_e2e, shipped_experiments_run_every_policy, .timeout = 120)
+{
+    char db[4096];
+    snprintf(db, sizeof db, "%s/mux_shipped.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){ "run", "gavel_colocation", "--set",
+                                                       "workload.max_jobs=80", "--db", db,
+                                                       "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "select count(*) from runs"), 5);
+    cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
+    if (th_shared_dir("traces/iadeep") == NULL)
+        cr_skip_test("../shared/traces/iadeep is not here (iadeep_3090 reads it)");
+    o = th_hetsim((const char *const[]){ "run", "iadeep_3090", "--set", "workload.jobs=80",
+                                        "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "select count(*) from runs where experiment = 'iadeep_3090'"), 5);
+    cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
+}

@@ -739,7 +739,8 @@ static int set_grant(train *w, struct train_job *j, const int *ids, int n, int s
     return schedule_finish(w, j, err);
 }
 
-/* With a memory model: the holders of every GPU that changed fit in its memory.
+/* With a memory model: the holders of every shared GPU that changed fit in its memory (a
+ * job alone is the throughput model's business: a measured table may say it runs).
  * O(holders of those GPUs). */
 static int check_memory(train *w, struct errbuf *err)
 {
@@ -747,6 +748,8 @@ static int check_memory(train *w, struct errbuf *err)
     for (int k = 0; k < w->ntouched; k++) {
         int gpu = w->touched[k];
         const struct holders *h = &w->hold[gpu];
+        if (h->n < 2)
+            continue;
         double used = 0, cap = catalog_gpu(cat, cluster_gpu_type(w->cl, gpu))->mem_gb;
         for (int i = 0; i < h->n; i++) {
             const struct train_job *j = &w->jobs[h->slot[i]];

@@ -120,6 +120,12 @@ static int check_source(const struct world_env *env, FILE *list, int64_t *count,
     int rc;
     simtime last = 0;
     *count = 0;
+    if (c->mux.on) {                    /* the interference tables, as a run reads them */
+        share *sh;
+        if (share_open(&sh, &c->mux, env->model, err) < 0)
+            return -1;
+        share_destroy(sh);
+    }
     if (list != NULL)
         fprintf(list, "id,arrival_s,job_type,workers,iterations,user,weight\n");
     while ((rc = src->next(src->ctx, &js, err)) > 0) {
