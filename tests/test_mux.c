@@ -609,6 +609,19 @@ Test(mux_e2e, each_policy_keeps_its_own_limits)
                                  " abs(share - 0.1) > 1e-9"), 0);
     cr_assert(th_db_value(db, "select count(*) from timeline join runs on runs.id = run_id"
                               " where policy = 'antman' and abs(share - 0.1) < 1e-9") > 0);
+    /* the guaranteed job (0.9) is the one that held the GPU first, the opportunistic one
+     * (0.1) came later */
+    static const char pairs[] =
+        "select count(*) from timeline a join timeline b on a.run_id = b.run_id and"
+        " a.resource = b.resource and a.start_s < b.end_s and b.start_s < a.end_s"
+        " join jobs ja on ja.run_id = a.run_id and ja.job_id = a.entity"
+        " join jobs jb on jb.run_id = b.run_id and jb.job_id = b.entity"
+        " join runs on runs.id = a.run_id where policy = 'antman'"
+        " and abs(a.share - 0.9) < 1e-9 and abs(b.share - 0.1) < 1e-9";
+    char q2[1200];
+    snprintf(q2, sizeof q2, "%s and ja.first_start_s > jb.first_start_s", pairs);
+    cr_assert(th_db_value(db, pairs) > 0);
+    cr_assert_eq(th_db_value(db, q2), 0, "an opportunistic job held a GPU before its guaranteed one");
     /* MPS: even shares of 1 to 4 holders */
     cr_assert_eq(th_db_value(db, "select count(*) from timeline join runs on runs.id = run_id"
                                  " where policy = 'mps_even' and share is not null and"
