@@ -629,19 +629,22 @@ Test(mux_e2e, each_policy_keeps_its_own_limits)
 }
 
 /* A and A interfere badly, A and B hardly: where does the second A go? */
-static char *pair_experiment(const char *name, const char *policies)
+static char *pair_experiment(const char *name, const char *policies, double aa)
 {
-    static const char table[] =
-        "worker_type,job_a,job_b,norm_speed_a,norm_speed_b\n"
-        "v100,ResNet-18 (batch size 16),ResNet-18 (batch size 16),0.2,0.2\n"
-        "v100,ResNet-18 (batch size 16),ResNet-50 (batch size 16),0.9,0.9\n"
-        "v100,ResNet-50 (batch size 16),ResNet-50 (batch size 16),0.5,0.5\n";
+    char table[512];
+    snprintf(table, sizeof table,
+             "worker_type,job_a,job_b,norm_speed_a,norm_speed_b\n"
+             "v100,ResNet-18 (batch size 16),ResNet-18 (batch size 16),%g,%g\n"
+             "v100,ResNet-18 (batch size 16),ResNet-50 (batch size 16),0.9,0.9\n"
+             "v100,ResNet-50 (batch size 16),ResNet-50 (batch size 16),0.5,0.5\n", aa, aa);
     static const char trace[] =
         "arrival_s,job_type,workers,duration_s\n"
         "0,ResNet-18 (batch size 16),1,3000\n"
         "0,ResNet-50 (batch size 16),1,3000\n"
         "10,ResNet-18 (batch size 16),1,300\n";
-    free(th_write("pair_table.csv", table));
+    char tname[64];
+    snprintf(tname, sizeof tname, "%s_table.csv", name);
+    free(th_write(tname, table));
     free(th_write("pair_trace.csv", trace));
     static char text[4096];
     snprintf(text, sizeof text,
@@ -649,9 +652,9 @@ static char *pair_experiment(const char *name, const char *policies)
              " \"groups\": [ { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 2 } ] },"
              " \"workload\": { \"format\": \"hetsim\", \"trace\": \"pair_trace.csv\" },"
              " \"multiplex\": { \"interference\": [ { \"format\": \"gavel\","
-             " \"path\": \"pair_table.csv\" } ], \"pressure_exp\": 0 },"
+             " \"path\": \"%s\" } ], \"pressure_exp\": 0 },"
              " \"policies\": %s, \"sim\": { \"timeline\": true, \"restore_fixed_s\": 1 } }",
-             name, policies);
+             name, tname, policies);
     char file[64];
     snprintf(file, sizeof file, "%s.json", name);
     return th_write(file, text);
@@ -659,9 +662,9 @@ static char *pair_experiment(const char *name, const char *policies)
 
 Test(mux_e2e, iadeep_places_by_predicted_degradation_and_gandiva_unpacks_a_bad_pair)
 {
-    char *exp = pair_experiment("mux_pair",
-                                "[\"iadeep\", \"mps_even\", { \"name\": \"gandiva\","
-                                " \"observe_s\": 60 }]");
+    /* A with A at 0.6 each: a PD of 1.67, which IADeep's gate allows (below 2 jobs), so only
+     * its ranking keeps job 2 away from A; Gandiva's pair is A with A at 0.2 (below) */
+    char *exp = pair_experiment("mux_pair", "[\"iadeep\", \"mps_even\"]", 0.6);
     char db[4096];
     snprintf(db, sizeof db, "%s/mux_pair.db", th_tmpdir());
     struct th_out o = th_hetsim((const char *const[]){ "run", exp, "--db", db, "--quiet", NULL });
@@ -672,13 +675,20 @@ Test(mux_e2e, iadeep_places_by_predicted_degradation_and_gandiva_unpacks_a_bad_p
     static const char first_gpu[] =
         "select resource from timeline join runs on runs.id = run_id where policy = '%s'"
         " and entity = %d and resource is not null order by start_s limit 1";
+    char gdb[4096];
+    snprintf(gdb, sizeof gdb, "%s/mux_pair_gandiva.db", th_tmpdir());
+    exp = pair_experiment("mux_pair_g", "[{ \"name\": \"gandiva\", \"observe_s\": 60 }]", 0.2);
+    o = th_hetsim((const char *const[]){ "run", exp, "--db", gdb, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
     char q[512];
     double g[3][3];
     static const char *const pol[] = { "iadeep", "mps_even", "gandiva" };
     for (int p = 0; p < 3; p++)
         for (int j = 0; j < 3; j++) {
             snprintf(q, sizeof q, first_gpu, pol[p], j);
-            g[p][j] = th_db_value(db, q);
+            g[p][j] = th_db_value(p < 2 ? db : gdb, q);
         }
     /* IADeep predicts A beside B degrades least: job 2 joins job 1 (B) */
     cr_assert_eq(g[0][2], g[0][1], "iadeep put job 2 on GPU %g (B is on %g)", g[0][2], g[0][1]);
@@ -691,12 +701,12 @@ Test(mux_e2e, iadeep_places_by_predicted_degradation_and_gandiva_unpacks_a_bad_p
     /* Gandiva packs it with A, sees 0.2 + 0.2 < 1 after 60 s, unpacks it, and packs it
      * with B instead */
     cr_assert_eq(g[2][2], g[2][0]);
-    cr_assert_eq(th_db_value(db, "select preemptions from jobs join runs on runs.id = run_id"
-                                 " where policy = 'gandiva' and job_id = 2"), 1);
+    cr_assert_eq(th_db_value(gdb, "select preemptions from jobs join runs on runs.id = run_id"
+                                  " where policy = 'gandiva' and job_id = 2"), 1);
     snprintf(q, sizeof q, "select resource from timeline join runs on runs.id = run_id where"
                           " policy = 'gandiva' and entity = 2 and resource is not null"
                           " order by start_s desc limit 1");
-    cr_assert_eq(th_db_value(db, q), g[2][1], "gandiva's second try for job 2");
+    cr_assert_eq(th_db_value(gdb, q), g[2][1], "gandiva's second try for job 2");
 }
 
 Test(mux_e2e, shipped_experiments_run_every_policy, .timeout = 120)
