@@ -293,6 +293,18 @@ Test(share, rates_and_memory_by_hand)
     q.co = &co;
     q.nco = 1;
     cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5, 1e-9);
+    /* beside b and another a, each at 333: d = 1.0 + 0.5 (no triple measured: the pairs
+     * add), w = (1 - 0.333) 3 / 2 = 1.0005 */
+    struct train_corunner two[2] = { { 1, 0, 0, 333 }, { 0, 0, 0, 333 } };
+    q.co = two;
+    q.nco = 2;
+    q.share = 333;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 / (1 + 1.0005 * 1.5), 1e-9);
+    /* a co-runner on another GPU does not count */
+    two[1].gpu = 1;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 / (1 + (1 - 0.333) * 2 * 1.0), 1e-9);
+    q.co = &co;
+    q.nco = 1;
     /* a at 900, b at 100 (AntMan): w = 0.1 x 2 = 0.2, ns = 1 / 1.2 */
     q.share = 900;
     cr_assert_float_eq(s->rate(s, cl, model, &q), 10 / 1.2, 1e-9);
