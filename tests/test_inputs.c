@@ -890,7 +890,8 @@ static const struct row rows[] = {
       { RUN }, 2, AT("e.json", 7) "multiplex.interference[0].gpu" },
     { "mux_iadeep_unknown_gpu", MUXFILES(MUX("{ \"format\": \"iadeep\", \"gpu\": \"RTX3091\", "
                                              "\"path\": \"i.csv\" }"), IAHDR),
-      { RUN }, 2, "multiplex.interference.gpu: 'RTX3091' is not a GPU type of the catalog" },
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference.gpu: 'RTX3091' is not a GPU type of "
+                                  "the catalog" },
     { "mux_path_missing", MUXFILES(MUX("{ \"format\": \"gavel\", \"path\": \"nope.csv\" }"),
                                    GPHDR),
       { RUN }, 2, AT("e.json", 7) "multiplex.interference.path: 'nope.csv' not found" },
@@ -967,7 +968,7 @@ static const struct row rows[] = {
       { RUN }, 2, AT("e.json", 6) "policies[0].candidates: 17 is out of range [1, 16]" },
     { "mux_in_gavel_mode", MUXFILES(E_MORE("\"mode\": \"gavel\", \"multiplex\": { "
                                            "\"interference\": [ " MUXG " ] }"), GPHDR),
-      { RUN }, 2, "multiplex: shared GPUs need the native mode" },
+      { RUN }, 2, AT("e.json", 7) "multiplex: shared GPUs need the native mode" },
     { "mux_policy_param", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"iadeep\", "
                                         "\"max_jobs\": 9 }]", ""), GPHDR),
       { RUN }, 2, AT("e.json", 6) "policies[0].max_jobs: 9 is out of range [1, 4]" },

@@ -106,7 +106,7 @@ static double mem_of(const struct mux *m, const struct train_view *v, int gpu)
 }
 
 /* Tune gpu's batches (see the header); leaves the best in the picture, even shares.
- * Returns its sum PD. */
+ * Returns its sum PD.  Not static: tests/test_mux.c checks it against the untuned point. */
 double iadeep_tune(struct mux *m, const struct train_view *v, int gpu, int ncand);
 double iadeep_tune(struct mux *m, const struct train_view *v, int gpu, int ncand)
 {

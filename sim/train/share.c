@@ -196,6 +196,9 @@ int share_read(struct share_config *c, const struct jobj *root, const char *base
                                "to the experiment, in the current directory and under %s)",
                                path, path_data_root());
         snprintf(c->src[k].gpu, sizeof c->src[k].gpu, "%s", gpu ? gpu : "");
+        const char *file = NULL;
+        jsonf_where(root->doc, e, &file, &c->src[k].line);
+        snprintf(c->src[k].file, sizeof c->src[k].file, "%s", file ? file : "");
         c->nsrc++;
     }
     if (c->nsrc == 0)
@@ -237,9 +240,9 @@ int share_open(share **out, const struct share_config *c, const tput *model,
             rc = intf_load_gavel(m, model, c->src[i].path, err);
         } else {
             int gpu = catalog_gpu_find(cat, c->src[i].gpu);
-            rc = gpu < 0 ? err_input(err, NULL, 0, "multiplex.interference.gpu", "'%s' is not "
-                                     "a GPU type of the catalog (hetsim list gpus)",
-                                     c->src[i].gpu)
+            rc = gpu < 0 ? err_input(err, c->src[i].file, c->src[i].line,
+                                     "multiplex.interference.gpu", "'%s' is not a GPU type of "
+                                     "the catalog (hetsim list gpus)", c->src[i].gpu)
                          : intf_load_iadeep(m, model, c->src[i].path, gpu, err);
         }
         if (rc < 0) {

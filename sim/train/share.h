@@ -50,6 +50,8 @@ struct share_config {
         int  format;                    /* 0 gavel, 1 iadeep */
         char path[4096];
         char gpu[64];                   /* iadeep: the GPU type its table was measured on */
+        char file[256];                 /* where "gpu" was written, for messages */
+        long line;
     } src[SHARE_MAX_SOURCES];
     struct share_params p;
     struct intf_mf mf;

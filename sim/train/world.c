@@ -83,8 +83,9 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
     }
     if (c->mux.on && c->mode == MODE_GAVEL) {
         free(c);
-        return err_input(err, NULL, 0, "multiplex", "shared GPUs need the native mode: Gavel's "
-                         "mechanism gives every job whole GPUs");
+        return jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "multiplex"),
+                           "multiplex", err, "shared GPUs need the native mode: Gavel's "
+                           "mechanism gives every job whole GPUs");
     }
     *out = c;
     return 0;
