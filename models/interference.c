@@ -210,7 +210,8 @@ static int cmp_combo(const void *a, const void *b)
 
 int intf_fit(intf *m, const struct intf_mf *p, uint64_t seed, struct errbuf *err)
 {
-    qsort(m->c, (size_t)m->n, sizeof *m->c, cmp_combo);
+    if (m->n > 1)                           /* (an empty table has no array at all) */
+        qsort(m->c, (size_t)m->n, sizeof *m->c, cmp_combo);
     int k = 0;                              /* merge repeats: sums, then means */
     for (int i = 0; i < m->n; i++) {
         if (k > 0 && cmp_combo(&m->c[k - 1], &m->c[i]) == 0) {
@@ -290,7 +291,7 @@ int intf_count(const intf *m)
 static const struct combo *find(const intf *m, int gpu, int jt, const int *others, int n,
                                 int *pos)
 {
-    if (n + 1 > INTF_MAX_JOBS)
+    if (n + 1 > INTF_MAX_JOBS || m->n == 0)
         return NULL;
     struct combo key = { .gpu = gpu, .n = n + 1 };
     double dummy[INTF_MAX_JOBS] = { 0 };
