@@ -16,6 +16,11 @@ extern const struct policy_ops policy_gavel_las_perf;
 extern const struct policy_ops policy_gavel_ftf;
 extern const struct policy_ops policy_pollux_tiresias;
 extern const struct policy_ops policy_optimus;
+extern const struct policy_ops policy_exclusive;
+extern const struct policy_ops policy_mps_even;
+extern const struct policy_ops policy_gandiva;
+extern const struct policy_ops policy_antman;
+extern const struct policy_ops policy_iadeep;
 extern const struct policy_ops policy_fgd;
 extern const struct policy_ops policy_random;
 extern const struct policy_ops policy_dotprod;
@@ -47,6 +52,12 @@ const struct policy_ops *const policy_registry[] = {
     /* training, elastic (Pollux-compatible mode) */
     &policy_pollux_tiresias,
     &policy_optimus,
+    /* multiplexing (training jobs sharing GPUs) */
+    &policy_exclusive,
+    &policy_mps_even,
+    &policy_gandiva,
+    &policy_antman,
+    &policy_iadeep,
     /* placement */
     &policy_fgd,
     &policy_random,

@@ -31,6 +31,11 @@
 #   derm-predictors  scripts/fit/derm_trainticket.sh's predictor errors on Derm's sequences
 #                  (DERM=DIR, default ../shared/traces/derm)
 #   micro-speed    the microservice world's benchmark (build/rel/bench_micro.bin)
+#   iadeep-claims  scripts/reproduce/iadeep.sh's ratios (100 runs, about a minute, into
+#                  results/out/iadeep, resumed if already there)
+#   iadeep-why     from iadeep.sh's runs per policy and load, and IADeep's ablations (no
+#                  batch tuning, no batch pressure on co-runners, two jobs per GPU) at 2x, 4x
+#   mux-speed      tests/bench_mux.c (re-rating cost on shared GPUs)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
 #   timeline-cost  the bench's 100,000-job run with and without sim.timeline (a minute)
 #   llm-fit        scripts/fit-llm.sh's residuals of the LLM latency model (seconds; the fit
@@ -49,7 +54,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 generators="run-table report-group calibration pollux-calibration fft-claims fft-why oef-claims
 oef-why fgd-claims fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims
-derm-why derm-predictors micro-speed speed timeline-cost"
+derm-why derm-predictors micro-speed iadeep-claims iadeep-why mux-speed speed timeline-cost"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -234,6 +239,39 @@ gen_hetis_why() {
     why_report hetis_13b hetis_load_13b workload.rate_per_s "$cols"
 }
 
+gen_iadeep_why() {
+    why_report iadeep iadeep_load workload.rate_per_hour jct_mean,queue_delay_mean,makespan,util_total
+    echo
+    echo "IADeep's parts, 5 seeds at 2x and 4x (ratios to mps_even): iadeep_notune keeps every"
+    echo "batch (candidates 1), iadeep_2 packs two jobs a GPU, iadeep_loose packs whatever the"
+    echo "degradation (slack 8); first with the experiment's model, then with"
+    echo "multiplex.pressure_exp 0 (a co-runner's batch does not change the slowdown it causes)"
+    for theta in 0.5 0; do
+        for r in 540 1080; do
+            for s in 1 2 3 4 5; do
+                "$hetsim" run iadeep_3090 --seed "$s" --set workload.rate_per_hour=$r \
+                    --set multiplex.pressure_exp=$theta --db "$tmp/abl_$theta.db" -q --set \
+                    'policies=["iadeep", {"name": "iadeep", "label": "iadeep_notune",
+                               "candidates": 1}, {"name": "iadeep", "label": "iadeep_2",
+                               "max_jobs": 2}, {"name": "iadeep", "label": "iadeep_loose",
+                               "slack": 8}, "mps_even"]' 2>/dev/null
+            done
+        done
+        echo
+        echo "pressure_exp $theta:"
+        "$hetsim" report --db "$tmp/abl_$theta.db" --group --baseline mps_even \
+            --columns jct_mean,makespan --format csv |
+            awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i
+                               printf "%-15s %6s %18s %18s\n", "policy", "load", "jct_mean/mps",
+                                      "makespan/mps"; next }
+                     { o = $h["overrides"]; sub(/.*rate_per_hour=/, "", o); sub(/[ ;].*/, "", o)
+                       printf "%-15s %6s %11.3f±%.3f %11.3f±%.3f\n", $h["policy"],
+                              o, $h["jct_mean/mps_even"],
+                              $h["jct_mean/mps_even_ci95"], $h["makespan/mps_even"],
+                              $h["makespan/mps_even_ci95"] }'
+    done
+}
+
 gen() {
     case $1 in
     run-table) gen_run_table ;;
@@ -252,6 +290,10 @@ gen() {
     derm-why) gen_derm_why ;;
     derm-predictors) gen_derm_predictors ;;
     micro-speed) gen_micro_speed ;;
+    iadeep-claims) sh scripts/reproduce/iadeep.sh 2>/dev/null | sed -n '/^IADeep (SC 2023)/,$p' ;;
+    iadeep-why) gen_iadeep_why ;;
+    mux-speed) make --no-print-directory -s build/rel/bench_mux.bin >/dev/null 2>&1
+        HETSIM_DATA=$root build/rel/bench_mux.bin ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
     timeline-cost)
         make --no-print-directory -s build/rel/bench.bin >/dev/null 2>&1

@@ -190,6 +190,14 @@ struct row {
 #define RQFILE(text) { { "e.json", S_WL("{ \"format\": \"requests\", \"trace\": \"r.csv\" }") }, \
                        { "r.csv", text } }
 #define SYNL(fields) AZFILE(S_WL("{ \"format\": \"llm_synthetic\", " fields " }"), AZ_OK)
+/* multiplexing: an experiment with a "multiplex" section on line 7 and its table i.csv */
+#define MUX(src) E_MORE("\"multiplex\": { \"interference\": [ " src " ] }")
+#define MUXG "{ \"format\": \"gavel\", \"path\": \"i.csv\" }"
+#define MUXI "{ \"format\": \"iadeep\", \"gpu\": \"RTX3090\", \"path\": \"i.csv\" }"
+#define GPHDR "worker_type,job_a,job_b,norm_speed_a,norm_speed_b\n"
+#define GPAIR "v100," R50 ",LM (batch size 20),0.5,0.8\n"
+#define IAHDR "vgg16,squeezenet,vgg16_num,squeezenet_num,sum_interference\n"
+#define MUXFILES(e, t) { { "e.json", e }, { "i.csv", t } }
 
 /* ---- setups: files that do not fit in a string literal, and database states ---- */
 
@@ -1176,6 +1184,131 @@ static const struct row rows[] = {
     { "serve_synth_prompt_field", SYNL("\"requests\": 2, \"rate_per_s\": 5, \"prompt\": { "
                                        "\"mean\": 100 }"), { RUN }, 2,
       AT("e.json", 6) "workload.prompt.mean: unknown field" },
+    /* -------- multiplexing: the "multiplex" section and its interference tables -------- */
+    { "mux_ok", MUXFILES(MUX(MUXG), GPHDR GPAIR), { RUN }, 0, NULL, 1 },
+    { "mux_gavel_missing_column", MUXFILES(MUX(MUXG), "worker_type,job_a,job_b,norm_speed_a\n"),
+      { RUN }, 2, AT("i.csv", 1) "norm_speed_b: required column is missing" },
+    { "mux_gavel_unknown_column", MUXFILES(MUX(MUXG), "worker_type,job_a,job_b,norm_speed_a,"
+                                           "norm_speed_b,norm_sped\n"),
+      { RUN }, 2, AT("i.csv", 1) "norm_sped: not a column of Gavel's co-location pairs" },
+    { "mux_gavel_speed_zero", MUXFILES(MUX(MUXG), GPHDR "v100," R50 "," R50 ",0,0.5\n"),
+      { RUN }, 2, AT("i.csv", 2) "norm_speed_a: '0' is not a number in [1e-06, 10]" },
+    { "mux_gavel_unknown_job", MUXFILES(MUX(MUXG), GPHDR GPAIR "v100," R50 "," R51 ",0.5,0.5\n"),
+      { RUN }, 2, AT("i.csv", 3) "job_b: '" R51 "' is not a known job type" },
+    { "mux_gavel_unknown_gpu", MUXFILES(MUX(MUXG), GPHDR "v101," R50 "," R50 ",0.5,0.5\n"),
+      { RUN }, 2, AT("i.csv", 2) "worker_type: 'v101' is not a GPU type of the catalog" },
+    { "mux_gavel_short_row", MUXFILES(MUX(MUXG), GPHDR "v100," R50 "," R50 ",0.5\n"),
+      { RUN }, 2, AT("i.csv", 2) "4 fields, the header has 5" },
+    { "mux_gavel_speed_not_coloc_over_iso", MUXFILES(MUX(MUXG), "worker_type,job_a,job_b,"
+          "norm_speed_a,norm_speed_b,iso_tput_a_steps_per_s,coloc_tput_a_steps_per_s\n"
+          "v100," R50 "," R50 ",0.5,0.5,10,6\n"),
+      { RUN }, 2, AT("i.csv", 2) "norm_speed_a: 0.5 is not coloc_tput_a_steps_per_s / "
+                                 "iso_tput_a_steps_per_s = 0.6" },
+    { "mux_gavel_empty", MUXFILES(MUX(MUXG), ""),
+      { RUN }, 2, "i.csv: empty file: expected a header naming the columns" },
+    { "mux_iadeep_bad_count", MUXFILES(MUX(MUXI), IAHDR "1,1,01,12,0.9\n"),
+      { RUN }, 2, AT("i.csv", 2) "squeezenet_num: '12' is not a copy count in binary" },
+    { "mux_iadeep_too_many_jobs", MUXFILES(MUX(MUXI), IAHDR "1,1,11,10,0.9\n"),
+      { RUN }, 2, AT("i.csv", 2) "squeezenet_num: more than 4 jobs on one GPU" },
+    { "mux_iadeep_unknown_model", MUXFILES(MUX(MUXI), "vgg19,vgg19_num,sum_interference\n"),
+      { RUN }, 2, AT("i.csv", 1) "vgg19: 'vgg19' is not a known job type" },
+    { "mux_iadeep_num_without_flag", MUXFILES(MUX(MUXI), "vgg16_num,sum_interference\n"),
+      { RUN }, 2, AT("i.csv", 1) "vgg16_num: no presence column 'vgg16' for it" },
+    { "mux_iadeep_missing_sum", MUXFILES(MUX(MUXI), "vgg16,vgg16_num\n1,10\n"),
+      { RUN }, 2, AT("i.csv", 1) "sum_interference: required column is missing" },
+    { "mux_iadeep_sum_below_minus_jobs", MUXFILES(MUX(MUXI), IAHDR "1,1,01,01,-3\n"),
+      { RUN }, 2, AT("i.csv", 2) "sum_interference: '-3' is not a number in" },
+    { "mux_iadeep_bad_flag", MUXFILES(MUX(MUXI), IAHDR "2,1,01,01,0.5\n"),
+      { RUN }, 2, AT("i.csv", 2) "column 1: '2' is not a presence flag (0 or 1)" },
+    { "mux_iadeep_no_job", MUXFILES(MUX(MUXI), IAHDR "0,0,00,00,0.5\n"),
+      { RUN }, 2, AT("i.csv", 2) "no job on the GPU" },
+    { "mux_iadeep_without_gpu", MUXFILES(MUX("{ \"format\": \"iadeep\", \"path\": \"i.csv\" }"),
+                                         IAHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference[0].gpu" },
+    { "mux_iadeep_unknown_gpu", MUXFILES(MUX("{ \"format\": \"iadeep\", \"gpu\": \"RTX3091\", "
+                                             "\"path\": \"i.csv\" }"), IAHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference.gpu: 'RTX3091' is not a GPU type of "
+                                  "the catalog" },
+    { "mux_path_missing", MUXFILES(MUX("{ \"format\": \"gavel\", \"path\": \"nope.csv\" }"),
+                                   GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference.path: 'nope.csv' not found" },
+    { "mux_format_unknown", MUXFILES(MUX("{ \"format\": \"gandiva\", \"path\": \"i.csv\" }"),
+                                     GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference[0].format" },
+    { "mux_no_tables", MUXFILES(MUX(""), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference: needs at least one table" },
+    { "mux_unknown_field", MUXFILES(E_MORE("\"multiplex\": { \"overhed\": 0.1, "
+                                           "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.overhed: unknown field (did you mean 'overhead'?)" },
+    { "mux_overhead_out_of_range", MUXFILES(E_MORE("\"multiplex\": { \"overhead\": 1, "
+                                                   "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.overhead" },
+    { "mux_gns_unknown_type", MUXFILES(E_MORE("\"multiplex\": { \"gns\": { \"nope\": 10 }, "
+                                              "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.gns: 'nope' is not a known job type" },
+    { "mux_gns_not_positive", MUXFILES(E_MORE("\"multiplex\": { \"gns\": { \"" R50 "\": 0 }, "
+                                              "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.gns: '" R50 "': a gradient noise scale" },
+    { "mux_factorisation_rank", MUXFILES(E_MORE("\"multiplex\": { \"factorisation\": "
+                                                "{ \"rank\": 0 }, \"interference\": [ " MUXG
+                                                " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.factorisation.rank" },
+    { "mux_validate_reads_the_table", MUXFILES(MUX(MUXG), GPHDR "v100," R50 ",nope,0.5,0.5\n"),
+      { "validate", "%d/e.json" }, 2, AT("i.csv", 2) "job_b: 'nope' is not a known job type" },
+    { "mux_gns_ratio_zero", MUXFILES(E_MORE("\"multiplex\": { \"gns_ratio\": 0, "
+                                            "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.gns_ratio" },
+    { "mux_pressure_negative", MUXFILES(E_MORE("\"multiplex\": { \"pressure_exp\": -1, "
+                                               "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.pressure_exp" },
+    { "mux_context_string", MUXFILES(E_MORE("\"multiplex\": { \"context_gb\": \"1\", "
+                                            "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.context_gb" },
+    { "mux_gns_not_object", MUXFILES(E_MORE("\"multiplex\": { \"gns\": [1], "
+                                            "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.gns: an object: job type -> gradient noise scale" },
+    { "mux_factorisation_unknown", MUXFILES(E_MORE("\"multiplex\": { \"factorisation\": "
+                                                   "{ \"epoch\": 5 }, \"interference\": [ "
+                                                   MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.factorisation.epoch: unknown field (did you mean "
+                                  "'epochs'?)" },
+    { "mux_factorisation_lr", MUXFILES(E_MORE("\"multiplex\": { \"factorisation\": "
+                                              "{ \"lr\": 2 }, \"interference\": [ " MUXG
+                                              " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.factorisation.lr" },
+    { "mux_interference_not_array", MUXFILES(E_MORE("\"multiplex\": { \"interference\": "
+                                                    MUXG " }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference" },
+    { "mux_gavel_with_gpu", MUXFILES(MUX("{ \"format\": \"gavel\", \"gpu\": \"V100\", "
+                                         "\"path\": \"i.csv\" }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference.gpu: Gavel's pairs name their GPU" },
+    { "mux_scale_factor_fraction", MUXFILES(MUX(MUXG), "worker_type,job_a,job_b,norm_speed_a,"
+                                            "norm_speed_b,scale_factor_a\nv100," R50 "," R50
+                                            ",0.5,0.5,1.5\n"),
+      { RUN }, 2, AT("i.csv", 2) "scale_factor_a: '1.5' is not a worker count" },
+    { "mux_iadeep_two_sums", MUXFILES(MUX(MUXI), "vgg16,vgg16_num,sum_interference,"
+                                      "online_interference\n"),
+      { RUN }, 2, AT("i.csv", 1) "online_interference: a second slowdown-sum column" },
+    { "mux_iadeep_column_twice", MUXFILES(MUX(MUXI), "vgg16,vgg16,vgg16_num,sum_interference\n"),
+      { RUN }, 2, AT("i.csv", 1) "vgg16: column given twice (columns 1 and 2)" },
+    { "mux_mps_max_jobs", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"mps_even\", "
+                                        "\"max_jobs\": 0 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].max_jobs: 0 is out of range [1, 8]" },
+    { "mux_gandiva_observe", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"gandiva\", "
+                                           "\"observe_s\": -1 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].observe_s" },
+    { "mux_antman_share", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"antman\", "
+                                        "\"guaranteed_share\": 1000 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].guaranteed_share: 1000 is out of range [500, 999]" },
+    { "mux_iadeep_candidates", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"iadeep\", "
+                                             "\"candidates\": 17 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].candidates: 17 is out of range [1, 16]" },
+    { "mux_in_gavel_mode", MUXFILES(E_MORE("\"mode\": \"gavel\", \"multiplex\": { "
+                                           "\"interference\": [ " MUXG " ] }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex: shared GPUs need the native mode" },
+    { "mux_policy_param", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"iadeep\", "
+                                        "\"max_jobs\": 9 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].max_jobs: 9 is out of range [1, 4]" },
     /* -------- placement: openb node and pod lists, the world's fields (issue 12) -------- */
     { "place_ok_bom_crlf", PLACE(PEXP_OK, NODES_OK, BOM "name,cpu_milli,memory_mib,num_gpu,"
                                  "gpu_milli\r\np0,4000,1024,1,500\r\np1,100,1,0,0\r\n"),

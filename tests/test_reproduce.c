@@ -136,6 +136,18 @@ Test(reproduce, hetis_script_runs_end_to_end, .timeout = 300)
     cr_assert(strstr(text, "Llama-2-13B") == NULL, "the quick run is the headline only");
 }
 
+Test(reproduce, iadeep_script_runs_end_to_end, .timeout = 300)
+{
+    /* IADeep's sweep on the 3090 table of ../shared, QUICK: 60 jobs a run */
+    static const char *const figs[] = { "iadeep_load_jct_mean_vs_workload.rate_per_hour.png",
+                                        "iadeep_load_makespan_vs_workload.rate_per_hour.png",
+                                        "iadeep_load_util_total_vs_workload.rate_per_hour.png",
+                                        NULL };
+    char *text = reproduce("iadeep", figs, 12, 4);
+    cr_assert(strstr(text, "mean JCT vs MPS (even shares)") != NULL, "%s", text);
+    cr_assert(strstr(text, "workload.rate_per_hour") != NULL, "%s", text);
+}
+
 Test(reproduce, a_figure_outside_its_band_fails, .timeout = 300)
 {
     /* the shipped quick bands, with one band moved away from the measured figure */

@@ -542,7 +542,7 @@ static double interfering_rate(const struct train_speed *s, const cluster *c, co
            (1 + q->nco);
 }
 
-static const struct train_speed interfering = { "interfering", 1, interfering_rate, NULL };
+static const struct train_speed interfering = { "interfering", 1, interfering_rate, NULL, NULL };
 
 /* every waiting job onto half of GPU 0 */
 static int half_gpu0(const struct train_view *v, struct grant_list *out)
@@ -593,7 +593,7 @@ static double recording_rate(const struct train_speed *s, const cluster *c, cons
         seen_nco[nseen++] = q->job->id == 0 ? q->nco : -1;
     return train_speed_placed(c, m, q->job->jtype, q->gpus, q->ngpu) * q->share / 1000.0;
 }
-static const struct train_speed recording = { "recording", 1, recording_rate, NULL };
+static const struct train_speed recording = { "recording", 1, recording_rate, NULL, NULL };
 
 Test(train, the_speed_hook_sees_the_co_runners)
 {

@@ -56,8 +56,17 @@ int grant_add(struct grant_list *l, int32_t slot, const int *ids, int n, int sha
         return -1;
     if (n > 0)
         memcpy(l->ids + l->nids, ids, (size_t)n * sizeof *ids);
-    l->g[l->n++] = (struct grant){ slot, n, (uint32_t)l->nids, (uint16_t)(n ? share : 0) };
+    l->g[l->n++] = (struct grant){ slot, n, (uint32_t)l->nids, (uint16_t)(n ? share : 0), 0 };
     l->nids += (size_t)n;
+    return 0;
+}
+
+int grant_add_batch(struct grant_list *l, int32_t slot, const int *ids, int n, int share,
+                    int32_t batch)
+{
+    if (batch < 0 || grant_add(l, slot, ids, n, share) < 0)
+        return -1;
+    l->g[l->n - 1].batch = batch;
     return 0;
 }
 

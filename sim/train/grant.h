@@ -23,6 +23,7 @@ struct grant {
     int32_t  ngpu;          /* 0: preempt */
     uint32_t first;         /* offset of its GPU ids in grant_list.ids */
     uint16_t share;         /* thousandths of each GPU */
+    int32_t  batch;         /* > 0: the job's batch size from now on; 0: unchanged */
 };
 
 struct grant_list {
@@ -42,6 +43,9 @@ static inline void grant_full(struct grant_list *l) { l->full = 1; }
 
 /* Append a grant; returns 0 or -1 (out of memory). */
 int grant_add(struct grant_list *l, int32_t slot, const int *ids, int n, int share);
+/* The same with a batch size (> 0; multiplexing policies that tune batches). */
+int grant_add_batch(struct grant_list *l, int32_t slot, const int *ids, int n, int share,
+                    int32_t batch);
 /* Grant job j exactly what it holds now. */
 int grant_keep(struct grant_list *l, const struct train_job *j);
 int grant_preempt(struct grant_list *l, int32_t slot);

@@ -37,6 +37,10 @@ struct train_speed {
     double    (*rate)(const struct train_speed *s, const cluster *cl, const tput *m,
                       const struct train_speed_query *q);
     const void *ctx;            /* the hook's own data */
+    /* GB of GPU memory job type jtype takes at batch `batch` (0: its type's); NULL: memory is
+     * not modelled (the rigid world: a job's memory is checked against its GPU type by the
+     * throughput model).  With it, the world refuses a decision that over-commits a GPU. */
+    double    (*mem_gb)(const struct train_speed *s, const tput *m, int jtype, int batch);
 };
 
 /* The rigid model: the rate of the placement (sim/train/train_view.h's train_view_rate_on)

@@ -660,17 +660,19 @@ static int validate(train *w, struct grant_list *l, struct errbuf *err)
     return 0;
 }
 
-static int same_grant(const struct train_job *j, const int *ids, int n, int share)
+static int same_grant(const struct train_job *j, const int *ids, int n, int share, int batch)
 {
-    return j->ngpu == n && (n == 0 || j->share == share) &&
+    return j->ngpu == n && (n == 0 || j->share == share) && (batch == 0 || batch == j->batch) &&
            (n == 0 || memcmp(j->gpus, ids, (size_t)n * sizeof *ids) == 0);
 }
 
 
 /* Install a changed grant.  A running job's old GPUs were already released. */
 static int set_grant(train *w, struct train_job *j, const int *ids, int n, int share,
-                     struct errbuf *err)
+                     int32_t batch, struct errbuf *err)
 {
+    if (batch > 0)
+        j->batch = batch;               /* settled at the old batch by apply */
     struct jobx *x = &w->x[j->slot];
     simtime t = now(w);
     int was_running = j->state == JOB_RUNNING;
@@ -741,6 +743,29 @@ static int set_grant(train *w, struct train_job *j, const int *ids, int n, int s
     return schedule_finish(w, j, err);
 }
 
+/* With a memory model: the holders of every shared GPU that changed fit in its memory (a
+ * job alone is the throughput model's business: a measured table may say it runs).
+ * O(holders of those GPUs). */
+static int check_memory(train *w, struct errbuf *err)
+{
+    const catalog *cat = cluster_catalog(w->cl);
+    for (int k = 0; k < w->ntouched; k++) {
+        int gpu = w->touched[k];
+        const struct holders *h = &w->hold[gpu];
+        if (h->n < 2)
+            continue;
+        double used = 0, cap = catalog_gpu(cat, cluster_gpu_type(w->cl, gpu))->mem_gb;
+        for (int i = 0; i < h->n; i++) {
+            const struct train_job *j = &w->jobs[h->slot[i]];
+            used += w->speed->mem_gb(w->speed, w->model, j->jtype, j->batch);
+        }
+        if (used > cap + 1e-9)
+            return err_run(err, "policy over-committed GPU %d: its %d jobs need %.2f GB of its "
+                           "%.0f GB", gpu, h->n, used, cap);
+    }
+    return 0;
+}
+
 static int apply(train *w, struct grant_list *l, struct errbuf *err)
 {
     int rc = validate(w, l, err);
@@ -759,7 +784,7 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
     for (size_t k = 0; k < l->n && rc == 0; k++) {
         struct grant *g = &l->g[k];
         struct train_job *j = &w->jobs[g->slot];
-        if (same_grant(j, l->ids + g->first, g->ngpu, g->share))
+        if (same_grant(j, l->ids + g->first, g->ngpu, g->share, g->batch))
             continue;
         l->g[nchanged++] = *g;
         settle(w, j, t);
@@ -773,8 +798,11 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
             rc = err_run(err, "policy over-allocated: job %lld was granted GPU %d beyond its "
                               "capacity", (long long)w->jobs[g->slot].id, l->ids[g->first]);
         else
-            rc = set_grant(w, &w->jobs[g->slot], l->ids + g->first, g->ngpu, g->share, err);
+            rc = set_grant(w, &w->jobs[g->slot], l->ids + g->first, g->ngpu, g->share,
+                           g->batch, err);
     }
+    if (rc == 0 && w->speed->mem_gb != NULL)
+        rc = check_memory(w, err);
     /* the co-runners of every GPU that gained or lost a job go on at their new rates */
     return rc == 0 ? rerate(w, err) : rc;
 }
@@ -790,7 +818,7 @@ static void fill_view(const train *w, struct train_view *v)
         .next_waiting = w->next_waiting, .next_running = w->next_running,
         .round = (w->dec.wake & WAKE_ROUND) ? w->dec.round : 0, .round_index = w->round_index,
         .restore_delay_s = w->cfg.restore_delay_s, .restore_fixed_s = w->cfg.restore_fixed_s,
-        .storage_gbs = w->cfg.storage_gbs,
+        .storage_gbs = w->cfg.storage_gbs, .speed = w->speed,
     };
 }
 

@@ -71,6 +71,7 @@ struct train_job {
 };
 
 struct rate_memo;
+struct train_speed;
 
 struct train_view {
     simtime  now;
@@ -90,6 +91,8 @@ struct train_view {
     int64_t  round_index;               /* rounds begun so far */
     /* what a restart costs (the world's settings; use train_view_restore_s) */
     double   restore_delay_s, restore_fixed_s, storage_gbs;
+    const struct train_speed *speed;    /* the world's speed hook (sim/train/mux_view.h asks
+                                           it about shared GPUs) */
 };
 
 /* Iterate: for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j)) */

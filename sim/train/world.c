@@ -22,6 +22,7 @@
 #include "../core/world.h"
 #include "gavel.h"
 #include "pollux.h"
+#include "share.h"
 #include "summary.h"
 #include "train.h"
 
@@ -34,9 +35,10 @@ struct config {
     double              tick_s;         /* Pollux mode: the fixed interval, 60 s */
     double              restart_s;      /* Pollux mode: the penalty of every reallocation */
     char                elastic_path[PATH_MAX_LEN];     /* models.elastic (applications.json) */
+    struct share_config mux;            /* "multiplex": shared GPUs (share.h) */
 };
 
-static const char *const top_keys[] = { "mode", NULL };
+static const char *const top_keys[] = { "mode", "multiplex", NULL };
 static const char *const sim_keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
                                         "round_samples", "min_realloc_s", "tick_s",
                                         "restart_s", NULL };
@@ -95,7 +97,8 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         jobj_bool(sim, "round_samples", JOPT, &c->train.round_samples, err) < 0 ||
         jobj_bool(sim, "timeline", JOPT, &timeline, err) < 0 ||
         jobj_obj(&models, root, "models", JOPT, err) < 0 ||
-        (models.node != NULL && jobj_str(&models, "elastic", JOPT, &profiles_name, err) < 0))
+        (models.node != NULL && jobj_str(&models, "elastic", JOPT, &profiles_name, err) < 0) ||
+        share_read(&c->mux, root, base_dir, err) < 0)
         goto fail;
     if (c->mode == MODE_POLLUX && c->tick_s != floor(c->tick_s)) {
         jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "tick_s"), "sim.tick_s",
@@ -120,6 +123,12 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         else
             err_input(err, default_elastic, 0, NULL, "shipped profiles missing under %s (set "
                       "HETSIM_DATA?)", path_data_root());
+        goto fail;
+    }
+    if (c->mux.on && c->mode != MODE_NATIVE) {
+        jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "multiplex"),
+                    "multiplex", err, "shared GPUs need the native mode: %s mechanism gives "
+                    "every job whole GPUs", c->mode == MODE_GAVEL ? "Gavel's" : "Pollux's");
         goto fail;
     }
     *out = c;
@@ -205,6 +214,12 @@ static int check_source(const struct world_env *env, FILE *list, int64_t *count,
     *count = 0;
     if (c->mode == MODE_POLLUX)
         return check_pollux(env, list, count, err);
+    if (c->mux.on) {                    /* the interference tables, as a run reads them */
+        share *sh;
+        if (share_open(&sh, &c->mux, env->model, err) < 0)
+            return -1;
+        share_destroy(sh);
+    }
     if (list != NULL)
         fprintf(list, "id,arrival_s,job_type,workers,iterations,user,weight\n");
     while ((rc = src->next(src->ctx, &js, err)) > 0) {
@@ -410,11 +425,20 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
         tc.until = env->sim->until;
         tc.max_events = env->sim->max_events;
         tc.measure = env->sim->measure;
+        share *sh = NULL;
+        if (w->cfg->mux.on) {
+            if (share_open(&sh, &w->cfg->mux, env->model, err) < 0)
+                return -1;
+            tc.speed = share_speed(sh);
+        }
         train *t;
-        if (train_create(&t, env->cl, env->model, &tc, env->source, dec, &sink, err) < 0)
+        if (train_create(&t, env->cl, env->model, &tc, env->source, dec, &sink, err) < 0) {
+            share_destroy(sh);
             return -1;
+        }
         int rc = train_run(t, &tot, err);
         train_destroy(t);
+        share_destroy(sh);
         if (rc < 0)
             return -1;
     }

@@ -1,0 +1,603 @@
+/*
+ * interference: measured combinations, their per-GPU pairwise matrices and the low-rank
+ * completion of those matrices (see the header).
+ *
+ * Combinations are kept as sorted job-type tuples; intf_fit sorts them once, merges repeats
+ * into their mean and builds, per GPU type, the victim x aggressor matrix of measured pairs,
+ * then fits the factorisation on its known cells.  Queries bsearch the combinations.
+ */
+#include "interference.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "../sim/base/rng.h"
+#include "../sim/base/tio.h"
+
+const struct intf_mf intf_mf_default = { .rank = 2, .lr = 2e-4, .reg = 0.02, .epochs = 50 };
+
+struct combo {
+    int    gpu, n, cnt;
+    int    jt[INTF_MAX_JOBS];       /* ascending */
+    double slow[INTF_MAX_JOBS];     /* sums until intf_fit, then means */
+};
+
+struct gpu_tab {
+    int     has;                    /* measured pairs exist */
+    double *pair;                   /* ntypes x ntypes measured means, NAN where unknown */
+    struct intf_mf_model mf;
+};
+
+struct intf {
+    int           ntypes, ngpu, fitted;
+    struct combo *c;
+    int           n, cap;
+    struct gpu_tab *g;
+    int          *src;              /* GPU type -> the type whose tables it uses (-1: none) */
+};
+
+/* ---------------------------------------------------------------- factorisation */
+
+int intf_mf_fit(const struct intf_rating *r, int n, int rows, int cols,
+                const struct intf_mf *p, uint64_t seed, struct intf_mf_model *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rows = rows;
+    out->cols = cols;
+    out->rank = p->rank;
+    out->br = calloc((size_t)rows, sizeof *out->br);
+    out->bc = calloc((size_t)cols, sizeof *out->bc);
+    out->p = calloc((size_t)rows * (size_t)p->rank + 1, sizeof *out->p);
+    out->q = calloc((size_t)cols * (size_t)p->rank + 1, sizeof *out->q);
+    int *order = malloc(((size_t)n + 1) * sizeof *order);
+    gsl_rng *g = rng_stream(seed, "intf_mf");
+    if (out->br == NULL || out->bc == NULL || out->p == NULL || out->q == NULL ||
+        order == NULL || g == NULL) {
+        free(order);
+        gsl_rng_free(g);
+        intf_mf_free(out);
+        return -1;
+    }
+    for (int i = 0; i < rows * p->rank; i++)
+        out->p[i] = gsl_ran_gaussian(g, 0.1);
+    for (int i = 0; i < cols * p->rank; i++)
+        out->q[i] = gsl_ran_gaussian(g, 0.1);
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        sum += r[i].value;
+        order[i] = i;
+    }
+    out->mu = n > 0 ? sum / n : 0;
+    for (int e = 0; e < p->epochs; e++) {
+        for (int i = n - 1; i > 0; i--) {       /* Fisher-Yates */
+            int k = (int)gsl_rng_uniform_int(g, (unsigned long)i + 1), t = order[i];
+            order[i] = order[k];
+            order[k] = t;
+        }
+        for (int i = 0; i < n; i++) {
+            const struct intf_rating *x = &r[order[i]];
+            double err = x->value - intf_mf_predict(out, x->row, x->col);
+            double *pu = out->p + (size_t)x->row * p->rank, *qv = out->q + (size_t)x->col * p->rank;
+            out->br[x->row] += p->lr * (err - p->reg * out->br[x->row]);
+            out->bc[x->col] += p->lr * (err - p->reg * out->bc[x->col]);
+            for (int k = 0; k < p->rank; k++) {
+                double a = pu[k], b = qv[k];
+                pu[k] += p->lr * (err * b - p->reg * a);
+                qv[k] += p->lr * (err * a - p->reg * b);
+            }
+        }
+    }
+    free(order);
+    gsl_rng_free(g);
+    return 0;
+}
+
+double intf_mf_predict(const struct intf_mf_model *m, int row, int col)
+{
+    double v = m->mu + m->br[row] + m->bc[col];
+    for (int k = 0; k < m->rank; k++)
+        v += m->p[(size_t)row * m->rank + k] * m->q[(size_t)col * m->rank + k];
+    return v;
+}
+
+void intf_mf_free(struct intf_mf_model *m)
+{
+    free(m->br);
+    free(m->bc);
+    free(m->p);
+    free(m->q);
+    memset(m, 0, sizeof *m);
+}
+
+double intf_mf_rmse(const struct intf_mf_model *m, const struct intf_rating *r, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        double e = intf_mf_predict(m, r[i].row, r[i].col) - r[i].value;
+        s += e * e;
+    }
+    return n > 0 ? sqrt(s / n) : 0;
+}
+
+/* ---------------------------------------------------------------- the model */
+
+int intf_create(intf **out, int ntypes, int ngpu)
+{
+    intf *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return -1;
+    m->ntypes = ntypes;
+    m->ngpu = ngpu;
+    m->g = calloc((size_t)ngpu + 1, sizeof *m->g);
+    m->src = calloc((size_t)ngpu + 1, sizeof *m->src);
+    if (m->g == NULL || m->src == NULL) {
+        intf_destroy(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+void intf_destroy(intf *m)
+{
+    if (m == NULL)
+        return;
+    for (int i = 0; i < m->ngpu && m->g; i++) {
+        free(m->g[i].pair);
+        intf_mf_free(&m->g[i].mf);
+    }
+    free(m->g);
+    free(m->src);
+    free(m->c);
+    free(m);
+}
+
+/* Sort a tuple (with its slowdowns) ascending by job type. */
+static void sort_tuple(int *jt, double *slow, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && jt[k - 1] > jt[k]; k--) {
+            int t = jt[k];
+            jt[k] = jt[k - 1];
+            jt[k - 1] = t;
+            double s = slow[k];
+            slow[k] = slow[k - 1];
+            slow[k - 1] = s;
+        }
+}
+
+int intf_add(intf *m, int gpu, const int *jt, int n, const double *slow)
+{
+    if (m->n == m->cap) {
+        int nc = m->cap ? 2 * m->cap : 256;
+        struct combo *p = realloc(m->c, (size_t)nc * sizeof *p);
+        if (p == NULL)
+            return -1;
+        m->c = p;
+        m->cap = nc;
+    }
+    struct combo *c = &m->c[m->n++];
+    memset(c, 0, sizeof *c);
+    c->gpu = gpu;
+    c->n = n;
+    c->cnt = 1;
+    for (int i = 0; i < n; i++) {
+        c->jt[i] = jt[i];
+        c->slow[i] = slow[i];
+    }
+    sort_tuple(c->jt, c->slow, n);
+    m->fitted = 0;
+    return 0;
+}
+
+static int cmp_combo(const void *a, const void *b)
+{
+    const struct combo *x = a, *y = b;
+    if (x->gpu != y->gpu)
+        return x->gpu < y->gpu ? -1 : 1;
+    if (x->n != y->n)
+        return x->n < y->n ? -1 : 1;
+    for (int i = 0; i < x->n; i++)
+        if (x->jt[i] != y->jt[i])
+            return x->jt[i] < y->jt[i] ? -1 : 1;
+    return 0;
+}
+
+int intf_fit(intf *m, const struct intf_mf *p, uint64_t seed, struct errbuf *err)
+{
+    if (m->n > 1)                           /* (an empty table has no array at all) */
+        qsort(m->c, (size_t)m->n, sizeof *m->c, cmp_combo);
+    int k = 0;                              /* merge repeats: sums, then means */
+    for (int i = 0; i < m->n; i++) {
+        if (k > 0 && cmp_combo(&m->c[k - 1], &m->c[i]) == 0) {
+            for (int j = 0; j < m->c[i].n; j++)
+                m->c[k - 1].slow[j] += m->c[i].slow[j];
+            m->c[k - 1].cnt++;
+        } else {
+            m->c[k++] = m->c[i];
+        }
+    }
+    m->n = k;
+    for (int i = 0; i < m->n; i++)
+        for (int j = 0; j < m->c[i].n; j++)
+            m->c[i].slow[j] /= m->c[i].cnt;
+    size_t nt = (size_t)m->ntypes;
+    for (int g = 0; g < m->ngpu; g++) {
+        struct gpu_tab *t = &m->g[g];
+        free(t->pair);
+        intf_mf_free(&t->mf);
+        t->has = 0;
+        t->pair = malloc(nt * nt * sizeof *t->pair + 1);
+        if (t->pair == NULL)
+            return err_run(err, "out of memory (interference)");
+        for (size_t i = 0; i < nt * nt; i++)
+            t->pair[i] = NAN;
+    }
+    for (int i = 0; i < m->n; i++) {
+        const struct combo *c = &m->c[i];
+        if (c->n != 2)
+            continue;
+        double *pair = m->g[c->gpu].pair;
+        pair[(size_t)c->jt[0] * nt + (size_t)c->jt[1]] = c->slow[0];
+        pair[(size_t)c->jt[1] * nt + (size_t)c->jt[0]] = c->slow[1];
+        m->g[c->gpu].has = 1;
+    }
+    struct intf_rating *r = malloc(nt * nt * sizeof *r + 1);
+    if (r == NULL)
+        return err_run(err, "out of memory (interference)");
+    int first = -1;
+    for (int g = 0; g < m->ngpu; g++) {
+        struct gpu_tab *t = &m->g[g];
+        if (!t->has)
+            continue;
+        if (first < 0)
+            first = g;
+        int n = intf_pairs(m, g, r, (int)(nt * nt));
+        if (intf_mf_fit(r, n, m->ntypes, m->ntypes, p, seed ^ (uint64_t)g, &t->mf) < 0) {
+            free(r);
+            return err_run(err, "out of memory (interference)");
+        }
+    }
+    free(r);
+    for (int g = 0; g < m->ngpu; g++)
+        m->src[g] = m->g[g].has ? g : first;
+    m->fitted = 1;
+    return 0;
+}
+
+int intf_pairs(const intf *m, int gpu, struct intf_rating *out, int cap)
+{
+    size_t nt = (size_t)m->ntypes;
+    const double *pair = m->g[gpu].pair;
+    int n = 0;
+    for (size_t a = 0; pair != NULL && a < nt; a++)
+        for (size_t b = 0; b < nt; b++)
+            if (!isnan(pair[a * nt + b]) && n < cap)
+                out[n++] = (struct intf_rating){ (int)a, (int)b, pair[a * nt + b] };
+    return n;
+}
+
+int intf_count(const intf *m)
+{
+    return m->n;
+}
+
+/* The measured combination of jt and others on gpu (sorted), or NULL; *pos: jt's place. */
+static const struct combo *find(const intf *m, int gpu, int jt, const int *others, int n,
+                                int *pos)
+{
+    if (n + 1 > INTF_MAX_JOBS || m->n == 0)
+        return NULL;
+    struct combo key = { .gpu = gpu, .n = n + 1 };
+    double dummy[INTF_MAX_JOBS] = { 0 };
+    key.jt[0] = jt;
+    for (int i = 0; i < n; i++)
+        key.jt[i + 1] = others[i];
+    sort_tuple(key.jt, dummy, n + 1);
+    const struct combo *c = bsearch(&key, m->c, (size_t)m->n, sizeof *m->c, cmp_combo);
+    if (c != NULL)
+        for (*pos = 0; c->jt[*pos] != jt; (*pos)++)
+            ;
+    return c;
+}
+
+static double pair_slow(const intf *m, int g, int a, int b)
+{
+    const struct gpu_tab *t = &m->g[g];
+    double v = t->pair[(size_t)a * (size_t)m->ntypes + (size_t)b];
+    if (isnan(v))
+        v = intf_mf_predict(&t->mf, a, b);
+    return v > 0 ? v : 0;
+}
+
+double intf_slowdown(const intf *m, int gpu, int jt, const int *others, int n)
+{
+    if (n == 0)
+        return 0;
+    int g = m->src[gpu];
+    if (!m->fitted || g < 0)
+        return 0;               /* no measurement at all: nothing to say */
+    int pos;
+    const struct combo *c = find(m, g, jt, others, n, &pos);
+    if (c != NULL)
+        return c->slow[pos] > 0 ? c->slow[pos] : 0;
+    double d = 0;
+    for (int i = 0; i < n; i++)
+        d += pair_slow(m, g, jt, others[i]);
+    return d;
+}
+
+int intf_measured(const intf *m, int gpu, int jt, const int *others, int n)
+{
+    int pos, g = m->src[gpu];
+    return m->fitted && g >= 0 && n > 0 && find(m, g, jt, others, n, &pos) != NULL;
+}
+
+/* ---------------------------------------------------------------- readers */
+
+enum { MAX_COLS = 64 };
+
+/* Read the header (first non-comment line) into names; 0 or -1. */
+static int header(tio *r, const char *path, char **f, int *n, long *ln, struct errbuf *err)
+{
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = tio_next(r, &line, &len, err)) > 0 && tio_skippable(line))
+        ;
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return err_input(err, path, 0, NULL, "empty file: expected a header naming the columns");
+    *ln = tio_lineno(r);
+    *n = tio_split(line, ',', f, MAX_COLS);
+    if (*n < 0 || *n > MAX_COLS)
+        return err_input(err, path, *ln, "header", "unterminated quote or more than %d columns",
+                         MAX_COLS);
+    for (int i = 0; i < *n; i++) {
+        if (*f[i] == '\0')
+            return err_input(err, path, *ln, "header", "column %d has no name%s", i + 1,
+                             i == *n - 1 && *n > 1 ? " (a trailing comma?)" : "");
+        for (int k = 0; k < i; k++)
+            if (strcmp(f[k], f[i]) == 0)
+                return err_input(err, path, *ln, f[i], "column given twice (columns %d and %d)",
+                                 k + 1, i + 1);
+    }
+    return 0;
+}
+
+/* The next data row, split; 1, 0 at the end, -1. */
+static int row(tio *r, const char *path, int ncols, char **f, long *ln, struct errbuf *err)
+{
+    char *s;
+    size_t len;
+    int rc;
+    while ((rc = tio_next(r, &s, &len, err)) > 0 && tio_skippable(s))
+        ;
+    if (rc <= 0)
+        return rc;
+    *ln = tio_lineno(r);
+    int n = tio_split(s, ',', f, MAX_COLS);
+    if (n < 0)
+        return err_input(err, path, *ln, NULL, "unterminated quote");
+    if (n != ncols)
+        return err_input(err, path, *ln, NULL, "%d fields, the header has %d", n, ncols);
+    return 1;
+}
+
+static int num(const char *path, long ln, const char *field, const char *s, double lo,
+               double hi, double *out, struct errbuf *err)
+{
+    if (tio_double(s, out) < 0 || *out < lo || *out > hi)
+        return err_input(err, path, ln, field, "'%s' is not a number in [%g, %g]", s, lo, hi);
+    return 0;
+}
+
+static const char *const gavel_cols[] = {
+    "worker_type", "job_a", "job_b", "norm_speed_a", "norm_speed_b",
+    "scale_factor_a", "scale_factor_b", "iso_tput_a_steps_per_s", "iso_tput_b_steps_per_s",
+    "coloc_tput_a_steps_per_s", "coloc_tput_b_steps_per_s", NULL };
+enum { G_WORKER, G_JA, G_JB, G_NSA, G_NSB, G_SFA, G_SFB, G_ISOA, G_ISOB, G_COA, G_COB,
+       G_NCOLS, G_REQUIRED = 5 };
+
+static int job_of(const tput *t, const char *path, long ln, const char *field, const char *s,
+                  int *out, struct errbuf *err)
+{
+    if ((*out = tput_find(t, s)) < 0)
+        return err_input(err, path, ln, field, "'%s' is not a known job type (hetsim list "
+                         "models)", s);
+    return 0;
+}
+
+int intf_load_gavel(intf *m, const tput *t, const char *path, struct errbuf *err)
+{
+    tio *r;
+    if (tio_open(&r, path, err) < 0)
+        return -1;
+    char *f[MAX_COLS];
+    int n, pos[G_NCOLS], rc;
+    long ln;
+    if ((rc = header(r, path, f, &n, &ln, err)) == 0) {
+        for (int k = 0; k < G_NCOLS; k++)
+            pos[k] = -1;
+        for (int i = 0; i < n && rc == 0; i++) {
+            int k = 0;
+            while (gavel_cols[k] != NULL && strcmp(gavel_cols[k], f[i]) != 0)
+                k++;
+            if (gavel_cols[k] == NULL)
+                rc = err_input(err, path, ln, f[i], "not a column of Gavel's co-location pairs "
+                               "(worker_type, job_a, job_b, norm_speed_a, norm_speed_b, "
+                               "scale_factor_a/b, iso_tput_a/b_steps_per_s, "
+                               "coloc_tput_a/b_steps_per_s)");
+            else
+                pos[k] = i;
+        }
+        for (int k = 0; k < G_REQUIRED && rc == 0; k++)
+            if (pos[k] < 0)
+                rc = err_input(err, path, ln, gavel_cols[k], "required column is missing");
+    }
+    const catalog *cat = tput_catalog(t);
+    while (rc == 0 && (rc = row(r, path, n, f, &ln, err)) > 0) {
+        rc = 0;
+        int gpu = catalog_gpu_find(cat, f[pos[G_WORKER]]), jt[2];
+        double v[G_NCOLS];
+        if (gpu < 0) {
+            rc = err_input(err, path, ln, "worker_type", "'%s' is not a GPU type of the catalog "
+                           "(hetsim list gpus)", f[pos[G_WORKER]]);
+            break;
+        }
+        if (job_of(t, path, ln, "job_a", f[pos[G_JA]], &jt[0], err) < 0 ||
+            job_of(t, path, ln, "job_b", f[pos[G_JB]], &jt[1], err) < 0) {
+            rc = -1;
+            break;
+        }
+        for (int k = G_NSA; k < G_NCOLS && rc == 0; k++) {
+            v[k] = -1;
+            if (pos[k] < 0)
+                continue;
+            int sf = k == G_SFA || k == G_SFB;
+            rc = num(path, ln, gavel_cols[k], f[pos[k]], sf ? 1 : k <= G_NSB ? 1e-6 : 0,
+                     sf ? 64 : k <= G_NSB ? 10 : 1e9, &v[k], err);
+            if (rc == 0 && sf && v[k] != floor(v[k]))
+                rc = err_input(err, path, ln, gavel_cols[k], "'%s' is not a worker count",
+                               f[pos[k]]);
+        }
+        /* norm speed = coloc / iso where both are given (to the file's 4 decimals) */
+        for (int s = 0; s < 2 && rc == 0; s++) {
+            double iso = v[G_ISOA + s], co = v[G_COA + s];
+            if (iso > 0 && co >= 0 && fabs(co / iso - v[G_NSA + s]) > 1e-3 + 1e-3 * v[G_NSA + s])
+                rc = err_input(err, path, ln, gavel_cols[G_NSA + s], "%g is not %s / %s = %g",
+                               v[G_NSA + s], gavel_cols[G_COA + s], gavel_cols[G_ISOA + s],
+                               co / iso);
+        }
+        if (rc != 0)
+            break;
+        if ((pos[G_SFA] >= 0 && v[G_SFA] != 1) || (pos[G_SFB] >= 0 && v[G_SFB] != 1))
+            continue;
+        double slow[2] = { 1 / v[G_NSA] - 1, 1 / v[G_NSB] - 1 };
+        if (intf_add(m, gpu, jt, 2, slow) < 0)
+            rc = err_run(err, "out of memory (interference)");
+    }
+    tio_close(r);
+    return rc < 0 ? -1 : 0;
+}
+
+/* A copy count written in binary ("01" = 1, "10" = 2, "11" = 3; "0", "1" too). */
+static int binary_count(const char *s, int *out)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    int v = 0, digits = 0;
+    for (; *s == '0' || *s == '1'; s++, digits++)
+        v = 2 * v + (*s - '0');
+    while (isspace((unsigned char)*s))
+        s++;
+    if (*s != '\0' || digits == 0 || digits > 8)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int intf_load_iadeep(intf *m, const tput *t, const char *path, int gpu, struct errbuf *err)
+{
+    tio *r;
+    if (tio_open(&r, path, err) < 0)
+        return -1;
+    char *f[MAX_COLS];
+    int n, rc, sum_col = -1, nmod = 0;
+    int num_col[MAX_COLS], flag_col[MAX_COLS], type_of[MAX_COLS];
+    char field[MAX_COLS][72];           /* "<model>_num", kept past the header's buffer */
+    long ln;
+    if ((rc = header(r, path, f, &n, &ln, err)) == 0) {
+        for (int i = 0; i < n; i++)
+            flag_col[i] = -1;
+        /* every column: the sum, an ignored companion, a model's copies or its flag */
+        for (int i = 0; i < n && rc == 0; i++) {
+            size_t len = strlen(f[i]);
+            if (strcmp(f[i], "sum_interference") == 0 || strcmp(f[i], "online_interference") == 0) {
+                if (sum_col >= 0)
+                    rc = err_input(err, path, ln, f[i], "a second slowdown-sum column (the "
+                                   "first is '%s')", f[sum_col]);
+                sum_col = i;
+            } else if (strcmp(f[i], "product_interference") == 0) {
+                continue;
+            } else if (len > 4 && strcmp(f[i] + len - 4, "_num") == 0) {
+                int k = 0;
+                while (k < n && !(strlen(f[k]) == len - 4 && strncmp(f[k], f[i], len - 4) == 0))
+                    k++;
+                if (k == n) {
+                    rc = err_input(err, path, ln, f[i], "no presence column '%.*s' for it",
+                                   (int)(len - 4), f[i]);
+                    break;
+                }
+                f[i][len - 4] = '\0';
+                int jt = tput_find(t, f[i]);
+                f[i][len - 4] = '_';
+                if (jt < 0) {
+                    rc = err_input(err, path, ln, f[k], "'%s' is not a known job type (hetsim "
+                                   "list models)", f[k]);
+                    break;
+                }
+                snprintf(field[nmod], sizeof field[nmod], "%.63s", f[i]);
+                num_col[nmod] = i;
+                flag_col[k] = nmod;
+                type_of[nmod++] = jt;
+            }
+        }
+        for (int i = 0; i < n && rc == 0; i++) {
+            size_t len = strlen(f[i]);
+            if (flag_col[i] < 0 && i != sum_col && strcmp(f[i], "product_interference") != 0 &&
+                !(len > 4 && strcmp(f[i] + len - 4, "_num") == 0))
+                rc = err_input(err, path, ln, f[i], "not a column of IADeep's table: a model "
+                               "needs '%s_num' beside it", f[i]);
+        }
+        if (rc == 0 && sum_col < 0)
+            rc = err_input(err, path, ln, "sum_interference", "required column is missing (or "
+                           "online_interference)");
+        if (rc == 0 && nmod == 0)
+            rc = err_input(err, path, ln, "header", "no model columns (<name> and <name>_num)");
+    }
+    while (rc == 0 && (rc = row(r, path, n, f, &ln, err)) > 0) {
+        rc = 0;
+        int jt[INTF_MAX_JOBS], k = 0;
+        for (int i = 0; i < nmod && rc == 0; i++) {
+            int c;
+            const char *s = f[num_col[i]];
+            if (binary_count(s, &c) < 0) {
+                rc = err_input(err, path, ln, field[i], "'%s' is not a copy count in binary "
+                               "(01, 10, 11)", s);
+                break;
+            }
+            for (int j = 0; j < c && rc == 0; j++) {
+                if (k == INTF_MAX_JOBS)
+                    rc = err_input(err, path, ln, field[i], "more than %d jobs on one GPU",
+                                   INTF_MAX_JOBS);
+                else
+                    jt[k++] = type_of[i];
+            }
+        }
+        for (int i = 0; i < n && rc == 0; i++)     /* flags: checked, not used (see header) */
+            if (flag_col[i] >= 0 && strcmp(f[i], "0") != 0 && strcmp(f[i], "1") != 0)
+                rc = err_input(err, path, ln, NULL, "column %d: '%s' is not a presence flag "
+                               "(0 or 1)", i + 1, f[i]);
+        double s;
+        if (rc == 0)
+            rc = num(path, ln, "sum_interference", f[sum_col], -(double)k + 1e-9, 1e3, &s, err);
+        if (rc == 0 && k == 0)
+            rc = err_input(err, path, ln, NULL, "no job on the GPU (every _num is 0)");
+        if (rc != 0 || k < 2)
+            continue;
+        double slow[INTF_MAX_JOBS];
+        for (int i = 0; i < k; i++)
+            slow[i] = s / k;
+        if (intf_add(m, gpu, jt, k, slow) < 0)
+            rc = err_run(err, "out of memory (interference)");
+    }
+    tio_close(r);
+    return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,93 @@
+/*
+ * interference: how much slower a training job runs when other jobs share its GPU.
+ *
+ * The unit is IADeep's relative slowdown d = (t_co - t_solo) / t_solo of one job's
+ * iteration time (0: no slowdown); its normalized speed is 1 / (1 + d).  Three sources:
+ *  - measured combinations of 2..INTF_MAX_JOBS jobs on one GPU type (intf_add; the readers
+ *    below): a combination measured several times keeps the mean;
+ *  - for an unmeasured pair (victim a, aggressor b) on a GPU type, a low-rank completion of
+ *    that type's victim x aggressor matrix (intf_fit: SGD matrix factorisation, IADeep's
+ *    rank 2, learning rate 2e-4, regularisation 0.02, 50 epochs, seeded);
+ *  - for an unmeasured combination of three or more jobs, the sum of the victim's pairwise
+ *    slowdowns (measured or completed) — each co-runner adds its own contention.
+ * A GPU type with no measurement at all borrows the first measured type's tables.
+ * Negative measured slowdowns (measurement noise: a job faster shared than alone) count as 0.
+ *
+ * Ownership: intf_create allocates, intf_destroy frees.  After intf_fit every query is a pure
+ * read.  Costs: intf_add O(1) amortized; intf_fit O(epochs x pairs x rank) per GPU type;
+ * intf_slowdown O(log combinations + jobs).
+ */
+#ifndef HETSIM_INTERFERENCE_H
+#define HETSIM_INTERFERENCE_H
+
+#include <stdint.h>
+
+#include "tput.h"
+
+typedef struct intf intf;
+
+enum { INTF_MAX_JOBS = 4 };     /* jobs in one measured combination */
+
+/* Matrix factorisation settings (IADeep's by default: intf_mf_default). */
+struct intf_mf {
+    int    rank;
+    double lr, reg;
+    int    epochs;
+};
+extern const struct intf_mf intf_mf_default;
+
+/* One known cell of a matrix (row, col) = value, for the factorisation. */
+struct intf_rating {
+    int    row, col;
+    double value;
+};
+
+/* A fitted factorisation: value(r, c) ~ mu + br[r] + bc[c] + p[r] . q[c]. */
+struct intf_mf_model {
+    int     rows, cols, rank;
+    double  mu;
+    double *br, *bc, *p, *q;        /* rows, cols, rows x rank, cols x rank */
+};
+
+/* Fit by SGD over the ratings in a seeded shuffled order each epoch (factors start from
+ * N(0, 0.1^2), biases from 0).  0, or -1 (out of memory).  Free with intf_mf_free. */
+int    intf_mf_fit(const struct intf_rating *r, int n, int rows, int cols,
+                   const struct intf_mf *p, uint64_t seed, struct intf_mf_model *out);
+double intf_mf_predict(const struct intf_mf_model *m, int row, int col);
+void   intf_mf_free(struct intf_mf_model *m);
+/* Root mean square error of the model on these ratings. */
+double intf_mf_rmse(const struct intf_mf_model *m, const struct intf_rating *r, int n);
+
+/* The model over job types 0..ntypes-1 (tput ids) and GPU types 0..ngpu-1 (catalog ids). */
+int  intf_create(intf **out, int ntypes, int ngpu);
+void intf_destroy(intf *m);
+
+/* A measurement: jobs jt[0..n) (any order, 2 <= n <= INTF_MAX_JOBS) on one GPU of type gpu,
+ * job jt[i] slowed by slow[i].  0, or -1 (out of memory). */
+int  intf_add(intf *m, int gpu, const int *jt, int n, const double *slow);
+
+/* Gavel's co-location pairs as ../shared/traces/gpu_colocation/ flattens them (columns by
+ * header name: worker_type, job_a, job_b, norm_speed_a, norm_speed_b required;
+ * scale_factor_a/b, iso_tput_*_steps_per_s, coloc_tput_*_steps_per_s checked when present).
+ * Pairs whose scale factors are not both 1 are skipped (multi-GPU jobs share no GPU here). */
+int  intf_load_gavel(intf *m, const tput *t, const char *path, struct errbuf *err);
+/* IADeep's combination table (interference.csv, online_interference.csv): a presence column
+ * and a `<name>_num` column (copies, written in binary) per model, whose names are hetsim job
+ * types, and the sum of the jobs' slowdowns (`sum_interference` or `online_interference`),
+ * split evenly over the jobs; rows of one job are skipped.  All on GPU type `gpu`. */
+int  intf_load_iadeep(intf *m, const tput *t, const char *path, int gpu, struct errbuf *err);
+
+/* Complete every GPU type's pairwise matrix; call once after the last measurement. */
+int  intf_fit(intf *m, const struct intf_mf *p, uint64_t seed, struct errbuf *err);
+
+/* Relative slowdown of job type jt on GPU type gpu sharing it with others[0..n) (n = 0: 0). */
+double intf_slowdown(const intf *m, int gpu, int jt, const int *others, int n);
+/* 1 if that exact combination was measured. */
+int    intf_measured(const intf *m, int gpu, int jt, const int *others, int n);
+/* Number of distinct measured combinations (all GPU types). */
+int    intf_count(const intf *m);
+/* The measured pairwise ratings of GPU type gpu (victim row, aggressor column, slowdown), for
+ * tests of the completion; returns their number, at most cap written. */
+int    intf_pairs(const intf *m, int gpu, struct intf_rating *out, int cap);
+
+#endif

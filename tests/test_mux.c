@@ -1,0 +1,743 @@
+/*
+ * test_mux: GPU multiplexing — the batch-size model (stateff) and the interference model
+ * (interference) against hand-computed values, the factorisation's error on held-back
+ * measured pairs, the shared-GPU speed hook inside the training world (re-rating touches
+ * only co-runners, batch changes, memory refused), IADeep's tuner never worse than the
+ * untuned point, and the multiplexing policies end to end through the CLI and the database
+ * (no GPU's share over-committed over random runs, determinism).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "../models/interference.h"
+#include "../models/stateff.h"
+#include "../sched/multiplex/mux.h"
+#include "../sim/base/rng.h"
+#include "../sim/train/share.h"
+#include "../sim/train/train.h"
+#include "helpers.h"
+
+double iadeep_tune(struct mux *m, const struct train_view *v, int gpu, int ncand);
+
+/* ---------------------------------------------------------------- stateff */
+
+Test(stateff, hand_computed_values)
+{
+    /* GNS 100, m0 32, m 64: E = 132 / 164 */
+    cr_assert_float_eq(stateff_eff(100, 32, 64), 132.0 / 164.0, 1e-12);
+    struct stateff_job j = { .m0 = 32, .gns = 100, .overhead = 0.1, .fixed_gb = 1,
+                             .per_sample_gb = 0.05 };
+    cr_assert_float_eq(stateff_time_ratio(&j, 64), 0.1 + 0.9 * 2, 1e-12);
+    /* progress = ns (m / m0) E / t-ratio = 0.5 x 2 x 0.804878 / 1.9 */
+    cr_assert_float_eq(stateff_progress(&j, 64, 0.5), 0.5 * 2 * (132.0 / 164.0) / 1.9, 1e-12);
+    cr_assert_float_eq(stateff_progress(&j, 32, 1), 1, 1e-12);
+    /* PD = (t_co / t_m0) (m0 / m) / E = 2 x 0.5 / 0.804878 = 1.242424 */
+    cr_assert_float_eq(stateff_pd(2, 1, 32, 64, 132.0 / 164.0), 164.0 / 132.0, 1e-12);
+    /* PD is the inverse of progress: t_co = t(m) / ns */
+    double tco = stateff_time_ratio(&j, 64) / 0.5;
+    cr_assert_float_eq(stateff_pd(tco, 1, 32, 64, stateff_eff(100, 32, 64)),
+                       1 / stateff_progress(&j, 64, 0.5), 1e-12);
+    cr_assert_float_eq(stateff_mem_gb(&j, 64), 1 + 3.2, 1e-12);
+}
+
+Test(stateff, candidates_lie_in_half_to_one_and_a_half_m_and_hold_m)
+{
+    int c[16];
+    int n = stateff_candidates(128, c, 8);
+    int want[] = { 64, 80, 96, 112, 128, 144, 160, 176 };
+    cr_assert_eq(n, 8);
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(c[i], want[i]);
+    n = stateff_candidates(5, c, 8);            /* [3, 7): 3 4 5 6 */
+    cr_assert_eq(n, 4);
+    cr_assert_eq(c[0], 3);
+    cr_assert_eq(c[3], 6);
+    for (int m = 1; m < 300; m++) {
+        n = stateff_candidates(m, c, 8);
+        int has = 0;
+        for (int i = 0; i < n; i++) {
+            cr_assert(2 * c[i] >= m && 2 * c[i] < 3 * m + (m == 1 ? 2 : 0), "m %d: %d", m, c[i]);
+            cr_assert(i == 0 || c[i] > c[i - 1], "m %d: not ascending", m);
+            has |= c[i] == m;
+        }
+        cr_assert(has, "m %d missing from its candidates", m);
+    }
+}
+
+/* ---------------------------------------------------------------- interference */
+
+Test(interference, measured_repeated_additive_and_clamped)
+{
+    intf *m;
+    struct errbuf err;
+    cr_assert_eq(intf_create(&m, 3, 2), 0);
+    int ab[] = { 0, 1 }, ba[] = { 1, 0 }, aa[] = { 0, 0 }, abc[] = { 2, 0, 1 }, ac[] = { 0, 2 };
+    cr_assert_eq(intf_add(m, 0, ab, 2, (double[]){ 0.5, 0.25 }), 0);
+    cr_assert_eq(intf_add(m, 0, ba, 2, (double[]){ 0.35, 0.7 }), 0);   /* a 0.6, b 0.3 */
+    cr_assert_eq(intf_add(m, 0, aa, 2, (double[]){ -0.1, -0.1 }), 0);
+    cr_assert_eq(intf_add(m, 0, ac, 2, (double[]){ 0.2, 0.4 }), 0);
+    cr_assert_eq(intf_add(m, 0, abc, 3, (double[]){ 0.9, 1.0, 1.1 }), 0);
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(intf_count(m), 4);
+    cr_assert_float_eq(intf_slowdown(m, 0, 0, (int[]){ 1 }, 1), 0.6, 1e-12);    /* mean */
+    cr_assert_float_eq(intf_slowdown(m, 0, 1, (int[]){ 0 }, 1), 0.3, 1e-12);
+    cr_assert_float_eq(intf_slowdown(m, 0, 0, (int[]){ 0 }, 1), 0, 1e-12);      /* clamped */
+    /* the measured triple, whatever the order of the others */
+    cr_assert_float_eq(intf_slowdown(m, 0, 1, (int[]){ 2, 0 }, 2), 1.1, 1e-12);
+    cr_assert_float_eq(intf_slowdown(m, 0, 2, (int[]){ 0, 1 }, 2), 0.9, 1e-12);
+    /* an unmeasured triple adds the pairs: a with b and c = 0.6 + 0.2 */
+    cr_assert(!intf_measured(m, 0, 0, (int[]){ 1, 2, 2 }, 3));
+    double s = intf_slowdown(m, 0, 0, (int[]){ 1, 2 }, 2);
+    cr_assert_float_eq(s, 1.0, 1e-12);                  /* (a,b,c) is measured: a = 1.0 */
+    cr_assert_float_eq(intf_slowdown(m, 0, 0, (int[]){ 1, 1 }, 2), 0.6 + 0.6, 1e-12);
+    /* GPU type 1 has no data: it borrows type 0's */
+    cr_assert_float_eq(intf_slowdown(m, 1, 0, (int[]){ 1 }, 1), 0.6, 1e-12);
+    cr_assert_float_eq(intf_slowdown(m, 0, 0, NULL, 0), 0, 1e-12);
+    intf_destroy(m);
+}
+
+Test(interference, factorisation_recovers_a_rank_two_matrix_on_held_back_cells)
+{
+    /* value(r, c) = 0.5 + u_r . v_c, rank 2; 20% of the cells held back */
+    enum { N = 12 };
+    struct intf_rating tr[N * N], test[N * N];
+    int ntr = 0, nte = 0;
+    gsl_rng *g = rng_stream(7, "test_mf");
+    double u[N][2], w[N][2];
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 2; k++) {
+            u[i][k] = gsl_rng_uniform(g) - 0.5;
+            w[i][k] = gsl_rng_uniform(g) - 0.5;
+        }
+    for (int r = 0; r < N; r++)
+        for (int c = 0; c < N; c++) {
+            double v = 0.5 + u[r][0] * w[c][0] + u[r][1] * w[c][1];
+            if ((r * N + c) % 5 == 0)
+                test[nte++] = (struct intf_rating){ r, c, v };
+            else
+                tr[ntr++] = (struct intf_rating){ r, c, v };
+        }
+    gsl_rng_free(g);
+    struct intf_mf p = { .rank = 2, .lr = 0.02, .reg = 0.0005, .epochs = 3000 };
+    struct intf_mf_model fit;
+    cr_assert_eq(intf_mf_fit(tr, ntr, N, N, &p, 1, &fit), 0);
+    double held = intf_mf_rmse(&fit, test, nte);
+    /* the spread of the values around their mean, what predicting the mean would err by */
+    double mu = 0, sd = 0;
+    for (int i = 0; i < nte; i++)
+        mu += test[i].value / nte;
+    for (int i = 0; i < nte; i++)
+        sd += (test[i].value - mu) * (test[i].value - mu) / nte;
+    sd = sqrt(sd);
+    cr_assert(held < 0.25 * sd, "held-back RMSE %g vs spread %g", held, sd);
+    intf_mf_free(&fit);
+    /* same seed, same factors */
+    struct intf_mf_model a, b;
+    intf_mf_fit(tr, ntr, N, N, &intf_mf_default, 3, &a);
+    intf_mf_fit(tr, ntr, N, N, &intf_mf_default, 3, &b);
+    cr_assert_eq(memcmp(a.p, b.p, sizeof(double) * N * 2), 0);
+    intf_mf_free(&a);
+    intf_mf_free(&b);
+}
+
+static tput *shipped_models(catalog **cat)
+{
+    *cat = th_catalog();
+    return th_models(*cat);
+}
+
+Test(interference, gavel_pairs_with_iadeep_settings_on_held_back_rows)
+{
+    /* Gavel's V100 pairs, every fifth held back; IADeep's settings (rank 2, lr 2e-4, reg
+     * 0.02, 50 epochs) must predict the held-back slowdowns better than their mean does */
+    catalog *cat;
+    tput *t = shipped_models(&cat);
+    intf *m;
+    struct errbuf err;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/models/data/interference/gavel_pairs.csv", getenv("HETSIM_DATA"));
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    cr_assert_eq(intf_load_gavel(m, t, path, &err), 0, "%s", err.msg);
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0, "%s", err.msg);
+    /* the file's first row: k80, ResNet-18 b16 with b32, norm speeds 0.5297 and 0.4348 */
+    int k80 = catalog_gpu_find(cat, "K80"), v100 = catalog_gpu_find(cat, "V100-16GB");
+    int r16 = tput_find(t, "ResNet-18 (batch size 16)"), r32 = tput_find(t, "ResNet-18 (batch size 32)");
+    cr_assert_float_eq(intf_slowdown(m, k80, r16, &r32, 1), 1 / 0.5297 - 1, 1e-9);
+    cr_assert_float_eq(intf_slowdown(m, k80, r32, &r16, 1), 1 / 0.4348 - 1, 1e-9);
+    static struct intf_rating all[4096], tr[4096], te[1024];
+    int n = intf_pairs(m, v100, all, 4096), ntr = 0, nte = 0;
+    cr_assert(n > 500, "%d V100 pairs", n);
+    for (int i = 0; i < n; i++) {
+        if (i % 5 == 0)
+            te[nte++] = all[i];
+        else
+            tr[ntr++] = all[i];
+    }
+    struct intf_mf_model fit;
+    cr_assert_eq(intf_mf_fit(tr, ntr, tput_ntypes(t), tput_ntypes(t), &intf_mf_default, 1, &fit), 0);
+    double held = intf_mf_rmse(&fit, te, nte), mu = 0, base = 0;
+    for (int i = 0; i < ntr; i++)
+        mu += tr[i].value / ntr;
+    for (int i = 0; i < nte; i++)
+        base += (te[i].value - mu) * (te[i].value - mu) / nte;
+    base = sqrt(base);
+    cr_log_info("Gavel V100 pairs: held-back RMSE %.4f (mean predictor %.4f), %d/%d rows",
+                held, base, nte, n);
+    cr_assert(held < base, "held-back RMSE %g, predicting the mean %g", held, base);
+    intf_mf_free(&fit);
+    intf_destroy(m);
+    tput_destroy(t);
+    catalog_destroy(cat);
+}
+
+Test(interference, iadeep_combinations_split_their_sum)
+{
+    const char *dir = th_shared_dir("traces/iadeep");
+    if (dir == NULL)
+        cr_skip_test("../shared/traces/iadeep is not here");
+    catalog *cat;
+    tput *t = shipped_models(&cat);
+    intf *m;
+    struct errbuf err;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/iadeep-scheduler-extender__online_interference.csv", dir);
+    int gpu = catalog_gpu_find(cat, "RTX3090");
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    cr_assert_eq(intf_load_iadeep(m, t, path, gpu, &err), 0, "%s", err.msg);
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0, "%s", err.msg);
+    int vgg = tput_find(t, "vgg16"), sq = tput_find(t, "squeezenet");
+    /* row 3: vgg16 + squeezenet, sum 0.931930155166, split evenly */
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &sq, 1), 0.931930155166 / 2, 1e-9);
+    /* row 2: two vgg16 ("10"), sum 0.732301000092 */
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &vgg, 1), 0.732301000092 / 2, 1e-9);
+    /* "11": three vgg16, 2.340137424504 */
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, (int[]){ vgg, vgg }, 2), 2.340137424504 / 3,
+                       1e-9);
+    intf_destroy(m);
+    tput_destroy(t);
+    catalog_destroy(cat);
+}
+
+/* ---------------------------------------------------------------- the world */
+
+static const char types_json[] =
+    "{ \"job_types\": [ { \"name\": \"a\", \"batch\": 32, \"scaling\": \"weak\", "
+    "\"precision\": \"fp32\", \"params_m\": 10, \"gflops_per_sample\": 1, \"mem_gb\": 6.66 },"
+    " { \"name\": \"b\", \"batch\": 64, \"scaling\": \"weak\", "
+    "\"precision\": \"fp32\", \"params_m\": 10, \"gflops_per_sample\": 1, \"mem_gb\": 4.66 } ] }";
+static const char profile_csv[] =
+    "job_type,gpu,workers,placement,iters_per_s\n"
+    "a,V100,1,consolidated,10\nb,V100,1,consolidated,20\n";
+static const char cluster_json[] =
+    "{ \"name\": \"four\", \"network\": \"ethernet-25g\", \"groups\": [\n"
+    " { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4 } ] }";
+
+static catalog *cat;
+static tput *model;
+static cluster *cl;
+static share *sh;
+
+/* a with b: a slowed by 1.0, b by 0.5; a with a: 0.5 each */
+static void setup(void)
+{
+    struct errbuf err;
+    err_clear(&err);
+    cat = th_catalog();
+    char *tp = th_write("mux_types.json", types_json);
+    char *pp = th_write("mux_profile.csv", profile_csv);
+    cr_assert_eq(tput_create(&model, cat, &err), 0);
+    cr_assert_eq(tput_load_types(model, tp, &err), 0, "%s", err.msg);
+    cr_assert_eq(tput_load_profile(model, pp, &err), 0, "%s", err.msg);
+    free(tp);
+    free(pp);
+    cl = th_cluster(cat, cluster_json);
+    intf *m;
+    int v100 = catalog_gpu_find(cat, "V100-16GB");
+    cr_assert_eq(intf_create(&m, 2, catalog_ngpus(cat)), 0);
+    intf_add(m, v100, (int[]){ 0, 1 }, 2, (double[]){ 1.0, 0.5 });
+    intf_add(m, v100, (int[]){ 0, 0 }, 2, (double[]){ 0.5, 0.5 });
+    intf_add(m, v100, (int[]){ 1, 1 }, 2, (double[]){ 0.25, 0.25 });
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0);
+    /* fixed = 0.5 + 0.16 GB; a: 6 GB of activations over 32 samples, b: 4 over 64 */
+    struct share_params p = { .overhead = 0.2, .gns_ratio = 2, .pressure_exp = 0,
+                              .context_gb = 0.5 };
+    cr_assert_eq(share_create(&sh, model, m, &p, &err), 0, "%s", err.msg);
+}
+
+static void teardown(void)
+{
+    share_destroy(sh);
+    cluster_destroy(cl);
+    tput_destroy(model);
+    catalog_destroy(cat);
+}
+
+TestSuite(share, .init = setup, .fini = teardown);
+
+Test(share, rates_and_memory_by_hand)
+{
+    const struct train_speed *s = share_speed(sh);
+    struct train_job a = { .jtype = 0, .workers = 1 }, b = { .jtype = 1, .workers = 1 };
+    int g = 0;
+    struct train_speed_query q = { .job = &a, .gpus = &g, .ngpu = 1, .share = 1000 };
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10, 1e-9);      /* alone, m0 */
+    q.share = 500;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 5, 1e-9);       /* alone, half: MPS limit */
+    /* with b at equal shares: ns = 1 / (1 + 1.0) */
+    struct train_corunner co = { 1, 0, 0, 500 };
+    q.co = &co;
+    q.nco = 1;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5, 1e-9);
+    /* beside b and another a, each at 333: d = 1.0 + 0.5 (no triple measured: the pairs
+     * add), w = (1 - 0.333) 3 / 2 = 1.0005 */
+    struct train_corunner two[2] = { { 1, 0, 0, 333 }, { 0, 0, 0, 333 } };
+    q.co = two;
+    q.nco = 2;
+    q.share = 333;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 / (1 + 1.0005 * 1.5), 1e-9);
+    /* a co-runner on another GPU does not count */
+    two[1].gpu = 1;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 / (1 + (1 - 0.333) * 2 * 1.0), 1e-9);
+    q.co = &co;
+    q.nco = 1;
+    /* a at 900, b at 100 (AntMan): w = 0.1 x 2 = 0.2, ns = 1 / 1.2 */
+    q.share = 900;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 / 1.2, 1e-9);
+    /* a at batch 64 with b, equal shares: progress = 0.5 x 2 x E / (0.2 + 0.8 x 2),
+     * E = (64 + 32) / (64 + 64) */
+    a.batch = 64;
+    q.share = 500;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5 * 2 * (96.0 / 128.0) / 1.8, 1e-9);
+    /* memory: 0.66 + 6 / 32 x m */
+    cr_assert_float_eq(s->mem_gb(s, model, 0, 0), 6.66, 1e-9);
+    cr_assert_float_eq(s->mem_gb(s, model, 0, 64), 0.66 + 12, 1e-9);
+    cr_assert_float_eq(s->mem_gb(s, model, 1, 32), 0.66 + 2, 1e-9);
+    (void)b;
+}
+
+/* ---- a scripted policy in the world ---- */
+
+struct arr_src {
+    const struct job_spec *jobs;
+    int n, next;
+};
+
+static int arr_next(void *ctx, void *spec, struct errbuf *err)
+{
+    (void)err;
+    struct arr_src *s = ctx;
+    if (s->next == s->n)
+        return 0;
+    *(struct job_spec *)spec = s->jobs[s->next++];
+    return 1;
+}
+
+struct fin {
+    double finish[16];
+};
+
+static int sink_job(void *ctx, const struct train_record *r, struct errbuf *err)
+{
+    (void)err;
+    ((struct fin *)ctx)->finish[r->trace_id] = r->finish >= 0 ? sim_to_sec(r->finish) : -1;
+    return 0;
+}
+
+typedef int (*script_fn)(const struct train_view *v, struct grant_list *out);
+
+static int scripted(void *ctx, const struct train_view *v, struct grant_list *out,
+                    struct errbuf *err)
+{
+    (void)err;
+    return ((script_fn)ctx)(v, out);
+}
+
+static int rate_calls[16];
+static double counting_rate(const struct train_speed *s, const cluster *c, const tput *m,
+                            const struct train_speed_query *q)
+{
+    rate_calls[q->job->id]++;
+    const struct train_speed *inner = s->ctx;
+    return inner->rate(inner, c, m, q);
+}
+static double counting_mem(const struct train_speed *s, const tput *m, int jtype, int batch)
+{
+    const struct train_speed *inner = s->ctx;
+    return inner->mem_gb(inner, m, jtype, batch);
+}
+
+static int run(const struct job_spec *jobs, int n, script_fn fn, struct fin *f,
+               struct errbuf *err)
+{
+    static struct train_speed counting;
+    counting = (struct train_speed){ "counting", 1, counting_rate, share_speed(sh),
+                                     counting_mem };
+    struct arr_src src = { jobs, n, 0 };
+    struct entity_source js = { &src, arr_next };
+    struct train_decider dec = { .ctx = (void *)fn, .decide = scripted,
+                                 .wake = WAKE_ARRIVAL | WAKE_COMPLETION };
+    struct train_sink sk = { .ctx = f, .job = sink_job };
+    struct train_config cfg = { .restore_delay_s = 0, .until = SIM_NEVER, .speed = &counting };
+    train *w;
+    err_clear(err);
+    memset(rate_calls, 0, sizeof rate_calls);
+    if (train_create(&w, cl, model, &cfg, &js, &dec, &sk, err) < 0)
+        return -1;
+    struct train_totals tot;
+    int rc = train_run(w, &tot, err);
+    train_destroy(w);
+    return rc;
+}
+
+static struct job_spec job(int64_t id, double arrival_s, int jt, double work)
+{
+    return (struct job_spec){ .id = id, .arrival = sim_from_sec(arrival_s), .jtype = jt,
+                              .workers = 1, .work = work, .weight = 1 };
+}
+
+/* job i on GPU i % 4 at half a GPU, job 4 onto GPU 0 */
+static int spread_then_gpu0(const struct train_view *v, struct grant_list *out)
+{
+    for (const struct train_job *j = train_view_first_waiting(v); j;
+         j = train_view_next_waiting(v, j)) {
+        int g = (int)(j->id % 4);
+        grant_add(out, j->slot, &g, 1, 500);
+    }
+    return 0;
+}
+
+Test(share, re_rating_touches_only_the_co_runners)
+{
+    /* jobs 0-3 alone on GPUs 0-3 from time 0 (long), job 4 joins GPU 0 at 10 s and leaves:
+     * only jobs 0 and 4 are rated again; 1-3 are rated once, when they start */
+    struct job_spec jobs[] = { job(0, 0, 0, 1e4), job(1, 0, 0, 1e4), job(2, 0, 0, 1e4),
+                               job(3, 0, 0, 1e4), job(4, 10, 0, 20) };
+    struct fin f;
+    struct errbuf err;
+    cr_assert_eq(run(jobs, 5, spread_then_gpu0, &f, &err), 0, "%s", err.msg);
+    for (int i = 1; i <= 3; i++)
+        cr_assert_eq(rate_calls[i], 1, "job %d was rated %d times", i, rate_calls[i]);
+    cr_assert_eq(rate_calls[0], 3, "job 0: alone, with job 4, alone again (%d)", rate_calls[0]);
+    cr_assert_eq(rate_calls[4], 1);
+    /* job 4 at a with a: ns = 1 / 1.5 of 5 it/s... both halves: 10 x 0.5 share alone is
+     * replaced by 10 / (1 + 0.5) = 6.67 it/s: 20 it take 3 s */
+    cr_assert_float_eq(f.finish[4], 13, 1e-5);
+}
+
+/* two a's at batch 64 on GPU 0: 2 x 12.66 GB > 16 GB */
+static int overcommit(const struct train_view *v, struct grant_list *out)
+{
+    for (const struct train_job *j = train_view_first_waiting(v); j;
+         j = train_view_next_waiting(v, j)) {
+        int g = 0;
+        grant_add_batch(out, j->slot, &g, 1, 500, 64);
+    }
+    return 0;
+}
+
+/* job 0 alone, at batch 32 until 10 s, then at 64 (a grant that changes only the batch) */
+static int rebatch(const struct train_view *v, struct grant_list *out)
+{
+    int g = 0;
+    const struct train_job *j = train_view_first_active(v);
+    if (j->state != JOB_RUNNING)
+        return grant_add(out, j->slot, &g, 1, 1000);
+    out->wake_at = 0;
+    return grant_add_batch(out, j->slot, &g, 1, 1000, 64);
+}
+static int rebatch_at_10(const struct train_view *v, struct grant_list *out)
+{
+    int rc = rebatch(v, out);
+    if (v->now < sim_from_sec(10))
+        out->wake_at = v->now == 0 ? sim_from_sec(10) : 0;
+    return rc;
+}
+
+Test(share, memory_over_commit_is_refused_and_batch_changes_the_rate)
+{
+    struct job_spec jobs[] = { job(0, 0, 0, 1000), job(1, 0, 0, 1000) };
+    struct fin f;
+    struct errbuf err;
+    cr_assert_eq(run(jobs, 2, overcommit, &f, &err), -1);
+    cr_assert(strstr(err.msg, "over-committed GPU 0") != NULL, "%s", err.msg);
+    /* 100 it at 10 it/s for 10 s, then 900 it at 10 x 2 x E / t-ratio, E = (64 + 32) / 128,
+     * t-ratio 0.2 + 0.8 x 2: 8.333 it/s, 108 s: ends at 118 s */
+    struct dec_wake { int x; };
+    cr_assert_eq(run(jobs, 1, rebatch_at_10, &f, &err), 0, "%s", err.msg);
+    cr_assert_float_eq(f.finish[0], 10 + 900 / (10 * 2 * 0.75 / 1.8), 1e-4);
+}
+
+/* ---- IADeep's tuner on hand-built views ---- */
+
+Test(share, tuning_is_never_worse_than_the_untuned_point)
+{
+    gsl_rng *g = rng_stream(11, "test_tune");
+    struct train_job jobs[4];
+    int32_t next[4];
+    int gpu0 = 0;
+    struct mux m;
+    cr_assert_eq(mux_init(&m, cl), 0);
+    occ *o = occ_create(cl);
+    struct grant_list out;
+    grant_list_init(&out);
+    for (int trial = 0; trial < 60; trial++) {
+        int n = 1 + (int)gsl_rng_uniform_int(g, 3);
+        for (int i = 0; i < n; i++) {
+            jobs[i] = (struct train_job){ .id = i, .slot = i, .jtype = (int)gsl_rng_uniform_int(g, 2),
+                                          .workers = 1, .state = JOB_RUNNING, .ngpu = 1,
+                                          .share = (uint16_t)(1000 / n), .gpus = &gpu0 };
+            /* the untuned point is the type's batch: it must fit (a: 6.66, b: 4.66 GB) */
+            next[i] = i + 1 < n ? i + 1 : -1;
+        }
+        if (n == 3 && jobs[0].jtype + jobs[1].jtype + jobs[2].jtype == 0)
+            jobs[2].jtype = 1;
+        struct train_view v = { .cl = cl, .occ = o, .model = model, .jobs = jobs,
+                                .running_head = 0, .next_running = next, .n_running = n,
+                                .speed = share_speed(sh) };
+        grant_list_reset(&out);
+        mux_load(&m, &v, &out);
+        double untuned = 0;
+        for (int i = 0; i < n; i++)
+            untuned += mux_view_solo(&v, &jobs[i], 0) / mux_rate(&m, &v, 0, i);
+        double tuned = iadeep_tune(&m, &v, 0, 8);
+        cr_assert(tuned <= untuned + 1e-12, "trial %d: tuned %g > untuned %g", trial, tuned,
+                  untuned);
+        /* the tuner's figure is the sum of PD at the batches it left, which fit */
+        double check = 0;
+        for (int i = 0; i < n; i++)
+            check += mux_view_solo(&v, &jobs[i], 0) / mux_rate(&m, &v, 0, i);
+        cr_assert_float_eq(tuned, check, 1e-9);
+        cr_assert(m.g[0].mem_gb <= 16 + 1e-9, "trial %d: %g GB", trial, m.g[0].mem_gb);
+    }
+    grant_list_fini(&out);
+    occ_destroy(o);
+    mux_fini(&m);
+    gsl_rng_free(g);
+}
+
+/* ---------------------------------------------------------------- end to end */
+
+static char *experiment(const char *name, double rate, int jobs)
+{
+    static char text[4096];
+    snprintf(text, sizeof text, "{ \"name\": \"%s\", \"seed\": 1, \"cluster\": { \"name\": \"c\","
+               " \"network\": \"ethernet-25g\", \"groups\": ["
+               "{ \"count\": 2, \"gpu\": \"RTX3090\", \"gpus_per_node\": 2 } ] },"
+               " \"workload\": { \"format\": \"synthetic\", \"jobs\": %d, \"rate_per_hour\": %g,"
+               " \"reference_gpu\": \"RTX3090\", \"workers\": { \"1\": 1 },"
+               " \"duration\": { \"dist\": \"lognormal\", \"median_s\": 200, \"sigma\": 0.8 },"
+               " \"job_types\": { \"vgg16\": 1, \"resnet50\": 1, \"lstm\": 1, \"neumf\": 1,"
+               " \"bert\": 1, \"yolov5\": 1 } },"
+               " \"multiplex\": { \"interference\": [ { \"format\": \"gavel\", \"path\":"
+               " \"models/data/interference/gavel_pairs.csv\" } ] },"
+               " \"policies\": [\"iadeep\", \"mps_even\", \"antman\", \"gandiva\", \"exclusive\"],"
+               " \"sim\": { \"timeline\": true, \"sample_s\": 0 } }", name, jobs, rate);
+    char file[64];
+    snprintf(file, sizeof file, "%s.json", name);
+    return th_write(file, text);
+}
+
+/* the largest sum of shares on one GPU at any instant, from the timeline */
+static const char max_share_sql[] =
+    "with ev as (select run_id r, resource g, start_s t, share d from timeline"
+    " where resource is not null union all select run_id, resource, end_s, -share"
+    " from timeline where resource is not null),"
+    " acc as (select sum(d) over (partition by r, g order by t, d rows unbounded preceding) s"
+    " from ev) select coalesce(max(s), 0) from acc";
+
+Test(mux_e2e, random_runs_never_over_commit_a_gpu_and_repeat_exactly)
+{
+    for (int seed = 1; seed <= 3; seed++) {
+        char name[32], db[4096], sset[32];
+        snprintf(name, sizeof name, "mux_rand_%d", seed);
+        char *exp = experiment(name, 60 + 40 * seed, 40);
+        snprintf(db, sizeof db, "%s/%s.db", th_tmpdir(), name);
+        snprintf(sset, sizeof sset, "%d", seed);
+        struct th_out o = th_hetsim((const char *const[]){ "run", exp, "--seed", sset, "--db",
+                                                           db, "--quiet", NULL });
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+        cr_assert_eq(th_db_value(db, "select count(*) from runs"), 5);
+        cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
+        double mx = th_db_value(db, max_share_sql);
+        cr_assert(mx <= 1 + 1e-9, "seed %d: a GPU held %g of itself", seed, mx);
+        /* sharing happened: some GPU held two jobs at once under a sharing policy */
+        cr_assert(th_db_value(db, "select count(*) from timeline where state = 'shared'") > 0);
+        /* the policies differ */
+        cr_assert(th_db_value(db, "select count(distinct round(value, 3)) from metrics where"
+                                  " name = 'jct_mean'") > 1);
+        /* the same run again gives the same rows */
+        char db2[4096];
+        snprintf(db2, sizeof db2, "%s/%s_again.db", th_tmpdir(), name);
+        o = th_hetsim((const char *const[]){ "run", exp, "--seed", sset, "--db", db2, "--quiet",
+                                            NULL });
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+        char *a = th_db_dump(db), *b = th_db_dump(db2);
+        cr_assert_str_eq(a, b);
+        free(a);
+        free(b);
+        free(exp);
+    }
+}
+
+/* the most jobs on one GPU at once, per policy, from the timeline */
+static const char holders_sql[] =
+    "with ev as (select run_id r, resource g, start_s t, 1 d from timeline"
+    " where resource is not null union all select run_id, resource, end_s, -1"
+    " from timeline where resource is not null),"
+    " acc as (select r, sum(d) over (partition by r, g order by t, d rows unbounded preceding) s"
+    " from ev) select coalesce(max(s), 0) from acc join runs on runs.id = acc.r"
+    " where runs.policy = '%s'";
+
+Test(mux_e2e, each_policy_keeps_its_own_limits)
+{
+    char *exp = experiment("mux_limits", 400, 60);
+    char db[4096];
+    snprintf(db, sizeof db, "%s/mux_limits.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){ "run", exp, "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
+    static const struct { const char *policy; int most; } lim[] = {
+        { "exclusive", 1 }, { "gandiva", 2 }, { "antman", 2 }, { "iadeep", 3 }, { "mps_even", 4 } };
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+        char q[1024];
+        snprintf(q, sizeof q, holders_sql, lim[i].policy);
+        double most = th_db_value(db, q);
+        cr_assert(most <= lim[i].most, "%s: %g jobs on one GPU", lim[i].policy, most);
+        if (lim[i].most > 1)        /* at 400 jobs an hour on 4 GPUs, every sharer shares */
+            cr_assert(most >= 2, "%s never shared a GPU", lim[i].policy);
+    }
+    /* AntMan's shares: the whole GPU, or 900 guaranteed and 100 opportunistic */
+    cr_assert_eq(th_db_value(db, "select count(*) from timeline join runs on runs.id = run_id"
+                                 " where policy = 'antman' and share is not null and"
+                                 " abs(share - 1) > 1e-9 and abs(share - 0.9) > 1e-9 and"
+                                 " abs(share - 0.1) > 1e-9"), 0);
+    cr_assert(th_db_value(db, "select count(*) from timeline join runs on runs.id = run_id"
+                              " where policy = 'antman' and abs(share - 0.1) < 1e-9") > 0);
+    /* the guaranteed job (0.9) is the one that held the GPU first, the opportunistic one
+     * (0.1) came later */
+    static const char pairs[] =
+        "select count(*) from timeline a join timeline b on a.run_id = b.run_id and"
+        " a.resource = b.resource and a.start_s < b.end_s and b.start_s < a.end_s"
+        " join jobs ja on ja.run_id = a.run_id and ja.job_id = a.entity"
+        " join jobs jb on jb.run_id = b.run_id and jb.job_id = b.entity"
+        " join runs on runs.id = a.run_id where policy = 'antman'"
+        " and abs(a.share - 0.9) < 1e-9 and abs(b.share - 0.1) < 1e-9";
+    char q2[1200];
+    snprintf(q2, sizeof q2, "%s and ja.first_start_s > jb.first_start_s", pairs);
+    cr_assert(th_db_value(db, pairs) > 0);
+    cr_assert_eq(th_db_value(db, q2), 0, "an opportunistic job held a GPU before its guaranteed one");
+    /* MPS: even shares of 1 to 4 holders */
+    cr_assert_eq(th_db_value(db, "select count(*) from timeline join runs on runs.id = run_id"
+                                 " where policy = 'mps_even' and share is not null and"
+                                 " abs(share * round(1 / share) - 1) > 0.002"), 0);
+}
+
+/* A and A interfere badly, A and B hardly: where does the second A go? */
+static char *pair_experiment(const char *name, const char *policies, double aa)
+{
+    char table[512];
+    snprintf(table, sizeof table,
+             "worker_type,job_a,job_b,norm_speed_a,norm_speed_b\n"
+             "v100,ResNet-18 (batch size 16),ResNet-18 (batch size 16),%g,%g\n"
+             "v100,ResNet-18 (batch size 16),ResNet-50 (batch size 16),0.9,0.9\n"
+             "v100,ResNet-50 (batch size 16),ResNet-50 (batch size 16),0.5,0.5\n", aa, aa);
+    static const char trace[] =
+        "arrival_s,job_type,workers,duration_s\n"
+        "0,ResNet-18 (batch size 16),1,3000\n"
+        "0,ResNet-50 (batch size 16),1,3000\n"
+        "10,ResNet-18 (batch size 16),1,300\n";
+    char tname[64];
+    snprintf(tname, sizeof tname, "%s_table.csv", name);
+    free(th_write(tname, table));
+    free(th_write("pair_trace.csv", trace));
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "{ \"name\": \"%s\", \"cluster\": { \"name\": \"two\", \"network\": \"ib-100g\","
+             " \"groups\": [ { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 2 } ] },"
+             " \"workload\": { \"format\": \"hetsim\", \"trace\": \"pair_trace.csv\" },"
+             " \"multiplex\": { \"interference\": [ { \"format\": \"gavel\","
+             " \"path\": \"%s\" } ], \"pressure_exp\": 0 },"
+             " \"policies\": %s, \"sim\": { \"timeline\": true, \"restore_fixed_s\": 1 } }",
+             name, tname, policies);
+    char file[64];
+    snprintf(file, sizeof file, "%s.json", name);
+    return th_write(file, text);
+}
+
+Test(mux_e2e, iadeep_places_by_predicted_degradation_and_gandiva_unpacks_a_bad_pair)
+{
+    /* A with A at 0.6 each: a PD of 1.67, which IADeep's gate allows (below 2 jobs), so only
+     * its ranking keeps job 2 away from A; Gandiva's pair is A with A at 0.2 (below) */
+    char *exp = pair_experiment("mux_pair", "[\"iadeep\", \"mps_even\"]", 0.6);
+    char db[4096];
+    snprintf(db, sizeof db, "%s/mux_pair.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){ "run", exp, "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
+    /* where job 2 ran first, and beside whom */
+    static const char first_gpu[] =
+        "select resource from timeline join runs on runs.id = run_id where policy = '%s'"
+        " and entity = %d and resource is not null order by start_s limit 1";
+    char gdb[4096];
+    snprintf(gdb, sizeof gdb, "%s/mux_pair_gandiva.db", th_tmpdir());
+    exp = pair_experiment("mux_pair_g", "[{ \"name\": \"gandiva\", \"observe_s\": 60 }]", 0.2);
+    o = th_hetsim((const char *const[]){ "run", exp, "--db", gdb, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
+    char q[512];
+    double g[3][3];
+    static const char *const pol[] = { "iadeep", "mps_even", "gandiva" };
+    for (int p = 0; p < 3; p++)
+        for (int j = 0; j < 3; j++) {
+            snprintf(q, sizeof q, first_gpu, pol[p], j);
+            g[p][j] = th_db_value(p < 2 ? db : gdb, q);
+        }
+    /* IADeep predicts A beside B degrades least: job 2 joins job 1 (B) */
+    cr_assert_eq(g[0][2], g[0][1], "iadeep put job 2 on GPU %g (B is on %g)", g[0][2], g[0][1]);
+    /* MPS takes the GPU with the least memory used, A's */
+    cr_assert_eq(g[1][2], g[1][0], "mps_even put job 2 on GPU %g", g[1][2]);
+    cr_assert(th_db_value(db, "select jct_s from jobs join runs on runs.id = run_id where"
+                              " policy = 'iadeep' and job_id = 2") <
+              th_db_value(db, "select jct_s from jobs join runs on runs.id = run_id where"
+                              " policy = 'mps_even' and job_id = 2"));
+    /* Gandiva packs it with A, sees 0.2 + 0.2 < 1 after 60 s, unpacks it, and packs it
+     * with B instead */
+    cr_assert_eq(g[2][2], g[2][0]);
+    cr_assert_eq(th_db_value(gdb, "select preemptions from jobs join runs on runs.id = run_id"
+                                  " where policy = 'gandiva' and job_id = 2"), 1);
+    snprintf(q, sizeof q, "select resource from timeline join runs on runs.id = run_id where"
+                          " policy = 'gandiva' and entity = 2 and resource is not null"
+                          " order by start_s desc limit 1");
+    cr_assert_eq(th_db_value(gdb, q), g[2][1], "gandiva's second try for job 2");
+}
+
+Test(mux_e2e, shipped_experiments_run_every_policy, .timeout = 120)
+{
+    char db[4096];
+    snprintf(db, sizeof db, "%s/mux_shipped.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){ "run", "gavel_colocation", "--set",
+                                                       "workload.max_jobs=80", "--db", db,
+                                                       "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "select count(*) from runs"), 5);
+    cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
+    if (th_shared_dir("traces/iadeep") == NULL)
+        cr_skip_test("../shared/traces/iadeep is not here (iadeep_3090 reads it)");
+    o = th_hetsim((const char *const[]){ "run", "iadeep_3090", "--set", "workload.jobs=80",
+                                        "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "select count(*) from runs where experiment = 'iadeep_3090'"), 5);
+    cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
+}
