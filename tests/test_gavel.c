@@ -85,7 +85,7 @@ static struct gavel_totals run(const cluster *cl, const char *name, struct job_s
     struct src s = { jobs, n, 0 };
     struct entity_source js = { &s, next_job };
     struct gavel_config gc = { .seed = seed, .round = sim_from_sec(360), .min_realloc_s = 1920 };
-    struct train_sink sink = { out, keep, NULL };
+    struct train_sink sink = { .ctx = out, .job = keep };
     struct gavel_totals tot;
     cr_assert_eq(gavel_run(cl, th_m, &gc, &js, policy_decider(p), &sink, &tot, &err), 0, "%s",
                  err.msg);

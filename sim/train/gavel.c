@@ -36,6 +36,7 @@
 
 #include "../../models/fairshare.h"
 #include "../core/engine.h"
+#include "../core/timeline.h"
 #include "../base/grow.h"
 #include "../base/rng.h"
 
@@ -63,6 +64,12 @@ struct gjob {
     int         preemptions, migrations;
     const char *origin;
     long        line;
+    /* its open timeline interval (sim.timeline): queued since seg_from, or running on the
+     * GPUs `gpu` from seg_from to the end of its micro-task of round seg_round (seg_to) */
+    int        *gpu;                        /* sf GPU ids of type seg_w; NULL without */
+    int         seg_running, seg_w, seg_cause, seg_started;
+    int64_t     seg_round;
+    double      seg_from, seg_to;
 };
 
 struct gw {
@@ -108,6 +115,10 @@ struct gw {
     struct credit { double from, to, norm; int t, sf; } *credit;
     int                     ncredit;
     struct gavel_totals     tot;
+    /* the timeline: each type's GPU ids, in id order; which GPUs this round's micro-tasks
+     * hold (by GPU id) */
+    int                    *type_gpu[CLUSTER_MAX_TYPES];
+    unsigned char          *gpu_used;
     /* pick scratch: one type's candidates, pos = index in act */
     struct entry { double prio, deficit, x; int pos; } *ent;
 };
@@ -118,6 +129,91 @@ static void account(struct gw *w, double t)
         w->active_int += w->nact * (t - w->acct_t);
         w->acct_t = t;
     }
+}
+
+/* ---- the timeline (sim.timeline): Gavel does not place jobs, so a micro-task's GPUs are
+ * positions among its type's, kept from one round to the next while a job stays on a type
+ * (the others take the lowest free ones).  A job holds its GPUs from its micro-task's start
+ * to the round's end when it runs again in the next round (consecutive micro-tasks on the
+ * same GPUs are one row), else to its micro-task's end; queued otherwise. */
+
+static void job_free(struct gjob *j)
+{
+    if (j != NULL)
+        free(j->gpu);
+    free(j);
+}
+
+static int seg_emit(struct gw *w, struct gjob *j, double from, double to, int ends,
+                    struct errbuf *err)
+{
+    struct train_segment sg = {
+        .trace_id = j->id, .gpus = j->gpu, .ngpu = j->seg_running ? j->sf : 0, .share = 1,
+        .from = sim_from_sec(from), .to = sim_from_sec(to),
+        .state = j->seg_running ? TL_RUNNING : TL_QUEUED, .cause = j->seg_cause, .ends = ends };
+    return w->sink.segment(w->sink.ctx, &sg, err);
+}
+
+/* End the job's open interval at `t` (running: at its last micro-task's end) with `ends`. */
+static int seg_close(struct gw *w, struct gjob *j, double t, int ends, struct errbuf *err)
+{
+    if (w->sink.segment == NULL)
+        return 0;
+    return seg_emit(w, j, j->seg_from, j->seg_running ? j->seg_to : t, ends, err);
+}
+
+/* After a round's picks: every picked job's GPUs and interval, every job left out queued. */
+static int seg_round(struct gw *w, struct errbuf *err)
+{
+    if (w->sink.segment == NULL)
+        return 0;
+    memset(w->gpu_used, 0, (size_t)cluster_ngpus(w->cl));
+    /* who stays on its type keeps its GPUs */
+    for (int k = 0; k < w->nrun; k++) {
+        struct gjob *j = w->run[k];
+        if (j->seg_running && j->seg_round == w->round - 1 && j->seg_w == j->run_w)
+            for (int i = 0; i < j->sf; i++)
+                w->gpu_used[j->gpu[i]] = 1;
+    }
+    for (int k = 0; k < w->nact; k++) {
+        struct gjob *j = w->act[k];
+        int t = j->run_w;
+        if (t < 0) {
+            if (j->seg_running) {           /* not picked: preempted at its task's end */
+                if (seg_close(w, j, j->seg_to, TL_PREEMPT, err) < 0)
+                    return -1;
+                j->seg_running = 0;
+                j->seg_from = j->seg_to;
+                j->seg_cause = TL_PREEMPT;
+            }
+            continue;
+        }
+        if (j->seg_running && j->seg_round == w->round - 1 && j->seg_w == t) {
+            j->seg_round = w->round;        /* the same GPUs: one interval goes on */
+            j->seg_to = j->run_finish;
+            continue;
+        }
+        int cause = j->seg_running ? TL_MIGRATE : j->seg_started ? TL_RESUME : TL_START;
+        /* a job moving to another type held its old GPUs to the round's end */
+        if (j->seg_running)
+            j->seg_to = w->now;
+        if (seg_close(w, j, w->now, cause, err) < 0)
+            return -1;
+        for (int i = 0, p = 0; i < j->sf; i++) {
+            while (w->gpu_used[w->type_gpu[t][p]])
+                p++;
+            j->gpu[i] = w->type_gpu[t][p];
+            w->gpu_used[j->gpu[i]] = 1;
+        }
+        j->seg_running = 1;
+        j->seg_started = 1;
+        j->seg_w = t;
+        j->seg_round = w->round;
+        j->seg_cause = cause;
+        j->seg_from = w->now;
+        j->seg_to = j->run_finish;
+    }
+    return 0;
 }
 
 /* Add busy GPU-seconds of one micro-task to the sample buckets it overlaps. */
@@ -247,9 +343,9 @@ static int complete_round(struct gw *w, struct errbuf *err)
             if (++j->failures >= MAX_FAILED_ATTEMPTS) {
                 remove_active(w, j);
                 w->tot.dropped++;
-                if (emit(w, j, 1, err) < 0)
+                if (seg_close(w, j, j->run_finish, TL_DROP, err) < 0 || emit(w, j, 1, err) < 0)
                     return -1;
-                free(j);
+                job_free(j);
             }
             continue;
         }
@@ -266,9 +362,9 @@ static int complete_round(struct gw *w, struct errbuf *err)
             w->tot.t.migrations += j->migrations;
             if (j->finish > sim_to_sec(w->tot.t.makespan))
                 w->tot.t.makespan = sim_from_sec(j->finish);
-            if (emit(w, j, 0, err) < 0)
+            if (seg_close(w, j, j->finish, TL_FINISH, err) < 0 || emit(w, j, 0, err) < 0)
                 return -1;
-            free(j);
+            job_free(j);
         }
     }
     w->nrun = 0;
@@ -346,7 +442,12 @@ static int admit(struct gw *w, struct errbuf *err)
                             .total = (int64_t)s->work, .index = w->tot.t.jobs_in,
                             .run_w = -1, .last_w = -1,
                             .last_round = -2, .first_start = -1, .origin = s->origin,
-                            .line = s->line };
+                            .line = s->line, .seg_from = sim_to_sec(s->arrival),
+                            .seg_cause = TL_ARRIVAL };
+        if (w->sink.segment != NULL && (j->gpu = calloc((size_t)j->sf, sizeof *j->gpu)) == NULL) {
+            free(j);
+            return err_run(err, "out of memory");
+        }
         for (int t = 0; t < w->T; t++) {
             double m = tput_measured(w->m, j->jtype, w->types[t], j->sf, 0);
             j->T[t] = m > 0 ? m : 0;
@@ -364,7 +465,7 @@ static int admit(struct gw *w, struct errbuf *err)
             w->credit = grow_array(w->credit, (size_t)n, sizeof *w->credit, &failed);
             w->ent = grow_array(w->ent, (size_t)n, sizeof *w->ent, &failed);
             if (failed) {
-                free(j);
+                job_free(j);
                 return err_run(err, "out of memory");
             }
             w->capact = n;
@@ -606,6 +707,8 @@ static int schedule(struct gw *w, struct errbuf *err)
             return err_run(err, "out of memory");
         w->run[w->nrun++] = j;
     }
+    if (seg_round(w, err) < 0)
+        return -1;
     if (w->cfg.round_samples && w->sink.sample != NULL) {
         /* GPUs per type that run a micro-task, and the micro-tasks: recorded on change */
         const catalog *cat = cluster_catalog(w->cl);
@@ -658,6 +761,8 @@ static int on_round(void *ctx, const struct evq_event *ev, struct errbuf *err)
     int had_update = w->need_update;
     if (schedule(w, err) < 0)
         return ENGINE_FAIL;
+    if (w->sink.tick != NULL)
+        w->sink.tick(w->sink.ctx, sim_from_sec(w->now), engine_events(w->eng));
     simtime next;
     if (w->nrun > 0) {
         double mf = 0;
@@ -713,7 +818,10 @@ static int emit_samples(struct gw *w, struct errbuf *err)
 static void free_world(struct gw *w)
 {
     for (int k = 0; k < w->nact; k++)
-        free(w->act[k]);
+        job_free(w->act[k]);
+    for (int t = 0; t < w->T; t++)
+        free(w->type_gpu[t]);
+    free(w->gpu_used);
     free(w->act);
     free(w->run);
     free(w->run_tmp);
@@ -768,8 +876,20 @@ int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *c
         }
     w.eng = engine_create(16);
     w.shuffle = rng_stream(cfg->seed, "gavel-type-order");
-    int rc = -1;
-    if (w.eng == NULL || w.shuffle == NULL) {
+    int rc = -1, oom = w.eng == NULL || w.shuffle == NULL;
+    if (sink->segment != NULL) {
+        int ng = cluster_ngpus(cl);
+        oom |= (w.gpu_used = calloc((size_t)ng + 1, 1)) == NULL;
+        for (int t = 0; t < w.T && !oom; t++) {
+            int n = 0;
+            if ((w.type_gpu[t] = malloc(((size_t)w.cap[t] + 1) * sizeof **w.type_gpu)) == NULL)
+                oom = 1;
+            for (int g = 0; g < ng && !oom; g++)
+                if (cluster_gpu_type(cl, g) == w.types[t])
+                    w.type_gpu[t][n++] = g;
+        }
+    }
+    if (oom) {
         err_run(err, "out of memory");
         goto out;
     }
@@ -794,11 +914,11 @@ int gavel_run(const cluster *cl, const tput *model, const struct gavel_config *c
     while (w.nact > 0) {
         struct gjob *j = w.act[0];
         remove_active(&w, j);
-        if (emit(&w, j, 1, err) < 0) {
-            free(j);
+        if (seg_close(&w, j, w.now, TL_STOP, err) < 0 || emit(&w, j, 1, err) < 0) {
+            job_free(j);
             goto out;
         }
-        free(j);
+        job_free(j);
     }
     if (emit_samples(&w, err) < 0)
         goto out;
