@@ -14,6 +14,9 @@ extern const struct policy_ops policy_themis;
 extern const struct policy_ops policy_gavel_las;
 extern const struct policy_ops policy_gavel_las_perf;
 extern const struct policy_ops policy_gavel_ftf;
+extern const struct policy_ops policy_srsf;
+extern const struct policy_ops policy_afs;
+extern const struct policy_ops policy_heet;
 extern const struct policy_ops policy_fgd;
 extern const struct policy_ops policy_random;
 extern const struct policy_ops policy_dotprod;
@@ -33,6 +36,10 @@ const struct policy_ops *const policy_registry[] = {
     &policy_gavel_las,
     &policy_gavel_las_perf,
     &policy_gavel_ftf,
+    /* training, elastic jobs */
+    &policy_srsf,
+    &policy_afs,
+    &policy_heet,
     /* placement */
     &policy_fgd,
     &policy_random,

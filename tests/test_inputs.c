@@ -575,7 +575,38 @@ static const struct row rows[] = {
       { RUN }, 2, AT("t.csv", 1) "arrival_s: column given twice (columns 1 and 5)" },
     { "hetsim_header_unknown_column", TRACE("arrival_s,job_type,workers,iterations,gpu\n"),
       { RUN }, 2, AT("t.csv", 1) "gpu: unknown column (the columns are arrival_s, job_type, "
-                                 "workers, iterations or duration_s, id, user, weight)" },
+                                 "workers, iterations or duration_s, id, user, weight, "
+                                 "min_workers, max_workers)" },
+    /* elastic jobs: the worker range (the job's row is line 2) */
+    { "hetsim_min_workers_above_workers",
+      TRACE("arrival_s,job_type,workers,iterations,min_workers\n0," R50 ",2,100,3\n"),
+      { RUN }, 2, AT("t.csv", 2) "min_workers: '3' is not a GPU count from 1 to the job's 2 "
+                                 "workers" },
+    { "hetsim_min_workers_zero",
+      TRACE("arrival_s,job_type,workers,iterations,min_workers\n0," R50 ",2,100,0\n"),
+      { RUN }, 2, AT("t.csv", 2) "min_workers: '0' is not a GPU count" },
+    { "hetsim_max_workers_below_workers",
+      TRACE("arrival_s,job_type,workers,iterations,max_workers\n0," R50 ",4,100,2\n"),
+      { RUN }, 2, AT("t.csv", 2) "max_workers: '2' is not a GPU count of at least the job's 4 "
+                                 "workers" },
+    { "hetsim_max_workers_text",
+      TRACE("arrival_s,job_type,workers,iterations,max_workers\n0," R50 ",1,100,four\n"),
+      { RUN }, 2, AT("t.csv", 2) "max_workers: 'four' is not a GPU count" },
+    { "hetsim_elastic_range_accepted",
+      TRACE("arrival_s,job_type,workers,iterations,min_workers,max_workers\n"
+            "0," R50 ",2,100,1,8\n"),
+      { RUN }, 0, "", 1 },
+    { "hetsim_workload_min_above_max", EXP(E_HWL("\"min_workers\": 4, \"max_workers\": 2")),
+      { RUN }, 2, AT("e.json", 5) "workload.min_workers: 4 is more than max_workers 2" },
+    { "hetsim_workload_max_workers_zero", EXP(E_HWL("\"max_workers\": 0")),
+      { RUN }, 2, AT("e.json", 5) "workload.max_workers: 0 is out of range [1, 1000000]" },
+    { "synth_min_above_max",
+      EXP(SYN(JOBS ", " MIX ", " DUR ", \"min_workers\": 3, \"max_workers\": 2")),
+      { RUN }, 2, AT("e.json", 5) "workload.min_workers: 3 is more than max_workers 2" },
+    { "heet_rank_zero", EXP(E_POL("[{ \"name\": \"heet\", \"rank\": 0 }]")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].rank: 0 is out of range [1, 8]" },
+    { "heet_unknown_param", EXP(E_POL("[{ \"name\": \"heet\", \"rnak\": 2 }]")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].rnak: unknown field (did you mean 'rank'?)" },
     { "hetsim_tenant_names_accepted", TRACE(UHDR UJOB("0", "alice") UJOB("5", "bob")
                                             UJOB("9", "alice")),
       { RUN }, 0, NULL, 1 },

@@ -112,6 +112,16 @@ Test(reproduce, fgd_script_runs_end_to_end, .timeout = 300)
     cr_assert(strstr(text, "sim.load") != NULL, "%s", text);
 }
 
+Test(reproduce, heet_script_runs_end_to_end, .timeout = 300)
+{
+    static const char *const figs[] = { "heet_load_jct_mean_vs_workload.arrival_scale.png",
+                                        "heet_load_jct_p50_vs_workload.arrival_scale.png",
+                                        "heet_load_makespan_vs_workload.arrival_scale.png", NULL };
+    char *text = reproduce("heet", figs, 6, 4);
+    cr_assert(strstr(text, "JCT vs AFS (paper: up to 1/2.46=0.41)") != NULL, "%s", text);
+    cr_assert(strstr(text, "Sia (SOSP 2023): 30-93% lower") != NULL, "%s", text);
+}
+
 Test(reproduce, a_figure_outside_its_band_fails, .timeout = 300)
 {
     /* the shipped quick bands, with one band moved away from the measured figure */
