@@ -346,3 +346,41 @@ Test(elastic, world_refuses_a_count_outside_the_range)
     cr_assert(strstr(err.msg, "min_workers") != NULL, "%s", err.msg);
     cluster_destroy(cl);
 }
+
+/* End to end through the CLI and the database: heet_testbed, every policy, every job in the
+ * jobs table; the policies differ; the same command twice writes the same rows. */
+Test(elastic, testbed_end_to_end_through_the_database, .timeout = 120)
+{
+    char db1[600], db2[600];
+    snprintf(db1, sizeof db1, "%s/heet1.db", th_tmpdir());
+    snprintf(db2, sizeof db2, "%s/heet2.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){ "run", "heet_testbed", "--db", db1, "-q",
+                                                       NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = th_hetsim((const char *const[]){ "run", "heet_testbed", "--db", db2, "-q", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db1, "SELECT COUNT(*) FROM runs"), 3);
+    const char *const pols[] = { "heet", "afs", "srsf" };
+    double jct[3];
+    for (int i = 0; i < 3; i++) {
+        char q[300];
+        snprintf(q, sizeof q, "SELECT COUNT(*) FROM jobs JOIN runs ON runs.id = jobs.run_id "
+                 "WHERE runs.policy = '%s' AND finish_s IS NOT NULL", pols[i]);
+        cr_assert_eq(th_db_value(db1, q), 40, "%s", pols[i]);
+        snprintf(q, sizeof q, "SELECT value FROM metrics JOIN runs ON runs.id = metrics.run_id "
+                 "WHERE runs.policy = '%s' AND name = 'jct_mean'", pols[i]);
+        jct[i] = th_db_value(db1, q);
+        cr_assert_gt(jct[i], 0);
+    }
+    cr_assert_neq(jct[0], jct[1]);
+    cr_assert_neq(jct[0], jct[2]);
+    /* elastic jobs resize while running, which the world counts as migrations */
+    cr_assert_gt(th_db_value(db1, "SELECT SUM(migrations) FROM jobs JOIN runs ON runs.id = "
+                                  "jobs.run_id WHERE runs.policy = 'heet'"), 0);
+    char *a = th_db_dump(db1), *b = th_db_dump(db2);
+    cr_assert_str_eq(a, b, "the same run twice wrote different rows");
+    free(a);
+    free(b);
+}
