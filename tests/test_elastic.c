@@ -384,3 +384,35 @@ Test(elastic, testbed_end_to_end_through_the_database, .timeout = 120)
     free(a);
     free(b);
 }
+
+/* A per-type restart delay (sim.restore_by_type) wins over the world's: srtf preempts a long
+ * job on one V100 for a short one at 100 s; the long one resumes at 150 s and restores for
+ * 20 s (its type's delay) instead of 7 s. */
+Test(elastic, restart_delay_by_job_type)
+{
+    cluster *cl = th_cluster(th_cat, "{\"network\": \"ethernet-25g\", \"groups\": "
+                                     "[{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
+    int r50 = tput_find(th_m, "ResNet-50 (batch size 64)");
+    double rate = 4.394774823323071;        /* Gavel's ResNet-50 on one V100 */
+    struct job_spec jobs[] = {
+        { .id = 0, .arrival = 0, .jtype = r50, .workers = 1, .work = 1000 * rate, .weight = 1 },
+        { .id = 1, .arrival = sim_from_sec(100), .jtype = r50, .workers = 1, .work = 50 * rate,
+          .weight = 1 } };
+    double *by = malloc(sizeof *by * (size_t)tput_ntypes(th_m));
+    for (int t = 0; t < tput_ntypes(th_m); t++)
+        by[t] = -1;
+    struct train_config cfg = { .restore_delay_s = 7, .until = SIM_NEVER };
+    struct th_result r = th_run_policy(cl, th_m, jobs, 2, "srtf", NULL, &cfg);
+    cr_assert_float_eq(th_find(&r, 0)->finish, 1057, 1e-5);
+    th_result_free(&r);
+    cfg.restore_by_type = by;               /* none given for it: the world's 7 s */
+    r = th_run_policy(cl, th_m, jobs, 2, "srtf", NULL, &cfg);
+    cr_assert_float_eq(th_find(&r, 0)->finish, 1057, 1e-5);
+    th_result_free(&r);
+    by[r50] = 20;
+    r = th_run_policy(cl, th_m, jobs, 2, "srtf", NULL, &cfg);
+    cr_assert_float_eq(th_find(&r, 0)->finish, 1070, 1e-5);
+    th_result_free(&r);
+    free(by);
+    cluster_destroy(cl);
+}

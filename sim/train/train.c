@@ -619,6 +619,8 @@ static int on_finish(train *w, int32_t s, struct errbuf *err)
 
 static double restore_s(const train *w, int jtype)
 {
+    if (w->cfg.restore_by_type != NULL && w->cfg.restore_by_type[jtype] >= 0)
+        return w->cfg.restore_by_type[jtype];
     return train_view_restore_for(w->model, jtype, w->cfg.restore_delay_s,
                                   w->cfg.restore_fixed_s, w->cfg.storage_gbs);
 }
@@ -800,7 +802,7 @@ static void fill_view(const train *w, struct train_view *v)
         .next_waiting = w->next_waiting, .next_running = w->next_running,
         .round = (w->dec.wake & WAKE_ROUND) ? w->dec.round : 0, .round_index = w->round_index,
         .restore_delay_s = w->cfg.restore_delay_s, .restore_fixed_s = w->cfg.restore_fixed_s,
-        .storage_gbs = w->cfg.storage_gbs,
+        .storage_gbs = w->cfg.storage_gbs, .restore_by_type = w->cfg.restore_by_type,
     };
 }
 

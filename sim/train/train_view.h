@@ -90,6 +90,7 @@ struct train_view {
     int64_t  round_index;               /* rounds begun so far */
     /* what a restart costs (the world's settings; use train_view_restore_s) */
     double   restore_delay_s, restore_fixed_s, storage_gbs;
+    const double *restore_by_type;      /* by job type, where >= 0 (NULL: none) */
 };
 
 /* Iterate: for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j)) */
