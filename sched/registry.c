@@ -17,6 +17,7 @@ extern const struct policy_ops policy_gavel_ftf;
 extern const struct policy_ops policy_srsf;
 extern const struct policy_ops policy_afs;
 extern const struct policy_ops policy_heet;
+extern const struct policy_ops policy_sia;
 extern const struct policy_ops policy_fgd;
 extern const struct policy_ops policy_random;
 extern const struct policy_ops policy_dotprod;
@@ -40,6 +41,7 @@ const struct policy_ops *const policy_registry[] = {
     &policy_srsf,
     &policy_afs,
     &policy_heet,
+    &policy_sia,
     /* placement */
     &policy_fgd,
     &policy_random,

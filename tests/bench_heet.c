@@ -4,8 +4,9 @@
  * work long enough that none finishes), ten 120 s rounds in the training world.  The figure
  * is CPU seconds (getrusage, this process) per round, world included (applying 1,000 GPUs of
  * grants), the completion once per job type included in the first; the issue's target is
- * under 1 s per round.  AFS and SRSF are timed the same way for comparison.  A plain
- * program, not a test.
+ * under 1 s per round.  AFS and SRSF are timed the same way for comparison.  Then every
+ * policy of sia_3types (160 jobs on 64 GPUs of three types), a whole run each, without a
+ * database: the issue's target is under 5 CPU s for sia.  A plain program, not a test.
  */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "../sched/policy.h"
 #include "../sim/base/path.h"
 #include "../sim/run/experiment.h"
+#include "../sim/run/run.h"
 #include "../sim/train/train.h"
 
 enum { JOBS = 2000, ROUNDS = 10 };
@@ -129,5 +131,26 @@ int main(void)
     cluster_destroy(cl);
     tput_destroy(m);
     catalog_destroy(cat);
+
+    static const char *const sia_policies[] = { "sia", "heet", "afs", "srsf" };
+    printf("sia_3types: 160 Philly-derived elastic jobs on 64 GPUs (T4/A10/V100), whole runs "
+           "without a database, CPU s (getrusage); target < 5 s for sia\n");
+    for (size_t k = 0; k < sizeof sia_policies / sizeof sia_policies[0]; k++) {
+        struct experiment *e = NULL;
+        struct run_env env = { 0 };
+        struct run_result res;
+        if (experiment_load(&e, "sia_3types", NULL, 0, &err) < 0 ||
+            experiment_only_policy(e, sia_policies[k], &err) < 0 ||
+            run_env_open(&env, e, &err) < 0)
+            return fail(&err);
+        struct run_opts opts = { 0 };
+        double t0 = cpu_s();
+        if (run_one(e, 0, &env, &opts, &res, &err) < 0)
+            return fail(&err);
+        printf("  %-5s %.3f CPU s, mean JCT %.1f s\n", sia_policies[k], cpu_s() - t0,
+               run_metric(&res, "jct_mean"));
+        run_env_close(&env);
+        experiment_free(e);
+    }
     return 0;
 }

@@ -279,16 +279,16 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * clusters with their GPUs by type, in the order of their groups. */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 11, 100, (const char *const[]){
+    assert_listing("experiments", 12, 100, (const char *const[]){
         "default           The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants       OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
         "\nphilly_slice      How workloads/traces/philly_300.csv was made: 300 jobs of the "
         "Philly job list...\n", NULL });
-    assert_listing("sweeps", 5, 100, (const char *const[]){
+    assert_listing("sweeps", 6, 100, (const char *const[]){
         "\nload       The README's sweep tour: four policies on the 48-GPU mixed cluster as "
         "the arrival rate...\n", NULL });
-    assert_listing("clusters", 9, 100, (const char *const[]){
+    assert_listing("clusters", 10, 100, (const char *const[]){
         "alibaba_pai2020     6742 GPUs: 1596 P100, 994 T4, 2240 K80, 1080 V100-32GB, "
         "832 V100-16GB\n",
         "\ngavel_108           108 GPUs: 36 V100-16GB, 36 P100, 36 K80\n",
@@ -327,7 +327,7 @@ Test(cli, list_domains_names_each_worlds_policies_and_formats)
     assert_listing("domains", 6, 0, (const char *const[]){
         "training: DL training jobs on GPU clusters",
         "\n  policies: fifo fifo_perf srtf oef fft tiresias themis gavel_las gavel_las_perf "
-        "gavel_ftf srsf afs heet\n",
+        "gavel_ftf srsf afs heet sia\n",
         "\n  formats: hetsim gavel philly synthetic\n",
         "\nplacement: pods asking for fractions of a GPU",
         "\n  policies: fgd random dotprod bestfit clustering gpupacking\n",

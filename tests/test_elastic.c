@@ -4,8 +4,9 @@
  * within the job's [min_workers, max_workers] and of one GPU type, every job done in the end,
  * the same rows for the same input — and against cases worked by hand: Heet's slot size from
  * GPUs per active job, its trading of one GPU from a poorly scaling job to a waiting one,
- * AFS not handing a job GPUs that slow it down, SRSF keeping the requested size, and the
- * world refusing a grant outside a job's range.
+ * AFS not handing a job GPUs that slow it down, SRSF keeping the requested size, Sia's ILP
+ * against the allocations enumerated by hand, and the world refusing a grant outside a
+ * job's range.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -141,7 +142,9 @@ static void run(const cluster *cl, const struct job_spec *jobs, int n, const cha
     dec.ctx = s;
     dec.decide = checked;
     struct train_sink sink = { .ctx = s, .job = on_job };
-    struct train_config cfg = { .restore_delay_s = 30, .until = SIM_NEVER };
+    /* 30 simulated days: a policy that never runs some job stops there, with that job not
+     * done (the checks below fail) instead of rounds forever */
+    struct train_config cfg = { .restore_delay_s = 30, .until = sim_from_sec(30 * 86400.0) };
     train *w;
     cr_assert_eq(train_create(&w, cl, th_m, &cfg, &es, &dec, &sink, &err), 0, "%s", err.msg);
     struct train_totals tot;
@@ -184,6 +187,7 @@ struct pcase {
 static const struct pcase cases[] = {
     { "srsf", NULL }, { "afs", NULL }, { "heet", NULL },
     { "heet", "{\"oracle\": true}" }, { "heet", "{\"max_count\": 8, \"rank\": 3}" },
+    { "sia", NULL }, { "sia", "{\"p\": 1}" },
 };
 
 /* the parameter is an index: pointers do not survive into the test's process */
@@ -414,5 +418,30 @@ Test(elastic, restart_delay_by_job_type)
     cr_assert_float_eq(th_find(&r, 0)->finish, 1070, 1e-5);
     th_result_free(&r);
     free(by);
+    cluster_destroy(cl);
+}
+
+/* Sia on 4 T4, two jobs arriving together, p = 1: normalized goodputs (T4 measurements)
+ * ResNet-152/512: 1, 4.50/2.74 = 1.64 (2 GPUs), 5.85/2.74 = 2.13 (4); VGG-19/64: 1, 5.49/13.89
+ * = 0.40 (2).  Every allocation that fits: R4 2.13, R2+V1 2.64, R2+V2 2.04, R1+V1 2.00,
+ * R1+V2 1.40, R2 1.64, V1 1 ...: the best is ResNet on 2, VGG on 1 (the restart factor is the
+ * same for all, nobody runs yet).  With p = 0.01 every job counts about 1, and R2+V1 (1.005 +
+ * 1) still beats R4 alone. */
+Test(elastic, sia_ilp_picks_the_best_allocation_by_hand)
+{
+    cluster *cl = th_cluster(th_cat, "{\"network\": \"ethernet-25g\", \"groups\": ["
+                                     "{\"count\": 1, \"gpu\": \"T4\", \"gpus_per_node\": 4, "
+                                     "\"intra\": \"pcie3\"}]}");
+    struct job_spec jobs[] = { ej(0, 0, R152_512, 1, 1, 4, 1e5), ej(1, 0, VGG64, 1, 1, 4, 1e5) };
+    struct seen s;
+    run(cl, jobs, 2, "sia", "{\"p\": 1}", &s);
+    cr_assert_eq(s.first[0], 2);
+    cr_assert_eq(s.first[1], 1);
+    run(cl, jobs, 2, "sia", "{\"p\": 0.01}", &s);
+    cr_assert_eq(s.first[0], 2);
+    cr_assert_eq(s.first[1], 1);
+    /* alone, ResNet takes all four (2.13 > 1.64 > 1) */
+    run(cl, jobs, 1, "sia", "{\"p\": 1}", &s);
+    cr_assert_eq(s.first[0], 4);
     cluster_destroy(cl);
 }
