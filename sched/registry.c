@@ -21,6 +21,10 @@ extern const struct policy_ops policy_mps_even;
 extern const struct policy_ops policy_gandiva;
 extern const struct policy_ops policy_antman;
 extern const struct policy_ops policy_iadeep;
+extern const struct policy_ops policy_srsf;
+extern const struct policy_ops policy_afs;
+extern const struct policy_ops policy_heet;
+extern const struct policy_ops policy_sia;
 extern const struct policy_ops policy_fgd;
 extern const struct policy_ops policy_random;
 extern const struct policy_ops policy_dotprod;
@@ -58,6 +62,11 @@ const struct policy_ops *const policy_registry[] = {
     &policy_gandiva,
     &policy_antman,
     &policy_iadeep,
+    /* training, elastic jobs */
+    &policy_srsf,
+    &policy_afs,
+    &policy_heet,
+    &policy_sia,
     /* placement */
     &policy_fgd,
     &policy_random,

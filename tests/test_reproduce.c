@@ -148,6 +148,33 @@ Test(reproduce, iadeep_script_runs_end_to_end, .timeout = 300)
     cr_assert(strstr(text, "workload.rate_per_hour") != NULL, "%s", text);
 }
 
+Test(reproduce, heet_script_runs_end_to_end, .timeout = 300)
+{
+    /* two sweeps, two tables: heet_load (9 claims) and sia_load (4 claims), 4 loads each */
+    int status;
+    char *text = reproduce_with("heet", "heet", "", &status);
+    cr_assert_eq(status, 0, "%s", text);
+    static const char *const figs[] = { "heet_load_jct_mean_vs_workload.arrival_scale.png",
+                                        "heet_load_jct_p50_vs_workload.arrival_scale.png",
+                                        "heet_load_makespan_vs_workload.arrival_scale.png",
+                                        "sia_load_jct_mean_vs_workload.arrival_scale.png",
+                                        "sia_load_jct_p50_vs_workload.arrival_scale.png", NULL };
+    for (int i = 0; figs[i] != NULL; i++) {
+        char p[900];
+        snprintf(p, sizeof p, "%s/heet/%s", th_tmpdir(), figs[i]);
+        cr_assert_gt(file_size(p), 5000, "%s missing or empty", p);
+    }
+    int cells = 0;
+    for (const char *p = text; (p = strstr(p, "±")) != NULL; p++)
+        cells++;
+    cr_assert_eq(cells - 2, (9 + 4) * 4, "%s", text);     /* two headers have one each */
+    cr_assert(strstr(text, "JCT vs AFS (paper: up to 1/2.46=0.41)") != NULL, "%s", text);
+    cr_assert(strstr(text, "JCT vs AFS (paper: 0.07-0.70 vs its baselines)") != NULL, "%s",
+              text);
+    cr_assert(strstr(text, "every figure is inside its band") != NULL, "%s", text);
+    cr_assert(strstr(text, "OUT OF BAND") == NULL && strstr(text, "no band") == NULL, "%s", text);
+}
+
 Test(reproduce, a_figure_outside_its_band_fails, .timeout = 300)
 {
     /* the shipped quick bands, with one band moved away from the measured figure */

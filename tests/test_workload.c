@@ -311,7 +311,7 @@ Test(workload, hetsim_header_errors)
           ":1: header: column 5 has no name (a trailing comma?)" },
         { "arrival_s,job_type,workers,iterations,tenant\n",
           ":1: tenant: unknown column (the columns are arrival_s, job_type, workers, "
-          "iterations or duration_s, id, user, weight)" },
+          "iterations or duration_s, id, user, weight, min_workers, max_workers)" },
         { "", ": empty file: expected a header line" },
         { "# only a comment\n\n", ": empty file: expected a header line" },
         { "arrival_s,\"job_type,workers,iterations\n", ":1: header: unterminated quote" },
@@ -1522,7 +1522,7 @@ Test(workload, config_errors)
         { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
           " \"vc\": \"x\"}", "exp.json:2: workload.vc: unknown field" },
         { "{\"format\": \"hetsim\", \"trace\": \"cfg_any.csv\",\n"
-          " \"max_workers\": 4}", "exp.json:2: workload.max_workers: unknown field" },
+          " \"vc\": 4}", "exp.json:2: workload.vc: unknown field" },
         { "{\"format\": \"gavel\", \"trace\": \"x\",\n \"max_jobs\": -1}",
           "exp.json:2: workload.max_jobs: -1 is out of range [0, 1099511627776]" },
         { "{\"format\": \"gavel\", \"trace\": \"x\",\n \"skip_jobs\": 1.5}",

@@ -6,6 +6,8 @@
  *   duration  on the reference GPU: lognormal (median_s, sigma), exponential (mean_s) or
  *             uniform (min_s, max_s), then clamped to [clamp_min_s, clamp_max_s] ("durations")
  *   user      uniform over `users` tenants (default 1)                          ("users")
+ *   elastic   "min_workers" / "max_workers": every job runs on [min(min_workers, workers),
+ *             max(max_workers, workers)] GPUs (default: rigid, exactly `workers`)
  * or, with "tenants": [{"name": ..., "weight": w, "job_types": {...}}, ...], each job belongs
  * to a tenant drawn by weight ("users") and draws its type from that tenant's own mix
  * ("job_types"); the user number is the tenant's position in the list.
@@ -48,6 +50,7 @@ struct sst {
     int      dist;
     double   a, b, clamp_lo, clamp_hi;
     int64_t  users;
+    int64_t  min_all, max_all;      /* the elastic range, 0: rigid */
     gsl_rng *r_arr, *r_type, *r_work, *r_dur, *r_user;
     void    *mix;
     gsl_ran_discrete_t *wtab;
@@ -125,6 +128,12 @@ static int sst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
                          catalog_gpu(tput_catalog(c->model), c->ref_gpu)->name);
     *out = (struct job_spec){ .id = s->made, .arrival = sim_from_sec(s->t), .jtype = jt,
                               .workers = workers, .work = work, .user = user, .weight = 1,
+                              .min_workers = s->min_all <= 0 ? 0
+                                             : s->min_all < workers ? (int32_t)s->min_all
+                                                                    : workers,
+                              .max_workers = s->max_all <= 0 ? 0
+                                             : s->max_all > workers ? (int32_t)s->max_all
+                                                                    : workers,
                               .origin = s->origin, .line = s->wline[wi],
                               .field = s->wfield[wi] };
     s->made++;
@@ -305,6 +314,8 @@ static int sst_open(struct reader *r, struct reader_common *c, const struct jobj
     if (jobj_int(cfg, "jobs", JREQ, 1, INT64_C(1) << 40, &s->jobs, err) < 0 ||
         jobj_num(cfg, "rate_per_hour", JREQ, 1e-6, 1e9, &rate, err) < 0 ||
         jobj_int(cfg, "users", JOPT, 1, 1000000, &s->users, err) < 0 ||
+        jobj_int(cfg, "min_workers", JOPT, 1, 1000000, &s->min_all, err) < 0 ||
+        jobj_int(cfg, "max_workers", JOPT, 1, 1000000, &s->max_all, err) < 0 ||
         read_workers(s, cfg, err) < 0 || read_duration(s, cfg, err) < 0 ||
         read_tenants(s, c, cfg, err) < 0)
         goto fail;
@@ -317,6 +328,12 @@ static int sst_open(struct reader *r, struct reader_common *c, const struct jobj
         jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "users"),
                     "workload.users", err, "give either users or tenants, not both (with "
                     "tenants, the user is the tenant)");
+        goto fail;
+    }
+    if (s->min_all > 0 && s->max_all > 0 && s->min_all > s->max_all) {
+        jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "min_workers"),
+                    "workload.min_workers", err, "%lld is more than max_workers %lld",
+                    (long long)s->min_all, (long long)s->max_all);
         goto fail;
     }
     s->gap_mean_s = 3600.0 / rate;
@@ -340,7 +357,8 @@ fail:
 }
 
 static const char *const synth_keys[] = { "jobs", "rate_per_hour", "workers", "duration",
-                                          "users", "tenants", NULL };
+                                          "users", "tenants", "min_workers", "max_workers",
+                                          NULL };
 
 const struct workload_format synth_format = {
     .name = "synthetic",

@@ -9,6 +9,12 @@
  *   user        optional  tenant: a number >= 0, or a name; names are numbered 0, 1, ... in
  *                         order of first appearance; one trace uses numbers or names, not both
  *   weight      optional  priority weight > 0 (default 1)
+ *   min_workers optional  elastic jobs: the fewest GPUs it runs on, 1 <= min_workers <= workers
+ *   max_workers optional  elastic jobs: the most GPUs it runs on, >= workers
+ * Without those columns a job is rigid (both are `workers`), unless the workload object sets
+ * "min_workers" / "max_workers": then every job's range is [min(that, workers), max(that,
+ * workers)], so that a trace of rigid requests (Philly's GPU counts) becomes elastic jobs
+ * whose requested size stays in their range.  Columns win over the workload's settings.
  * The header must name each column once; an empty name (a trailing comma) or an unknown one
  * is an error, so that a misspelt column is never read as absent.
  * Rows must be in non-decreasing arrival order (the file is streamed, never held in memory).
@@ -28,9 +34,11 @@
 #include "../sim/train/train.h"
 #include "reader.h"
 
-enum col { C_ID, C_ARRIVAL, C_TYPE, C_WORKERS, C_ITERS, C_DURATION, C_USER, C_WEIGHT, C_N };
+enum col { C_ID, C_ARRIVAL, C_TYPE, C_WORKERS, C_ITERS, C_DURATION, C_USER, C_WEIGHT, C_MIN,
+           C_MAX, C_N };
 static const char *const colnames[] = { "id", "arrival_s", "job_type", "workers", "iterations",
-                                        "duration_s", "user", "weight", NULL };
+                                        "duration_s", "user", "weight", "min_workers",
+                                        "max_workers", NULL };
 
 enum { MAX_COLS = 32, USER_NAME_MAX = 255 };
 
@@ -47,6 +55,7 @@ struct hst {
     int         users;          /* enum user_kind, fixed by the first row */
     long        users_line;     /* that row's line */
     struct reader_names names;  /* tenant names -> user numbers */
+    int64_t     min_all, max_all;   /* the workload's elastic range, 0: none */
 };
 
 static void hst_close(void *p)
@@ -129,7 +138,7 @@ static int read_header(struct hst *s, const char *path, struct errbuf *err)
             const char *hint = jsonf_suggest(f[i], colnames);
             return err_input(err, path, ln, f[i], "unknown column%s%s%s (the columns are "
                              "arrival_s, job_type, workers, iterations or duration_s, id, user, "
-                             "weight)", hint ? " (did you mean '" : "", hint ? hint : "",
+                             "weight, min_workers, max_workers)", hint ? " (did you mean '" : "", hint ? hint : "",
                              hint ? "'?)" : "");
         }
         if (s->pos[k] >= 0)
@@ -184,6 +193,19 @@ static int hst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
         (tio_double(f[s->pos[C_WEIGHT]], &weight) < 0 || !(weight > 0) || weight > 1e9))
         return err_input(err, c->path, ln, "weight", "'%s' is not a weight > 0",
                          f[s->pos[C_WEIGHT]]);
+    long long lo = 0, hi = 0;
+    if (s->min_all > 0)
+        lo = s->min_all < workers ? s->min_all : workers;
+    if (s->max_all > 0)
+        hi = s->max_all > workers ? s->max_all : workers;
+    if (s->pos[C_MIN] >= 0 &&
+        (tio_int64(f[s->pos[C_MIN]], &lo) < 0 || lo < 1 || lo > workers))
+        return err_input(err, c->path, ln, "min_workers", "'%s' is not a GPU count from 1 to "
+                         "the job's %lld workers", f[s->pos[C_MIN]], workers);
+    if (s->pos[C_MAX] >= 0 &&
+        (tio_int64(f[s->pos[C_MAX]], &hi) < 0 || hi < workers || hi > 1000000))
+        return err_input(err, c->path, ln, "max_workers", "'%s' is not a GPU count of at least "
+                         "the job's %lld workers", f[s->pos[C_MAX]], workers);
     int jt = reader_jobtype(c->model, f[s->pos[C_TYPE]], c->path, ln, "job_type", err);
     if (jt < 0)
         return -1;
@@ -221,7 +243,8 @@ static int hst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
     if (added == 0)
         return err_input(err, c->path, ln, "id", "job id %lld appears twice", id);
     *out = (struct job_spec){ .id = id, .arrival = sim_from_sec(arrival), .jtype = jt,
-                              .workers = (int32_t)workers, .work = work, .user = user,
+                              .workers = (int32_t)workers, .min_workers = (int32_t)lo,
+                              .max_workers = (int32_t)hi, .work = work, .user = user,
                               .weight = weight, .origin = c->path, .line = ln };
     s->row++;
     return 1;
@@ -230,10 +253,21 @@ static int hst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
 static int hst_open(struct reader *r, struct reader_common *c, const struct jobj *cfg,
                     struct errbuf *err)
 {
-    (void)cfg;
     struct hst *s = calloc(1, sizeof *s);
     if (s == NULL)
         return err_run(err, "out of memory");
+    if (jobj_int(cfg, "min_workers", JOPT, 1, 1000000, &s->min_all, err) < 0 ||
+        jobj_int(cfg, "max_workers", JOPT, 1, 1000000, &s->max_all, err) < 0) {
+        free(s);
+        return -1;
+    }
+    if (s->min_all > 0 && s->max_all > 0 && s->min_all > s->max_all) {
+        jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "min_workers"),
+                    "workload.min_workers", err, "%lld is more than max_workers %lld",
+                    (long long)s->min_all, (long long)s->max_all);
+        free(s);
+        return -1;
+    }
     if (tio_open(&s->r, c->path, err) < 0 || read_header(s, c->path, err) < 0) {
         hst_close(s);
         return -1;
@@ -246,6 +280,8 @@ static int hst_open(struct reader *r, struct reader_common *c, const struct jobj
     *r = (struct reader){ s, hst_next, hst_close };
     return 0;
 }
+
+static const char *const hst_keys[] = { "min_workers", "max_workers", NULL };
 
 /* The seed matters only when job types are drawn anew. */
 static int hst_seeded(const struct jobj *cfg)
@@ -260,5 +296,6 @@ const struct workload_format trace_hetsim_format = {
     .summary = "hetsim's CSV job trace (arrival_s, job_type, workers, iterations or duration_s)",
     .flags = FORMAT_TRACE | FORMAT_DURATIONS | FORMAT_MIX,
     .seeded_by = hst_seeded,
+    .keys = hst_keys,
     .open = hst_open,
 };

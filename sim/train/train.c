@@ -419,6 +419,16 @@ int train_job_check(const cluster *cl, const tput *model, const struct job_spec 
         return err_input(err, f, s->line, s->field ? s->field : "workers",
                          "job %lld asks for %d GPUs; no GPU type of cluster '%s' has that many",
                          (long long)s->id, s->workers, cluster_name(cl));
+    /* elastic jobs: min_workers <= workers <= max_workers (0: both are workers) */
+    int lo = s->min_workers > 0 ? s->min_workers : s->workers;
+    int hi = s->max_workers > 0 ? s->max_workers : s->workers;
+    if (s->min_workers < 0 || lo > s->workers)
+        return err_input(err, f, s->line, "min_workers", "job %lld: min_workers %d must be "
+                         ">= 1 and at most its %d workers", (long long)s->id, s->min_workers,
+                         s->workers);
+    if (s->max_workers < 0 || hi < s->workers)
+        return err_input(err, f, s->line, "max_workers", "job %lld: max_workers %d must be at "
+                         "least its %d workers", (long long)s->id, s->max_workers, s->workers);
     if (!(s->work > 0) || s->work > 1e18)
         return err_input(err, f, s->line, "work", "job %lld: work must be > 0", (long long)s->id);
     return 0;
@@ -613,6 +623,8 @@ static int on_finish(train *w, int32_t s, struct errbuf *err)
 
 static double restore_s(const train *w, int jtype)
 {
+    if (w->cfg.restore_by_type != NULL && w->cfg.restore_by_type[jtype] >= 0)
+        return w->cfg.restore_by_type[jtype];
     return train_view_restore_for(w->model, jtype, w->cfg.restore_delay_s,
                                   w->cfg.restore_fixed_s, w->cfg.storage_gbs);
 }
@@ -649,6 +661,10 @@ static int validate(train *w, struct grant_list *l, struct errbuf *err)
         if (g->ngpu > 0 && (g->share < 1 || g->share > OCC_WHOLE))
             return err_run(err, "policy granted job %lld a share of %d/1000",
                            (long long)w->jobs[g->slot].id, g->share);
+        const struct train_job *j = &w->jobs[g->slot];
+        if (g->ngpu > 0 && (g->ngpu < j->min_workers || g->ngpu > j->max_workers))
+            return err_run(err, "policy granted job %lld %d GPUs, outside its range [%d, %d]",
+                           (long long)j->id, g->ngpu, j->min_workers, j->max_workers);
         int *ids = l->ids + g->first;
         if (g->ngpu > 1)
             qsort(ids, (size_t)g->ngpu, sizeof *ids, cmp_int);
@@ -819,6 +835,7 @@ static void fill_view(const train *w, struct train_view *v)
         .round = (w->dec.wake & WAKE_ROUND) ? w->dec.round : 0, .round_index = w->round_index,
         .restore_delay_s = w->cfg.restore_delay_s, .restore_fixed_s = w->cfg.restore_fixed_s,
         .storage_gbs = w->cfg.storage_gbs, .speed = w->speed,
+        .restore_by_type = w->cfg.restore_by_type,
     };
 }
 

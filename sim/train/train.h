@@ -90,6 +90,9 @@ struct train_config {
     struct window measure;      /* the measurement window of time-averaged figures, seconds;
                                    to <= from (a zeroed config): first to last arrival */
     const struct train_speed *speed;    /* jobs' rates from their grants (NULL: rigid) */
+    const double *restore_by_type;      /* by job type: its restart delay, seconds, where
+                                           >= 0, over the rule above (NULL: none; Sia's
+                                           per-model restart penalties) */
     uint64_t max_events;        /* 0: no limit */
 };
 

@@ -28,6 +28,8 @@ double train_view_restore_for(const tput *m, int jtype, double delay_s, double f
 
 double train_view_restore_s(const struct train_view *v, const struct train_job *j)
 {
+    if (v->restore_by_type != NULL && v->restore_by_type[j->jtype] >= 0)
+        return v->restore_by_type[j->jtype];
     return train_view_restore_for(v->model, j->jtype, v->restore_delay_s, v->restore_fixed_s,
                                   v->storage_gbs);
 }

@@ -93,6 +93,7 @@ struct train_view {
     double   restore_delay_s, restore_fixed_s, storage_gbs;
     const struct train_speed *speed;    /* the world's speed hook (sim/train/mux_view.h asks
                                            it about shared GPUs) */
+    const double *restore_by_type;      /* by job type, where >= 0 (NULL: none) */
 };
 
 /* Iterate: for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j)) */

@@ -28,6 +28,13 @@
 
 enum mode { MODE_NATIVE, MODE_GAVEL, MODE_POLLUX };
 
+struct restore_entry {                  /* one entry of sim.restore_by_type */
+    char   name[JT_NAME_MAX];
+    double seconds;
+    char   file[256];
+    long   line;
+};
+
 struct config {
     int                 mode;           /* enum mode */
     struct train_config train;          /* the native world's settings (restores, rounds) */
@@ -36,12 +43,15 @@ struct config {
     double              restart_s;      /* Pollux mode: the penalty of every reallocation */
     char                elastic_path[PATH_MAX_LEN];     /* models.elastic (applications.json) */
     struct share_config mux;            /* "multiplex": shared GPUs (share.h) */
+    struct restore_entry *restore;      /* sim.restore_by_type, resolved against the model
+                                           when a run starts */
+    int                 nrestore;
 };
 
 static const char *const top_keys[] = { "mode", "multiplex", NULL };
 static const char *const sim_keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
                                         "round_samples", "min_realloc_s", "tick_s",
-                                        "restart_s", NULL };
+                                        "restart_s", "restore_by_type", NULL };
 static const char *const model_keys[] = { "elastic", NULL };
 static const char default_elastic[] = "models/data/pollux/applications.json";
 static const char *const report_columns[] = {
@@ -72,6 +82,72 @@ static const struct display display = {
     .resource_one = "GPU",
 };
 
+static void free_config(void *config)
+{
+    struct config *c = config;
+    if (c != NULL)
+        free(c->restore);
+    free(c);
+}
+
+/* sim.restore_by_type: { "job type": seconds >= 0, ... }, kept with each entry's place so
+ * that a name the model does not know is reported there when a run resolves it. */
+static int read_restores(struct config *c, const struct jobj *sim, struct errbuf *err)
+{
+    struct jobj o;
+    const cJSON *node = sim->node != NULL
+                            ? cJSON_GetObjectItemCaseSensitive(sim->node, "restore_by_type") : NULL;
+    if (node == NULL)
+        return 0;
+    if (jobj_obj(&o, sim, "restore_by_type", JREQ, err) < 0)
+        return -1;
+    int n = cJSON_GetArraySize(o.node);
+    c->restore = calloc((size_t)(n > 0 ? n : 1), sizeof *c->restore);
+    if (c->restore == NULL)
+        return err_run(err, "out of memory");
+    for (const cJSON *e = o.node->child; e != NULL; e = e->next) {
+        struct restore_entry *r = &c->restore[c->nrestore++];
+        double v;
+        if (jobj_num(&o, e->string, JREQ, 0, 1e7, &v, err) < 0)
+            return -1;
+        if (strlen(e->string) >= sizeof r->name)
+            return jsonf_error(o.doc, e, o.path, err, "job type name too long");
+        snprintf(r->name, sizeof r->name, "%s", e->string);
+        r->seconds = v;
+        const char *file;
+        jsonf_where(o.doc, e, &file, &r->line);
+        snprintf(r->file, sizeof r->file, "%s", file != NULL ? file : "");
+    }
+    return 0;
+}
+
+/* The per-type restart delays of a run (NULL when none are given): -1 where not given. */
+static int resolve_restores(const struct config *c, const tput *m, double **out,
+                            struct errbuf *err)
+{
+    *out = NULL;
+    if (c->nrestore == 0)
+        return 0;
+    double *by = malloc(sizeof *by * (size_t)tput_ntypes(m));
+    if (by == NULL)
+        return err_run(err, "out of memory");
+    for (int t = 0; t < tput_ntypes(m); t++)
+        by[t] = -1;
+    for (int i = 0; i < c->nrestore; i++) {
+        int t = tput_find(m, c->restore[i].name);
+        if (t < 0) {
+            free(by);
+            char field[JT_NAME_MAX + 32];
+            snprintf(field, sizeof field, "sim.restore_by_type.%s", c->restore[i].name);
+            return err_input(err, c->restore[i].file, c->restore[i].line, field,
+                             "unknown job type '%s' (hetsim list models)", c->restore[i].name);
+        }
+        by[t] = c->restore[i].seconds;
+    }
+    *out = by;
+    return 0;
+}
+
 static int read_config(void **out, const struct jobj *root, const struct jobj *sim,
                        const char *base_dir, struct errbuf *err)
 {
@@ -98,7 +174,8 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         jobj_bool(sim, "timeline", JOPT, &timeline, err) < 0 ||
         jobj_obj(&models, root, "models", JOPT, err) < 0 ||
         (models.node != NULL && jobj_str(&models, "elastic", JOPT, &profiles_name, err) < 0) ||
-        share_read(&c->mux, root, base_dir, err) < 0)
+        share_read(&c->mux, root, base_dir, err) < 0 ||
+        read_restores(c, sim, err) < 0)
         goto fail;
     if (c->mode == MODE_POLLUX && c->tick_s != floor(c->tick_s)) {
         jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "tick_s"), "sim.tick_s",
@@ -134,7 +211,7 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
     *out = c;
     return 0;
 fail:
-    free(c);
+    free_config(c);
     return -1;
 }
 
@@ -220,6 +297,10 @@ static int check_source(const struct world_env *env, FILE *list, int64_t *count,
             return -1;
         share_destroy(sh);
     }
+    double *by;
+    if (resolve_restores(c, env->model, &by, err) < 0)
+        return -1;
+    free(by);
     if (list != NULL)
         fprintf(list, "id,arrival_s,job_type,workers,iterations,user,weight\n");
     while ((rc = src->next(src->ctx, &js, err)) > 0) {
@@ -421,24 +502,32 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
             return -1;
     } else {
         struct train_config tc = w->cfg->train;
+        double *by;
+        if (resolve_restores(w->cfg, env->model, &by, err) < 0)
+            return -1;
+        tc.restore_by_type = by;
         tc.sample_period = env->sim->sample_period;
         tc.until = env->sim->until;
         tc.max_events = env->sim->max_events;
         tc.measure = env->sim->measure;
         share *sh = NULL;
         if (w->cfg->mux.on) {
-            if (share_open(&sh, &w->cfg->mux, env->model, err) < 0)
+            if (share_open(&sh, &w->cfg->mux, env->model, err) < 0) {
+                free(by);
                 return -1;
+            }
             tc.speed = share_speed(sh);
         }
         train *t;
         if (train_create(&t, env->cl, env->model, &tc, env->source, dec, &sink, err) < 0) {
             share_destroy(sh);
+            free(by);
             return -1;
         }
         int rc = train_run(t, &tot, err);
         train_destroy(t);
         share_destroy(sh);
+        free(by);
         if (rc < 0)
             return -1;
     }
@@ -458,7 +547,7 @@ const struct world_ops train_world = {
     .model_keys = model_keys,
     .display = &display,
     .read = read_config,
-    .free_config = free,
+    .free_config = free_config,
     .check_policy = check_policy,
     .uses_seed = uses_seed,
     .check_source = check_source,

@@ -9,9 +9,9 @@
  * "format" picks the reader); its "trace" is set (jsonf_set) to the TRACE bytes written to the
  * scratch directory, so the readers never open anything else.  At most 2,000 jobs are drained
  * and skip_jobs is lowered to 1,000, to keep an execution short (a synthetic "jobs" may be
- * 2^40).  Every job must be sane: a known job type, workers >= 1, work and weight finite > 0;
- * every request too: a count >= 1, a span >= 0, a named graph or a pick in [0, 1), a finite
- * peak >= 0, arrivals that do not decrease.
+ * 2^40).  Every job must be sane: a known job type, workers >= 1, work and weight finite > 0,
+ * an elastic range (when set) around its workers; every request too: a count >= 1, a span
+ * >= 0, a named graph or a pick in [0, 1), a finite peak >= 0, arrivals that do not decrease.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -102,6 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fz_fail("job %lld (line %ld): type %d, %d workers, work %g, weight %g, user %d",
                         (long long)js.id, js.line, js.jtype, js.workers, js.work, js.weight,
                         js.user);
+            if ((js.min_workers != 0 && (js.min_workers < 1 || js.min_workers > js.workers)) ||
+                (js.max_workers != 0 && js.max_workers < js.workers))
+                fz_fail("job %lld (line %ld): range [%d, %d] around %d workers", (long long)js.id,
+                        js.line, js.min_workers, js.max_workers, js.workers);
         }
         workload_close(w);
     } else if (w != NULL) {
