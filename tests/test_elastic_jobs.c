@@ -18,7 +18,7 @@
 #include "../sim/train/train.h"
 #include "helpers.h"
 
-TestSuite(elastic, .init = th_models_init, .fini = th_models_fini);
+TestSuite(elastic_jobs, .init = th_models_init, .fini = th_models_fini);
 
 #define VGG64 "VGG-19 CIFAR-10 (batch size 64)"
 #define VGG512 "VGG-19 CIFAR-10 (batch size 512)"
