@@ -79,12 +79,14 @@
  * lp_solve_mip switch the presolver on, which discards the kept basis, and take no callback.
  *
  * Incremental program.  One glp_prob lives across rounds.  Each job owns a block (its T x
- * columns, r, its assignment row), found by job id; a departed job's block is fixed at 0
- * (r = 0 drops it from (b)) and reused by the next arrival.  A round rewrites only the
- * blocks of arrivals and of jobs whose size or eligible types changed, the g columns of
- * classes whose membership count changed, bounds of classes whose state changed, and the
- * objective (age and rho move every round).  The kept basis is repaired (structurally) where
- * reused columns changed (lp_repair_basis in sched/lp.c).
+ * columns, r, its assignment row), found by job id.  A departed job's row and columns are
+ * deleted (glp_del_rows / glp_del_cols, one batch per round, O(program) to renumber what
+ * refers to the rest), so the program holds the live jobs only; an arrival's block is
+ * appended.  A round rewrites only the blocks of arrivals and of jobs whose size or eligible
+ * types changed, the g columns of classes whose membership count changed, bounds of classes
+ * whose state changed, and the objective (age and rho move every round).  The kept basis
+ * loses the departed rows and columns with them and is repaired (structurally) where a
+ * departed job was basic or a rewritten block changed (lp_repair_basis in sched/lp.c).
  * Size: about J (T + 1) columns and J + 3 T D rows for J jobs, T types, D sizes, with T D
  * integer columns (plus T D binaries with work conservation).  Per round O(T D J log J)
  * outside GLPK.  1,000 GPUs of 8 types and 4,000 jobs take 0.3-1.5 s on one core
@@ -105,11 +107,11 @@
 enum { MAXT = CLUSTER_MAX_TYPES, MAXD = 32 };
 enum { CLS_OPEN, CLS_FORCED, CLS_IDLE };
 
-/* One job's part of the program. */
+/* A live job: what the policy keeps of it, and its part of the program. */
 struct blk {
     int64_t  id;
     int64_t  seen;      /* last call it was part of */
-    int      live;
+    int      live;      /* the slot holds a job (else it is on the free list) */
     int      d;         /* workers the block was built for */
     uint32_t elig;      /* bit i: x_j^i may be 1 */
     int      fresh;     /* (re)built this call */
@@ -140,6 +142,10 @@ struct fft {
     /* blocks and the id -> block map (open addressing, linear probing) */
     struct blk *b;
     int       nb, bcap, *freeb, nfree;
+    /* rows and columns of departed jobs, deleted together by compact() (1-based, as GLPK) */
+    int      *delr, *delc, ndelr, ndelc, delcap;
+    int      *rmap, *cmap;      /* compact()'s old -> new index, 0 = deleted */
+    int       mapcap;
     int64_t  *mkey;
     int      *mval;
     size_t    mcap, mn;
@@ -270,6 +276,7 @@ static void reset(struct fft *f)
     memset(f->cls, 0, sizeof f->cls);
     f->nb = 0;
     f->nfree = 0;
+    f->ndelr = f->ndelc = 0;
     for (size_t s = 0; s < f->mcap; s++)
         f->mval[s] = -1;
     f->mn = 0;
@@ -397,44 +404,138 @@ static void build_block(struct fft *f, const struct alloc_problem *p, int bi, in
     glp_set_row_bnds(f->lp, b->a0, GLP_FX, 0, 0);
 }
 
-/* A departed job's block: its columns fixed at 0 (r = 0 drops it from row (b)), kept for
- * reuse. */
-static void drop_block(struct fft *f, int bi)
+/* Queue the row and columns of block bi for deletion by compact(). */
+static int leave(struct fft *f, int bi)
 {
-    struct blk *b = &f->b[bi];
-    int T = f->T;
-    for (int i = 0; i < T; i++) {
-        glp_set_col_bnds(f->lp, b->x0 + i, GLP_FX, 0, 0);
-        glp_set_obj_coef(f->lp, b->x0 + i, 0);
+    const struct blk *b = &f->b[bi];
+    int nc = f->T + (f->wc ? 1 : 0);
+    if (f->ndelc + nc + 1 > f->delcap) {
+        int cap = (f->ndelc + nc + 1) * 2;
+        int *r = realloc(f->delr, (size_t)cap * sizeof *r);
+        if (r == NULL)
+            return -1;
+        f->delr = r;
+        int *c = realloc(f->delc, (size_t)cap * sizeof *c);
+        if (c == NULL)
+            return -1;
+        f->delc = c;
+        f->delcap = cap;
     }
-    if (f->wc)
-        glp_set_col_bnds(f->lp, b->x0 + T, GLP_FX, 0, 0);
-    b->live = 0;
-    b->elig = 0;
-    map_del(f, b->id);
-    f->freeb[f->nfree++] = bi;
+    for (int i = 0; i < nc; i++)
+        f->delc[++f->ndelc] = b->x0 + i;
+    f->delr[++f->ndelr] = b->a0;
+    return 0;
 }
 
+/* Old -> new index after deleting the marked entries (map[j] < 0) of 1..n: order kept. */
+static int renumber(int *map, int n)
+{
+    int m = 0;
+    for (int j = 1; j <= n; j++)
+        map[j] = map[j] < 0 ? 0 : ++m;
+    return m;
+}
+
+/* Delete the queued rows and columns from the program and renumber whatever refers to the
+ * rest: blocks, classes, u, and the kept basis and duals (GLPK keeps the survivors' order
+ * and statuses; the kept basis loses rows whose row variable was basic and nonbasic columns
+ * when a block leaves as it was at the last optimum, so it stays a basis unless a departed
+ * job was basic — lp_repair_basis mends that at the next solve).  O(rows + columns). */
+static int compact(struct fft *f)
+{
+    if (f->ndelr == 0)
+        return 0;
+    int m = glp_get_num_rows(f->lp), n = glp_get_num_cols(f->lp);
+    int need = (m > n ? m : n) + 1;
+    if (need > f->mapcap) {
+        int *r = realloc(f->rmap, (size_t)need * 2 * sizeof *r);
+        if (r == NULL)
+            return -1;
+        f->rmap = r;
+        int *c = realloc(f->cmap, (size_t)need * 2 * sizeof *c);
+        if (c == NULL)
+            return -1;
+        f->cmap = c;
+        f->mapcap = need * 2;
+    }
+    int *rmap = f->rmap, *cmap = f->cmap;
+    memset(rmap, 0, ((size_t)m + 1) * sizeof *rmap);
+    memset(cmap, 0, ((size_t)n + 1) * sizeof *cmap);
+    for (int q = 1; q <= f->ndelr; q++)
+        rmap[f->delr[q]] = -1;
+    for (int q = 1; q <= f->ndelc; q++)
+        cmap[f->delc[q]] = -1;
+    renumber(rmap, m);
+    renumber(cmap, n);
+    glp_del_rows(f->lp, f->ndelr, f->delr);
+    glp_del_cols(f->lp, f->ndelc, f->delc);
+    f->ndelr = f->ndelc = 0;
+    for (int bi = 0; bi < f->nb; bi++) {
+        struct blk *b = &f->b[bi];
+        if (b->live) {
+            b->x0 = cmap[b->x0];
+            b->a0 = rmap[b->a0];
+        }
+    }
+    for (int i = 0; i < f->T; i++) {
+        f->ucol[i] = cmap[f->ucol[i]];
+        f->urow[i] = rmap[f->urow[i]];
+    }
+    for (int c = 0; c < f->nd; c++)
+        for (int i = 0; i < f->T; i++) {
+            struct cls *q = &f->cls[c][i];
+            if (q->n) {
+                q->n = cmap[q->n];
+                q->nrow = rmap[q->nrow];
+            }
+            if (q->g) {
+                q->g = cmap[q->g];
+                q->a = rmap[q->a];
+                q->b = rmap[q->b];
+            }
+        }
+    /* the kept basis: compacted in place (new index <= old) */
+    int nr = 0, nc = 0;
+    for (int r = 1; r <= f->nrstat; r++)
+        if (rmap[r]) {
+            f->rstat[rmap[r]] = f->rstat[r];
+            f->ydual[rmap[r]] = f->ydual[r];
+            nr = rmap[r];
+        }
+    for (int c = 1; c <= f->ncstat; c++)
+        if (cmap[c]) {
+            f->cstat[cmap[c]] = f->cstat[c];
+            nc = cmap[c];
+        }
+    f->nrstat = nr;
+    f->ncstat = nc;
+    return 0;
+}
+
+/* A slot for a new job, its row and columns appended to the program. */
 static int new_block(struct fft *f)
 {
-    if (f->nfree > 0)
-        return f->freeb[--f->nfree];
-    if (f->nb == f->bcap) {
-        int nc = f->bcap ? f->bcap * 2 : 64;
-        struct blk *b = realloc(f->b, (size_t)nc * sizeof *b);
-        if (b == NULL)
-            return -1;
-        f->b = b;
-        int *fr = realloc(f->freeb, (size_t)nc * sizeof *fr);
-        if (fr == NULL)
-            return -1;
-        f->freeb = fr;
-        f->bcap = nc;
+    int bi;
+    if (f->nfree > 0) {
+        bi = f->freeb[--f->nfree];
+    } else {
+        if (f->nb == f->bcap) {
+            int nc = f->bcap ? f->bcap * 2 : 64;
+            struct blk *b = realloc(f->b, (size_t)nc * sizeof *b);
+            if (b == NULL)
+                return -1;
+            f->b = b;
+            int *fr = realloc(f->freeb, (size_t)nc * sizeof *fr);
+            if (fr == NULL)
+                return -1;
+            f->freeb = fr;
+            f->bcap = nc;
+        }
+        bi = f->nb++;
     }
-    int T = f->T, bi = f->nb++;
     struct blk *b = &f->b[bi];
     memset(b, 0, sizeof *b);
-    b->x0 = glp_add_cols(f->lp, T + (f->wc ? 1 : 0));
+    b->x0 = glp_add_cols(f->lp, f->T + (f->wc ? 1 : 0));
     b->a0 = glp_add_rows(f->lp, 1);
     return bi;
 }
@@ -1182,30 +1283,45 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
     if (kb == NULL || on == NULL || cost == NULL || rcost == NULL ||
         reserve_scratch(f, (size_t)T + MAXD + 4) < 0)
         return err_run(err, "out of memory");
-    /* match the problem's jobs to blocks */
+    /* match the problem's jobs to blocks: departed jobs leave the program first, so that
+     * it holds the live jobs only; then arrivals are appended */
     for (int k = 0; k < J; k++) {
         int bi = map_find(f, p->id[k]);
+        if (bi >= 0)
+            f->b[bi].seen = f->calls;
+        f->kblk[k] = bi;
+    }
+    for (int bi = 0; bi < f->nb; bi++) {
+        struct blk *b = &f->b[bi];
+        if (b->live && b->seen != f->calls) {
+            if (leave(f, bi) < 0)
+                return err_run(err, "out of memory");
+            map_del(f, b->id);
+            b->live = 0;
+            f->freeb[f->nfree++] = bi;
+        }
+    }
+    if (compact(f) < 0)
+        return err_run(err, "out of memory");
+    for (int k = 0; k < J; k++) {
+        int bi = f->kblk[k];
         if (bi < 0) {
             if ((bi = new_block(f)) < 0 || map_put(f, p->id[k], bi) < 0)
                 return err_run(err, "out of memory");
             struct blk *b = &f->b[bi];
-            b->live = 0;
             build_block(f, p, bi, k);
             b->id = p->id[k];
             b->live = 1;
             b->rho = 0;
+            b->seen = f->calls;
+            f->kblk[k] = bi;
         } else {
             struct blk *b = &f->b[bi];
             b->fresh = 0;
             if (b->d != p->scale[k] || b->elig != eligible(f, p, k))
                 build_block(f, p, bi, k);
         }
-        f->b[bi].seen = f->calls;
-        f->kblk[k] = bi;
     }
-    for (int bi = 0; bi < f->nb; bi++)
-        if (f->b[bi].live && f->b[bi].seen != f->calls)
-            drop_block(f, bi);
     if (f->wc)
         set_classes(f, J);
     /* the round's objective */
@@ -1305,6 +1421,10 @@ static void fft_destroy(void *self)
         glp_delete_prob(f->lp);
     free(f->b);
     free(f->freeb);
+    free(f->delr);
+    free(f->delc);
+    free(f->rmap);
+    free(f->cmap);
     free(f->mkey);
     free(f->mval);
     free(f->kblk);
