@@ -93,7 +93,7 @@
  * (tests/bench_fft.c).
  *
  * Test hooks (declared by tests/test_fft.c and tests/bench_fft.c, not in a header):
- * fft_rho, fft_set_rho, fft_size, fft_last.
+ * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts.
  */
 #include <math.h>
 #include <stdint.h>
@@ -167,6 +167,7 @@ struct fft {
     double   *rcost;            /* the same, reduced costs at the LP optimum */
     int      *on;               /* [k]: the decision, type or -1 */
     /* statistics of the last solve (read by the bench) */
+    int64_t   n_simplex, n_pivots, n_intopt;    /* GLPK calls since create, cumulative */
     int64_t   last_nodes;
     int       last_free;        /* x columns left free by reduced-cost fixing */
     double    last_lp, last_inc;
@@ -816,6 +817,15 @@ static int repair_basis(struct fft *f)
     return lp_repair_basis(f->lp);
 }
 
+/* glp_simplex, counted (calls and pivots, for fft_counts). */
+static int simplex(struct fft *f, const glp_smcp *sp)
+{
+    int it = glp_get_it_cnt(f->lp), rc = glp_simplex(f->lp, sp);
+    f->n_simplex++;
+    f->n_pivots += glp_get_it_cnt(f->lp) - it;
+    return rc;
+}
+
 /* GLPK's callback: counts branch-and-bound nodes, stops at "node_limit". */
 static void count_nodes(glp_tree *tree, void *info)
 {
@@ -922,7 +932,7 @@ static int price(struct fft *f)
  * type) gets every column back.  GLPK's return code, or -1 if not optimal. */
 static int simplex_priced(struct fft *f, glp_smcp *sp)
 {
-    int rc = glp_simplex(f->lp, sp);
+    int rc = simplex(f, sp);
     for (;;) {
         int opt = rc == 0 && glp_get_status(f->lp) == GLP_OPT;
         if (f->nheld == 0 || (opt && price(f) == 0))
@@ -930,7 +940,7 @@ static int simplex_priced(struct fft *f, glp_smcp *sp)
         if (!opt)
             release(f);
         sp->meth = GLP_PRIMAL;
-        rc = glp_simplex(f->lp, sp);
+        rc = simplex(f, sp);
     }
     return rc != 0 ? rc : glp_get_status(f->lp) == GLP_OPT ? 0 : -1;
 }
@@ -968,13 +978,13 @@ static int solve_lp(struct fft *f, struct errbuf *err)
         release(f);
         cold_basis(f);
         sp.meth = GLP_DUALP;
-        rc = glp_simplex(f->lp, &sp);
+        rc = simplex(f, &sp);
     }
     if (rc != 0 || glp_get_status(f->lp) != GLP_OPT) {
         glp_std_basis(f->lp);
         sp.meth = GLP_PRIMAL;
         sp.presolve = GLP_ON;
-        rc = glp_simplex(f->lp, &sp);
+        rc = simplex(f, &sp);
         if (rc != 0 || glp_get_status(f->lp) != GLP_OPT)
             return err_run(err, "fft: the LP relaxation failed (GLPK code %d, status %d)", rc,
                            glp_get_status(f->lp));
@@ -985,24 +995,34 @@ static int solve_lp(struct fft *f, struct errbuf *err)
 /* Diving from the LP optimum: fix the integer column closest to an integral value (n to its
  * nearest integer, or the other side if that is infeasible; an open g to 0) and re-solve by
  * the dual simplex from the current basis, until n and g are integral — then so are the x
- * (see the header).  Reads the point into `xv` and returns 0 if it got there, 1 if a
- * dive was infeasible both ways.  Every bound it changed is restored. */
+ * (see the header).  A fractional g whose rounding keeps the current point feasible is
+ * fixed without a re-solve: g has no cost, so the point stays optimal.  That is the common
+ * case — g = 1 when every member runs, g = 0 when the type is full enough anyway — and it
+ * saves the two simplex calls (g = 0 infeasible, then g = 1) each such class used to cost.
+ * Reads the point into `xv` and returns 0 if it got there, 1 if a dive was infeasible both
+ * ways.  Every bound it changed is restored. */
 static int dive(struct fft *f, double *xv)
 {
-    int T = f->T, nint = 0, cols[2 * MAXD * MAXT], isg[2 * MAXD * MAXT], nfix = 0, rc = 1;
+    int T = f->T, nint = 0, cols[2 * MAXD * MAXT], nfix = 0, rc = 1;
+    const struct cls *of[2 * MAXD * MAXT];     /* the class of an open g, NULL for an n */
+    int at[2 * MAXD * MAXT];                    /* its type */
+    uint8_t done[2 * MAXD * MAXT];              /* fixed by this dive */
     struct { int col, type; double lb, ub; } fix[2 * MAXD * MAXT];
     for (int c = 0; c < f->nd; c++)
         for (int i = 0; i < T; i++) {
             const struct cls *q = &f->cls[c][i];
             if (q->n) {
-                isg[nint] = 0;
+                of[nint] = NULL;
+                at[nint] = i;
                 cols[nint++] = q->n;
             }
             if (q->g && q->state == CLS_OPEN) {
-                isg[nint] = 1;
+                of[nint] = q;
+                at[nint] = i;
                 cols[nint++] = q->g;
             }
         }
+    memset(done, 0, sizeof done);
     glp_smcp sp;
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
@@ -1012,8 +1032,34 @@ static int dive(struct fft *f, double *xv)
         int best = -1;
         double bestd = 2, v = 0;
         for (int q = 0; q < nint; q++) {
+            if (done[q])
+                continue;
             double x = glp_get_col_prim(f->lp, cols[q]), d = fabs(x - floor(x + 0.5));
-            if (d > 1e-6 && d < bestd) {
+            if (d <= 1e-6)
+                continue;
+            if (of[q] != NULL) {
+                /* (a): u + (Y - d + 1) g >= Y - d + 1;  (b): N g - sum r <= 0 */
+                const struct cls *k = of[q];
+                double lo = glp_get_row_lb(f->lp, k->a);
+                double u = glp_get_col_prim(f->lp, f->ucol[at[q]]);
+                double slack1 = glp_get_row_prim(f->lp, k->b) + k->cnt * (1 - x);
+                double r = -1;
+                if (u >= lo - 1e-9)
+                    r = 0;
+                else if (slack1 <= 1e-9)
+                    r = 1;
+                if (r >= 0) {
+                    fix[nfix].col = cols[q];
+                    fix[nfix].type = glp_get_col_type(f->lp, cols[q]);
+                    fix[nfix].lb = glp_get_col_lb(f->lp, cols[q]);
+                    fix[nfix].ub = glp_get_col_ub(f->lp, cols[q]);
+                    nfix++;
+                    glp_set_col_bnds(f->lp, cols[q], GLP_FX, r, r);
+                    done[q] = 1;
+                    continue;
+                }
+            }
+            if (d < bestd) {
                 best = q;
                 bestd = d;
                 v = x;
@@ -1024,17 +1070,18 @@ static int dive(struct fft *f, double *xv)
             break;
         }
         int col = cols[best];
-        double first = isg[best] ? 0 : floor(v + 0.5);
+        double first = of[best] != NULL ? 0 : floor(v + 0.5);
         double second = first == floor(v) ? ceil(v) : floor(v);
         fix[nfix].col = col;
         fix[nfix].type = glp_get_col_type(f->lp, col);
         fix[nfix].lb = glp_get_col_lb(f->lp, col);
         fix[nfix].ub = glp_get_col_ub(f->lp, col);
         nfix++;
+        done[best] = 1;
         glp_set_col_bnds(f->lp, col, GLP_FX, first, first);
-        if (glp_simplex(f->lp, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT) {
+        if (simplex(f, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT) {
             glp_set_col_bnds(f->lp, col, GLP_FX, second, second);
-            if (glp_simplex(f->lp, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT)
+            if (simplex(f, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT)
                 break;
         }
     }
@@ -1226,6 +1273,7 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     ip.mip_gap = f->gap;
     ip.cb_func = count_nodes;
     ip.cb_info = f;
+    f->n_intopt++;
     int grc = glp_intopt(f->lp, &ip), ms = glp_mip_status(f->lp);
     if (ms == GLP_OPT || ms == GLP_FEAS) {
         for (int k = 0; k < J; k++) {
@@ -1367,6 +1415,7 @@ double fft_rho(void *self, int64_t id);
 int fft_set_rho(void *self, int64_t id, double rho);
 void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes);
 void fft_last(void *self, double *zlp, double *zinc, int *nfree);
+void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *intopt_calls);
 
 /* rho of job `id` (what the next round will use); -1 if the job is unknown. */
 double fft_rho(void *self, int64_t id)
@@ -1407,6 +1456,16 @@ void fft_last(void *self, double *zlp, double *zinc, int *nfree)
     *zlp = f->last_lp;
     *zinc = f->last_inc;
     *nfree = f->last_free;
+}
+
+/* GLPK calls since the policy was created: simplex calls (each pays GLPK's set-up of its
+ * working problem and a factorization, O(program)), their pivots, branch-and-bound runs. */
+void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *intopt_calls)
+{
+    struct fft *f = self;
+    *simplex_calls = f->n_simplex;
+    *pivots = f->n_pivots;
+    *intopt_calls = f->n_intopt;
 }
 
 /* ---- the policy ---- */
