@@ -115,6 +115,7 @@ struct blk {
     int      d;         /* workers the block was built for */
     uint32_t elig;      /* bit i: x_j^i may be 1 */
     int      fresh;     /* (re)built this call */
+    int      must;      /* r fixed at 1: the job cannot wait (set_must_run) */
     int      x0;        /* first of T x columns; r = x0 + T (with work conservation) */
     int      a0;        /* assignment row */
     double   rho;
@@ -403,6 +404,7 @@ static void build_block(struct fft *f, const struct alloc_problem *p, int bi, in
     glp_set_mat_col(f->lp, b->x0 + T, n, f->ind, f->val);
     glp_set_col_bnds(f->lp, b->x0 + T, GLP_DB, 0, 1);
     glp_set_row_bnds(f->lp, b->a0, GLP_FX, 0, 0);
+    b->must = 0;
 }
 
 /* Queue the row and columns of block bi for deletion by compact(). */
@@ -593,6 +595,41 @@ static void set_classes(struct fft *f, int J)
                                  f->cap[i] - d + 1, 0);
                 glp_set_row_bnds(f->lp, q->b, GLP_FR, 0, 0);
             }
+        }
+    }
+}
+
+/* Jobs that cannot wait.  If job j waited, each type i it may run on would have fewer than
+ * d_j GPUs free (work conservation), u_i >= Y_i - d_j + 1, so the other jobs would hold at
+ * least S_j = sum over those types of (Y_i - d_j + 1) GPUs.  When all other jobs together
+ * need fewer (D - d_j < S_j, D = the GPUs of every job that can run somewhere), j runs in
+ * every admissible point: r_j = 1 is implied, and fixing it removes no integral solution.
+ * It closes the LP relaxation's gap on a cluster with room for everyone, where g and r can
+ * otherwise be fractional together (g < 1 relaxes (a), r < 1 lets a job with positive
+ * cost half wait) and the LP bound sits far below every admissible point, so that each
+ * round needed branch and bound.  O(J T), bounds rewritten only where they change. */
+static void set_must_run(struct fft *f, int J)
+{
+    int T = f->T;
+    double D = 0;
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (b->elig)
+            D += b->d;
+    }
+    for (int k = 0; k < J; k++) {
+        struct blk *b = &f->b[f->kblk[k]];
+        double S = 0;
+        for (int i = 0; i < T; i++)
+            if (b->elig >> i & 1)
+                S += f->cap[i] - b->d + 1;
+        int must = b->elig != 0 && D - b->d < S;
+        if (must != b->must) {
+            if (must)
+                glp_set_col_bnds(f->lp, b->x0 + T, GLP_FX, 1, 1);
+            else
+                glp_set_col_bnds(f->lp, b->x0 + T, GLP_DB, 0, 1);
+            b->must = must;
         }
     }
 }
@@ -1370,8 +1407,10 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
                 build_block(f, p, bi, k);
         }
     }
-    if (f->wc)
+    if (f->wc) {
         set_classes(f, J);
+        set_must_run(f, J);
+    }
     /* the round's objective */
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
