@@ -28,9 +28,12 @@
  *   (b) N_{i,d} g_{i,d} <= sum_{members} r_j          g = 1 only if all N members run
  * A class with more members than can ever run at once (N > sum_i' floor(Y_i' / d)) has g = 0
  * and (a) becomes the bound u_i >= Y_i - d + 1; classes of larger sizes on that type are then
- * implied and switched off.  The constraint form is always feasible (any maximal greedy
- * packing satisfies it), so the paper's fallback to a reward term is never needed and hetsim
- * has none.  With "work_conserving": false the program is (1)-(3) alone; since
+ * implied and switched off.  A job that cannot wait at all — the other jobs together need
+ * fewer GPUs than waiting would require them to hold on its types — has r_j fixed at 1
+ * (set_must_run): implied, so no integral solution changes, but it closes the LP gap when
+ * the cluster has room for everyone.  The constraint form is always feasible (any maximal
+ * greedy packing satisfies it), so the paper's fallback to a reward term is never needed and
+ * hetsim has none.  With "work_conserving": false the program is (1)-(3) alone; since
  * phi > 0 it then runs only jobs whose fairness term makes c negative.
  *
  * Assumptions where the paper leaves things open:
@@ -55,22 +58,32 @@
  *  - Another set of types or capacities than the previous call starts over (new program,
  *    rho reset); within a run the cluster never changes.
  *
- * Solving (exact).
+ * Solving (exact).  The program holds the blocks of some of the live jobs only — those that
+ * run or may run — and every other job is priced against its duals (outside_rc), so each
+ * LP below is the optimum of the program over all live jobs.
  *  1. The LP relaxation, by the primal simplex from the previous round's basis (the dual
- *     simplex from a slack basis the first time), on a restricted problem: x columns at 0 in
- *     that basis whose reduced cost under its duals is not negative at this round's costs
- *     are held at 0 (GLPK drops fixed columns from its working problem), then priced back
- *     in while any has a negative reduced cost — the result is the optimum of the whole LP.
+ *     simplex from a slack basis the first time).  Jobs that cannot wait enter the program,
+ *     and jobs outside whose reduced cost under the kept duals is negative at this round's
+ *     costs (at most floor(Y_i / d) per type and size, the most negative: no more can run
+ *     there); the first time, a greedy packing's jobs.  Inside the program, x columns at 0
+ *     in the kept basis that price out under its duals are held at 0 (GLPK drops fixed
+ *     columns from its working problem).  Then held columns and outside jobs are priced in
+ *     (GLPK's own tolerance, prices_in) and the LP re-solved while any does.  A restricted
+ *     program without a feasible point gets the greedy packing's jobs (a feasible point).
  *  2. An incumbent by rounding: the LP's x = 1, a small exact knapsack per type for what is
  *     left, a greedy fill for work conservation.
  *  3. Probing: g = 1 makes every member run, which by LP duality costs at least the sum of
  *     the members' smallest reduced costs; when that exceeds the incumbent, g is fixed to 0
  *     and the LP re-solved (the cold first round needs this: its classes are open).
- *  4. A dive: fix the count closest to integral, re-solve by the dual simplex, repeat.
+ *  4. A dive: fix the count closest to integral, re-solve by the dual simplex, repeat; a g
+ *     whose rounding keeps the LP point feasible is fixed without a re-solve.
  *  5. Reduced-cost fixing: an x whose reduced cost exceeds incumbent - bound has its LP
- *     value in every better integral solution, so it is fixed, and GLPK's branch and bound
- *     (presolve on: the fixed part vanishes) proves the optimum of the rest.  The fixings
- *     are undone afterwards.
+ *     value in every better integral solution, so it is fixed; an outside job enters only
+ *     if some type's reduced cost is within that gap.  GLPK's branch and bound (presolve
+ *     on: the fixed part vanishes; node preprocessing at the root only) proves the optimum
+ *     of the rest.  The fixings are undone afterwards.
+ *  6. A job that waits and whose every reduced cost exceeds the gap leaves the program at
+ *     the next call (out_of_reach); pricing brings it back when its costs come down.
  * "mip_gap" (relative, default 0 = prove optimality) and "node_limit" (branch-and-bound
  * nodes, default 0 = none) trade exactness for time; no time limit is ever used.  The
  * decision depends only on the sequence of problems the instance was given (the kept basis
@@ -78,23 +91,27 @@
  * exact ties differently.  GLPK is called directly, not through sched/lp.h: lp_solve and
  * lp_solve_mip switch the presolver on, which discards the kept basis, and take no callback.
  *
- * Incremental program.  One glp_prob lives across rounds.  Each job owns a block (its T x
- * columns, r, its assignment row), found by job id.  A departed job's row and columns are
- * deleted (glp_del_rows / glp_del_cols, one batch per round, O(program) to renumber what
- * refers to the rest), so the program holds the live jobs only; an arrival's block is
- * appended.  A round rewrites only the blocks of arrivals and of jobs whose size or eligible
- * types changed, the g columns of classes whose membership count changed, bounds of classes
- * whose state changed, and the objective (age and rho move every round).  The kept basis
- * loses the departed rows and columns with them and is repaired (structurally) where a
- * departed job was basic or a rewritten block changed (lp_repair_basis in sched/lp.c).
- * Size: about J (T + 1) columns and J + 3 T D rows for J jobs, T types, D sizes, with T D
+ * Incremental program.  One glp_prob lives across rounds.  Each job in the program owns a
+ * block (its T x columns, r, its assignment row), found by job id.  A departed job's row and
+ * columns are deleted, and so are those of jobs out of reach (glp_del_rows / glp_del_cols,
+ * one batch per round, O(program) to renumber what refers to the rest); a block that enters
+ * is appended, its row variable basic and its columns at 0, so the kept basis stays a basis.
+ * A round rewrites only the blocks that enter and those of jobs whose size or eligible types
+ * changed, the g columns of classes whose membership count changed, bounds of classes whose
+ * state changed, and the objective (age and rho move every round).  The kept basis loses
+ * the deleted rows and columns with them and is repaired (structurally) where a departed
+ * job was basic or a rewritten block changed (lp_repair_basis in sched/lp.c).
+ * Size: about P (T + 1) columns and P + 3 T D rows for P jobs in the program (at most the
+ * live jobs; on a loaded cluster a few times the jobs that run), T types, D sizes, with T D
  * integer columns (plus T D binaries with work conservation).  Per round O(T D J log J)
- * outside GLPK.  1,000 GPUs of 8 types and 4,000 jobs take 0.3-1.5 s on one core
- * (tests/bench_fft.c).
+ * outside GLPK for J live jobs, and a few simplex calls on the program: the cost of a round
+ * follows the jobs alive in it.  1,000 GPUs of 8 types and 4,000 jobs take 0.15-0.6 CPU s
+ * a round (tests/bench_fft.c; the first, cold, round is the slowest: its branch and bound).
  *
  * Test hooks (declared by tests/test_fft.c and tests/bench_fft.c, not in a header):
  * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -107,15 +124,18 @@
 enum { MAXT = CLUSTER_MAX_TYPES, MAXD = 32 };
 enum { CLS_OPEN, CLS_FORCED, CLS_IDLE };
 
-/* A live job: what the policy keeps of it, and its part of the program. */
+/* A live job: what the policy keeps of it, and its block when it is in the program. */
 struct blk {
     int64_t  id;
     int64_t  seen;      /* last call it was part of */
     int      live;      /* the slot holds a job (else it is on the free list) */
-    int      d;         /* workers the block was built for */
+    int      d;         /* workers */
     uint32_t elig;      /* bit i: x_j^i may be 1 */
-    int      fresh;     /* (re)built this call */
-    int      must;      /* r fixed at 1: the job cannot wait (set_must_run) */
+    int      c;         /* its size class, -1 when it can run nowhere */
+    int      must;      /* it cannot wait (set_must_run): r fixed at 1 while in the program */
+    int      inlp;      /* its block (columns and row) is in the program */
+    int      fresh;     /* block (re)written this call */
+    int      drop;      /* leaves the program at the next call (out_of_reach) */
     int      x0;        /* first of T x columns; r = x0 + T (with work conservation) */
     int      a0;        /* assignment row */
     double   rho;
@@ -360,20 +380,27 @@ static uint32_t eligible(const struct fft *f, const struct alloc_problem *p, int
     return e;
 }
 
-/* Write block bi for problem job k (new, or its size or eligibility changed). */
-static void build_block(struct fft *f, const struct alloc_problem *p, int bi, int k)
+/* Take problem job k's size and eligible types into block bi, and make the classes it
+ * belongs to exist (for every live job: work conservation counts them all). */
+static void set_job(struct fft *f, const struct alloc_problem *p, int bi, int k)
 {
     struct blk *b = &f->b[bi];
-    int T = f->T;
-    b->fresh = 1;
     b->d = p->scale[k];
     b->elig = eligible(f, p, k);
-    int c = b->elig ? dclass(f, b->d) : -1;
-    if (c < 0)
+    b->c = b->elig ? dclass(f, b->d) : -1;
+    if (b->c < 0)
         b->elig = 0;    /* more than MAXD distinct sizes: not expected of any trace */
-    for (int i = 0; i < T; i++)
+    for (int i = 0; i < f->T; i++)
         if (b->elig >> i & 1)
-            need_class(f, c, i);        /* before filling ind: it writes u_i's column */
+            need_class(f, b->c, i);
+}
+
+/* Write the columns and row of block bi (in the program) from its size and types. */
+static void write_block(struct fft *f, int bi)
+{
+    struct blk *b = &f->b[bi];
+    int T = f->T, c = b->c;
+    b->fresh = 1;
     /* x columns: 1 in the assignment row and in the count row of its class */
     for (int i = 0; i < T; i++) {
         int col = b->x0 + i;
@@ -402,9 +429,11 @@ static void build_block(struct fft *f, const struct alloc_problem *p, int bi, in
             f->val[n] = -1;
         }
     glp_set_mat_col(f->lp, b->x0 + T, n, f->ind, f->val);
-    glp_set_col_bnds(f->lp, b->x0 + T, GLP_DB, 0, 1);
+    if (b->must)
+        glp_set_col_bnds(f->lp, b->x0 + T, GLP_FX, 1, 1);
+    else
+        glp_set_col_bnds(f->lp, b->x0 + T, GLP_DB, 0, 1);
     glp_set_row_bnds(f->lp, b->a0, GLP_FX, 0, 0);
-    b->must = 0;
 }
 
 /* Queue the row and columns of block bi for deletion by compact(). */
@@ -412,6 +441,7 @@ static int leave(struct fft *f, int bi)
 {
     const struct blk *b = &f->b[bi];
     int nc = f->T + (f->wc ? 1 : 0);
+    assert(b->inlp);
     if (f->ndelc + nc + 1 > f->delcap) {
         int cap = (f->ndelc + nc + 1) * 2;
         int *r = realloc(f->delr, (size_t)cap * sizeof *r);
@@ -427,6 +457,7 @@ static int leave(struct fft *f, int bi)
     for (int i = 0; i < nc; i++)
         f->delc[++f->ndelc] = b->x0 + i;
     f->delr[++f->ndelr] = b->a0;
+    f->b[bi].inlp = 0;
     return 0;
 }
 
@@ -475,7 +506,7 @@ static int compact(struct fft *f)
     f->ndelr = f->ndelc = 0;
     for (int bi = 0; bi < f->nb; bi++) {
         struct blk *b = &f->b[bi];
-        if (b->live) {
+        if (b->live && b->inlp) {
             b->x0 = cmap[b->x0];
             b->a0 = rmap[b->a0];
         }
@@ -515,7 +546,7 @@ static int compact(struct fft *f)
     return 0;
 }
 
-/* A slot for a new job, its row and columns appended to the program. */
+/* A slot for a new job (not in the program yet). */
 static int new_block(struct fft *f)
 {
     int bi;
@@ -536,10 +567,7 @@ static int new_block(struct fft *f)
         }
         bi = f->nb++;
     }
-    struct blk *b = &f->b[bi];
-    memset(b, 0, sizeof *b);
-    b->x0 = glp_add_cols(f->lp, f->T + (f->wc ? 1 : 0));
-    b->a0 = glp_add_rows(f->lp, 1);
+    memset(&f->b[bi], 0, sizeof f->b[bi]);
     return bi;
 }
 
@@ -624,13 +652,13 @@ static void set_must_run(struct fft *f, int J)
             if (b->elig >> i & 1)
                 S += f->cap[i] - b->d + 1;
         int must = b->elig != 0 && D - b->d < S;
-        if (must != b->must) {
+        if (must != b->must && b->inlp) {
             if (must)
                 glp_set_col_bnds(f->lp, b->x0 + T, GLP_FX, 1, 1);
             else
                 glp_set_col_bnds(f->lp, b->x0 + T, GLP_DB, 0, 1);
-            b->must = must;
         }
+        b->must = must;
     }
 }
 
@@ -743,7 +771,8 @@ static int fill_type(struct fft *f, int i, int room, int *on, struct hcand *c)
     return 0;
 }
 
-/* A feasible integral point near the LP point: the jobs at x = 1 in `xv` (column values),
+/* A feasible integral point near the LP point: the jobs at x = 1 in `xv` (column values;
+ * NULL: none),
  * then each type filled by fill_type, then (work conservation) a greedy pass by cost that
  * adds any job that still fits, which makes the packing maximal.  on[k] gets the type of
  * job k or -1; returns the point's cost, NAN when out of memory. */
@@ -760,7 +789,8 @@ static double incumbent(struct fft *f, const double *xv, int *on)
         const struct blk *b = &f->b[f->kblk[k]];
         on[k] = -1;
         for (int i = 0; i < T && on[k] < 0; i++)
-            if ((b->elig >> i & 1) && xv[b->x0 + i] > 1 - 1e-6 && freec[i] >= b->d) {
+            if (xv != NULL && b->inlp && (b->elig >> i & 1) && xv[b->x0 + i] > 1 - 1e-6 &&
+                freec[i] >= b->d) {
                 on[k] = i;
                 freec[i] -= b->d;
             }
@@ -917,9 +947,9 @@ static void hold_columns(struct fft *f)
     int T = f->T, J = f->p->njobs;
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
-        if (b->fresh || b->a0 > f->nrstat)
+        if (!b->inlp || b->fresh || b->a0 > f->nrstat)
             continue;
-        int c = dclass(f, b->d);
+        int c = b->c;
         for (int i = 0; i < T; i++) {
             int col = b->x0 + i, nrow = f->cls[c][i].nrow;
             if (!(b->elig >> i & 1) || glp_get_col_stat(f->lp, col) != GLP_NL || nrow > f->nrstat)
@@ -930,23 +960,33 @@ static void hold_columns(struct fft *f)
     }
 }
 
+/* Does a column of cost cj and reduced cost rc price in?  GLPK's own test for an improving
+ * column (rc < -(tol_dj + 1e-3 tol_dj |cj|), tol_dj = 1e-7: spxchuzc.c), so that the
+ * priced LP is optimal to the tolerance GLPK applies to the whole LP.  A looser test left
+ * columns out whose reduced cost was -0.01 at costs of 1e5 (fft_philly), and the round
+ * took an assignment that was 0.01 more expensive than the best one. */
+static int prices_in(double rc, double cj)
+{
+    return rc < -(1e-7 + 1e-10 * fabs(cj));
+}
+
 /* Release held columns whose reduced cost at the current duals is negative; how many. */
 static int price(struct fft *f)
 {
     int T = f->T, J = f->p->njobs, n = 0;
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
-        int c = -1;
+        int c = b->c;
+        if (!b->inlp)
+            continue;
         for (int i = 0; i < T; i++) {
             int col = b->x0 + i;
             if (!(b->elig >> i & 1) || !f->isheld[col])
                 continue;
-            if (c < 0)
-                c = dclass(f, b->d);
             double cj = f->cost[k * T + i];
             double rc = cj - glp_get_row_dual(f->lp, b->a0) -
                         glp_get_row_dual(f->lp, f->cls[c][i].nrow);
-            if (rc < -1e-7 * (1 + fabs(cj))) {
+            if (prices_in(rc, cj)) {
                 glp_set_col_bnds(f->lp, col, GLP_DB, 0, 1);
                 f->isheld[col] = 0;
                 n++;
@@ -963,19 +1003,184 @@ static int price(struct fft *f)
     return n;
 }
 
-/* Simplex with `sp`, then pricing rounds by the primal simplex (released columns enter at
- * 0, so the basis stays primal feasible) until no held column prices in: the optimum of
- * the whole LP.  A restricted LP that is infeasible (held columns were needed to fill a
- * type) gets every column back.  GLPK's return code, or -1 if not optimal. */
+/* ---- jobs outside the program: priced against the class rows' duals ---- */
+
+/* The class rows' duals: mu[c][i] of the count row, beta[c][i] of row (b) (0 where that row
+ * is free or absent).  From GLPK's current solution, or (kept) from the last optimum's,
+ * 0 for rows added since. */
+static void class_duals(const struct fft *f, int kept, double mu[MAXD][MAXT],
+                        double beta[MAXD][MAXT])
+{
+    for (int c = 0; c < f->nd; c++)
+        for (int i = 0; i < f->T; i++) {
+            const struct cls *q = &f->cls[c][i];
+            mu[c][i] = beta[c][i] = 0;
+            if (!q->n)
+                continue;
+            if (!kept)
+                mu[c][i] = glp_get_row_dual(f->lp, q->nrow);
+            else if (q->nrow <= f->nrstat)
+                mu[c][i] = f->ydual[q->nrow];
+            if (!q->g || q->state != CLS_OPEN)
+                continue;
+            if (!kept)
+                beta[c][i] = glp_get_row_dual(f->lp, q->b);
+            else if (q->b <= f->nrstat)
+                beta[c][i] = f->ydual[q->b];
+        }
+}
+
+/* For problem job k outside the program, rc[i] = the least amount by which running it on
+ * type i raises the objective above the LP optimum, c_k^i - mu_{d,i} + sum over its types i'
+ * of beta_{d,i'} (HUGE_VAL where it cannot run); returns the least over i.  Why: its x and r
+ * would enter together (its row is x sum = r), at reduced costs c - y - mu and y + sum beta,
+ * whose sum does not depend on its row's dual y; with work conservation off, r is absent
+ * and y = 0 (row x sum <= 1 slack).  When the least is >= 0, y = c - mu at the cheapest type
+ * extends the duals feasibly, so the LP optimum stands with the job in the program. */
+static double outside_rc(const struct fft *f, int k, double mu[MAXD][MAXT],
+                         double beta[MAXD][MAXT], double *rc)
+{
+    const struct blk *b = &f->b[f->kblk[k]];
+    int T = f->T, c = b->c;
+    double sb = 0, least = HUGE_VAL;
+    for (int i = 0; i < T && f->wc; i++)
+        if (b->elig >> i & 1)
+            sb += beta[c][i];
+    for (int i = 0; i < T; i++) {
+        rc[i] = HUGE_VAL;
+        if (b->elig >> i & 1) {
+            rc[i] = f->cost[k * T + i] - mu[c][i] + sb;
+            if (rc[i] < least)
+                least = rc[i];
+        }
+    }
+    return least;
+}
+
+/* Put problem job k's block into the program: appended (its row variable basic, its columns
+ * at 0, so a kept basis stays a basis and primal feasible), with this round's costs. */
+static int enter(struct fft *f, int k)
+{
+    struct blk *b = &f->b[f->kblk[k]];
+    int T = f->T;
+    assert(!b->inlp && b->elig);
+    b->x0 = glp_add_cols(f->lp, T + (f->wc ? 1 : 0));
+    b->a0 = glp_add_rows(f->lp, 1);
+    b->inlp = 1;
+    write_block(f, f->kblk[k]);
+    for (int i = 0; i < T; i++)
+        if (b->elig >> i & 1)
+            glp_set_obj_coef(f->lp, b->x0 + i, f->cost[k * T + i]);
+    return reserve_held(f);
+}
+
+struct pcand {
+    double rc;
+    int    k, c, i;
+};
+
+static int by_bucket(const void *a, const void *b)
+{
+    const struct pcand *x = a, *y = b;
+    if (x->c != y->c)
+        return x->c < y->c ? -1 : 1;
+    if (x->i != y->i)
+        return x->i < y->i ? -1 : 1;
+    if (x->rc != y->rc)
+        return x->rc < y->rc ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Enter jobs outside the program whose rc (outside_rc) is negative somewhere, under GLPK's
+ * current duals or (kept) the last optimum's: per size class d and type i (the type of its
+ * least rc), the floor(Y_i / d) most negative, since no more of them can run there at once
+ * (when costs move a lot between rounds, nearly every waiting job prices in under the old
+ * duals, and entering them all would make the program the whole LP again); the next pricing
+ * pass sees the others.  How many entered, -1 when out of memory.  O(J T + n log n). */
+static int price_outside(struct fft *f, int kept)
+{
+    double mu[MAXD][MAXT], beta[MAXD][MAXT], rc[MAXT];
+    int J = f->p->njobs, T = f->T, n = 0, entered = 0;
+    struct pcand *cand = NULL;
+    class_duals(f, kept, mu, beta);
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (b->inlp || !b->elig)
+            continue;
+        double least = outside_rc(f, k, mu, beta, rc);
+        int i = 0;
+        while (rc[i] != least)
+            i++;
+        if (!prices_in(least, f->cost[k * T + i]))
+            continue;
+        if (cand == NULL && (cand = malloc(((size_t)J + 1) * sizeof *cand)) == NULL)
+            return -1;
+        cand[n++] = (struct pcand){ least, k, b->c, i };
+    }
+    if (n == 0)
+        return 0;
+    qsort(cand, (size_t)n, sizeof *cand, by_bucket);
+    for (int q = 0, taken = 0; q < n; q++) {
+        if (q > 0 && (cand[q].c != cand[q - 1].c || cand[q].i != cand[q - 1].i))
+            taken = 0;
+        if (taken >= (int)floor(f->cap[cand[q].i] / f->dval[cand[q].c]))
+            continue;
+        taken++;
+        if (enter(f, cand[q].k) < 0) {
+            free(cand);
+            return -1;
+        }
+        entered++;
+    }
+    free(cand);
+    return entered;
+}
+
+/* Enter the jobs that run in on[] (type or -1 per problem job); NULL: every job that can run.
+ * -1 when out of memory. */
+static int enter_jobs(struct fft *f, const int *on)
+{
+    for (int k = 0; k < f->p->njobs; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (!b->inlp && b->elig && (on == NULL || on[k] >= 0) && enter(f, k) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Enter the jobs of the greedy packing (incumbent() without an LP point).  That packing is
+ * admissible, so the program then has a feasible point whatever else is left out. */
+static int enter_packing(struct fft *f)
+{
+    int *on = malloc(((size_t)f->p->njobs + 1) * sizeof *on);
+    int rc = on == NULL || isnan(incumbent(f, NULL, on)) ? -1 : enter_jobs(f, on);
+    free(on);
+    return rc;
+}
+
+/* Simplex with `sp`, then pricing rounds by the primal simplex (released columns and
+ * entering jobs start at 0, so the basis stays primal feasible) until no held column and no
+ * job outside the program prices in: the optimum of the whole LP.  A restricted LP that is
+ * infeasible (held columns were needed to fill a type) gets every held column back.
+ * GLPK's return code, -1 if not optimal, -2 when out of memory. */
 static int simplex_priced(struct fft *f, glp_smcp *sp)
 {
     int rc = simplex(f, sp);
     for (;;) {
         int opt = rc == 0 && glp_get_status(f->lp) == GLP_OPT;
-        if (f->nheld == 0 || (opt && price(f) == 0))
-            break;
-        if (!opt)
+        if (opt) {
+            if (price(f) == 0) {
+                int n = price_outside(f, 0);
+                if (n < 0)
+                    return -2;
+                if (n == 0)
+                    break;
+            }
+        } else if (f->nheld > 0) {
             release(f);
+        } else {
+            break;
+        }
         sp->meth = GLP_PRIMAL;
         rc = simplex(f, sp);
     }
@@ -993,16 +1198,25 @@ static void cold_basis(struct fft *f)
             glp_set_col_stat(f->lp, j, GLP_NU);
 }
 
-/* The LP relaxation: by the primal simplex from the last optimal basis (only costs and a
- * few columns changed), or the dual simplex from cold_basis the first time or when the
- * kept basis fails. */
+/* The LP relaxation, over the jobs in the program and priced against all the others (so
+ * it is the optimum of the whole LP).  Jobs that cannot wait enter first, then those the last
+ * optimum's duals price in at this round's costs (the first time: a greedy packing's jobs).
+ * By the primal simplex from the last optimal basis (only costs and a few columns changed),
+ * or the dual simplex from cold_basis the first time or when the kept basis fails or the
+ * program has no feasible point (a greedy packing's jobs then enter: they are one).  Last
+ * resort: every job in, GLPK's presolver and primal simplex from scratch. */
 static int solve_lp(struct fft *f, struct errbuf *err)
 {
     glp_smcp sp;
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
-    int rc = -1;
-    if (reserve_held(f) < 0)
+    int rc = -1, J = f->p->njobs;
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (b->must && !b->inlp && enter(f, k) < 0)
+            return err_run(err, "out of memory");
+    }
+    if ((f->nrstat > 0 ? price_outside(f, 1) : enter_packing(f)) < 0 || reserve_held(f) < 0)
         return err_run(err, "out of memory");
     if (f->nrstat > 0) {
         restore_basis(f);
@@ -1011,13 +1225,20 @@ static int solve_lp(struct fft *f, struct errbuf *err)
         hold_columns(f);
         rc = simplex_priced(f, &sp);
     }
-    if (rc != 0) {
+    if (rc != 0 && rc != -2) {
         release(f);
+        if (enter_packing(f) < 0)
+            return err_run(err, "out of memory");
         cold_basis(f);
         sp.meth = GLP_DUALP;
-        rc = simplex(f, &sp);
+        rc = simplex_priced(f, &sp);
     }
-    if (rc != 0 || glp_get_status(f->lp) != GLP_OPT) {
+    if (rc == -2)
+        return err_run(err, "out of memory");
+    if (rc != 0) {
+        release(f);
+        if (enter_jobs(f, NULL) < 0)
+            return err_run(err, "out of memory");
         glp_std_basis(f->lp);
         sp.meth = GLP_PRIMAL;
         sp.presolve = GLP_ON;
@@ -1027,6 +1248,19 @@ static int solve_lp(struct fft *f, struct errbuf *err)
                            glp_get_status(f->lp));
     }
     return save_basis(f) < 0 ? err_run(err, "out of memory") : 0;
+}
+
+/* One LP of the dive, by the dual simplex: 1 if optimal.  An infeasible one gets the held
+ * columns back (a fixing may need them, e.g. g = 1 a member that waited) and is solved
+ * again. */
+static int dive_lp(struct fft *f, const glp_smcp *sp)
+{
+    int ok = simplex(f, sp) == 0 && glp_get_status(f->lp) == GLP_OPT;
+    if (!ok && f->nheld > 0) {
+        release(f);
+        ok = simplex(f, sp) == 0 && glp_get_status(f->lp) == GLP_OPT;
+    }
+    return ok;
 }
 
 /* Diving from the LP optimum: fix the integer column closest to an integral value (n to its
@@ -1116,9 +1350,9 @@ static int dive(struct fft *f, double *xv)
         nfix++;
         done[best] = 1;
         glp_set_col_bnds(f->lp, col, GLP_FX, first, first);
-        if (simplex(f, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT) {
+        if (!dive_lp(f, &sp)) {
             glp_set_col_bnds(f->lp, col, GLP_FX, second, second);
-            if (simplex(f, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT)
+            if (!dive_lp(f, &sp))
                 break;
         }
     }
@@ -1130,13 +1364,26 @@ static int dive(struct fft *f, double *xv)
     return rc;
 }
 
-/* Reduced costs and statuses of the x columns at the current LP optimum. */
+/* Reduced costs and statuses of the x columns at the current LP optimum; for a job outside
+ * the program, outside_rc and "at 0". */
 static void read_duals(struct fft *f, uint8_t *st)
 {
     int T = f->T, J = f->p->njobs;
+    double mu[MAXD][MAXT], beta[MAXD][MAXT];
+    class_duals(f, 0, mu, beta);
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
-        int c = dclass(f, b->d);
+        if (!b->inlp) {
+            if (b->elig)
+                outside_rc(f, k, mu, beta, &f->rcost[k * T]);
+            for (int i = 0; i < T; i++) {
+                if (!b->elig)
+                    f->rcost[k * T + i] = HUGE_VAL;
+                st[k * T + i] = f->rcost[k * T + i] == HUGE_VAL ? 0 : GLP_NL;
+            }
+            continue;
+        }
+        int c = b->c;
         double ya = glp_get_row_dual(f->lp, b->a0);
         for (int i = 0; i < T; i++) {
             int col = b->x0 + i;
@@ -1146,8 +1393,7 @@ static void read_duals(struct fft *f, uint8_t *st)
                 continue;
             }
             /* x has 1 in its assignment row and in its count row */
-            double yn = glp_get_row_dual(f->lp, f->cls[c][i].nrow);
-            f->rcost[k * T + i] = f->cost[k * T + i] - ya - yn;
+            f->rcost[k * T + i] = f->cost[k * T + i] - ya - mu[c][i];
             st[k * T + i] = (uint8_t)(f->isheld[col] ? GLP_NL : glp_get_col_stat(f->lp, col));
         }
     }
@@ -1224,6 +1470,25 @@ static double cost_of(const struct fft *f, const int *on)
     return z;
 }
 
+/* After a round: a job in the program that waits, may wait, and whose every column's
+ * reduced cost exceeds thr (the gap, or the tolerance when there was none, so that
+ * reduced-cost fixing would have fixed it at 0) leaves the program at the next call.  Its
+ * row variable is basic and its columns nonbasic at the kept optimum, which therefore stays
+ * a basis without it.  Should its costs come down, pricing lets it back in. */
+static void out_of_reach(struct fft *f, const int *on, double thr)
+{
+    int T = f->T;
+    for (int k = 0; k < f->p->njobs; k++) {
+        struct blk *b = &f->b[f->kblk[k]];
+        if (!b->inlp || b->must || on[k] >= 0)
+            continue;
+        int far = 1;
+        for (int i = 0; i < T && far; i++)
+            far = f->rcost[k * T + i] > thr;
+        b->drop = far;
+    }
+}
+
 /* Solve the round's program into on[k] (type of job k, or -1):
  * 1. the LP relaxation, warm (bound zlp, reduced costs);
  * 2. rounding the LP point gives a first incumbent (zinc), with which the open
@@ -1242,10 +1507,16 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     f->last_free = 0;
     if (solve_lp(f, err) < 0)
         return -1;
-    double zlp = glp_get_obj_val(f->lp);
+    double zlp = glp_get_obj_val(f->lp), thr = HUGE_VAL;
+    /* columns may still be added: the incumbent's jobs before probing, jobs near the gap
+     * before branch and bound */
     int ncols = glp_get_num_cols(f->lp);
-    double *xv = malloc(((size_t)ncols + 1) * sizeof *xv);
-    int *fixed = malloc(((size_t)ncols + 1) * sizeof *fixed);
+    size_t most = (size_t)ncols + 1;
+    for (int k = 0; k < J; k++)
+        if (!f->b[f->kblk[k]].inlp)
+            most += (size_t)T + 1;
+    double *xv = malloc(most * sizeof *xv);
+    int *fixed = malloc(most * sizeof *fixed);
     int *on2 = malloc(((size_t)J + 1) * sizeof *on2);
     uint8_t *st = malloc((size_t)J * (size_t)T + 1);
     double zinc = NAN;
@@ -1258,6 +1529,9 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
         goto oom;
     double eps = 1e-9 * (1 + fabs(zinc));
     if (zinc - zlp > eps && f->wc && probe(f, zlp, zinc, eps, st, fixed, &nfix) > 0) {
+        /* the incumbent stays a feasible point of the program with the g fixed */
+        if (enter_jobs(f, on) < 0)
+            goto oom;
         glp_smcp sp;
         glp_init_smcp(&sp);
         sp.msg_lev = GLP_MSG_OFF;
@@ -1285,10 +1559,22 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     f->last_lp = zlp;
     f->last_inc = zinc;
     double gap = zinc - zlp;
+    thr = (gap > 0 ? gap : 0) + eps;
     if (gap <= eps || gap <= f->gap * fabs(zinc))
         goto done;
+    /* a job outside the program whose least rc is within the gap enters it (at 0, with the
+     * columns beyond the gap fixed); the others stay out, as fixing would leave them */
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
+        if (!b->inlp) {
+            int near = 0;
+            for (int i = 0; i < T; i++)
+                near |= f->rcost[k * T + i] <= gap + eps;
+            if (!near)
+                continue;
+            if (enter(f, k) < 0)
+                goto oom;
+        }
         for (int i = 0; i < T; i++) {
             if (!(b->elig >> i & 1))
                 continue;
@@ -1307,6 +1593,9 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     glp_init_iocp(&ip);
     ip.msg_lev = GLP_MSG_OFF;
     ip.presolve = GLP_ON;
+    /* GLPK's node preprocessing (bound tightening on every row at every node) is about
+     * half of each node's cost here and prunes nothing the bound does not: root only */
+    ip.pp_tech = GLP_PP_ROOT;
     ip.mip_gap = f->gap;
     ip.cb_func = count_nodes;
     ip.cb_info = f;
@@ -1316,7 +1605,7 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
         for (int k = 0; k < J; k++) {
             const struct blk *b = &f->b[f->kblk[k]];
             on2[k] = -1;
-            for (int i = 0; i < T; i++)
+            for (int i = 0; i < T && b->inlp; i++)
                 if ((b->elig >> i & 1) && glp_mip_col_val(f->lp, b->x0 + i) > 0.5)
                     on2[k] = i;
         }
@@ -1333,6 +1622,8 @@ done:
     release(f);
     for (int n = 0; n < nfix; n++)
         glp_set_col_bnds(f->lp, fixed[n], GLP_DB, 0, 1);
+    if (rc == 0)
+        out_of_reach(f, on, thr);
     free(xv);
     free(fixed);
     free(on2);
@@ -1368,8 +1659,9 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
     if (kb == NULL || on == NULL || cost == NULL || rcost == NULL ||
         reserve_scratch(f, (size_t)T + MAXD + 4) < 0)
         return err_run(err, "out of memory");
-    /* match the problem's jobs to blocks: departed jobs leave the program first, so that
-     * it holds the live jobs only; then arrivals are appended */
+    /* match the problem's jobs to blocks: departed jobs, and jobs that the last call found
+     * out of reach, leave the program first; arrivals get a slot (solve() decides which
+     * jobs enter the program) */
     for (int k = 0; k < J; k++) {
         int bi = map_find(f, p->id[k]);
         if (bi >= 0)
@@ -1378,9 +1670,14 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
     }
     for (int bi = 0; bi < f->nb; bi++) {
         struct blk *b = &f->b[bi];
-        if (b->live && b->seen != f->calls) {
-            if (leave(f, bi) < 0)
-                return err_run(err, "out of memory");
+        if (!b->live)
+            continue;
+        int gone = b->seen != f->calls;
+        if (b->inlp && (gone || b->drop) && leave(f, bi) < 0)
+            return err_run(err, "out of memory");
+        b->drop = 0;
+        b->fresh = 0;
+        if (gone) {
             map_del(f, b->id);
             b->live = 0;
             f->freeb[f->nfree++] = bi;
@@ -1394,31 +1691,37 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
             if ((bi = new_block(f)) < 0 || map_put(f, p->id[k], bi) < 0)
                 return err_run(err, "out of memory");
             struct blk *b = &f->b[bi];
-            build_block(f, p, bi, k);
+            set_job(f, p, bi, k);
             b->id = p->id[k];
             b->live = 1;
-            b->rho = 0;
             b->seen = f->calls;
             f->kblk[k] = bi;
         } else {
             struct blk *b = &f->b[bi];
-            b->fresh = 0;
-            if (b->d != p->scale[k] || b->elig != eligible(f, p, k))
-                build_block(f, p, bi, k);
+            if (b->d != p->scale[k] || b->elig != eligible(f, p, k)) {
+                set_job(f, p, bi, k);
+                if (b->inlp) {
+                    if (b->elig)
+                        write_block(f, bi);
+                    else if (leave(f, bi) < 0 || compact(f) < 0)
+                        return err_run(err, "out of memory");
+                }
+            }
         }
     }
     if (f->wc) {
         set_classes(f, J);
         set_must_run(f, J);
     }
-    /* the round's objective */
+    /* the round's costs, and the objective of the jobs in the program */
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
         for (int i = 0; i < T; i++) {
             double c = HUGE_VAL;
             if (b->elig >> i & 1) {
                 c = coef(f, p, k, i, b->rho);
-                glp_set_obj_coef(f->lp, b->x0 + i, c);
+                if (b->inlp)
+                    glp_set_obj_coef(f->lp, b->x0 + i, c);
             }
             f->cost[k * T + i] = c;
         }
