@@ -109,7 +109,7 @@
  * a round (tests/bench_fft.c; the first, cold, round is the slowest: its branch and bound).
  *
  * Test hooks (declared by tests/test_fft.c and tests/bench_fft.c, not in a header):
- * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts.
+ * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts, fft_program_jobs.
  */
 #include <assert.h>
 #include <math.h>
@@ -1758,6 +1758,7 @@ int fft_set_rho(void *self, int64_t id, double rho);
 void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes);
 void fft_last(void *self, double *zlp, double *zinc, int *nfree);
 void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *intopt_calls);
+int fft_program_jobs(void *self);
 
 /* rho of job `id` (what the next round will use); -1 if the job is unknown. */
 double fft_rho(void *self, int64_t id)
@@ -1808,6 +1809,17 @@ void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *in
     *simplex_calls = f->n_simplex;
     *pivots = f->n_pivots;
     *intopt_calls = f->n_intopt;
+}
+
+/* How many jobs have their block in the program (after the last call's pricing; those
+ * marked out of reach leave at the next call). */
+int fft_program_jobs(void *self)
+{
+    struct fft *f = self;
+    int n = 0;
+    for (int bi = 0; bi < f->nb; bi++)
+        n += f->b[bi].live && f->b[bi].inlp;
+    return n;
 }
 
 /* ---- the policy ---- */
