@@ -21,7 +21,9 @@ enum { SCHEMA_VERSION = 3 };
 
 const struct db_table db_tables[] = {
     { "jobs", 1 },     { "job_gpu_seconds", 1 }, { "requests", 1 },
+    { "pods", 1 },
     { "samples", 1 },  { "metrics", 1 },         { "run_params", 0 },
+    { "timeline", 1 },
     { NULL, 0 },
 };
 enum { NTABLES = sizeof db_tables / sizeof db_tables[0] - 1 };
@@ -154,6 +156,24 @@ static void sql_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_text(ctx, hex, 16, SQLITE_TRANSIENT);
 }
 
+/* 1 when a per-run table of db_tables is not in the file: a table added to the schema at
+ * its current version (CREATE TABLE IF NOT EXISTS) is created in files written before it. */
+static int missing_table(db *d)
+{
+    sqlite3_stmt *q;
+    int missing = 0;
+    if (sqlite3_prepare_v2(d->h, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND "
+                                 "name = ?1", -1, &q, NULL) != SQLITE_OK)
+        return 1;
+    for (int t = 0; !missing && db_tables[t].name != NULL; t++) {
+        sqlite3_bind_text(q, 1, db_tables[t].name, -1, SQLITE_STATIC);
+        missing = sqlite3_step(q) != SQLITE_ROW;
+        sqlite3_reset(q);
+    }
+    sqlite3_finalize(q);
+    return missing;
+}
+
 /* Create the schema in a new file, or bring an older file to this version. */
 static int setup_schema(db *d, int version, struct errbuf *err)
 {
@@ -168,7 +188,7 @@ static int setup_schema(db *d, int version, struct errbuf *err)
             version = sqlite3_column_int(q, 0);
         sqlite3_finalize(q);
     }
-    if (version == SCHEMA_VERSION)
+    if (version == SCHEMA_VERSION && !missing_table(d))
         return exec_retry(d, "COMMIT", err);
     if ((version == 1 &&
          (exec_retry(d, "ALTER TABLE runs ADD COLUMN group_hash TEXT NOT NULL DEFAULT ''",
@@ -292,7 +312,7 @@ int db_open(db **out, const char *path, struct errbuf *err)
     if (exec_retry(d, "PRAGMA journal_mode=WAL", err) < 0 ||
         exec_retry(d, "PRAGMA synchronous=NORMAL", err) < 0 ||
         exec_retry(d, "PRAGMA foreign_keys=ON", err) < 0 ||
-        (version != SCHEMA_VERSION && setup_schema(d, version, err) < 0) ||
+        ((version != SCHEMA_VERSION || missing_table(d)) && setup_schema(d, version, err) < 0) ||
         setup_staging(d, err) < 0) {
         db_close(d);
         return -1;

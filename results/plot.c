@@ -436,10 +436,78 @@ static void image_path(struct ctx *c, char *out, size_t cap, const char *name, c
     snprintf(out, cap, "%s/%s_%s.%s", c->o->out_dir, name, fig, c->o->format);
 }
 
+/* ---- units of the axes ---- */
+
+/* A time axis ending at tmax seconds: in days beyond three, else hours. */
+static void gp_time_axis(struct sb *v, double tmax)
+{
+    int days = tmax > 3 * 86400;
+    gp_num(v, "tdiv", days ? 86400 : 3600);
+    gp_str(v, "tunit", days ? "days" : "hours");
+    gp_num(v, "tmax", tmax > 0 ? tmax / (days ? 86400 : 3600) : 1);
+}
+
+/* A metric in seconds whose values reach `vmax` is drawn in hours or days where seconds would
+ * read in the tens of thousands; its label's unit follows.  Returns the divisor. */
+static double time_scale(const char *metric, double vmax, const char **unit)
+{
+    *unit = NULL;
+    if (strcmp(report_metric_unit(metric), "s") != 0)
+        return 1;
+    if (vmax >= 2 * 86400) {
+        *unit = "days";
+        return 86400;
+    }
+    if (vmax >= 2 * 3600) {
+        *unit = "h";
+        return 3600;
+    }
+    return 1;
+}
+
+/* The natural bounds of a metric, for its confidence intervals: none below 0 (times, counts,
+ * ratios, rho), none above 1 for a fraction.  Returns 0 for a name no unit rule knows. */
+static int metric_bounds(const char *metric, double *lo, double *hi)
+{
+    const char *u = report_metric_unit(metric);
+    *lo = 0;
+    *hi = strcmp(u, "fraction") == 0 ? 1 : INFINITY;
+    return *u != '\0';
+}
+
+/* A swept axis's label, with its unit, and whether load grows as its value falls. */
+static void axis_label(const char *key, char *out, size_t cap, int *load_falls)
+{
+    static const struct { const char *key, *label; int falls; } known[] = {
+        { "workload.rate_per_hour", "arrival rate (jobs/h)", 0 },
+        { "workload.arrival_scale", "arrival-time scale (1: the trace's pace; smaller: "
+                                    "denser arrivals, more load)", 1 },
+        { "workload.jobs", "jobs", 0 },
+        { "workload.max_jobs", "jobs (at most)", 0 },
+        { "sim.restore_delay_s", "restore delay (s)", 0 },
+        { "sim.restore_fixed_s", "restore delay, fixed part (s)", 0 },
+        { "sim.storage_gbs", "checkpoint read bandwidth (GB/s)", 0 },
+    };
+    *load_falls = 0;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(key, known[i].key) == 0) {
+            snprintf(out, cap, "%s", known[i].label);
+            *load_falls = known[i].falls;
+            return;
+        }
+    size_t n = strlen(key);
+    if (n > 2 && strcmp(key + n - 2, "_s") == 0)
+        snprintf(out, cap, "%s (s)", key);
+    else if (n > 9 && strcmp(key + n - 9, "_per_hour") == 0)
+        snprintf(out, cap, "%s (per hour)", key);
+    else
+        snprintf(out, cap, "%s", key);
+}
+
 /* ---- metric names ---- */
 
-/* A y-axis label with its unit. */
-static void metric_label(const char *m, char *out, size_t cap)
+/* A y-axis label with its unit; `unit` (not NULL) in place of seconds. */
+static void metric_label(const char *m, char *out, size_t cap, const char *unit)
 {
     static const char *const known[][2] = {
         { "jct_mean", "mean JCT (s)" },
@@ -464,15 +532,19 @@ static void metric_label(const char *m, char *out, size_t cap)
         { "solver_time_mean", "mean solver time (s, wall clock)" },
         { "solver_time_max", "longest solver time (s, wall clock)" },
     };
+    out[0] = '\0';
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (strcmp(m, known[i][0]) == 0) {
+        if (strcmp(m, known[i][0]) == 0)
             snprintf(out, cap, "%s", known[i][1]);
-            return;
-        }
-    if (strncmp(m, "util_", 5) == 0)
+    if (out[0] == '\0' && strncmp(m, "util_", 5) == 0)
         snprintf(out, cap, "%s utilization (fraction)", m + 5);
-    else
+    else if (out[0] == '\0' && strcmp(report_metric_unit(m), "s") == 0)
+        snprintf(out, cap, "%s (s)", m);
+    else if (out[0] == '\0')
         snprintf(out, cap, "%s", m);
+    size_t n = strlen(out);
+    if (unit != NULL && n > 4 && strcmp(out + n - 4, " (s)") == 0)
+        snprintf(out + n - 4, cap - (n - 4), " (%s)", unit);
 }
 
 
@@ -883,11 +955,16 @@ static int expfig_util(struct ctx *c, const struct view *w)
         image_path(c, image, sizeof image, w->s->stem, "util");
         snprintf(what, sizeof what, "GPU utilization by GPU type, seed %lld, latest run of each "
                  "policy", (long long)w->seed);
+        /* the time axis ends a little after the last GPU was busy, in hours or days */
+        double end = tbusy > 0 && 1.05 * tbusy < tmax ? 1.05 * tbusy : tmax;
         fig_title(title, sizeof title, w, what,
-                  "(fraction of the type's GPUs granted, mean over each sample period)");
+                  end < tmax ? "(fraction of the type's GPUs granted, mean over each sample "
+                               "period; time axis cut soon after the last busy GPU)"
+                             : "(fraction of the type's GPUs granted, mean over each sample "
+                               "period)");
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
-        gp_num(&v, "tmax_h", tmax / 3600);
+        gp_time_axis(&v, end);
         gp_arr(&v, "P", &panels);
         gp_arr(&v, "S", &first);
         gp_arr(&v, "E", &last);
@@ -944,7 +1021,7 @@ static int expfig_queue(struct ctx *c, const struct view *w)
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_str(&v, "ylabel", e->show->queue_label);
-        gp_num(&v, "tmax_h", end / 3600);
+        gp_time_axis(&v, end);
         gp_arr(&v, "F", &files);
         gp_arr(&v, "T", &titles);
         gp_arr(&v, "C", &colors);
@@ -1024,6 +1101,10 @@ static struct bar bar_of(struct ctx *c, const struct exp *e, int k, int p, int b
         stats_mean_ci(ratio, (size_t)(n), &out.mean, &sd, &half);
         out.lo = out.mean - half;       /* NaN with one seed */
         out.hi = out.mean + half;
+        /* a ratio of two metrics that are never negative is not either */
+        double blo, bhi;
+        if (metric_bounds(metric, &blo, &bhi) && out.lo < 0)
+            out.lo = 0;
     }
     return out;
 }
@@ -1545,12 +1626,18 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
     if (!ax->numeric)
         for (int k = 0; k < l.ncat; k++)
             fprintf(f, "# x = %d: %s\n", k, l.cat[k]);
-    fprintf(f, "# x, mean over seeds, 95%% CI half-width (NaN: one seed), seeds, sample sd\n");
-    struct gparr titles = { 0 }, colors = { 0 }, dashes = { 0 }, cats = { 0 };
+    double blo, bhi;
+    int bounded = metric_bounds(m, &blo, &bhi);
+    fprintf(f, "# x, mean over seeds, 95%% CI half-width (NaN: one seed), seeds, sample sd, "
+               "the interval's ends clipped at the metric's natural bounds (%s)\n",
+            !bounded ? "none known" : isinf(bhi) ? ">= 0" : "0 to 1");
+    struct gparr titles = { 0 }, colors = { 0 }, dashes = { 0 }, cats = { 0 }, xs = { 0 };
     double *vals = malloc((size_t)np * sizeof *vals);
-    double xmin = INFINITY, xmax = -INFINITY;
+    double *xdist = malloc((size_t)np * sizeof *xdist);     /* the distinct x values */
+    int nxd = 0;
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
     int nmin = -1, nmax = 0, blocks = 0;
-    if (vals == NULL)
+    if (vals == NULL || xdist == NULL)
         rc = err_run(c->err, "out of memory");
     for (int i = 0; rc == 0 && i < np;) {
         int line = pts[i].line;
@@ -1572,15 +1659,37 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
             put_num(f, half);
             fprintf(f, " %d", n);
             put_num(f, sd);
+            double lo = mean - half, hi = mean + half;
+            if (bounded) {
+                lo = lo < blo ? blo : lo;
+                hi = hi > bhi ? bhi : hi;
+            }
+            put_num(f, lo);
+            put_num(f, hi);
             fprintf(f, "\n");
+            if (isfinite(mean)) {
+                ymin = mean < ymin ? mean : ymin;
+                ymax = mean > ymax ? mean : ymax;
+            }
             xmin = xv < xmin ? xv : xmin;
             xmax = xv > xmax ? xv : xmax;
+            int seen = 0;
+            for (int k = 0; k < nxd && !seen; k++)
+                seen = xdist[k] == xv;
+            if (!seen)
+                xdist[nxd++] = xv;
             nmin = nmin < 0 || n < nmin ? n : nmin;
             nmax = n > nmax ? n : nmax;
         }
     }
     free(vals);
     free(pts);
+    for (int k = 0; k < nxd && ax->numeric; k++) {
+        if (xs.n++ > 0)
+            sb_printf(&xs.items, ",");
+        sb_printf(&xs.items, "%.10g", xdist[k]);
+    }
+    free(xdist);
     if (data_close(c, f, file) < 0 && rc == 0)
         rc = -1;
     if (rc == 0) {
@@ -1588,7 +1697,9 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
             arr_str(&cats, l.cat[k]);
         char image[PATH_MAX_LEN], title[512], sub[256], ylabel[256], seeds[64];
         image_path(c, image, sizeof image, s->fname, tag);
-        metric_label(m, ylabel, sizeof ylabel);
+        const char *tunit;
+        double yscale = time_scale(m, ymax, &tunit);
+        metric_label(m, ylabel, sizeof ylabel, tunit);
         snprintf(title, sizeof title, "sweep %s: %s against %s", s->name, ylabel, ax->key);
         if (nmin == nmax)
             snprintf(seeds, sizeof seeds, "%d seed%s", nmax, nmax == 1 ? "" : "s");
@@ -1602,17 +1713,30 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_str(&v, "subtitle", sub);
-        gp_str(&v, "xlabel", ax->key);
+        char xlabel[256];
+        int falls;
+        axis_label(ax->key, xlabel, sizeof xlabel, &falls);
+        gp_str(&v, "xlabel", xlabel);
         gp_str(&v, "ylabel", ylabel);
         gp_str(&v, "datafile", file);
         gp_num(&v, "cat", !ax->numeric);
-        gp_num(&v, "logx", ax->numeric && xmin > 0 && xmax / xmin >= 20);
+        /* log scales where values span decades (or where --log says) */
+        gp_num(&v, "logx", ax->numeric && xmin > 0 &&
+                               (xmax / xmin >= 20 || (c->o->log & PLOT_LOG_X)));
+        gp_num(&v, "logy", ymin > 0 && (ymax / ymin >= 100 || (c->o->log & PLOT_LOG_Y)));
+        gp_num(&v, "yscale", yscale);
+        /* load grows to the right: an axis whose smaller values are more load is reversed */
+        gp_num(&v, "revx", ax->numeric && falls);
         gp_num(&v, "xmin", xmin);
         gp_num(&v, "xmax", xmax);
         gp_arr(&v, "T", &titles);
         gp_arr(&v, "C", &colors);
         gp_arr(&v, "D", &dashes);
         gp_arr(&v, "XL", &cats);
+        if (xs.n == 0)
+            sb_printf(&v, "array XV[1] = [NaN]; ");
+        else
+            gp_arr(&v, "XV", &xs);
         rc = draw(c, "sweep.gp", &v, image);
         sb_free(&v);
     }
@@ -1620,6 +1744,7 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
     sb_free(&colors.items);
     sb_free(&dashes.items);
     sb_free(&cats.items);
+    sb_free(&xs.items);
     lines_free(&l);
     return rc;
 }

@@ -38,7 +38,12 @@ struct plot_opts {
     /* Each domain's figures (its CDFs, series, bars and sweep metrics): the CLI gives its
      * worlds'; an experiment of a domain it does not describe cannot be drawn. */
     display_fn  display_of;
+    int         log;                    /* PLOT_LOG_X | PLOT_LOG_Y: log axes on the sweeps'
+                                           figures even where values do not span decades
+                                           (where they do, the axis is log anyway) */
 };
+
+enum { PLOT_LOG_X = 1, PLOT_LOG_Y = 2 };
 
 /* Draw every selected figure; *nfig receives how many images were written.  Bad options, a
  * database without runs and names that match nothing are input errors (err->code 2); a

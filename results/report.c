@@ -443,7 +443,9 @@ const char *report_metric_unit(const char *name)
 int report_metric_higher_better(const char *name)
 {
     static const char *const higher[] = { "util_", "throughput", "jain_index", "jobs_done",
-                                          "slo_attainment", "tokens_per_s", "gavel_utilization" };
+                                          "slo_attainment", "tokens_per_s", "gavel_utilization",
+                                          "gpu_alloc_frac", "milli_alloc_frac", "cpu_alloc_frac",
+                                          "mem_alloc_frac", "pods_placed" };
     size_t n = base_len(name);
     for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++) {
         size_t k = strlen(higher[i]);
@@ -1231,8 +1233,60 @@ static void put_csv_field(FILE *out, const char *s, char sep)
     fputc('"', out);
 }
 
+void report_html_text(FILE *out, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default:  fputc(*s, out);
+        }
+}
+
+/* One paragraph per line of the notes. */
+static void html_notes(FILE *out, const char *notes)
+{
+    while (notes != NULL && *notes) {
+        size_t n = strcspn(notes, "\n");
+        char *line = strndup(notes, n);
+        if (line != NULL) {
+            fputs("<p class=\"note\">", out);
+            report_html_text(out, line);
+            fputs("</p>\n", out);
+            free(line);
+        }
+        notes += n + (notes[n] == '\n');
+    }
+}
+
+/* An HTML table: the header row in <thead>, numbers right-aligned (class num), the
+ * overrides cell in class settings. */
+static void print_html(const struct grid *g, FILE *out)
+{
+    size_t nc = (size_t)g->ncols, nr = g->n / nc;
+    fputs("<div class=\"scroll\"><table class=\"report\">\n", out);
+    for (size_t i = 0; i < nr; i++) {
+        fputs(i == 0 ? "<thead><tr>" : "<tr>", out);
+        for (size_t k = 0; k < nc; k++) {
+            int text = (int)k < g->nleft || k + 1 == nc;
+            fputs(i == 0 ? "<th>" : text ? (k + 1 == nc ? "<td class=\"settings\">" : "<td>")
+                                         : "<td class=\"num\">", out);
+            report_html_text(out, g->cell[i * nc + k]);
+            fputs(i == 0 ? "</th>" : "</td>", out);
+        }
+        fputs(i == 0 ? "</tr></thead>\n<tbody>\n" : "</tr>\n", out);
+    }
+    fputs("</tbody></table></div>\n", out);
+}
+
 static void print_grid(const struct grid *g, int format, FILE *out)
 {
+    if (format == REPORT_HTML) {
+        print_html(g, out);
+        return;
+    }
     size_t nc = (size_t)g->ncols, nr = g->n / nc;
     int *w = calloc(nc, sizeof *w);
     for (size_t i = 0; w != NULL && i < g->n; i++) {
@@ -1559,34 +1613,47 @@ static int print_report(const char *db_path, struct ropts *o, FILE *out, struct 
         goto out;
     }
     print_grid(&g, o->format, out);
-    if (o->format == REPORT_TABLE) {
+    if (o->format == REPORT_TABLE || o->format == REPORT_HTML) {
+        /* HTML: the same notes, each line a paragraph */
+        char *notes = NULL;
+        size_t nnotes = 0;
+        FILE *nf = o->format == REPORT_HTML ? open_memstream(&notes, &nnotes) : out;
+        if (nf == NULL) {
+            err_run(err, "out of memory");
+            goto out;
+        }
         if (nshown == 0)
-            fprintf(out, "(no runs %s %s)\n",
+            fprintf(nf, "(no runs %s %s)\n",
                     o->where || o->experiment || o->sweep ? "match in" : "in", db_path);
         if (o->group && nshown > 0)
-            fprintf(out, "mean \u00b1 half-width of its 95%% confidence interval over the n "
+            fprintf(nf, "mean \u00b1 half-width of its 95%% confidence interval over the n "
                     "seeds of a group (Student t, n-1 degrees of freedom); a seed run twice "
                     "counts once, with its latest run\n");
         if (o->baseline != NULL && nshown > 0) {
-            fprintf(out, o->group
+            fprintf(nf, o->group
                     ? "ratios (x): for each seed, the group's run / the latest %s run of the "
                       "same experiment, seed and settings, then their mean over the n_paired "
                       "seeds "
                     : "ratios (x): this run / the latest %s run of the same experiment, seed "
                       "and settings ",
                     o->baseline);
-            ratio_note(out, o);
+            ratio_note(nf, o);
         }
         if (differ)
-            fprintf(out, "overrides: the settings in which a row's experiment differs from the "
+            fprintf(nf, "overrides: the settings in which a row's experiment differs from the "
                     "other rows' (policy and seed aside%s), as --set takes them\n",
                     rs.naxes > 0 ? ", and the swept fields shown as columns" : "");
         if (o->baseline != NULL && nb == 0 && nshown > 0)
-            fprintf(out, "(no run of policy '%s' to compare with)\n", o->baseline);
+            fprintf(nf, "(no run of policy '%s' to compare with)\n", o->baseline);
         if (!o->group && multi > 0)
-            fprintf(out, "(%zu group%s of runs differ%s only in the seed: --group shows "
+            fprintf(nf, "(%zu group%s of runs differ%s only in the seed: --group shows "
                     "mean \u00b1 95%% CI per group)\n", multi, multi == 1 ? "" : "s",
                     multi == 1 ? "s" : "");
+        if (nf != out) {
+            fclose(nf);
+            html_notes(out, notes);
+            free(notes);
+        }
     }
     rc = 0;
 out:

@@ -32,7 +32,9 @@
 
 struct sqlite3;
 
-enum report_format { REPORT_TABLE, REPORT_CSV, REPORT_MARKDOWN };
+/* REPORT_HTML: a <table> (headers with units, as the table's) and its notes as paragraphs,
+ * for a page to embed (results/html.c). */
+enum report_format { REPORT_TABLE, REPORT_CSV, REPORT_MARKDOWN, REPORT_HTML };
 
 struct report_opts {
     int            format;          /* enum report_format */
@@ -77,6 +79,9 @@ int report_select(struct sqlite3 *h, const char *experiment, const char *sweep,
  * earlier call; the caller frees it) becomes "(old) AND (expr)", or a copy of expr.  Returns
  * -1 when out of memory, *where then unchanged. */
 int report_where_add(char **where, const char *expr);
+
+/* Write s with <, >, & and " as HTML entities. */
+void report_html_text(FILE *out, const char *s);
 
 /* The unit of summary metric `name`, from rules on the name (one table in report.c, so a new
  * metric gets a unit without an edit here): "s" (jct_*, queue_*, makespan, ttft_*, ... and

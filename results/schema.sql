@@ -88,6 +88,31 @@ CREATE TABLE IF NOT EXISTS job_gpu_seconds (
 );
 CREATE INDEX IF NOT EXISTS job_gpu_seconds_run ON job_gpu_seconds(run_id);
 
+-- Pods of the placement world, one row per pod that arrived, in arrival order: what it asked
+-- for, and where it went (or that no node could take it).  Counts are integers: CPU in 1/1000
+-- of a core, memory in MiB, GPU in 1/1000 of one GPU (1000 = a whole GPU).
+CREATE TABLE IF NOT EXISTS pods (
+    run_id           INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    pod_seq          INTEGER NOT NULL,  -- position in the arrival sequence, from 0
+    name             TEXT    NOT NULL,  -- the list's name; "<name>-tuned-<i>" when drawn again
+    trace_row        INTEGER NOT NULL,  -- its row in the pod list, from 0
+    drawn            INTEGER NOT NULL,  -- 1: drawn again from the list to inflate the load
+    cpu_milli        INTEGER NOT NULL,
+    memory_mib       INTEGER NOT NULL,
+    num_gpu          INTEGER NOT NULL,  -- 0 for a CPU-only pod
+    gpu_milli        INTEGER NOT NULL,  -- per GPU: below 1000 the pod shares its one GPU
+    gpu_spec         TEXT,              -- GPU models it may use, '|'-separated; NULL: any
+    node             TEXT,              -- the node's name (sn); NULL when not placed
+    gpus             TEXT,              -- its GPUs on the node, '-'-separated indices from 0;
+                                        -- NULL for a CPU-only or unplaced pod
+    placed           INTEGER NOT NULL,  -- 1 placed, 0 left unallocated
+    arrived_gpu_frac REAL    NOT NULL,  -- GPU request arrived so far (this pod's included)
+                                        -- over the cluster's GPUs
+    failed_at_load   REAL               -- arrived_gpu_frac when it was left unallocated;
+                                        -- NULL when placed
+);
+CREATE INDEX IF NOT EXISTS pods_run ON pods(run_id);
+
 -- Time series.  Names: util_<GPU type> and util_total (mean fraction of GPUs granted over the
 -- sample period ending at t_s), queue_len and running_jobs (at t_s); for round-based policies
 -- round_gpus_<GPU type> (GPUs granted by a round's decision) and round_jobs_running, written
@@ -95,6 +120,10 @@ CREATE INDEX IF NOT EXISTS job_gpu_seconds_run ON job_gpu_seconds(run_id);
 -- to both its neighbours in its series is not stored (unless the experiment sets
 -- sim.sample_repeats): a flat stretch is stored as its first and last points, so a line or a
 -- step plot through the rows is unchanged.  Summary figures (metrics) come from the full run.
+-- Placement runs: arrived_gpu_frac, gpu_alloc_frac, milli_alloc_frac, frag_frac,
+-- frag_cluster_frac and pods_unallocated, each time the arrived GPU request crosses a multiple
+-- of sim.sample_load of the cluster's GPUs; their t_s is the pod's position in the arrival
+-- sequence (a placement world's clock counts pods), so join series on t_s.
 CREATE TABLE IF NOT EXISTS samples (
     run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     t_s     REAL    NOT NULL,
@@ -123,3 +152,32 @@ CREATE TABLE IF NOT EXISTS run_params (
 );
 CREATE INDEX IF NOT EXISTS run_params_sweep ON run_params(sweep, key);
 CREATE INDEX IF NOT EXISTS runs_config_hash ON runs(config_hash);
+
+-- Who held which resource when (opt-in: only runs made with "sim": {"timeline": true} have
+-- rows, so sweeps stay small).  One row per interval of one entity on one resource, or on none
+-- while it waits; an entity on n resources at once has n rows for the interval.  Between its
+-- arrival and its end every moment of an entity is in some row (intervals of zero length are
+-- not stored).  Training: entity = jobs.job_id, resource = a GPU id (GPUs are numbered node
+-- by node in the cluster file's order; in Gavel mode, which does not place jobs, a position
+-- among the GPUs of the type); queued rows, then each grant as restoring while its checkpoint
+-- restore lasts and running (a whole GPU) or shared (a share < 1) after.  A world's rows are
+-- described in sim/core/world.h.  `hetsim trace` turns them into a Perfetto / Chrome trace.
+CREATE TABLE IF NOT EXISTS timeline (
+    run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    entity         INTEGER NOT NULL,    -- training: jobs.job_id; serving: requests.request_id
+    resource       INTEGER,             -- GPU id (instance, container group); NULL when queued
+    node           INTEGER,             -- the resource's node (server) index; NULL when queued
+    resource_type  TEXT,                -- its type: the GPU type ("V100-16GB"); NULL when queued
+    start_s        REAL    NOT NULL,
+    end_s          REAL    NOT NULL,    -- > start_s
+    state          TEXT    NOT NULL,    -- queued | running | shared | restoring
+    share          REAL,                -- fraction of the resource held, (0, 1]; NULL when queued
+    cause          TEXT    NOT NULL,    -- what began it: arrival | start | resume | migrate |
+                                        -- resize | reshare | preempt (queued after preemption)
+    ends           TEXT    NOT NULL     -- what ended it: the cause of the entity's next interval
+                                        -- (start | resume when granted, migrate, resize,
+                                        -- reshare, preempt), restored (its restore finished),
+                                        -- or finish | drop (Gavel mode: 5 failed micro-tasks) |
+                                        -- stop (sim.until_s, sim.max_events)
+);
+CREATE INDEX IF NOT EXISTS timeline_run ON timeline(run_id, resource, start_s);

@@ -178,7 +178,10 @@ int lp_reoptimize(glp_prob *lp, const char *what, struct errbuf *err)
 int lp_feasible(glp_prob *lp, const char *what, struct errbuf *err)
 {
     quiet();
-    prepare_warm(lp);
+    /* between the questions of a bisection only bounds change, which keeps the basis and
+     * its factorization valid: repairing and refactorizing it again would be wasted */
+    if (!glp_bf_exists(lp))
+        prepare_warm(lp);
     glp_smcp parm;
     glp_init_smcp(&parm);
     parm.msg_lev = GLP_MSG_OFF;

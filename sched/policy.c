@@ -18,6 +18,7 @@ struct policy {
     void                    *self;
     simtime                  round;
     struct train_decider     train;     /* the decider of the "training" world */
+    struct place_decider     place;     /* the decider of the "placement" world */
     char                     label[64];
     struct policy_stats      st;
     int                      trace;
@@ -91,6 +92,8 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
             .round = p->round, .allocate = ops->train->allocate ? policy_allocate : NULL,
             .agnostic = !!(ops->flags & POLICY_AGNOSTIC), .fifo = !!(ops->flags & POLICY_FIFO),
         };
+    if (ops->place != NULL)
+        p->place = (struct place_decider){ .ctx = p, .decide = policy_place_decide };
     *out = p;
     return 0;
 }
@@ -110,6 +113,8 @@ void policy_get_stats(const policy *p, struct policy_stats *out) { *out = p->st;
 
 const void *policy_decider(const policy *p)
 {
+    if (p->ops->place != NULL)
+        return &p->place;
     return p->ops->train != NULL ? (const void *)&p->train : NULL;
 }
 
@@ -157,5 +162,24 @@ int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list
         fprintf(stderr, "trace: t=%.6f %s reason=%u active=%d waiting=%d running=%d grants=%zu%s\n",
                 sim_to_sec(v->now), p->label, v->reason, v->n_active, v->n_waiting,
                 v->n_running, out->n, out->full ? " full" : "");
+    return rc;
+}
+
+int policy_place_decide(void *ctx, const struct place_view *v, const struct place_pod *pod,
+                        struct place_choice *out, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->place->decide(p->self, v, pod, out, err);
+    double dt = mono_s() - t0;
+    p->st.calls++;
+    p->st.time_total_s += dt;
+    if (dt > p->st.time_max_s)
+        p->st.time_max_s = dt;
+    if (rc < 0)
+        err_prefix(err, "policy %s, pod %lld (%s): ", p->label, (long long)v->seq, pod->name);
+    if (p->trace)
+        fprintf(stderr, "trace: pod %lld %s %s node=%d gpus=%d\n", (long long)v->seq,
+                p->label, pod->name, out->node, out->ngpus);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "../sim/base/jobj.h"
+#include "../sim/place/place_view.h"
 #include "../sim/train/train_view.h"
 
 struct alloc_problem;
@@ -50,6 +51,13 @@ struct train_hooks {
     int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
 };
 
+/* A placement policy's decision (domain "placement", sim/place/place_view.h): a node and GPUs
+ * for each arriving pod, or none. */
+struct place_hooks {
+    int  (*decide)(void *self, const struct place_view *v, const struct place_pod *pod,
+                   struct place_choice *out, struct errbuf *err);
+};
+
 /* Every policy: a head that every domain shares, and the hook table of its domain. */
 struct policy_ops {
     const char *name;           /* as in experiments and `hetsim list policies` */
@@ -62,6 +70,7 @@ struct policy_ops {
     void (*destroy)(void *self);
     /* the hooks of its domain: exactly the one its domain names is set */
     const struct train_hooks *train;    /* "training" */
+    const struct place_hooks *place;    /* "placement" */
 };
 
 /* The registry, NULL-terminated, in the order `hetsim list policies` prints. */
@@ -91,7 +100,8 @@ simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
- * timed dispatch below: a struct train_decider for "training".  Valid while p is open. */
+ * timed dispatch below: a struct train_decider for "training", a struct place_decider for
+ * "placement".  Valid while p is open. */
 const void *policy_decider(const policy *p);
 
 /* The dispatch of training decisions (what policy_decider's train_decider points at), timed
@@ -99,5 +109,8 @@ const void *policy_decider(const policy *p);
 int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,
                         struct errbuf *err);
+/* The dispatch of placement decisions (what policy_decider's place_decider points at). */
+int policy_place_decide(void *p, const struct place_view *v, const struct place_pod *pod,
+                        struct place_choice *out, struct errbuf *err);
 
 #endif

@@ -14,6 +14,12 @@ extern const struct policy_ops policy_themis;
 extern const struct policy_ops policy_gavel_las;
 extern const struct policy_ops policy_gavel_las_perf;
 extern const struct policy_ops policy_gavel_ftf;
+extern const struct policy_ops policy_fgd;
+extern const struct policy_ops policy_random;
+extern const struct policy_ops policy_dotprod;
+extern const struct policy_ops policy_bestfit;
+extern const struct policy_ops policy_clustering;
+extern const struct policy_ops policy_gpupacking;
 
 const struct policy_ops *const policy_registry[] = {
     /* training */
@@ -27,5 +33,12 @@ const struct policy_ops *const policy_registry[] = {
     &policy_gavel_las,
     &policy_gavel_las_perf,
     &policy_gavel_ftf,
+    /* placement */
+    &policy_fgd,
+    &policy_random,
+    &policy_dotprod,
+    &policy_bestfit,
+    &policy_clustering,
+    &policy_gpupacking,
     NULL,
 };

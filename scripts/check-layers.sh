@@ -8,7 +8,7 @@
 #   models          performance models: sim/base
 #   results         the metrics database: sim/base
 #   sim/core        engine, event queue, machines: sim/base, models
-#   sim/<world>     a world (train, serve, micro): sim/core, sim/base, models; never another
+#   sim/<world>     a world (train, serve, micro, place): sim/core, sim/base, models; never another
 #                   world, sched, results or the driver
 #   workloads       trace readers and generators: the worlds' job types, sim/core, sim/base,
 #                   models
@@ -23,8 +23,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-worlds="train serve micro"
-domains="training:train elastic:train multiplex:train serving:serve micro:micro"
+worlds="train serve micro place"
+domains="training:train elastic:train multiplex:train serving:serve micro:micro placement:place"
 
 layer_of() {                    # the layer a path belongs to
     case $1 in

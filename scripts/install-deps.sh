@@ -4,11 +4,12 @@
 # installed the script does nothing but check.  Uses sudo when not root.
 #
 #   scripts/install-deps.sh            required packages
-#   scripts/install-deps.sh --optional also the optional group (OpenMPI, fuzzing, valgrind)
+#   scripts/install-deps.sh --optional also the optional group (OpenMPI, fuzzing, valgrind,
+#                                      chromium for the HTML report test)
 set -eu
 
 required="libgsl-dev libcjson-dev libsqlite3-dev libcriterion-dev libglpk-dev gnuplot-nox pkg-config sqlite3 gcc make"
-optional="openmpi-bin libopenmpi-dev clang libclang-rt-14-dev valgrind"
+optional="openmpi-bin libopenmpi-dev clang libclang-rt-14-dev valgrind chromium"
 
 want=$required
 case "${1:-}" in

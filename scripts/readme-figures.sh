@@ -18,7 +18,12 @@
 #                  medians, fairness, per policy and load (mean over the seeds)
 #   oef-claims     scripts/reproduce/oef.sh's claims table (60 runs: seconds)
 #   oef-why        from oef.sh's runs: utilization and throughput per policy and load
+#   fgd-claims     scripts/reproduce/fgd.sh's claims table (60 runs, a few minutes, into
+#                  results/out/fgd, resumed if already there)
+#   fgd-why        from fgd.sh's runs: where each policy's idle GPU is left, per load
+#   fgd-speed      tests/bench_fgd.c alone (fgd_openb's six policies, time and memory)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
+#   timeline-cost  the bench's 100,000-job run with and without sim.timeline (a minute)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -26,7 +31,8 @@ hetsim=${HETSIM:-./hetsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why speed"
+generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why fgd-claims
+fgd-why fgd-speed speed timeline-cost"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -128,6 +134,43 @@ gen_oef_why() {
     why_report oef oef_load workload.rate_per_hour util_total_window,throughput_norm_window,jct_mean,ftf_mean
 }
 
+# where the idle GPU is left at the end: whole GPUs never allocated and slivers of shared ones
+# (GPUs), and FGD's split of the idle milli by what the typical pods lack (its categories,
+# weighted by the pod types' shares), mean over the seeds
+gen_fgd_why() {
+    why_report fgd fgd_openb sim.load gpus_unallocated,gpus_fragmented,gpu_alloc_frac,cpu_alloc_frac
+    echo
+    sqlite3 -header -column results/out/fgd/fgd.db "
+        WITH m AS (SELECT r.id, r.policy, p.num AS load,
+                          max(CASE WHEN m.name = 'gpus_total' THEN m.value END) AS gpus,
+                          max(CASE WHEN m.name = 'gpus_unallocated' THEN m.value END) AS idle,
+                          max(CASE WHEN m.name = 'gpu_alloc_frac' THEN m.value END) AS used,
+                          max(CASE WHEN m.name = 'idle_q1_lack_both_frac' THEN m.value END) AS q1,
+                          max(CASE WHEN m.name = 'idle_q2_lack_gpu_frac' THEN m.value END) AS q2,
+                          max(CASE WHEN m.name = 'idle_q4_lack_cpu_frac' THEN m.value END) AS q4,
+                          max(CASE WHEN m.name IN ('idle_xl_satisfied_frac', 'idle_xr_lack_cpu_frac')
+                                   THEN m.value END) AS cpuonly
+                   FROM runs r JOIN run_params p ON p.run_id = r.id AND p.key = 'sim.load'
+                        JOIN metrics m ON m.run_id = r.id GROUP BY r.id)
+        SELECT policy, load, printf('%.0f', avg(gpus * (1 - used))) AS whole_gpus_idle,
+               printf('%.0f', avg(idle - gpus * (1 - used))) AS slivers_idle_gpus,
+               printf('%.2f', avg(q1 + q2)) AS idle_lacking_gpu,
+               printf('%.2f', avg(q4)) AS idle_lacking_cpu_only
+        FROM m GROUP BY policy, load ORDER BY load, avg(idle)"
+    echo
+    echo "the tie order: fgd and best fit at 1.3x with a fresh random draw among equal scores"
+    echo "for each pod (\"ties\": \"random\", as upstream Kubernetes) instead of FGD's fixed"
+    echo "random node order, five seeds"
+    for seed in 42 43 44 45 46; do
+        "$hetsim" run fgd_openb --seed "$seed" --db "$tmp/ties.db" -q --set \
+            'policies=[{"name": "fgd", "label": "fgd_random_ties", "ties": "random"},
+                       {"name": "bestfit", "label": "bestfit_random_ties", "ties": "random"}]' \
+            2>/dev/null
+    done
+    "$hetsim" report --db "$tmp/ties.db" --group --columns milli_alloc_frac,gpu_alloc_frac \
+        | cut -c1-132 | sed "s/ *$//" | grep -v '^mean'
+}
+
 gen() {
     case $1 in
     run-table) gen_run_table ;;
@@ -137,7 +180,14 @@ gen() {
     fft-why) gen_fft_why ;;
     oef-claims) gen_claims oef ;;
     oef-why) gen_oef_why ;;
+    fgd-claims) gen_claims fgd ;;
+    fgd-why) gen_fgd_why ;;
+    fgd-speed) make --no-print-directory -s build/rel/bench_fgd.bin >/dev/null 2>&1
+        HETSIM_DATA=$root build/rel/bench_fgd.bin ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
+    timeline-cost)
+        make --no-print-directory -s build/rel/bench.bin >/dev/null 2>&1
+        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench.bin ;;
     *) echo "readme-figures: no generator '$1' (one of: $generators)" >&2; return 2 ;;
     esac
 }

@@ -9,7 +9,9 @@
  *   2. a 100,000-job synthetic trace under fifo on a 1,024-GPU mixed cluster, through the
  *      library exactly as `hetsim run` does it, once with a database and once without; then
  *      1,000,000 jobs the same two ways, and the ratio of the per-job costs.  Each run is
- *      in a forked child so that its peak RSS is its own.
+ *      in a forked child so that its peak RSS is its own.  Then 100,000 jobs with the database
+ *      and sim.timeline on (the timeline rows: one per interval of a job on a GPU), against
+ *      the same run without it: the timeline's cost in time, rows and file size.
  * Targets: >= 10 M events/s at 1e4 pending and >= 90% of the plain heap's rate at every size;
  * 100k jobs in < 2 s and < 200 MB; 1M jobs with a per-job cost within 1.5 x of 100k's (no
  * quadratic step) and in < 1 GB.
@@ -20,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,13 +42,14 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* CPU time of this process: the event-core rates are per CPU second, so that time the machine
- * gives to others does not count against either queue. */
-static double cpu_now(void)
+/* CPU seconds (user + system) this process has used: what a loaded machine does not stretch,
+ * so that time the machine gives to others counts against neither queue of the core bench */
+static double cpu_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
 static double peak_mb(void)
@@ -68,7 +73,7 @@ static double hold(size_t pending, long steps, int cancel_every, const simtime *
     evq_handle *ring = calloc(nring, sizeof *ring);
     long cancels = 0;
     struct evq_event ev;
-    double t0 = cpu_now();
+    double t0 = cpu_s();
     for (long s = 0; s < steps; s++) {
         evq_pop(q, &ev);
         simtime t = ev.time + inc[k++ & (NINC - 1)];
@@ -85,7 +90,7 @@ static double hold(size_t pending, long steps, int cancel_every, const simtime *
             cancels++;
         }
     }
-    double dt = cpu_now() - t0;
+    double dt = cpu_s() - t0;
     if (evq_size(q) != pending)
         fprintf(stderr, "bench: queue size drifted to %zu (want %zu)\n", evq_size(q), pending);
     free(ring);
@@ -102,12 +107,12 @@ static double hold_plain(size_t pending, long steps, const simtime *inc)
     size_t k = 0;
     for (size_t i = 0; i < pending; i++)
         plain_push(&q, inc[k++ & (NINC - 1)], 0, i);
-    double t0 = cpu_now();
+    double t0 = cpu_s();
     for (long s = 0; s < steps; s++) {
         struct plain_entry ev = plain_pop(&q);
         plain_push(&q, ev.time + inc[k++ & (NINC - 1)], 0, ev.arg);
     }
-    double dt = cpu_now() - t0;
+    double dt = cpu_s() - t0;
     free(q.h);
     return (double)steps / dt;
 }
@@ -193,7 +198,14 @@ static const char experiment_fmt[] =
     "  \"sim\": { \"sample_s\": 600 }\n"
     "}\n";
 
-/* One run as cmd_run does it; prints its line.  Returns 0 or 1. */
+static const char *timeline_set[] = { "sim.timeline=true" };
+static int with_timeline;       /* the next trace_run sets sim.timeline */
+static int measure_cpu;         /* run_forked returns the child's CPU seconds, not its wall */
+
+/* One run as cmd_run does it; prints its line.  Returns 0 or 1.  *wall_out gets its wall
+ * time, or with with_timeline set its CPU time (the comparison of bench_timeline). */
+static double last_cpu;
+
 static int trace_run(const char *experiment_path, const char *db_path, double *wall_out)
 {
     struct errbuf err;
@@ -204,7 +216,8 @@ static int trace_run(const char *experiment_path, const char *db_path, double *w
     struct run_result res;
     int rc = 1;
     double t0 = wall_now();
-    if (experiment_load(&e, experiment_path, NULL, 0, &err) < 0 || run_env_open(&env, e, &err) < 0 ||
+    if (experiment_load(&e, experiment_path, (char *const *)timeline_set, with_timeline, &err) < 0 ||
+        run_env_open(&env, e, &err) < 0 ||
         (db_path != NULL && db_open(&d, db_path, &err) < 0))
         goto out;
     struct run_opts o = { .db = d };
@@ -214,9 +227,11 @@ static int trace_run(const char *experiment_path, const char *db_path, double *w
     d = NULL;
     double wall = wall_now() - t0;
     *wall_out = wall;
+    last_cpu = cpu_s();
     printf("  %-12s jobs %lld (done %lld), events %llu, %.2f M events/s, wall %.2f s "
            "(simulation %.2f s), peak %.1f MB, util_total %.2f\n",
-           db_path ? "with db:" : "without db:", (long long)res.tot.entities_in,
+           with_timeline ? "+ timeline:" : db_path ? "with db:" : "without db:",
+           (long long)res.tot.entities_in,
            (long long)res.tot.entities_done, (unsigned long long)res.tot.events,
            (double)res.tot.events / wall / 1e6, wall, res.wall_s, peak_mb(),
            run_metric(&res, "util_total"));
@@ -249,6 +264,8 @@ static int run_forked(const char *experiment_path, const char *db_path, double *
         double wall = 0;
         int rc = trace_run(experiment_path, db_path, &wall);
         fflush(stdout);
+        if (measure_cpu)
+            wall = last_cpu;
         rc |= write(fd[1], &wall, sizeof wall) != (ssize_t)sizeof wall;
         _exit(rc);
     }
@@ -285,6 +302,48 @@ static int write_experiment(const char *experiment_path, long jobs)
     return fclose(f) != 0;
 }
 
+/* rows of the timeline table and the file's size in MB */
+static void db_size(const char *db_path, long long *rows, double *mb)
+{
+    sqlite3 *h;
+    *rows = -1;
+    if (sqlite3_open_v2(db_path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(h, "SELECT count(*) FROM timeline", -1, &q, NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW)
+            *rows = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
+    sqlite3_close(h);
+    struct stat st;
+    *mb = stat(db_path, &st) == 0 ? (double)st.st_size / 1048576.0 : -1;
+}
+
+/* The 100,000-job run with the database (its file at db_path), again without and with
+ * sim.timeline, in CPU seconds (wall time on a shared machine says more of the others' load
+ * than of the timeline), and what the timeline added to the time and the file. */
+static int bench_timeline(const char *experiment_path, const char *db_path)
+{
+    long long rows0, rows1;
+    double mb0, mb1, plain = 0, tl = 0;
+    measure_cpu = 1;
+    remove_db(db_path);
+    int rc = run_forked(experiment_path, db_path, &plain);
+    db_size(db_path, &rows0, &mb0);
+    remove_db(db_path);
+    with_timeline = 1;
+    rc = rc || run_forked(experiment_path, db_path, &tl);
+    with_timeline = 0;
+    measure_cpu = 0;
+    db_size(db_path, &rows1, &mb1);
+    if (rc == 0)
+        printf("  timeline: %lld rows (%.1f per job), %.2f CPU s against %.2f without "
+               "(%+.0f%%), file %.1f MB against %.1f MB\n", rows1, rows1 / 1e5, tl, plain,
+               100 * (tl / plain - 1), mb1, mb0);
+    remove_db(db_path);
+    return rc;
+}
+
 /* 100,000 and 1,000,000 jobs, each with and without the database: the per-job cost of the
  * large run over the small one shows whether anything grows faster than linearly. */
 static int bench_trace(void)
@@ -302,7 +361,7 @@ static int bench_trace(void)
     double small = 0, small_nodb = 0, large = 0, large_nodb = 0;
     int rc = write_experiment(experiment_path, 100000);
     rc = rc || run_forked(experiment_path, db_path, &small) || run_forked(experiment_path, NULL, &small_nodb);
-    remove_db(db_path);
+    rc = rc || bench_timeline(experiment_path, db_path);
     rc = rc || write_experiment(experiment_path, 1000000) || run_forked(experiment_path, db_path, &large) ||
          run_forked(experiment_path, NULL, &large_nodb);
     if (rc == 0)
@@ -315,8 +374,32 @@ static int bench_trace(void)
     return rc;
 }
 
+/* BENCH_ONLY=timeline: the 100,000-job run with the database, with and without the
+ * timeline (make readme-figures' timeline-cost) */
+static int bench_timeline_only(void)
+{
+    char dir[] = "/tmp/hetsim-bench-XXXXXX";
+    if (mkdtemp(dir) == NULL) {
+        perror("bench: mkdtemp");
+        return 1;
+    }
+    char experiment_path[128], db_path[128];
+    snprintf(experiment_path, sizeof experiment_path, "%s/bench.json", dir);
+    snprintf(db_path, sizeof db_path, "%s/bench.db", dir);
+    printf("trace: synthetic jobs, fifo, 1,024 GPUs (256 A100, 384 V100, 384 T4), "
+           RATE_PER_HOUR " jobs/h\n");
+    int rc = write_experiment(experiment_path, 100000) ||
+             bench_timeline(experiment_path, db_path);
+    unlink(experiment_path);
+    rmdir(dir);
+    return rc;
+}
+
 int main(void)
 {
+    const char *only = getenv("BENCH_ONLY");
+    if (only != NULL && strcmp(only, "timeline") == 0)
+        return bench_timeline_only();
     int rc = bench_trace();
     bench_core();
     return rc;

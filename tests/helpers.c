@@ -327,6 +327,7 @@ char *th_db_dump(const char *db_path)
         "SELECT * FROM samples ORDER BY run_id, name, t_s",
         "SELECT * FROM metrics WHERE name NOT LIKE 'solver_time%' ORDER BY run_id, name",
         "SELECT * FROM run_params ORDER BY run_id, key",
+        "SELECT * FROM timeline ORDER BY run_id, entity, start_s, resource",
         NULL,
     };
     return th_query_dump(db_path, queries);
@@ -441,7 +442,7 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
     struct train_decider dec = *(const struct train_decider *)policy_decider(p);
     dec.ctx = &w;
     dec.decide = watched;
-    struct train_sink sink = { &res, keep_rec, NULL };
+    struct train_sink sink = { .ctx = &res, .job = keep_rec };
     train *world;
     cr_assert_eq(train_create(&world, cl, m, cfg, &js, &dec, &sink, &err), 0, "%s", err.msg);
     struct train_totals tot;

@@ -279,16 +279,16 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * clusters with their GPUs by type, in the order of their groups. */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 7, 100, (const char *const[]){
+    assert_listing("experiments", 9, 100, (const char *const[]){
         "default           The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants       OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
         "\nphilly_slice      How workloads/traces/philly_300.csv was made: 300 jobs of the "
         "Philly job list...\n", NULL });
-    assert_listing("sweeps", 3, 100, (const char *const[]){
-        "\nload      The README's sweep tour: four policies on the 48-GPU mixed cluster as "
+    assert_listing("sweeps", 4, 100, (const char *const[]){
+        "\nload       The README's sweep tour: four policies on the 48-GPU mixed cluster as "
         "the arrival rate...\n", NULL });
-    assert_listing("clusters", 6, 100, (const char *const[]){
+    assert_listing("clusters", 7, 100, (const char *const[]){
         "alibaba_pai2020     6742 GPUs: 1596 P100, 994 T4, 2240 K80, 1080 V100-32GB, "
         "832 V100-16GB\n",
         "\ngavel_108           108 GPUs: 36 V100-16GB, 36 P100, 36 K80\n",
@@ -306,13 +306,13 @@ Test(cli, list_gpus_formats_and_bad_names)
         "\nA100-80GB       80     19.50     312.0      2039     5.120  nvlink3 pcie4  a100-80\n",
         "\nRTX3090", "  rtx3090, 3090\n", NULL });
     /* every format of workloads/registry.c, in its order, with its domain and summary */
-    assert_listing("formats", 4, 0, (const char *const[]){
+    assert_listing("formats", 5, 0, (const char *const[]){
         "hetsim     training   hetsim's CSV job trace (arrival_s, job_type, workers, "
         "iterations or duration_s)\n"
         "gavel      training   Gavel's tab-separated job traces, 7-field (old) and 10-field "
         "(current)\n"
         "philly     training   the Philly job list", "\nsynthetic  training   Poisson arrivals",
-        NULL });
+        "\nopenb      placement  Alibaba's openb pod lists", NULL });
     rejected((const char *const[]){ "list", "gpu", NULL }, NULL,
              "hetsim list: cannot list 'gpu' (did you mean 'gpus'?); one of: domains policies "
              "gpus links models formats experiments sweeps clusters traces");
@@ -324,11 +324,14 @@ Test(cli, list_domains_names_each_worlds_policies_and_formats)
 {
     /* every world of sim/run/world_registry.c, with the policies of its domain and the
      * formats whose entities it takes */
-    assert_listing("domains", 3, 0, (const char *const[]){
+    assert_listing("domains", 6, 0, (const char *const[]){
         "training: DL training jobs on GPU clusters",
         "\n  policies: fifo fifo_perf srtf oef fft tiresias themis gavel_las gavel_las_perf "
         "gavel_ftf\n",
-        "\n  formats: hetsim gavel philly synthetic\n", NULL });
+        "\n  formats: hetsim gavel philly synthetic\n",
+        "\nplacement: pods asking for fractions of a GPU",
+        "\n  policies: fgd random dotprod bestfit clustering gpupacking\n",
+        "\n  formats: openb\n", NULL });
 }
 
 static void mkdirs(const char *root, const char *const *subs)

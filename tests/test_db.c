@@ -118,6 +118,31 @@ Test(db, aborted_and_unfinished_runs_leave_nothing)
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs WHERE policy = 'srtf'"), 0, 0);
 }
 
+Test(db, a_table_added_at_this_version_is_created_in_older_files)
+{
+    /* a version-3 file written before the timeline table existed */
+    fresh("no_timeline.db");
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    write_run(d, 1);
+    db_close(d);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, "DROP TABLE timeline", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM sqlite_master WHERE name = "
+                                         "'timeline'"), 0, 0);
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    write_run(d, 1);
+    db_close(d);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM sqlite_master WHERE name = "
+                                         "'timeline'"), 1, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 2, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 3, 0);
+}
+
 Test(db, another_schema_version_is_refused)
 {
     fresh("v9.db");

@@ -1,13 +1,15 @@
 /*
  * test_gavel: the Gavel-compatible world on hand-computed cases — a lone job's rounds, a
  * newcomer waiting for the next allocation reset (and Gavel's forced reset when nothing is
- * left to wait for), the 5-failure drop rule of multi-GPU micro-tasks, determinism of the
- * agnostic type shuffle, and the calibration against Gavel's own simulator (reference
- * numbers in ../shared/reference/README.md).
+ * left to wait for), a type's free GPUs going to a job with no share of it (Gavel picks by
+ * priority per type, zero included), the 5-failure drop rule of multi-GPU micro-tasks,
+ * determinism of the agnostic type shuffle, and the calibration against Gavel's own
+ * simulator (reference numbers in ../shared/reference/README.md).
  */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../sched/policy.h"
 #include "../sim/train/gavel.h"
@@ -43,14 +45,17 @@ static int next_job(void *ctx, void *spec, struct errbuf *err)
     return 1;
 }
 
-struct rec { long long id; double finish, first; };
+struct rec { long long id; double finish, first, gpu_s[CLUSTER_MAX_TYPES]; };
 struct recs { struct rec r[16]; int n; };
 static int keep(void *ctx, const struct train_record *r, struct errbuf *err)
 {
     (void)err;
     struct recs *s = ctx;
-    s->r[s->n++] = (struct rec){ r->trace_id, r->finish >= 0 ? sim_to_sec(r->finish) : -1,
-                                 r->job->first_start >= 0 ? sim_to_sec(r->job->first_start) : -1 };
+    struct rec *k = &s->r[s->n++];
+    *k = (struct rec){ r->trace_id, r->finish >= 0 ? sim_to_sec(r->finish) : -1,
+                       r->job->first_start >= 0 ? sim_to_sec(r->job->first_start) : -1, { 0 } };
+    for (int t = 0; t < CLUSTER_MAX_TYPES; t++)
+        k->gpu_s[t] = r->gpu_s[t];
     return 0;
 }
 
@@ -80,7 +85,7 @@ static struct gavel_totals run(const cluster *cl, const char *name, struct job_s
     struct src s = { jobs, n, 0 };
     struct entity_source js = { &s, next_job };
     struct gavel_config gc = { .seed = seed, .round = sim_from_sec(360), .min_realloc_s = 1920 };
-    struct train_sink sink = { out, keep, NULL };
+    struct train_sink sink = { .ctx = out, .job = keep };
     struct gavel_totals tot;
     cr_assert_eq(gavel_run(cl, th_m, &gc, &js, policy_decider(p), &sink, &tot, &err), 0, "%s",
                  err.msg);
@@ -176,6 +181,46 @@ Test(gavel, multi_gpu_micro_tasks_with_too_few_steps_fail_and_drop)
     cr_assert_float_eq(get(&r, 0)->finish, -1, 0);
     cr_assert_gt(get(&r, 1)->finish, 0);
     cluster_destroy(two);
+}
+
+/* The slot of GPU model `name` in cl's type order. */
+static int slot_of(const cluster *cl, const char *name)
+{
+    const int *types;
+    int nt = cluster_types(cl, &types);
+    for (int i = 0; i < nt; i++)
+        if (strcmp(catalog_gpu(cluster_catalog(cl), types[i])->name, name) == 0)
+            return i;
+    cr_assert_fail("no %s in the cluster", name);
+    return -1;
+}
+
+Test(gavel, a_type_left_free_goes_to_a_job_without_a_share_of_it)
+{
+    /* One V100 and one K80.  A (ResNet-18, ten times faster on the V100) and B
+     * (Recommendation, faster on the K80) arrive together: the allocation gives A the V100
+     * and B the K80.  A is done within the first round; the recompute then gives B, alone,
+     * all of the K80 and no V100 share.  But Gavel picks per type, fastest type first, and
+     * a job with priority 0 there is still picked when the type has GPUs left: so B runs
+     * on the V100 from the second round on, the K80 idles, and B's K80 time is its first
+     * round only. */
+    cluster *mix = th_cluster(th_cat, "{\"network\": \"ethernet-25g\", \"groups\": ["
+                                      "{\"count\": 1, \"gpu\": \"K80\", \"gpus_per_node\": 1},"
+                                      "{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 1}]}");
+    struct job_spec jobs[] = { job(0, "ResNet-18 (batch size 128)", 1, 5000, 0),
+                               job(1, "Recommendation (batch size 1024)", 1, 100000, 0) };
+    struct recs r = { .n = 0 };
+    run(mix, "gavel_las_perf", jobs, 2, &r, 0);
+    int v100 = slot_of(mix, "V100-16GB"), k80 = slot_of(mix, "K80");
+    const struct rec *a = get(&r, 0), *b = get(&r, 1);
+    cr_assert_float_eq(a->gpu_s[k80], 0, 0, "A ran on the K80");
+    cr_assert_lt(a->finish, 360, "A is not done in the first round");
+    double b_k80 = floor(20.05 * 360) / 20.05;      /* its first micro-task */
+    cr_assert_float_eq(b->gpu_s[k80], b_k80, 0.5, "B's K80 time %.1f s, want its first "
+                       "round only (%.1f s)", b->gpu_s[k80], b_k80);
+    cr_assert_gt(b->gpu_s[v100], 5000, "B's V100 time %.1f s: the free V100 was not picked",
+                 b->gpu_s[v100]);
+    cluster_destroy(mix);
 }
 
 Test(gavel, agnostic_shuffle_is_seeded)

@@ -254,6 +254,24 @@ static const char *garbage_db(void)
     return NULL;
 }
 
+/* placement: an experiment one field per line (2 name, 3 domain, 4 seed, 5 cluster, 6 nodes,
+ * 7 workload, 8 policies, 9 whatever `more` adds), a node list and a pod list */
+#define PEXPF(cl, nodes, wl, pol, more)                                                      \
+    "{\n \"name\": \"p\",\n \"domain\": \"placement\",\n \"seed\": 1,\n \"cluster\": " cl      \
+    ",\n \"nodes\": " nodes ",\n \"workload\": " wl ",\n \"policies\": " pol more "\n}\n"
+#define PCL_ "\"node_list\""
+#define PN_ "\"n.csv\""
+#define PW_ "{ \"format\": \"openb\", \"trace\": \"p.csv\" }"
+#define PP_ "[\"fgd\", \"random\"]"
+#define PEXP_OK PEXPF(PCL_, PN_, PW_, PP_, "")
+#define PEXP_MORE(x) PEXPF(PCL_, PN_, PW_, PP_, ",\n " x)
+#define NODES_HDR "sn,cpu_milli,memory_mib,gpu,model\n"
+#define NODES_OK NODES_HDR "a,32000,65536,8,T4\nb,16000,32768,2,V100M16\n"
+#define PODS_HDR "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+#define PODS_OK PODS_HDR "p0,4000,1024,1,500,\np1,2000,1024,0,0,\np2,8000,4096,2,1000,T4\n"
+/* the files of a placement row: the experiment, the node list, the pod list */
+#define PLACE(e, n, p) { { "e.json", e }, { "n.csv", n }, { "p.csv", p } }
+
 /* ---- the table ---- */
 
 /* Rows list name, files, arguments, exit code and message, and leave the rest zero (no run
@@ -818,6 +836,80 @@ static const struct row rows[] = {
       { RUN }, 1, "hetsim: %d/t.db: *not a database", .setup = garbage_db },
     { "db_wal_blocked", EXP(E_OK),
       { RUN }, 1, "hetsim: %d/t.db: *unable to open", .setup = wal_blocked_db },
+
+    /* -------- placement: openb node and pod lists, the world's fields (issue 12) -------- */
+    { "place_ok_bom_crlf", PLACE(PEXP_OK, NODES_OK, BOM "name,cpu_milli,memory_mib,num_gpu,"
+                                 "gpu_milli\r\np0,4000,1024,1,500\r\np1,100,1,0,0\r\n"),
+      { RUN }, 0, NULL, 2 },
+    { "place_milli_zero", PLACE(PEXP_OK, NODES_OK, PODS_HDR "p0,4000,1024,1,0,\n"),
+      { RUN }, 2, AT("p.csv", 2) "gpu_milli: 0 is not a share of one GPU: 1 to 1000 (1000 = "
+                                 "the whole GPU); 0 would ask for no GPU" },
+    { "place_milli_over_one_gpu", PLACE(PEXP_OK, NODES_OK, PODS_OK "p3,1,1,1,1500,\n"),
+      { RUN }, 2, AT("p.csv", 5) "gpu_milli: 1500 is not a share of one GPU" },
+    { "place_milli_fractional_multi_gpu", PLACE(PEXP_OK, NODES_OK, PODS_HDR "p0,1,1,4,250,\n"),
+      { RUN }, 2, AT("p.csv", 2) "gpu_milli: 250 for 4 GPUs: a pod of several GPUs takes them "
+                                 "whole (1000); only a one-GPU pod shares its GPU" },
+    { "place_milli_without_gpu", PLACE(PEXP_OK, NODES_OK, PODS_HDR "p0,1,1,0,300,\n"),
+      { RUN }, 2, AT("p.csv", 2) "gpu_milli: 300, but the pod asks for no GPU (num_gpu 0)" },
+    { "place_milli_not_integer", PLACE(PEXP_OK, NODES_OK, PODS_HDR "p0,1,1,1,0.5,\n"),
+      { RUN }, 2, AT("p.csv", 2) "gpu_milli: '0.5' is not an integer (milli-GPU per GPU)" },
+    { "place_unknown_gpu_model", PLACE(PEXP_OK, NODES_OK, PODS_OK "p3,1,1,1,100,T4|A100\n"),
+      { RUN }, 2, AT("p.csv", 5) "gpu_spec: unknown GPU model 'A100' (the node list has: T4, "
+                                 "V100M16)" },
+    { "place_node_without_gpus", PLACE(PEXP_OK, NODES_OK "c,8000,1024,0,\n", PODS_OK),
+      { RUN }, 2, AT("n.csv", 4) "gpu: node 'c' has no GPUs: the placement world places pods "
+                                 "on GPU nodes" },
+    { "place_node_gpus_without_model", PLACE(PEXP_OK, NODES_OK "c,8000,1024,4,\n", PODS_OK),
+      { RUN }, 2, AT("n.csv", 4) "model: empty: a node with GPUs names their model" },
+    { "place_node_missing_column", PLACE(PEXP_OK, "sn,cpu_milli,gpu,model\na,1,1,T4\n",
+                                         PODS_OK),
+      { RUN }, 2, AT("n.csv", 1) "memory_mib: required column is missing" },
+    { "place_node_twice", PLACE(PEXP_OK, NODES_OK "a,8000,1024,1,T4\n", PODS_OK),
+      { RUN }, 2, AT("n.csv", 4) "sn: node 'a' is listed twice (line 2)" },
+    { "place_pod_missing_column", PLACE(PEXP_OK, NODES_OK,
+                                        "name,cpu_milli,memory_mib,num_gpu\np0,1,1,0\n"),
+      { RUN }, 2, AT("p.csv", 1) "gpu_milli: required column is missing (an openb pod list "
+                                 "has: name, cpu_milli, memory_mib, num_gpu, gpu_milli, "
+                                 "gpu_spec (optional)" },
+    { "place_pod_column_misspelt", PLACE(PEXP_OK, NODES_OK,
+                                         "name,cpu_milli,memory_mib,num_gpu,gpu_mili\n"),
+      { RUN }, 2, AT("p.csv", 1) "gpu_mili: not a column of an openb pod list (did you mean "
+                                 "'gpu_milli'?)" },
+    { "place_pod_twice", PLACE(PEXP_OK, NODES_OK, PODS_OK "p1,1,1,0,0,\n"),
+      { RUN }, 2, AT("p.csv", 5) "name: pod 'p1' is listed twice (line 3)" },
+    { "place_pod_short_row", PLACE(PEXP_OK, NODES_OK, PODS_OK "p3,1,1,0\n"),
+      { RUN }, 2, AT("p.csv", 5) "expected 6 fields (as the header), found 4" },
+    { "place_cluster_not_the_placeholder",
+      PLACE(PEXPF(C_, PN_, PW_, PP_, ""), NODES_OK, PODS_OK),
+      { RUN }, 2, AT("e.json", 5) "cluster: the placement domain places pods on the machines of "
+                                  "\"nodes\" (an openb node list), not on a cluster: write "
+                                  "\"cluster\": \"node_list\"" },
+    { "place_nodes_missing", PLACE(PEXPF(PCL_, "\"none.csv\"", PW_, PP_, ""), NODES_OK, PODS_OK),
+      { RUN }, 2, AT("e.json", 6) "nodes: node list 'none.csv' not found" },
+    { "place_sample_s_unused", PLACE(PEXP_MORE("\"sim\": { \"sample_s\": 60 }"), NODES_OK,
+                                     PODS_OK),
+      { RUN }, 2, AT("e.json", 9) "sim.sample_s: not used by the placement domain: its clock "
+                                  "counts pods" },
+    { "place_order_misspelt", PLACE(PEXP_MORE("\"sim\": { \"order\": \"shufled\" }"),
+                                    NODES_OK, PODS_OK),
+      { RUN }, 2, AT("e.json", 9) "sim.order: 'shufled' is not one of: trace, shuffled (did "
+                                  "you mean 'shuffled'?)" },
+    { "place_load_negative", PLACE(PEXP_MORE("\"sim\": { \"load\": -1 }"), NODES_OK, PODS_OK),
+      { RUN }, 2, AT("e.json", 9) "sim.load: -1 is out of range [0, 100]" },
+    { "place_load_without_gpu_pods",
+      PLACE(PEXP_MORE("\"sim\": { \"load\": 1.3 }"), NODES_OK, PODS_HDR "p0,1,1,0,0,\n"),
+      { RUN }, 2, AT("e.json", 9) "sim.load: the pods ask for no GPU, so their GPU load cannot "
+                                  "be brought to 1.3 of the cluster's" },
+    { "place_training_policy", PLACE(PEXPF(PCL_, PN_, PW_, "[\"fifo\"]", ""), NODES_OK, PODS_OK),
+      { RUN }, 2, AT("e.json", 8) "policies[0]: policy 'fifo' is for the training domain; the "
+                                  "experiment is placement" },
+    { "place_training_format", PLACE(PEXPF(PCL_, PN_, "{ \"format\": \"hetsim\", \"trace\": "
+                                           "\"ok.csv\" }", PP_, ""), NODES_OK, PODS_OK),
+      { RUN }, 2, AT("e.json", 7) "workload.format: the format is for the training domain; the "
+                                  "experiment is placement" },
+    { "place_validate_rejects_what_run_rejects",
+      PLACE(PEXP_OK, NODES_OK, PODS_OK "p3,1,1,1,100,G3\n"),
+      { "validate", "%d/e.json" }, 2, AT("p.csv", 5) "gpu_spec: unknown GPU model 'G3'" },
 };
 #pragma GCC diagnostic pop
 

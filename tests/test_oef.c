@@ -8,6 +8,12 @@
  *  - non-cooperative: the same fairness checks, and no lie about throughputs (doubling a type,
  *    other relative speeds, hiding or claiming a type) raises the liar's real throughput; the
  *    same lie check finds profitable lies against the cooperative rule, so it can fail;
+ *  - groups of identical jobs: on instances with 1-4 copies of each kind of job, the grouped
+ *    programs against the per-job ones ("per_job": true) — fair, the same values, the same
+ *    time per group but for rare ties, spread to the oldest jobs — and bit for bit the same
+ *    allocation where no two jobs are alike;
+ *  - warm starts: along 300 one-job changes, a policy that starts from its last basis against
+ *    a cold one at every step: fair, the same values, and the warm starts take effect;
  *  - end to end in the training world on a K80/P100/V100 cluster: every job finishes, the run
  *    is deterministic, in both settings.
  *
@@ -16,6 +22,7 @@
  */
 #include <criterion/criterion.h>
 #include <glpk.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -132,12 +139,14 @@ static void random_inst(struct inst *in, gsl_rng *r)
 
 /* ---- the policy through its ops ---- */
 
-static void *open_oef(const char *setting)
+/* per_job: every job its own group, the per-job programs (the reference for grouping) */
+static void *open_oef_with(const char *setting, int per_job)
 {
     const struct policy_ops *ops = policy_find("oef");
     cr_assert_not_null(ops);
     char text[128];
-    snprintf(text, sizeof text, "{\"setting\": \"%s\"}", setting);
+    snprintf(text, sizeof text, "{\"setting\": \"%s\", \"per_job\": %s}", setting,
+             per_job ? "true" : "false");
     struct errbuf err;
     err_clear(&err);
     jsonf *doc;
@@ -149,6 +158,11 @@ static void *open_oef(const char *setting)
     cr_assert_eq(ops->create(&self, &params, &env, &err), 0, "%s", err.msg);
     jsonf_destroy(doc);
     return self;
+}
+
+static void *open_oef(const char *setting)
+{
+    return open_oef_with(setting, 0);
 }
 
 static void close_oef(void *self)
@@ -292,9 +306,11 @@ Test(oef, rejects_an_unknown_setting)
     jsonf_destroy(doc);
 }
 
+/* Determinism: OEF starts each solve from the last one's basis, so a second policy that sees
+ * the same problems in the same order (self2) must give the same allocations to the bit. */
 Test(oef, cooperative_is_fair_and_beats_the_equal_split)
 {
-    void *self = open_oef("cooperative");
+    void *self = open_oef("cooperative"), *self2 = open_oef("cooperative");
     gsl_rng *r = rng_stream(11, "test-oef-coop");
     int better = 0, runs = 300;
     for (int i = 0; i < runs; i++) {
@@ -308,7 +324,7 @@ Test(oef, cooperative_is_fair_and_beats_the_equal_split)
         double best = value(&in, -1, in.cap);
         cr_assert_leq(total, best + slack(best), "instance %d: above the optimum", i);
         better += total > si + 1e-6;
-        solve(self, &in, x2);
+        solve(self2, &in, x2);
         cr_assert_eq(memcmp(x, x2, (size_t)(in.J * in.T) * sizeof *x), 0, "not deterministic");
     }
     /* not the equal split in disguise */
@@ -316,6 +332,7 @@ Test(oef, cooperative_is_fair_and_beats_the_equal_split)
                  runs);
     gsl_rng_free(r);
     close_oef(self);
+    close_oef(self2);
 }
 
 /* Two users, two types with c0 and c1 GPUs, c0 + c1 identical 1-GPU jobs per user: every
@@ -435,7 +452,7 @@ Test(oef, cooperative_optimum_matches_brute_force_on_tiny_instances)
 
 Test(oef, noncooperative_is_fair)
 {
-    void *self = open_oef("noncooperative");
+    void *self = open_oef("noncooperative"), *self2 = open_oef("noncooperative");
     gsl_rng *r = rng_stream(12, "test-oef-noncoop");
     for (int i = 0; i < 200; i++) {
         struct inst in;
@@ -444,11 +461,12 @@ Test(oef, noncooperative_is_fair)
         solve(self, &in, x);
         double total = check_fair(&in, x, &si);
         cr_assert_geq(total, si - slack(si), "instance %d", i);
-        solve(self, &in, x2);
+        solve(self2, &in, x2);
         cr_assert_eq(memcmp(x, x2, (size_t)(in.J * in.T) * sizeof *x), 0, "not deterministic");
     }
     gsl_rng_free(r);
     close_oef(self);
+    close_oef(self2);
 }
 
 Test(oef, noncooperative_fills_what_others_cannot_use)
@@ -576,6 +594,266 @@ Test(oef, lie_check_catches_the_cooperative_rule)
     int hurt;
     int found = profitable_lies("cooperative", 40, 1e-3, &worst, &hurt);
     cr_assert_gt(found, 0, "no profitable lie found against the cooperative rule");
+}
+
+/* ---- groups of identical jobs ---- */
+
+/* 2-4 users, 2-4 types with 1-12 GPUs; each user has 1-2 kinds of job (a size and
+ * throughputs, drawn as in random_inst) and 1-4 jobs of each kind, all in a shuffled order,
+ * so that OEF's groups hold 1-4 jobs and a group's jobs are not neighbours. */
+static void grouped_inst(struct inst *in, gsl_rng *r)
+{
+    static const int scales[] = { 1, 1, 2, 4 };
+    struct { int u, scale; double thr[MAXT]; } job[MAXJ];
+    int nj = 0;
+    memset(in, 0, sizeof *in);
+    in->nu = 2 + (int)gsl_rng_uniform_int(r, 3);
+    in->T = 2 + (int)gsl_rng_uniform_int(r, 3);
+    for (int t = 0; t < in->T; t++)
+        in->cap[t] = 1 + (double)gsl_rng_uniform_int(r, 12);
+    for (int u = 0; u < in->nu; u++) {
+        in->uid[u] = 5 * u + 1;
+        int kinds = 1 + (int)gsl_rng_uniform_int(r, 2);
+        for (int k = 0; k < kinds; k++) {
+            double thr[MAXT];
+            int any = 0, scale = scales[gsl_rng_uniform_int(r, 4)];
+            for (int t = 0; t < in->T; t++) {
+                thr[t] = gsl_rng_uniform(r) < 0.15 ? 0 : 0.5 + 9.5 * gsl_rng_uniform(r);
+                any |= thr[t] > 0;
+            }
+            if (!any)
+                thr[gsl_rng_uniform_int(r, (unsigned long)in->T)] = 1;
+            for (int c = 1 + (int)gsl_rng_uniform_int(r, 4); c > 0; c--) {
+                job[nj].u = u;
+                job[nj].scale = scale;
+                memcpy(job[nj].thr, thr, sizeof thr);
+                nj++;
+            }
+        }
+    }
+    gsl_ran_shuffle(r, job, (size_t)nj, sizeof job[0]);
+    for (int j = 0; j < nj; j++)
+        add_job(in, job[j].u, job[j].scale, job[j].thr);
+}
+
+/* The group of every job (same user, size and normalized throughputs), numbered by first job. */
+static int groups_of(const struct inst *in, int *grp)
+{
+    int G = 0;
+    for (int j = 0; j < in->J; j++) {
+        grp[j] = -1;
+        for (int k = 0; k < j && grp[j] < 0; k++) {
+            int same = in->uix[k] == in->uix[j] && in->scale[k] == in->scale[j];
+            for (int t = 0; t < in->T && same; t++)
+                same = norm_thr(in, k, t) == norm_thr(in, j, t);
+            if (same)
+                grp[j] = grp[k];
+        }
+        if (grp[j] < 0)
+            grp[j] = G++;
+    }
+    return G;
+}
+
+/* The grouped programs against the per-job ones on instances with identical jobs.  Both must
+ * be fair, reach the same total and give every user the same throughput: to 1e-9 in the
+ * non-cooperative setting, whose programs are the users' own splits; to 1e-6 in the
+ * cooperative one, whose sharing-incentive and envy rows start from the equal split as each
+ * formulation solved it, and GLPK solves to a feasibility tolerance of 1e-7.  The time of
+ * each group on each type must agree too (to 1e-6), except where the per-job programs have
+ * ties — a user whose jobs of two groups are worth the same per GPU on a type (every job is
+ * worth 1 on its best type) may give the time to either — which the value checks above cover
+ * and which must stay rare.  And a group's time goes to its oldest jobs, at most T of them
+ * holding a fraction.  Returns the number of instances with ties. */
+static int grouped_against_per_job(const char *setting, unsigned long seed)
+{
+    double tol = strcmp(setting, "cooperative") == 0 ? 1e-6 : 1e-9;
+    gsl_rng *r = rng_stream(seed, "test-oef-groups");
+    int shared = 0, ties = 0, runs = 300;
+    for (int i = 0; i < runs; i++) {
+        struct inst in;
+        grouped_inst(&in, r);
+        double x[MAXJ * MAXT], xr[MAXJ * MAXT], si, sir;
+        /* fresh policies: both solve cold, as a first solve does */
+        void *grouped = open_oef_with(setting, 0), *per_job = open_oef_with(setting, 1);
+        solve(grouped, &in, x);
+        solve(per_job, &in, xr);
+        close_oef(grouped);
+        close_oef(per_job);
+        double total = check_fair(&in, x, &si), ref = check_fair(&in, xr, &sir);
+        cr_assert_float_eq(total, ref, tol * fmax(1, ref), "instance %d: grouped %.12g, per job "
+                           "%.12g", i, total, ref);
+        for (int u = 0; u < in.nu; u++) {
+            double a = thr_of(&in, u, x), b = thr_of(&in, u, xr);
+            cr_assert_float_eq(a, b, tol * fmax(1, b), "instance %d, user %d: %.12g vs %.12g", i,
+                               u, a, b);
+        }
+        int grp[MAXJ], G = groups_of(&in, grp), T = in.T, tie = 0;
+        shared += G < in.J;
+        for (int g = 0; g < G; g++) {
+            double prev_row = INFINITY;
+            int fractional = 0;
+            for (int t = 0; t < T; t++) {
+                double y = 0, yr = 0;
+                for (int j = 0; j < in.J; j++)
+                    if (grp[j] == g) {
+                        y += x[j * T + t];
+                        yr += xr[j * T + t];
+                    }
+                tie |= fabs(y - yr) > 1e-6;
+            }
+            for (int j = 0; j < in.J; j++) {
+                if (grp[j] != g)
+                    continue;
+                double row = 0;
+                int part = 0;
+                for (int t = 0; t < T; t++) {
+                    row += x[j * T + t];
+                    part |= x[j * T + t] > 1e-9 && x[j * T + t] < 1 - 1e-9;
+                }
+                /* (the last job served also takes the solver's rounding, < 1e-6) */
+                cr_assert_leq(row, prev_row + 1e-6, "instance %d: job %d (%.12g) served before "
+                              "an older job of its group (%.12g)", i, j, row, prev_row);
+                prev_row = row;
+                fractional += part;
+            }
+            cr_assert_leq(fractional, T, "instance %d, group %d: %d jobs hold a fraction", i, g,
+                          fractional);
+        }
+        if (tie)
+            cr_log_info("%s: instance %d, a tie: same values, groups' times differ", setting, i);
+        ties += tie;
+    }
+    /* the instances do have groups to merge, and ties are the exception */
+    cr_assert_gt(shared, runs * 9 / 10, "only %d of %d instances have identical jobs", shared,
+                 runs);
+    cr_assert_lt(ties, runs / 20, "%d of %d instances differ in the groups' times", ties, runs);
+    gsl_rng_free(r);
+    return ties;
+}
+
+Test(oef, cooperative_grouped_matches_per_job)
+{
+    cr_log_info("cooperative: %d ties", grouped_against_per_job("cooperative", 21));
+}
+
+Test(oef, noncooperative_grouped_matches_per_job)
+{
+    cr_log_info("noncooperative: %d ties", grouped_against_per_job("noncooperative", 22));
+}
+
+/* Without identical jobs (random_inst's throughputs are continuous, but a job that runs on one
+ * type only is worth (0, .., 1, .., 0) whatever its speed, so such instances are drawn again)
+ * every group holds one job and the grouped programs are the per-job programs, row for row:
+ * cold, the allocations agree to the bit. */
+Test(oef, without_identical_jobs_grouping_changes_nothing)
+{
+    static const char *const settings[] = { "cooperative", "noncooperative" };
+    gsl_rng *r = rng_stream(23, "test-oef-singletons");
+    for (int s = 0; s < 2; s++) {
+        for (int i = 0; i < 100; i++) {
+            void *grouped = open_oef_with(settings[s], 0), *per_job = open_oef_with(settings[s], 1);
+            struct inst in;
+            int grp[MAXJ];
+            do
+                random_inst(&in, r);
+            while (groups_of(&in, grp) < in.J);
+            double x[MAXJ * MAXT], xr[MAXJ * MAXT];
+            solve(grouped, &in, x);
+            solve(per_job, &in, xr);
+            cr_assert_eq(memcmp(x, xr, (size_t)(in.J * in.T) * sizeof *x), 0, "%s, instance %d",
+                         settings[s], i);
+            close_oef(grouped);
+            close_oef(per_job);
+        }
+    }
+    gsl_rng_free(r);
+}
+
+/* ---- warm starts ---- */
+
+/* One change of the kind a policy sees between solves: a job leaves, or one arrives — a copy
+ * of a job present (it joins that job's group) or a new kind of job of a random user (who
+ * may have had none).  Ids stay distinct and increasing. */
+static void step_inst(struct inst *in, gsl_rng *r, int64_t *next_id)
+{
+    int T = in->T;
+    if (in->J == MAXJ || (in->J > 4 && gsl_rng_uniform(r) < 0.5)) {
+        int k = (int)gsl_rng_uniform_int(r, (unsigned long)in->J);
+        for (int j = k; j + 1 < in->J; j++) {
+            in->id[j] = in->id[j + 1];
+            in->scale[j] = in->scale[j + 1];
+            in->user[j] = in->user[j + 1];
+            in->uix[j] = in->uix[j + 1];
+            memcpy(&in->thr[j * T], &in->thr[(j + 1) * T], (size_t)T * sizeof *in->thr);
+        }
+        in->J--;
+        return;
+    }
+    if (gsl_rng_uniform(r) < 0.7) {
+        int k = (int)gsl_rng_uniform_int(r, (unsigned long)in->J);
+        double thr[MAXT];
+        memcpy(thr, &in->thr[k * T], (size_t)T * sizeof *thr);
+        add_job(in, in->uix[k], in->scale[k], thr);
+    } else {
+        double thr[MAXT];
+        for (int t = 0; t < T; t++)
+            thr[t] = 0.5 + 9.5 * gsl_rng_uniform(r);
+        add_job(in, (int)gsl_rng_uniform_int(r, (unsigned long)in->nu),
+                1 << gsl_rng_uniform_int(r, 3), thr);
+    }
+    in->id[in->J - 1] = (*next_id)++;
+}
+
+/* A policy that starts each solve from the last one's basis, along a sequence of problems
+ * that change a job at a time, against a fresh policy (a cold solve) at every step: both
+ * fair, the same total, in the non-cooperative setting the same throughput for every user
+ * (the cooperative program may trade among users at the same total: a tie), and the warm
+ * starts do take effect — from another basis GLPK ends at another vertex or with other
+ * rounding at some of the steps. */
+static void warm_against_cold(const char *setting, unsigned long seed)
+{
+    int coop = strcmp(setting, "cooperative") == 0, steps = 300, differ = 0;
+    double tol = coop ? 1e-6 : 1e-9;
+    void *warm = open_oef(setting);
+    gsl_rng *r = rng_stream(seed, "test-oef-warm");
+    struct inst in;
+    grouped_inst(&in, r);
+    int64_t next_id = 5000;
+    for (int j = 0; j < in.J; j++)
+        in.id[j] = next_id++;
+    for (int i = 0; i < steps; i++) {
+        double x[MAXJ * MAXT], xc[MAXJ * MAXT], si, sic;
+        void *cold = open_oef(setting);
+        solve(warm, &in, x);
+        solve(cold, &in, xc);
+        close_oef(cold);
+        double total = check_fair(&in, x, &si), ref = check_fair(&in, xc, &sic);
+        cr_assert_float_eq(total, ref, tol * fmax(1, ref), "%s, step %d: warm %.12g, cold %.12g",
+                           setting, i, total, ref);
+        for (int u = 0; !coop && u < in.nu; u++) {
+            double a = thr_of(&in, u, x), b = thr_of(&in, u, xc);
+            cr_assert_float_eq(a, b, tol * fmax(1, b), "step %d, user %d: %.12g vs %.12g", i, u,
+                               a, b);
+        }
+        differ += memcmp(x, xc, (size_t)(in.J * in.T) * sizeof *x) != 0;
+        step_inst(&in, r, &next_id);
+    }
+    cr_log_info("%s: warm and cold allocations differ at %d of %d steps", setting, differ,
+                steps);
+    cr_assert_gt(differ, 0, "%s: the warm starts never changed a thing", setting);
+    gsl_rng_free(r);
+    close_oef(warm);
+}
+
+Test(oef, cooperative_warm_starts_reach_the_cold_optimum)
+{
+    warm_against_cold("cooperative", 24);
+}
+
+Test(oef, noncooperative_warm_starts_reach_the_cold_optimum)
+{
+    warm_against_cold("noncooperative", 25);
 }
 
 /* ---- end to end ---- */

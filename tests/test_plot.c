@@ -782,3 +782,121 @@ Test(plot, sweep_lines_split_by_settings_the_axes_do_not_name)
     free(path);
     free(out);
 }
+
+/* the x position of the text label `text` in an SVG of gnuplot's ("translate(X,Y)" of the
+ * group holding <text>text</text>); -1 when absent */
+static double label_x(const char *svg, const char *text)
+{
+    char want[256];
+    snprintf(want, sizeof want, "<text>%s</text>", text);
+    const char *p = strstr(svg, want);
+    if (p == NULL)
+        return -1;
+    const char *t = p;
+    while (t > svg && strncmp(t, "translate(", 10) != 0)
+        t--;
+    return strtod(t + 10, NULL);
+}
+
+/* Figures a paper can use: units that read (days, not 200000 s), load growing to the right,
+ * intervals that stop at a metric's bound, log axes where values span decades, keys off the
+ * data, time axes in hours or days. */
+Test(plot, figures_a_paper_can_use, .timeout = 60)
+{
+    char *path = tpath("paper.db"), *out = tpath("paper");
+    db *d = fresh_db(path);
+    const char *scales[] = { "0.01", "0.1", "1" };
+    /* jct_mean around 2.3 days with a wide spread: the interval would cross 0; rho near 0 */
+    const double jct[3][2] = { { 250000, 150000 }, { 200000, 1000 }, { 210000, 190000 } };
+    const double rho[3][2] = { { 0.2, 0.01 }, { 0.3, 0.29 }, { 0.9, 0.1 } };
+    for (int k = 0; k < 3; k++)
+        for (int s = 0; s < 2; s++) {
+            char sj[8];
+            snprintf(sj, sizeof sj, "%d", s + 1);
+            struct db_param prm[] = { { "policy", "\"fifo\"" }, { "seed", sj },
+                                      { "workload.arrival_scale", scales[k] } };
+            struct metric m[] = { { "jct_mean", jct[k][s] }, { "ftf_mean", rho[k][s] },
+                                  { "util_total", 0.97 + 0.03 * s } };
+            add_run(d, "exp", "fifo", s + 1, "paper", prm, 3, m, 3, 0);
+        }
+    db_close(d);
+    struct th_out o = RUN("plot", "--db", path, "--out", out, "--format", "svg", "--metric",
+                          "jct_mean,ftf_mean,util_total");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    char *svg = check_svg(out, "paper_jct_mean_vs_workload.arrival_scale", 10);
+    /* in days, with its unit; the axis says what it is */
+    cr_assert(strstr(svg, "<text>mean JCT (days)</text>") != NULL, "no days label");
+    cr_assert(strstr(svg, "arrival-time scale (1: the trace's pace; smaller: denser arrivals, "
+                          "more load)") != NULL);
+    /* load grows to the right: the densest arrivals (0.01) on the right; ticks at the
+     * swept values */
+    double x001 = label_x(svg, "0.01"), x1 = label_x(svg, "1");
+    cr_assert(x001 > 0 && x1 > 0, "ticks at the swept values");
+    cr_assert_gt(x001, x1, "0.01 at %g, 1 at %g: load should grow to the right", x001, x1);
+    /* evenly spaced decades: a log axis (0.01 to 1 spans two) */
+    double x01 = label_x(svg, "0.1");
+    cr_assert_float_eq(x001 - x01, x01 - x1, 1.0);
+    free(svg);
+    /* the intervals stop at the bounds: a mean minus its half-width below 0 is drawn from 0,
+     * a fraction's upper end at 1 */
+    char f[1200];
+    double v[6];
+    snprintf(f, sizeof f, "%s/data/paper_jct_mean_vs_workload.arrival_scale.dat", out);
+    cr_assert_eq(data_row(f, "fifo", "0.1", v, 6), 6);
+    cr_assert_lt(v[0] - v[1], 0, "the test needs an interval crossing 0");
+    cr_assert_float_eq(v[4], 0, 0);
+    cr_assert_float_eq(v[5], v[0] + v[1], 1e-6);
+    snprintf(f, sizeof f, "%s/data/paper_util_total_vs_workload.arrival_scale.dat", out);
+    cr_assert_eq(data_row(f, "fifo", "1", v, 6), 6);
+    cr_assert_gt(v[0] + v[1], 1);
+    cr_assert_float_eq(v[5], 1, 0);
+    /* rho's in the clear: a log y axis when the means span two decades or more (here they
+     * do not), and --log y asks for one */
+    o = RUN("plot", "--db", path, "--out", out, "--format", "svg", "--metric", "ftf_mean",
+            "--log", "y");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = RUN("plot", "--db", path, "--out", out, "--log", "z");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "--log must be x or y") != NULL, "%s", o.err);
+    th_out_free(&o);
+    free(path);
+    free(out);
+}
+
+/* Time axes in hours or days, keys off the data, utilization trimmed to the busy span. */
+Test(plot, time_axes_read_in_hours_or_days, .timeout = 60)
+{
+    char *path = tpath("days.db"), *out = tpath("days");
+    remove(path);
+    struct th_out o = RUN("run", "default", "--db", path, "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = RUN("plot", "--db", path, "--out", out, "--format", "svg");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    /* the run lasts about nine days; its queue empties within hours */
+    char *util = check_svg(out, "default_util", 10), *queue = check_svg(out, "default_queue", 5);
+    cr_assert(strstr(util, "simulated time (days)</") != NULL);
+    cr_assert(strstr(queue, "simulated time (hours)</") != NULL);
+    /* the key is above the panels (util) or below the plot (queue), not on the data: its
+     * text lies outside the plot's frame */
+    double ky = -1;
+    const char *p = strstr(queue, "<text>fifo</text>");
+    cr_assert_not_null(p);
+    while (p > queue && strncmp(p, "translate(", 10) != 0)
+        p--;
+    char *comma = strchr(p, ',');
+    ky = strtod(comma + 1, NULL);
+    double xl = -1;
+    const char *q = strstr(queue, "simulated time (hours)</");
+    while (q > queue && strncmp(q, "translate(", 10) != 0)
+        q--;
+    xl = strtod(strchr(q, ',') + 1, NULL);
+    cr_assert_gt(ky, xl, "the key (y %g) is below the axis label (y %g)", ky, xl);
+    free(util);
+    free(queue);
+    free(path);
+    free(out);
+}

@@ -75,7 +75,7 @@ static void worker_exit(void *ctx)
     append_log(ctx, "exit", 0);
 }
 
-static const struct pool_ops ops = { job, done, worker_exit };
+static const struct pool_ops ops = { .job = job, .done = done, .worker_exit = worker_exit };
 
 static void rec_init(struct rec *r, const char *name)
 {

@@ -509,7 +509,8 @@ Test(report, export_round_trips)
     o = RUN("export", "--db", dbp, "--table", "bogus");
     cr_assert_eq(o.status, 2);
     cr_assert(strstr(o.err, "unknown table 'bogus'") &&
-              strstr(o.err, "runs, jobs, job_gpu_seconds, requests, samples, metrics, run_params"),
+              strstr(o.err, "runs, jobs, job_gpu_seconds, requests, pods, samples, metrics, "
+                            "run_params"),
               "%s", o.err);
     th_out_free(&o);
     o = RUN("export", "--db", dbp, "--table", "jobs", "--where", "nonsense(");
@@ -599,6 +600,8 @@ Test(report, metric_units_from_names)
     cr_assert(report_metric_higher_better("throughput_norm"));
     cr_assert(report_metric_higher_better("jobs_done"));
     cr_assert(report_metric_higher_better("jain_index"));
+    cr_assert(report_metric_higher_better("milli_alloc_frac"));     /* placement */
+    cr_assert(!report_metric_higher_better("frag_frac"));
     cr_assert(!report_metric_higher_better("jct_mean"));
     cr_assert(!report_metric_higher_better("jobs_unfinished"));
     cr_assert(!report_metric_higher_better("ftf_max"));

@@ -1,6 +1,7 @@
 /*
  * test_reproduce: the scripts in scripts/reproduce run end to end, in their QUICK mode (every
- * run cut to its first 60 jobs, so a paper's whole sweep takes seconds): the sweep, the
+ * run cut to its first 60 jobs, or for FGD's placement runs every tenth node, so a paper's
+ * whole sweep takes seconds): the sweep, the
  * figures, the reports, and the claims table with a mean and interval at every load, each
  * inside its stored band; and a figure outside its band (or without one) fails the script.
  */
@@ -95,6 +96,20 @@ Test(reproduce, oef_script_runs_end_to_end, .timeout = 300)
     char *text = reproduce("oef", figs, 7, 3);
     cr_assert(strstr(text, "throughput vs Gavel max-min (paper: up to 1.32)") != NULL, "%s",
               text);
+}
+
+Test(reproduce, fgd_script_runs_end_to_end, .timeout = 300)
+{
+    /* FGD's experiment on the openb lists of ../shared, in QUICK mode on every tenth node */
+    static const char *const figs[] = { "fgd_openb_milli_alloc_frac_vs_sim.load.png",
+                                        "fgd_openb_frag_frac_vs_sim.load.png",
+                                        "fgd_openb_gpus_unallocated_vs_sim.load.png",
+                                        "fgd_alloc_vs_arrived.png", "fgd_frag_vs_arrived.png",
+                                        NULL };
+    char *text = reproduce("fgd", figs, 13, 2);
+    cr_assert(strstr(text, "fgd milli-GPU allocated (FGD: 0.952, 0.954)") != NULL, "%s", text);
+    cr_assert(strstr(text, "milli-GPU vs best fit (FGD: 1.026, 1.025)") != NULL, "%s", text);
+    cr_assert(strstr(text, "sim.load") != NULL, "%s", text);
 }
 
 Test(reproduce, a_figure_outside_its_band_fails, .timeout = 300)

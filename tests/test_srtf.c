@@ -68,3 +68,33 @@ Test(srtf, moves_to_a_faster_type_only_when_it_pays)
     th_result_free(&r);
     cluster_destroy(cl);
 }
+
+Test(srtf, equal_rates_go_to_the_type_listed_first)
+{
+    /* one V100-16GB and a 2-GPU V100-32GB server, on which one worker of ResNet-18 runs
+     * exactly as fast.  The short job 0 takes the type listed first (catalog order:
+     * V100-16GB), so the 2-worker job 1 finds both V100-32GB free and starts at once; had
+     * job 0 taken a V100-32GB, job 1 would wait for it. */
+    cluster *cl = th_cluster(th_cat, "{\"network\": \"ethernet-25g\", \"groups\": ["
+                                     "{\"count\": 1, \"gpu\": \"V100-32GB\", \"gpus_per_node\": 2},"
+                                     "{\"count\": 1, \"gpu\": \"V100-16GB\", \"gpus_per_node\": 1}]}");
+    const int *types;
+    cr_assert_eq(cluster_types(cl, &types), 2);
+    cr_assert_eq(types[0], catalog_gpu_find(th_cat, "V100-16GB"));
+    int jt = tput_find(th_m, "ResNet-18 (batch size 64)");
+    struct train_view v = { .cl = cl, .model = th_m };
+    struct train_job probe = { .jtype = jt, .workers = 1 };
+    double rate = train_view_rate(&v, &probe, types[0], 1);
+    cr_assert(rate > 0 && rate == train_view_rate(&v, &probe, types[1], 1),
+              "the case needs equal rates");
+    struct job_spec jobs[] = {
+        { .id = 0, .jtype = jt, .workers = 1, .work = 100 * rate, .weight = 1 },
+        { .id = 1, .jtype = jt, .workers = 2, .work = 10000 * rate, .weight = 1 },
+    };
+    struct train_config cfg = { .restore_delay_s = 0, .until = SIM_NEVER };
+    struct th_result r = th_run_policy(cl, th_m, jobs, 2, "srtf", NULL, &cfg);
+    cr_assert_float_eq(th_find(&r, 0)->finish, 100, 1e-5);
+    cr_assert_float_eq(th_find(&r, 1)->first, 0, 1e-9, "job 1 waited for job 0");
+    th_result_free(&r);
+    cluster_destroy(cl);
+}

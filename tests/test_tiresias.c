@@ -134,6 +134,22 @@ Test(tiresias, starvation_guard_promotes_a_waiting_job)
     cluster_destroy(cl);
 }
 
+Test(tiresias, a_running_job_has_no_promotion_to_wait_for)
+{
+    /* A lone 200-s job with promote_knob 1 drops to Q1 at 60 and keeps running: the policy
+     * is asked at its arrival and at its demotion, and never again, since only a waiting job
+     * can be promoted (a wake-up for a running one would be an extra decision at 120). */
+    cluster *cl = th_cluster(th_cat, ONE_V100);
+    struct train_config cfg = { .restore_delay_s = 0, .until = SIM_NEVER };
+    struct job_spec jobs[] = { job(cl, 0, 0, 1, 200) };
+    struct th_result r = th_run_policy(cl, th_m, jobs, 1, "tiresias",
+                                       "{\"thresholds\": [60], \"promote_knob\": 1}", &cfg);
+    cr_assert_float_eq(th_find(&r, 0)->finish, 200, 1e-5);
+    cr_assert_eq(r.decisions, 2);
+    th_result_free(&r);
+    cluster_destroy(cl);
+}
+
 /* ---- random workloads ---- */
 
 static struct job_spec *random_jobs(int n, unsigned long seed)

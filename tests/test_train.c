@@ -145,7 +145,7 @@ static int run(const struct job_spec *jobs, int n, script_fn fn, unsigned wake, 
     struct entity_source js = { &src, arr_next };
     struct train_decider dec = { .ctx = (void *)fn, .decide = scripted, .wake = wake,
                                  .round = sim_from_sec(round_s) };
-    struct train_sink sk = { s, sink_job, sink_sample };
+    struct train_sink sk = { .ctx = s, .job = sink_job, .sample = sink_sample };
     train *w;
     err_clear(err);
     if (train_create(&w, cl, model, &cfg, &js, &dec, &sk, err) < 0)
@@ -165,7 +165,7 @@ static struct train_totals run_totals(const struct job_spec *jobs, int n, script
     struct train_decider dec = { .ctx = (void *)fn, .decide = scripted,
                                  .wake = WAKE_ARRIVAL | WAKE_COMPLETION };
     struct sink s = { 0 };
-    struct train_sink sk = { &s, sink_job, sink_sample };
+    struct train_sink sk = { .ctx = &s, .job = sink_job, .sample = sink_sample };
     struct errbuf err;
     err_clear(&err);
     train *w;

@@ -5,12 +5,13 @@
 #include "reader.h"
 
 extern const struct workload_format trace_hetsim_format, trace_gavel_format,
-    trace_philly_format, synth_format;
+    trace_philly_format, synth_format, trace_openb_format;
 
 const struct workload_format *const workload_registry[] = {
     &trace_hetsim_format,
     &trace_gavel_format,
     &trace_philly_format,
     &synth_format,
+    &trace_openb_format,
     NULL,
 };

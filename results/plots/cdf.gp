@@ -3,14 +3,15 @@
 # xlabel; arrays F (data files: value, fraction), T (key titles), C (line types, one per
 # policy, the same in every figure of an experiment); timex (1: x is a duration in seconds,
 # ticked in minutes, hours and days); mark (> 0: a dashed vertical line there, e.g. rho = 1).
-set terminal term size 900,560 font ",11" background rgb "white"
+set terminal term size 900,600 font ",11" background rgb "white"
 set output outfile
 set title plottitle noenhanced
 set xlabel xlabel noenhanced
 set ylabel "fraction of jobs (unfinished jobs: the curve stays below 1)"
 set yrange [0:1.02]
 set ytics 0.1
-set key bottom right noenhanced box opaque
+# the key below the plot, off the curves
+set key below noenhanced
 set grid
 set logscale x
 if (timex) {

@@ -1,34 +1,37 @@
 # Utilization over time, one panel per GPU type (the first: all types), one line per policy.
-# Variables: term, outfile, plottitle, tmax_h (last sample, hours); arrays P (panel titles),
-# S and E (panel p draws entries S[p]..E[p] of F, T, C), F (data files: time in seconds,
+# Variables: term, outfile, plottitle, tdiv and tunit (the time axis: 3600 and "hours", or
+# 86400 and "days"), tmax (its end in that unit: soon after the last busy GPU); arrays P
+# (panel titles), S and E (panel p draws entries S[p]..E[p] of F, T, C), F (data files: time in seconds,
 # busy fraction over the sample period ending then), T (key titles), C (line types, one per
 # policy, so a policy has the same colour in every panel).
 npan = |P|
-set terminal term size 900, 120 + 210*npan font ",11" background rgb "white"
+H = 150 + 210*npan
+set terminal term size 900, H font ",11" background rgb "white"
 set output outfile
-set multiplot layout npan, 1 title plottitle noenhanced
+# the panels leave room at the top for the title and the key, off the data
+top = 1 - 110.0/H
+set multiplot layout npan, 1 title plottitle noenhanced margins 0.1, 0.97, 60.0/H, top \
+    spacing 0, 40.0/H
 set grid
-set xrange [0:tmax_h > 0 ? tmax_h : 1]
+set xrange [0:tmax > 0 ? tmax : 1]
 set yrange [0:1.05]
 set ytics 0.25
-set lmargin 10
-set rmargin 3
 set ylabel "busy fraction"
 do for [p=1:npan] {
     set title P[p] noenhanced offset 0,-0.6
     if (p == 1) {
-        set key top right horizontal noenhanced box opaque
+        set key at screen 0.5, screen top + 30.0/H center bottom horizontal noenhanced
     } else {
         unset key
     }
     if (p == npan) {
-        set xlabel "simulated time (hours)"
+        set xlabel "simulated time (".tunit.")"
         set format x "%g"
     } else {
         unset xlabel
         set format x ""
     }
     # a value is the mean over the period ending at its time: it holds back to the previous
-    plot for [k=S[p]:E[p]] F[k] using ($1/3600):2 with fsteps lw 1.5 lc C[k] title T[k]
+    plot for [k=S[p]:E[p]] F[k] using ($1/tdiv):2 with fsteps lw 1.5 lc C[k] title T[k]
 }
 unset multiplot

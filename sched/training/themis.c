@@ -59,11 +59,13 @@
  * product is defined); the fraction is of the candidates of an offer, not of all apps; N
  * counts jobs, not apps; a job that cannot run on a type (rate 0) never bids for it.
  *
- * Cost per decision: O(C T) rate look-ups, O(C log C) to rank, O(B^2 T) for the greedy
- * auction with B bidders, plus placements.
+ * Cost per decision: O(C T) rate look-ups (the view's memo, O(1) each), O(C log C) to rank,
+ * O(B^2 T) for the greedy auction with B bidders, plus placements; C is every active job at
+ * a lease expiry and only the waiting jobs between two (only they are walked then).
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../models/fairshare.h"
 #include "../plan.h"
@@ -165,11 +167,25 @@ static int reserve(struct themis *t, const struct train_view *v, struct errbuf *
 {
     size_t n = (size_t)v->n_active, pcap = t->ccap;
     int failed = 0;
-    t->st = plan_slot_state(v, t->st, &t->stcap, sizeof *t->st, &failed);
     t->c = plan_grow(t->c, &t->ccap, n, sizeof *t->c, &failed);
     t->picks = plan_grow(t->picks, &pcap, n, sizeof *t->picks, &failed);
     if (failed)
         return err_run(err, "out of memory");
+    return 0;
+}
+
+/* Cover slot s in t->st, new entries "nobody" (id -1), as plan_slot_state does but without
+ * its walk over every active job; -1 on no memory. */
+static int cover(struct themis *t, int32_t s)
+{
+    if ((size_t)s < t->stcap)
+        return 0;
+    size_t old = t->stcap;
+    int failed = 0;
+    t->st = plan_grow(t->st, &t->stcap, (size_t)s + 1, sizeof *t->st, &failed);
+    if (failed)
+        return -1;
+    memset(t->st + old, 0xFF, (t->stcap - old) * sizeof *t->st);
     return 0;
 }
 
@@ -215,14 +231,18 @@ static int themis_train(void *self, const struct train_view *v, struct grant_lis
     for (int i = 0; i < nt; i++)
         freec[i] = full ? cluster_type_count(v->cl, types[i]) : plan_free(&p, types[i]);
 
-    /* candidates: every job at a lease expiry, else the waiting ones */
+    /* candidates: every job at a lease expiry, else the waiting ones.  Every job is first
+     * seen waiting, at the decision of its arrival (arrivals always wake the policy), so
+     * walking only the waiting jobs between leases still records each job's nint0 then; the
+     * candidates' order does not matter, the sort below decides it */
     int nc = 0;
-    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
+    for (const struct train_job *j = full ? train_view_first_active(v) : train_view_first_waiting(v);
+         j; j = full ? train_view_next_active(v, j) : train_view_next_waiting(v, j)) {
+        if (cover(t, j->slot) < 0)
+            return err_run(err, "out of memory");
         struct jstate *s = &t->st[j->slot];
         if (s->id != j->id)
             *s = (struct jstate){ j->id, t->nint };
-        if (!full && j->state == JOB_RUNNING)
-            continue;
         double age = sim_to_sec(v->now - j->arrival), n = v->n_active;
         if (!t->current && age > 0)
             n = (t->nint - s->nint0) / age;

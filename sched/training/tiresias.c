@@ -51,14 +51,20 @@
  * last promotion (simulator: last_pending_time vs executed_time); service accrues while a
  * job restores from a checkpoint (it holds the GPUs).
  *
- * Cost per decision: O(A log A) for A active jobs, plus O(A T) rate look-ups and placements.
+ * Cost per decision: O(A) for A active jobs, plus O(T) rate look-ups (the view's memo, O(1)
+ * each) for every job that does not simply stay where it is, plus placements.  The order by
+ * (queue, id) is kept from one decision to the next (sched/rank.h): a job changes queue only
+ * when it is demoted or promoted, so repairing the order costs O(A + k log k) for the k jobs
+ * that changed queue or arrived.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../plan.h"
 #include "../policy.h"
+#include "../rank.h"
 
 enum { TIRESIAS_MAX_QUEUES = 16 };
 
@@ -68,12 +74,7 @@ struct tstate {                 /* per slot; id tells whether it still describes
     double  base;               /* attained service when it last entered Q0 */
     double  wait_s;             /* waiting since then, after it ran */
     simtime last;               /* when wait_s was last brought up to date */
-};
-
-struct rank {
-    int     q;
-    int64_t id;
-    int32_t slot;
+    uint64_t granted;           /* the decision that last granted it GPUs (next_change) */
 };
 
 struct tiresias {
@@ -83,9 +84,10 @@ struct tiresias {
     double            knob;
     struct tstate    *st;
     size_t            stcap;
-    struct rank      *rank;
+    rank             *rank;
     struct plan_pick *picks;
-    size_t            rcap;
+    size_t            pcap;
+    uint64_t          decision; /* decisions taken, the stamp of tstate.granted */
 };
 
 /* service comparisons tolerate float accumulation of microsecond steps */
@@ -128,7 +130,8 @@ static int tiresias_create(void **self, const struct jobj *params, const struct 
         return err_run(err, "out of memory");
     if (read_thresholds(t, params, err) < 0 ||
         jobj_num(params, "promote_knob", JOPT, 0, 1e9, &t->knob, err) < 0 ||
-        (t->scratch = occ_create(env->cl)) == NULL) {
+        (t->scratch = occ_create(env->cl)) == NULL || (t->rank = rank_create()) == NULL) {
+        occ_destroy(t->scratch);
         free(t);
         return err->code ? -1 : err_run(err, "out of memory");
     }
@@ -141,20 +144,23 @@ static void tiresias_destroy(void *self)
     struct tiresias *t = self;
     occ_destroy(t->scratch);
     free(t->st);
-    free(t->rank);
+    rank_destroy(t->rank);
     free(t->picks);
     free(t);
 }
 
-static int reserve(struct tiresias *t, const struct train_view *v, struct errbuf *err)
+/* Cover slot s in t->st, new entries "nobody" (id -1), as plan_slot_state does but without
+ * its own walk over the active jobs; -1 on no memory. */
+static int cover(struct tiresias *t, int32_t s)
 {
-    size_t n = (size_t)v->n_active, pcap = t->rcap;
+    if ((size_t)s < t->stcap)
+        return 0;
+    size_t old = t->stcap;
     int failed = 0;
-    t->st = plan_slot_state(v, t->st, &t->stcap, sizeof *t->st, &failed);
-    t->rank = plan_grow(t->rank, &t->rcap, n, sizeof *t->rank, &failed);
-    t->picks = plan_grow(t->picks, &pcap, n, sizeof *t->picks, &failed);
+    t->st = plan_grow(t->st, &t->stcap, (size_t)s + 1, sizeof *t->st, &failed);
     if (failed)
-        return err_run(err, "out of memory");
+        return -1;
+    memset(t->st + old, 0xFF, (t->stcap - old) * sizeof *t->st);
     return 0;
 }
 
@@ -163,7 +169,8 @@ static int update(struct tiresias *t, const struct train_view *v, const struct t
 {
     struct tstate *s = &t->st[j->slot];
     if (s->id != j->id)
-        *s = (struct tstate){ .id = j->id, .q = 0, .base = 0, .wait_s = 0, .last = j->arrival };
+        *s = (struct tstate){ .id = j->id, .q = 0, .base = 0, .wait_s = 0, .last = j->arrival,
+                              .granted = 0 };
     double a = train_view_attained(j, v->now), served = a - s->base;
     /* the state it is in now is the one it had since the last decision: grants change only
      * at decisions */
@@ -190,14 +197,17 @@ static int update(struct tiresias *t, const struct train_view *v, const struct t
 /* When the next demotion (a job granted now reaching its queue's threshold) or promotion (a
  * waiting job's starvation clock reaching knob x its running time) happens, so the world wakes
  * the policy exactly then; 0 if none is coming. */
-static simtime next_change(const struct tiresias *t, const struct train_view *v,
+static simtime next_change(struct tiresias *t, const struct train_view *v,
                            const struct grant_list *out)
 {
     double soonest = INFINITY;
+    t->decision++;
     for (size_t k = 0; k < out->n; k++) {
         const struct grant *g = &out->g[k];
         const struct train_job *j = &v->jobs[g->slot];
-        const struct tstate *s = &t->st[j->slot];
+        struct tstate *s = &t->st[j->slot];
+        if (g->ngpu > 0)
+            s->granted = t->decision;
         if (g->ngpu == 0 || s->q >= t->nthr)
             continue;
         double served = train_view_attained(j, v->now) - s->base;
@@ -207,11 +217,8 @@ static simtime next_change(const struct tiresias *t, const struct train_view *v,
     if (t->knob > 0)
         for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
             const struct tstate *s = &t->st[j->slot];
-            int granted = 0;
-            for (size_t k = 0; k < out->n && !granted; k++)
-                granted = out->g[k].slot == j->slot && out->g[k].ngpu > 0;
             double served = train_view_attained(j, v->now) - s->base;
-            if (granted || s->q == 0 || served <= EPS)
+            if (s->granted == t->decision || s->q == 0 || served <= EPS)
                 continue;
             soonest = fmin(soonest, t->knob * served / j->workers - s->wait_s);
         }
@@ -220,36 +227,37 @@ static simtime next_change(const struct tiresias *t, const struct train_view *v,
     return v->now + (soonest > 1e-6 ? sim_from_sec_ceil(soonest) : 1);
 }
 
-static int by_queue(const void *a, const void *b)
-{
-    const struct rank *x = a, *y = b;
-    if (x->q != y->q)
-        return x->q < y->q ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
 static int tiresias_train(void *self, const struct train_view *v, struct grant_list *out,
                           struct errbuf *err)
 {
     struct tiresias *t = self;
-    if (reserve(t, v, err) < 0)
-        return -1;
-    size_t n = 0;
-    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j))
-        t->rank[n++] = (struct rank){ update(t, v, j), j->id, j->slot };
-    qsort(t->rank, n, sizeof *t->rank, by_queue);
+    int failed = 0;
+    t->picks = plan_grow(t->picks, &t->pcap, (size_t)v->n_active, sizeof *t->picks, &failed);
+    if (failed)
+        return err_run(err, "out of memory");
+    /* one walk over the active jobs: queues, the order, and the GPUs running jobs hold */
+    int held[CLUSTER_MAX_TYPES] = { 0 };
+    rank_begin(t->rank);
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
+        if (cover(t, j->slot) < 0 || rank_set(t->rank, j->slot, j->id, update(t, v, j)) < 0)
+            return err_run(err, "out of memory");
+        if (j->state == JOB_RUNNING)
+            held[cluster_type_slot(v->cl, j->gpu_type)] += j->ngpu;
+    }
+    const struct rank_entry *order;
+    size_t n = rank_order(t->rank, &order);
+    if (n == (size_t)-1)
+        return err_run(err, "out of memory");
 
     const int *types;
     int nt = cluster_types(v->cl, &types);
-    int freec[CLUSTER_MAX_TYPES], held[CLUSTER_MAX_TYPES] = { 0 };
+    int freec[CLUSTER_MAX_TYPES];
     for (int i = 0; i < nt; i++)
         freec[i] = cluster_type_count(v->cl, types[i]);
-    for (const struct train_job *j = train_view_first_running(v); j; j = train_view_next_running(v, j))
-        held[cluster_type_slot(v->cl, j->gpu_type)] += j->ngpu;
 
     int np = 0;
     for (size_t k = 0; k < n; k++) {
-        const struct train_job *j = &v->jobs[t->rank[k].slot];
+        const struct train_job *j = &v->jobs[order[k].slot];
         int w = j->workers, cur = -1;
         if (j->state == JOB_RUNNING) {
             cur = cluster_type_slot(v->cl, j->gpu_type);

@@ -7,7 +7,8 @@
 # instead of results/out/<paper>; HETSIM=PATH uses that binary instead of building ./hetsim;
 # QUICK=1 cuts every run to its first 60 jobs and the steady-state window to jobs 10-49 (a
 # smoke test of the script in seconds: its numbers are not the experiment's, and are checked
-# against the quick bands); BANDS=write
+# against the quick bands; a paper script may set quick_sets to cut its runs otherwise, and
+# repro_sets to override fields of every run in both modes); BANDS=write
 # records the bands from this run instead of checking them (after a change meant to move
 # results, like `make golden`).
 #
@@ -31,7 +32,7 @@ repro_run() {
     db=$out/$paper.db
     bands=${BANDS_FILE:-scripts/reproduce/bands/$paper.csv}
     quick=
-    [ "$mode" = quick ] && quick="--set workload.max_jobs=60 --set sim.measure_jobs=[10,49]"
+    [ "$mode" = quick ] && quick=${quick_sets-"--set workload.max_jobs=60 --set sim.measure_jobs=[10,49]"}
     hetsim=${HETSIM:-}
     if [ -z "$hetsim" ]; then
         make --no-print-directory -s deps
@@ -40,7 +41,7 @@ repro_run() {
     fi
     mkdir -p "$out"
     # shellcheck disable=SC2086
-    "$hetsim" sweep "$sweep" --db "$db" ${JOBS:+-j "$JOBS"} $quick
+    "$hetsim" sweep "$sweep" --db "$db" ${JOBS:+-j "$JOBS"} $quick ${repro_sets:-}
     "$hetsim" plot --db "$db" --out "$out" --sweep "$sweep" --metric "$figmetrics"
     if [ "${BANDS:-}" = write ]; then
         mkdir -p "$(dirname "$bands")"
@@ -81,8 +82,19 @@ claims_header() {
 
 # claim TEXT POLICY BASELINE METRIC: one line, the ratio at every load, band-checked
 claim() {
-    text=$1 pol=$2 base=$3 metric=$4
-    line=$(awk -F, -v pol="$pol" -v col="$metric/$base" -v axis="$axis" -v mode="$mode" \
+    claim_column "$1" "$2" "$3" "$4" "$4/$3" "$out/report_$3.csv"
+}
+
+# claim_value TEXT POLICY METRIC: one line, the policy's own figure (not a ratio) at every
+# load, mean ± CI over the seeds, band-checked (its bands have the baseline "value")
+claim_value() {
+    claim_column "$1" "$2" value "$3" "$3" "$out/report_${first}.csv"
+}
+
+# claim_column TEXT POLICY BASELINE METRIC COLUMN REPORT: the line of claim and claim_value
+claim_column() {
+    text=$1 pol=$2 base=$3 metric=$4 column=$5 report=$6
+    line=$(awk -F, -v pol="$pol" -v col="$column" -v axis="$axis" -v mode="$mode" \
                -v bands="$bands" -v write="${BANDS:-}" -v base="$base" -v metric="$metric" '
         BEGIN {
             while ((getline l < bands) > 0) {
@@ -116,7 +128,7 @@ claim() {
             if (missing != "") printf "   no band for%s", missing
             if (out != "") printf "   OUT OF BAND:%s", out
             exit bad
-        }' "$out/report_${base}.csv") || bad=1
+        }' "$report") || bad=1
     printf '  %-48s%s\n' "$text" "$line"
 }
 

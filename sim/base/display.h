@@ -28,6 +28,9 @@ struct display {
     int         util_panels;            /* draw the util_* series, one panel per GPU type */
     const char *queue_series;           /* a series drawn as "waiting over time", or NULL */
     const char *queue_label;            /* its y axis */
+    const char *entity_one;             /* one of its rows, in names ("job 17"): "job"
+                                           (NULL: "entity") */
+    const char *resource_one;           /* what its timeline's resources are: "GPU" */
 };
 
 /* The display of a domain, for results/: supplied by whoever knows the worlds (the CLI). */

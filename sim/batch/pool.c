@@ -4,7 +4,8 @@
  * wrote on stderr, so when the parent reads a status, the job's whole output is already in
  * the stderr pipe and one non-blocking drain collects it.  EOF on a worker's pipes means it
  * has exited or died; it is reaped with waitpid, and its job, if it had one, reported with
- * the signal.  poll() wakes at least every 200 ms to look at the stop flag.  O(width) per
+ * the signal.  The status pipe also carries a job's progress (kind MSG_PROGRESS) before its
+ * status, in order, so a job's progress never arrives after its end.  poll() wakes at least every 200 ms to look at the stop flag.  O(width) per
  * wake-up.  SIGPIPE is ignored while the pool runs, so a dead worker's job pipe is an error
  * to handle, not the end of the parent.
  */
@@ -26,9 +27,12 @@
 enum { OUT_KEEP = 16384, CHUNK = 4096 };
 _Static_assert(CHUNK < OUT_KEEP, "a read must fit in the kept output");
 
+enum { MSG_DONE, MSG_PROGRESS };
+
 struct status_msg {
     uint64_t index;
-    int32_t  status, pad;
+    int32_t  status, kind;      /* enum above */
+    double   frac;              /* MSG_PROGRESS: how far the job is */
 };
 _Static_assert(sizeof(struct status_msg) <= PIPE_BUF, "a status is written atomically");
 
@@ -87,14 +91,28 @@ static void close_pair(int p[2])
         close(p[1]);
 }
 
+/* in a worker: its status pipe and current job, for pool_progress */
+static int worker_status = -1;
+static uint64_t worker_index;
+
+void pool_progress(double frac)
+{
+    if (worker_status < 0)
+        return;
+    struct status_msg m = { worker_index, 0, MSG_PROGRESS, frac };
+    (void)write_full(worker_status, &m, sizeof m);
+}
+
 /* The worker's life: jobs until its job pipe closes. */
 static void worker_main(int jobs, int status, const struct pool_ops *ops, void *ctx)
 {
     uint64_t index;
+    worker_status = status;
     while (read_full(jobs, &index, sizeof index) == (ssize_t)sizeof index) {
+        worker_index = index;
         int st = ops->job(ctx, (size_t)index);
         fflush(NULL);
-        struct status_msg m = { index, st & 0xff, 0 };
+        struct status_msg m = { index, st & 0xff, MSG_DONE, 0 };
         if (write_full(status, &m, sizeof m) < 0)
             break;
     }
@@ -230,8 +248,13 @@ static int serve(struct worker *w, short st_ev, short err_ev, const struct pool_
     int was_busy = w->busy;
     if (st_ev & (POLLIN | POLLHUP | POLLERR)) {
         struct status_msg m;
-        if (read_full(w->status, &m, sizeof m) == (ssize_t)sizeof m && w->busy &&
-            m.index == w->index) {
+        ssize_t got = read_full(w->status, &m, sizeof m);
+        if (got == (ssize_t)sizeof m && m.kind == MSG_PROGRESS) {
+            if (w->busy && m.index == w->index && ops->progress != NULL)
+                ops->progress(ctx, w->index, m.frac);
+            return 0;
+        }
+        if (got == (ssize_t)sizeof m && w->busy && m.index == w->index) {
             int eof = drain(w);
             report(w, m.status, ops, ctx);
             if (eof)
@@ -309,6 +332,8 @@ int pool_run(size_t n, int width, const struct pool_ops *ops, void *ctx,
         for (int j = 0; j < k; j++)
             busy -= serve(&w[which[j]], pf[2 * j].revents, pf[2 * j + 1].revents, ops, ctx,
                           stop);
+        if (ops->tick != NULL)
+            ops->tick(ctx);
     }
     /* no more work: close every job pipe first, so that the workers finish together */
     for (int i = 0; i < width; i++)

@@ -7,7 +7,9 @@
  * worker down, and the job is reported with the signal and a new worker takes the next one.
  * A job's stderr is collected and handed back with its exit status when it ends; the
  * caller's `done` callback runs in the parent, in the order jobs finish, and may print
- * progress.
+ * progress.  A job may report how far it is (pool_progress, in the worker): the parent hears
+ * it through `progress`, and `tick` runs in the parent at least every 200 ms while jobs are
+ * in flight, so that a progress line moves while long jobs run.
  *
  * Stopping: when *stop becomes non-zero (a signal handler sets it), no further job starts,
  * busy workers are sent SIGTERM, idle ones are told to finish, and pool_run returns after
@@ -36,7 +38,16 @@ struct pool_ops {
     /* In a worker that is told to finish, before it exits (may be NULL): release what its
      * jobs kept open, such as a database connection. */
     void (*worker_exit)(void *ctx);
+    /* In the parent: job `index` said it is `frac` (0 to 1) done (may be NULL). */
+    void (*progress)(void *ctx, size_t index, double frac);
+    /* In the parent, after every wake-up of the pool's loop (may be NULL). */
+    void (*tick)(void *ctx);
 };
+
+/* In a worker, during a job: tell the parent the job is `frac` done.  Cheap (one small
+ * write), but the caller should not call it more than a few times a second.  Does nothing
+ * outside a worker. */
+void pool_progress(double frac);
 
 /* Run jobs 0 .. n-1.  Returns 0, or -1 if a process or pipe could not be created (errno). */
 int pool_run(size_t n, int width, const struct pool_ops *ops, void *ctx,

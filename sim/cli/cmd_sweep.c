@@ -9,6 +9,13 @@
  * (DB with ".rankR" before the extension), and rank 0 merges them into DB at the end.
  * Failures are listed at the end in the sweep's order (that of --list), not in the order
  * the workers finished them.
+ *
+ * The progress line (a terminal, not --quiet): redrawn four times a second from what has
+ * ended and what the runs in flight report (their entities done over their total, sent by
+ * the workers through the pool).  Each run weighs its size, the entities of its workload,
+ * counted in the parent before the runs start (each distinct workload and seed once, for at
+ * most two seconds; runs not counted by then weigh the mean of those that were), so the ETA
+ * is the elapsed time scaled by the share of the work done, not of the runs.
  */
 #define _GNU_SOURCE
 #include "cmd.h"
@@ -24,6 +31,7 @@
 #include "../../results/merge.h"
 #include "../batch/par.h"
 #include "../base/path.h"
+#include "../base/progress.h"
 #include "../batch/pool.h"
 #include "../run/run.h"
 #include "../batch/sweep.h"
@@ -85,6 +93,12 @@ struct sweep_ctx {
     const char         *db_path;
     int                 quiet, tty, rank, nranks;
     double              t0;
+    /* the progress line */
+    int64_t            *size;           /* by todo index: its entities (NULL: not counted) */
+    double             *frac;           /* by todo index: how far it is (1 once ended) */
+    int                 width;          /* runs at once */
+    double              weight_all, next_draw, worker_next;
+    int                 drawn;          /* a line is on the terminal */
 };
 
 static double now_s(void)
@@ -113,6 +127,16 @@ static void seed_note(const sweep *sw)
 /* A worker's connection to the database, opened by its first run and kept for the next. */
 static db *worker_db;
 
+/* In a worker: the run's progress to the parent, four times a second at most. */
+static void worker_progress(void *ctx, const struct progress_run *p)
+{
+    struct sweep_ctx *c = ctx;
+    if (p->wall_s < c->worker_next)
+        return;
+    c->worker_next = p->wall_s + 0.25;
+    pool_progress(progress_run_fraction(p));
+}
+
 /* In a worker: one run into the database. */
 static int run_task(void *ctx, size_t i)
 {
@@ -132,6 +156,12 @@ static int run_task(void *ctx, size_t i)
                 (worker_db != NULL || db_open(&worker_db, c->db_path, &err) == 0);
     struct run_opts o = { .db = worker_db, .sweep = sweep_name(c->sw), .params = params,
                           .nparams = np };
+    if (c->size != NULL) {
+        c->worker_next = 0;
+        o.total = c->size[i];
+        o.on_progress = worker_progress;
+        o.progress_ctx = c;
+    }
     if (!ready || run_one(e, t->policy, env, &o, &res, &err) < 0) {
         fprintf(stderr, "hetsim: %s\n", err.msg);
         rc = err.code == ERR_INPUT ? 2 : 1;
@@ -148,13 +178,97 @@ static void worker_done(void *ctx)
     worker_db = NULL;
 }
 
-static void clock_text(char *out, size_t cap, double s)
+/* The line, now (force) or when a quarter of a second has passed since the last. */
+static void draw(struct sweep_ctx *c, int force)
 {
-    long v = (long)(s + 0.5);
-    if (v >= 3600)
-        snprintf(out, cap, "%ld:%02ld:%02ld", v / 3600, v / 60 % 60, v % 60);
-    else
-        snprintf(out, cap, "%ld:%02ld", v / 60, v % 60);
+    double now = now_s();
+    if (!force && now < c->next_draw)
+        return;
+    c->next_draw = now + 0.25;
+    double w = 0;
+    for (size_t i = 0; i < c->ntodo; i++)
+        w += c->frac[i] * (double)c->size[i];
+    /* the pool keeps `width` runs in flight while there are runs left */
+    size_t left = c->ntodo - c->ndone - c->nstopped;
+    size_t running = left < (size_t)c->width ? left : (size_t)c->width;
+    char prefix[32] = "", line[256];
+    if (c->nranks > 1)
+        snprintf(prefix, sizeof prefix, "rank %d: ", c->rank);
+    struct progress_sweep p = { prefix, c->ndone, c->ntodo, c->nfailed, running,
+                                c->weight_all > 0 ? w / c->weight_all : 0, now - c->t0 };
+    progress_sweep_line(line, sizeof line, &p);
+    fprintf(stderr, "\r%s\033[K", line);
+    fflush(stderr);
+    c->drawn = 1;
+}
+
+static void on_tick(void *ctx)
+{
+    struct sweep_ctx *c = ctx;
+    if (c->size != NULL)
+        draw(c, 0);
+}
+
+static void on_progress(void *ctx, size_t i, double frac)
+{
+    struct sweep_ctx *c = ctx;
+    if (c->size == NULL)
+        return;
+    c->frac[i] = frac < 0 ? 0 : frac > 1 ? 1 : frac;
+}
+
+/* How many entities each run to do reads: its workload drained once per distinct workload
+ * and seed, for two seconds at most; the rest weigh the mean.  Only for the progress line. */
+static void count_sizes(struct sweep_ctx *c)
+{
+    c->size = calloc(c->ntodo + 1, sizeof *c->size);
+    c->frac = calloc(c->ntodo + 1, sizeof *c->frac);
+    char **keys = calloc(c->ntodo + 1, sizeof *keys);
+    if (c->size == NULL || c->frac == NULL || keys == NULL) {
+        free(c->size);
+        free(c->frac);
+        free(keys);
+        c->size = NULL;
+        c->frac = NULL;
+        return;
+    }
+    double t0 = now_s();
+    int64_t sum = 0, counted = 0;
+    for (size_t i = 0; i < c->ntodo; i++) {
+        c->size[i] = -1;
+        const struct experiment *e = sweep_experiment(c->sw, c->todo[i]->point);
+        char *w = e->workload.node ? cJSON_PrintUnformatted(e->workload.node) : NULL;
+        if (w == NULL)
+            continue;
+        size_t len = strlen(w) + 32;
+        if ((keys[i] = malloc(len)) != NULL)
+            snprintf(keys[i], len, "%s|%llu", w, (unsigned long long)e->seed);
+        free(w);
+        for (size_t k = 0; keys[i] != NULL && k < i && c->size[i] < 0; k++)
+            if (keys[k] != NULL && c->size[k] >= 0 && strcmp(keys[k], keys[i]) == 0)
+                c->size[i] = c->size[k];
+        if (c->size[i] < 0 && now_s() - t0 < 2 && c->env_of[i] != NULL) {
+            struct errbuf err;
+            err_clear(&err);
+            int64_t n = 0;
+            /* the workload's own notes were printed when the sweep loaded */
+            if (run_list(e, c->env_of[i], NULL, &n, &err) == 0)
+                c->size[i] = n;
+        }
+        if (c->size[i] >= 0) {
+            sum += c->size[i];
+            counted++;
+        }
+    }
+    int64_t mean = counted > 0 ? sum / counted : 1;
+    c->weight_all = 0;
+    for (size_t i = 0; i < c->ntodo; i++) {
+        if (c->size[i] < 1)
+            c->size[i] = c->size[i] == 0 ? 1 : (mean > 0 ? mean : 1);
+        c->weight_all += (double)c->size[i];
+        free(keys[i]);
+    }
+    free(keys);
 }
 
 /* The last non-empty line of a child's stderr (where its error is). */
@@ -251,20 +365,17 @@ static void task_done(void *ctx, size_t i, const struct pool_result *r)
         c->failed[i] = 1;
         c->nfailed++;
     }
+    if (c->size != NULL)
+        c->frac[i] = 1;
     if (c->quiet)
         return;
     char prefix[32] = "";
     if (c->nranks > 1)
         snprintf(prefix, sizeof prefix, "rank %d: ", c->rank);
-    if (c->tty) {
-        double el = now_s() - c->t0;
-        char e1[32], e2[32];
-        clock_text(e1, sizeof e1, el);
-        clock_text(e2, sizeof e2, el / (double)c->ndone * (double)(c->ntodo - c->ndone));
-        fprintf(stderr, "\r%s%zu/%zu runs, %zu failed, %s elapsed, ETA %s   ", prefix,
-                c->ndone, c->ntodo, c->nfailed, e1, e2);
-        if (c->ndone == c->ntodo)
-            fprintf(stderr, "\n");
+    if (c->tty && c->size != NULL) {
+        draw(c, 1);
+    } else if (c->tty) {
+        return;
     } else {
         fprintf(stderr, "%s[%zu/%zu] %s %.2f s  %s\n", prefix, c->ndone, c->ntodo,
                 r->status == 0 ? "ok    " : "FAILED", r->wall_s, label);
@@ -392,8 +503,19 @@ static int run_share(struct sweep_ctx *c, int jobs)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     c->t0 = now_s();
-    static const struct pool_ops ops = { run_task, task_done, worker_done };
+    c->width = jobs < 1 ? 1 : (size_t)jobs > c->ntodo ? (int)c->ntodo : jobs;
+    static const struct pool_ops ops = { .job = run_task, .done = task_done,
+                                         .worker_exit = worker_done, .progress = on_progress,
+                                         .tick = on_tick };
+    if (c->size != NULL)
+        draw(c, 1);
     int rc = pool_run(c->ntodo, jobs, &ops, c, &stop_flag);
+    /* the line ends on its own line, finished or interrupted */
+    if (c->drawn) {
+        draw(c, 1);
+        fputc('\n', stderr);
+        c->drawn = 0;
+    }
     /* workers that close together may each leave the final checkpoint to the other: one
      * more connection, alone, folds the WAL into the file, so that the file alone holds
      * every run (and can be copied by itself) */
@@ -502,6 +624,8 @@ int cmd_sweep(int argc, char **argv)
     }
     if (c.ntodo > 0) {
         share_envs(&c);
+        if (c.tty && !a.quiet && c.env_of != NULL)
+            count_sizes(&c);
         if (c.env_of == NULL || run_share(&c, a.jobs) < 0)
             rc = 1;
     }
@@ -530,6 +654,8 @@ int cmd_sweep(int argc, char **argv)
     else if (failed_all > 0 && rc == 0)
         rc = 1;
 out:
+    free(c.size);
+    free(c.frac);
     free_envs(&c);
     if (c.fail_msg != NULL)
         for (size_t i = 0; i < c.ntodo; i++)

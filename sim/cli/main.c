@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include "../../results/export.h"
+#include "../../results/html.h"
 #include "../../results/plot.h"
 #include "../../results/report.h"
+#include "../../results/trace.h"
 #include "../../sched/policy.h"
 #include "../../workloads/reader.h"
 #include "../base/path.h"
@@ -188,6 +190,12 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "hetsim: note: --seed %lld gives the rows of any other seed: %s\n",
                 ss.a.seed, why);
     struct run_opts o = { .db = d, .progress = !ss.a.quiet && isatty(2) };
+    /* the total of the progress line: the entities of the workload, counted once (every
+     * policy of the experiment reads the same ones) */
+    if (o.progress && run_list(e, &ss.env, NULL, &o.total, &ss.err) < 0) {
+        rc = fail(&ss.err);
+        goto out;
+    }
     for (int i = 0; i < e->npolicies; i++) {
         struct run_result res;
         if (run_one(e, i, &ss.env, &o, &res, &ss.err) < 0) {
@@ -299,6 +307,8 @@ static const char report_help[] =
     "usage: hetsim report [--db FILE] [--format table|csv|markdown] [--baseline POLICY]\n"
     "                     [--group] [--experiment NAME] [--sweep NAME] [--where EXPR]\n"
     "                     [--columns NAME[,NAME...]]\n"
+    "       hetsim report --html OUT.html [--sweep NAME | --experiment NAME] [--db FILE]\n"
+    "                     [--baseline POLICY]\n"
     "Compare runs from the metrics database: one row per run with its key metrics, and in\n"
     "the last column (overrides) the settings in which its experiment differs from the other\n"
     "rows', as --set takes them (policy and seed aside).  Table and markdown headers carry\n"
@@ -308,9 +318,10 @@ static const char report_help[] =
     "                         precision, bare metric names, empty for a missing value) or\n"
     "                         markdown\n"
     "  -c, --columns LIST     the metrics to show, comma-separated (may be repeated), each\n"
-    "                         one some run in the database has (default: jobs_done,\n"
-    "                         jct_mean, jct_p50, jct_p99, makespan, ftf_mean, ftf_max,\n"
-    "                         throughput_norm, util_total); a run without one shows it empty\n"
+    "                         one some run in the database has (default: the runs'\n"
+    "                         domain's own, for training jobs_done, jct_mean, jct_p50,\n"
+    "                         jct_p99, makespan, ftf_mean, ftf_max, throughput_norm_window,\n"
+    "                         util_total); a run without one shows it empty\n"
     "  -b, --baseline POLICY  add each metric's ratio to the baseline run: the latest run of\n"
     "                         POLICY with the same experiment, seed and config apart from the\n"
     "                         policy (below 1 is better, except where higher is better:\n"
@@ -330,9 +341,19 @@ static const char report_help[] =
     "                         --set path) and metric('NAME'); given twice, both must hold:\n"
     "                           --where \"policy IN ('fifo','fft') AND seed < 3\"\n"
     "                           --where \"param('workload.arrival_scale') >= 1\"\n"
+    "  -H, --html OUT.html    write one self-contained page instead (no network, no\n"
+    "                         script): the run table, the ratio table against the baseline\n"
+    "                         (default fifo when the runs have it, else the first run's\n"
+    "                         policy; paired by seed and grouped when runs differ only in\n"
+    "                         their seed), every figure of hetsim plot as inline SVG, the\n"
+    "                         settings that differ between the runs, each run's config and\n"
+    "                         group hashes and hetsim version; with --sweep or --experiment\n"
+    "                         only those runs\n"
     "  -h, --help             this help\n"
     "Grouping is not the default, so that a report's columns do not depend on the data; the\n"
     "table says when runs differ only in their seed.\n";
+
+static char *plain_config(const char *name);
 
 static int cmd_report(int argc, char **argv)
 {
@@ -341,8 +362,11 @@ static int cmd_report(int argc, char **argv)
         { "baseline", required_argument, NULL, 'b' }, { "experiment", required_argument, NULL, 'e' },
         { "sweep", required_argument, NULL, 's' },    { "where", required_argument, NULL, 'w' },
         { "group", no_argument, NULL, 'g' },          { "columns", required_argument, NULL, 'c' },
-        { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+        { "html", required_argument, NULL, 'H' },     { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
+    const char *html = NULL;
+    int table_opts = 0;         /* options of the table that --html does not take */
     struct report_opts o = { .format = REPORT_TABLE, .display_of = display_of };
     struct report_query q = { .group = 0 };
     const char *dbp = DEFAULT_DB;
@@ -355,7 +379,8 @@ static int cmd_report(int argc, char **argv)
     int c, rc = -1;
     opterr = 0;
     optind = 1;
-    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gc:h", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gc:H:h", opts, NULL)) != -1) {
+        table_opts += c == 'g' || c == 'c' || c == 'w' || c == 'f';
         switch (c) {
         case 'd': dbp = optarg; break;
         case 'b': o.baseline = optarg; break;
@@ -364,6 +389,7 @@ static int cmd_report(int argc, char **argv)
         case 'g': q.group = 1; break;
         case 'c': columns[q.ncolumns++] = optarg; break;
         case 'w': rc = where_opt(&where, optarg); break;
+        case 'H': html = optarg; break;
         case 'f':
             if (strcmp(optarg, "table") == 0)
                 o.format = REPORT_TABLE;
@@ -380,10 +406,30 @@ static int cmd_report(int argc, char **argv)
     }
     if (rc < 0 && optind != argc)
         rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0 && html != NULL && table_opts > 0)
+        rc = usage_error("%s", "--html takes --sweep or --experiment, --baseline and --db (the "
+                               "page has its own tables: no --format, --group, --where or "
+                               "--columns)");
+    if (rc < 0 && html != NULL && q.sweep != NULL && o.experiment != NULL)
+        rc = usage_error("%s", "--html takes --sweep or --experiment, not both");
     if (rc < 0 && access(dbp, R_OK) != 0) {
         fprintf(stderr, "hetsim: %s: no such database (run an experiment first: hetsim run "
                 "default)\n", dbp);
         rc = 2;
+    }
+    if (rc < 0 && html != NULL) {
+        struct errbuf err;
+        err_clear(&err);
+        struct html_opts ho = { .db_path = dbp, .out_path = html, .experiment = o.experiment,
+                                .sweep = q.sweep, .baseline = o.baseline,
+                                .display_of = display_of, .plain_config = plain_config };
+        struct html_stats st;
+        if (html_report(&ho, &st, &err) < 0) {
+            rc = fail(&err);
+        } else {
+            printf("wrote %s: %d runs, %d figures\n", html, st.runs, st.figures);
+            rc = 0;
+        }
     }
     if (rc < 0) {
         struct errbuf err;
@@ -402,7 +448,8 @@ static const char export_help[] =
     "Write one table of the metrics database as CSV, for pandas, R or a spreadsheet: a header\n"
     "row, reals at full precision (%.17g), NULL as an empty field, RFC 4180 quoting.  Rows\n"
     "are streamed, so tables of millions of jobs take no memory.\n\n"
-    "  -t, --table NAME       runs, jobs, job_gpu_seconds, samples, metrics or run_params\n"
+    "  -t, --table NAME       runs, jobs, job_gpu_seconds, requests, samples, metrics,\n"
+    "                         run_params or timeline\n"
     "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
     "  -f, --format FMT       csv (the default) or tsv (tab-separated, the same quoting);\n"
     "      --csv, --tsv       the same\n"
@@ -463,8 +510,8 @@ static int cmd_export(int argc, char **argv)
     if (rc < 0 && optind != argc)
         rc = usage_error("unexpected argument '%s'", argv[optind]);
     if (rc < 0 && o.table == NULL)
-        rc = usage_error("%s", "missing --table NAME (runs, jobs, job_gpu_seconds, samples, "
-                               "metrics or run_params)");
+        rc = usage_error("%s", "missing --table NAME (runs, jobs, job_gpu_seconds, requests, "
+                               "samples, metrics, run_params or timeline)");
     if (rc < 0 && o.wide && strcmp(o.table, "metrics") != 0)
         rc = usage_error("--wide is for --table metrics (one column per metric), not --table "
                          "%s", o.table);
@@ -481,6 +528,7 @@ static int cmd_export(int argc, char **argv)
 static const char plot_help[] =
     "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY]\n"
     "                   [--metric NAME[,NAME...]]... [--experiment NAME]... [--sweep NAME]...\n"
+    "                   [--log x|y]...\n"
     "Draw figures with gnuplot: images in DIR (default results/out), their data in DIR/data.\n"
     "Per experiment and setting (runs whose configs differ only in policy and seed; the\n"
     "experiment as run without overrides keeps the plain file names, other settings add 8\n"
@@ -491,7 +539,10 @@ static const char plot_help[] =
     "averaged over distinct seeds with 95% CIs.\n"
     "Per sweep: each --metric (default jct_mean, ftf_mean, makespan) against each swept axis\n"
     "other than seed, one line per policy and combination of the other axes, mean over seeds\n"
-    "with 95% CIs.\n"
+    "with 95% CIs, clipped at the metric's natural bounds (>= 0; <= 1 for fractions).\n"
+    "Times read in hours or days where seconds would run to tens of thousands; an axis whose\n"
+    "smaller values mean more load (workload.arrival_scale) runs from its largest value, so\n"
+    "that load grows to the right; an axis is logarithmic where its values span decades.\n"
     "\n"
     "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
     "  -o, --out DIR          where images go (default results/out), their data in DIR/data\n"
@@ -501,6 +552,9 @@ static const char plot_help[] =
     "                         the defaults, comma-separated or repeated\n"
     "  -e, --experiment NAME  draw this experiment's figures (may be repeated)\n"
     "  -s, --sweep NAME       draw this sweep's figures (may be repeated)\n"
+    "  -l, --log AXIS         x or y: that axis of the sweeps' figures logarithmic even\n"
+    "                         where its values do not span decades (positive values only;\n"
+    "                         may be repeated)\n"
     "  -h, --help             this help\n"
     "Without --experiment or --sweep, everything is drawn.\n";
 
@@ -530,6 +584,7 @@ static int cmd_plot(int argc, char **argv)
         { "metric", required_argument, NULL, 'm' },
         { "experiment", required_argument, NULL, 'e' },
         { "sweep", required_argument, NULL, 's' },
+        { "log", required_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -546,8 +601,16 @@ static int cmd_plot(int argc, char **argv)
     int c, rc = -1;
     opterr = 0;
     optind = 1;
-    while (rc < 0 && (c = getopt_long(argc, argv, "d:o:f:b:m:e:s:h", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:o:f:b:m:e:s:l:h", opts, NULL)) != -1) {
         switch (c) {
+        case 'l':
+            if (strcmp(optarg, "x") == 0)
+                o.log |= PLOT_LOG_X;
+            else if (strcmp(optarg, "y") == 0)
+                o.log |= PLOT_LOG_Y;
+            else
+                rc = usage_error("--log must be x or y, not '%s'", optarg);
+            break;
         case 'd': o.db_path = optarg; break;
         case 'o': o.out_dir = optarg; break;
         case 'f': o.format = optarg; break;
@@ -578,6 +641,71 @@ static int cmd_plot(int argc, char **argv)
         }
     }
     free(lists);
+    return rc;
+}
+
+static const char trace_help[] =
+    "usage: hetsim trace [--db FILE] [--run N] [--out FILE]\n"
+    "Write one run's timeline (the timeline table, kept when the experiment sets\n"
+    "\"sim\": {\"timeline\": true}, which hetsim run sets as sim.timeline=true) as a\n"
+    "Chrome trace-event JSON file, which Perfetto UI (ui.perfetto.dev: Open trace file) and\n"
+    "chrome://tracing open: a track per GPU grouped by node and GPU type, a slice per\n"
+    "interval named by the job and the decision that began it, counter tracks of jobs\n"
+    "waiting, busy GPUs and sampled utilization per type, and instant events for arrivals\n"
+    "and completions.  One second of trace time is one simulated second.\n\n"
+    "  -d, --db FILE    the database (default " DEFAULT_DB ")\n"
+    "  -r, --run N      the run (runs.id; default: the latest run with timeline rows)\n"
+    "  -o, --out FILE   write FILE (default results/out/runN.trace.json; - for standard\n"
+    "                   output)\n"
+    "  -h, --help       this help\n"
+    "e.g.  hetsim trace --run 1 --out fifo.json   (after a run with timeline rows)\n";
+
+static int cmd_trace(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, NULL, 'd' },  { "run", required_argument, NULL, 'r' },
+        { "out", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct trace_opts o = { .db_path = DEFAULT_DB, .display_of = display_of };
+    int c, rc = -1, to_stdout = 0;
+    opterr = 0;
+    optind = 1;
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:r:o:h", opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'd': o.db_path = optarg; break;
+        case 'o':
+            to_stdout = strcmp(optarg, "-") == 0;
+            o.out_path = to_stdout ? NULL : optarg;
+            break;
+        case 'r':
+            errno = 0;
+            o.run = strtoll(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || errno == ERANGE || o.run < 1)
+                rc = usage_error("--run needs a run id (an integer >= 1), not '%s'", optarg);
+            break;
+        case 'h': fputs(trace_help, stdout); rc = 0; break;
+        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); break;
+        }
+    }
+    if (rc < 0 && optind != argc)
+        rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0) {
+        struct errbuf err;
+        err_clear(&err);
+        struct trace_stats st;
+        if (trace_export(&o, to_stdout ? stdout : NULL, &st, &err) < 0) {
+            rc = fail(&err);
+        } else {
+            if (!to_stdout)
+                fprintf(stderr, "wrote %s: run %lld, %lld slices on %lld tracks, %lld counter "
+                        "points, %lld instants (open it in ui.perfetto.dev)\n", st.path,
+                        (long long)st.run, (long long)st.slices, (long long)st.tracks,
+                        (long long)st.counters, (long long)st.instants);
+            rc = 0;
+        }
+    }
     return rc;
 }
 
@@ -1022,11 +1150,15 @@ static const struct cmd commands[] = {
       "run a grid of experiments on every core, resumably" },
     { "merge", cmd_merge, "OUT.db IN.db...", "join metrics databases (shards, MPI ranks)" },
     { "report", cmd_report, "[--db FILE] [--format table|csv|markdown] [--baseline POLICY] "
-      "[--group] [--where EXPR] [--columns LIST]", "compare runs from the database" },
+      "[--group] [--where EXPR] [--columns LIST] | --html OUT.html [--sweep NAME]",
+      "compare runs from the database, or write an HTML page of them" },
     { "export", cmd_export, "--table NAME [--db FILE] [--format csv|tsv] [--where EXPR] "
       "[--out FILE] [--wide]", "write a table of the database as CSV (pandas, R)" },
     { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY] "
-      "[--metric NAME] [--experiment NAME] [--sweep NAME]", "draw figures with gnuplot" },
+      "[--metric NAME] [--experiment NAME] [--sweep NAME] [--log x|y]",
+      "draw figures with gnuplot" },
+    { "trace", cmd_trace, "[--db FILE] [--run N] [--out FILE]",
+      "write a run's timeline as a Perfetto / Chrome trace" },
     { "list", cmd_list, "policies|gpus|links|models|formats|experiments|sweeps|clusters|traces",
       "list what hetsim knows" },
     { "validate", cmd_validate, "EXPERIMENT [--policy NAME] [--seed N] [--set KEY=VAL ...]",

@@ -19,6 +19,21 @@
  * the struct its view header declares (struct train_decider).  Rows go to the per-run tables of
  * results/schema.sql by table and column name, so a world never includes results/.
  *
+ * The timeline (sim.timeline, off by default): with world_sim.timeline set and rows kept, a
+ * world writes the `timeline` table through sim/core/timeline.h — one row per interval of one
+ * entity on one resource, with its state (queued, running, shared, restoring), what began it
+ * and what ended it — so that every moment of an entity's life between its arrival and its
+ * end is covered (intervals of zero length aside).  What each world writes:
+ *   training  (entity: jobs.job_id; resource: GPU id, with its node and GPU type) native:
+ *             queued from arrival and after each preemption; each grant as restoring (while
+ *             its checkpoint restore lasts) then running or shared, begun by start, resume,
+ *             migrate, resize or reshare; Gavel mode: each micro-task (consecutive ones on
+ *             the same GPUs joined), GPUs as positions among the type's (it does not place);
+ *   serving   (entity: requests.request_id; resource: instance) what its world adds;
+ *   micro     (entity: a service; resource: a container group) what its world adds.
+ * Without the flag a world writes no timeline row and does no timeline work, so results and
+ * their cost are those of a run without it.
+ *
  * Ownership: the driver owns everything in world_env and keeps it alive across create, run
  * and destroy; read's config is freed with free_config; create's world with destroy.
  */
@@ -51,6 +66,9 @@ struct world_writer {
     int  (*metric)(void *ctx, const char *name, double value, struct errbuf *err);
     /* Now and then, for a progress line: simulated time and entities done (may be NULL). */
     void (*progress)(void *ctx, simtime t, int64_t done);
+    /* The same with the events handled so far (the line's events/s), as often as the world
+     * likes (after each decision, say): the driver decides when to print.  May be NULL. */
+    void (*progress_events)(void *ctx, simtime t, int64_t done, uint64_t events);
 };
 
 /* The settings every world shares (the experiment's generic "sim" fields). */
@@ -62,6 +80,7 @@ struct world_sim {
                                        to <= from: from the first arrival to the last */
     int64_t       steady_first, steady_last;    /* the steady-state window of entities by
                                                    arrival index; first < 0: none */
+    int           timeline;         /* sim.timeline: write the `timeline` rows (below) */
 };
 
 /* What the driver gives a world for one run. */

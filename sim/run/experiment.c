@@ -99,7 +99,8 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *
                     struct errbuf *err)
 {
     static const char *const keys[] = { "sample_s", "sample_repeats", "until_s", "max_events",
-                                        "measure_window", "measure_jobs", "note", NULL };
+                                        "measure_window", "measure_jobs", "timeline", "note",
+                                        NULL };
     double sample_s = 600, until_s = 0;
     int64_t max_events = 0;
     e->sim = (struct world_sim){ .until = SIM_NEVER, .steady_first = -1, .steady_last = -1 };
@@ -109,7 +110,8 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *
         jobj_num(s, "sample_s", JOPT, 0, 1e9, &sample_s, err) < 0 ||
         jobj_num(s, "until_s", JOPT, 0, 9e12, &until_s, err) < 0 ||
         jobj_int(s, "max_events", JOPT, 0, INT64_MAX / 2, &max_events, err) < 0 ||
-        jobj_bool(s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0)
+        jobj_bool(s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0 ||
+        jobj_bool(s, "timeline", JOPT, &e->sim.timeline, err) < 0)
         return -1;
     double win[2];
     int64_t jobs[2];

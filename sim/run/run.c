@@ -2,11 +2,17 @@
  * run: the driver (run.h).  A world writes through the writer below: its rows go straight
  * into the run's staging tables (inside the run's transaction), so memory follows what the
  * world keeps, not the trace; its metrics are both stored and kept in the run_result.
+ *
+ * The progress line (run_opts.progress) is drawn by a thread of its own from the last state
+ * the world reported, four times a second, so that it moves on (elapsed, ETA) while the
+ * world is busy in one long decision; the world's calls only store the state under a lock.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,10 +73,15 @@ static double wall_now(void)
 struct writer_ctx {
     db                *db;          /* NULL: rows go nowhere */
     struct run_result *res;
-    const char        *policy;
-    const char        *entity;
-    int                progress;
-    double             next_print;
+    const struct run_opts *o;
+    double             t0;
+    /* progress: the last state reported, and the thread that draws it */
+    int                watch;       /* o->progress or o->on_progress */
+    pthread_mutex_t    mu;
+    pthread_cond_t     cv;
+    pthread_t          ticker;
+    int                ticking, stop;
+    struct progress_run now;
 };
 
 static int w_row(void *ctx, const char *table, const char *const *cols,
@@ -97,17 +108,92 @@ static int w_metric(void *ctx, const char *name, double value, struct errbuf *er
     return w->db != NULL ? db_metric(w->db, name, value, err) : 0;
 }
 
+static void report_progress(struct writer_ctx *w, simtime t, int64_t done, uint64_t events,
+                            int have_events)
+{
+    if (!w->watch)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->now.sim_s = sim_to_sec(t);
+    w->now.done = done;
+    if (have_events)
+        w->now.events = events;
+    w->now.wall_s = wall_now() - w->t0;
+    struct progress_run snap = w->now;
+    pthread_mutex_unlock(&w->mu);
+    if (w->o->on_progress != NULL)
+        w->o->on_progress(w->o->progress_ctx, &snap);
+}
+
 static void w_progress(void *ctx, simtime t, int64_t done)
 {
-    struct writer_ctx *w = ctx;
-    if (!w->progress)
-        return;
-    double now = wall_now();
-    if (now < w->next_print)
-        return;
-    w->next_print = now + 0.5;
-    fprintf(stderr, "\r%-16s sim %12.0f s   %s done %10lld ", w->policy, sim_to_sec(t),
-            w->entity, (long long)done);
+    report_progress(ctx, t, done, 0, 0);
+}
+
+static void w_progress_events(void *ctx, simtime t, int64_t done, uint64_t events)
+{
+    report_progress(ctx, t, done, events, 1);
+}
+
+/* The ticker thread: redraw the line from the last state until told to stop. */
+static void *tick_main(void *arg)
+{
+    struct writer_ctx *w = arg;
+    pthread_mutex_lock(&w->mu);
+    while (!w->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 250000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        int rc = 0;
+        while (!w->stop && rc != ETIMEDOUT)
+            rc = pthread_cond_timedwait(&w->cv, &w->mu, &until);
+        if (w->stop)
+            break;
+        w->now.wall_s = wall_now() - w->t0;
+        char line[512];
+        progress_run_line(line, sizeof line, &w->now);
+        pthread_mutex_unlock(&w->mu);
+        /* \033[K: clear what a longer earlier line left */
+        fprintf(stderr, "\r%s\033[K", line);
+        fflush(stderr);
+        pthread_mutex_lock(&w->mu);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static void progress_start(struct writer_ctx *w, const char *label, const char *entity,
+                           const struct experiment *e)
+{
+    w->t0 = wall_now();
+    w->watch = w->o->progress || w->o->on_progress != NULL;
+    w->now = (struct progress_run){
+        .label = label, .entity = entity, .total = w->o->total,
+        .until_s = e->sim.until != SIM_NEVER ? sim_to_sec(e->sim.until) : 0 };
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    if (w->o->progress)
+        w->ticking = pthread_create(&w->ticker, NULL, tick_main, w) == 0;
+}
+
+/* Stop the ticker and clear its line. */
+static void progress_stop(struct writer_ctx *w)
+{
+    if (w->ticking) {
+        pthread_mutex_lock(&w->mu);
+        w->stop = 1;
+        pthread_cond_signal(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->ticker, NULL);
+        fputs("\r\033[K", stderr);
+        w->ticking = 0;
+    }
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
 }
 
 static const char *stop_name(int stop)
@@ -185,7 +271,7 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
     policy *pol = NULL;
     void *world = NULL;
     char *config = experiment_config_json(e, pi);
-    int rc = -1;
+    int rc = -1, watching = 0;
     double t0 = wall_now();
     if (config == NULL) {
         err_run(err, "out of memory");
@@ -205,17 +291,22 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
         if (db_run_begin(o->db, &dr, err) < 0)
             goto out;
     }
-    struct writer_ctx wc = { o->db, res, ep->label, wo->entity, o->progress, wall_now() + 0.5 };
-    struct world_writer writer = { &wc, o->db != NULL ? w_row : NULL, w_sample, w_metric,
-                                   w_progress };
+    struct writer_ctx wc = { .db = o->db, .res = res, .o = o };
+    struct world_writer writer = { .ctx = &wc, .row = o->db != NULL ? w_row : NULL,
+                                   .sample = w_sample, .metric = w_metric,
+                                   .progress = w_progress,
+                                   .progress_events = w_progress_events };
     struct world_env we = { .cl = env->cl, .model = env->model, .seed = e->seed,
                             .sim = &e->sim, .config = e->world_config,
                             .source = workload_source(wl), .decider = policy_decider(pol),
                             .out = &writer };
-    if (wo->create(&world, &we, err) < 0 || wo->run(world, &res->tot, err) < 0)
+    progress_start(&wc, ep->label, wo->entity, e);
+    watching = 1;
+    int ran = wo->create(&world, &we, err) == 0 && wo->run(world, &res->tot, err) == 0;
+    progress_stop(&wc);
+    watching = 0;
+    if (!ran)
         goto out;
-    if (o->progress)
-        fprintf(stderr, "\r%60s\r", "");
     /* the policy's solver times: every domain's decisions go through the timed dispatch */
     struct policy_stats ps;
     policy_get_stats(pol, &ps);
@@ -237,8 +328,8 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
 out:
     if (rc < 0 && o->db != NULL)
         db_run_abort(o->db);
-    if (rc < 0 && o->progress)
-        fprintf(stderr, "\n");
+    if (watching)
+        progress_stop(&wc);
     if (world != NULL)
         wo->destroy(world);
     policy_close(pol);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "../../results/db.h"
+#include "../base/progress.h"
 #include "experiment.h"
 
 struct run_env {
@@ -27,10 +28,17 @@ void run_env_close(struct run_env *env);
 
 struct run_opts {
     db         *db;             /* NULL: simulate without writing (validate) */
-    int         progress;       /* print a progress line on stderr */
+    int         progress;       /* print a progress line on stderr, redrawn 4 times a second
+                                   by a thread of its own, cleared when the run ends */
     const char *sweep;          /* for runs of a sweep: its name and swept fields, stored */
     const struct db_param *params;      /* with the run (run_params); else NULL, 0 */
     int         nparams;
+    int64_t     total;          /* the entities the run will read, when known (0: not) */
+    /* Called whenever the world reports progress (often: after each decision), with what
+     * the run has done so far; may be NULL.  It should be cheap (a sweep's worker throttles
+     * what it sends to the parent). */
+    void      (*on_progress)(void *ctx, const struct progress_run *p);
+    void       *progress_ctx;
 };
 
 enum { RUN_MAX_METRICS = 160 };

@@ -6,9 +6,11 @@
 #include <string.h>
 
 extern const struct world_ops train_world;
+extern const struct world_ops place_world;
 
 const struct world_ops *const world_registry[] = {
     &train_world,
+    &place_world,
     NULL,
 };
 

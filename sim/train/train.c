@@ -22,15 +22,22 @@
  * known only once the source is drained; until then every interval credited ends at or
  * before the next arrival (it is the next event of its kind), so nothing needs clipping.
  *
+ * Timeline (sim.timeline, a segment sink): each job keeps the start and cause of its open
+ * interval; a grant change, a finish or the end of the run writes it (split at run_from into
+ * restoring and running), so a row is written once, when it ends.  Without the sink nothing
+ * of this runs.
+ *
  * Invariants: a slot is on the active list iff its job arrived and is not done; it is on
  * exactly one of waiting/running; the live occ equals the sum of running jobs' grants.
  * Costs: arrival and finish O(1) plus the policy; applying g grants O(sum of their GPUs).
  */
 #include "train.h"
 
+#include "rate_memo.h"
 #include "speed.h"
 
 #include "../../models/fairshare.h"
+#include "../core/timeline.h"
 
 #include <assert.h>
 #include <math.h>
@@ -51,6 +58,8 @@ struct jobx {                       /* world-private part of a job, by slot */
                                                    order), placed as well as it can be */
     double     active_int_at_arrival;
     double     gpu_s[CLUSTER_MAX_TYPES];
+    simtime    seg_from;            /* sim.timeline: its open interval began here, */
+    int        seg_cause;           /*   for this reason (enum timeline_cause) */
 };
 
 /* the jobs holding one GPU (kept when the speed hook depends on co-runners) */
@@ -62,6 +71,7 @@ struct holders {
 struct train {
     const cluster      *cl;
     const tput         *model;
+    rate_memo          *rates;      /* train_view_rate's memo, handed to every view */
     struct train_config cfg;
     const struct train_speed *speed;
     struct holders     *hold;       /* by GPU id; NULL when co-runners do not matter */
@@ -207,6 +217,42 @@ static void settle(train *w, struct train_job *j, simtime t)
             x->gpu_s[cluster_type_slot(w->cl, cluster_gpu_type(w->cl, x->gpus[i]))] += frac * dt;
     }
     j->updated = t;
+}
+
+/* ---------------------------------------------------------------- timeline */
+
+/* Write job j's open interval, [seg_from, t) on its current grant, ended by `ends` (enum
+ * timeline_cause): a grant is restoring until run_from, then running (or shared).  Only with
+ * sim.timeline (a segment sink). */
+static int seg_close(train *w, const struct train_job *j, simtime t, int ends,
+                     struct errbuf *err)
+{
+    if (w->sink.segment == NULL)
+        return 0;
+    const struct jobx *x = &w->x[j->slot];
+    struct train_segment sg = { .trace_id = x->trace_id, .gpus = x->gpus, .ngpu = j->ngpu,
+                                .share = j->share / 1000.0, .from = x->seg_from, .to = t,
+                                .state = TL_QUEUED, .cause = x->seg_cause, .ends = ends };
+    if (j->ngpu == 0)
+        return sg.from < t ? w->sink.segment(w->sink.ctx, &sg, err) : 0;
+    if (j->run_from > sg.from) {
+        sg.to = j->run_from < t ? j->run_from : t;
+        sg.state = TL_RESTORING;
+        sg.ends = j->run_from < t ? TL_RESTORED : ends;
+        if (sg.from < sg.to && w->sink.segment(w->sink.ctx, &sg, err) < 0)
+            return -1;
+        sg.from = sg.to;
+        sg.to = t;
+        sg.ends = ends;
+    }
+    sg.state = j->share < OCC_WHOLE ? TL_SHARED : TL_RUNNING;
+    return sg.from < t ? w->sink.segment(w->sink.ctx, &sg, err) : 0;
+}
+
+static void seg_open(struct jobx *x, simtime t, int cause)
+{
+    x->seg_from = t;
+    x->seg_cause = cause;
 }
 
 /* ---------------------------------------------------------------- rates */
@@ -401,7 +447,7 @@ static int read_next(train *w, struct errbuf *err)
  * allows, and on the fastest (the unit of normalized throughput), once at arrival. */
 static void type_rates(const train *w, const struct train_job *j, struct jobx *x)
 {
-    struct train_view v = { .cl = w->cl, .model = w->model };
+    struct train_view v = { .cl = w->cl, .model = w->model, .rates = w->rates };
     x->best_rate = 0;
     for (int i = 0; i < w->ntypes; i++) {
         x->type_rate[i] = train_view_rate(&v, j, w->types[i], j->workers);
@@ -436,6 +482,7 @@ static int on_arrival(train *w, struct errbuf *err)
     };
     x->finish_ev = EVQ_NONE;
     x->trace_id = sp->id;
+    seg_open(x, now(w), TL_ARRIVAL);
     type_rates(w, j, x);
     x->active_int_at_arrival = w->active_int;
     memset(x->gpu_s, 0, sizeof x->gpu_s);
@@ -541,6 +588,8 @@ static int on_finish(train *w, int32_t s, struct errbuf *err)
     settle(w, j, t);
     j->done = j->work;
     w->x[s].finish_ev = EVQ_NONE;
+    if (seg_close(w, j, t, TL_FINISH, err) < 0)
+        return -1;
     if (release_grant(w, j) < 0 || rerate(w, err) < 0)
         return err_run(err, "out of memory");
     running_remove(w, s);
@@ -623,6 +672,16 @@ static int set_grant(train *w, struct train_job *j, const int *ids, int n, int s
     int was_running = j->state == JOB_RUNNING;
     int same_gpus = was_running && j->ngpu == n &&
                     memcmp(x->gpus, ids, (size_t)n * sizeof *ids) == 0;
+    if (w->sink.segment != NULL) {
+        int cause = n == 0            ? TL_PREEMPT
+                    : same_gpus       ? TL_RESHARE
+                    : was_running     ? (j->ngpu != n ? TL_RESIZE : TL_MIGRATE)
+                    : j->first_start < 0 ? TL_START
+                                         : TL_RESUME;
+        if (seg_close(w, j, t, cause, err) < 0)
+            return -1;
+        seg_open(x, t, cause);
+    }
     j->last_grant = t;
     if (n == 0) {                           /* preempt */
         j->ngpu = 0;
@@ -720,6 +779,7 @@ static void fill_view(const train *w, struct train_view *v)
 {
     *v = (struct train_view){
         .now = now(w), .reason = w->reason, .cl = w->cl, .occ = w->occ, .model = w->model,
+        .rates = w->rates,
         .jobs = w->jobs, .active_head = w->active_head, .waiting_head = w->waiting_head,
         .running_head = w->running_head, .n_active = w->n_active, .n_waiting = w->n_waiting,
         .n_running = w->n_running, .next_active = w->next_active,
@@ -772,6 +832,8 @@ static int on_instant_end(void *ctx, struct errbuf *err)
         return ENGINE_FAIL;
     if ((v.reason & WAKE_ROUND) && w->cfg.round_samples && round_samples(w, err) < 0)
         return ENGINE_FAIL;
+    if (w->sink.tick != NULL)
+        w->sink.tick(w->sink.ctx, now(w), engine_events(w->eng));
     if (w->grants.wake_at > now(w)) {
         engine_cancel(w->eng, w->timer);
         if (push(w, w->grants.wake_at, EV_TIMER, 0, &w->timer, err) < 0)
@@ -873,7 +935,8 @@ int train_create(train **out, const cluster *cl, const tput *model,
     grant_list_init(&w->grants);
     w->eng = engine_create(1024);
     w->occ = occ_create(cl);
-    if (w->eng == NULL || w->occ == NULL || grow_slots(w, err) < 0) {
+    w->rates = rate_memo_create(cl, model);
+    if (w->eng == NULL || w->occ == NULL || w->rates == NULL || grow_slots(w, err) < 0) {
         train_destroy(w);
         return err_run(err, "out of memory");
     }
@@ -902,6 +965,7 @@ void train_destroy(train *w)
     free(w->co);
     grant_list_fini(&w->grants);
     occ_destroy(w->occ);
+    rate_memo_destroy(w->rates);
     engine_destroy(w->eng);
     free(w);
 }
@@ -926,7 +990,8 @@ int train_run(train *w, struct train_totals *out, struct errbuf *err)
     /* jobs still active when a limit stopped the run leave unfinished */
     for (int32_t s = w->active_head; s >= 0; s = w->next_active[s]) {
         settle(w, &w->jobs[s], t);
-        if (emit(w, &w->jobs[s], -1, err) < 0)
+        if (seg_close(w, &w->jobs[s], t, TL_STOP, err) < 0 ||
+            emit(w, &w->jobs[s], -1, err) < 0)
             return -1;
     }
     w->tot.end = t;

@@ -50,10 +50,27 @@ struct train_record {
     double        best_rate;    /* its throughput on its fastest type (normalizes throughput) */
 };
 
+/* One interval of a job's timeline (sim/core/timeline.h): [from, to) on its `ngpu` GPUs (none
+ * while queued), in a state and with the causes that began and ended it (enum
+ * timeline_state, enum timeline_cause). */
+struct train_segment {
+    int64_t    trace_id;
+    const int *gpus;
+    int        ngpu;
+    double     share;           /* of each GPU, (0, 1] */
+    simtime    from, to;
+    int        state, cause, ends;
+};
+
 struct train_sink {
     void *ctx;
     int (*job)(void *ctx, const struct train_record *r, struct errbuf *err);
     int (*sample)(void *ctx, simtime t, const char *name, double value, struct errbuf *err);
+    /* The job timeline (sim.timeline); NULL: none is kept, and none is computed. */
+    int (*segment)(void *ctx, const struct train_segment *s, struct errbuf *err);
+    /* Now and then (after a decision, a round): the clock and the events so far (may be
+     * NULL). */
+    void (*tick)(void *ctx, simtime t, uint64_t events);
 };
 
 struct train_config {

@@ -1,19 +1,18 @@
 /*
  * train_view: what a policy may ask of the training world besides the snapshot itself —
  * rates of a job on a GPU type or on exact GPUs, and what a restart costs.  Pure functions of
- * the view's cluster, models and settings.
+ * the view's cluster, models and settings (the rate memo only remembers answers).
  */
 #include "train_view.h"
 
+#include "rate_memo.h"
 #include "speed.h"
 
 double train_view_rate(const struct train_view *v, const struct train_job *j, int gpu_type, int n)
 {
-    if (n < 1 || cluster_type_count(v->cl, gpu_type) < n)
-        return 0;
-    struct placement p;
-    cluster_best_placement(v->cl, gpu_type, n, &p);
-    return tput_rate(v->model, j->jtype, &p);
+    if (v->rates != NULL)
+        return rate_memo_get(v->rates, j->jtype, gpu_type, n);
+    return rate_memo_compute(v->cl, v->model, j->jtype, gpu_type, n);
 }
 
 double train_view_rate_on(const struct train_view *v, const struct train_job *j, const int *ids, int n)

@@ -70,12 +70,16 @@ struct train_job {
     simtime  last_grant;    /* when the current grant (or preemption) took effect */
 };
 
+struct rate_memo;
+
 struct train_view {
     simtime  now;
     unsigned reason;                    /* enum train_wake bits */
     const cluster *cl;
     const occ     *occ;                 /* live occupancy: what is granted right now */
     const tput    *model;
+    struct rate_memo *rates;            /* the world's memo of train_view_rate (rate_memo.h);
+                                           NULL: computed at each call */
     const struct train_job *jobs;       /* by slot; only slots on the lists are meaningful */
     int32_t  active_head;               /* all arrived, unfinished jobs, in arrival order */
     int32_t  waiting_head;              /* queued + preempted, in order of entering the queue */
@@ -130,7 +134,8 @@ static inline double train_view_attained(const struct train_job *j, simtime now)
 }
 
 /* Throughput (iterations/s) of job j with n workers of `gpu_type`, placed as well as the
- * cluster allows (fewest nodes, best links); 0 when it cannot run there. */
+ * cluster allows (fewest nodes, best links); 0 when it cannot run there.  It depends only on
+ * (j's job type, n, gpu_type): O(1) from the view's memo, else a placement search. */
 double train_view_rate(const struct train_view *v, const struct train_job *j, int gpu_type, int n);
 /* Throughput on these exact GPUs (what the world will charge if granted them). */
 double train_view_rate_on(const struct train_view *v, const struct train_job *j, const int *ids, int n);

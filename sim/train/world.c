@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/timeline.h"
 #include "../core/world.h"
 #include "gavel.h"
 #include "summary.h"
@@ -54,6 +55,8 @@ static const struct display display = {
     .util_panels = 1,
     .queue_series = "queue_len",
     .queue_label = "jobs waiting",
+    .entity_one = "job",
+    .resource_one = "GPU",
 };
 
 static int read_config(void **out, const struct jobj *root, const struct jobj *sim,
@@ -160,7 +163,7 @@ static int on_job(void *ctx, const struct train_record *r, struct errbuf *err)
     if (summary_job(w->sum, j->id, finish >= 0 ? finish - arrival : -1,
                     first >= 0 ? first - arrival : -1, r->rho) < 0)
         return err_run(err, "out of memory");
-    if (out->progress != NULL && ((++w->done) & 1023) == 0)
+    if (((++w->done) & 1023) == 0 && out->progress != NULL && out->progress_events == NULL)
         out->progress(out->ctx, finish >= 0 ? r->finish : j->arrival, w->done);
     if (out->row == NULL)
         return 0;
@@ -193,6 +196,21 @@ static int on_sample(void *ctx, simtime t, const char *name, double v, struct er
 {
     struct world *w = ctx;
     return w->env->out->sample(w->env->out->ctx, t, name, v, err);
+}
+
+/* One interval of a job's timeline: a row per GPU it held (one row while queued). */
+static int on_segment(void *ctx, const struct train_segment *sg, struct errbuf *err)
+{
+    struct world *w = ctx;
+    return timeline_gpus(w->env->out, w->env->cl, sg->trace_id, sg->gpus, sg->ngpu, sg->from,
+                         sg->to, sg->state, sg->share, sg->cause, sg->ends, err);
+}
+
+static void on_tick(void *ctx, simtime t, uint64_t events)
+{
+    struct world *w = ctx;
+    const struct world_writer *out = w->env->out;
+    out->progress_events(out->ctx, t, w->done, events);
 }
 
 static int create(void **out, const struct world_env *env, struct errbuf *err)
@@ -261,7 +279,11 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
     struct world *w = world;
     const struct world_env *env = w->env;
     const struct train_decider *dec = env->decider;
-    struct train_sink sink = { w, on_job, on_sample };
+    struct train_sink sink = {
+        w, on_job, on_sample,
+        env->sim->timeline && env->out->row != NULL ? on_segment : NULL,
+        env->out->progress_events != NULL ? on_tick : NULL,
+    };
     struct train_totals tot;
     double gavel_util = -1;
     if (w->cfg->mode == MODE_GAVEL) {

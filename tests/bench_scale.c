@@ -1,0 +1,134 @@
+/*
+ * bench_scale: every training policy on the shipped pai_scale experiment (Alibaba PAI's 2020
+ * cluster, 6,742 GPUs of five types; a stationary Philly-fitted workload with about 1,000
+ * jobs active at once) at 10,000, 50,000 and 100,000 jobs.  Each run is `hetsim run pai_scale
+ * --policy P --set workload.jobs=N` with a database, exactly as a user starts it, in a child
+ * process whose CPU time (user + system) and peak RSS come from wait4.  A run is stopped at
+ * CPU_CAP_S of CPU time (shown as "> cap"), and a policy that hits the cap skips the larger
+ * sizes.  The growth exponent is the least-squares slope of log CPU time against log jobs
+ * over the sizes measured: 1.0 is linear in the trace, i.e. flat per job.
+ * Targets: every policy under 30 CPU s at 100,000 jobs, exponent at most 1.1, peak RSS under
+ * 100 MB.  A plain program, not a test.
+ */
+#define _DEFAULT_SOURCE
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef HETSIM_BIN
+#define HETSIM_BIN "./hetsim"
+#endif
+
+enum { NSIZES = 3, CPU_CAP_S = 300 };
+
+static const long sizes[NSIZES] = { 10000, 50000, 100000 };
+
+static const char *const policies[] = {
+    "fifo", "fifo_perf", "srtf", "tiresias", "themis", "gavel_las", "gavel_las_perf",
+    "gavel_ftf", "oef", "fft",
+};
+
+struct measure {
+    double cpu_s, rss_mb;
+    int    capped;      /* stopped at CPU_CAP_S */
+};
+
+/* One run in a child; returns 0 (measured, possibly capped) or -1 (it failed). */
+static int run_child(const char *policy, long jobs, const char *db, struct measure *m)
+{
+    char set[64];
+    snprintf(set, sizeof set, "workload.jobs=%ld", jobs);
+    unlink(db);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("bench_scale: fork");
+        return -1;
+    }
+    if (pid == 0) {
+        struct rlimit lim = { CPU_CAP_S, CPU_CAP_S + 5 };
+        setrlimit(RLIMIT_CPU, &lim);
+        execl(HETSIM_BIN, HETSIM_BIN, "run", "pai_scale", "--policy", policy, "--set", set,
+              "--db", db, "--quiet", (char *)NULL);
+        perror("bench_scale: exec " HETSIM_BIN);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) < 0) {
+        perror("bench_scale: wait4");
+        return -1;
+    }
+    unlink(db);
+    m->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    m->rss_mb = (double)ru.ru_maxrss / 1024.0;      /* Linux: kilobytes */
+    m->capped = WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
+                                        WTERMSIG(status) == SIGKILL);
+    if (!m->capped && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+        fprintf(stderr, "bench_scale: %s at %ld jobs failed (status %d)\n", policy, jobs,
+                status);
+        return -1;
+    }
+    return 0;
+}
+
+/* Least-squares slope of log y against log x over the first n points. */
+static double loglog_slope(const long *x, const struct measure *y, int n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        double lx = log((double)x[i]), ly = log(y[i].cpu_s);
+        sx += lx;
+        sy += ly;
+        sxx += lx * lx;
+        sxy += lx * ly;
+    }
+    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+int main(void)
+{
+    char db[64];
+    snprintf(db, sizeof db, "/tmp/hetsim-bench-scale-%d.db", (int)getpid());
+    printf("scale: pai_scale (6,742 GPUs, about 1,000 jobs active), `hetsim run` with a "
+           "database, CPU s (user + system) and peak RSS per run, capped at %d CPU s\n",
+           CPU_CAP_S);
+    printf("  %-15s", "policy");
+    for (int s = 0; s < NSIZES; s++) {
+        char head[32];
+        snprintf(head, sizeof head, "%ld jobs", sizes[s]);
+        printf("  %19s", head);
+    }
+    printf("  %8s\n", "exponent");
+    int rc = 0;
+    for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+        struct measure m[NSIZES];
+        int n = 0;
+        printf("  %-15s", policies[p]);
+        for (int s = 0; s < NSIZES; s++) {
+            if (run_child(policies[p], sizes[s], db, &m[s]) < 0) {
+                printf("  %19s", "failed");
+                rc = 1;
+                break;
+            }
+            if (m[s].capped) {
+                printf("  %10s %5.0f MB", "> cap", m[s].rss_mb);
+                break;
+            }
+            printf("  %8.2f s %5.0f MB", m[s].cpu_s, m[s].rss_mb);
+            n = s + 1;
+        }
+        for (int s = n + 1; s < NSIZES; s++)
+            printf("  %19s", "-");
+        if (n >= 2)
+            printf("  %8.2f", loglog_slope(sizes, m, n));
+        printf("\n");
+    }
+    return rc;
+}

@@ -1,0 +1,445 @@
+/*
+ * test_timeline: the timeline rows (sim/core/timeline.c, written by the training world with
+ * sim.timeline) — the row writer itself; one run checked by hand (3 jobs on 2 GPUs under SRTF:
+ * a preemption, a queued spell, a restore, a resume); shares and reshares from a scripted
+ * policy; and on whole shipped experiments, native and Gavel mode, that the rows agree with
+ * the jobs rows (every job covered from arrival to finish without a gap, GPU-seconds equal to
+ * attained service, one migrate / preempt interval per counted migration / preemption), that
+ * no GPU is held beyond its capacity, that the same seed gives the same rows, and that the
+ * flag changes nothing else (off by default: no rows, and every other table equal).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/core/timeline.h"
+#include "../sim/core/world.h"
+#include "../sim/train/train.h"
+#include "helpers.h"
+
+#define RUN(...) th_hetsim((const char *const[]){ __VA_ARGS__, NULL })
+
+static char *dbpath(const char *name)
+{
+    char *p = malloc(512);
+    snprintf(p, 512, "%s/%s", th_tmpdir(), name);
+    remove(p);
+    return p;
+}
+
+static double value(const char *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static double value(const char *db, const char *fmt, ...)
+{
+    char sql[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    return th_db_value(db, sql);
+}
+
+/* ---- the row writer ---- */
+
+struct cap {
+    int  n;
+    char line[8][256];
+};
+
+static int cap_row(void *ctx, const char *table, const char *const *cols,
+                   const struct row_value *v, int n, struct errbuf *err)
+{
+    (void)err;
+    struct cap *c = ctx;
+    cr_assert_str_eq(table, "timeline");
+    cr_assert_eq(n, 10);
+    cr_assert_str_eq(cols[0], "entity");
+    cr_assert_str_eq(cols[9], "ends");
+    size_t k = 0;
+    for (int i = 0; i < n && c->n < 8; i++) {
+        char *b = c->line[c->n];
+        size_t cap = sizeof c->line[0] - k;
+        switch (v[i].type) {
+        case ROW_INT:  k += (size_t)snprintf(b + k, cap, "%lld|", (long long)v[i].v.i); break;
+        case ROW_REAL: k += (size_t)snprintf(b + k, cap, "%g|", v[i].v.r); break;
+        case ROW_TEXT: k += (size_t)snprintf(b + k, cap, "%s|", v[i].v.s); break;
+        default:       k += (size_t)snprintf(b + k, cap, "NULL|"); break;
+        }
+    }
+    c->n++;
+    return 0;
+}
+
+Test(timeline, rows_name_their_resource_and_skip_empty_intervals)
+{
+    catalog *cat = th_catalog();
+    cluster *cl = th_cluster(cat, "{ \"name\": \"c\", \"network\": \"ib-100g\", \"groups\": ["
+                                  " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 2 },"
+                                  " { \"count\": 1, \"gpu\": \"T4\", \"gpus_per_node\": 4 } ] }");
+    struct cap c = { 0 };
+    struct world_writer out = { .ctx = &c, .row = cap_row };
+    struct errbuf err;
+    err_clear(&err);
+    int gpus[] = { 3, 4 };          /* the second V100 node's second GPU, the T4 node's first */
+    cr_assert_eq(timeline_gpus(&out, cl, 17, gpus, 2, 5 * SIM_SEC, 7500000, TL_SHARED, 0.5,
+                               TL_RESHARE, TL_FINISH, &err), 0);
+    cr_assert_eq(timeline_gpus(&out, cl, 18, NULL, 0, 0, 2 * SIM_SEC, TL_RUNNING, 1,
+                               TL_ARRIVAL, TL_START, &err), 0);
+    cr_assert_eq(timeline_gpus(&out, cl, 19, gpus, 1, SIM_SEC, SIM_SEC, TL_RUNNING, 1,
+                               TL_START, TL_FINISH, &err), 0);      /* empty: no row */
+    cr_assert_eq(c.n, 3);
+    cr_assert_str_eq(c.line[0], "17|3|1|V100-16GB|5|7.5|shared|0.5|reshare|finish|");
+    cr_assert_str_eq(c.line[1], "17|4|2|T4|5|7.5|shared|0.5|reshare|finish|");
+    /* no GPUs: a queued row, whatever state was asked, with no resource */
+    cr_assert_str_eq(c.line[2], "18|NULL|NULL|NULL|0|2|queued|NULL|arrival|start|");
+    /* without a row writer (validation), nothing */
+    out.row = NULL;
+    cr_assert_eq(timeline_gpus(&out, cl, 20, gpus, 2, 0, SIM_SEC, TL_RUNNING, 1, TL_START,
+                               TL_FINISH, &err), 0);
+    cr_assert_eq(c.n, 3);
+    cr_assert_str_eq(timeline_state_name(TL_RESTORING), "restoring");
+    cr_assert_str_eq(timeline_cause_name(TL_RESTORED), "restored");
+    cluster_destroy(cl);
+    catalog_destroy(cat);
+}
+
+/* ---- one run by hand ---- */
+
+/* Two V100s in one server; SRTF; every restart costs 5 s.  Job 0 (100 s) and job 1 (200 s)
+ * start at 0 on GPUs 0 and 1.  Job 2 (30 s) arrives at 10: SRTF preempts the job with the
+ * most left, job 1 (190 s), and runs job 2 on GPU 1 until 40.  Job 1 resumes on GPU 1 at 40,
+ * restores until 45 and runs its 190 s to 235.  Job 0 finishes at 100. */
+static const char hand_trace[] =
+    "arrival_s,job_type,workers,duration_s\n"
+    "0,ResNet-18 (batch size 64),1,100\n"
+    "0,ResNet-18 (batch size 64),1,200\n"
+    "10,ResNet-18 (batch size 64),1,30\n";
+
+static char *hand_experiment(const char *name, const char *policy, const char *sim)
+{
+    char *t = th_write("hand_trace.csv", hand_trace);
+    free(t);
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{ \"name\": \"hand\", \"domain\": \"training\", \"seed\": 1,\n"
+             "  \"cluster\": { \"name\": \"two\", \"network\": \"ib-100g\", \"groups\": [\n"
+             "    { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 2 } ] },\n"
+             "  \"workload\": { \"format\": \"hetsim\", \"trace\": \"hand_trace.csv\" },\n"
+             "  \"policies\": [\"%s\"],\n"
+             "  \"sim\": %s }\n", policy, sim);
+    return th_write(name, json);
+}
+
+Test(timeline, three_jobs_on_two_gpus_by_hand)
+{
+    char *exp = hand_experiment("hand.json", "srtf",
+                                "{ \"restore_delay_s\": 5, \"timeline\": true }");
+    char *db = dbpath("hand.db");
+    struct th_out o = RUN("run", exp, "--db", db, "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    static const char *const q[] = {
+        "SELECT entity, resource, node, resource_type, start_s, end_s, state, share, cause, "
+        "ends FROM timeline ORDER BY entity, start_s", NULL };
+    char *rows = th_query_dump(db, q);
+    /* reals in hex: 0x1.9p+6 = 100, 0x1.4p+3 = 10, ... */
+    char want[2048];
+    snprintf(want, sizeof want,
+             "0|0|0|V100-16GB|%a|%a|running|%a|start|finish|\n"
+             "1|1|0|V100-16GB|%a|%a|running|%a|start|preempt|\n"
+             "1|NULL|NULL|NULL|%a|%a|queued|NULL|preempt|resume|\n"
+             "1|1|0|V100-16GB|%a|%a|restoring|%a|resume|restored|\n"
+             "1|1|0|V100-16GB|%a|%a|running|%a|resume|finish|\n"
+             "2|1|0|V100-16GB|%a|%a|running|%a|start|finish|\n",
+             0.0, 100.0, 1.0, 0.0, 10.0, 1.0, 10.0, 40.0, 40.0, 45.0, 1.0, 45.0, 235.0, 1.0,
+             10.0, 40.0, 1.0);
+    cr_assert_str_eq(rows, want);
+    /* the jobs rows say the same */
+    cr_assert_float_eq(th_db_value(db, "SELECT finish_s FROM jobs WHERE job_id = 1"), 235, 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT preemptions FROM jobs WHERE job_id = 1"), 1, 0);
+    free(rows);
+    free(exp);
+    free(db);
+}
+
+Test(timeline, off_by_default_and_changes_nothing_else)
+{
+    char *exp = hand_experiment("plain.json", "srtf", "{ \"restore_delay_s\": 5 }");
+    char *db = dbpath("plain.db"), *db2 = dbpath("plain2.db");
+    struct th_out o = RUN("run", exp, "--db", db, "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline"), 0, 0);
+    o = RUN("run", exp, "--db", db2, "-q", "--set", "sim.timeline=true");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_float_eq(th_db_value(db2, "SELECT count(*) FROM timeline"), 6, 0);
+    static const char *const q[] = {
+        "SELECT * FROM jobs ORDER BY job_id", "SELECT * FROM job_gpu_seconds ORDER BY job_id",
+        "SELECT * FROM samples ORDER BY name, t_s",
+        "SELECT * FROM metrics WHERE name NOT LIKE 'solver_time%' ORDER BY name",
+        "SELECT sim_end_s, events, decisions, jobs_total FROM runs", NULL };
+    char *a = th_query_dump(db, q), *b = th_query_dump(db2, q);
+    cr_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    free(exp);
+    free(db);
+    free(db2);
+}
+
+Test(timeline, a_bad_flag_is_an_input_error)
+{
+    char *exp = hand_experiment("bad.json", "srtf", "{ \"timeline\": \"yes\" }");
+    char *db = dbpath("bad.db");
+    struct th_out o = RUN("run", exp, "--db", db, "-q");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "bad.json:6: sim.timeline") != NULL, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
+    free(db);
+}
+
+/* ---- shares, from a scripted policy ---- */
+
+struct segs {
+    struct train_segment s[16];
+    int gpu[16];
+    int n;
+};
+
+static int keep_seg(void *ctx, const struct train_segment *sg, struct errbuf *err)
+{
+    (void)err;
+    struct segs *k = ctx;
+    cr_assert_lt(k->n, 16);
+    k->s[k->n] = *sg;
+    k->gpu[k->n] = sg->ngpu > 0 ? sg->gpus[0] : -1;
+    k->s[k->n].gpus = NULL;
+    k->n++;
+    return 0;
+}
+
+struct one_src {
+    const struct job_spec *jobs;
+    int n, next;
+};
+
+static int one_next(void *ctx, void *spec, struct errbuf *err)
+{
+    (void)err;
+    struct one_src *s = ctx;
+    if (s->next == s->n)
+        return 0;
+    *(struct job_spec *)spec = s->jobs[s->next++];
+    return 1;
+}
+
+/* job 0 alone on GPU 0; when job 1 arrives both get half of GPU 0 */
+static int halves(void *ctx, const struct train_view *v, struct grant_list *out,
+                  struct errbuf *err)
+{
+    (void)ctx;
+    (void)err;
+    int g = 0, n = v->n_active;
+    for (const struct train_job *j = train_view_first_active(v); j;
+         j = train_view_next_active(v, j))
+        grant_add(out, j->slot, &g, 1, n > 1 ? OCC_WHOLE / 2 : OCC_WHOLE);
+    return 0;
+}
+
+Test(timeline, shares_and_reshares)
+{
+    catalog *cat = th_catalog();
+    tput *m = th_models(cat);
+    cluster *cl = th_cluster(cat, "{ \"name\": \"c\", \"network\": \"ib-100g\", \"groups\": ["
+                                  " { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 2 } ] }");
+    int jt = tput_find(m, "ResNet-18 (batch size 64)");
+    struct job_spec jobs[] = {
+        { .id = 40, .arrival = 0, .jtype = jt, .workers = 1, .work = 1e5, .weight = 1 },
+        { .id = 41, .arrival = 10 * SIM_SEC, .jtype = jt, .workers = 1, .work = 1e5,
+          .weight = 1 },
+    };
+    struct one_src src = { jobs, 2, 0 };
+    struct entity_source es = { &src, one_next };
+    struct train_decider dec = { .decide = halves, .wake = WAKE_ARRIVAL | WAKE_COMPLETION };
+    struct segs k = { 0 };
+    struct train_sink sink = { .ctx = &k, .segment = keep_seg };
+    struct train_config cfg = { .restore_delay_s = 3, .until = SIM_NEVER };
+    struct errbuf err;
+    err_clear(&err);
+    train *w;
+    cr_assert_eq(train_create(&w, cl, m, &cfg, &es, &dec, &sink, &err), 0, "%s", err.msg);
+    struct train_totals tot;
+    cr_assert_eq(train_run(w, &tot, &err), 0, "%s", err.msg);
+    train_destroy(w);
+    /* job 40: whole GPU 0 [0, 10), then half of it from 10 (same GPU: no restore) until the
+     * end of job 41 (which then leaves it alone: no decision re-grants job 40 ... the policy
+     * is asked at 41's completion and grants job 40 the whole GPU again) */
+    cr_assert_geq(k.n, 3);
+    const struct train_segment *a = &k.s[0];
+    cr_assert_eq(a->trace_id, 40);
+    cr_assert_eq(a->state, TL_RUNNING);
+    cr_assert_eq(a->from, 0);
+    cr_assert_eq(a->to, 10 * SIM_SEC);
+    cr_assert_eq(a->cause, TL_START);
+    cr_assert_eq(a->ends, TL_RESHARE);
+    cr_assert_eq(k.gpu[0], 0);
+    int shared40 = 0, shared41 = 0;
+    for (int i = 1; i < k.n; i++) {
+        const struct train_segment *s = &k.s[i];
+        if (s->state == TL_SHARED) {
+            cr_assert_float_eq(s->share, 0.5, 0);
+            cr_assert_eq(k.gpu[i], 0);
+            cr_assert_eq(s->from, 10 * SIM_SEC);
+            shared40 += s->trace_id == 40;
+            shared41 += s->trace_id == 41;
+            cr_assert_eq(s->cause, s->trace_id == 40 ? TL_RESHARE : TL_START);
+        }
+    }
+    cr_assert_eq(shared40, 1);
+    cr_assert_eq(shared41, 1);
+    /* every segment of a job begins where its previous one ended */
+    for (int id = 40; id <= 41; id++) {
+        simtime last = -1;
+        for (int i = 0; i < k.n; i++)
+            if (k.s[i].trace_id == id) {
+                if (last >= 0)
+                    cr_assert_eq(k.s[i].from, last);
+                last = k.s[i].to;
+                cr_assert_gt(k.s[i].to, k.s[i].from);
+            }
+    }
+    cluster_destroy(cl);
+    tput_destroy(m);
+    catalog_destroy(cat);
+}
+
+/* ---- whole runs against their jobs rows ---- */
+
+/* The timeline of each run in db agrees with its jobs rows and holds no GPU beyond 1.
+ * gpu_s_slack: how far the timeline's GPU-seconds may exceed attained service, as a share
+ * of it (Gavel mode counts a round's tail after a micro-task as held). */
+static void check_against_jobs(const char *db, double gpu_s_slack)
+{
+    int runs = (int)th_db_value(db, "SELECT count(*) FROM runs");
+    cr_assert_gt(runs, 0);
+    for (long long r = 1; r <= runs; r++) {
+        cr_assert_gt(value(db, "SELECT count(*) FROM timeline WHERE run_id = %lld", r), 0);
+        /* every job: first row at its arrival, last at its finish */
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM jobs j JOIN (SELECT entity, "
+                                     "min(start_s) AS a, max(end_s) AS b FROM timeline WHERE "
+                                     "run_id = %lld GROUP BY entity) t ON t.entity = j.job_id "
+                                     "WHERE j.run_id = %lld AND t.a = j.arrival_s "
+                                     "AND t.b = j.finish_s", r, r),
+                           value(db, "SELECT count(*) FROM jobs WHERE run_id = %lld", r), 0,
+                           "run %lld: a job's rows do not span its life", r);
+        /* no gap: each interval of a job (rows of one start are one interval on several
+         * GPUs) begins where the previous one ended */
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM (SELECT start_s, lag(end_s) OVER "
+                                     "(PARTITION BY entity ORDER BY start_s) AS prev FROM "
+                                     "(SELECT DISTINCT entity, start_s, end_s FROM timeline "
+                                     "WHERE run_id = %lld)) WHERE prev IS NOT NULL AND "
+                                     "prev != start_s", r), 0, 0,
+                           "run %lld: a job has a gap or an overlap in its rows", r);
+        /* GPU-seconds: the rows holding GPUs against attained service */
+        double att = value(db, "SELECT sum(attained_gpu_s) FROM jobs WHERE run_id = %lld", r);
+        double held = value(db, "SELECT sum((end_s - start_s) * share) FROM timeline WHERE "
+                                "run_id = %lld AND resource IS NOT NULL", r);
+        cr_assert_geq(held, att * (1 - 1e-9), "run %lld: held %g < attained %g", r, held, att);
+        cr_assert_leq(held, att * (1 + gpu_s_slack) + 1e-6, "run %lld: held %g, attained %g",
+                      r, held, att);
+        /* per type, against job_gpu_seconds (native: exact) */
+        if (gpu_s_slack == 0)
+            cr_assert_float_eq(value(db, "SELECT max(abs(g.gpu_s - coalesce(t.s, 0))) FROM "
+                                         "job_gpu_seconds g LEFT JOIN (SELECT entity, "
+                                         "resource_type, sum((end_s - start_s) * share) AS s "
+                                         "FROM timeline WHERE run_id = %lld GROUP BY 1, 2) t ON "
+                                         "t.entity = g.job_id AND t.resource_type = g.gpu_type "
+                                         "WHERE g.run_id = %lld", r, r), 0, 1e-6);
+        /* a migration or a preemption counted in jobs is an interval ended by it */
+        cr_assert_float_eq(value(db, "SELECT count(DISTINCT entity || '/' || end_s) FROM "
+                                     "timeline WHERE run_id = %lld AND ends IN ('migrate', "
+                                     "'resize')", r),
+                           value(db, "SELECT sum(migrations) FROM jobs WHERE run_id = %lld", r),
+                           0, "run %lld", r);
+        cr_assert_float_eq(value(db, "SELECT count(DISTINCT entity || '/' || end_s) FROM "
+                                     "timeline WHERE run_id = %lld AND ends = 'preempt'", r),
+                           value(db, "SELECT sum(preemptions) FROM jobs WHERE run_id = %lld",
+                                 r), 0, "run %lld", r);
+        /* no GPU held beyond its capacity: where two rows of a GPU overlap, shares fit */
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM (SELECT start_s, share, lag(end_s) "
+                                     "OVER w AS prev, lag(share) OVER w AS pshare FROM timeline "
+                                     "WHERE run_id = %lld AND resource IS NOT NULL WINDOW w AS "
+                                     "(PARTITION BY resource ORDER BY start_s, end_s)) WHERE "
+                                     "prev > start_s AND share + pshare > 1 + 1e-9", r), 0, 0,
+                           "run %lld: a GPU is over-held", r);
+    }
+}
+
+Test(timeline, native_runs_agree_with_their_jobs, .timeout = 60)
+{
+    char *db = dbpath("native.db");
+    struct th_out o = RUN("run", "default", "--db", db, "-q", "--set", "sim.timeline=true",
+                          "--set", "workload.max_jobs=120", "--set",
+                          "policies=[\"fifo\", \"srtf\", \"tiresias\", \"gavel_las_perf\"]");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    check_against_jobs(db, 0);
+    /* restores happen, and a restoring interval is followed by running on the same GPU */
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE state = 'restoring'"), 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline a WHERE state = "
+                                       "'restoring' AND ends = 'restored' AND NOT EXISTS "
+                                       "(SELECT 1 FROM timeline b WHERE b.run_id = a.run_id AND "
+                                       "b.entity = a.entity AND b.resource = a.resource AND "
+                                       "b.start_s = a.end_s AND b.state IN ('running', "
+                                       "'shared'))"), 0, 0);
+    free(db);
+}
+
+Test(timeline, same_seed_same_rows)
+{
+    char *a = dbpath("seed_a.db"), *b = dbpath("seed_b.db");
+    const char *const base[] = { "run", "mixed_synthetic", "-q", "--set", "sim.timeline=true",
+                                 "--set", "workload.jobs=60", "--policy", "srtf", "--db" };
+    for (int k = 0; k < 2; k++) {
+        const char *args[12];
+        memcpy(args, base, sizeof base);
+        args[10] = k ? b : a;
+        args[11] = NULL;
+        struct th_out o = th_hetsim(args);
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    static const char *const q[] = { "SELECT * FROM timeline ORDER BY rowid", NULL };
+    char *da = th_query_dump(a, q), *dbb = th_query_dump(b, q);
+    cr_assert_gt(strlen(da), 100);
+    cr_assert_str_eq(da, dbb);
+    free(da);
+    free(dbb);
+    free(a);
+    free(b);
+}
+
+Test(timeline, gavel_mode_micro_tasks_agree_with_their_jobs, .timeout = 60)
+{
+    char *db = dbpath("gavel.db");
+    /* not the agnostic gavel_las: its shuffled type order moves every job every round */
+    struct th_out o = RUN("run", "gavel_philly", "--db", db, "-q", "--set", "sim.timeline=true",
+                          "--set", "workload.max_jobs=60", "--set",
+                          "policies=[\"fifo_perf\", \"gavel_las_perf\"]");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    /* a round's tail after a micro-task is under one of the job's iterations */
+    check_against_jobs(db, 0.01);
+    /* Gavel mode places nothing: a job's GPUs are positions among its type's, each job's
+     * whole in one type at a time */
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM (SELECT run_id, entity, start_s "
+                                       "FROM timeline WHERE resource IS NOT NULL GROUP BY 1, 2, "
+                                       "3 HAVING count(DISTINCT resource_type) > 1)"), 0, 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE state NOT IN "
+                                       "('queued', 'running')"), 0, 0);
+    free(db);
+}
