@@ -1,12 +1,15 @@
 /*
  * db: the SQLite metrics database writer.
  *
- * A run's rows are first written into temporary tables private to the connection (a file
- * SQLite deletes itself, so its size does not count against memory); db_run_commit then
- * copies them, with the runs row, into the database in one transaction.  The file is
- * therefore locked only for that copy, so many processes (a sweep's workers) can simulate at
- * once and append runs to one file, and a failed or killed run leaves nothing behind.  The
- * file uses WAL and a busy timeout.
+ * A run's rows are first spooled, private to the handle (in memory up to a chunk per table,
+ * then in an unlinked file under $TMPDIR or /tmp, so their size does not count against
+ * memory and the kernel removes them however the process ends); db_run_commit then inserts
+ * them, with the runs row, into the database in one transaction.  The file is therefore
+ * locked only for that insert, so many processes (a sweep's workers) can simulate at once and
+ * append runs to one file, and a failed or killed run leaves nothing behind.  The file uses
+ * WAL and a busy timeout; new files get 16 KiB pages.  The handle belongs to one thread at a
+ * time (it is opened without SQLite's connection mutex) and runs with foreign_keys off (the
+ * run ids it writes are the ones it has just inserted).
  *
  * Ownership: db_open allocates the handle and opens the file; db_close finalizes and closes.
  * Strings passed in are copied before the call returns.
@@ -43,8 +46,8 @@ extern const char db_schema_sql[];
 
 /* Every table that hangs off runs(id) through its first column, run_id, in schema order, the
  * one list db (staging and commit), merge and export read: adding a per-run table is a line
- * here and its CREATE in schema.sql.  `staged`: a run writes it through a temporary twin that
- * db_run_commit copies (run_params is written with the runs row).  NULL-terminated. */
+ * here and its CREATE in schema.sql.  `staged`: a run writes it through db_row, spooled
+ * until db_run_commit (run_params is written with the runs row).  NULL-terminated. */
 struct db_table {
     const char *name;
     int         staged;
@@ -74,15 +77,17 @@ struct db_run {
     int         sample_repeats;         /* store every sample (see db_sample) */
 };
 
-/* Start a run.  Its rows are staged in a private temporary table set, so the database file is
- * not locked while it simulates; db_run_commit moves them into the file in one short
- * transaction and returns the run's id.  Other processes may write runs meanwhile. */
+/* Start a run.  Its rows are spooled privately, so the database file is not locked while it
+ * simulates; db_run_commit inserts them into the file in one short transaction and returns
+ * the run's id.  Other processes may write runs meanwhile. */
 int db_run_begin(db *d, const struct db_run *r, struct errbuf *err);
 
 /* One row of the per-run table `table` (one of db_tables that a run stages): n values for
  * the columns `cols`, which must be names of that table's columns other than run_id.  The
  * insert is prepared on the first row with the same `cols` array (compared by address: pass
- * a static array) and reused. */
+ * a static array; at most 32 arrays per handle), so an unknown table or column is an error
+ * here; the row itself is spooled, and a constraint it breaks (a NULL in a NOT NULL column,
+ * a repeated metric) fails the commit.  Rows reach the table in the order written. */
 int db_row(db *d, const char *table, const char *const *cols, const struct row_value *v,
            int n, struct errbuf *err);
 /* One point of the time series `name`, in time order within the series.  Unless the run set

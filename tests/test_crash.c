@@ -78,7 +78,7 @@ static long long file_size(const char *path)
     return stat(path, &st) == 0 ? (long long)st.st_size : 0;
 }
 
-/* bytes the process has written so far (all files, the staging tables' temp file included) */
+/* bytes the process has written so far (all files, the spool of its rows included) */
 static long long bytes_written(pid_t pid)
 {
     char path[64], line[128];
@@ -96,8 +96,8 @@ static long long bytes_written(pid_t pid)
 enum kill_phase { WHILE_SIMULATING, WHILE_COMMITTING };
 
 /* Run the 400,000-job experiment into `dbp` (which holds one run already) and SIGKILL it in
- * the given phase: while it stages rows (it has written 8 MB, the file's WAL has not grown),
- * or while it copies them into the file (the WAL has grown by 4 MB). */
+ * the given phase: while it spools rows (it has written 8 MB, the file's WAL has not grown),
+ * or while it inserts them into the file (the WAL has grown by 4 MB). */
 static void kill_big_run(const char *exp, const char *dbp, enum kill_phase phase)
 {
     char wal[520];
@@ -211,7 +211,7 @@ Test(crash, a_full_disk_is_reported_and_rolled_back)
                         .cluster = "c", .config_json = "{}", .version = "test",
                         .seed = 1 };
     cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
-    /* staged rows are not in the file yet: the copy at the commit is what overflows */
+    /* spooled rows are not in the file yet: the insert at the commit is what overflows */
     for (int i = 0; i < 20000; i++) {
         struct th_job j = { .job_id = i, .job_type = "toy-with-a-long-name-to-fill-pages",
                             .work = 1, .first_start_s = -1, .finish_s = -1, .t_iso_s = -1,

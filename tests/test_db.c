@@ -2,8 +2,9 @@
  * test_db: the metrics database writer — schema created from results/schema.sql, a run is
  * all-or-nothing (abort and an unclosed handle leave nothing), NULLs for missing values,
  * a file with another schema version is refused, older versions are upgraded, request rows
- * with their derived latency parts, and flat stretches of a series are stored as their two
- * ends unless the run keeps repeats.
+ * with their derived latency parts, flat stretches of a series are stored as their two
+ * ends unless the run keeps repeats, and tens of thousands of rows, spooled and inserted in
+ * batches at the commit, come back value for value (type and bits) in the order written.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -328,4 +329,177 @@ Test(db, samples_equal_to_both_neighbours_are_not_stored)
     cr_assert_str_eq(rows, "a 0 1|\na 10 1|\na 20 1|\na 30 2|\na 40 2|\na 50 3|\na 60 3|\n"
                            "a 70 3|\nb 0 5|\nb 10 5|\n");
     free(rows);
+}
+
+/* ---------------------------------------------------------------- rows at scale */
+
+/* Row i of the spool test: which of two column lists it uses (uses_short), and its values:
+ * integers at both ends of int64, reals with every kind of bit pattern SQLite keeps
+ * (subnormal, huge, negative, integral ones, which REAL affinity stores as integers), NULLs,
+ * texts from empty to longer than a spool's chunk. */
+static const char *const full_cols[] = { "job_id", "user", "job_type", "workers", "work",
+                                         "arrival_s", "first_start_s", "finish_s", "jct_s",
+                                         "n_avg", "attained_gpu_s", "preemptions",
+                                         "migrations" };
+static const char *const short_cols[] = { "migrations", "job_type", "job_id", "user",
+                                          "workers", "work", "arrival_s", "n_avg",
+                                          "attained_gpu_s", "preemptions" };
+enum { NFULL = 13, NSHORT = 10, BIG_TEXT = 300000 };
+
+static char *text_of(int i)
+{
+    size_t len = i == 4321 ? BIG_TEXT : (size_t)(i % 61);
+    char *s = malloc(len + 1);
+    cr_assert_not_null(s);
+    for (size_t k = 0; k < len; k++)
+        s[k] = (char)('a' + (i + k) % 26);
+    s[len] = '\0';
+    return s;
+}
+
+static double real_of(int i, int col)
+{
+    static const double special[] = { 5e-324, 1e308, -1.5, 3.0, 0.1, -2.2250738585072014e-308 };
+    return (i + col) % 9 == 0 ? special[(i / 9 + col) % 6]
+                              : ldexp((double)i * 2654435761.0, -col - 7);
+}
+
+/* Column `name`'s number in full_cols: values follow the column, not its place in a list. */
+static int col_of(const char *name)
+{
+    for (int c = 0; c < NFULL; c++)
+        if (strcmp(full_cols[c], name) == 0)
+            return c;
+    cr_assert_fail("no column %s", name);
+    return -1;
+}
+
+/* the values of row i for the columns `cols` (n of them) */
+static void row_of(int i, const char *const *cols, int n, struct row_value *v, char *text)
+{
+    for (int k = 0; k < n; k++) {
+        const char *name = cols[k];
+        int c = col_of(name);
+        if (strcmp(name, "job_id") == 0)
+            v[k] = row_int(i);
+        else if (strcmp(name, "user") == 0)
+            v[k] = row_int(i % 3 == 0 ? INT64_MIN + i : INT64_MAX - i);
+        else if (strcmp(name, "job_type") == 0)
+            v[k] = row_text(text);
+        else if (strcmp(name, "workers") == 0 || strcmp(name, "preemptions") == 0 ||
+                 strcmp(name, "migrations") == 0)
+            v[k] = row_int(-(int64_t)i * c);
+        else if (i % 5 == 0 && (strcmp(name, "first_start_s") == 0 ||
+                                strcmp(name, "finish_s") == 0 || strcmp(name, "jct_s") == 0))
+            v[k] = row_null();
+        else
+            v[k] = row_real(real_of(i, c));
+    }
+}
+
+/* the short list in stretches of 100 rows (so that both lists fill multi-row batches) and on
+ * single rows between them */
+static int uses_short(int i) { return (i / 100) % 7 == 3 || i % 997 == 0; }
+
+/* Write n rows as run `tag` (aborted if !commit) through one handle. */
+static void spool_run(db *d, int n, const char *tag, int commit)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct db_run r = { .experiment = tag, .domain = "training", .policy = "fifo",
+                        .cluster = "c", .config_json = "{}", .version = "test", .seed = 1 };
+    cr_assert_eq(db_run_begin(d, &r, &err), 0, "%s", err.msg);
+    for (int i = 0; i < n; i++) {
+        struct row_value v[NFULL];
+        char *text = text_of(i);
+        const char *const *cols = uses_short(i) ? short_cols : full_cols;
+        int nc = uses_short(i) ? NSHORT : NFULL;
+        row_of(i, cols, nc, v, text);
+        cr_assert_eq(db_row(d, "jobs", cols, v, nc, &err), 0, "%s", err.msg);
+        free(text);
+    }
+    if (commit) {
+        struct db_run_end e = { 1, 0, "drained", 1, 1, n };
+        int64_t id;
+        cr_assert_eq(db_run_commit(d, &e, &id, &err), 0, "%s", err.msg);
+    } else {
+        db_run_abort(d);
+    }
+}
+
+/* The rows of run `tag` in rowid order are rows 0 .. n-1, each value its type and bits. */
+static void check_rows(const char *tag, int n)
+{
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    char sql[512];
+    size_t k = (size_t)snprintf(sql, sizeof sql, "SELECT ");
+    for (int c = 0; c < NFULL; c++)
+        k += (size_t)snprintf(sql + k, sizeof sql - k, "%s\"%s\"", c ? ", " : "", full_cols[c]);
+    snprintf(sql + k, sizeof sql - k, " FROM jobs WHERE run_id = (SELECT id FROM runs WHERE "
+             "experiment = ?) ORDER BY rowid");
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_bind_text(st, 1, tag, -1, SQLITE_STATIC);
+    int i = 0;
+    for (; sqlite3_step(st) == SQLITE_ROW; i++) {
+        cr_assert_lt(i, n, "more rows than written");
+        struct row_value want[NFULL];
+        char *text = text_of(i);
+        row_of(i, full_cols, NFULL, want, text);
+        for (int c = 0; c < NFULL; c++) {
+            int named = !uses_short(i);     /* a column the short list leaves out is NULL */
+            for (int s = 0; s < NSHORT && !named; s++)
+                named = strcmp(short_cols[s], full_cols[c]) == 0;
+            if (!named)
+                want[c] = row_null();
+            int type = sqlite3_column_type(st, c);
+            switch (want[c].type) {
+            case ROW_NULL:
+                cr_assert_eq(type, SQLITE_NULL, "row %d %s", i, full_cols[c]);
+                break;
+            case ROW_INT:
+                cr_assert_eq(type, SQLITE_INTEGER, "row %d %s", i, full_cols[c]);
+                cr_assert_eq(sqlite3_column_int64(st, c), want[c].v.i, "row %d %s", i,
+                             full_cols[c]);
+                break;
+            case ROW_REAL: {
+                cr_assert_eq(type, SQLITE_FLOAT, "row %d %s", i, full_cols[c]);
+                double got = sqlite3_column_double(st, c);
+                cr_assert_eq(memcmp(&got, &want[c].v.r, sizeof got), 0, "row %d %s: %a, not %a",
+                             i, full_cols[c], got, want[c].v.r);
+                break;
+            }
+            default:
+                cr_assert_eq(type, SQLITE_TEXT, "row %d %s", i, full_cols[c]);
+                cr_assert_str_eq((const char *)sqlite3_column_text(st, c), want[c].v.s,
+                                 "row %d %s", i, full_cols[c]);
+            }
+        }
+        free(text);
+    }
+    cr_assert_eq(i, n, "run %s: %d rows, not %d", tag, i, n);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
+
+/* The writer spools a run's rows and inserts them at the commit, many to a statement: rows
+ * must come back exactly as written and in the order written, across column lists that
+ * alternate, batches, the spool's chunks and file, a text larger than a chunk, an aborted
+ * run in between (nothing of it left, nothing of it carried over) and a second run. */
+Test(db, spooled_rows_come_back_exact_and_in_order, .timeout = 60)
+{
+    fresh("spool.db");
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    spool_run(d, 30000, "first", 1);    /* about 2.5 MB of records: chunks in a file */
+    spool_run(d, 20000, "aborted", 0);
+    spool_run(d, 500, "second", 1);     /* in memory only, after a run that used the file */
+    db_close(d);
+    check_rows("first", 30000);
+    check_rows("second", 500);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 2, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM jobs"), 30500, 0);
 }

@@ -1,7 +1,8 @@
 /*
  * run: the driver (run.h).  A world writes through the writer below: its rows go straight
- * into the run's staging tables (inside the run's transaction), so memory follows what the
- * world keeps, not the trace; its metrics are both stored and kept in the run_result.
+ * to the database writer, which spools them to a file until the commit, so memory follows
+ * what the world keeps, not the trace; its metrics are both stored and kept in the
+ * run_result.
  *
  * The progress line (run_opts.progress) is drawn by a thread of its own from the last state
  * the world reported, four times a second, so that it moves on (elapsed, ETA) while the
