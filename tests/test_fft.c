@@ -38,6 +38,8 @@ extern void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int 
 extern void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots,
                        int64_t *intopt_calls);
 extern int fft_program_jobs(void *self);
+extern int fft_knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
+                        uint8_t *pick);
 
 enum { MAXJ = 64, MAXT = 4 };
 
@@ -607,6 +609,64 @@ Test(fft, room_for_everyone_needs_no_branch_and_bound)
             in.cap[t] = 100;
     }
     close_fft(self);
+    gsl_rng_free(r);
+}
+
+/* The incumbent's per-type knapsack against every subset, on rooms from tight to far
+ * beyond the items' total size (the table then spans that total only).  Admissible: total
+ * size within room and, with work conservation, fewer than dmin GPUs left free; when no
+ * subset is admissible, the largest reachable total.  The knapsack's cost must equal the
+ * cheapest such subset's (ties may pick other items), and its picks must add up to it. */
+Test(fft, type_knapsack_against_brute_force)
+{
+    gsl_rng *r = rng_stream(31, "fft-knapsack");
+    static const int sizes[4] = { 1, 2, 4, 8 };
+    for (int trial = 0; trial < 400; trial++) {
+        int n = 1 + (int)gsl_rng_uniform_int(r, 10), size[10], total = 0, dmin = 8;
+        double c[10];
+        for (int it = 0; it < n; it++) {
+            size[it] = sizes[gsl_rng_uniform_int(r, 4)];
+            c[it] = -5 + 10 * gsl_rng_uniform(r);
+            total += size[it];
+            if (size[it] < dmin)
+                dmin = size[it];
+        }
+        int room = 1 + (int)gsl_rng_uniform_int(r, (unsigned long)(trial % 2 ? 4 * total : total));
+        int wc = trial % 3 != 0;
+        uint8_t pick[10];
+        cr_assert_eq(fft_knapsack(size, c, n, room, dmin, wc, pick), 0);
+        double best = HUGE_VAL, most_cost = HUGE_VAL;
+        int most = -1;
+        for (unsigned m = 0; m < 1u << n; m++) {
+            int u = 0;
+            double z = 0;
+            for (int it = 0; it < n; it++)
+                if (m >> it & 1) {
+                    u += size[it];
+                    z += c[it];
+                }
+            if (u > room)
+                continue;
+            if ((!wc || room - u < dmin) && z < best)
+                best = z;
+            if (u > most || (u == most && z < most_cost)) {
+                most = u;
+                most_cost = z;
+            }
+        }
+        if (best == HUGE_VAL)
+            best = most_cost;
+        int u = 0;
+        double z = 0;
+        for (int it = 0; it < n; it++)
+            if (pick[it]) {
+                u += size[it];
+                z += c[it];
+            }
+        cr_assert_leq(u, room, "trial %d: %d GPUs picked of %d", trial, u, room);
+        cr_assert(fabs(z - best) <= 1e-9, "trial %d (n %d, room %d, total %d, wc %d): cost %.10g, "
+                  "brute force %.10g", trial, n, room, total, wc, z, best);
+    }
     gsl_rng_free(r);
 }
 

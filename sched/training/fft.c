@@ -109,7 +109,7 @@
  * a round (tests/bench_fft.c; the first, cold, round is the slowest: its branch and bound).
  *
  * Test hooks (declared by tests/test_fft.c and tests/bench_fft.c, not in a header):
- * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts, fft_program_jobs.
+ * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts, fft_program_jobs, fft_knapsack.
  */
 #include <assert.h>
 #include <math.h>
@@ -696,24 +696,87 @@ static int by_cost(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Fill up to `room` GPUs of type i with unassigned jobs (on[k] < 0) by an exact 0/1
- * knapsack over the cheapest floor(room / d) candidates of each size d: the cheapest way
- * to use exactly c GPUs, for the best admissible c.  With work conservation c must leave
- * fewer GPUs free than the smallest size still waiting (the final greedy fill repairs the
- * rare case where no such c is reachable); without it only negative costs are taken and
- * any c goes.  `c` is scratch for J candidates. */
+/* The cheapest way to use exactly u of `room` GPUs with items of sizes size[] and costs
+ * cost[] (each at most once), for the best admissible u: with `wc`, u must leave fewer than
+ * `dmin` GPUs free, and when no such u is reachable the largest reachable u is taken; without
+ * it any u goes.  pick[it] = 1 for the items taken.  An exact 0/1 knapsack table over u up to
+ * the items' total size (at most `room`): no larger u is reachable, so a type with many free
+ * GPUs and few items costs O(items x their GPUs), not O(room).  Returns 0, -1 when out of
+ * memory. */
+static int knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
+                    uint8_t *pick)
+{
+    int top = 0;
+    for (int it = 0; it < n; it++) {
+        pick[it] = 0;
+        top += size[it];
+    }
+    if (n == 0 || room <= 0)
+        return 0;
+    if (top > room)
+        top = room;
+    size_t w = (size_t)top + 1;
+    double *dp = malloc(w * sizeof *dp);
+    uint8_t *take = calloc((size_t)n * w + 1, 1);
+    if (dp == NULL || take == NULL) {
+        free(dp);
+        free(take);
+        return -1;
+    }
+    dp[0] = 0;
+    for (int u = 1; u <= top; u++)
+        dp[u] = HUGE_VAL;
+    for (int it = 0; it < n; it++) {
+        int sz = size[it];
+        for (int u = top; u >= sz; u--)
+            if (dp[u - sz] + cost[it] < dp[u]) {
+                dp[u] = dp[u - sz] + cost[it];
+                take[(size_t)it * w + (size_t)u] = 1;
+            }
+    }
+    int best = -1;
+    for (int u = 0; u <= top; u++) {
+        if (dp[u] == HUGE_VAL || (wc && room - u >= dmin))
+            continue;
+        if (best < 0 || dp[u] < dp[best])
+            best = u;
+    }
+    if (best < 0)               /* cannot leave less than dmin free exactly: fill the most */
+        for (int u = top; u >= 0 && best < 0; u--)
+            if (dp[u] != HUGE_VAL)
+                best = u;
+    for (int it = n - 1, u = best; it >= 0 && u > 0; it--)
+        if (take[(size_t)it * w + (size_t)u]) {
+            pick[it] = 1;
+            u -= size[it];
+        }
+    free(dp);
+    free(take);
+    return 0;
+}
+
+/* Fill up to `room` GPUs of type i with unassigned jobs (on[k] < 0) by knapsack() over the
+ * cheapest floor(room / d) candidates of each size d.  With work conservation the smallest
+ * size still waiting bounds what may stay free (the final greedy fill repairs the rare case
+ * where no such use is reachable); without it only negative costs are candidates.  `c` is
+ * scratch for J candidates. */
 static int fill_type(struct fft *f, int i, int room, int *on, struct hcand *c)
 {
     const struct alloc_problem *p = f->p;
-    int T = f->T, J = p->njobs, nitems = 0, dmin = INT32_MAX;
+    int T = f->T, J = p->njobs, nitems = 0, dmin = INT32_MAX, rc = 0;
     if (room <= 0)
         return 0;
-    struct hcand *items = malloc(((size_t)room * 2 + (size_t)MAXD) * sizeof *items);
-    double *dp = malloc(((size_t)room + 1) * sizeof *dp);
-    if (items == NULL || dp == NULL) {
-        free(items);
-        free(dp);
-        return -1;
+    /* at most floor(room / d) of each size, and each job once */
+    size_t most = (size_t)room * 2 + (size_t)MAXD;
+    if (most > (size_t)J + 1)
+        most = (size_t)J + 1;
+    struct hcand *items = malloc(most * sizeof *items);
+    int *size = malloc(most * sizeof *size);
+    double *icost = malloc(most * sizeof *icost);
+    uint8_t *pick = malloc(most);
+    if (items == NULL || size == NULL || icost == NULL || pick == NULL) {
+        rc = -1;
+        goto out;
     }
     for (int cl = 0; cl < f->nd; cl++) {
         int d = f->dval[cl], n = 0;
@@ -729,46 +792,22 @@ static int fill_type(struct fft *f, int i, int room, int *on, struct hcand *c)
         if (n == 0)
             continue;
         qsort(c, (size_t)n, sizeof *c, by_cost);
-        for (int m = 0; m < n && m < room / d; m++)
+        for (int m = 0; m < n && m < room / d; m++) {
+            size[nitems] = d;
+            icost[nitems] = c[m].c;
             items[nitems++] = c[m];
-    }
-    uint8_t *take = calloc((size_t)nitems * ((size_t)room + 1) + 1, 1);
-    if (take == NULL) {
-        free(items);
-        free(dp);
-        return -1;
-    }
-    dp[0] = 0;
-    for (int u = 1; u <= room; u++)
-        dp[u] = HUGE_VAL;
-    for (int it = 0; it < nitems; it++) {
-        int s = f->b[f->kblk[items[it].k]].d;
-        for (int u = room; u >= s; u--)
-            if (dp[u - s] + items[it].c < dp[u]) {
-                dp[u] = dp[u - s] + items[it].c;
-                take[(size_t)it * ((size_t)room + 1) + (size_t)u] = 1;
-            }
-    }
-    int best = -1;
-    for (int u = 0; u <= room; u++) {
-        if (dp[u] == HUGE_VAL || (f->wc && room - u >= dmin))
-            continue;
-        if (best < 0 || dp[u] < dp[best])
-            best = u;
-    }
-    if (best < 0)               /* cannot leave less than dmin free exactly: fill the most */
-        for (int u = room; u >= 0 && best < 0; u--)
-            if (dp[u] != HUGE_VAL)
-                best = u;
-    for (int it = nitems - 1, u = best; it >= 0 && u > 0; it--)
-        if (take[(size_t)it * ((size_t)room + 1) + (size_t)u]) {
-            on[items[it].k] = i;
-            u -= f->b[f->kblk[items[it].k]].d;
         }
+    }
+    if ((rc = knapsack(size, icost, nitems, room, dmin, f->wc, pick)) == 0)
+        for (int it = 0; it < nitems; it++)
+            if (pick[it])
+                on[items[it].k] = i;
+out:
     free(items);
-    free(dp);
-    free(take);
-    return 0;
+    free(size);
+    free(icost);
+    free(pick);
+    return rc;
 }
 
 /* A feasible integral point near the LP point: the jobs at x = 1 in `xv` (column values;
@@ -1759,6 +1798,8 @@ void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes)
 void fft_last(void *self, double *zlp, double *zinc, int *nfree);
 void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *intopt_calls);
 int fft_program_jobs(void *self);
+int fft_knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
+                 uint8_t *pick);
 
 /* rho of job `id` (what the next round will use); -1 if the job is unknown. */
 double fft_rho(void *self, int64_t id)
@@ -1820,6 +1861,12 @@ int fft_program_jobs(void *self)
     for (int bi = 0; bi < f->nb; bi++)
         n += f->b[bi].live && f->b[bi].inlp;
     return n;
+}
+
+int fft_knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
+                 uint8_t *pick)
+{
+    return knapsack(size, cost, n, room, dmin, wc, pick);
 }
 
 /* ---- the policy ---- */
