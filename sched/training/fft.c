@@ -104,9 +104,14 @@
  * Size: about P (T + 1) columns and P + 3 T D rows for P jobs in the program (at most the
  * live jobs; on a loaded cluster a few times the jobs that run), T types, D sizes, with T D
  * integer columns (plus T D binaries with work conservation).  Per round O(T D J log J)
- * outside GLPK for J live jobs, and a few simplex calls on the program: the cost of a round
- * follows the jobs alive in it.  1,000 GPUs of 8 types and 4,000 jobs take 0.15-0.6 CPU s
- * a round (tests/bench_fft.c; the first, cold, round is the slowest: its branch and bound).
+ * outside GLPK for J live jobs (the incumbent's knapsacks span the waiting jobs' GPUs, not
+ * the free ones), and a few simplex calls on the program: the cost of a round follows the
+ * jobs alive in it (pai_scale: 3-4 us per live job and round from 50 to 300 live jobs).
+ * 1,000 GPUs of 8 types and 4,000 jobs take 0.15-0.5 CPU s a warm round; the first, cold,
+ * round 0.6-0.9 CPU s, nearly all of it GLPK's branch and bound (about 1,800 nodes to close
+ * a 0.13% gap; tests/bench_fft.c).  Its branching options would cut that by a third, but they
+ * change which of the solutions within GLPK's objective tolerance (1e-7 relative) is found,
+ * and with it fft_philly's rows, so they stay at GLPK's defaults.
  *
  * Test hooks (declared by tests/test_fft.c and tests/bench_fft.c, not in a header):
  * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts, fft_program_jobs, fft_knapsack.
@@ -191,7 +196,7 @@ struct fft {
     int64_t   n_simplex, n_pivots, n_intopt;    /* GLPK calls since create, cumulative */
     int64_t   last_nodes;
     int       last_free;        /* x columns left free by reduced-cost fixing */
-    double    last_lp, last_inc;
+    double    last_lp, last_inc, last_dec;    /* LP bound, incumbent before branching, decision */
 };
 
 /* ---- the id -> block map ---- */
@@ -1661,8 +1666,10 @@ done:
     release(f);
     for (int n = 0; n < nfix; n++)
         glp_set_col_bnds(f->lp, fixed[n], GLP_DB, 0, 1);
-    if (rc == 0)
+    if (rc == 0) {
         out_of_reach(f, on, thr);
+        f->last_dec = cost_of(f, on);
+    }
     free(xv);
     free(fixed);
     free(on2);
@@ -1795,7 +1802,7 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
 double fft_rho(void *self, int64_t id);
 int fft_set_rho(void *self, int64_t id, double rho);
 void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes);
-void fft_last(void *self, double *zlp, double *zinc, int *nfree);
+void fft_last(void *self, double *zlp, double *zinc, double *zdec, int *nfree);
 void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *intopt_calls);
 int fft_program_jobs(void *self);
 int fft_knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
@@ -1834,11 +1841,12 @@ void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes)
 
 /* The last solve: LP bound (after probing), the best incumbent before branch and bound, and
  * the x columns reduced-cost fixing left free. */
-void fft_last(void *self, double *zlp, double *zinc, int *nfree)
+void fft_last(void *self, double *zlp, double *zinc, double *zdec, int *nfree)
 {
     struct fft *f = self;
     *zlp = f->last_lp;
     *zinc = f->last_inc;
+    *zdec = f->last_dec;
     *nfree = f->last_free;
 }
 
