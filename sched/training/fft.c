@@ -88,7 +88,15 @@
  * nodes, default 0 = none) trade exactness for time; no time limit is ever used.  The
  * decision depends only on the sequence of problems the instance was given (the kept basis
  * decides among equal-cost optima), so runs are reproducible; a fresh instance may break
- * exact ties differently.  GLPK is called directly, not through sched/lp.h: lp_solve and
+ * exact ties differently.  "Equal" is GLPK's: branch and bound prunes a node whose bound is
+ * within 1e-7 (1 + |z|) of the incumbent, and with fairness terms the objective reaches
+ * 1e8-1e9, so solutions some units apart are ties to it, and which one is found follows the
+ * program's row and column order.  Deleting departed blocks changed that order against the
+ * program that kept them: fft_philly and gavel_philly/oef_tenants' fft rows stayed the same,
+ * default and philly_slice first decide differently at round 15 (cost 4.6e-3 dearer of
+ * 3.97e8, 1.2e-11 relative), fft_philly_slice at round 35 (9.8 cheaper of 1.1e8, 8.9e-8),
+ * mixed_synthetic at round 61 (36 cheaper of 1.39e9, 2.6e-8), pai_scale at 10,000 jobs at
+ * round 2 (2.8e-14 of 227: the same cost).  GLPK is called directly, not through sched/lp.h: lp_solve and
  * lp_solve_mip switch the presolver on, which discards the kept basis, and take no callback.
  *
  * Incremental program.  One glp_prob lives across rounds.  Each job in the program owns a
