@@ -22,7 +22,7 @@ CC       ?= cc
 SANITIZE ?=
 OPT      ?= -O2
 
-PKGS     := gsl libcjson sqlite3
+PKGS     := gsl libcjson sqlite3 qhull_r
 CFLAGS_W := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 CFLAGS   ?= $(OPT) -g
 DEPFLAGS  = -MMD -MP
@@ -146,7 +146,7 @@ install: $(LIB_OBJ) $(MAIN_OBJ)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/install/hetsim $(DESTDIR)$(PREFIX)/bin/hetsim
 	install -m 644 doc/hetsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/hetsim.1
-	for d in models/data models/data/profiles results/plots workloads/experiments \
+	for d in $$(find models/data -type d) results/plots workloads/experiments \
 	         workloads/sweeps workloads/clusters $$(find workloads/traces -type d); do \
 	    install -d $(INSTALL_DATA)/$$d; \
 	    find $$d -maxdepth 1 -type f -exec install -m 644 {} $(INSTALL_DATA)/$$d/ \; ; \

@@ -394,6 +394,12 @@ static const struct unit_rule {
     { "slo_attainment", EXACT, "fraction" },
     { "sla_violation_prob", EXACT, "fraction" },
     { "preemptions", EXACT, "count" },
+    { "requests_total", EXACT, "count" },
+    { "intervals", EXACT, "count" },
+    { "scale_outs", EXACT, "count" },
+    { "scale_ins", EXACT, "count" },
+    { "capacity_capped", EXACT, "count" },
+    { "containers_max", EXACT, "containers" },
     { "migrations", EXACT, "count" },
     { "_frac", SUFFIX, "fraction" },
     { "_per_s", SUFFIX, "per s" },
@@ -1056,11 +1062,14 @@ static void put_real(struct grid *g, double v)
     put(g, "%s", b);
 }
 
-/* a metric for people, by its unit: times to 0.1 s (or h), counts whole (3 places when a
- * mean is not), fractions and ratios to 3 places, money to the cent */
+/* a metric for people, by its unit: times to 0.1 s (or h), or to 3 digits below a second
+ * (microservice latencies are milliseconds), counts whole (3 places when a mean is not),
+ * fractions and ratios to 3 places, money to the cent */
 static void human(char *b, size_t cap, const char *unit, double v)
 {
-    if (strcmp(unit, "s") == 0 || strcmp(unit, "h") == 0)
+    if (strcmp(unit, "s") == 0 && v != 0 && fabs(v) < 1)
+        snprintf(b, cap, "%.3g", v);
+    else if (strcmp(unit, "s") == 0 || strcmp(unit, "h") == 0)
         snprintf(b, cap, "%.1f", v);
     else if (strcmp(unit, "jobs") == 0 || strcmp(unit, "count") == 0 ||
              strcmp(unit, "containers") == 0)

@@ -372,7 +372,22 @@ static int64_t count_of(sqlite3 *h, const char *sql, int64_t arg)
     return n;
 }
 
-/* Which run, checked: it exists and has timeline rows. */
+/* The domain of a run (of the last run when run <= 0) into buf; "" when there is none. */
+static void run_domain(sqlite3 *h, int64_t run, char *buf, size_t cap)
+{
+    sqlite3_stmt *q;
+    buf[0] = '\0';
+    if (sqlite3_prepare_v2(h, "SELECT domain FROM runs WHERE id = ?1 OR (?1 <= 0 AND id = "
+                              "(SELECT max(id) FROM runs))", -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, run);
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL)
+            snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(q, 0));
+    }
+    sqlite3_finalize(q);
+}
+
+/* Which run, checked: it exists and has timeline rows.  Only the training world writes
+ * them (sim/core/world.h): a run of another domain is named as such. */
 static int pick_run(sqlite3 *h, const struct trace_opts *o, int64_t *run, struct errbuf *err)
 {
     if (count_of(h, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = "
@@ -380,8 +395,16 @@ static int pick_run(sqlite3 *h, const struct trace_opts *o, int64_t *run, struct
         return err_input(err, NULL, 0, "--db", "%s has no timeline table (written by a hetsim "
                          "before timelines): run the experiment again with --set "
                          "sim.timeline=true", o->db_path);
+    char domain[64];
     if (o->run <= 0) {
         *run = count_of(h, "SELECT max(run_id) FROM timeline WHERE ?1 = ?1", 0);
+        run_domain(h, 0, domain, sizeof domain);
+        if (*run < 0 && domain[0] != '\0' && strcmp(domain, "training") != 0 &&
+            count_of(h, "SELECT count(*) FROM runs WHERE domain = 'training' AND ?1 = ?1",
+                     0) == 0)
+            return err_input(err, NULL, 0, "--run", "the runs in %s are of the %s domain, whose "
+                             "world writes no timeline (only training runs have one)",
+                             o->db_path, domain);
         if (*run < 0)
             return err_input(err, NULL, 0, "--run", "no run in %s has timeline rows: make one "
                              "with --set sim.timeline=true (e.g. hetsim run default --set "
@@ -394,6 +417,12 @@ static int pick_run(sqlite3 *h, const struct trace_opts *o, int64_t *run, struct
                          (long long)o->run, o->db_path,
                          (long long)count_of(h, "SELECT min(id) FROM runs WHERE ?1 = ?1", 0),
                          (long long)count_of(h, "SELECT max(id) FROM runs WHERE ?1 = ?1", 0));
+    run_domain(h, o->run, domain, sizeof domain);
+    if (count_of(h, "SELECT count(*) FROM timeline WHERE run_id = ?1", o->run) <= 0 &&
+        strcmp(domain, "training") != 0)
+        return err_input(err, NULL, 0, "--run", "run %lld in %s is of the %s domain, whose "
+                         "world writes no timeline (only training runs have one)",
+                         (long long)o->run, o->db_path, domain);
     if (count_of(h, "SELECT count(*) FROM timeline WHERE run_id = ?1", o->run) <= 0)
         return err_input(err, NULL, 0, "--run", "run %lld in %s has no timeline rows: it ran "
                          "without sim.timeline (run it again with --set sim.timeline=true)",

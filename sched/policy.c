@@ -7,6 +7,7 @@
 #include "policy.h"
 
 #include "alloc.h"
+#include "../sim/train/elastic_view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@ struct policy {
     simtime                  round;
     struct train_decider     train;     /* the decider of the "training" world */
     struct place_decider     place;     /* the decider of the "placement" world */
+    struct serve_decider     serve;     /* the decider of the "serving" world */
+    struct micro_decider     micro;     /* the decider of the "micro" world */
     char                     label[64];
     struct policy_stats      st;
     int                      trace;
@@ -68,11 +71,11 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
     struct jobj none = { 0 };
     if (params == NULL || params->node == NULL)
         params = &none;
-    double round_s = ops->train ? ops->train->round_s : 0;
+    double round_s = ops->train ? ops->train->round_s : ops->serve ? ops->serve->redispatch_s : 0;
     const char *label = ops->name;
     if (params->node != NULL &&
         (jobj_known(params, known, err) < 0 ||
-         jobj_num(params, "round_s", JOPT, 1e-3, 1e9, &round_s, err) < 0 ||
+         jobj_num(params, "round_s", JOPT, ops->serve ? 0 : 1e-3, 1e9, &round_s, err) < 0 ||
          jobj_str(params, "label", JOPT, &label, err) < 0))
         return -1;
     policy *p = calloc(1, sizeof *p);
@@ -88,12 +91,23 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
     }
     if (ops->train != NULL)
         p->train = (struct train_decider){
-            .ctx = p, .decide = policy_train_decide, .wake = ops->train->wake,
+            .ctx = p, .decide = ops->train->decide ? policy_train_decide : NULL,
+            .wake = ops->train->wake,
             .round = p->round, .allocate = ops->train->allocate ? policy_allocate : NULL,
             .agnostic = !!(ops->flags & POLICY_AGNOSTIC), .fifo = !!(ops->flags & POLICY_FIFO),
+            .elastic = ops->train->elastic ? policy_elastic : NULL,
         };
     if (ops->place != NULL)
         p->place = (struct place_decider){ .ctx = p, .decide = policy_place_decide };
+    if (ops->serve != NULL)
+        p->serve = (struct serve_decider){
+            .ctx = p, .cl = env->cl, .deploy = policy_serve_deploy, .route = policy_serve_route,
+            .dispatch = ops->serve->dispatch ? policy_serve_dispatch : NULL,
+            .redispatch_s = round_s,
+        };
+    if (ops->micro != NULL)
+        p->micro = (struct micro_decider){ .ctx = p, .decide = policy_micro_decide,
+                                           .round = p->round };
     *out = p;
     return 0;
 }
@@ -115,7 +129,11 @@ const void *policy_decider(const policy *p)
 {
     if (p->ops->place != NULL)
         return &p->place;
-    return p->ops->train != NULL ? (const void *)&p->train : NULL;
+    if (p->ops->micro != NULL)
+        return &p->micro;
+    return p->ops->train != NULL   ? (const void *)&p->train
+           : p->ops->serve != NULL ? (const void *)&p->serve
+                                   : NULL;
 }
 
 static double mono_s(void)
@@ -165,21 +183,147 @@ int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list
     return rc;
 }
 
+/* One timed call of a policy hook (placement and serving). */
+static void timed(policy *p, double t0)
+{
+    double dt = mono_s() - t0;
+    p->st.calls++;
+    p->st.time_total_s += dt;
+    if (dt > p->st.time_max_s)
+        p->st.time_max_s = dt;
+}
+
+int policy_serve_deploy(void *ctx, const struct serve_env_view *v, struct serve_deployment *out,
+                        struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    memset(out, 0, sizeof *out);
+    int rc = p->ops->serve->deploy(p->self, v, out, err);
+    timed(p, t0);
+    if (p->trace && rc == 0) {
+        static const char *const roles[] = { "unified", "prefill", "decode" };
+        const catalog *cat = cluster_catalog(v->cl);
+        fprintf(stderr, "trace: %s deployment: %d instances\n", p->label, out->n);
+        for (int i = 0; i < out->n; i++) {
+            const struct serve_instance *in = &out->inst[i];
+            fprintf(stderr, "trace:   instance %d (%s):", i,
+                    in->role >= 0 && in->role <= 2 ? roles[in->role] : "?");
+            for (int s = 0; s < in->nstages && s < SERVE_MAX_STAGES; s++)
+                fprintf(stderr, " [%d x %s, %d layers]", in->stages[s].ngpu,
+                        catalog_gpu(cat, cluster_gpu_type(v->cl, in->stages[s].gpus[0]))->name,
+                        in->stages[s].layers);
+            if (in->nattn > 0)
+                fprintf(stderr, " + %d attention workers", in->nattn);
+            fprintf(stderr, "; KV %.0f tokens, %.3g requests/s of 1024 + 128 tokens\n",
+                    serve_view_kv_tokens(v, in), serve_view_rate(v, in, 1024, 128));
+        }
+    }
+    return rc;
+}
+
+int policy_serve_route(void *ctx, const struct serve_view *v, const struct serve_req_view *r,
+                       int32_t *inst, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->serve->route(p->self, v, r, inst, err);
+    timed(p, t0);
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: routing: ", p->label, sim_to_sec(v->now));
+    if (p->trace)
+        fprintf(stderr, "trace: t=%.6f %s route request %lld (%d tokens, %s) -> %d\n",
+                sim_to_sec(v->now), p->label, (long long)r->id, r->prompt,
+                r->want_role == SERVE_DECODE ? "decode" : "prompt", *inst);
+    return rc;
+}
+
+int policy_serve_dispatch(void *ctx, struct serve_dispatch *d, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->serve->dispatch(p->self, d, err);
+    timed(p, t0);
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: dispatch: ", p->label, sim_to_sec(d->now));
+    if (p->trace)
+        fprintf(stderr, "trace: t=%.6f %s dispatch instance %d: %d requests%s, layer attention "
+                "%.6f s\n", sim_to_sec(d->now), p->label, d->inst, d->nreq,
+                d->rebalance == SERVE_REBALANCE ? " (rebalance)"
+                : d->rebalance == SERVE_REPLACE ? " (place anew)" : "", d->layer_attn_s);
+    return rc;
+}
+
+int policy_elastic(void *ctx, const struct elastic_view *v, struct elastic_alloc *out,
+                   struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->train->elastic(p->self, v, out, err);
+    timed(p, t0);
+    /* every list names real nodes, no node holds more than it has */
+    if (rc == 0 && out->njobs != (size_t)v->njobs)
+        rc = err_run(err, "answered for %zu of %d jobs", out->njobs, v->njobs);
+    if (rc == 0) {
+        int32_t used[4096];
+        int32_t *u = v->nnodes <= 4096 ? used : calloc((size_t)v->nnodes, sizeof *u);
+        if (u == NULL)
+            rc = err_run(err, "out of memory");
+        else
+            memset(u, 0, (size_t)v->nnodes * sizeof *u);
+        for (size_t k = 0; rc == 0 && k < out->n; k++) {
+            int32_t nd = out->nodes[k];
+            if (nd < 0 || nd >= v->nnodes)
+                rc = err_run(err, "allocated node %d of %d", nd, v->nnodes);
+            else if (++u[nd] > v->node_gpus[nd])
+                rc = err_run(err, "allocated more than node %d's %d GPUs", nd, v->node_gpus[nd]);
+        }
+        if (u != NULL && u != used)
+            free(u);
+    }
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: ", p->label, v->now_s);
+    if (p->trace)
+        fprintf(stderr, "trace: t=%.6f %s elastic over %d jobs, %zu GPUs granted\n", v->now_s,
+                p->label, v->njobs, out->n);
+    return rc;
+}
+
 int policy_place_decide(void *ctx, const struct place_view *v, const struct place_pod *pod,
                         struct place_choice *out, struct errbuf *err)
 {
     policy *p = ctx;
     double t0 = mono_s();
     int rc = p->ops->place->decide(p->self, v, pod, out, err);
+    timed(p, t0);
+    if (rc < 0)
+        err_prefix(err, "policy %s, pod %lld (%s): ", p->label, (long long)v->seq, pod->name);
+    if (p->trace)
+        fprintf(stderr, "trace: pod %lld %s %s node=%d gpus=%d\n", (long long)v->seq,
+                p->label, pod->name, out->node, out->ngpus);
+    return rc;
+}
+
+int policy_micro_decide(void *ctx, const struct micro_view *v, int *containers,
+                        struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->micro->decide(p->self, v, containers, err);
     double dt = mono_s() - t0;
     p->st.calls++;
     p->st.time_total_s += dt;
     if (dt > p->st.time_max_s)
         p->st.time_max_s = dt;
     if (rc < 0)
-        err_prefix(err, "policy %s, pod %lld (%s): ", p->label, (long long)v->seq, pod->name);
-    if (p->trace)
-        fprintf(stderr, "trace: pod %lld %s %s node=%d gpus=%d\n", (long long)v->seq,
-                p->label, pod->name, out->node, out->ngpus);
+        err_prefix(err, "policy %s at t=%.6f s: ", p->label, sim_to_sec(v->now));
+    if (p->trace) {
+        int total = 0;
+        for (int k = 0; k < v->app->nservices; k++)
+            total += containers[k];
+        fprintf(stderr, "trace: t=%.6f %s interval=%lld rate=%.3f q=%.6f containers=%d\n",
+                sim_to_sec(v->now), p->label, (long long)v->interval, v->rate, v->e2e_q_s,
+                total);
+    }
     return rc;
 }

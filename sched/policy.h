@@ -19,10 +19,14 @@
 #include <stdint.h>
 
 #include "../sim/base/jobj.h"
+#include "../sim/micro/micro_view.h"
 #include "../sim/place/place_view.h"
+#include "../sim/serve/serve_view.h"
 #include "../sim/train/train_view.h"
 
 struct alloc_problem;
+struct elastic_view;
+struct elastic_alloc;
 
 struct policy_env {
     uint64_t       seed;        /* the experiment seed: derive streams with rng_stream */
@@ -49,6 +53,11 @@ struct train_hooks {
     /* Allocation policies only (sched/alloc.h): solve a problem into x[j][t].  Their decide
      * hook is alloc_train; Gavel-compatible mode calls this directly. */
     int  (*allocate)(void *self, const struct alloc_problem *p, double *x, struct errbuf *err);
+    /* Elastic policies (sched/elastic/, sim/train/elastic_view.h): each active job's GPUs as
+     * per-node lists.  Pollux-compatible mode calls this; a policy with only this hook has
+     * no decide. */
+    int  (*elastic)(void *self, const struct elastic_view *v, struct elastic_alloc *out,
+                    struct errbuf *err);
 };
 
 /* A placement policy's decision (domain "placement", sim/place/place_view.h): a node and GPUs
@@ -56,6 +65,25 @@ struct train_hooks {
 struct place_hooks {
     int  (*decide)(void *self, const struct place_view *v, const struct place_pod *pod,
                    struct place_choice *out, struct errbuf *err);
+};
+
+/* A serving policy's decisions (domain "serving", sim/serve/serve_view.h): the deployment,
+ * the routing of each request and, for policies that deploy attention workers, the dispatch
+ * of KV heads; redispatch_s is the default of its "round_s" (how often a Hetis instance
+ * offers its running requests for rebalancing; 0: never). */
+struct serve_hooks {
+    int  (*deploy)(void *self, const struct serve_env_view *v, struct serve_deployment *out,
+                   struct errbuf *err);
+    int  (*route)(void *self, const struct serve_view *v, const struct serve_req_view *r,
+                  int32_t *inst, struct errbuf *err);
+    int  (*dispatch)(void *self, struct serve_dispatch *d, struct errbuf *err);
+    double redispatch_s;
+};
+
+/* A microservice policy's decisions (domain "micro", sim/micro/micro_view.h): asked every
+ * decision interval, it writes the containers it wants per service. */
+struct micro_hooks {
+    int  (*decide)(void *self, const struct micro_view *v, int *containers, struct errbuf *err);
 };
 
 /* Every policy: a head that every domain shares, and the hook table of its domain. */
@@ -71,6 +99,8 @@ struct policy_ops {
     /* the hooks of its domain: exactly the one its domain names is set */
     const struct train_hooks *train;    /* "training" */
     const struct place_hooks *place;    /* "placement" */
+    const struct serve_hooks *serve;    /* "serving" */
+    const struct micro_hooks *micro;    /* "micro" */
 };
 
 /* The registry, NULL-terminated, in the order `hetsim list policies` prints. */
@@ -101,7 +131,8 @@ void policy_get_stats(const policy *p, struct policy_stats *out);
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
  * timed dispatch below: a struct train_decider for "training", a struct place_decider for
- * "placement".  Valid while p is open. */
+ * "placement", a struct serve_decider for "serving", a struct micro_decider for "micro".
+ * Valid while p is open. */
 const void *policy_decider(const policy *p);
 
 /* The dispatch of training decisions (what policy_decider's train_decider points at), timed
@@ -109,8 +140,19 @@ const void *policy_decider(const policy *p);
 int policy_allocate(void *p, const struct alloc_problem *prob, double *x, struct errbuf *err);
 int policy_train_decide(void *p, const struct train_view *v, struct grant_list *out,
                         struct errbuf *err);
+int policy_elastic(void *p, const struct elastic_view *v, struct elastic_alloc *out,
+                   struct errbuf *err);
 /* The dispatch of placement decisions (what policy_decider's place_decider points at). */
 int policy_place_decide(void *p, const struct place_view *v, const struct place_pod *pod,
                         struct place_choice *out, struct errbuf *err);
+/* The dispatch of serving decisions (what policy_decider's serve_decider points at). */
+int policy_serve_deploy(void *p, const struct serve_env_view *v, struct serve_deployment *out,
+                        struct errbuf *err);
+int policy_serve_route(void *p, const struct serve_view *v, const struct serve_req_view *r,
+                       int32_t *inst, struct errbuf *err);
+int policy_serve_dispatch(void *p, struct serve_dispatch *d, struct errbuf *err);
+/* The dispatch of microservice decisions (what the micro_decider points at), timed. */
+int policy_micro_decide(void *p, const struct micro_view *v, int *containers,
+                        struct errbuf *err);
 
 #endif

@@ -14,12 +14,23 @@ extern const struct policy_ops policy_themis;
 extern const struct policy_ops policy_gavel_las;
 extern const struct policy_ops policy_gavel_las_perf;
 extern const struct policy_ops policy_gavel_ftf;
+extern const struct policy_ops policy_pollux_tiresias;
+extern const struct policy_ops policy_optimus;
 extern const struct policy_ops policy_fgd;
 extern const struct policy_ops policy_random;
 extern const struct policy_ops policy_dotprod;
 extern const struct policy_ops policy_bestfit;
 extern const struct policy_ops policy_clustering;
 extern const struct policy_ops policy_gpupacking;
+extern const struct policy_ops policy_highend_only;
+extern const struct policy_ops policy_uniform_pp;
+extern const struct policy_ops policy_hexgen;
+extern const struct policy_ops policy_splitwise;
+extern const struct policy_ops policy_hetis;
+extern const struct policy_ops policy_static_worst;
+extern const struct policy_ops policy_erms;
+extern const struct policy_ops policy_firm;
+extern const struct policy_ops policy_derm;
 
 const struct policy_ops *const policy_registry[] = {
     /* training */
@@ -33,6 +44,9 @@ const struct policy_ops *const policy_registry[] = {
     &policy_gavel_las,
     &policy_gavel_las_perf,
     &policy_gavel_ftf,
+    /* training, elastic (Pollux-compatible mode) */
+    &policy_pollux_tiresias,
+    &policy_optimus,
     /* placement */
     &policy_fgd,
     &policy_random,
@@ -40,5 +54,16 @@ const struct policy_ops *const policy_registry[] = {
     &policy_bestfit,
     &policy_clustering,
     &policy_gpupacking,
+    /* serving */
+    &policy_highend_only,
+    &policy_uniform_pp,
+    &policy_hexgen,
+    &policy_splitwise,
+    &policy_hetis,
+    /* micro */
+    &policy_static_worst,
+    &policy_erms,
+    &policy_firm,
+    &policy_derm,
     NULL,
 };

@@ -12,6 +12,8 @@
 #   run-table      the table `make run` prints (the default experiment, both policies)
 #   report-group   five seeds of mixed_synthetic, grouped, paired ratios to fifo
 #   calibration    Gavel mode on gavel_philly beside Gavel's own simulator
+#   pollux-calibration  Pollux mode on pollux_wl1 beside Pollux's own simulator (mean JCT and
+#                  the jobs whose JCT is Pollux's, from ../shared/reference/pollux/)
 #   fft-claims     scripts/reproduce/fft.sh's claims table (80 runs, about 15 minutes, into
 #                  results/out/fft, resumed if already there)
 #   fft-why        from fft.sh's runs: what sets the mean JCT (the longest jobs), queueing,
@@ -22,8 +24,22 @@
 #                  results/out/fgd, resumed if already there)
 #   fgd-why        from fgd.sh's runs: where each policy's idle GPU is left, per load
 #   fgd-speed      tests/bench_fgd.c alone (fgd_openb's six policies, time and memory)
+#   derm-claims    scripts/reproduce/derm.sh's claims table and why Derm's intervals break the
+#                  SLA (60 day-long runs into results/out/derm, resumed if already there)
+#   derm-why       from derm.sh's runs: containers, violations, misses and P95 per policy
+#                  and load (mean over the seeds)
+#   derm-predictors  scripts/fit/derm_trainticket.sh's predictor errors on Derm's sequences
+#                  (DERM=DIR, default ../shared/traces/derm)
+#   micro-speed    the microservice world's benchmark (build/rel/bench_micro.bin)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
 #   timeline-cost  the bench's 100,000-job run with and without sim.timeline (a minute)
+#   llm-fit        scripts/fit-llm.sh's residuals of the LLM latency model (seconds; the fit
+#                  is written to a scratch file, the shipped one is left as it is)
+#   hetis-claims   scripts/reproduce/hetis.sh's claims tables (375 runs, a few minutes, into
+#                  results/out/hetis*, resumed if already there)
+#   hetis-why      from hetis.sh's runs: throughput, latency, KV use and preemptions per
+#                  policy and rate (mean over the seeds), Llama-2-70B and 13B
+#   serve-speed    tests/bench_serve alone (a minute)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -31,8 +47,9 @@ hetsim=${HETSIM:-./hetsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-generators="run-table report-group calibration fft-claims fft-why oef-claims oef-why fgd-claims
-fgd-why fgd-speed speed timeline-cost"
+generators="run-table report-group calibration pollux-calibration fft-claims fft-why oef-claims
+oef-why fgd-claims fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims
+derm-why derm-predictors micro-speed speed timeline-cost"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -59,6 +76,30 @@ gen_calibration() {
                                         { v = $h["jct_mean"] } END { print v }')
         awk -v p="$p" -v v="$v" -v r="$ref" 'BEGIN {
             d = (v - r) / r * 100; printf "%-16s %16.0f %16.0f %9.2f%%\n", p, v, r, d }'
+    done
+}
+
+# Pollux's own simulator on workload-1, 16 x 4 T4 (its OSDI'21 artifact, petuum/adaptdl
+# osdi21-artifact @c793c70, run unmodified): mean JCT and per-job JCTs by job name
+gen_pollux_calibration() {
+    ref=${POLLUX_REF:-$root/../shared/reference/pollux}
+    printf '%-16s %15s %15s %10s %15s\n' policy "hetsim JCT (s)" "Pollux JCT (s)" difference \
+        "jobs as Pollux"
+    for pj in pollux_tiresias:tiresias:2473.65 optimus:optimus:4087.0625; do
+        p=${pj%%:*} rest=${pj#*:} name=${rest%%:*} r=${rest#*:}
+        "$hetsim" run pollux_wl1 --policy "$p" --db "$tmp/pollux.db" -q 2>/dev/null
+        "$hetsim" export --db "$tmp/pollux.db" --table jobs --where "policy = '$p'" \
+            > "$tmp/jobs.csv"
+        awk -F, -v p="$p" -v r="$r" -v wl=workloads/traces/pollux/workload-1.csv \
+            -v refcsv="$ref/wl1_${name}_perjob.csv" '
+            BEGIN {
+                n = 0; while ((getline l < wl) > 0) { if (n++) { split(l, f, ","); id[n - 2] = f[1] } }
+                while ((getline l < refcsv) > 0) { sub(/\r$/, "", l); split(l, f, ","); want[f[1]] = f[3] }
+            }
+            NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+            { jct = $h["jct_s"]; s += jct; k++; if (want[id[$h["job_id"]]] == jct + 0) m++ }
+            END { v = s / k; printf "%-16s %15.4f %15.4f %9.3f%% %11d/%d\n", p, v, r,
+                                    (v - r) / r * 100, m, k }' "$tmp/jobs.csv"
     done
 }
 
@@ -134,6 +175,19 @@ gen_oef_why() {
     why_report oef oef_load workload.rate_per_hour util_total_window,throughput_norm_window,jct_mean,ftf_mean
 }
 
+gen_derm_why() {
+    why_report derm derm_load workload.rate_per_s containers_mean,sla_violation_prob,sla_miss_frac,e2e_p95
+}
+
+gen_derm_predictors() {
+    sh scripts/fit/derm_trainticket.sh "${DERM:-../shared/traces/derm}" "$tmp/fit" | tail -2
+}
+
+gen_micro_speed() {
+    make --no-print-directory -s build/rel/bench_micro.bin >/dev/null 2>&1
+    HETSIM_DATA=$root build/rel/bench_micro.bin
+}
+
 # where the idle GPU is left at the end: whole GPUs never allocated and slivers of shared ones
 # (GPUs), and FGD's split of the idle milli by what the typical pods lack (its categories,
 # weighted by the pod types' shares), mean over the seeds
@@ -171,11 +225,21 @@ gen_fgd_why() {
         | cut -c1-132 | sed "s/ *$//" | grep -v '^mean'
 }
 
+gen_hetis_why() {
+    cols=tokens_per_s,e2e_mean,ttft_p95,kv_used_frac,preemptions,util_A100-80GB,util_RTX3090,util_P100
+    echo "Llama-2-70B"
+    why_report hetis hetis_load workload.rate_per_s "$cols"
+    echo
+    echo "Llama-2-13B"
+    why_report hetis_13b hetis_load_13b workload.rate_per_s "$cols"
+}
+
 gen() {
     case $1 in
     run-table) gen_run_table ;;
     report-group) gen_report_group ;;
     calibration) gen_calibration ;;
+    pollux-calibration) gen_pollux_calibration ;;
     fft-claims) gen_claims fft ;;
     fft-why) gen_fft_why ;;
     oef-claims) gen_claims oef ;;
@@ -184,10 +248,19 @@ gen() {
     fgd-why) gen_fgd_why ;;
     fgd-speed) make --no-print-directory -s build/rel/bench_fgd.bin >/dev/null 2>&1
         HETSIM_DATA=$root build/rel/bench_fgd.bin ;;
+    derm-claims) gen_claims derm ;;
+    derm-why) gen_derm_why ;;
+    derm-predictors) gen_derm_predictors ;;
+    micro-speed) gen_micro_speed ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
     timeline-cost)
         make --no-print-directory -s build/rel/bench.bin >/dev/null 2>&1
         BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench.bin ;;
+    llm-fit) OUT="$tmp/llm_fit.json" HETSIM="$hetsim" sh scripts/fit-llm.sh ;;
+    hetis-claims) gen_claims hetis ;;
+    hetis-why) gen_hetis_why ;;
+    serve-speed) make --no-print-directory -s build/rel/bench_serve.bin >/dev/null 2>&1 &&
+                 HETSIM_DATA="$root" build/rel/bench_serve.bin ;;
     *) echo "readme-figures: no generator '$1' (one of: $generators)" >&2; return 2 ;;
     esac
 }

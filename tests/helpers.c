@@ -23,6 +23,7 @@
 #include "../sim/run/experiment.h"
 #include "../sim/base/path.h"
 #include "../sim/base/rng.h"
+#include "../sim/serve/serve.h"
 #include "../sim/train/train.h"
 
 extern char **environ;
@@ -521,4 +522,122 @@ int th_db_job_gpu(struct db *d, int64_t job_id, const char *gpu_type, double gpu
 {
     struct row_value v[] = { row_int(job_id), row_text(gpu_type), row_real(gpu_s) };
     return db_row(d, "job_gpu_seconds", th_gpu_cols, v, 3, err);
+}
+
+/* ---------------------------------------------------------------- serving */
+
+struct llm_catalog *th_llm(const catalog *c)
+{
+    struct errbuf err;
+    err_clear(&err);
+    char ap[PATH_MAX_LEN], fp[PATH_MAX_LEN];
+    path_resolve(ap, sizeof ap, NULL, llm_default_models);
+    path_resolve(fp, sizeof fp, NULL, llm_default_fit);
+    llm_catalog *lc = NULL;
+    cr_assert_eq(llm_load(&lc, c, ap, fp, &err), 0, "%s", err.msg);
+    return lc;
+}
+
+void th_serve_config(struct serve_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->set = (struct serve_settings){ .max_batch_tokens = 2048, .max_seqs = 256,
+                                        .block_tokens = 16, .chunked_prefill = 1,
+                                        .mem_util = 0.9 };
+    cfg->until = SIM_NEVER;
+}
+
+struct req_src {
+    const struct request_spec *q;
+    int n, next;
+};
+
+static int req_next(void *ctx, void *out, struct errbuf *err)
+{
+    (void)err;
+    struct req_src *s = ctx;
+    if (s->next == s->n)
+        return 0;
+    *(struct request_spec *)out = s->q[s->next++];
+    return 1;
+}
+
+static int keep_req(void *ctx, const struct serve_record *rec, struct errbuf *err)
+{
+    (void)err;
+    struct th_serve *r = ctx;
+    r->r = realloc(r->r, (size_t)(r->n + 1) * sizeof *r->r);
+    cr_assert_not_null(r->r);
+    r->r[r->n] = *rec;
+    r->r[r->n].cls = NULL;      /* the world's string does not outlive the run */
+    r->n++;
+    return 0;
+}
+
+static int keep_sample(void *ctx, simtime t, const char *name, double v, struct errbuf *err)
+{
+    (void)t;
+    (void)err;
+    struct th_serve *r = ctx;
+    if (strcmp(name, "kv_util") == 0) {
+        r->nsamples++;
+        if (v > r->samples_kv_max)
+            r->samples_kv_max = v;
+    }
+    return 0;
+}
+
+struct th_serve th_serve_run(const cluster *cl, const char *model, const struct request_spec *q,
+                             int n, const char *name, const char *params,
+                             const struct serve_config *cfg)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct th_serve res = { 0 };
+    jsonf *doc = NULL;
+    struct jobj pj = { 0 };
+    if (params != NULL) {
+        cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0, "%s", err.msg);
+        cr_assert_eq(jobj_root(&pj, doc, &err), 0);
+    }
+    llm_catalog *lc = th_llm(cluster_catalog(cl));
+    const struct llm_arch *a = llm_find(lc, model);
+    cr_assert_not_null(a, "%s", model);
+    struct policy_env env = { 1, cl, NULL };
+    policy *p;
+    cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
+    struct req_src src = { q, n, 0 };
+    struct entity_source es = { &src, req_next };
+    struct serve_sink sink = { &res, keep_req, keep_sample };
+    serve *w;
+    cr_assert_eq(serve_create(&w, cl, lc, a, cfg, &es, policy_decider(p), &sink, &err), 0, "%s",
+                 err.msg);
+    struct serve_totals tot;
+    cr_assert_eq(serve_run(w, &tot, &err), 0, "%s: %s", name, err.msg);
+    res.events = (long long)tot.events;
+    res.decisions = (long long)tot.decisions;
+    res.preemptions = tot.preemptions;
+    res.iterations = tot.iterations;
+    res.tokens_out = tot.tokens_out;
+    res.kv_moved_bytes = tot.kv_moved_bytes;
+    serve_destroy(w);
+    policy_close(p);
+    llm_destroy(lc);
+    jsonf_destroy(doc);
+    return res;
+}
+
+void th_serve_free(struct th_serve *r)
+{
+    free(r->r);
+    memset(r, 0, sizeof *r);
+}
+
+const struct serve_record *th_serve_find(const struct th_serve *r, long long id)
+{
+    for (int i = 0; i < r->n; i++)
+        if (r->r[i].id == id)
+            return &r->r[i];
+    cr_assert_fail("request %lld not reported", id);
+    return NULL;
 }

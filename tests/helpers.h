@@ -123,4 +123,33 @@ int th_db_job(struct db *d, const struct th_job *j, struct errbuf *err);
 int th_db_job_gpu(struct db *d, int64_t job_id, const char *gpu_type, double gpu_s,
                   struct errbuf *err);
 
+/* ---- running a serving policy in the serving world, with requests in an array ---- */
+struct request_spec;
+struct serve_config;
+struct serve_record;
+struct llm_catalog;
+
+/* The shipped LLM architectures and fitted factors for catalog c (asserts on failure). */
+struct llm_catalog *th_llm(const catalog *c);
+
+struct th_serve {
+    struct serve_record *r;     /* every request that left, in the order it left */
+    int    n;
+    double samples_kv_max;      /* the largest kv_util sample */
+    int    nsamples;
+    long long events, decisions, preemptions, iterations;
+    double tokens_out, kv_moved_bytes;
+};
+
+/* The serving defaults of an experiment (vLLM's budget, block size, memory use) into cfg. */
+void th_serve_config(struct serve_config *cfg);
+/* Run `policy` (params: JSON object text or NULL) serving `model` on cl with requests
+ * q[0..n); asserts the run succeeds.  Free with th_serve_free. */
+struct th_serve th_serve_run(const cluster *cl, const char *model, const struct request_spec *q,
+                             int n, const char *policy, const char *params,
+                             const struct serve_config *cfg);
+void th_serve_free(struct th_serve *r);
+/* The record of request id (asserts it left). */
+const struct serve_record *th_serve_find(const struct th_serve *r, long long id);
+
 #endif

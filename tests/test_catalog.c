@@ -16,7 +16,8 @@ Test(catalog, every_gpu_of_the_issue_list)
     catalog *c = th_catalog();
     static const char *const names[] = { "K80",  "P100",      "V100-16GB", "V100-32GB",
                                          "T4",   "A10",       "A100-40GB", "A100-80GB",
-                                         "H100", "L4",        "RTX3090",   NULL };
+                                         "H100", "L4",        "RTX3090",   "RTX6000",
+                                         "RTX2080Ti", NULL };
     int n = 0;
     for (; names[n] != NULL; n++) {
         int id = catalog_gpu_find(c, names[n]);
@@ -83,6 +84,8 @@ Test(catalog, gpu_specs_as_in_the_file)
         { "H100", 80, 67, 989, 3350, 12.29, "nvlink4", "nvswitch4", "pcie5" },
         { "L4", 24, 30.3, 121, 300, 0.805, NULL, NULL, "pcie4" },
         { "RTX3090", 24, 35.6, 71, 936, 0.40, NULL, NULL, "pcie4" },
+        { "RTX6000", 24, 16.3, 130.5, 672, 0.50, NULL, NULL, "pcie3" },
+        { "RTX2080Ti", 11, 13.4, 53.8, 616, 0.25, NULL, NULL, "pcie3" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int id = catalog_gpu_find(c, cases[i].name);
@@ -128,6 +131,8 @@ Test(catalog, intra_links_each_gpu_can_have)
         { "H100", "nvlink4, nvswitch4, pcie3, pcie4, pcie5" },
         { "L4", "pcie3, pcie4" },
         { "RTX3090", "pcie3, pcie4" },
+        { "RTX6000", "pcie3" },
+        { "RTX2080Ti", "pcie3" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int g = catalog_gpu_find(c, cases[i].gpu);

@@ -279,59 +279,82 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * clusters with their GPUs by type, in the order of their groups. */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 9, 100, (const char *const[]){
-        "default           The embedded default experiment (make run): 300 Philly jobs...\n",
-        "\noef_tenants       OEF's setting (Middleware 2024): four tenants whose models gain "
+    assert_listing("experiments", 15, 100, (const char *const[]){
+        "default            The embedded default experiment (make run): 300 Philly jobs...\n",
+        "\noef_tenants        OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
-        "\nphilly_slice      How workloads/traces/philly_300.csv was made: 300 jobs of the "
-        "Philly job list...\n", NULL });
-    assert_listing("sweeps", 4, 100, (const char *const[]){
-        "\nload       The README's sweep tour: four policies on the 48-GPU mixed cluster as "
-        "the arrival rate...\n", NULL });
-    assert_listing("clusters", 7, 100, (const char *const[]){
+        "\nphilly_slice       How workloads/traces/philly_300.csv was made: 300 jobs of the "
+        "Philly job list...\n",
+        "\nderm_trainticket   Derm's setting (ISCA 2024): TrainTicket's 12 services, 4 graph "
+        "types whose mix...\n", "\nsocialnet          DeathStarBench's social network",
+        "\npollux_wl1         Pollux-compatible mode on Pollux's workload-1 (160 jobs, OSDI "
+        "2021 artifact)...\n", NULL });
+    assert_listing("sweeps", 10, 100, (const char *const[]){
+        "\nload               The README's sweep tour: four policies on the 48-GPU mixed "
+        "cluster as the...\n", "derm_load          Derm's headline comparison (ISCA 2024)",
+        NULL });
+    assert_listing("clusters", 11, 100, (const char *const[]){
         "alibaba_pai2020     6742 GPUs: 1596 P100, 994 T4, 2240 K80, 1080 V100-32GB, "
         "832 V100-16GB\n",
         "\ngavel_108           108 GPUs: 36 V100-16GB, 36 P100, 36 K80\n",
-        "\nmixed_small         48 GPUs: 16 A100-40GB, 16 V100-16GB, 16 T4\n", NULL });
-    assert_listing("traces", 3, 100, (const char *const[]){
-        "fft_philly_600.csv\ngavel\nphilly_300.csv\n", NULL });
+        "\nmixed_small         48 GPUs: 16 A100-40GB, 16 V100-16GB, 16 T4\n",
+        "\ncpu_10x52           10 CPU nodes of 52 cores, 128 GB\n",
+        "\npollux_t4_64        64 GPUs: 64 T4\n", NULL });
+    assert_listing("traces", 6, 100, (const char *const[]){
+        "azure_llm\ndeathstarbench\nfft_philly_600.csv\ngavel\nphilly_300.csv\npollux\n", NULL });
 }
 
 Test(cli, list_gpus_formats_and_bad_names)
 {
-    assert_listing("gpus", 12, 0, (const char *const[]){
+    assert_listing("gpus", 14, 0, (const char *const[]){
         "  links          aliases\n",
         "\nK80             12      4.37       4.4       240     0.900  pcie3          k80, MISC\n",
         "\nV100-16GB       16     15.70     125.0       900     3.060  nvlink2 pcie3  V100, v100\n",
         "\nA100-80GB       80     19.50     312.0      2039     5.120  nvlink3 pcie4  a100-80\n",
-        "\nRTX3090", "  rtx3090, 3090\n", NULL });
-    /* every format of workloads/registry.c, in its order, with its domain and summary */
-    assert_listing("formats", 5, 0, (const char *const[]){
-        "hetsim     training   hetsim's CSV job trace (arrival_s, job_type, workers, "
+        "\nRTX3090", "  rtx3090, 3090\n",
+        "\nRTX6000         24     16.30     130.5       672     0.500  pcie3          rtx6000, "
+        "quadro-rtx6000\n", "\nRTX2080Ti", NULL });
+    /* every format of workloads/registry.c, in its order, with its domain and summary, the
+     * names padded to the longest (llm_synthetic, micro_poisson) */
+    assert_listing("formats", 11, 0, (const char *const[]){
+        "hetsim        training   hetsim's CSV job trace (arrival_s, job_type, workers, "
         "iterations or duration_s)\n"
-        "gavel      training   Gavel's tab-separated job traces, 7-field (old) and 10-field "
-        "(current)\n"
-        "philly     training   the Philly job list", "\nsynthetic  training   Poisson arrivals",
-        "\nopenb      placement  Alibaba's openb pod lists", NULL });
+        "gavel         training   Gavel's tab-separated job traces, 7-field (old) and "
+        "10-field (current)\n"
+        "philly        training   the Philly job list",
+        "\npollux        training   Pollux's and Sia's workload CSV",
+        "\nsynthetic     training   Poisson arrivals",
+        "\nopenb         placement  Alibaba's openb pod lists",
+        "\nazure_llm     serving    the Azure LLM inference trace",
+        "\nllm_synthetic serving    synthetic LLM requests",
+        "\nmicro_poisson micro      Poisson microservice requests",
+        "\nmicro_trace   micro      microservice requests as a CSV (arrival_s, graph, id)\n",
+        NULL });
     rejected((const char *const[]){ "list", "gpu", NULL }, NULL,
              "hetsim list: cannot list 'gpu' (did you mean 'gpus'?); one of: domains policies "
-             "gpus links models formats experiments sweeps clusters traces");
+             "gpus links models llms formats experiments sweeps clusters traces");
     rejected((const char *const[]){ "list", NULL }, NULL, "hetsim list: expected one of: "
-             "domains policies gpus links models formats experiments sweeps clusters traces");
+             "domains policies gpus links models llms formats experiments sweeps clusters traces");
 }
 
 Test(cli, list_domains_names_each_worlds_policies_and_formats)
 {
     /* every world of sim/run/world_registry.c, with the policies of its domain and the
      * formats whose entities it takes */
-    assert_listing("domains", 6, 0, (const char *const[]){
+    assert_listing("domains", 12, 0, (const char *const[]){
         "training: DL training jobs on GPU clusters",
         "\n  policies: fifo fifo_perf srtf oef fft tiresias themis gavel_las gavel_las_perf "
-        "gavel_ftf\n",
-        "\n  formats: hetsim gavel philly synthetic\n",
+        "gavel_ftf pollux_tiresias optimus\n",
+        "\n  formats: hetsim gavel philly pollux synthetic\n",
         "\nplacement: pods asking for fractions of a GPU",
         "\n  policies: fgd random dotprod bestfit clustering gpupacking\n",
-        "\n  formats: openb\n", NULL });
+        "\n  formats: openb\n",
+        "\nserving: LLM inference requests",
+        "\n  policies: highend_only uniform_pp hexgen splitwise hetis\n",
+        "\n  formats: azure_llm requests llm_synthetic\n",
+        "\nmicro: requests over microservice call graphs",
+        "\n  policies: static_worst erms firm derm\n",
+        "\n  formats: micro_poisson micro_trace\n", NULL });
 }
 
 static void mkdirs(const char *root, const char *const *subs)
@@ -466,4 +489,25 @@ Test(cli, readme_set_policy_example_runs)
     th_out_free(&o);
     const char *jct = "SELECT value FROM metrics WHERE name = 'jct_mean'";
     cr_assert_float_neq(th_db_value(db, jct), th_db_value(plain, jct), 1e-9);
+}
+
+/* A reader's note (what a trace filter left out) is said once, not once per run: philly_slice
+ * opens its trace for the check and again for each of its two policies. */
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p += strlen(what))
+        n++;
+    return n;
+}
+
+Test(cli, a_trace_note_is_said_once_per_command)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s/note_once.db", th_tmpdir());
+    struct th_out o = RUN("run", "philly_slice", "--db", db);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert_eq(count_of(o.err, "left out 19 jobs of more than 16 GPUs"), 1, "%s", o.err);
+    cr_assert_eq(count_of(o.err, " jobs done, "), 2, "both policies ran: %s", o.err);
+    th_out_free(&o);
 }

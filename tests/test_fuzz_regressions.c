@@ -19,6 +19,12 @@
  *       behaviour) when submissions were more than ~292,000 years apart.
  *   W2  workloads/trace_philly.c pst_open(): no upper bound on duration, so a job's work
  *       (duration x rate) could be infinite.
+ * Found by fuzz_requests, fixed with it:
+ *   R1  workloads/trace_requests.c rst_next(): rows out of arrival order were passed on (only
+ *       the world's check caught them, without the column's name).
+ * Found by fuzz_microapp, fixed with it:
+ *   M1  sim/micro/app.c load_derm(): a header of more than 64 columns was indexed past the
+ *       field array (tio_split counts every field but stores 64); alibaba.c had the same.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -32,6 +38,8 @@
 #include "../sim/base/jobj.h"
 #include "../sim/base/path.h"
 #include "../sim/base/tio.h"
+#include "../sim/base/jsonf.h"
+#include "../sim/micro/app.h"
 #include "../sim/train/train.h"
 #include "../workloads/workload.h"
 #include "helpers.h"
@@ -258,4 +266,80 @@ Test(fuzz_regressions, philly_huge_duration)
 {
     cr_assert_eq(workload_clean("workload/philly-duration-inf-work", "duration"), -1,
                  "a 1e308 s job was accepted");
+}
+
+/* ---- the serving readers (fuzz_requests) ---- */
+
+Test(fuzz_regressions, R1_requests_out_of_order_named_at_their_row)
+{
+    size_t n;
+    char *buf = repro("requests/requests-arrival-decreasing", &n);
+    size_t jl = strnlen(buf, n);
+    char *jp = th_write("r1.json", buf), *tp = malloc(600);
+    snprintf(tp, 600, "%s/r1.csv", th_tmpdir());
+    FILE *f = fopen(tp, "wb");
+    cr_assert_not_null(f);
+    fwrite(buf + jl + 1, 1, n - jl - 1, f);
+    fclose(f);
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *d;
+    struct jobj cfg;
+    cr_assert_eq(jsonf_load(&d, jp, &err), 0, "%s", err.msg);
+    cr_assert_eq(jobj_root(&cfg, d, &err), 0);
+    cr_assert_eq(jsonf_set(d, "trace", tp, &err), 0);
+    tput *m = NULL;
+    catalog *cat = th_catalog();
+    m = th_models(cat);
+    struct workload_env env = { m, 1, th_tmpdir() };
+    workload *w;
+    cr_assert_eq(workload_open(&w, &cfg, &env, &err), 0, "%s", err.msg);
+    struct entity_source *src = workload_source(w);
+    char spec[256];
+    int rc;
+    while ((rc = src->next(src->ctx, spec, &err)) > 0)
+        ;
+    cr_assert_eq(rc, -1);
+    cr_assert(strstr(err.msg, "r1.csv:3: arrival_s: 1.25 is earlier than the row before (1.5)") !=
+              NULL, "%s", err.msg);
+    workload_close(w);
+    jsonf_destroy(d);
+    tput_destroy(m);
+    catalog_destroy(cat);
+    free(jp);
+    free(tp);
+    free(buf);
+}
+
+/* ---- microservice applications (fuzz_microapp) ---- */
+
+/* M1: a Derm fit file whose header has more than 64 columns is an error, not an overread */
+Test(fuzz_regressions, microapp_derm_header_65_columns)
+{
+    size_t len;
+    char *buf = repro("microapp/derm-header-65-columns", &len);
+    cr_assert_gt(len, 1);
+    cr_assert_eq(buf[0] % 3, 1, "the selector names Derm's fit file");
+    char *file = th_write("pars.csv", "");
+    FILE *f = fopen(file, "wb");
+    cr_assert_not_null(f);
+    fwrite(buf + 1, 1, len - 1, f);
+    fclose(f);
+    char text[700];
+    snprintf(text, sizeof text, "{ \"app\": \"%s\" }", file);
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    cr_assert_eq(jsonf_parse(&doc, "t.json", text, strlen(text), &err), 0);
+    struct jobj root;
+    cr_assert_eq(jobj_root(&root, doc, &err), 0);
+    struct app *a = NULL;
+    struct app_opts o = { 0, 0 };
+    int rc = app_load(&a, &root, "app", "/", &o, &err);
+    if (rc < 0)
+        cr_assert(err.msg[0] != '\0' && a == NULL);
+    app_free(a);
+    jsonf_destroy(doc);
+    free(file);
+    free(buf);
 }

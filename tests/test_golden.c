@@ -1,9 +1,11 @@
 /*
  * test_golden: reference runs with fixed seeds against tests/golden/runs.txt.  Every shipped
- * experiment that needs no outside trace, cut to 150 jobs, runs through the CLI: together
- * they use every registered policy, in native and in Gavel mode.  For each run the file holds
- * its summary metrics at full precision (%.17g; solver times, which are wall clock, left out),
- * its end, events and decisions, and a hash of every row it wrote.  A change that moves any
+ * experiment that needs no outside trace, cut to 150 jobs (or requests), runs through the
+ * CLI: together they use every registered policy but the placement ones (their openb lists
+ * stay in ../shared), training in native and in Gavel mode, and every serving policy.  For
+ * each run the file holds its summary metrics at full precision (%.17g; solver times, which
+ * are wall clock, left out), its end, events and decisions, and a hash of every row it wrote
+ * (jobs, GPU seconds, samples, requests).  A change that moves any
  * number fails here.  When a change is meant to move them, regenerate the file on purpose
  * (`make golden`) and commit it with the change: its diff shows what moved.
  */
@@ -19,7 +21,8 @@
 #include "helpers.h"
 
 static const char *const experiments[] = {
-    "default", "mixed_synthetic", "fft_philly", "oef_tenants", "gavel_philly", NULL
+    "default", "mixed_synthetic", "fft_philly", "oef_tenants", "gavel_philly", "hetis_testbed",
+    "serving_a100_h100", NULL
 };
 
 static void append(char **buf, size_t *n, const char *s)
@@ -53,13 +56,15 @@ static char *golden_text(const char *dbp)
                  id);
         char *head = rows(dbp, sql);
         /* every row the run wrote, reals in hex (every bit), hashed */
-        char jq[256], gq[256], sq[256];
+        char jq[256], gq[256], sq[256], rq[256];
         snprintf(jq, sizeof jq, "SELECT * FROM jobs WHERE run_id = %d ORDER BY job_id", id);
         snprintf(gq, sizeof gq, "SELECT * FROM job_gpu_seconds WHERE run_id = %d "
                                 "ORDER BY job_id, gpu_type", id);
         snprintf(sq, sizeof sq, "SELECT * FROM samples WHERE run_id = %d ORDER BY name, t_s",
                  id);
-        const char *const all[] = { jq, gq, sq, NULL };
+        snprintf(rq, sizeof rq, "SELECT * FROM requests WHERE run_id = %d ORDER BY request_id",
+                 id);
+        const char *const all[] = { jq, gq, sq, rq, NULL };
         char *dump = th_query_dump(dbp, all);
         char hash[17];
         db_hash_hex(dump, hash);

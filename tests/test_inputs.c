@@ -122,6 +122,38 @@ struct row {
 /* a GPU catalog with sources, the GPU on line 3 */
 #define SGPUS(src, gpu) "{ \"sources\": { " src " },\n \"gpus\": [\n  " gpu "\n] }\n"
 
+/* ---- the microservice world ---- */
+/* an experiment: 2 name, 3 domain, 4 cluster (inline), 5 app, 6 sla_ms, 7 workload,
+ * 8 policies, 9 what `more` adds */
+#define MEXPF(app, sla, wl, pol, more)                                                       \
+    "{\n \"name\": \"m\",\n \"domain\": \"micro\",\n \"cluster\": { \"name\": \"m\", "        \
+    "\"groups\": [ { \"count\": 2, \"cpus\": 8, \"memory_gb\": 16 } ] },\n \"app\": " app      \
+    ",\n \"sla_ms\": " sla ",\n \"workload\": " wl ",\n \"policies\": " pol more "\n}\n"
+#define MWL "{ \"format\": \"micro_poisson\", \"duration_s\": 120, \"rate_per_s\": 10 }"
+#define MWLX(x) "{ \"format\": \"micro_poisson\", \"duration_s\": 120, \"rate_per_s\": 10, " x " }"
+#define MEXP(more) MEXPF("\"a.json\"", "50", MWL, "[\"derm\"]", more)
+#define MEXP_WL(wl) MEXPF("\"a.json\"", "50", wl, "[\"derm\"]", "")
+#define MEXP_POL(pol) MEXPF("\"a.json\"", "50", MWL, pol, "")
+/* an application: services one per line from line 3, the graphs from line 7 */
+#define MSVC(name, a, b, maxl) "  { \"name\": \"" name "\", \"latency\": { \"model\": \"derm\", " \
+    "\"a\": " a ", \"b\": " b ", \"shift_ms\": 1, \"max_load\": " maxl " } }"
+#define MAPP(s1, s2, graph) "{\n \"services\": [\n" s1 ",\n" s2 "\n ],\n \"graphs\": [\n  " graph \
+    "\n ]\n}\n"
+#define MA MSVC("a", "-0.01", "2", "100")
+#define MB MSVC("b", "-0.01", "2", "100")
+#define MCALLS(c) "{ \"name\": \"g\", \"calls\": [ " c " ] }"
+#define MROOT "{ \"id\": \"r\", \"service\": \"a\" }"
+#define MG MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\", \"parent\": \"r\" }")
+#define MOK MAPP(MA, MB, MG)
+#define MICRO(app) { { "e.json", MEXP("") }, { "a.json", app } }
+/* an Alibaba trace behind the app */
+#define ALI(text) { { "e.json", MEXPF("{ \"alibaba\": \"ali.csv\" }", "5000", MWL, "[\"derm\"]", \
+                                      "") }, { "ali.csv", text } }
+#define AHDR ",traceid,timestamp,rpcid,um,rpctype,dm,interface,rt\n"
+/* a micro trace */
+#define MTRACE(text) { { "e.json", MEXP_WL("{ \"format\": \"micro_trace\", \"trace\": \"r.csv\" }") }, \
+                       { "a.json", MOK }, { "r.csv", text } }
+
 /* the files of a row: the experiment alone, or with the one file it points to */
 #define EXP(text)     { { "e.json", text } }
 #define TRACE(text)   { { "e.json", E_WL(WL_T) }, { "t.csv", text } }
@@ -137,6 +169,27 @@ struct row {
 /* where a message must point: "<tmp>/FILE:LINE: " */
 #define AT(f, n) "%d/" f ":" #n ": "
 #define RUN "run", "%d/e.json", "--db", "%d/t.db", "-q"
+
+
+/* ---- serving: an experiment, one field per line: 2 name, 3 domain, 4 cluster (one
+ * A100-80GB), 5 model, 6 workload, 7 policies, 8 what `more` adds ---- */
+#define SEXPF(model, wl, pol, more)                                                          \
+    "{\n \"name\": \"s\",\n \"domain\": \"serving\",\n \"cluster\": { \"network\": "          \
+    "\"ib-100g\", \"groups\": [ { \"count\": 1, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 1 } ] }" \
+    ",\n \"model\": " model ",\n \"workload\": " wl ",\n \"policies\": " pol more "\n}\n"
+#define S_MODEL "\"llama-2-7b\""
+#define S_AZ "{ \"format\": \"azure_llm\", \"trace\": \"a.csv\" }"
+#define S_POL "[\"highend_only\"]"
+#define S_OK SEXPF(S_MODEL, S_AZ, S_POL, "")
+#define S_MORE(x) SEXPF(S_MODEL, S_AZ, S_POL, ",\n " x)
+#define S_WL(x) SEXPF(S_MODEL, x, S_POL, "")
+#define AZHDR "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+#define AZ(ts, p, o) "2023-11-16 " ts "," p "," o "\n"
+#define AZ_OK AZHDR AZ("18:17:03.9799600", "100", "10") AZ("18:17:04.0319600", "300", "8")
+#define AZFILE(exp, text) { { "e.json", exp }, { "a.csv", text } }
+#define RQFILE(text) { { "e.json", S_WL("{ \"format\": \"requests\", \"trace\": \"r.csv\" }") }, \
+                       { "r.csv", text } }
+#define SYNL(fields) AZFILE(S_WL("{ \"format\": \"llm_synthetic\", " fields " }"), AZ_OK)
 
 /* ---- setups: files that do not fit in a string literal, and database states ---- */
 
@@ -218,6 +271,22 @@ static const char *nul_json(void)
     return NULL;
 }
 
+/* an application folder toy/ beside a.json whose points all lie on the plane nodes =
+ * replicas, so that no 3-D triangulation exists */
+static const char *toy_coplanar(void)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/toy", th_tmpdir());
+    mkdir(dir, 0755);
+    free(th_write("toy/placements.csv", "placement,local_bsz,step_time,sync_time\n"
+                                        "1,32,0.1,0.01\n1,64,0.2,0.02\n"));
+    free(th_write("toy/scalability.csv", "num_nodes,num_replicas,local_bsz,step_time,sync_time\n"
+                                         "2,2,32,0.2,0.1\n3,3,32,0.2,0.1\n4,4,64,0.3,0.1\n"));
+    free(th_write("toy/validation-64.csv", "progress,iteration,metric,grad_sqr,grad_var\n"
+                                           "10,10,0.5,1,2\n20,20,0.6,1,2\n"));
+    return NULL;
+}
+
 static char *tmp_path(const char *name)
 {
     char *p = malloc(512);
@@ -272,6 +341,23 @@ static const char *garbage_db(void)
 /* the files of a placement row: the experiment, the node list, the pod list */
 #define PLACE(e, n, p) { { "e.json", e }, { "n.csv", n }, { "p.csv", p } }
 
+/* Pollux mode: an experiment one field per line (2 name, 3 mode, 4 cluster, 5 workload,
+ * 6 policies, 7 whatever `more` adds) and a Pollux workload w.csv (header on line 1) */
+#define XEXPF(cl, pol, more)                                                                 \
+    "{\n \"name\": \"x\",\n \"mode\": \"pollux\",\n \"cluster\": " cl                  \
+    ",\n \"workload\": { \"format\": \"pollux\", \"trace\": \"w.csv\" },\n \"policies\": " \
+    pol more "\n}\n"
+#define XCL_ "\"pollux_t4_64\""
+#define XP_ "[\"pollux_tiresias\", \"optimus\"]"
+#define XEXP_OK XEXPF(XCL_, XP_, "")
+#define XEXP_MORE(x) XEXPF(XCL_, XP_, ",\n " x)
+#define XHDR "name,time,application,num_replicas,batch_size\n"
+#define XJ(name, t, app, r, b) name "," t "," app "," r "," b "\n"
+#define XOK XHDR XJ("a", "0", "cifar10", "1", "128") XJ("b", "10", "ncf", "1", "32768")
+#define POLLUX(w)      { { "e.json", XEXP_OK }, { "w.csv", w } }
+#define POLLUX_E(e)    { { "e.json", e }, { "w.csv", XOK } }
+#define WL_X "{ \"format\": \"pollux\", \"trace\": \"w.csv\" }"
+
 /* ---- the table ---- */
 
 /* Rows list name, files, arguments, exit code and message, and leave the rest zero (no run
@@ -297,7 +383,7 @@ static const struct row rows[] = {
     { "sim_number", EXP(E_MORE("\"sim\": 5")),
       { RUN }, 2, AT("e.json", 7) "sim: must be an object" },
     { "mode_typo", EXP(E_MORE("\"mode\": \"gavl\"")),
-      { RUN }, 2, AT("e.json", 7) "mode: 'gavl' is not one of: native, gavel "
+      { RUN }, 2, AT("e.json", 7) "mode: 'gavl' is not one of: native, gavel, pollux "
                                   "(did you mean 'gavel'?)" },
     { "document_not_object", EXP("[1, 2]\n"),
       { RUN }, 2, AT("e.json", 1) "the document must be a JSON object" },
@@ -836,7 +922,260 @@ static const struct row rows[] = {
       { RUN }, 1, "hetsim: %d/t.db: *not a database", .setup = garbage_db },
     { "db_wal_blocked", EXP(E_OK),
       { RUN }, 1, "hetsim: %d/t.db: *unable to open", .setup = wal_blocked_db },
+    /* -------- the microservice world: applications, SLA, cluster, workloads -------- */
+    { "micro_ok", MICRO(MOK), { RUN }, 0, "", 1 },
+    { "micro_graph_cycle",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\", \"parent\": \"y\" }, "
+                                "{ \"id\": \"y\", \"service\": \"b\", \"parent\": \"x\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls: graph 'g' has a cycle of calls" },
+    { "micro_call_self_parent",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\", \"parent\": \"x\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls[1].parent: call 'x' names itself as its parent" },
+    { "micro_call_unknown_service",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"bb\", \"parent\": \"r\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls[1].service: a call to an unknown service 'bb' "
+      "(did you mean 'b'?)" },
+    { "micro_call_unknown_parent",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\", \"parent\": \"q\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls[1].parent: no call of graph 'g' has the id 'q'" },
+    { "micro_two_roots",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"b\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls: graph 'g' has two root calls" },
+    { "micro_call_id_twice",
+      MICRO(MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"r\", \"service\": \"b\", \"parent\": \"r\" }"))),
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls[1].id: call id 'r' is used twice in graph 'g'" },
+    { "micro_service_twice", MICRO(MAPP(MA, MSVC("a", "-0.01", "2", "100"), MG)),
+      { RUN }, 2, AT("a.json", 4) "services[1].name: service 'a' is named twice" },
+    { "micro_fit_rate_not_positive", MICRO(MAPP(MA, MSVC("b", "-0.03", "2", "100"), MG)),
+      { RUN }, 2, AT("a.json", 4) "services[1].latency: the rate a*w + b is -1 per ms at load "
+      "100, not positive" },
+    { "micro_fit_rate_zero_load", MICRO(MAPP(MA, MSVC("b", "-0.03", "0", "100"), MG)),
+      { RUN }, 2, AT("a.json", 4) "services[1].latency.b: 0 is out of range [1e-12, 1e+12]" },
+    { "micro_erms_fit_below_shift",
+      MICRO(MAPP(MA, "  { \"name\": \"b\", \"latency\": { \"model\": \"erms\", \"shift_ms\": 5, "
+                 "\"max_load\": 10, \"before\": { \"slope\": 0.1, \"intercept\": 2 } } }", MG)),
+      { RUN }, 2, AT("a.json", 4) "services[1].latency: the P95 latency at load 0 is 2 ms, not "
+      "above the shift 5 ms" },
+    { "micro_sla_below_minimum",
+      { { "e.json", MEXPF("\"a.json\"", "1.5", MWL, "[\"derm\"]", "") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 6) "sla_ms: 1.5 ms is below the minimum latency of graph type "
+      "'g', 2 ms, which no number of containers shortens (the shifts along its slowest path: "
+      "a 1 ms + b 1 ms)" },
+    { "micro_nodes_too_small",
+      { { "e.json", "{\n \"name\": \"m\",\n \"domain\": \"micro\",\n \"cluster\": { \"name\": "
+          "\"m\", \"groups\": [ { \"count\": 2, \"cpus\": 0.1, \"memory_gb\": 16 } ] },\n \"app\": "
+          "\"a.json\",\n \"sla_ms\": 50,\n \"workload\": " MWL ",\n \"policies\": [\"derm\"]\n}\n" },
+        { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0]: a node of 0.1 cores and 16 GB holds no "
+      "container (the smallest takes 0.2 cores and 1 GB)" },
+    { "micro_cluster_without_cpus",
+      { { "e.json", "{\n \"name\": \"m\",\n \"domain\": \"micro\",\n \"cluster\": \"mixed_small\",\n "
+          "\"app\": \"a.json\",\n \"sla_ms\": 50,\n \"workload\": " MWL ",\n \"policies\": "
+          "[\"derm\"]\n}\n" }, { "a.json", MOK } },
+      { RUN }, 2, "cluster 'mixed-small' has no CPU node groups" },
+    { "micro_cpu_group_with_gpu_field",
+      EXP(E_CL("{ \"network\": \"ib-100g\", \"groups\": [ { \"count\": 1, \"cpus\": 8, "
+               "\"memory_gb\": 8, \"gpus_per_node\": 4 } ] }")),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].gpus_per_node: a CPU node group (no \"gpu\") "
+      "has no gpus_per_node" },
+    { "micro_gpu_group_with_cpus",
+      EXP(E_CL("{ \"network\": \"ib-100g\", \"groups\": [" GRP("1", "V100", "4", ", \"cpus\": 8")
+               "] }")),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].cpus: a GPU node group has no cpus" },
+    { "micro_mix_unknown_graph",
+      { { "e.json", MEXP_WL(MWLX("\"mix\": { \"gg\": 1 }")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "graph: unknown graph type 'gg' (did you mean 'g'?)" },
+    { "micro_measure_jobs",
+      { { "e.json", MEXP(",\n \"sim\": { \"measure_jobs\": [1, 5] }") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 9) "sim.measure_jobs: the microservice world measures over time: "
+      "use sim.measure_window" },
+    { "micro_timeline",
+      { { "e.json", MEXP(",\n \"sim\": { \"timeline\": true }") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 9) "sim.timeline: the microservice world writes no timeline" },
+    { "micro_timeline_off", { { "e.json", MEXP(",\n \"sim\": { \"timeline\": false }") },
+                              { "a.json", MOK } }, { RUN }, 0, "", 1 },
+    { "micro_policy_round_s",
+      { { "e.json", MEXP_POL("[{ \"name\": \"derm\", \"round_s\": 30 }]") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 8) "policies[0]: policy 'derm' takes no round_s: microservice "
+      "policies decide every sim.interval_s" },
+    { "micro_training_policy",
+      { { "e.json", MEXP_POL("[\"fifo\"]") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 8) "policies[0]: policy 'fifo' is for the training domain; the "
+      "experiment is micro" },
+    { "micro_policy_param",
+      { { "e.json", MEXP_POL("[{ \"name\": \"derm\", \"predictor\": \"lstm\" }]") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 8) "policies[0].predictor" },
+    { "micro_training_format",
+      { { "e.json", MEXP_WL(WL_T) }, { "a.json", MOK }, { "t.csv", OK_TRACE } },
+      { RUN }, 2, AT("e.json", 7) "workload.format: the format is for the training domain; the "
+      "experiment is micro" },
+    { "micro_poisson_negative_knot",
+      { { "e.json", MEXP_WL(MWLX("\"rate_shape\": [1, -2]")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.rate_shape[1]: a multiplier >= 0" },
+    { "micro_poisson_zero_knots",
+      { { "e.json", MEXP_WL(MWLX("\"rate_shape\": [0, 0]")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.rate_shape: every multiplier is 0" },
+    { "micro_poisson_batch_without_mix",
+      { { "e.json", MEXP_WL(MWLX("\"batch_s\": 60")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.batch_s: batches are counted per graph type" },
+    { "micro_poisson_change_without_mix",
+      { { "e.json", MEXP_WL(MWLX("\"mix_change\": { \"every_s\": 60 }")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.mix_change: needs a mix" },
+    { "micro_poisson_mix_file_without_columns",
+      { { "e.json", MEXP_WL(MWLX("\"mix_file\": \"a.json\"")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.mix_columns: required with mix_file" },
+    { "micro_poisson_rate_file_value",
+      { { "e.json", MEXP_WL(MWLX("\"rate_file\": \"r.csv\"")) }, { "a.json", MOK },
+        { "r.csv", "rate\n1\nfast\n" } },
+      { RUN }, 2, AT("r.csv", 3) "rate: 'fast' is not a number >= 0" },
+    { "micro_poisson_unknown_field",
+      { { "e.json", MEXP_WL(MWLX("\"rate_shap\": [1]")) }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 7) "workload.rate_shap: unknown field (did you mean 'rate_shape'?)" },
+    { "micro_trace_ok", MTRACE("arrival_s,graph\n0,g\n1.5,g\n"), { RUN }, 0, "", 1 },
+    { "micro_trace_decreasing", MTRACE("arrival_s,graph\n5,g\n1.5,g\n"),
+      { RUN }, 2, AT("r.csv", 3) "arrival_s: 1.5 is before the previous request's 5.000000" },
+    { "micro_trace_bad_arrival", MTRACE("arrival_s,graph\n-1,g\n"),
+      { RUN }, 2, AT("r.csv", 2) "arrival_s: '-1' is not a time >= 0" },
+    { "micro_trace_unknown_graph", MTRACE("arrival_s,graph\n0,g\n1,h\n"),
+      { RUN }, 2, AT("r.csv", 3) "graph: unknown graph type 'h'" },
+    { "micro_trace_id_twice", MTRACE("id,arrival_s,graph\n1,0,g\n1,1,g\n"),
+      { RUN }, 2, AT("r.csv", 3) "id: request id 1 appears twice" },
+    { "micro_trace_unknown_column", MTRACE("arrival_s,grap\n0,g\n"),
+      { RUN }, 2, AT("r.csv", 1) "grap: unknown column (did you mean 'graph'?)" },
+    { "micro_trace_missing_column", MTRACE("arrival_s\n0\n"),
+      { RUN }, 2, AT("r.csv", 1) "graph: required column is missing" },
+    { "alibaba_ok", ALI(AHDR "0,T,1,0,,http,svcAAAAAAAA,x,10\n1,T,2,0.1,svcAAAAAAAA,rpc,svcBBBBBBBB,x,-1\n"),
+      { RUN }, 0, "", 1 },
+    { "alibaba_missing_rt", ALI(",traceid,timestamp,rpcid,um,rpctype,dm\n0,T,1,0,,http,a\n"),
+      { RUN }, 2, AT("ali.csv", 1) "rt: column missing" },
+    { "alibaba_bad_rpcid", ALI(AHDR "0,T,1,0..1,,http,a,x,10\n"),
+      { RUN }, 2, AT("ali.csv", 2) "rpcid: '0..1' is not an rpc position" },
+    { "alibaba_bad_rt", ALI(AHDR "0,T,1,0,,http,a,x,slow\n"),
+      { RUN }, 2, AT("ali.csv", 2) "rt: 'slow' is not a response time in ms" },
+    { "alibaba_short_row", ALI(AHDR "0,T,1,0,,http,a,x,10\n1,T,2,0.1\n"),
+      { RUN }, 2, AT("ali.csv", 3) "4 fields, the header has 9" },
+    { "alibaba_empty_trace_id", ALI(AHDR "0,,1,0,,http,a,x,10\n"),
+      { RUN }, 2, AT("ali.csv", 2) "traceid: empty" },
+    { "alibaba_no_rows", ALI(AHDR), { RUN }, 2, AT("ali.csv", 1) "no calls after the header" },
+    { "alibaba_unknown_option",
+      { { "e.json", MEXPF("{ \"alibaba\": \"ali.csv\", \"max_graph\": 3 }", "5000", MWL,
+                          "[\"derm\"]", "") }, { "ali.csv", AHDR "0,T,1,0,,http,a,x,10\n" } },
+      { RUN }, 2, AT("e.json", 5) "app.max_graph: unknown field (did you mean 'max_graphs'?)" },
+    { "derm_fit_missing_column",
+      { { "e.json", MEXPF("\"pars.csv\"", "5000", MWL, "[\"derm\"]", "") },
+        { "pars.csv", ",chain,ms,n,a1,b1\n0,1,0,22,-0.05,6.6\n" } },
+      { RUN }, 2, AT("pars.csv", 1) "s: column missing" },
+    { "derm_fit_bad_chain",
+      { { "e.json", MEXPF("\"pars.csv\"", "5000", MWL, "[\"derm\"]", "") },
+        { "pars.csv", ",chain,ms,n,a1,b1,s\n0,3,0,22,-0.05,6.6,0.3\n" } },
+      { RUN }, 2, AT("pars.csv", 2) "chain: 3: Derm's chains are 1 (simple) and 2 (complex)" },
 
+    /* -------- serving (sim/serve, workloads/trace_azure.c, trace_requests.c, synth_llm.c) */
+    { "serve_azure_ok", AZFILE(S_OK, AZ_OK), { RUN }, 0, NULL, 1 },
+    { "serve_azure_crlf_ok", AZFILE(S_OK, "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
+                                         "2023-11-16 18:17:03.97,100,10\r\n"), { RUN }, 0, NULL, 1 },
+    { "serve_azure_zero_prompt", AZFILE(S_OK, AZ_OK AZ("18:17:05", "0", "10")), { RUN }, 2,
+      AT("a.csv", 4) "ContextTokens: 0 tokens: a request needs at least one prompt token" },
+    { "serve_azure_zero_output", AZFILE(S_OK, AZ_OK AZ("18:17:05", "10", "0")), { RUN }, 2,
+      AT("a.csv", 4) "GeneratedTokens: 0 tokens: a request needs at least one output token" },
+    { "serve_azure_bad_tokens", AZFILE(S_OK, AZHDR AZ("18:17:05", "ten", "1")), { RUN }, 2,
+      AT("a.csv", 2) "ContextTokens: 'ten' is not a token count" },
+    { "serve_azure_bad_time", AZFILE(S_OK, AZHDR "2023-13-16 18:17:03,100,10\n"), { RUN }, 2,
+      AT("a.csv", 2) "TIMESTAMP: '2023-13-16 18:17:03' is not a time" },
+    { "serve_azure_feb_29", AZFILE(S_OK, AZHDR "2023-02-29 18:17:03,100,10\n"), { RUN }, 2,
+      AT("a.csv", 2) "TIMESTAMP: '2023-02-29 18:17:03' is not a time" },
+    { "serve_azure_decreasing", AZFILE(S_OK, AZHDR AZ("18:17:05", "10", "1")
+                                              AZ("18:17:04", "10", "1")), { RUN }, 2,
+      AT("a.csv", 3) "TIMESTAMP: '2023-11-16 18:17:04' is earlier than the row before" },
+    { "serve_azure_header", AZFILE(S_OK, "TIMESTAMP,Context,GeneratedTokens\n"), { RUN }, 2,
+      AT("a.csv", 1) "header: expected TIMESTAMP,ContextTokens,GeneratedTokens" },
+    { "serve_azure_fields", AZFILE(S_OK, AZHDR "2023-11-16 18:17:05,10\n"), { RUN }, 2,
+      AT("a.csv", 2) "expected 3 fields, found 2" },
+    { "serve_azure_empty", AZFILE(S_OK, AZHDR), { RUN }, 2,
+      "empty trace: no requests after the header" },
+    { "serve_prompt_beyond_context", AZFILE(S_OK, AZ_OK AZ("18:17:05", "5000", "10")), { RUN }, 2,
+      AT("a.csv", 4) "ContextTokens: 5000 prompt + 10 output tokens exceed the context of "
+      "llama-2-7b (4096 tokens" },
+    { "serve_prompt_truncated_ok", AZFILE(S_MORE("\"sim\": { \"overlong\": \"truncate\" }"),
+                                          AZ_OK AZ("18:17:05", "5000", "10")), { RUN }, 0, NULL, 1 },
+    { "serve_weights_do_not_fit", AZFILE(SEXPF("\"llama-2-70b\"", S_AZ, S_POL, ""), AZ_OK),
+      { RUN }, 2, AT("e.json", 7) "policies[0]: policy 'highend_only' finds no deployment: "
+      "llama-2-70b (138 GB of fp16 weights) fits no group or pipeline of the A100-80GB GPUs" },
+    { "serve_uniform_pp_does_not_fit", AZFILE(SEXPF("\"llama-2-70b\"", S_AZ,
+                                                    "[\"uniform_pp\"]", ""), AZ_OK),
+      { RUN }, 2, AT("e.json", 7) "policies[0]: policy 'uniform_pp' deploys what cannot run: "
+      "cannot hold llama-2-70b: instance 0 stage 0 puts 80 layers on 1 x A100-80GB" },
+    { "serve_unknown_model", AZFILE(SEXPF("\"llama-2-7c\"", S_AZ, S_POL, ""), AZ_OK), { RUN },
+      2, AT("e.json", 5) "model: unknown model 'llama-2-7c' (did you mean 'llama-2-7b'?)" },
+    { "serve_model_missing", AZFILE("{\n \"domain\": \"serving\",\n \"cluster\": \"hetis_testbed\","
+                                    "\n \"workload\": " S_AZ ",\n \"policies\": " S_POL "\n}\n",
+                                    AZ_OK), { RUN }, 2, "model: required field is missing" },
+    { "serve_unknown_gpu", AZFILE("{\n \"domain\": \"serving\",\n \"model\": " S_MODEL ",\n"
+                                  " \"cluster\": { \"network\": \"ib-100g\", \"groups\": [ { "
+                                  "\"count\": 1, \"gpu\": \"A200\", \"gpus_per_node\": 1 } ] },\n"
+                                  " \"workload\": " S_AZ ",\n \"policies\": " S_POL "\n}\n", AZ_OK),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].gpu: unknown GPU type 'A200'" },
+    { "serve_training_policy", AZFILE(SEXPF(S_MODEL, S_AZ, "[\"fifo\"]", ""), AZ_OK), { RUN },
+      2, AT("e.json", 7) "policies[0]: policy 'fifo' is for the training domain; the "
+      "experiment is serving" },
+    { "serve_training_format", AZFILE(S_WL("{ \"format\": \"hetsim\", \"trace\": \"ok.csv\" }"),
+                                      AZ_OK), { RUN }, 2,
+      "workload.format: the format is for the training domain; the experiment is serving" },
+    { "serve_policy_param", AZFILE(SEXPF(S_MODEL, S_AZ, "[{ \"name\": \"hetis\", \"gain\": -1 }]",
+                                         ""), AZ_OK), { RUN }, 2,
+      AT("e.json", 7) "policies[0].gain: -1 is out of range" },
+    { "serve_routing_unknown", AZFILE(SEXPF(S_MODEL, S_AZ, "[{ \"name\": \"hexgen\", "
+                                            "\"routing\": \"random\" }]", ""), AZ_OK), { RUN }, 2,
+      AT("e.json", 7) "policies[0].routing: 'random' is not one of: least_work, round_robin" },
+    { "serve_slo_field", AZFILE(S_MORE("\"slo\": { \"ttft\": 1 }"), AZ_OK), { RUN }, 2,
+      AT("e.json", 8) "slo.ttft: unknown field (did you mean 'ttft_s'?)" },
+    { "serve_slo_negative", AZFILE(S_MORE("\"slo\": { \"tpot_s\": -1 }"), AZ_OK), { RUN }, 2,
+      AT("e.json", 8) "slo.tpot_s: -1 is out of range" },
+    { "serve_whole_prompts_need_the_context", AZFILE(S_MORE("\"sim\": { \"chunked_prefill\": "
+                                                            "false, \"max_batch_tokens\": 1024 }"),
+                                                     AZ_OK), { RUN }, 2,
+      AT("e.json", 8) "sim.max_batch_tokens: 1024 tokens: without chunked prefill an iteration "
+      "must hold a whole prompt, up to the context of llama-2-7b (4096 tokens)" },
+    { "serve_sim_field_of_training", AZFILE(S_MORE("\"sim\": { \"restore_delay_s\": 5 }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "sim.restore_delay_s: unknown field" },
+    { "serve_mem_util", AZFILE(S_MORE("\"sim\": { \"mem_util\": 1.5 }"), AZ_OK), { RUN }, 2,
+      AT("e.json", 8) "sim.mem_util: 1.5 is out of range [0.05, 1]" },
+    { "serve_timeline_not_written", AZFILE(S_MORE("\"sim\": { \"timeline\": true }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "sim.timeline: the serving world writes no timeline yet" },
+    { "serve_llm_file_missing", AZFILE(S_MORE("\"models\": { \"llm\": \"nope.json\" }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "models.llm: file 'nope.json' not found" },
+    { "serve_requests_ok", RQFILE("arrival_s,prompt_tokens,output_tokens,class\n0,10,5,a\n1,20,5,b\n"),
+      { RUN }, 0, NULL, 1 },
+    { "serve_requests_unknown_column", RQFILE("arrival_s,prompt,output_tokens\n0,10,5\n"), { RUN },
+      2, AT("r.csv", 1) "prompt: unknown column (did you mean 'prompt_tokens'?)" },
+    { "serve_requests_missing_column", RQFILE("arrival_s,prompt_tokens\n0,10\n"), { RUN }, 2,
+      AT("r.csv", 1) "output_tokens: required column is missing" },
+    { "serve_requests_zero_output", RQFILE("arrival_s,prompt_tokens,output_tokens\n0,10,0\n"),
+      { RUN }, 2, AT("r.csv", 2) "output_tokens: 0 tokens: a request needs at least one" },
+    { "serve_requests_duplicate_id", RQFILE("id,arrival_s,prompt_tokens,output_tokens\n"
+                                            "4,0,10,5\n4,1,10,5\n"), { RUN }, 2,
+      AT("r.csv", 3) "id: request id 4 appears twice" },
+    { "serve_requests_decreasing", RQFILE("arrival_s,prompt_tokens,output_tokens\n5,10,5\n"
+                                          "1,10,5\n"), { RUN }, 2,
+      AT("r.csv", 3) "arrival_s: 1 is earlier than the row before (5): arrivals must not "
+      "decrease" },
+    { "serve_requests_trailing_comma", RQFILE("arrival_s,prompt_tokens,output_tokens,\n0,1,1,\n"),
+      { RUN }, 2, AT("r.csv", 1) "header: column 4 has no name (a trailing comma?)" },
+    { "serve_synth_ok", SYNL("\"requests\": 20, \"rate_per_s\": 5, \"arrivals\": \"gamma\", "
+                             "\"cv\": 4, \"prompt\": { \"max\": 3000 }"), { RUN }, 0, NULL, 1 },
+    { "serve_synth_overlong", SYNL("\"requests\": 2000, \"rate_per_s\": 5"), { RUN }, 2,
+      AT("e.json", 6) "workload.prompt: 7437 prompt + " },
+    { "serve_synth_cv_poisson", SYNL("\"requests\": 20, \"rate_per_s\": 5, \"cv\": 4"),
+      { RUN }, 2, AT("e.json", 6) "workload.cv: only gamma arrivals have a coefficient of "
+      "variation" },
+    { "serve_synth_no_requests", SYNL("\"rate_per_s\": 5"), { RUN }, 2,
+      AT("e.json", 6) "workload.requests: required field is missing" },
+    { "serve_synth_max_below_min", SYNL("\"requests\": 2, \"rate_per_s\": 5, \"prompt\": { "
+                                        "\"min\": 100, \"max\": 10 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.prompt.max: 10 is below min (100)" },
+    { "serve_synth_prompt_field", SYNL("\"requests\": 2, \"rate_per_s\": 5, \"prompt\": { "
+                                       "\"mean\": 100 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.prompt.mean: unknown field" },
     /* -------- placement: openb node and pod lists, the world's fields (issue 12) -------- */
     { "place_ok_bom_crlf", PLACE(PEXP_OK, NODES_OK, BOM "name,cpu_milli,memory_mib,num_gpu,"
                                  "gpu_milli\r\np0,4000,1024,1,500\r\np1,100,1,0,0\r\n"),
@@ -890,6 +1229,9 @@ static const struct row rows[] = {
                                      PODS_OK),
       { RUN }, 2, AT("e.json", 9) "sim.sample_s: not used by the placement domain: its clock "
                                   "counts pods" },
+    { "place_timeline_not_written", PLACE(PEXP_MORE("\"sim\": { \"timeline\": true }"),
+                                          NODES_OK, PODS_OK),
+      { RUN }, 2, AT("e.json", 9) "sim.timeline: the placement domain writes no timeline" },
     { "place_order_misspelt", PLACE(PEXP_MORE("\"sim\": { \"order\": \"shufled\" }"),
                                     NODES_OK, PODS_OK),
       { RUN }, 2, AT("e.json", 9) "sim.order: 'shufled' is not one of: trace, shuffled (did "
@@ -910,6 +1252,116 @@ static const struct row rows[] = {
     { "place_validate_rejects_what_run_rejects",
       PLACE(PEXP_OK, NODES_OK, PODS_OK "p3,1,1,1,100,G3\n"),
       { "validate", "%d/e.json" }, 2, AT("p.csv", 5) "gpu_spec: unknown GPU model 'G3'" },
+    /* Pollux's and Sia's workload CSV, and Pollux-compatible mode */
+    { "pollux_ok", POLLUX(XOK), { RUN }, 0, NULL, 2 },
+    { "pollux_crlf_bom_reordered_accepted",
+      POLLUX(BOM "time,name,batch_size,application,num_replicas\r\n0,a,128,cifar10,1\r\n"),
+      { RUN }, 0, NULL, 2 },
+    { "pollux_header_missing_column", POLLUX("name,time,application,num_replicas\na,0,ncf,1\n"),
+      { RUN }, 2, AT("w.csv", 1) "header: missing column 'batch_size'" },
+    { "pollux_header_unknown_column", POLLUX("name,time,application,num_replicas,batch_size,gpu\n"),
+      { RUN }, 2, AT("w.csv", 1) "header: unknown column 'gpu'" },
+    { "pollux_header_column_twice",
+      POLLUX("name,time,application,num_replicas,batch_size,time\n"),
+      { RUN }, 2, AT("w.csv", 1) "header: column 'time' named twice" },
+    { "pollux_empty_file", POLLUX(""), { RUN }, 2, "%d/w.csv: empty file: expected the header" },
+    { "pollux_no_jobs", POLLUX(XHDR), { RUN }, 2, "%d/w.csv: empty trace: no jobs after the header" },
+    { "pollux_too_few_fields", POLLUX(XHDR "a,0,cifar10,1\n"),
+      { RUN }, 2, AT("w.csv", 2) "4 fields, the header has 5" },
+    { "pollux_name_blank", POLLUX(XHDR XJ("", "0", "cifar10", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "name: a job's name is not blank" },
+    { "pollux_name_twice", POLLUX(XHDR XJ("a", "0", "cifar10", "1", "128") XJ("a", "1", "ncf", "1", "32768")),
+      { RUN }, 2, AT("w.csv", 3) "name: job 'a' is named twice" },
+    { "pollux_time_negative", POLLUX(XHDR XJ("a", "-1", "cifar10", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "time: '-1' is not a submission time >= 0 s" },
+    { "pollux_time_word", POLLUX(XHDR XJ("a", "soon", "cifar10", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "time: 'soon' is not a submission time" },
+    { "pollux_time_nan", POLLUX(XHDR XJ("a", "nan", "cifar10", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "time: 'nan' is not a submission time" },
+    { "pollux_unsorted", POLLUX(XHDR XJ("a", "10", "cifar10", "1", "128") XJ("b", "5", "ncf", "1", "32768")),
+      { RUN }, 2, AT("w.csv", 3) "time: job b is submitted at 5.000000 s, before the previous job" },
+    { "pollux_replicas_zero", POLLUX(XHDR XJ("a", "0", "cifar10", "0", "128")),
+      { RUN }, 2, AT("w.csv", 2) "num_replicas: '0' is not a GPU count >= 1" },
+    { "pollux_replicas_fraction", POLLUX(XHDR XJ("a", "0", "cifar10", "1.5", "128")),
+      { RUN }, 2, AT("w.csv", 2) "num_replicas: '1.5' is not a GPU count" },
+    { "pollux_replicas_overflow", POLLUX(XHDR XJ("a", "0", "cifar10", BIG, "128")),
+      { RUN }, 2, AT("w.csv", 2) "num_replicas: '" BIG "' is not a GPU count" },
+    { "pollux_replicas_over_cluster", POLLUX(XHDR XJ("a", "0", "cifar10", "65", "128")),
+      { RUN }, 2, AT("w.csv", 2) "num_replicas: job a asks for 65 GPUs; cluster 'pollux-t4-64' "
+                                 "has 64" },
+    { "pollux_batch_zero", POLLUX(XHDR XJ("a", "0", "cifar10", "1", "0")),
+      { RUN }, 2, AT("w.csv", 2) "batch_size: '0' is not a batch size >= 1" },
+    { "pollux_batch_outside_validated", POLLUX(XHDR XJ("a", "0", "cifar10", "1", "64")),
+      { RUN }, 2, AT("w.csv", 2) "batch_size: 64 is outside cifar10's validated batch sizes 128 "
+                                 "to 4096" },
+    { "pollux_application_empty", POLLUX(XHDR XJ("a", "0", "", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "application: empty: name the job's application" },
+    { "pollux_application_unknown", POLLUX(XHDR XJ("a", "0", "cifar100", "1", "128")),
+      { RUN }, 2, AT("w.csv", 2) "application: unknown application 'cifar100' (did you mean "
+                                 "'cifar10'?)" },
+    { "pollux_validate_rejects_what_run_rejects", POLLUX(XHDR XJ("a", "0", "bertt", "1", "128")),
+      { "validate", "%d/e.json" }, 2, AT("w.csv", 2) "application: unknown application 'bertt' "
+                                                     "(did you mean 'bert'?)" },
+    { "pollux_cluster_several_types", POLLUX_E(XEXPF("\"mixed_small\"", XP_, "")),
+      { RUN }, 2, "cluster: Pollux-compatible mode simulates one GPU type, as Pollux's simulator "
+                  "does; cluster 'mixed-small' has 3" },
+    { "pollux_cluster_node_of_ten", POLLUX_E(XEXPF("{ \"network\": \"ethernet-25g\", \"groups\": "
+                                                   "[{ \"count\": 1, \"gpu\": \"T4\", "
+                                                   "\"gpus_per_node\": 10 }] }", XP_, "")),
+      { RUN }, 2, "cluster: node 0 of cluster 'cluster' has 10 GPUs: Pollux names placements by "
+                  "one digit per node" },
+    { "pollux_cluster_unprofiled_type", POLLUX_E(XEXPF("\"gavel_48\"", XP_, "")),
+      { RUN }, 2, "cluster: Pollux-compatible mode simulates one GPU type" },
+    { "pollux_cluster_no_profile", POLLUX_E(XEXPF("{ \"network\": \"ethernet-25g\", \"groups\": "
+                                                  "[{ \"count\": 2, \"gpu\": \"V100\", "
+                                                  "\"gpus_per_node\": 4 }] }", XP_, "")),
+      { RUN }, 2, "models.elastic: no elastic application has a profile on V100-16GB" },
+    { "pollux_tick_fraction", POLLUX_E(XEXP_MORE("\"sim\": { \"tick_s\": 60.5 }")),
+      { RUN }, 2, AT("e.json", 7) "sim.tick_s: Pollux's interval is a whole number of seconds, "
+                                  "not 60.5" },
+    { "pollux_tick_zero", POLLUX_E(XEXP_MORE("\"sim\": { \"tick_s\": 0 }")),
+      { RUN }, 2, AT("e.json", 7) "sim.tick_s: 0 is out of range" },
+    { "pollux_restart_negative", POLLUX_E(XEXP_MORE("\"sim\": { \"restart_s\": -1 }")),
+      { RUN }, 2, AT("e.json", 7) "sim.restart_s: -1 is out of range" },
+    { "pollux_timeline", POLLUX_E(XEXP_MORE("\"sim\": { \"timeline\": true }")),
+      { RUN }, 2, AT("e.json", 7) "sim.timeline: Pollux-compatible mode writes no timeline" },
+    { "pollux_profiles_missing", POLLUX_E(XEXP_MORE("\"models\": { \"elastic\": \"nope.json\" }")),
+      { RUN }, 2, AT("e.json", 7) "models.elastic: file 'nope.json' not found" },
+    { "pollux_profiles_key_typo", POLLUX_E(XEXP_MORE("\"models\": { \"elastik\": \"a.json\" }")),
+      { RUN }, 2, AT("e.json", 7) "models.elastik: unknown field (did you mean 'elastic'?)" },
+    { "pollux_profiles_unknown_gpu",
+      { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
+        { "a.json", "{\n \"gpu\": \"T5\",\n \"applications\": [{ \"name\": \"toy\" }]\n}\n" } },
+      { RUN }, 2, AT("a.json", 2) "gpu: unknown GPU type 'T5'" },
+    { "pollux_profiles_no_folder",
+      { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
+        { "a.json", "{\n \"gpu\": \"T4\",\n \"applications\": [{ \"name\": \"toyx\" }]\n}\n" } },
+      { RUN }, 2, "toyx/placements.csv: cannot open" },
+    { "pollux_profiles_coplanar",
+      { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
+        { "a.json", "{\n \"gpu\": \"T4\",\n \"applications\": [{ \"name\": \"toy\", "
+                    "\"max_epochs\": 2 }]\n}\n" } },
+      { RUN }, 2, "toy/placements.csv and %d/toy/scalability.csv: the 5 points lie on one plane: "
+                  "no 3-D triangulation", .setup = toy_coplanar },
+    { "pollux_native_policy", POLLUX_E(XEXPF(XCL_, "[\"fifo\"]", "")),
+      { RUN }, 2, AT("e.json", 6) "policies[0]: policy 'fifo' has no elastic allocation rule, "
+                                  "which Pollux-compatible mode (\"mode\": \"pollux\") needs" },
+    { "pollux_threshold_negative",
+      POLLUX_E(XEXPF(XCL_, "[{ \"name\": \"pollux_tiresias\", \"threshold_gpu_s\": -1 }]", "")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].threshold_gpu_s: -1 is out of range" },
+    { "pollux_optimus_pack_zero", POLLUX_E(XEXPF(XCL_, "[{ \"name\": \"optimus\", \"pack\": 0 }]", "")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].pack: 0 is out of range [1, 9]" },
+    { "pollux_hetsim_workload",
+      EXP("{\n \"name\": \"x\",\n \"mode\": \"pollux\",\n \"cluster\": " XCL_ ",\n "
+          "\"workload\": " W_ ",\n \"policies\": " XP_ "\n}\n"),
+      { RUN }, 2, AT("ok.csv", 2) "job_type: job 0 is not an elastic application's: "
+                                  "Pollux-compatible mode reads the \"pollux\" workload format" },
+    { "native_elastic_policy", EXP(E_POL("[\"optimus\"]")),
+      { RUN }, 2, AT("e.json", 6) "policies[0]: policy 'optimus' is an elastic policy of "
+                                  "Pollux's interface: it runs only in Pollux-compatible mode" },
+    { "native_pollux_workload", { { "e.json", E_WL(WL_X) }, { "w.csv", XOK } },
+      { RUN }, 2, AT("w.csv", 2) "application: job a is an elastic application's (cifar10): it "
+                                 "runs in Pollux-compatible mode" },
 };
 #pragma GCC diagnostic pop
 

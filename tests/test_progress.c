@@ -171,17 +171,18 @@ Test(progress, a_run_on_a_terminal_shows_one_line, .timeout = 120)
 {
     char db[512];
     snprintf(db, sizeof db, "%s/tty_run.db", th_tmpdir());
+    /* long enough for several redraws (four a second) on a fast machine */
     const char *const args[] = { "run", "mixed_synthetic", "--policy", "fifo", "--db", db,
-                                 "--set", "workload.jobs=60000", NULL };
+                                 "--set", "workload.jobs=600000", NULL };
     struct tty_out o = on_tty(args, NULL, 0);
     cr_assert_eq(o.status, 0, "%s", o.text);
     /* redrawn in place (carriage returns), with every part, then cleared before the rest */
     cr_assert_geq(count(o.text, "\rfifo  sim "), 2, "%s", o.text);
-    cr_assert(strstr(o.text, "jobs ") != NULL && strstr(o.text, "/60000 (") != NULL, "%s",
+    cr_assert(strstr(o.text, "jobs ") != NULL && strstr(o.text, "/600000 (") != NULL, "%s",
               o.text);
     cr_assert(strstr(o.text, " events/s  ") != NULL, "%s", o.text);
     cr_assert(strstr(o.text, " elapsed  ETA ") != NULL, "%s", o.text);
-    cr_assert(strstr(o.text, "\r\033[Krun 1: mixed_synthetic, fifo: 60000 jobs done") != NULL,
+    cr_assert(strstr(o.text, "\r\033[Krun 1: mixed_synthetic, fifo: 600000 jobs done") != NULL,
               "the line is cleared before the run's own line: %s", o.text);
     free(o.text);
     /* not a terminal: not a trace of it */

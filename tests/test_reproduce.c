@@ -1,7 +1,7 @@
 /*
  * test_reproduce: the scripts in scripts/reproduce run end to end, in their QUICK mode (every
- * run cut to its first 60 jobs, or for FGD's placement runs every tenth node, so a paper's
- * whole sweep takes seconds): the sweep, the
+ * run cut to its first 60 jobs, or for FGD's placement runs every tenth node, or Derm's day
+ * to an hour, so a paper's whole sweep takes seconds): the sweep, the
  * figures, the reports, and the claims table with a mean and interval at every load, each
  * inside its stored band; and a figure outside its band (or without one) fails the script.
  */
@@ -98,6 +98,19 @@ Test(reproduce, oef_script_runs_end_to_end, .timeout = 300)
               text);
 }
 
+Test(reproduce, derm_script_runs_end_to_end, .timeout = 300)
+{
+    static const char *const figs[] = {
+        "derm_load_containers_mean_vs_workload.rate_per_s.png",
+        "derm_load_sla_violation_prob_vs_workload.rate_per_s.png",
+        "derm_load_e2e_p95_vs_workload.rate_per_s.png", NULL };
+    /* five ratios and four policies' own violation probabilities, at three loads */
+    char *text = reproduce("derm", figs, 9, 3);
+    cr_assert(strstr(text, "containers vs static worst case (paper: 0.316)") != NULL, "%s", text);
+    cr_assert(strstr(text, "Why Derm's intervals break the SLA") != NULL &&
+              strstr(text, "intervals have a P95 over the SLA") != NULL, "%s", text);
+}
+
 Test(reproduce, fgd_script_runs_end_to_end, .timeout = 300)
 {
     /* FGD's experiment on the openb lists of ../shared, in QUICK mode on every tenth node */
@@ -110,6 +123,17 @@ Test(reproduce, fgd_script_runs_end_to_end, .timeout = 300)
     cr_assert(strstr(text, "fgd milli-GPU allocated (FGD: 0.952, 0.954)") != NULL, "%s", text);
     cr_assert(strstr(text, "milli-GPU vs best fit (FGD: 1.026, 1.025)") != NULL, "%s", text);
     cr_assert(strstr(text, "sim.load") != NULL, "%s", text);
+}
+
+Test(reproduce, hetis_script_runs_end_to_end, .timeout = 300)
+{
+    static const char *const figs[] = {
+        "hetis_load_quick_tokens_per_s_vs_workload.rate_per_s.png",
+        "hetis_load_quick_e2e_mean_vs_workload.rate_per_s.png",
+        "hetis_load_quick_ttft_p95_vs_workload.rate_per_s.png", NULL };
+    char *text = reproduce("hetis", figs, 9, 5);
+    cr_assert(strstr(text, "throughput vs Splitwise (paper: up to 2.25)") != NULL, "%s", text);
+    cr_assert(strstr(text, "Llama-2-13B") == NULL, "the quick run is the headline only");
 }
 
 Test(reproduce, a_figure_outside_its_band_fails, .timeout = 300)

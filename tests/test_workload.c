@@ -1505,7 +1505,8 @@ Test(workload, config_errors)
           "exp.json:2: workload.job_types: needs at least one job type" },
         { "{\n \"format\": \"synthetc\"}",
           "exp.json:2: workload.format: 'synthetc' is not one of: hetsim, gavel, philly, "
-          "synthetic, openb (did you mean 'synthetic'?)" },
+          "pollux, synthetic, openb, azure_llm, requests, llm_synthetic, micro_poisson, "
+          "micro_trace (did you mean 'synthetic'?)" },
         { "{\"trace\": \"x.csv\"}", "exp.json:1: workload.format: required field is missing" },
         { "{\"format\": \"hetsim\"}", "exp.json:1: workload.trace: required field is missing" },
         { "{\"format\": \"hetsim\",\n \"trace\": \"no_such_trace.csv\"}",

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/base/err.h"
+#include "../sim/base/path.h"
 #include "../sim/base/rng.h"
 #include "../sim/base/tio.h"
 #include "../sim/train/train.h"
@@ -245,12 +247,17 @@ static int pst_open(struct reader *rd, struct reader_common *c, const struct job
                                                 : "empty file: expected a header line");
         goto fail;
     }
-    if (dropped_big)
-        fprintf(stderr, "hetsim: %s: left out %ld jobs of more than %lld GPUs (workload option "
-                "max_workers)\n", c->path, dropped_big, (long long)max_workers);
-    if (dropped_short)
-        fprintf(stderr, "hetsim: %s: left out %ld jobs shorter than %g s (workload option "
-                "min_duration_s)\n", c->path, dropped_short, min_dur);
+    char note[2 * PATH_MAX_LEN];
+    if (dropped_big) {
+        snprintf(note, sizeof note, "hetsim: %s: left out %ld jobs of more than %lld GPUs "
+                 "(workload option max_workers)\n", c->path, dropped_big, (long long)max_workers);
+        err_note_once(note);
+    }
+    if (dropped_short) {
+        snprintf(note, sizeof note, "hetsim: %s: left out %ld jobs shorter than %g s "
+                 "(workload option min_duration_s)\n", c->path, dropped_short, min_dur);
+        err_note_once(note);
+    }
     qsort(s->rows, s->n, sizeof *s->rows, by_time);
     /* renumber VCs by first appearance in time order, so users do not depend on file order */
     int remap[64];

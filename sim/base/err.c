@@ -66,3 +66,21 @@ void err_prefix(struct errbuf *err, const char *fmt, ...)
     if (n >= 0 && (size_t)n < sizeof err->msg)
         snprintf(err->msg + n, sizeof err->msg - (size_t)n, "%s", old);
 }
+
+void err_note_once(const char *text)
+{
+    enum { KEPT = 16 };
+    static unsigned long long seen[KEPT];
+    static int nseen, next;
+    unsigned long long h = 14695981039346656037ULL;     /* FNV-1a of the text */
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i] == h)
+            return;
+    seen[next] = h;
+    next = (next + 1) % KEPT;
+    if (nseen < KEPT)
+        nseen++;
+    fputs(text, stderr);
+}

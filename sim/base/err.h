@@ -39,4 +39,9 @@ int err_run(struct errbuf *err, const char *fmt, ...) __attribute__((format(prin
 /* Prefix an existing message with context ("running policy fifo: ...").  Keeps the code. */
 void err_prefix(struct errbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A note for the user on stderr (text ends in a newline), printed once per process: a
+ * reader opened again for every run of an experiment says what it left out only the first
+ * time.  Keeps the last 16 distinct notes; not for use from several threads. */
+void err_note_once(const char *text);
+
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../models/llm.h"
 #include "../../results/export.h"
 #include "../../results/html.h"
 #include "../../results/plot.h"
@@ -250,9 +251,17 @@ static int cmd_validate(int argc, char **argv)
     }
     char why[256];
     int seeded = run_seed_matters(e, &ss.env, why, sizeof why);
-    printf("%s: ok: experiment '%s', %lld jobs, cluster '%s' with %d GPUs, %d polic%s; the seed "
-           "%s\n", e->path, e->name, (long long)njobs, cluster_name(ss.env.cl),
-           cluster_ngpus(ss.env.cl), e->npolicies, e->npolicies == 1 ? "y" : "ies",
+    char size[64];
+    int cpu_nodes = 0;
+    for (int i = 0; i < cluster_ncpu_groups(ss.env.cl); i++)
+        cpu_nodes += cluster_cpu_group(ss.env.cl, i)->count;
+    if (cluster_ngpus(ss.env.cl) == 0 && cpu_nodes > 0)
+        snprintf(size, sizeof size, "%d CPU nodes", cpu_nodes);
+    else
+        snprintf(size, sizeof size, "%d GPUs", cluster_ngpus(ss.env.cl));
+    printf("%s: ok: experiment '%s', %lld %s, cluster '%s' with %s, %d polic%s; the seed "
+           "%s\n", e->path, e->name, (long long)njobs, e->world->entity,
+           cluster_name(ss.env.cl), size, e->npolicies, e->npolicies == 1 ? "y" : "ies",
            seeded ? "changes the runs" : "changes nothing");
 out:
     session_close(&ss);
@@ -873,10 +882,18 @@ static int cluster_summary(const catalog *cat, const char *path, char **out, str
         counts[t] += nd->ngpus;
     }
     char text[1024];
-    size_t m = (size_t)snprintf(text, sizeof text, "%d GPUs:", cluster_ngpus(cl));
+    size_t m = 0;
+    if (nt > 0 || cluster_ncpu_groups(cl) == 0)
+        m = (size_t)snprintf(text, sizeof text, "%d GPUs:", cluster_ngpus(cl));
     for (int t = 0; t < nt && m < sizeof text; t++)
         m += (size_t)snprintf(text + m, sizeof text - m, "%s %d %s", t ? "," : "", counts[t],
                               catalog_gpu(cat, types[t])->name);
+    /* CPU node groups (the microservice world's): "10 CPU nodes of 52 cores, 128 GB" */
+    for (int i = 0; i < cluster_ncpu_groups(cl) && m < sizeof text; i++) {
+        const struct cluster_cpu_group *g = cluster_cpu_group(cl, i);
+        m += (size_t)snprintf(text + m, sizeof text - m, "%s%d CPU nodes of %g cores, %g GB",
+                              m ? "; " : "", g->count, g->cpus, g->memory_gb);
+    }
     cluster_destroy(cl);
     if ((*out = strdup(text)) == NULL)
         return err_run(err, "out of memory");
@@ -943,9 +960,13 @@ static int list_policies(const char *what)
 static int list_formats(const char *what)
 {
     (void)what;
+    int width = 10;     /* the name column: as wide as the longest name */
     for (int i = 0; workload_registry[i] != NULL; i++)
-        printf("%-10s %-10s %s\n", workload_registry[i]->name, workload_registry[i]->domain,
-               workload_registry[i]->summary);
+        if ((int)strlen(workload_registry[i]->name) > width)
+            width = (int)strlen(workload_registry[i]->name);
+    for (int i = 0; workload_registry[i] != NULL; i++)
+        printf("%-*s %-10s %s\n", width, workload_registry[i]->name,
+               workload_registry[i]->domain, workload_registry[i]->summary);
     return 0;
 }
 
@@ -1030,7 +1051,28 @@ static int list_models(const catalog *cat, struct errbuf *err)
     return rc;
 }
 
-/* The GPU catalog, its links, or the job types with their throughput sources. */
+/* The LLM architectures of the serving world (models/data/llms.json). */
+static int list_llms(const catalog *cat, struct errbuf *err)
+{
+    char ap[PATH_MAX_LEN], fp[PATH_MAX_LEN];
+    path_resolve(ap, sizeof ap, NULL, llm_default_models);
+    path_resolve(fp, sizeof fp, NULL, llm_default_fit);
+    llm_catalog *lc;
+    if (llm_load(&lc, cat, ap, fp, err) < 0)
+        return -1;
+    printf("%-14s %6s %6s %5s %8s %12s %7s %8s %8s %10s\n", "llm", "layers", "hidden", "heads",
+           "kv_heads", "intermediate", "vocab", "context", "params_B", "weights_GB");
+    for (int i = 0; i < llm_narch(lc); i++) {
+        const struct llm_arch *a = llm_arch_at(lc, i);
+        printf("%-14s %6d %6d %5d %8d %12d %7d %8d %8.3f %10.1f\n", a->name, a->layers,
+               a->hidden, a->heads, a->kv_heads, a->intermediate, a->vocab, a->max_context,
+               a->params_b, llm_weight_bytes(a, a->layers, 1, 1, 1) / 1e9);
+    }
+    llm_destroy(lc);
+    return 0;
+}
+
+/* The GPU catalog, its links, the job types with their throughput sources, or the LLMs. */
 static int list_catalog(const char *what)
 {
     struct errbuf err;
@@ -1040,6 +1082,7 @@ static int list_catalog(const char *what)
         return fail(&err);
     int rc = strcmp(what, "gpus") == 0    ? list_gpus(cat)
              : strcmp(what, "links") == 0 ? list_links(cat)
+             : strcmp(what, "llms") == 0  ? list_llms(cat, &err)
                                           : list_models(cat, &err);
     catalog_destroy(cat);
     return rc == 0 ? 0 : fail(&err);
@@ -1052,20 +1095,22 @@ static const struct listing {
 } listings[] = {
     { "domains", list_domains },
     { "policies", list_policies },   { "gpus", list_catalog },      { "links", list_catalog },
-    { "models", list_catalog },      { "formats", list_formats },   { "experiments", list_shipped },
+    { "models", list_catalog },      { "llms", list_catalog },
+    { "formats", list_formats },     { "experiments", list_shipped },
     { "sweeps", list_shipped },      { "clusters", list_shipped },  { "traces", list_shipped },
     { NULL, NULL },
 };
 
 static const char list_help[] =
-    "usage: hetsim list domains|policies|gpus|links|models|formats|experiments|sweeps|clusters|\n"
-    "                   traces\n"
+    "usage: hetsim list domains|policies|gpus|links|models|llms|formats|experiments|sweeps|\n"
+    "                   clusters|traces\n"
     "List what hetsim knows, one line each:\n"
     "  domains      each domain (world) with its policies and workload formats\n"
     "  policies     name, domain and summary of every scheduling policy\n"
     "  gpus         the GPU catalog: memory, FLOP/s, bandwidth, price, links and aliases\n"
     "  links        the links of the catalog: scope, bandwidth, latency\n"
     "  models       job types: batch, scaling, parameters, GPUs their throughput is measured on\n"
+    "  llms         LLM architectures of the serving world: shape, parameters, fp16 weights\n"
     "  formats      workload formats: name, domain and summary\n"
     "  experiments  shipped experiments, with the first sentence of their description\n"
     "  sweeps       shipped sweeps, with the first sentence of their description\n"
@@ -1159,12 +1204,15 @@ static const struct cmd commands[] = {
       "draw figures with gnuplot" },
     { "trace", cmd_trace, "[--db FILE] [--run N] [--out FILE]",
       "write a run's timeline as a Perfetto / Chrome trace" },
-    { "list", cmd_list, "policies|gpus|links|models|formats|experiments|sweeps|clusters|traces",
+    { "list", cmd_list, "policies|gpus|links|models|llms|formats|experiments|sweeps|clusters|"
+      "traces",
       "list what hetsim knows" },
     { "validate", cmd_validate, "EXPERIMENT [--policy NAME] [--seed N] [--set KEY=VAL ...]",
       "check an experiment without running it" },
     { "workload", cmd_workload, "EXPERIMENT [--seed N] [--set KEY=VAL ...] [--out FILE]",
       "write an experiment's jobs as a CSV trace" },
+    { "model", cmd_model, "llm --model M --gpu G --tp N [--pp N] --batch B --prompt P "
+      "[--context C] | fit ...", "the LLM latency model: what-ifs and its fit" },
     { "convert", cmd_convert, "gavel-throughputs IN.json OUT.csv", "convert throughput tables" },
     { "version", cmd_version, "", "print the version" },
     { "help", cmd_help, "", "this list" },

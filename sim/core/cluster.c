@@ -2,7 +2,9 @@
  * cluster: reads node groups and lays out nodes and GPUs.
  * Input checks beyond types and ranges: a group's intra-node link must be one its GPU type can
  * have (catalog_gpu_intra_ok: no T4 on NVLink, no K80 on NVSwitch, no PCIe 3 GPU at PCIe 4
- * speed), and no two groups may be given the same name.
+ * speed), and no two groups may be given the same name.  A group without "gpu" is a CPU node
+ * group ("cpus", "memory_gb"): it takes none of the GPU fields, needs no network, and is not
+ * laid out into GPU nodes (cluster_cpu_group lists it).
  * Invariants: nodes[k].first + nodes[k].ngpus == nodes[k+1].first; gpu_node is the inverse.
  * Placement queries are O(n) in the GPUs named (a bitmap-free scan with a small node list).
  */
@@ -18,7 +20,7 @@ enum { GROUP_NAME_MAX = 64 };
 struct group {
     char name[GROUP_NAME_MAX];
     int  named;         /* the name was given (else it is the GPU type's) */
-    int  gpu, count, per_node, intra, net;
+    int  gpu, count, per_node, intra, net;      /* gpu < 0: a CPU group */
 };
 
 struct cluster {
@@ -34,6 +36,8 @@ struct cluster {
     int                  ntypes;
     int                  type_count[CLUSTER_MAX_TYPES];
     int                  max_per_node;
+    struct cluster_cpu_group *cpu;
+    int                  ncpu;
 };
 
 const char *cluster_name(const cluster *c) { return c->name; }
@@ -44,6 +48,9 @@ int cluster_max_gpus_per_node(const cluster *c) { return c->max_per_node; }
 const struct cluster_node *cluster_node(const cluster *c, int node) { return &c->nodes[node]; }
 int cluster_gpu_node(const cluster *c, int gpu_id) { return c->gpu_node[gpu_id]; }
 int cluster_gpu_type(const cluster *c, int gpu_id) { return c->nodes[c->gpu_node[gpu_id]].gpu; }
+
+int cluster_ncpu_groups(const cluster *c) { return c->ncpu; }
+const struct cluster_cpu_group *cluster_cpu_group(const cluster *c, int i) { return &c->cpu[i]; }
 
 int cluster_types(const cluster *c, const int **types)
 {
@@ -69,7 +76,7 @@ int cluster_type_max_per_node(const cluster *c, int gpu)
 {
     int m = 0;
     for (int g = 0; g < c->ngroups; g++)
-        if (c->groups[g].gpu == gpu && c->groups[g].per_node > m)
+        if (gpu >= 0 && c->groups[g].gpu == gpu && c->groups[g].per_node > m)
             m = c->groups[g].per_node;
     return m;
 }
@@ -110,12 +117,47 @@ static int group_name(cluster *c, int i, const struct jobj *g, const char *gpath
     return 0;
 }
 
+/* Group i, which names no "gpu": a CPU node group.  The GPU fields have no meaning there. */
+static int cpu_group(cluster *c, int i, const struct jobj *g, const char *gpath,
+                     struct errbuf *err)
+{
+    static const char *const gpu_only[] = { "gpus_per_node", "intra", NULL };
+    struct group *gr = &c->groups[i];
+    struct cluster_cpu_group *cg = &c->cpu[c->ncpu];
+    int64_t count = 0;
+    for (int k = 0; gpu_only[k] != NULL; k++) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(g->node, gpu_only[k]);
+        if (n != NULL) {
+            char p[256];
+            snprintf(p, sizeof p, "%s.%s", g->path, gpu_only[k]);
+            return jsonf_error(g->doc, n, p, err, "a CPU node group (no \"gpu\") has no %s",
+                               gpu_only[k]);
+        }
+    }
+    if (jobj_int(g, "count", JREQ, 1, 1000000, &count, err) < 0 ||
+        jobj_num(g, "cpus", JREQ, 1e-3, 1e6, &cg->cpus, err) < 0 ||
+        jobj_num(g, "memory_gb", JREQ, 1e-3, 1e9, &cg->memory_gb, err) < 0)
+        return -1;
+    gr->gpu = -1;
+    gr->count = (int)count;
+    cg->count = (int)count;
+    snprintf(cg->name, sizeof cg->name, "%s", gr->named ? gr->name : "cpu");
+    if (!gr->named)
+        snprintf(gr->name, sizeof gr->name, "cpu");
+    const char *file;
+    jsonf_where(g->doc, g->node, &file, &cg->line);
+    snprintf(cg->file, sizeof cg->file, "%s", file);
+    snprintf(cg->field, sizeof cg->field, "%s[%d]", gpath, i);
+    c->ncpu++;
+    return 0;
+}
+
 int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
                       struct errbuf *err)
 {
     static const char *const top_keys[] = { "name", "network", "groups", "note", "source", NULL };
     static const char *const gkeys[] = { "name", "count", "gpu", "gpus_per_node", "intra",
-                                         "network", "note", NULL };
+                                         "network", "note", "cpus", "memory_gb", NULL };
     *out = NULL;
     cluster *c = calloc(1, sizeof *c);
     if (c == NULL)
@@ -146,7 +188,8 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
         goto fail;
     }
     c->groups = calloc((size_t)c->ngroups, sizeof *c->groups);
-    if (c->groups == NULL)
+    c->cpu = calloc((size_t)c->ngroups, sizeof *c->cpu);
+    if (c->groups == NULL || c->cpu == NULL)
         goto oom;
     long total_nodes = 0, total_gpus = 0;
     int i = 0;
@@ -156,13 +199,32 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
         const char *gname = NULL, *gpu = NULL;
         int64_t count = 0, per = 0;
         if (jobj_elem(&g, o, "groups", e, i, err) < 0 || jobj_known(&g, gkeys, err) < 0 ||
-            jobj_str(&g, "gpu", JREQ, &gpu, err) < 0 ||
-            jobj_int(&g, "count", JREQ, 1, 1000000, &count, err) < 0 ||
-            jobj_int(&g, "gpus_per_node", JREQ, 1, 64, &per, err) < 0 ||
+            jobj_str(&g, "gpu", JOPT, &gpu, err) < 0 ||
             jobj_str(&g, "name", JOPT, &gname, err) < 0 ||
             jobj_str(&g, "note", JOPT, &text, err) < 0)
             goto fail;
         if (gname != NULL && group_name(c, i, &g, gpath, gname, err) < 0)
+            goto fail;
+        if (gpu == NULL && (cJSON_GetObjectItemCaseSensitive(e, "cpus") != NULL ||
+                            cJSON_GetObjectItemCaseSensitive(e, "memory_gb") != NULL)) {
+            if (cpu_group(c, i, &g, gpath, err) < 0)
+                goto fail;
+            continue;
+        }
+        static const char *const cpu_only[] = { "cpus", "memory_gb", NULL };
+        for (int k = 0; gpu != NULL && cpu_only[k] != NULL; k++) {
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, cpu_only[k]);
+            if (n != NULL) {
+                char p[256];
+                snprintf(p, sizeof p, "%s.%s", g.path, cpu_only[k]);
+                jsonf_error(o->doc, n, p, err, "a GPU node group has no %s (a CPU node group "
+                            "gives cpus and memory_gb and no gpu)", cpu_only[k]);
+                goto fail;
+            }
+        }
+        if (jobj_str(&g, "gpu", JREQ, &gpu, err) < 0 ||
+            jobj_int(&g, "count", JREQ, 1, 1000000, &count, err) < 0 ||
+            jobj_int(&g, "gpus_per_node", JREQ, 1, 64, &per, err) < 0)
             goto fail;
         gr->gpu = catalog_gpu_find(cat, gpu);
         if (gr->gpu < 0) {
@@ -208,13 +270,16 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
     }
     c->nnodes = (int)total_nodes;
     c->ngpus = (int)total_gpus;
-    c->nodes = calloc((size_t)c->nnodes, sizeof *c->nodes);
-    c->gpu_node = calloc((size_t)c->ngpus, sizeof *c->gpu_node);
+    /* a CPU-only cluster has no GPU nodes: keep one slot so that the arrays are never NULL */
+    c->nodes = calloc((size_t)c->nnodes + 1, sizeof *c->nodes);
+    c->gpu_node = calloc((size_t)c->ngpus + 1, sizeof *c->gpu_node);
     if (c->nodes == NULL || c->gpu_node == NULL)
         goto oom;
     int node = 0, gid = 0;
     for (int gi = 0; gi < c->ngroups; gi++) {
         struct group *gr = &c->groups[gi];
+        if (gr->gpu < 0)
+            continue;
         for (int k = 0; k < gr->count; k++, node++) {
             c->nodes[node] = (struct cluster_node){ gi, gr->gpu, gid, gr->per_node, gr->intra,
                                                     gr->net };
@@ -226,7 +291,7 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
     for (int t = 0; t < catalog_ngpus(cat); t++) {
         int cnt = 0;
         for (int gi = 0; gi < c->ngroups; gi++)
-            if (c->groups[gi].gpu == t)
+            if (c->groups[gi].gpu == t && t >= 0)
                 cnt += c->groups[gi].count * c->groups[gi].per_node;
         if (cnt == 0)
             continue;
@@ -266,6 +331,7 @@ void cluster_destroy(cluster *c)
     if (c == NULL)
         return;
     free(c->groups);
+    free(c->cpu);
     free(c->nodes);
     free(c->gpu_node);
     free(c);
@@ -319,7 +385,7 @@ void cluster_best_placement(const cluster *c, int gpu, int n, struct placement *
     int best_nodes = 0;
     for (int gi = 0; gi < c->ngroups; gi++) {
         const struct group *g = &c->groups[gi];
-        if (g->gpu != gpu)
+        if (g->gpu != gpu || gpu < 0)
             continue;
         int nodes = (n + g->per_node - 1) / g->per_node;
         if (nodes > g->count)

@@ -1,6 +1,9 @@
 /*
  * cluster: the simulated machines — node groups of one GPU type each, with an intra-node link
- * (NVLink, NVSwitch, PCIe) and an inter-node network (Ethernet, InfiniBand).
+ * (NVLink, NVSwitch, PCIe) and an inter-node network (Ethernet, InfiniBand); and CPU node
+ * groups ("cpus" and "memory_gb", no "gpu") for worlds that place containers, not GPUs (the
+ * microservice world).  A cluster may hold either kind or both; GPU ids and nodes count only
+ * the GPU groups, so a GPU cluster reads and lays out as it did before CPU groups existed.
  *
  * GPUs are numbered 0..ngpus-1 node by node, groups in file order, so a GPU id is stable for a
  * given cluster file.  GPU types are catalog ids; a cluster holds at most CLUSTER_MAX_TYPES
@@ -29,6 +32,17 @@ struct cluster_node {
     int net;            /* link id to other nodes */
 };
 
+/* A CPU node group: `count` nodes of `cpus` cores and `memory_gb` GB each.  file:line is where
+ * the group was given (for a world's errors about it), field its path ("groups[2]"). */
+struct cluster_cpu_group {
+    char   name[64];
+    int    count;
+    double cpus, memory_gb;
+    char   file[256];
+    long   line;
+    char   field[240];
+};
+
 /* Read the cluster object `o` (a file's root or an inline experiment field). */
 int  cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
                        struct errbuf *err);
@@ -43,6 +57,10 @@ int cluster_max_gpus_per_node(const cluster *c);
 const struct cluster_node *cluster_node(const cluster *c, int node);
 int cluster_gpu_node(const cluster *c, int gpu_id);
 int cluster_gpu_type(const cluster *c, int gpu_id);
+
+/* The CPU node groups, in file order (0 when the cluster has none). */
+int cluster_ncpu_groups(const cluster *c);
+const struct cluster_cpu_group *cluster_cpu_group(const cluster *c, int i);
 
 /* The distinct GPU types present, in catalog order; returns how many (<= CLUSTER_MAX_TYPES). */
 int cluster_types(const cluster *c, const int **types);

@@ -79,6 +79,11 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         unused(sim, "measure_jobs", "its figures are the cluster's when the pods have "
                "arrived; the pods table has each pod", err) < 0)
         return -1;
+    const cJSON *tl = sim->node ? cJSON_GetObjectItemCaseSensitive(sim->node, "timeline") : NULL;
+    if (cJSON_IsTrue(tl))
+        return jsonf_error(sim->doc, tl, "sim.timeline", err, "the placement domain writes no "
+                           "timeline (a pod, once placed, stays): the pods table has each pod's "
+                           "node, GPUs and arrival order");
     struct place_config *c = calloc(1, sizeof *c);
     if (c == NULL)
         return err_run(err, "out of memory");

@@ -5,12 +5,13 @@
 
 #include <string.h>
 
-extern const struct world_ops train_world;
-extern const struct world_ops place_world;
+extern const struct world_ops train_world, place_world, serve_world, micro_world;
 
 const struct world_ops *const world_registry[] = {
     &train_world,
     &place_world,
+    &serve_world,
+    &micro_world,
     NULL,
 };
 

@@ -404,6 +404,10 @@ int train_job_check(const cluster *cl, const tput *model, const struct job_spec 
                     struct errbuf *err)
 {
     const char *f = s->origin ? s->origin : "workload";
+    if (s->app != NULL)
+        return err_input(err, f, s->line, "application", "job %s is an elastic application's "
+                         "(%s): it runs in Pollux-compatible mode (\"mode\": \"pollux\")",
+                         s->name ? s->name : "?", s->app);
     if (s->jtype < 0 || s->jtype >= tput_ntypes(model))
         return err_input(err, f, s->line, "job_type", "job %lld has no known job type",
                          (long long)s->id);

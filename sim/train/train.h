@@ -34,6 +34,11 @@ struct job_spec {
     long        line;           /* its line there, 0 if none */
     const char *field;          /* where its worker count came from, for error messages
                                    (NULL: the trace's "workers" column) */
+    /* an elastic application's job (the pollux format): its application and name, NULL
+     * otherwise; they live until the source's next call.  `workers` is then the GPUs it asks
+     * for and `batch` its global batch size. */
+    const char *app;
+    const char *name;
 };
 
 /* Jobs come from a struct entity_source (sim/core/entity.h) whose `out` is a job_spec. */
@@ -48,6 +53,8 @@ struct train_record {
     double        rho;          /* finish-time fairness (finish - arrival) / t_iso; -1 unfinished */
     const double *gpu_s;        /* GPU-seconds by cluster type slot (cluster_types order) */
     double        best_rate;    /* its throughput on its fastest type (normalizes throughput) */
+    const char   *type_name;    /* its job_type column; NULL: the model's name of its jtype
+                                   (an elastic job names its application) */
 };
 
 /* One interval of a job's timeline (sim/core/timeline.h): [from, to) on its `ngpu` GPUs (none

@@ -148,6 +148,8 @@ double train_view_restore_for(const tput *m, int jtype, double delay_s, double f
 /* ---- the decider: what the world calls, a policy behind the dispatch layer ---- */
 
 struct alloc_problem;
+struct elastic_view;
+struct elastic_alloc;
 
 struct train_decider {
     void    *ctx;
@@ -160,6 +162,11 @@ struct train_decider {
     int    (*allocate)(void *ctx, const struct alloc_problem *p, double *x, struct errbuf *err);
     int      agnostic;          /* heterogeneity-agnostic: Gavel shuffles its type order */
     int      fifo;              /* Gavel never picks a job whose priority is 0 */
+    /* an elastic allocation rule (sim/train/elastic_view.h: per-node GPU lists of elastic
+     * jobs), which Pollux-compatible mode needs; NULL for policies without one.  decide is
+     * NULL for policies that have only this rule. */
+    int    (*elastic)(void *ctx, const struct elastic_view *v, struct elastic_alloc *out,
+                      struct errbuf *err);
 };
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * world: the training world behind the world interface (sim/core/world.h) — its fields of
- * the experiment, which policies it can run, the check of every job, and one run in either
- * of its two mechanisms: native (train.c: event-driven, placement-aware, restores cost their
- * checkpoint delay) or Gavel-compatible (gavel.c: Gavel's round mechanism, "mode": "gavel").
+ * the experiment, which policies it can run, the check of every job, and one run in one of
+ * its three mechanisms: native (train.c: event-driven, placement-aware, restores cost their
+ * checkpoint delay), Gavel-compatible (gavel.c: Gavel's round mechanism, "mode": "gavel") or
+ * Pollux-compatible (pollux.c: Pollux's 60 s ticks over elastic applications' measured
+ * profiles, "mode": "pollux", whose applications come from models.elastic).
  *
  * Its rows: one `jobs` row per job that arrived and one `job_gpu_seconds` row per (job, GPU
  * type it used), written as each job leaves; its time series through the samples; its
@@ -14,23 +16,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../models/elastic.h"
+#include "../base/path.h"
 #include "../core/timeline.h"
 #include "../core/world.h"
 #include "gavel.h"
+#include "pollux.h"
 #include "summary.h"
 #include "train.h"
 
-enum mode { MODE_NATIVE, MODE_GAVEL };
+enum mode { MODE_NATIVE, MODE_GAVEL, MODE_POLLUX };
 
 struct config {
     int                 mode;           /* enum mode */
     struct train_config train;          /* the native world's settings (restores, rounds) */
     double              min_realloc_s;  /* Gavel mode: minimum time between recomputes */
+    double              tick_s;         /* Pollux mode: the fixed interval, 60 s */
+    double              restart_s;      /* Pollux mode: the penalty of every reallocation */
+    char                elastic_path[PATH_MAX_LEN];     /* models.elastic (applications.json) */
 };
 
 static const char *const top_keys[] = { "mode", NULL };
 static const char *const sim_keys[] = { "restore_delay_s", "restore_fixed_s", "storage_gbs",
-                                        "round_samples", "min_realloc_s", NULL };
+                                        "round_samples", "min_realloc_s", "tick_s",
+                                        "restart_s", NULL };
+static const char *const model_keys[] = { "elastic", NULL };
+static const char default_elastic[] = "models/data/pollux/applications.json";
 static const char *const report_columns[] = {
     "jobs_done", "jct_mean", "jct_p50", "jct_p99", "makespan", "ftf_mean", "ftf_max",
     "throughput_norm_window", "util_total", NULL };
@@ -62,31 +73,77 @@ static const struct display display = {
 static int read_config(void **out, const struct jobj *root, const struct jobj *sim,
                        const char *base_dir, struct errbuf *err)
 {
-    (void)base_dir;             /* the training world names no files of its own */
-    static const char *const modes[] = { "native", "gavel", NULL };
+    static const char *const modes[] = { "native", "gavel", "pollux", NULL };
     struct config *c = calloc(1, sizeof *c);
     if (c == NULL)
         return err_run(err, "out of memory");
     c->train = (struct train_config){ .restore_delay_s = -1, .restore_fixed_s = 10,
                                       .storage_gbs = 2.0, .round_samples = 1 };
     c->min_realloc_s = 1920;
+    c->tick_s = 60;
+    c->restart_s = 30;
+    struct jobj models;
+    const char *profiles_name = NULL;
+    int timeline = 0;
     if (jobj_enum(root, "mode", JOPT, modes, &c->mode, err) < 0 ||
         jobj_num(sim, "restore_delay_s", JOPT, -1, 1e7, &c->train.restore_delay_s, err) < 0 ||
         jobj_num(sim, "restore_fixed_s", JOPT, 0, 1e7, &c->train.restore_fixed_s, err) < 0 ||
         jobj_num(sim, "storage_gbs", JOPT, 0, 1e6, &c->train.storage_gbs, err) < 0 ||
         jobj_num(sim, "min_realloc_s", JOPT, 0, 1e9, &c->min_realloc_s, err) < 0 ||
-        jobj_bool(sim, "round_samples", JOPT, &c->train.round_samples, err) < 0) {
-        free(c);
-        return -1;
+        jobj_num(sim, "tick_s", JOPT, 1, 1e7, &c->tick_s, err) < 0 ||
+        jobj_num(sim, "restart_s", JOPT, 0, 1e7, &c->restart_s, err) < 0 ||
+        jobj_bool(sim, "round_samples", JOPT, &c->train.round_samples, err) < 0 ||
+        jobj_bool(sim, "timeline", JOPT, &timeline, err) < 0 ||
+        jobj_obj(&models, root, "models", JOPT, err) < 0 ||
+        (models.node != NULL && jobj_str(&models, "elastic", JOPT, &profiles_name, err) < 0))
+        goto fail;
+    if (c->mode == MODE_POLLUX && c->tick_s != floor(c->tick_s)) {
+        jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "tick_s"), "sim.tick_s",
+                    err, "Pollux's interval is a whole number of seconds, not %g", c->tick_s);
+        goto fail;
+    }
+    if (c->mode == MODE_POLLUX && timeline) {
+        jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "timeline"),
+                    "sim.timeline", err, "Pollux-compatible mode writes no timeline (its jobs "
+                    "hold per-node GPU counts, not GPUs); leave it off");
+        goto fail;
+    }
+    /* only Pollux mode needs the profiles; a path given is checked in every mode */
+    if ((c->mode == MODE_POLLUX || profiles_name != NULL) &&
+        path_resolve(c->elastic_path, sizeof c->elastic_path, profiles_name ? base_dir : NULL,
+                     profiles_name ? profiles_name : default_elastic) < 0) {
+        if (profiles_name != NULL)
+            jsonf_error(models.doc, cJSON_GetObjectItemCaseSensitive(models.node, "elastic"),
+                        "models.elastic", err, "file '%s' not found (looked next to the "
+                        "experiment, in the current directory and under %s)", profiles_name,
+                        path_data_root());
+        else
+            err_input(err, default_elastic, 0, NULL, "shipped profiles missing under %s (set "
+                      "HETSIM_DATA?)", path_data_root());
+        goto fail;
     }
     *out = c;
     return 0;
+fail:
+    free(c);
+    return -1;
 }
 
 static int check_policy(const void *config, const void *decider, char *msg, size_t cap)
 {
     const struct config *c = config;
     const struct train_decider *d = decider;
+    if (c->mode == MODE_POLLUX && d->elastic == NULL) {
+        snprintf(msg, cap, "has no elastic allocation rule, which Pollux-compatible mode "
+                 "(\"mode\": \"pollux\") needs (pollux_tiresias, optimus and the other "
+                 "policies of sched/elastic/ have one)");
+        return -1;
+    }
+    if (c->mode != MODE_POLLUX && d->decide == NULL) {
+        snprintf(msg, cap, "is an elastic policy of Pollux's interface: it runs only in "
+                 "Pollux-compatible mode (\"mode\": \"pollux\", with a \"pollux\" workload)");
+        return -1;
+    }
     if (c->mode == MODE_GAVEL && d->allocate == NULL) {
         snprintf(msg, cap, "has no allocation rule, which Gavel-compatible mode "
                  "(\"mode\": \"gavel\") needs (fifo_perf, gavel_las, gavel_las_perf, gavel_ftf "
@@ -104,6 +161,39 @@ static int uses_seed(const void *config, const void *decider)
     return c->mode == MODE_GAVEL && d != NULL && d->agnostic;
 }
 
+/* Pollux mode's jobs: each an application with a profile on the cluster's one GPU type;
+ * listed in Pollux's own format. */
+static int check_pollux(const struct world_env *env, FILE *list, int64_t *count,
+                        struct errbuf *err)
+{
+    const struct config *c = env->config;
+    elastic *apps;
+    if (elastic_load(&apps, cluster_catalog(env->cl), c->elastic_path, err) < 0)
+        return -1;
+    int gpu = pollux_cluster_gpu(env->cl, apps, err), rc = gpu < 0 ? -1 : 1;
+    struct job_spec js;
+    simtime last = 0;
+    if (list != NULL && rc > 0)
+        fprintf(list, "name,time,application,num_replicas,batch_size\n");
+    while (rc > 0 && (rc = env->source->next(env->source->ctx, &js, err)) > 0) {
+        if (js.arrival < last) {
+            rc = err_input(err, js.origin, js.line, "time", "submissions must not decrease");
+            break;
+        }
+        last = js.arrival;
+        if (pollux_job_check(env->cl, apps, gpu, &js, err) < 0) {
+            rc = -1;
+            break;
+        }
+        (*count)++;
+        if (list != NULL)
+            fprintf(list, "%s,%.17g,%s,%d,%d\n", js.name, sim_to_sec(js.arrival), js.app,
+                    js.workers, js.batch);
+    }
+    elastic_destroy(apps);
+    return rc < 0 ? -1 : 0;
+}
+
 static int check_source(const struct world_env *env, FILE *list, int64_t *count,
                         struct errbuf *err)
 {
@@ -113,6 +203,8 @@ static int check_source(const struct world_env *env, FILE *list, int64_t *count,
     int rc;
     simtime last = 0;
     *count = 0;
+    if (c->mode == MODE_POLLUX)
+        return check_pollux(env, list, count, err);
     if (list != NULL)
         fprintf(list, "id,arrival_s,job_type,workers,iterations,user,weight\n");
     while ((rc = src->next(src->ctx, &js, err)) > 0) {
@@ -143,6 +235,7 @@ struct world {
     const struct config    *cfg;
     summary                *sum;
     int64_t                 done;
+    elastic                *apps;           /* Pollux mode's applications */
 };
 
 static const char *const job_cols[] = {
@@ -168,7 +261,8 @@ static int on_job(void *ctx, const struct train_record *r, struct errbuf *err)
     if (out->row == NULL)
         return 0;
     struct row_value v[NJOB_COLS] = {
-        row_int(r->trace_id), row_int(j->user), row_text(tput_type(w->env->model, j->jtype)->name),
+        row_int(r->trace_id), row_int(j->user),
+        row_text(r->type_name ? r->type_name : tput_type(w->env->model, j->jtype)->name),
         row_int(j->workers), row_real(j->work), row_real(arrival), row_opt(first),
         row_opt(finish), row_opt(finish < 0 ? -1 : finish - arrival),
         row_opt(first < 0 ? -1 : first - arrival), row_real(r->n_avg), row_opt(r->t_iso),
@@ -225,6 +319,12 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
         free(w);
         return err_run(err, "out of memory");
     }
+    if (w->cfg->mode == MODE_POLLUX &&
+        elastic_load(&w->apps, cluster_catalog(env->cl), w->cfg->elastic_path, err) < 0) {
+        summary_destroy(w->sum);
+        free(w);
+        return -1;
+    }
     *out = w;
     return 0;
 }
@@ -235,6 +335,7 @@ static void destroy(void *world)
     if (w == NULL)
         return;
     summary_destroy(w->sum);
+    elastic_destroy(w->apps);
     free(w);
 }
 
@@ -295,6 +396,14 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
             return -1;
         tot = gt.t;
         gavel_util = gt.utilization;
+    } else if (w->cfg->mode == MODE_POLLUX) {
+        struct pollux_config pc = {
+            .tick = sim_from_sec(w->cfg->tick_s), .restart_s = w->cfg->restart_s,
+            .sample_period = env->sim->sample_period, .until = env->sim->until,
+            .max_events = env->sim->max_events, .measure = env->sim->measure,
+        };
+        if (pollux_run(env->cl, w->apps, &pc, env->source, dec, &sink, &tot, err) < 0)
+            return -1;
     } else {
         struct train_config tc = w->cfg->train;
         tc.sample_period = env->sim->sample_period;
@@ -318,10 +427,11 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
 const struct world_ops train_world = {
     .domain = "training",
     .summary = "DL training jobs on GPU clusters: rounds of allocation, preemption, "
-               "migration; native or Gavel-compatible",
+               "migration; native, Gavel- or Pollux-compatible",
     .entity = "jobs",
     .top_keys = top_keys,
     .sim_keys = sim_keys,
+    .model_keys = model_keys,
     .display = &display,
     .read = read_config,
     .free_config = free,

@@ -1,19 +1,23 @@
 /*
  * fuzz_workload: the workload readers through workload_open / workload_source — hetsim CSV, Gavel and
- * Philly traces, and the synthetic generator — with the shipped models.  The formats of other
- * domains (openb pod lists) are opened, not drained: their entities are no job_specs
- * (fuzz_openb drains them).
+ * Philly traces, Pollux/Sia workloads, and the synthetic generator — with the shipped models;
+ * and the microservice formats (micro_poisson, micro_trace), whose specs are requests.  The
+ * placement domain's format (openb pod lists) is opened, not drained: its entities are
+ * neither (fuzz_openb drains them).
  *
  * Input: WORKLOAD JSON \0 TRACE.  The JSON is the "workload" object of an experiment (its
  * "format" picks the reader); its "trace" is set (jsonf_set) to the TRACE bytes written to the
  * scratch directory, so the readers never open anything else.  At most 2,000 jobs are drained
  * and skip_jobs is lowered to 1,000, to keep an execution short (a synthetic "jobs" may be
- * 2^40).  Every job must be sane: a known job type, workers >= 1, work and weight finite > 0.
+ * 2^40).  Every job must be sane: a known job type, workers >= 1, work and weight finite > 0;
+ * every request too: a count >= 1, a span >= 0, a named graph or a pick in [0, 1), a finite
+ * peak >= 0, arrivals that do not decrease.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sim/micro/micro.h"
 #include "../../sim/train/train.h"
 #include "../../workloads/workload.h"
 #include "fuzzutil.h"
@@ -53,17 +57,45 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     workload *w = NULL;
     rc = workload_open(&w, &cfg, &env, &err);
     fz_check_err(rc, &err, "workload_open");
-    if (rc == 0 && strcmp(workload_domain(w), "training") != 0) {
+    if (rc == 0 && strcmp(workload_domain(w), "training") != 0 &&
+        strcmp(workload_domain(w), "micro") != 0) {
         workload_close(w);      /* another domain's entities: fuzz_openb drains pod lists */
     } else if (rc == 0) {
         struct entity_source *src = workload_source(w);
-        struct job_spec js;
+        int micro = strcmp(workload_domain(w), "micro") == 0;
+        union {
+            struct job_spec      js;
+            struct micro_request mr;
+        } spec;
+        simtime last = 0;
         for (int n = 0; n < DRAIN_CAP; n++) {
             err_clear(&err);
-            rc = src->next(src->ctx, &js, &err);
+            rc = src->next(src->ctx, &spec, &err);
             fz_check_err(rc, &err, "job_source next");
             if (rc <= 0)
                 break;
+            if (micro) {
+                const struct micro_request *r = &spec.mr;
+                if (r->count < 1 || r->span < 0 || r->arrival < last ||
+                    (r->graph != NULL && r->graph[0] == '\0') ||
+                    (r->graph == NULL && !(r->pick >= 0 && r->pick < 1)) ||
+                    !(r->peak_rate >= 0) || !isfinite(r->peak_rate))
+                    fz_fail("request %lld (line %ld): count %lld, span %lld, arrival %lld after "
+                            "%lld, pick %g, peak %g", (long long)r->id, r->line,
+                            (long long)r->count, (long long)r->span, (long long)r->arrival,
+                            (long long)last, r->pick, r->peak_rate);
+                last = r->arrival;
+                continue;
+            }
+            const struct job_spec js = spec.js;
+            /* an elastic application's job (the pollux format; fuzz_pollux runs them) */
+            if (js.app != NULL) {
+                if (js.name == NULL || js.name[0] == '\0' || js.app[0] == '\0' ||
+                    js.workers < 1 || js.batch < 1 || js.arrival < 0)
+                    fz_fail("elastic job %lld (line %ld): %d GPUs, batch %d", (long long)js.id,
+                            js.line, js.workers, js.batch);
+                continue;
+            }
             if (js.jtype < 0 || js.jtype >= tput_ntypes(m) || js.workers < 1 ||
                 !(js.work > 0) || !isfinite(js.work) || !(js.weight > 0) ||
                 !isfinite(js.weight) || js.user < 0)

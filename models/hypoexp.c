@@ -1,0 +1,229 @@
+/*
+ * hypoexp: survival function of a sum of exponentials (hypoexp.h).
+ *
+ * Partial fractions: P(X > x) = sum_i C_i exp(-l_i x), C_i = prod_{j != i} l_j / (l_j - l_i),
+ * with equal rates gathered into Erlang blocks (sf_blocks: repeated roots).  The rounding
+ * error is about eps * sum of the terms' magnitudes; when that bound exceeds 1e-10 (close
+ * but unequal rates) the matrix form is used instead: X is the absorption time of the
+ * chain 1 -> 2 -> ... -> m -> out with rates l_i, so P(X > x) = e_1' exp(T x) 1 with
+ * T = -diag(l) + superdiag(l_1..l_{m-1}).  exp(A), A = T x, is (exp(A / 2^s))^(2^s) with
+ * |A / 2^s| <= 1/2 and the Taylor series summed until its terms fall below 1e-18; exp(T t) is
+ * a substochastic matrix, so the squarings add and multiply nonnegative numbers only.
+ * T is upper triangular, and so are its powers: products run over j >= i only.
+ */
+#include "hypoexp.h"
+
+#include <math.h>
+#include <string.h>
+
+/* c = a b for upper triangular m x m matrices (row-major, stride HYPOEXP_MAX) */
+static void trimul(int m, const double *a, const double *b, double *c)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = i; j < m; j++) {
+            double s = 0;
+            for (int k = i; k <= j; k++)
+                s += a[i * HYPOEXP_MAX + k] * b[k * HYPOEXP_MAX + j];
+            c[i * HYPOEXP_MAX + j] = s;
+        }
+}
+
+static double sf_matrix(const double *rate, int m, double x)
+{
+    static _Thread_local double a[HYPOEXP_MAX * HYPOEXP_MAX], e[HYPOEXP_MAX * HYPOEXP_MAX],
+        term[HYPOEXP_MAX * HYPOEXP_MAX], tmp[HYPOEXP_MAX * HYPOEXP_MAX];
+    double norm = 0;
+    for (int i = 0; i < m; i++)
+        if (2 * rate[i] * x > norm)
+            norm = 2 * rate[i] * x;
+    int s = 0;
+    double scale = 1;
+    while (norm * scale > 0.5) {
+        scale *= 0.5;
+        s++;
+    }
+    for (int i = 0; i < m; i++)
+        for (int j = i; j < m; j++) {
+            double v = 0;
+            if (j == i)
+                v = -rate[i] * x * scale;
+            else if (j == i + 1)
+                v = rate[i] * x * scale;
+            a[i * HYPOEXP_MAX + j] = v;
+            e[i * HYPOEXP_MAX + j] = (i == j) + v;
+            term[i * HYPOEXP_MAX + j] = v;
+        }
+    /* Taylor: term_k = A^k / k!; |A| <= 1/2 so 30 terms are far more than enough */
+    for (int k = 2; k < 40; k++) {
+        trimul(m, term, a, tmp);
+        double big = 0;
+        for (int i = 0; i < m; i++)
+            for (int j = i; j < m; j++) {
+                double v = tmp[i * HYPOEXP_MAX + j] / k;
+                term[i * HYPOEXP_MAX + j] = v;
+                e[i * HYPOEXP_MAX + j] += v;
+                if (fabs(v) > big)
+                    big = fabs(v);
+            }
+        if (big < 1e-18)
+            break;
+    }
+    for (int q = 0; q < s; q++) {
+        trimul(m, e, e, tmp);
+        for (int i = 0; i < m; i++)
+            memcpy(&e[i * HYPOEXP_MAX + i], &tmp[i * HYPOEXP_MAX + i],
+                   (size_t)(m - i) * sizeof(double));
+    }
+    double sf = 0;
+    for (int j = 0; j < m; j++)
+        sf += e[j];
+    return sf < 0 ? 0 : sf > 1 ? 1 : sf;
+}
+
+/* Partial fractions with repeated rates: blocks of n_i stages of rate l_i (distinct), rates
+ * scaled so that the largest is 1.  f's transform is prod_i (l_i / (l_i + s))^n_i =
+ * sum_ij A_ij / (s + l_i)^j with A_ij = h_i^(n_i - j)(-l_i) / (n_i - j)!, h_i = C g_i,
+ * g_i = prod_{k != i} (l_k + s)^-n_k, C = prod l^n; the derivatives of g_i come from those
+ * of log g_i by g^(p) = sum_q binom(p-1, q) g^(q) (log g)^(p-q).  Then
+ * S(x) = sum_ij A_ij / l_i^j e^(-l_i x) sum_{r<j} (l_i x)^r / r!.  Returns 0 with *bound the
+ * sum of the terms' magnitudes (the cancellation), or -1 when it overflows. */
+static double ipow(double b, int e)
+{
+    double r = 1;
+    for (; e > 0; e >>= 1, b *= b)
+        if (e & 1)
+            r *= b;
+    return r;
+}
+
+static int sf_blocks(const double *l, const int *n, int nb, double x, double *out,
+                     double *bound)
+{
+    double sum = 0, mag = 0;
+    for (int i = 0; i < nb; i++) {
+        int ni = n[i];
+        double h[HYPOEXP_MAX + 1], L[HYPOEXP_MAX + 1];
+        double h0 = ipow(l[i], ni);
+        for (int k = 0; k < nb; k++)
+            if (k != i)
+                h0 *= ipow(l[k] / (l[k] - l[i]), n[k]);
+        h[0] = h0;
+        for (int p = 1; p < ni; p++) {
+            double v = 0, fact = 1;
+            for (int q = 1; q < p; q++)
+                fact *= q;          /* (p - 1)! */
+            for (int k = 0; k < nb; k++)
+                if (k != i)
+                    v += n[k] / ipow(l[k] - l[i], p);
+            L[p] = (p % 2 ? -1.0 : 1.0) * fact * v;
+            /* d/ds log (l_k + s)^-n_k = -n_k / (l_k + s): the p-th derivative is
+             * -n_k (-1)^(p-1) (p-1)! / (l_k + s)^p, at s = -l_i */
+        }
+        for (int p = 1; p < ni; p++) {
+            double v = 0, binom = 1;
+            for (int q = 0; q < p; q++) {
+                v += binom * h[q] * L[p - q];
+                binom = binom * (p - 1 - q) / (q + 1);
+            }
+            h[p] = v;
+        }
+        double e = exp(-l[i] * x), lx = l[i] * x;
+        for (int j = 1; j <= ni; j++) {
+            double fact = 1;
+            for (int q = 2; q <= ni - j; q++)
+                fact *= q;
+            double A = h[ni - j] / fact / ipow(l[i], j);
+            double poly = 0, term = 1;
+            for (int r = 0; r < j; r++) {
+                poly += term;
+                term *= lx / (r + 1);
+            }
+            double t = A * e * poly;
+            if (!isfinite(t))
+                return -1;
+            sum += t;
+            mag += fabs(t);
+        }
+    }
+    *out = sum;
+    *bound = mag;
+    return 0;
+}
+
+double hypoexp_sf(const double *rate, int m, double x)
+{
+    if (m <= 0)
+        return x < 0 ? 1.0 : 0.0;
+    if (x <= 0)
+        return 1.0;
+    if (m == 1)
+        return exp(-rate[0] * x);
+    /* equal rates into blocks, on a time scale where the largest rate is 1 */
+    double top = 0;
+    for (int i = 0; i < m; i++)
+        top = rate[i] > top ? rate[i] : top;
+    double l[HYPOEXP_MAX];
+    int n[HYPOEXP_MAX], nb = 0;
+    for (int i = 0; i < m; i++) {
+        double r = rate[i] / top;
+        int b = 0;
+        while (b < nb && l[b] != r)
+            b++;
+        if (b == nb) {
+            l[nb] = r;
+            n[nb++] = 0;
+        }
+        n[b]++;
+    }
+    double sf = 0, bound = 0;
+    if (sf_blocks(l, n, nb, x * top, &sf, &bound) == 0 && bound * 4e-16 * m < 1e-10)
+        return sf < 0 ? 0 : sf > 1 ? 1 : sf;
+    return sf_matrix(rate, m, x);
+}
+
+double hypoexp_cdf(const double *rate, int m, double x)
+{
+    return 1.0 - hypoexp_sf(rate, m, x);
+}
+
+double hypoexp_mix_cdf(const struct hypoexp_chain *c, int n, double x)
+{
+    double f = 0, w = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(c[i].weight > 0))
+            continue;
+        w += c[i].weight;
+        f += c[i].weight * hypoexp_cdf(c[i].rate, c[i].m, x - c[i].shift);
+    }
+    return w > 0 ? f / w : 1.0;
+}
+
+double hypoexp_mix_quantile(const struct hypoexp_chain *c, int n, double q, double rel_tol)
+{
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(c[i].weight > 0))
+            continue;
+        double mean = 0;
+        for (int k = 0; k < c[i].m; k++)
+            mean += 1.0 / c[i].rate[k];
+        if (c[i].shift < lo)
+            lo = c[i].shift;
+        if (c[i].shift + 2 * mean > hi)
+            hi = c[i].shift + 2 * mean;
+    }
+    if (!isfinite(lo))
+        return 0;
+    if (hi <= lo)
+        return lo;
+    for (int k = 0; k < 200 && hypoexp_mix_cdf(c, n, hi) < q; k++)
+        hi = lo + 2 * (hi - lo);
+    for (int k = 0; k < 200 && hi - lo > rel_tol * hi && hi - lo > 1e-12; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (hypoexp_mix_cdf(c, n, mid) >= q)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}

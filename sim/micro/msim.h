@@ -1,0 +1,52 @@
+/*
+ * msim: one run of the microservice world — requests over call graphs, containers per
+ * service, decisions every interval — in either of two modes:
+ *   requests     every request's end-to-end latency is drawn call by call from the
+ *                latency model (named stream "latency"), its row written to `requests`;
+ *   analytical   each interval's end-to-end distribution is computed from the same model on
+ *                a lattice (models/lattice.h), no request is drawn: fast sweeps.
+ * Both see the same loads: a service's load in an interval is the calls its requests make in
+ * it, per second, over its containers ready at each request's arrival.
+ *
+ * Ownership: msim_create keeps pointers to the app, cluster, source, decider and writer
+ * (all must outlive the run); msim_destroy frees what it allocated.
+ */
+#ifndef HETSIM_MSIM_H
+#define HETSIM_MSIM_H
+
+#include "../core/cluster.h"
+#include "../core/entity.h"
+#include "../core/world.h"
+#include "app.h"
+
+struct msim_config {
+    const struct app *app;
+    double   sla_s, quantile;
+    int      analytical;
+    double   interval_s, startup_s;
+    double   request_sample;        /* share of requests whose rows are kept, per class */
+    int      lattice_points;
+    uint64_t seed;
+    double   sample_s;              /* 0: no time series */
+    simtime  until;
+    uint64_t max_events;
+    struct window measure;          /* to <= from: the whole run */
+};
+
+typedef struct msim msim;
+
+/* The CPU nodes of `cl` must hold one container of each service (errors name the cluster
+ * file's line and group). */
+int  msim_check_cluster(const struct app *a, const cluster *cl, struct errbuf *err);
+
+int  msim_create(msim **out, const struct msim_config *c, const cluster *cl,
+                 struct entity_source *src, const struct micro_decider *dec,
+                 const struct world_writer *w, struct errbuf *err);
+int  msim_run(msim *m, struct world_totals *tot, struct errbuf *err);
+void msim_destroy(msim *m);
+
+/* The graph of a spec read from the workload (its name, or its pick by the app's weights),
+ * with the spec's origin in errors; -1 when unknown. */
+int msim_spec_graph(const struct app *a, const void *spec, struct errbuf *err);
+
+#endif

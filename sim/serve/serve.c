@@ -1,0 +1,1600 @@
+/*
+ * serve: event handlers of the serving world (serve.h).
+ *
+ * Events: ARRIVAL (the next request of the source, read one ahead), BATCH (arg: instance and
+ * batch slot; an iteration ends), LAUNCH (arg: instance; a pipeline's first stage is free
+ * again), XFER (arg: request slot; its KV reached its decode instance), SAMPLE.  Batches are
+ * formed at the end of an instant (the engine's end-of-instant hook) on every instance that
+ * something happened to, so that requests arriving together are scheduled together.
+ *
+ * A request's KV: `filled` tokens held, in ceil(filled / block) blocks, and after every step
+ * filled = prompt + generated - 1 once its prompt is in (a decode step appends the KV of the
+ * last token and produces the next; a preempted request is re-prefilled over its prompt and
+ * every token it generated, which produces its next token).  An instance's KV lives on its
+ * devices: each stage of a pipeline (bytes a token for its layers and TP share, the same for
+ * every request), or for a Hetis instance its primaries and attention workers (bytes a token
+ * for the heads of each request each holds).  Invariant, asserted: no device ever holds more
+ * than its room.
+ *
+ * Pipelines: a batch runs its stages in order; stage s starts when the batch arrives there
+ * and the stage is free; up to one batch per stage is in flight, and a request is in at most
+ * one.  Time of stage s: the latency model's (models/llm.h) for the batch; between stages the
+ * activations move over the link between them; the iteration overhead is paid once.
+ *
+ * Costs: a batch O(its requests + instance devices); routing O(instances); a Hetis dispatch
+ * is the policy's LP.  Utilization is credited when a batch ends (a sample period's figure
+ * may lag by one iteration).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "serve.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/grow.h"
+#include "../core/engine.h"
+
+enum ev_kind { EV_ARRIVAL = 1, EV_BATCH, EV_LAUNCH, EV_XFER, EV_SAMPLE };
+
+enum req_state {
+    R_FREE, R_WAITING, R_RUNNING, R_XFER, R_DONE
+};
+
+struct req {
+    int64_t  id, index;
+    simtime  arrival, start, first;
+    int32_t  prompt, output;
+    int32_t  cls;               /* interned class */
+    int32_t  inst;
+    int32_t  state;             /* enum req_state */
+    int32_t  target;            /* tokens its prefill must cover (prompt, or more after a
+                                   preemption) */
+    int32_t  filled;            /* KV tokens held */
+    int32_t  generated;
+    int32_t  blocks;
+    int32_t  preempts;
+    int32_t  chunk;             /* in flight: prefill tokens of this iteration (0: decode) */
+    int32_t  batch;             /* in flight: its batch slot, else -1 */
+    int32_t  kv_ready;          /* arrived at a decode instance with its KV (to allocate) */
+    int32_t  prev, next;        /* the instance's waiting or running list */
+    uint8_t  heads[SERVE_MAX_DEV];  /* Hetis: its KV heads per device */
+};
+
+struct batch {
+    int32_t *r;
+    int32_t  n, cap;
+    int      busy;
+    double   iter_s;
+    double   stage_s[SERVE_MAX_STAGES];
+    double   dev_s[SERVE_MAX_DEV];      /* Hetis: compute seconds per device */
+};
+
+struct dev {                    /* a KV device of an instance: a stage, or a Hetis device */
+    double cap, used;           /* bytes */
+    double tok_bytes;           /* pipelines: bytes one token takes (per GPU of the stage) */
+    double ctx_heads, req_heads;    /* Hetis: decoding load (head-tokens, heads) */
+};
+
+struct inst {
+    const struct serve_instance *spec;
+    int      S;                 /* stages */
+    int      hetis;
+    int      ndev;
+    struct dev dev[SERVE_MAX_DEV > SERVE_MAX_STAGES ? SERVE_MAX_DEV : SERVE_MAX_STAGES];
+    struct serve_attn_dev adev[SERVE_MAX_DEV];  /* Hetis: what dispatch sees */
+    double   head_bytes;        /* Hetis: bytes of one head-token over every layer */
+    double   cap_tokens;        /* KV tokens a single request could ever hold */
+    simtime  stage_free[SERVE_MAX_STAGES];
+    int32_t  wait_head, wait_tail, run_head, run_tail;
+    int32_t  nwait, nrun;
+    int64_t  pending_prefill;
+    struct batch b[SERVE_MAX_STAGES];
+    int      inflight;
+    int      dirty, launch_pending;
+    simtime  last_rebalance;
+    struct serve_inst_load *load;
+    struct llm_stage lstage[SERVE_MAX_STAGES];  /* its stages as the latency model takes them */
+    struct llm_layer_part *tok[SERVE_MAX_STAGES];  /* by token count (dense_s < 0: unknown) */
+    int      tok_cap;
+};
+
+struct serve {
+    const cluster         *cl;
+    const llm_catalog     *llm;
+    const struct llm_arch *arch;
+    struct serve_config    cfg;
+    struct entity_source  *src;
+    const struct serve_decider *dec;
+    const struct serve_sink *sink;
+    engine                *eng;
+    struct serve_env_view  env;
+    struct serve_deployment *dep;
+    struct inst           *in;
+    int                    ninst;
+    struct serve_inst_load *load;
+    struct req            *r;
+    int32_t                nr, cap_r, free_head;
+    /* the request read ahead */
+    struct request_spec    pending;
+    int                    have_pending, drained;
+    simtime                first_arrival, last_arrival;
+    simtime                admit_delay;     /* first_ms: a request reaches its router so
+                                               much after it arrives */
+    char                 **cls;         /* interned class names */
+    int                    ncls;
+    int32_t                dirty_list[SERVE_MAX_INSTANCES];
+    int                    ndirty;
+    int                    ntypes;
+    const int             *types;
+    double                 busy_period[CLUSTER_MAX_TYPES];
+    simtime                last_sample;
+    double                 kv_int;      /* integral of the KV used fraction */
+    simtime                kv_since;
+    double                 kv_used_all, kv_cap_all;
+    double                 out_sum, out_n;   /* finished requests' outputs (router's view) */
+    int64_t                in_system;
+    struct serve_totals    tot;
+    struct window          win;
+    struct serve_dispatch_req *dreq;
+    int32_t                *dslot;
+    int                    dcap;
+};
+
+/* ---------------------------------------------------------------- checks */
+
+int serve_request_check(const struct llm_arch *a, int overlong, struct request_spec *s,
+                        struct errbuf *err)
+{
+    const char *pf = s->prompt_field != NULL ? s->prompt_field : "prompt_tokens";
+    if (s->prompt < 1)
+        return err_input(err, s->origin, s->line, pf, "%d: a request needs at least one "
+                         "prompt token", s->prompt);
+    if (s->output < 1)
+        return err_input(err, s->origin, s->line, "output_tokens", "%d: a request needs at "
+                         "least one output token", s->output);
+    if ((int64_t)s->prompt + s->output <= a->max_context)
+        return 0;
+    if (overlong == SERVE_OVERLONG_ERROR)
+        return err_input(err, s->origin, s->line, pf, "%d prompt + %d output tokens exceed "
+                         "the context of %s (%d tokens; \"sim\": { \"overlong\": "
+                         "\"truncate\" } cuts such requests to fit)", s->prompt, s->output,
+                         a->name, a->max_context);
+    if (s->output > a->max_context - 1)
+        s->output = a->max_context - 1;
+    s->prompt = a->max_context - s->output;
+    return 0;
+}
+
+int serve_check_deployment(const struct serve_env_view *v, const struct serve_deployment *d,
+                           char *msg, size_t cap)
+{
+    const cluster *cl = v->cl;
+    const catalog *cat = cluster_catalog(cl);
+    int ng = cluster_ngpus(cl);
+    unsigned char *used = calloc((size_t)ng, 1);
+    int rc = -1, prefill = 0, decode = 0;
+    if (used == NULL) {
+        snprintf(msg, cap, "out of memory");
+        return -1;
+    }
+    if (d->n < 1 || d->n > SERVE_MAX_INSTANCES) {
+        snprintf(msg, cap, "deployed %d instances (1 to %d)", d->n, SERVE_MAX_INSTANCES);
+        goto out;
+    }
+    for (int i = 0; i < d->n; i++) {
+        const struct serve_instance *in = &d->inst[i];
+        if (in->role < SERVE_UNIFIED || in->role > SERVE_DECODE || in->nstages < 1 ||
+            in->nstages > SERVE_MAX_STAGES || in->nattn < 0 || in->nattn > SERVE_MAX_ATTN) {
+            snprintf(msg, cap, "instance %d is malformed (role %d, %d stages, %d attention "
+                     "workers)", i, in->role, in->nstages, in->nattn);
+            goto out;
+        }
+        prefill += in->role != SERVE_DECODE;
+        decode += in->role == SERVE_DECODE;
+        int layers = 0;
+        for (int s = 0; s < in->nstages; s++) {
+            const struct serve_stage *st = &in->stages[s];
+            if (st->ngpu < 1 || st->ngpu > SERVE_MAX_TP || st->layers < 1) {
+                snprintf(msg, cap, "instance %d stage %d has %d GPUs and %d layers", i, s,
+                         st->ngpu, st->layers);
+                goto out;
+            }
+            layers += st->layers;
+            for (int k = 0; k < st->ngpu; k++) {
+                int g = st->gpus[k];
+                if (g < 0 || g >= ng || used[g]) {
+                    snprintf(msg, cap, "instance %d stage %d: GPU %d is %s", i, s, g,
+                             g < 0 || g >= ng ? "not in the cluster" : "used twice");
+                    goto out;
+                }
+                used[g] = 1;
+                if (cluster_gpu_type(cl, g) != cluster_gpu_type(cl, st->gpus[0])) {
+                    snprintf(msg, cap, "instance %d stage %d mixes GPU types (%s and %s)", i,
+                             s, catalog_gpu(cat, cluster_gpu_type(cl, st->gpus[0]))->name,
+                             catalog_gpu(cat, cluster_gpu_type(cl, g))->name);
+                    goto out;
+                }
+            }
+            double room = serve_view_stage_room(v, in, s);
+            double block = (double)v->set->block_tokens *
+                           (in->nattn > 0 ? v->arch->layers * llm_kv_head_bytes(v->arch)
+                                          : llm_kv_bytes(v->arch, st->layers, st->ngpu));
+            if (room < block) {
+                const struct gpu_spec *gs = catalog_gpu(cat, cluster_gpu_type(cl, st->gpus[0]));
+                double w = llm_weight_bytes(v->arch, st->layers, st->ngpu, s == 0,
+                                            s == in->nstages - 1);
+                snprintf(msg, cap, "cannot hold %s: instance %d stage %d puts %d layers on "
+                         "%d x %s, %.1f GB of weights a GPU beside %.1f GB of activations, "
+                         "in %.1f GB usable (sim.mem_util %.2f), leaving no room for the KV "
+                         "cache", v->arch->name, i, s, st->layers, st->ngpu, gs->name, w / 1e9,
+                         llm_activation_bytes(v->arch, st->ngpu, v->set->max_batch_tokens,
+                                              v->set->max_seqs) / 1e9,
+                         gs->mem_gb * v->set->mem_util, v->set->mem_util);
+                goto out;
+            }
+        }
+        if (layers != v->arch->layers) {
+            snprintf(msg, cap, "instance %d puts %d layers in its stages; %s has %d", i,
+                     layers, v->arch->name, v->arch->layers);
+            goto out;
+        }
+        if (in->nattn > 0 && in->nstages != 1) {
+            snprintf(msg, cap, "instance %d has attention workers and %d stages (a Hetis "
+                     "instance has one primary stage)", i, in->nstages);
+            goto out;
+        }
+        if (in->nattn > 0 && in->role != SERVE_UNIFIED) {
+            snprintf(msg, cap, "instance %d has attention workers and serves one phase only",
+                     i);
+            goto out;
+        }
+        for (int k = 0; k < in->nattn; k++) {
+            int g = in->attn[k];
+            if (g < 0 || g >= ng || used[g]) {
+                snprintf(msg, cap, "instance %d attention worker: GPU %d is %s", i, g,
+                         g < 0 || g >= ng ? "not in the cluster" : "used twice");
+                goto out;
+            }
+            used[g] = 1;
+        }
+    }
+    if (prefill == 0) {
+        snprintf(msg, cap, "deployed no instance that serves prompts");
+        goto out;
+    }
+    for (int i = 0; i < d->n && decode == 0; i++)
+        if (d->inst[i].role == SERVE_PREFILL) {
+            snprintf(msg, cap, "deployed a prefill-only instance and no decode-only one");
+            goto out;
+        }
+    rc = 0;
+out:
+    free(used);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- requests and lists */
+
+static int new_slot(serve *w, struct errbuf *err)
+{
+    if (w->free_head >= 0) {
+        int32_t s = w->free_head;
+        w->free_head = w->r[s].next;
+        return s;
+    }
+    if (w->nr == w->cap_r) {
+        int failed = 0;
+        int32_t cap = w->cap_r ? 2 * w->cap_r : 256;
+        w->r = grow_array(w->r, (size_t)cap, sizeof *w->r, &failed);
+        if (failed)
+            return err_run(err, "out of memory");
+        w->cap_r = cap;
+    }
+    return w->nr++;
+}
+
+static void free_slot(serve *w, int32_t s)
+{
+    w->r[s].state = R_FREE;
+    w->r[s].next = w->free_head;
+    w->free_head = s;
+}
+
+static void list_push_back(serve *w, int32_t *head, int32_t *tail, int32_t s)
+{
+    struct req *r = &w->r[s];
+    r->next = -1;
+    r->prev = *tail;
+    if (*tail >= 0)
+        w->r[*tail].next = s;
+    else
+        *head = s;
+    *tail = s;
+}
+
+static void list_push_front(serve *w, int32_t *head, int32_t *tail, int32_t s)
+{
+    struct req *r = &w->r[s];
+    r->prev = -1;
+    r->next = *head;
+    if (*head >= 0)
+        w->r[*head].prev = s;
+    else
+        *tail = s;
+    *head = s;
+}
+
+static void list_remove(serve *w, int32_t *head, int32_t *tail, int32_t s)
+{
+    struct req *r = &w->r[s];
+    if (r->prev >= 0)
+        w->r[r->prev].next = r->next;
+    else
+        *head = r->next;
+    if (r->next >= 0)
+        w->r[r->next].prev = r->prev;
+    else
+        *tail = r->prev;
+    r->prev = r->next = -1;
+}
+
+static void mark_dirty(serve *w, int i)
+{
+    if (!w->in[i].dirty) {
+        w->in[i].dirty = 1;
+        w->dirty_list[w->ndirty++] = i;
+    }
+}
+
+static int32_t blocks_for(const serve *w, int64_t tokens)
+{
+    int64_t b = w->cfg.set.block_tokens;
+    return (int32_t)((tokens + b - 1) / b);
+}
+
+/* ---------------------------------------------------------------- the KV cache */
+
+static void kv_account(serve *w)
+{
+    simtime now = engine_now(w->eng);
+    if (w->kv_cap_all > 0 && now > w->kv_since)
+        w->kv_int += w->kv_used_all / w->kv_cap_all * sim_to_sec(now - w->kv_since);
+    w->kv_since = now;
+}
+
+/* Bytes of one block of request r on device d of instance in. */
+static double block_bytes(const serve *w, const struct inst *in, const struct req *r, int d)
+{
+    double bt = w->cfg.set.block_tokens;
+    return in->hetis ? bt * r->heads[d] * in->head_bytes : bt * in->dev[d].tok_bytes;
+}
+
+/* Room for r to hold `tokens` KV tokens on every device of its instance? */
+static int kv_fits(const serve *w, const struct inst *in, const struct req *r, int64_t tokens)
+{
+    int32_t extra = blocks_for(w, tokens) - r->blocks;
+    if (extra <= 0)
+        return 1;
+    for (int d = 0; d < in->ndev; d++)
+        if (in->dev[d].used + extra * block_bytes(w, in, r, d) > in->dev[d].cap * (1 + 1e-12))
+            return 0;
+    return 1;
+}
+
+static void kv_set_blocks(serve *w, struct inst *in, struct req *r, int32_t blocks)
+{
+    kv_account(w);
+    int32_t extra = blocks - r->blocks;
+    for (int d = 0; d < in->ndev; d++) {
+        double b = extra * block_bytes(w, in, r, d);
+        in->dev[d].used += b;
+        w->kv_used_all += b;
+        assert(in->dev[d].used <= in->dev[d].cap * (1 + 1e-9) + 1);
+        if (in->dev[d].used < 0.5)      /* rounding of a full release */
+            in->dev[d].used = 0;
+    }
+    r->blocks = blocks;
+}
+
+/* Hetis: the decoding load of r on its devices, added (sign 1) or taken away (-1). */
+static void hetis_load(struct inst *in, const struct req *r, int sign)
+{
+    if (!in->hetis)
+        return;
+    for (int d = 0; d < in->ndev; d++) {
+        in->dev[d].ctx_heads += sign * (double)r->filled * r->heads[d];
+        in->dev[d].req_heads += sign * (double)r->heads[d];
+    }
+}
+
+static int decoding(const struct req *r)
+{
+    return r->state == R_RUNNING && r->filled >= r->target && r->target > 0;
+}
+
+/* Release r's KV (it finished, was preempted or dropped). */
+static void kv_release(serve *w, struct inst *in, struct req *r)
+{
+    if (decoding(r))
+        hetis_load(in, r, -1);
+    kv_set_blocks(w, in, r, 0);
+    memset(r->heads, 0, sizeof r->heads);
+}
+
+/* ---------------------------------------------------------------- leaving */
+
+static int emit(serve *w, struct req *r, int dropped, struct errbuf *err)
+{
+    struct serve_record rec = {
+        .id = r->id, .index = r->index, .cls = w->cls[r->cls],
+        .arrival = sim_to_sec(r->arrival), .start = r->start >= 0 ? sim_to_sec(r->start) : -1,
+        .first = r->first >= 0 ? sim_to_sec(r->first) : -1, .finish = -1,
+        .prompt = r->prompt, .output = r->output, .generated = r->generated,
+        .preemptions = r->preempts, .dropped = dropped,
+    };
+    if (r->state == R_DONE)
+        rec.finish = sim_to_sec(engine_now(w->eng));
+    return w->sink->request(w->sink->ctx, &rec, err);
+}
+
+static int finish(serve *w, int32_t s, struct errbuf *err)
+{
+    struct req *r = &w->r[s];
+    struct inst *in = &w->in[r->inst];
+    kv_release(w, in, r);
+    list_remove(w, &in->run_head, &in->run_tail, s);
+    in->nrun--;
+    r->state = R_DONE;
+    w->tot.reqs_done++;
+    double t = sim_to_sec(engine_now(w->eng));
+    if (t >= w->win.from && t <= w->win.to)
+        w->tot.window_done++;
+    w->out_sum += r->output;
+    w->out_n++;
+    w->in_system--;
+    int rc = emit(w, r, 0, err);
+    free_slot(w, s);
+    return rc;
+}
+
+static int drop(serve *w, int32_t s, struct errbuf *err)
+{
+    struct req *r = &w->r[s];
+    w->tot.reqs_dropped++;
+    w->in_system--;
+    int rc = emit(w, r, 1, err);
+    free_slot(w, s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- routing */
+
+static void refresh_load(serve *w, int i)
+{
+    struct inst *in = &w->in[i];
+    double used = 0, cap = 0;
+    for (int d = 0; d < in->ndev; d++) {
+        used += in->dev[d].used;
+        cap += in->dev[d].cap;
+    }
+    in->load->waiting = in->nwait;
+    in->load->running = in->nrun;
+    in->load->pending_prefill = in->pending_prefill;
+    in->load->kv_free = cap > 0 ? 1 - used / cap : 0;
+}
+
+static int route(serve *w, int32_t s, int want, int from, int32_t *out, struct errbuf *err)
+{
+    struct req *r = &w->r[s];
+    for (int i = 0; i < w->ninst; i++)
+        refresh_load(w, i);
+    struct serve_view v = { engine_now(w->eng), &w->env, w->dep, w->ninst, w->load,
+                            w->out_n > 0 ? w->out_sum / w->out_n : 0 };
+    struct serve_req_view rv = { r->id, r->prompt, want, from };
+    int32_t i = -1;
+    w->tot.decisions++;
+    if (w->dec->route(w->dec->ctx, &v, &rv, &i, err) < 0)
+        return -1;
+    int ok = i >= 0 && i < w->ninst &&
+             (want == SERVE_DECODE ? w->in[i].spec->role == SERVE_DECODE
+                                   : w->in[i].spec->role != SERVE_DECODE);
+    if (!ok)
+        return err_run(err, "policy routed request %lld to instance %d, which is not an "
+                       "instance serving %s", (long long)r->id, i,
+                       want == SERVE_DECODE ? "decode" : "prompts");
+    *out = i;
+    return 0;
+}
+
+/* Put r at the end of instance i's waiting list (or drop it when it can never fit). */
+static int enqueue(serve *w, int32_t s, int i, struct errbuf *err)
+{
+    struct req *r = &w->r[s];
+    struct inst *in = &w->in[i];
+    r->inst = i;
+    /* its prompt (or its KV when it arrives with it) and the next token must fit */
+    if ((double)r->target + 1 > in->cap_tokens)
+        return drop(w, s, err);
+    r->state = R_WAITING;
+    list_push_back(w, &in->wait_head, &in->wait_tail, s);
+    in->nwait++;
+    if (!r->kv_ready)
+        in->pending_prefill += r->target - r->filled;
+    mark_dirty(w, i);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- preemption */
+
+/* Recompute: r gives back its KV and goes to the front of the waiting list, to prefill its
+ * prompt and every token it generated. */
+static void preempt(serve *w, int32_t s)
+{
+    struct req *r = &w->r[s];
+    struct inst *in = &w->in[r->inst];
+    assert(r->batch < 0);
+    kv_release(w, in, r);
+    list_remove(w, &in->run_head, &in->run_tail, s);
+    in->nrun--;
+    r->target = r->prompt + r->generated;
+    r->filled = 0;
+    r->kv_ready = 0;
+    r->preempts++;
+    r->state = R_WAITING;
+    list_push_front(w, &in->wait_head, &in->wait_tail, s);
+    in->nwait++;
+    in->pending_prefill += r->target;
+    w->tot.preemptions++;
+}
+
+/* The latest admitted running request not in flight whose release would help r grow to
+ * `tokens`: any, when every request holds every device (pipelines); for a Hetis instance
+ * one holding heads on a device short of room.  -1 if none. */
+static int32_t victim(serve *w, const struct inst *in, const struct req *r, int64_t tokens)
+{
+    int short_of[SERVE_MAX_DEV] = { 0 };
+    if (in->hetis) {
+        int32_t extra = blocks_for(w, tokens) - r->blocks;
+        for (int d = 0; d < in->ndev; d++)
+            short_of[d] = r->heads[d] > 0 &&
+                          in->dev[d].used + extra * block_bytes(w, in, r, d) > in->dev[d].cap;
+    }
+    for (int32_t s = in->run_tail; s >= 0; s = w->r[s].prev) {
+        const struct req *v = &w->r[s];
+        if (v->batch >= 0)
+            continue;
+        if (!in->hetis || v == r)
+            return s;
+        for (int d = 0; d < in->ndev; d++)
+            if (short_of[d] && v->heads[d] > 0)
+                return s;
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------- batches */
+
+static int batch_add(struct batch *b, int32_t s, struct errbuf *err)
+{
+    if (b->n == b->cap) {
+        int failed = 0;
+        int32_t cap = b->cap ? 2 * b->cap : 64;
+        b->r = grow_array(b->r, (size_t)cap, sizeof *b->r, &failed);
+        if (failed)
+            return err_run(err, "out of memory");
+        b->cap = cap;
+    }
+    b->r[b->n++] = s;
+    return 0;
+}
+
+static int grow_dispatch(serve *w, int n, struct errbuf *err)
+{
+    if (n <= w->dcap)
+        return 0;
+    int failed = 0;
+    int cap = n > 2 * w->dcap ? n : 2 * w->dcap;
+    w->dreq = grow_array(w->dreq, (size_t)cap, sizeof *w->dreq, &failed);
+    w->dslot = grow_array(w->dslot, (size_t)cap, sizeof *w->dslot, &failed);
+    if (failed)
+        return err_run(err, "out of memory");
+    w->dcap = cap;
+    return 0;
+}
+
+static void fill_adev(struct inst *in)
+{
+    for (int d = 0; d < in->ndev; d++) {
+        in->adev[d].used_bytes = in->dev[d].used;
+        in->adev[d].ctx_heads = in->dev[d].ctx_heads;
+        in->adev[d].req_heads = in->dev[d].req_heads;
+    }
+}
+
+/* Check a dispatch's heads: every request's sum to the model's KV heads (or, when placing
+ * admissions, to 0: it waits). */
+static int check_heads(serve *w, int i, const struct serve_dispatch_req *q, int n, int may_wait,
+                       struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    for (int k = 0; k < n; k++) {
+        int sum = 0;
+        for (int d = 0; d < in->ndev; d++) {
+            if (q[k].heads[d] < 0 || q[k].heads[d] > w->arch->kv_heads)
+                return err_run(err, "dispatch put %d heads of request %lld on device %d",
+                               q[k].heads[d], (long long)q[k].id, d);
+            sum += q[k].heads[d];
+        }
+        if (sum != w->arch->kv_heads && !(may_wait && sum == 0))
+            return err_run(err, "dispatch placed %d of the %d KV heads of request %lld", sum,
+                           w->arch->kv_heads, (long long)q[k].id);
+    }
+    return 0;
+}
+
+/* Hetis: place the KV heads of the waiting requests cand[0..n) that this batch admits.  On
+ * return heads are set; a request whose heads do not fit stays unplaced (heads all zero). */
+static int hetis_place(serve *w, int i, const int32_t *cand, int n, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    if (grow_dispatch(w, n, err) < 0)
+        return -1;
+    fill_adev(in);
+    for (int k = 0; k < n; k++) {
+        const struct req *r = &w->r[cand[k]];
+        memset(&w->dreq[k], 0, sizeof w->dreq[k]);
+        w->dreq[k].id = r->id;
+        w->dreq[k].context = r->target + 1;
+    }
+    struct serve_dispatch d = { engine_now(w->eng), &w->env, i, in->ndev, in->adev, n,
+                                w->dreq, SERVE_PLACE, 0 };
+    w->tot.decisions++;
+    if (w->dec->dispatch(w->dec->ctx, &d, err) < 0 ||
+        check_heads(w, i, w->dreq, n, 1, err) < 0)
+        return -1;
+    for (int k = 0; k < n; k++)
+        for (int dd = 0; dd < in->ndev; dd++)
+            w->r[cand[k]].heads[dd] = (uint8_t)w->dreq[k].heads[dd];
+    return 0;
+}
+
+/* Hetis: offer every running request for rebalancing; moved KV costs its transfer, which
+ * the returned seconds charge to the next iteration. */
+static int hetis_rebalance(serve *w, int i, double *delay, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    *delay = 0;
+    int n = 0;
+    for (int32_t s = in->run_head; s >= 0; s = w->r[s].next)
+        if (decoding(&w->r[s]))
+            n++;
+    if (n == 0 || grow_dispatch(w, n, err) < 0)
+        return n == 0 ? 0 : -1;
+    /* the devices as they would be without these requests */
+    n = 0;
+    for (int32_t s = in->run_head; s >= 0; s = w->r[s].next) {
+        struct req *r = &w->r[s];
+        if (!decoding(r))
+            continue;
+        w->dslot[n] = s;
+        struct serve_dispatch_req *q = &w->dreq[n++];
+        q->id = r->id;
+        q->context = r->filled + 1;
+        for (int d = 0; d < SERVE_MAX_DEV; d++)
+            q->heads[d] = d < in->ndev ? r->heads[d] : 0;
+    }
+    fill_adev(in);
+    for (int k = 0; k < n; k++) {
+        const struct req *r = &w->r[w->dslot[k]];
+        for (int d = 0; d < in->ndev; d++) {
+            in->adev[d].used_bytes -= r->blocks * block_bytes(w, in, r, d);
+            in->adev[d].ctx_heads -= (double)r->filled * r->heads[d];
+            in->adev[d].req_heads -= r->heads[d];
+        }
+    }
+    struct serve_dispatch d = { engine_now(w->eng), &w->env, i, in->ndev, in->adev, n,
+                                w->dreq, SERVE_REBALANCE, 0 };
+    w->tot.decisions++;
+    if (w->dec->dispatch(w->dec->ctx, &d, err) < 0 ||
+        check_heads(w, i, w->dreq, n, 0, err) < 0)
+        return -1;
+    /* the new placement must fit: recount every device from scratch */
+    double used[SERVE_MAX_DEV], moved_in[SERVE_MAX_DEV] = { 0 }, moved_out[SERVE_MAX_DEV] = { 0 };
+    for (int dd = 0; dd < in->ndev; dd++)
+        used[dd] = in->adev[dd].used_bytes;
+    for (int k = 0; k < n; k++) {
+        const struct req *r = &w->r[w->dslot[k]];
+        for (int dd = 0; dd < in->ndev; dd++) {
+            double bytes = (double)r->blocks * w->cfg.set.block_tokens * in->head_bytes;
+            used[dd] += bytes * w->dreq[k].heads[dd];
+            int delta = w->dreq[k].heads[dd] - r->heads[dd];
+            if (delta > 0)
+                moved_in[dd] += delta * (double)r->filled * in->head_bytes;
+            else
+                moved_out[dd] -= delta * (double)r->filled * in->head_bytes;
+        }
+    }
+    for (int dd = 0; dd < in->ndev; dd++)
+        if (used[dd] > in->dev[dd].cap * (1 + 1e-12))
+            return err_run(err, "rebalancing puts %.3g bytes of KV on device %d, which holds "
+                           "%.3g", used[dd], dd, in->dev[dd].cap);
+    /* apply: every request's blocks at its new heads */
+    kv_account(w);
+    for (int k = 0; k < n; k++) {
+        struct req *r = &w->r[w->dslot[k]];
+        int32_t blocks = r->blocks;
+        kv_release(w, in, r);
+        for (int dd = 0; dd < in->ndev; dd++)
+            r->heads[dd] = (uint8_t)w->dreq[k].heads[dd];
+        kv_set_blocks(w, in, r, blocks);
+        hetis_load(in, r, 1);
+    }
+    /* each device sends and receives its moved KV over its link to the primaries */
+    double moved = 0;
+    for (int dd = 0; dd < in->ndev; dd++) {
+        moved += moved_in[dd];
+        int link = in->adev[dd].link;
+        double bytes = moved_in[dd] > moved_out[dd] ? moved_in[dd] : moved_out[dd];
+        if (link >= 0 && bytes > 0) {
+            double t = llm_send_s(w->llm, link, bytes);
+            if (t > *delay)
+                *delay = t;
+        }
+    }
+    w->tot.kv_moved_bytes += moved;
+    w->tot.rebalances += moved > 0;
+    return 0;
+}
+
+/* Hetis: r (running, decoding) cannot grow where its heads are; its policy may place it
+ * anew, the moved KV costing its transfer (returned as seconds to wait). */
+static int hetis_replace(serve *w, int i, int32_t s, double *delay, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    struct req *r = &w->r[s];
+    *delay = 0;
+    if (grow_dispatch(w, 1, err) < 0)
+        return -1;
+    fill_adev(in);
+    for (int d = 0; d < in->ndev; d++) {     /* the devices without r */
+        in->adev[d].used_bytes -= r->blocks * block_bytes(w, in, r, d);
+        in->adev[d].ctx_heads -= (double)r->filled * r->heads[d];
+        in->adev[d].req_heads -= r->heads[d];
+    }
+    struct serve_dispatch_req *q = &w->dreq[0];
+    memset(q, 0, sizeof *q);
+    q->id = r->id;
+    q->context = r->filled + 1;
+    for (int d = 0; d < in->ndev; d++)
+        q->heads[d] = r->heads[d];
+    struct serve_dispatch dd = { engine_now(w->eng), &w->env, i, in->ndev, in->adev, 1, q,
+                                 SERVE_REPLACE, 0 };
+    w->tot.decisions++;
+    if (w->dec->dispatch(w->dec->ctx, &dd, err) < 0 || check_heads(w, i, q, 1, 1, err) < 0)
+        return -1;
+    int sum = 0;
+    for (int d = 0; d < in->ndev; d++)
+        sum += q->heads[d];
+    if (sum == 0)
+        return 0;       /* nowhere to go: the world preempts */
+    struct req moved = *r;
+    for (int d = 0; d < in->ndev; d++)
+        moved.heads[d] = (uint8_t)q->heads[d];
+    moved.blocks = 0;
+    /* the new placement must hold r's KV and one more token where r is not already */
+    for (int d = 0; d < in->ndev; d++) {
+        double now_b = r->blocks * block_bytes(w, in, r, d);
+        double new_b = blocks_for(w, r->filled + 1) * block_bytes(w, in, &moved, d);
+        if (in->dev[d].used - now_b + new_b > in->dev[d].cap * (1 + 1e-12))
+            return 0;
+    }
+    int32_t blocks = r->blocks;
+    double bytes = 0, t = 0;
+    for (int d = 0; d < in->ndev; d++) {
+        int delta = q->heads[d] - r->heads[d];
+        if (delta > 0) {
+            double b = delta * (double)r->filled * in->head_bytes;
+            bytes += b;
+            if (in->adev[d].link >= 0 && llm_send_s(w->llm, in->adev[d].link, b) > t)
+                t = llm_send_s(w->llm, in->adev[d].link, b);
+        }
+    }
+    kv_release(w, in, r);
+    for (int d = 0; d < in->ndev; d++)
+        r->heads[d] = (uint8_t)q->heads[d];
+    kv_set_blocks(w, in, r, blocks);
+    hetis_load(in, r, 1);
+    w->tot.kv_moved_bytes += bytes;
+    *delay = t;
+    return 0;
+}
+
+/* The part of one layer of stage s that depends only on the batch's tokens, kept by count:
+ * most of an iteration's arithmetic, the same for every batch of that many tokens.  *own
+ * holds it when the count is beyond the table. */
+static const struct llm_layer_part *layer_part(serve *w, struct inst *in, int s, double tokens,
+                                               struct llm_layer_part *own)
+{
+    int64_t T = (int64_t)tokens;
+    if ((double)T != tokens || T < 0 || T >= in->tok_cap || in->tok[s] == NULL) {
+        *own = llm_layer_part(w->llm, w->arch, &in->lstage[s], tokens);
+        return own;
+    }
+    if (in->tok[s][T].dense_s < 0)
+        in->tok[s][T] = llm_layer_part(w->llm, w->arch, &in->lstage[s], tokens);
+    return &in->tok[s][T];
+}
+
+/* The modelled duration of batch b of instance i, with its per-stage (or per-device) parts. */
+static void batch_time(serve *w, int i, struct batch *b)
+{
+    struct inst *in = &w->in[i];
+    const struct serve_instance *sp = in->spec;
+    struct llm_batch lb = { 0 };
+    double ctx[SERVE_MAX_DEV] = { 0 }, req[SERVE_MAX_DEV] = { 0 }, ship[SERVE_MAX_DEV] = { 0 };
+    for (int k = 0; k < b->n; k++) {
+        const struct req *r = &w->r[b->r[k]];
+        if (r->chunk > 0) {
+            llm_batch_prefill(&lb, r->chunk, r->filled, r->filled + r->chunk >= r->target);
+            if (in->hetis)
+                for (int d = 1; d < in->ndev; d++)
+                    ship[d] += (double)r->chunk * r->heads[d] * in->head_bytes;
+        } else {
+            llm_batch_decode(&lb, r->filled + 1);
+            if (in->hetis)
+                for (int d = 0; d < in->ndev; d++) {
+                    ctx[d] += (double)(r->filled + 1) * r->heads[d];
+                    req[d] += r->heads[d];
+                }
+        }
+    }
+    const llm_catalog *c = w->llm;
+    double iter = llm_fit_of(c)->iter_ms * 1e-3;
+    memset(b->dev_s, 0, sizeof b->dev_s);
+    struct llm_layer_part own;
+    if (!in->hetis) {
+        for (int s = 0; s < in->S; s++) {
+            const struct serve_stage *st = &sp->stages[s];
+            b->stage_s[s] = llm_stage_with_s(c, w->arch, &in->lstage[s], &lb,
+                                             layer_part(w, in, s, lb.tokens, &own));
+            if (s + 1 < in->S)      /* the activations to the next stage */
+                b->stage_s[s] += llm_send_s(c, serve_view_pair_link(w->cl, st->gpus[0],
+                                                                    sp->stages[s + 1].gpus[0]),
+                                            2 * lb.tokens * w->arch->hidden);
+        }
+        b->iter_s = iter;
+        return;
+    }
+    double attn = serve_view_attn_split_s(&w->env, in->ndev, in->adev, ctx, req);
+    double compute = serve_view_hetis_s(&w->env, sp, &lb, layer_part(w, in, 0, lb.tokens, &own),
+                                        attn);
+    /* prefilled KV streams to the workers layer by layer while the primaries compute */
+    double remote = 0, t_ship = 0;
+    int rlink = -1;
+    for (int d = 1; d < in->ndev; d++) {
+        if (ship[d] <= 0)
+            continue;
+        if (in->adev[d].remote) {
+            remote += ship[d];
+            rlink = in->adev[d].link;
+        } else if (llm_send_s(c, in->adev[d].link, ship[d]) > t_ship) {
+            t_ship = llm_send_s(c, in->adev[d].link, ship[d]);
+        }
+    }
+    if (rlink >= 0 && llm_send_s(c, rlink, remote) > t_ship)
+        t_ship = llm_send_s(c, rlink, remote);
+    b->stage_s[0] = compute > t_ship ? compute : t_ship;
+    for (int d = 1; d < in->ndev; d++)
+        b->dev_s[d] = w->arch->layers *
+                      llm_attn_decode_heads_s(c, cluster_gpu_type(w->cl, in->adev[d].gpu),
+                                              w->arch, ctx[d], req[d]);
+    b->iter_s = iter;
+}
+
+/* Admit r (waiting) into the running list. */
+static void admit(serve *w, struct inst *in, int32_t s)
+{
+    struct req *r = &w->r[s];
+    list_remove(w, &in->wait_head, &in->wait_tail, s);
+    in->nwait--;
+    r->state = R_RUNNING;
+    list_push_back(w, &in->run_head, &in->run_tail, s);
+    in->nrun++;
+    if (r->start < 0)
+        r->start = engine_now(w->eng);
+}
+
+/* Room for running request s to hold `tokens`: a Hetis request may first be placed anew;
+ * then the latest admitted requests give way (preempted) until it fits or none is left to.
+ * When s itself is the one to give way it is preempted, or dropped when it is alone (it
+ * cannot fit the whole cache); *gone says so.  *next (the caller's cursor) moves past a
+ * preempted neighbour. */
+static int make_room(serve *w, int i, int32_t s, int64_t tokens, int32_t *next, int *gone,
+                     double *delay, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    struct req *r = &w->r[s];
+    *gone = 0;
+    if (in->hetis && !kv_fits(w, in, r, tokens)) {
+        double d = 0;
+        if (hetis_replace(w, i, s, &d, err) < 0)
+            return -1;
+        *delay += d;
+    }
+    while (!kv_fits(w, in, r, tokens)) {
+        int32_t v = victim(w, in, r, tokens);
+        if (v < 0)
+            break;          /* only batches in flight could give way: wait for them */
+        if (v == s) {
+            *gone = 1;
+            if (in->nrun == 1) {
+                /* alone, and still longer than the whole cache */
+                kv_release(w, in, r);
+                list_remove(w, &in->run_head, &in->run_tail, s);
+                in->nrun--;
+                if (drop(w, s, err) < 0)
+                    return -1;
+            } else {
+                preempt(w, s);          /* the latest admitted gives way: r itself */
+            }
+            return 0;
+        }
+        if (v == *next)
+            *next = w->r[v].next;
+        preempt(w, v);
+    }
+    return 0;
+}
+
+/* Form and start one batch on instance i if it can take one.  Returns 1 if launched. */
+static int try_launch(serve *w, int i, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    simtime now = engine_now(w->eng);
+    if (in->inflight >= in->S || in->stage_free[0] > now)
+        return 0;
+    int slot = 0;
+    while (in->b[slot].busy)
+        slot++;
+    struct batch *b = &in->b[slot];
+    b->n = 0;
+    double delay = 0;
+    if (in->hetis && w->dec->redispatch_s > 0 &&
+        sim_to_sec(now - in->last_rebalance) >= w->dec->redispatch_s) {
+        in->last_rebalance = now;
+        if (hetis_rebalance(w, i, &delay, err) < 0)
+            return -1;
+    }
+    const struct serve_settings *set = &w->cfg.set;
+    int64_t budget = set->max_batch_tokens, seqs = 0;
+    /* 1. one token for every decoding request not in flight, the oldest first */
+    for (int32_t s = in->run_head; s >= 0 && budget > 0 && seqs < set->max_seqs;) {
+        struct req *r = &w->r[s];
+        int32_t next = r->next;
+        if (r->batch >= 0 || !decoding(r)) {
+            s = next;
+            continue;
+        }
+        int gone = 0;
+        if (make_room(w, i, s, r->filled + 1, &next, &gone, &delay, err) < 0)
+            return -1;
+        if (gone || !kv_fits(w, in, r, r->filled + 1)) {
+            s = next;
+            continue;
+        }
+        kv_set_blocks(w, in, r, blocks_for(w, r->filled + 1));
+        r->chunk = 0;
+        r->batch = slot;
+        if (batch_add(b, s, err) < 0)
+            return -1;
+        budget--;
+        seqs++;
+        s = next;
+    }
+    /* 2. prompts: those being prefilled in chunks, then the waiting ones in arrival order */
+    for (int32_t s = in->run_head; s >= 0 && budget > 0 && seqs < set->max_seqs;) {
+        struct req *r = &w->r[s];
+        int32_t next = r->next;
+        if (r->batch >= 0 || decoding(r)) {
+            s = next;
+            continue;
+        }
+        int64_t chunk = r->target - r->filled;
+        if (chunk > budget)
+            chunk = budget;     /* only chunked prompts are left half done */
+        int gone = 0;
+        if (make_room(w, i, s, r->filled + chunk, &next, &gone, &delay, err) < 0)
+            return -1;
+        if (gone) {
+            s = next;
+            continue;
+        }
+        if (!kv_fits(w, in, r, r->filled + chunk))
+            break;
+        kv_set_blocks(w, in, r, blocks_for(w, r->filled + chunk));
+        r->chunk = (int32_t)chunk;
+        r->batch = slot;
+        if (batch_add(b, s, err) < 0)
+            return -1;
+        budget -= chunk;
+        seqs++;
+        s = next;
+    }
+    /* the waiting requests this batch can take, for a Hetis placement in one dispatch */
+    int ncand = 0;
+    if (in->hetis) {
+        int64_t bud = budget, sq = seqs;
+        for (int32_t s = in->wait_head; s >= 0 && bud > 0 && sq < set->max_seqs;
+             s = w->r[s].next) {
+            struct req *r = &w->r[s];
+            int64_t need = r->target - r->filled;
+            if (need > bud && !set->chunked_prefill)
+                break;
+            if (grow_dispatch(w, ncand + 1, err) < 0)
+                return -1;
+            w->dslot[ncand++] = s;
+            bud -= need < bud ? need : bud;
+            sq++;
+        }
+        if (ncand > 0) {
+            int32_t *cand = malloc((size_t)ncand * sizeof *cand);
+            if (cand == NULL)
+                return err_run(err, "out of memory");
+            memcpy(cand, w->dslot, (size_t)ncand * sizeof *cand);
+            int rc = hetis_place(w, i, cand, ncand, err);
+            free(cand);
+            if (rc < 0)
+                return -1;
+        }
+    }
+    for (int32_t s = in->wait_head; s >= 0 && budget > 0 && seqs < set->max_seqs;) {
+        struct req *r = &w->r[s];
+        int32_t next = r->next;
+        if (r->kv_ready) {
+            /* a prefilled request come with its KV: it needs room for it and a token */
+            if (!kv_fits(w, in, r, r->filled + 1))
+                break;
+            admit(w, in, s);
+            r->kv_ready = 0;
+            kv_set_blocks(w, in, r, blocks_for(w, r->filled + 1));
+            r->chunk = 0;
+            r->batch = slot;
+            if (batch_add(b, s, err) < 0)
+                return -1;
+            budget--;
+            seqs++;
+            s = next;
+            continue;
+        }
+        int64_t chunk = r->target - r->filled;
+        if (chunk > budget) {
+            if (!set->chunked_prefill)
+                break;          /* a whole prompt waits for a batch it fits */
+            chunk = budget;
+        }
+        if (in->hetis) {
+            int placed = 0;
+            for (int d = 0; d < in->ndev; d++)
+                placed += r->heads[d];
+            if (placed == 0)
+                break;
+        }
+        if (!kv_fits(w, in, r, r->filled + chunk)) {
+            if (in->hetis)
+                memset(r->heads, 0, sizeof r->heads);
+            break;
+        }
+        admit(w, in, s);
+        kv_set_blocks(w, in, r, blocks_for(w, r->filled + chunk));
+        r->chunk = (int32_t)chunk;
+        r->batch = slot;
+        if (batch_add(b, s, err) < 0)
+            return -1;
+        budget -= chunk;
+        seqs++;
+        s = next;
+    }
+    /* placements made for requests this batch did not take are forgotten */
+    if (in->hetis)
+        for (int k = 0; k < ncand; k++)
+            if (w->r[w->dslot[k]].state == R_WAITING)
+                memset(w->r[w->dslot[k]].heads, 0, sizeof w->r[w->dslot[k]].heads);
+    if (b->n == 0)
+        return 0;
+    for (int k = 0; k < b->n; k++) {
+        const struct req *r = &w->r[b->r[k]];
+        in->pending_prefill -= r->chunk;
+    }
+    batch_time(w, i, b);
+    /* walk the stages: each starts when the batch reaches it and the stage is free */
+    simtime t = now + sim_from_sec_ceil(b->iter_s + delay);
+    for (int s = 0; s < in->S; s++) {
+        if (in->stage_free[s] > t)
+            t = in->stage_free[s];
+        t += sim_from_sec_ceil(b->stage_s[s]);
+        in->stage_free[s] = t;
+    }
+    b->busy = 1;
+    in->inflight++;
+    w->tot.iterations++;
+    if (engine_at(w->eng, t, EV_BATCH, (uint64_t)i << 8 | (uint64_t)slot, NULL) < 0)
+        return err_run(err, "out of memory");
+    /* a pipeline may start the next batch once its first stage is free */
+    if (in->S > 1 && in->inflight < in->S && !in->launch_pending) {
+        in->launch_pending = 1;
+        if (engine_at(w->eng, in->stage_free[0], EV_LAUNCH, (uint64_t)i, NULL) < 0)
+            return err_run(err, "out of memory");
+    }
+    return 1;
+}
+
+/* Credit the GPU time of a finished batch to its types. */
+static void credit_busy(serve *w, const struct inst *in, const struct batch *b)
+{
+    const struct serve_instance *sp = in->spec;
+    for (int s = 0; s < in->S; s++) {
+        int slot = cluster_type_slot(w->cl, cluster_gpu_type(w->cl, sp->stages[s].gpus[0]));
+        double x = (b->stage_s[s] + (s == 0 ? b->iter_s : 0)) * sp->stages[s].ngpu;
+        w->busy_period[slot] += x;
+        w->tot.busy_gpu_s[slot] += x;
+    }
+    for (int d = 1; d < in->ndev && in->hetis; d++) {
+        int slot = cluster_type_slot(w->cl, cluster_gpu_type(w->cl, sp->attn[d - 1]));
+        w->busy_period[slot] += b->dev_s[d];
+        w->tot.busy_gpu_s[slot] += b->dev_s[d];
+    }
+}
+
+static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *err);
+
+static int batch_done(serve *w, int i, int slot, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    struct batch *b = &in->b[slot];
+    simtime now = engine_now(w->eng);
+    double t = sim_to_sec(now);
+    credit_busy(w, in, b);
+    b->busy = 0;
+    in->inflight--;
+    for (int k = 0; k < b->n; k++) {
+        int32_t s = b->r[k];
+        struct req *r = &w->r[s];
+        r->batch = -1;
+        int produced = 0;
+        if (r->chunk > 0) {
+            r->filled += r->chunk;
+            r->chunk = 0;
+            if (r->filled >= r->target) {   /* the prompt is in: a token comes out */
+                produced = 1;
+                hetis_load(in, r, 1);
+            }
+        } else {
+            hetis_load(in, r, -1);
+            r->filled++;
+            produced = 1;
+            hetis_load(in, r, 1);
+        }
+        if (!produced)
+            continue;
+        r->generated++;
+        if (r->first < 0)
+            r->first = now;
+        w->tot.tokens_out++;
+        if (t >= w->win.from && t <= w->win.to)
+            w->tot.window_tokens++;
+        if (r->generated >= r->output) {
+            if (finish(w, s, err) < 0)
+                return -1;
+        } else if (in->spec->role == SERVE_PREFILL) {
+            double compute = 0;
+            for (int st = 0; st < in->S; st++)
+                compute += b->stage_s[st];
+            if (start_transfer(w, s, compute, err) < 0)
+                return -1;
+        }
+    }
+    mark_dirty(w, i);
+    return 0;
+}
+
+/* A prefilled request of a prefill-only instance: its KV (prompt tokens, every layer and
+ * head) moves to the decode instance its policy routes it to, each GPU's shard over the
+ * intra-node link in parallel when both sit on one node, else all of it over the network.
+ * The transfer streams layer by layer while the prefill computes (`compute_s`, its batch's
+ * time), so what remains is the larger of one layer's share and what the prefill did not
+ * cover. */
+static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *err)
+{
+    struct req *r = &w->r[s];
+    struct inst *src = &w->in[r->inst];
+    int32_t to;
+    if (route(w, s, SERVE_DECODE, r->inst, &to, err) < 0)
+        return -1;
+    const struct serve_stage *a = &src->spec->stages[src->S - 1];
+    const struct serve_stage *b = &w->in[to].spec->stages[0];
+    double bytes = (double)r->filled * llm_kv_bytes(w->arch, w->arch->layers, 1);
+    int link = serve_view_pair_link(w->cl, a->gpus[0], b->gpus[0]);
+    int one_node = cluster_gpu_node(w->cl, a->gpus[0]) == cluster_gpu_node(w->cl, b->gpus[0]);
+    int par = one_node ? (a->ngpu < b->ngpu ? a->ngpu : b->ngpu) : 1;
+    double xfer = llm_send_s(w->llm, link, bytes / par);
+    double L = w->arch->layers;
+    double t = xfer - compute_s * (L - 1) / L;
+    if (t < xfer / L)
+        t = xfer / L;
+    w->tot.kv_moved_bytes += bytes;
+    kv_release(w, src, r);
+    list_remove(w, &src->run_head, &src->run_tail, s);
+    src->nrun--;
+    mark_dirty(w, r->inst);
+    r->inst = to;
+    r->state = R_XFER;
+    if (engine_at(w->eng, engine_now(w->eng) + sim_from_sec_ceil(t), EV_XFER, (uint64_t)s,
+                  NULL) < 0)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
+/* The KV of request s reached its decode instance: it waits there for room. */
+static int xfer_done(serve *w, int32_t s, struct errbuf *err)
+{
+    struct req *r = &w->r[s];
+    r->kv_ready = 1;
+    return enqueue(w, s, r->inst, err);
+}
+
+/* ---------------------------------------------------------------- arrivals */
+
+static int intern_class(serve *w, const char *name, int32_t *out, struct errbuf *err)
+{
+    if (name == NULL)
+        name = "default";
+    for (int i = 0; i < w->ncls; i++)
+        if (strcmp(w->cls[i], name) == 0) {
+            *out = i;
+            return 0;
+        }
+    int failed = 0;
+    w->cls = grow_array(w->cls, (size_t)w->ncls + 1, sizeof *w->cls, &failed);
+    char *copy = failed ? NULL : strdup(name);
+    if (copy == NULL)
+        return err_run(err, "out of memory");
+    w->cls[w->ncls] = copy;
+    *out = w->ncls++;
+    return 0;
+}
+
+/* Read the next request ahead and schedule its arrival; mark the source drained at its end. */
+static int read_next(serve *w, struct errbuf *err)
+{
+    int rc = w->src->next(w->src->ctx, &w->pending, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        w->have_pending = 0;
+        w->drained = 1;
+        if (w->win.to == INFINITY)      /* the default window ends at the last arrival */
+            w->win.to = sim_to_sec(w->last_arrival);
+        return 0;
+    }
+    if (w->pending.arrival < w->last_arrival)
+        return err_input(err, w->pending.origin, w->pending.line, "arrival",
+                         "arrivals must not decrease");
+    if (serve_request_check(w->arch, w->cfg.overlong, &w->pending, err) < 0)
+        return -1;
+    w->have_pending = 1;
+    w->last_arrival = w->pending.arrival;
+    if (engine_at(w->eng, w->pending.arrival + w->admit_delay, EV_ARRIVAL, 0, NULL) < 0)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
+static int arrival(serve *w, struct errbuf *err)
+{
+    const struct request_spec *q = &w->pending;
+    int32_t s = new_slot(w, err);
+    if (s < 0)
+        return -1;
+    struct req *r = &w->r[s];
+    memset(r, 0, sizeof *r);
+    r->id = q->id;
+    r->index = w->tot.reqs_in++;
+    r->arrival = q->arrival;
+    r->start = r->first = -1;
+    r->prompt = q->prompt;
+    r->output = q->output;
+    r->target = q->prompt;
+    r->batch = -1;
+    r->prev = r->next = -1;
+    r->inst = -1;
+    if (intern_class(w, q->cls, &r->cls, err) < 0)
+        return -1;
+    w->in_system++;
+    int32_t i;
+    if (route(w, s, SERVE_PREFILL, -1, &i, err) < 0 || enqueue(w, s, i, err) < 0)
+        return -1;
+    return read_next(w, err);
+}
+
+/* ---------------------------------------------------------------- samples */
+
+static int sample(serve *w, struct errbuf *err)
+{
+    simtime now = engine_now(w->eng);
+    double period = sim_to_sec(now - w->last_sample);
+    w->last_sample = now;
+    if (period <= 0)
+        return 0;
+    const catalog *cat = cluster_catalog(w->cl);
+    double busy = 0, gpus = 0;
+    for (int k = 0; k < w->ntypes; k++) {
+        char name[64];
+        int n = cluster_type_count(w->cl, w->types[k]);
+        snprintf(name, sizeof name, "util_%s", catalog_gpu(cat, w->types[k])->name);
+        double u = w->busy_period[k] / (n * period);
+        if (u > 1)
+            u = 1;      /* a batch longer than the period is credited when it ends */
+        if (w->sink->sample(w->sink->ctx, now, name, u, err) < 0)
+            return -1;
+        busy += w->busy_period[k];
+        gpus += n;
+        w->busy_period[k] = 0;
+    }
+    int64_t waiting = 0, running = 0;
+    for (int i = 0; i < w->ninst; i++) {
+        waiting += w->in[i].nwait;
+        running += w->in[i].nrun;
+    }
+    double ut = busy / (gpus * period);
+    if (w->sink->sample(w->sink->ctx, now, "util_total", ut > 1 ? 1 : ut, err) < 0 ||
+        w->sink->sample(w->sink->ctx, now, "kv_util",
+                        w->kv_cap_all > 0 ? w->kv_used_all / w->kv_cap_all : 0, err) < 0 ||
+        w->sink->sample(w->sink->ctx, now, "queue_len", (double)waiting, err) < 0 ||
+        w->sink->sample(w->sink->ctx, now, "running_reqs", (double)running, err) < 0)
+        return -1;
+    /* the series stops once nothing is left to happen */
+    if ((w->in_system > 0 || w->have_pending) &&
+        engine_at(w->eng, now + w->cfg.sample_period, EV_SAMPLE, 0, NULL) < 0)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the engine's hooks */
+
+static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
+{
+    serve *w = world;
+    int rc = 0;
+    switch (ev->kind) {
+    case EV_ARRIVAL:
+        rc = arrival(w, err);
+        break;
+    case EV_BATCH:
+        rc = batch_done(w, (int)(ev->arg >> 8), (int)(ev->arg & 0xff), err);
+        break;
+    case EV_LAUNCH:
+        w->in[ev->arg].launch_pending = 0;
+        mark_dirty(w, (int)ev->arg);
+        break;
+    case EV_XFER:
+        rc = xfer_done(w, (int32_t)ev->arg, err);
+        break;
+    case EV_SAMPLE:
+        if (w->in_system == 0 && !w->have_pending) {
+            w->last_sample = ev->time;
+            break;
+        }
+        rc = sample(w, err);
+        break;
+    default:
+        assert(0);
+    }
+    return rc < 0 ? ENGINE_FAIL : ENGINE_CONTINUE;
+}
+
+static int instant_end(void *world, struct errbuf *err)
+{
+    serve *w = world;
+    /* launching on one instance never dirties another, but keep taking batches while an
+       instance can (a pipeline fills its stages one batch at a time) */
+    for (int k = 0; k < w->ndirty; k++) {
+        int i = w->dirty_list[k];
+        struct inst *in = &w->in[i];
+        in->dirty = 0;
+        int rc;
+        for (;;) {
+            while ((rc = try_launch(w, i, err)) > 0)
+                ;
+            if (rc < 0)
+                return ENGINE_FAIL;
+            /* running requests always make progress: with nothing in flight a batch starts */
+            assert(in->inflight > 0 || in->nrun == 0);
+            /* nothing runs, nothing will free room, and the first waiting request cannot
+               start: it never will (its policy finds no room for it), so it is dropped */
+            if (in->inflight > 0 || in->nrun > 0 || in->wait_head < 0)
+                break;
+            int32_t s = in->wait_head;
+            list_remove(w, &in->wait_head, &in->wait_tail, s);
+            in->nwait--;
+            in->pending_prefill -= w->r[s].target - w->r[s].filled;
+            if (drop(w, s, err) < 0)
+                return ENGINE_FAIL;
+        }
+    }
+    w->ndirty = 0;
+    return ENGINE_CONTINUE;
+}
+
+/* ---------------------------------------------------------------- create, run */
+
+static int setup_instance(serve *w, int i, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    const struct serve_instance *sp = &w->dep->inst[i];
+    in->spec = sp;
+    in->S = sp->nattn > 0 ? 1 : sp->nstages;
+    in->hetis = sp->nattn > 0;
+    in->wait_head = in->wait_tail = in->run_head = in->run_tail = -1;
+    in->load = &w->load[i];
+    in->load->role = sp->role;
+    in->load->speed = serve_view_rate(&w->env, sp, 1024, 128) * (1024 + 128);
+    in->last_rebalance = 0;
+    /* the stages as the latency model takes them, and their per-token-count parts */
+    int64_t cap = w->cfg.set.max_batch_tokens + w->cfg.set.max_seqs + 1;
+    in->tok_cap = (int)(cap < (1 << 16) ? cap : (1 << 16));
+    for (int s = 0; s < in->S; s++) {
+        const struct serve_stage *st = &sp->stages[s];
+        in->lstage[s] = (struct llm_stage){ cluster_gpu_type(w->cl, st->gpus[0]), st->ngpu,
+                                            serve_view_group_link(w->cl, st->gpus, st->ngpu),
+                                            st->layers, s == 0, s == in->S - 1 };
+        in->tok[s] = malloc((size_t)in->tok_cap * sizeof *in->tok[s]);
+        if (in->tok[s] == NULL)
+            return err_run(err, "out of memory");
+        for (int k = 0; k < in->tok_cap; k++)
+            in->tok[s][k].dense_s = -1;
+    }
+    if (in->hetis) {
+        if (w->dec->dispatch == NULL)
+            return err_run(err, "policy deployed attention workers but has no dispatch");
+        serve_view_attn_devices(&w->env, sp, in->adev, &in->ndev);
+        in->head_bytes = w->arch->layers * llm_kv_head_bytes(w->arch);
+        double total = 0, best = 0;
+        for (int d = 0; d < in->ndev; d++) {
+            in->dev[d].cap = in->adev[d].cap_bytes;
+            total += in->dev[d].cap;
+            if (in->dev[d].cap > best)
+                best = in->dev[d].cap;
+        }
+        /* a single request's heads may spread over every device */
+        in->cap_tokens = total / (in->head_bytes * w->arch->kv_heads);
+    } else {
+        in->ndev = sp->nstages;
+        in->cap_tokens = INFINITY;
+        for (int s = 0; s < sp->nstages; s++) {
+            const struct serve_stage *st = &sp->stages[s];
+            in->dev[s].cap = serve_view_stage_room(&w->env, sp, s);
+            in->dev[s].tok_bytes = llm_kv_bytes(w->arch, st->layers, st->ngpu);
+            /* whole blocks only */
+            double blocks = floor(in->dev[s].cap / (in->dev[s].tok_bytes *
+                                                    w->cfg.set.block_tokens));
+            double tokens = blocks * w->cfg.set.block_tokens;
+            if (tokens < in->cap_tokens)
+                in->cap_tokens = tokens;
+        }
+    }
+    for (int d = 0; d < in->ndev; d++)
+        w->kv_cap_all += in->dev[d].cap;
+    return 0;
+}
+
+int serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
+                 const struct llm_arch *arch, const struct serve_config *cfg,
+                 struct entity_source *src, const struct serve_decider *dec,
+                 const struct serve_sink *sink, struct errbuf *err)
+{
+    *out = NULL;
+    serve *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return err_run(err, "out of memory");
+    w->cl = cl;
+    w->llm = llm;
+    w->arch = arch;
+    w->cfg = *cfg;
+    w->src = src;
+    w->dec = dec;
+    w->sink = sink;
+    w->free_head = -1;
+    w->env = (struct serve_env_view){ cl, llm, arch, &w->cfg.set };
+    w->admit_delay = sim_from_sec(llm_fit_of(llm)->first_ms * 1e-3);
+    w->ntypes = cluster_types(cl, &w->types);
+    w->dep = calloc(1, sizeof *w->dep);
+    w->eng = engine_create(1024);
+    if (w->dep == NULL || w->eng == NULL) {
+        serve_destroy(w);
+        return err_run(err, "out of memory");
+    }
+    char msg[512];
+    w->tot.decisions++;
+    if (dec->deploy(dec->ctx, &w->env, w->dep, err) < 0) {
+        serve_destroy(w);
+        return -1;
+    }
+    if (serve_check_deployment(&w->env, w->dep, msg, sizeof msg) < 0) {
+        serve_destroy(w);
+        return err_input(err, NULL, 0, NULL, "the policy's deployment %s", msg);
+    }
+    w->ninst = w->dep->n;
+    w->in = calloc((size_t)w->ninst, sizeof *w->in);
+    w->load = calloc((size_t)w->ninst, sizeof *w->load);
+    if (w->in == NULL || w->load == NULL) {
+        serve_destroy(w);
+        return err_run(err, "out of memory");
+    }
+    for (int i = 0; i < w->ninst; i++)
+        if (setup_instance(w, i, err) < 0) {
+            serve_destroy(w);
+            return -1;
+        }
+    *out = w;
+    return 0;
+}
+
+void serve_destroy(serve *w)
+{
+    if (w == NULL)
+        return;
+    for (int i = 0; w->in != NULL && i < w->ninst; i++)
+        for (int s = 0; s < SERVE_MAX_STAGES; s++) {
+            free(w->in[i].b[s].r);
+            free(w->in[i].tok[s]);
+        }
+    for (int i = 0; i < w->ncls; i++)
+        free(w->cls[i]);
+    free(w->cls);
+    free(w->in);
+    free(w->load);
+    free(w->r);
+    free(w->dep);
+    free(w->dreq);
+    free(w->dslot);
+    engine_destroy(w->eng);
+    free(w);
+}
+
+int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
+{
+    int explicit_window = w->cfg.measure.to > w->cfg.measure.from;
+    w->win = explicit_window ? w->cfg.measure : (struct window){ INFINITY, INFINITY };
+    w->tot.ntypes = w->ntypes;
+    if (read_next(w, err) < 0)
+        return -1;
+    if (!explicit_window && w->have_pending)
+        w->win.from = sim_to_sec(w->pending.arrival);
+    if (w->cfg.sample_period > 0 && w->have_pending &&
+        engine_at(w->eng, w->pending.arrival + w->cfg.sample_period, EV_SAMPLE, 0, NULL) < 0)
+        return err_run(err, "out of memory");
+    w->first_arrival = w->last_sample = w->have_pending ? w->pending.arrival : 0;
+    w->kv_since = w->last_sample;
+    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
+    int stop = engine_run(w->eng, handle, instant_end, w, &lim, err);
+    if (stop == ENGINE_FAILED)
+        return -1;
+    kv_account(w);
+    simtime t = engine_now(w->eng);
+    /* requests still in the system when a limit stopped the run leave unfinished */
+    for (int32_t s = 0; s < w->nr; s++)
+        if (w->r[s].state != R_FREE && w->r[s].state != R_DONE && emit(w, &w->r[s], 0, err) < 0)
+            return -1;
+    w->tot.end = t;
+    w->tot.stop = stop;
+    w->tot.events = engine_events(w->eng);
+    w->tot.window = w->win;
+    if (w->tot.window.to > sim_to_sec(t))
+        w->tot.window.to = sim_to_sec(t);
+    double from = sim_to_sec(w->first_arrival);
+    w->tot.kv_util_mean = sim_to_sec(t) > from ? w->kv_int / (sim_to_sec(t) - from) : 0;
+    *out = w->tot;
+    return 0;
+}

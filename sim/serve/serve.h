@@ -1,0 +1,100 @@
+/*
+ * serve: the LLM serving world — requests arrive, a policy routes each to a model instance
+ * it deployed, and every instance runs iterations the way vLLM schedules them: a token
+ * budget and a cap on requests per iteration, the decoding requests first (one token each),
+ * then prompts in arrival order (whole, or chunked to fill the budget), prefill and decode
+ * in one batch; a paged KV cache whose room is each GPU's memory less its weights and
+ * activations; when a decoding request cannot grow, the latest admitted one is preempted and
+ * recomputed later.  A prefill-only instance hands each prefilled request to a decode-only
+ * instance, its KV moving over the link between them.  A pipeline keeps one batch per stage
+ * in flight.  A Hetis instance keeps each request's KV heads where its policy's dispatch put
+ * them, and its decode attention takes the slowest device's time with the transfers to and
+ * from the primaries.  Iteration times come from the latency model (serve_view.h).
+ *
+ * Events: arrivals (one read ahead), the end of each batch, pipeline stage slots, KV
+ * transfers and samples — thousands per instance for an hour of traffic.  Memory follows the
+ * requests in the system (slots reused); a finished request leaves only its figures.
+ *
+ * Ownership: serve_create allocates; serve_destroy frees.  The cluster, model, source,
+ * decider and sink are borrowed and must outlive the world.
+ */
+#ifndef HETSIM_SERVE_H
+#define HETSIM_SERVE_H
+
+#include <stdint.h>
+
+#include "../base/window.h"
+#include "../core/entity.h"
+#include "request.h"
+#include "serve_view.h"
+
+struct serve_config {
+    struct serve_settings set;
+    int      overlong;          /* enum serve_overlong */
+    simtime  sample_period;     /* 0: no samples */
+    simtime  until;             /* SIM_NEVER: until every request is done */
+    uint64_t max_events;        /* 0: none */
+    struct window measure;      /* seconds; to <= from: the first arrival to the last */
+};
+
+/* A request longer than the model's context: an input error, or cut to fit (the prompt
+ * shortened so that prompt + output fits, the output cut to the context less one token if
+ * it alone does not). */
+enum serve_overlong { SERVE_OVERLONG_ERROR, SERVE_OVERLONG_TRUNCATE };
+
+/* A request leaving the world: finished, dropped (it can never fit its instance's KV
+ * cache), or still in the system when the run stopped. */
+struct serve_record {
+    int64_t     id;
+    int64_t     index;          /* arrival order, from 0 */
+    const char *cls;
+    double      arrival, start, first, finish;  /* seconds; < 0: did not happen */
+    int32_t     prompt, output, generated;
+    int32_t     preemptions;
+    int         dropped;
+};
+
+struct serve_sink {
+    void *ctx;
+    int (*request)(void *ctx, const struct serve_record *r, struct errbuf *err);
+    int (*sample)(void *ctx, simtime t, const char *name, double value, struct errbuf *err);
+};
+
+struct serve_totals {
+    simtime  end;               /* clock when the run stopped */
+    int      stop;              /* enum engine_stop */
+    uint64_t events, decisions;
+    int64_t  reqs_in, reqs_done, reqs_dropped;
+    int64_t  preemptions, iterations, rebalances;
+    double   tokens_out;        /* output tokens produced */
+    double   kv_moved_bytes;    /* moved by prefill-to-decode transfers and rebalancing */
+    struct window window;       /* the measurement window used, seconds */
+    double   window_tokens, window_done;     /* output tokens and finished requests in it */
+    int      ntypes;            /* GPU types of the cluster (cluster_types order) */
+    double   busy_gpu_s[CLUSTER_MAX_TYPES];  /* GPU-seconds computing, by type slot */
+    double   kv_util_mean;      /* time-average of the KV cache's used fraction */
+};
+
+typedef struct serve serve;
+
+/* The request as the world takes it: tokens >= 1, and prompt + output within the model's
+ * context (cut when overlong is TRUNCATE: *s is changed).  0, or -1 with the message naming
+ * its file, line and field.  `hetsim validate` checks every request with this. */
+int serve_request_check(const struct llm_arch *a, int overlong, struct request_spec *s,
+                        struct errbuf *err);
+
+/* Check a deployment against the cluster and the model: GPUs known and used once, every
+ * stage of one GPU type, layers summing to the model's, weights that fit with room for at
+ * least one KV block, a Hetis instance's single stage.  0, or -1 with the reason in msg. */
+int serve_check_deployment(const struct serve_env_view *v, const struct serve_deployment *d,
+                           char *msg, size_t cap);
+
+int  serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
+                  const struct llm_arch *arch, const struct serve_config *cfg,
+                  struct entity_source *src, const struct serve_decider *dec,
+                  const struct serve_sink *sink, struct errbuf *err);
+void serve_destroy(serve *w);
+/* Run to the end (or a limit).  0, or -1 with the message in err. */
+int  serve_run(serve *w, struct serve_totals *out, struct errbuf *err);
+
+#endif

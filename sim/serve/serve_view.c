@@ -1,0 +1,270 @@
+/*
+ * serve_view: the latency model (models/llm.h) applied to deployments — links of GPU groups,
+ * the KV room of a stage, an instance's iteration time and decode speed, and the per-layer
+ * decode attention of a Hetis split.  What policies use to judge deployments and what the
+ * world charges are the same functions.
+ */
+#include "serve_view.h"
+
+#include <assert.h>
+#include <math.h>
+
+/* the slower (by bandwidth) of two links, -1 being none */
+static int slower(const catalog *cat, int a, int b)
+{
+    if (a < 0)
+        return b;
+    if (b < 0)
+        return a;
+    return catalog_link(cat, a)->bw_gbs <= catalog_link(cat, b)->bw_gbs ? a : b;
+}
+
+int serve_view_group_link(const cluster *cl, const int32_t *gpus, int n)
+{
+    if (n < 2)
+        return -1;
+    const catalog *cat = cluster_catalog(cl);
+    int n0 = cluster_gpu_node(cl, gpus[0]), link = -1, spans = 0;
+    for (int i = 0; i < n; i++) {
+        const struct cluster_node *nd = cluster_node(cl, cluster_gpu_node(cl, gpus[i]));
+        link = slower(cat, link, nd->intra);
+        if (cluster_gpu_node(cl, gpus[i]) != n0) {
+            spans = 1;
+            link = slower(cat, link, nd->net);
+        }
+    }
+    if (spans)
+        link = slower(cat, link, cluster_node(cl, n0)->net);
+    return link;
+}
+
+int serve_view_pair_link(const cluster *cl, int a, int b)
+{
+    const struct cluster_node *na = cluster_node(cl, cluster_gpu_node(cl, a));
+    const struct cluster_node *nb = cluster_node(cl, cluster_gpu_node(cl, b));
+    if (na == nb)
+        return na->intra;
+    return slower(cluster_catalog(cl), na->net, nb->net);
+}
+
+double serve_view_stage_room(const struct serve_env_view *v, const struct serve_instance *in,
+                             int s)
+{
+    const struct serve_stage *st = &in->stages[s];
+    const struct gpu_spec *g = catalog_gpu(cluster_catalog(v->cl),
+                                           cluster_gpu_type(v->cl, st->gpus[0]));
+    double w = llm_weight_bytes(v->arch, st->layers, st->ngpu, s == 0, s == in->nstages - 1);
+    double act = llm_activation_bytes(v->arch, st->ngpu, v->set->max_batch_tokens,
+                                      v->set->max_seqs);
+    return g->mem_gb * 1e9 * v->set->mem_util - w - act;
+}
+
+/* KV room of one attention worker GPU: no weights, the attention buffers of a batch */
+static double worker_room(const struct serve_env_view *v, int gpu)
+{
+    const struct gpu_spec *g = catalog_gpu(cluster_catalog(v->cl), cluster_gpu_type(v->cl, gpu));
+    double bufs = 2.0 * 3 * v->set->max_seqs * v->arch->hidden;     /* q, k/v, o of a batch */
+    return g->mem_gb * 1e9 * v->set->mem_util - bufs;
+}
+
+double serve_view_kv_tokens(const struct serve_env_view *v, const struct serve_instance *in)
+{
+    const struct llm_arch *a = v->arch;
+    if (in->nattn > 0) {
+        double room = serve_view_stage_room(v, in, 0);
+        if (room <= 0)
+            return 0;
+        double heads = room * in->stages[0].ngpu;  /* bytes, then head-tokens */
+        for (int i = 0; i < in->nattn; i++) {
+            double r = worker_room(v, in->attn[i]);
+            if (r > 0)
+                heads += r;
+        }
+        heads /= a->layers * llm_kv_head_bytes(a);
+        return heads / a->kv_heads;
+    }
+    double tokens = INFINITY;
+    for (int s = 0; s < in->nstages; s++) {
+        double room = serve_view_stage_room(v, in, s);
+        if (room <= 0)
+            return 0;
+        double t = room / llm_kv_bytes(a, in->stages[s].layers, in->stages[s].ngpu);
+        if (t < tokens)
+            tokens = t;
+    }
+    return tokens;
+}
+
+static struct llm_stage stage_of(const struct serve_env_view *v, const struct serve_instance *in,
+                                 int s)
+{
+    const struct serve_stage *st = &in->stages[s];
+    return (struct llm_stage){ cluster_gpu_type(v->cl, st->gpus[0]), st->ngpu,
+                               serve_view_group_link(v->cl, st->gpus, st->ngpu), st->layers,
+                               s == 0, s == in->nstages - 1 };
+}
+
+double serve_view_attn_split_s(const struct serve_env_view *v, int ndev,
+                          const struct serve_attn_dev *dev, const double *ctx_heads,
+                          const double *req_heads)
+{
+    const llm_catalog *c = v->llm;
+    const struct llm_arch *a = v->arch;
+    double group = (double)a->heads / a->kv_heads, d = a->head_dim;
+    /* bytes a request-head moves each layer: to the worker its query group and its new K and
+       V, back the group's outputs */
+    double to = 2 * (group * d + 2 * d), from = 2 * group * d;
+    double t = 0, remote_to = 0, remote_from = 0, remote_compute = 0;
+    int remote_link = -1;
+    for (int i = 0; i < ndev; i++) {
+        if (!(ctx_heads[i] > 0))
+            continue;
+        double comp = llm_attn_decode_heads_s(c, cluster_gpu_type(v->cl, dev[i].gpu), a,
+                                              ctx_heads[i] / dev[i].ngpu,
+                                              req_heads[i] / dev[i].ngpu);
+        if (dev[i].link < 0) {
+            if (comp > t)
+                t = comp;
+        } else if (!dev[i].remote) {
+            double x = llm_send_s(c, dev[i].link, to * req_heads[i]) + comp +
+                       llm_send_s(c, dev[i].link, from * req_heads[i]);
+            if (x > t)
+                t = x;
+        } else {
+            remote_to += to * req_heads[i];
+            remote_from += from * req_heads[i];
+            remote_link = dev[i].link;
+            if (comp > remote_compute)
+                remote_compute = comp;
+        }
+    }
+    if (remote_link >= 0) {
+        double x = llm_send_s(c, remote_link, remote_to) + remote_compute +
+                   llm_send_s(c, remote_link, remote_from);
+        if (x > t)
+            t = x;
+    }
+    return t;
+}
+
+void serve_view_attn_devices(const struct serve_env_view *v, const struct serve_instance *in,
+                        struct serve_attn_dev *dev, int *ndev)
+{
+    const struct serve_stage *p = &in->stages[0];
+    int pnode = cluster_gpu_node(v->cl, p->gpus[0]);
+    double room = serve_view_stage_room(v, in, 0);
+    dev[0] = (struct serve_attn_dev){ .gpu = p->gpus[0], .ngpu = p->ngpu, .link = -1,
+                                      .cap_bytes = room > 0 ? room * p->ngpu : 0 };
+    for (int i = 0; i < in->nattn; i++) {
+        int g = in->attn[i];
+        double r = worker_room(v, g);
+        dev[i + 1] = (struct serve_attn_dev){
+            .gpu = g, .ngpu = 1, .link = serve_view_pair_link(v->cl, p->gpus[0], g),
+            .remote = cluster_gpu_node(v->cl, g) != pnode, .cap_bytes = r > 0 ? r : 0 };
+    }
+    *ndev = in->nattn + 1;
+}
+
+double serve_view_iter_s(const struct serve_env_view *v, const struct serve_instance *in,
+                         const struct llm_batch *b)
+{
+    const llm_catalog *c = v->llm;
+    const struct llm_arch *a = v->arch;
+    double t = llm_fit_of(c)->iter_ms * 1e-3;
+    if (in->nattn == 0) {
+        for (int s = 0; s < in->nstages; s++) {
+            struct llm_stage st = stage_of(v, in, s);
+            t += llm_stage_s(c, a, &st, b);
+            if (s + 1 < in->nstages)
+                t += llm_send_s(c, serve_view_pair_link(v->cl, in->stages[s].gpus[0],
+                                                        in->stages[s + 1].gpus[0]),
+                                2 * b->tokens * a->hidden);
+        }
+        return t;
+    }
+    /* Hetis: the dense part on the primaries, decode attention spread over the devices in
+       proportion to their memory bandwidth */
+    struct serve_attn_dev dev[SERVE_MAX_DEV];
+    int ndev;
+    serve_view_attn_devices(v, in, dev, &ndev);
+    double ctx[SERVE_MAX_DEV], req[SERVE_MAX_DEV], bw = 0;
+    const catalog *cat = cluster_catalog(v->cl);
+    for (int i = 0; i < ndev; i++)
+        bw += catalog_gpu(cat, cluster_gpu_type(v->cl, dev[i].gpu))->mem_bw_gbs * dev[i].ngpu;
+    for (int i = 0; i < ndev; i++) {
+        double share = catalog_gpu(cat, cluster_gpu_type(v->cl, dev[i].gpu))->mem_bw_gbs *
+                       dev[i].ngpu / bw;
+        ctx[i] = b->decode_ctx * a->kv_heads * share;
+        req[i] = b->decode_reqs * a->kv_heads * share;
+    }
+    return t + serve_view_hetis_s(v, in, b, NULL, serve_view_attn_split_s(v, ndev, dev, ctx, req));
+}
+
+double serve_view_hetis_s(const struct serve_env_view *v, const struct serve_instance *in,
+                          const struct llm_batch *b, const struct llm_layer_part *part,
+                          double attn_layer_s)
+{
+    struct llm_stage st = stage_of(v, in, 0);
+    struct llm_layer_part own;
+    if (part == NULL) {
+        own = llm_layer_part(v->llm, v->arch, &st, b->tokens);
+        part = &own;
+    }
+    return v->arch->layers * llm_layer_with_s(v->llm, v->arch, &st, b, part, attn_layer_s) +
+           llm_stage_ends_s(v->llm, v->arch, &st, b);
+}
+
+/* One iteration of b on the instance as a pipeline paces it: the slowest stage, or the
+ * whole iteration over the stages when that is longer (one batch per stage in flight). */
+static double paced_s(const struct serve_env_view *v, const struct serve_instance *in,
+                      const struct llm_batch *b)
+{
+    double whole = serve_view_iter_s(v, in, b);
+    int S = in->nattn > 0 ? 1 : in->nstages;
+    if (S == 1)
+        return whole;
+    double slowest = 0;
+    for (int s = 0; s < S; s++) {
+        struct llm_stage st = stage_of(v, in, s);
+        double x = llm_stage_s(v->llm, v->arch, &st, b);
+        if (x > slowest)
+            slowest = x;
+    }
+    return whole / S > slowest ? whole / S : slowest;
+}
+
+double serve_view_rate(const struct serve_env_view *v, const struct serve_instance *in,
+                       double prompt, double output)
+{
+    double kv = serve_view_kv_tokens(v, in);
+    int S = in->nattn > 0 ? 1 : in->nstages;
+    double total = floor(kv / (prompt + output)), cap = (double)v->set->max_seqs * S;
+    if (total > cap)
+        total = cap;
+    if (total < 1)
+        return 0;
+    double n = floor(total / S);
+    if (n < 1)
+        n = 1;
+    /* the prompts: full iterations of the token budget, then the rest */
+    double tokens = n * prompt, budget = (double)v->set->max_batch_tokens, t = 0;
+    double full = floor(tokens / budget), rest = tokens - full * budget;
+    for (int k = 0; k < 2; k++) {
+        double c = k == 0 ? budget : rest, count = k == 0 ? full : 1;
+        if (c <= 0 || count <= 0)
+            continue;
+        struct llm_batch b = { 0 };
+        if (c >= prompt)
+            for (double q = 0; q + prompt <= c; q += prompt)
+                llm_batch_prefill(&b, prompt, 0, 1);
+        else
+            llm_batch_prefill(&b, c, (prompt - c) / 2, 0);
+        t += count * paced_s(v, in, &b);
+    }
+    /* the outputs: decode steps of the n requests at their mean context */
+    struct llm_batch d = { 0 };
+    for (int i = 0; i < (int)n; i++)
+        llm_batch_decode(&d, prompt + output / 2);
+    t += (output - 1) * paced_s(v, in, &d);
+    return t > 0 ? n / t : 0;
+}

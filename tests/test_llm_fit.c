@@ -1,0 +1,209 @@
+/*
+ * test_llm_fit: the calibration of the LLM latency model (models/llm_fit.h) on the reference
+ * data, read where it lives (../shared: Vidur's kernel and all-reduce profiles, the lmdeploy
+ * and TensorRT-LLM rows), never copied into the project.  The shipped factors' residuals on
+ * every calibration row are those the README states (each end-to-end row within a point of
+ * its stated error, fitted rows within 10%, every op's median within its bound); fitting
+ * again from the data gives the shipped factors; and the fit recovers factors it was given
+ * (synthetic rows made by the model itself).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../models/llm_fit.h"
+#include "../sim/base/path.h"
+#include "helpers.h"
+
+static catalog *cat;
+static llm_catalog *lc;
+static llm_fit_data *data;
+
+static void setup(void)
+{
+    struct errbuf err;
+    err_clear(&err);
+    cat = th_catalog();
+    char ap[PATH_MAX_LEN], fp[PATH_MAX_LEN];
+    path_resolve(ap, sizeof ap, NULL, llm_default_models);
+    path_resolve(fp, sizeof fp, NULL, llm_default_fit);
+    cr_assert_eq(llm_load(&lc, cat, ap, fp, &err), 0, "%s", err.msg);
+    data = llm_fit_data_create();
+    char p[1024];
+    const char *vidur = th_shared_dir("traces/llm_perf/vidur");
+    snprintf(p, sizeof p, "%s/a100_Llama-2-7b-hf_mlp.csv", vidur);
+    cr_assert_eq(llm_fit_add_profile(data, p, catalog_gpu_find(cat, "A100-80GB"), &err), 0,
+                 "%s", err.msg);
+    snprintf(p, sizeof p, "%s/h100_Llama-2-7b-hf_mlp.csv", vidur);
+    cr_assert_eq(llm_fit_add_profile(data, p, catalog_gpu_find(cat, "H100"), &err), 0, "%s",
+                 err.msg);
+    int link_of[17];
+    for (int i = 0; i < 17; i++)
+        link_of[i] = -1;
+    link_of[2] = catalog_link_find(cat, "nvlink3");
+    link_of[4] = catalog_link_find(cat, "pcie4");
+    snprintf(p, sizeof p, "%s/a100_pairwise_nvlink_all_reduce.csv", vidur);
+    cr_assert_eq(llm_fit_add_allreduce(data, p, link_of, &err), 0, "%s", err.msg);
+    snprintf(p, sizeof p, "%s/measured_points.csv", th_shared_dir("reference/llm"));
+    cr_assert_eq(llm_fit_add_points(data, p, lc, "lmdeploy", &err), 0, "%s", err.msg);
+}
+
+static void teardown(void)
+{
+    llm_fit_data_destroy(data);
+    llm_destroy(lc);
+    catalog_destroy(cat);
+}
+
+TestSuite(llm_fit, .init = setup, .fini = teardown);
+
+/* The README's table of end-to-end residuals ("The LLM latency model"), row by row. */
+static const struct {
+    const char *what;
+    double      err_pct;
+} stated[] = {
+    { "lmdeploy A100-80GB llama-2-7b tp1 b1 p128 ttft", +5.6 },
+    { "lmdeploy A100-80GB llama-2-7b tp1 b1 p128 tpot", -2.7 },
+    { "lmdeploy A100-80GB llama-2-7b tp1 b1 p2048 ttft", +3.5 },
+    { "lmdeploy A100-80GB llama-2-7b tp1 b1 p2048 tpot", +3.2 },
+    { "lmdeploy A100-80GB llama-2-7b tp1 b64 p1 ttft", -52.3 },
+    { "lmdeploy A100-80GB llama-2-7b tp1 b64 p1 tpot", +12.1 },
+    { "lmdeploy A100-80GB llama-2-7b tp1 b64 p128 ttft", +17.3 },
+    { "lmdeploy A100-80GB llama-2-7b tp1 b64 p128 tpot", +14.1 },
+    { "lmdeploy A100-80GB llama-2-13b tp1 b1 p128 ttft", -10.0 },
+    { "lmdeploy A100-80GB llama-2-13b tp1 b1 p128 tpot", +2.7 },
+    { "lmdeploy A100-80GB llama-2-13b tp1 b1 p2048 ttft", +9.5 },
+    { "lmdeploy A100-80GB llama-2-13b tp1 b1 p2048 tpot", -3.2 },
+    { "lmdeploy A100-80GB llama-2-70b tp4 b1 p128 ttft", -24.4 },
+    { "lmdeploy A100-80GB llama-2-70b tp4 b1 p128 tpot", +10.5 },
+    { "lmdeploy A100-80GB llama-2-70b tp4 b1 p2048 ttft", -4.5 },
+    { "lmdeploy A100-80GB llama-2-70b tp4 b1 p2048 tpot", +3.7 },
+    { "lmdeploy A100-80GB llama-2-70b tp4 b64 p1 ttft", -78.0 },
+    { "lmdeploy A100-80GB llama-2-70b tp4 b64 p1 tpot", +6.2 },
+    { "trtllm A100-80GB llama-2-7b tp1 b1 p128 ttft", +45.2 },
+    { "trtllm A100-80GB llama-2-7b tp1 b1 p2048 ttft", +8.2 },
+    { "trtllm A100-80GB llama-2-70b tp4 b1 p128 ttft", +19.1 },
+    { "trtllm A100-80GB llama-2-70b tp4 b1 p2048 ttft", +1.8 },
+};
+
+enum { CAP = 256 };
+
+Test(llm_fit, shipped_residuals_are_the_stated_ones)
+{
+    struct llm_resid *r = calloc(CAP, sizeof *r);
+    int n = llm_fit_residuals(data, lc, r, CAP);
+    int points = 0;
+    for (int i = 0; i < n; i++) {
+        if (r[i].kind == LLM_RESID_OP) {
+            /* GEMMs within 8% at the median, elementwise kernels within 25% */
+            int gemm = strstr(r[i].what, "proj") != NULL;
+            cr_assert_lt(r[i].err_pct, gemm ? 8 : 25, "%s: median %.1f%%", r[i].what,
+                         r[i].err_pct);
+            cr_assert_eq(r[i].n, 1044, "%s", r[i].what);
+        } else if (r[i].kind == LLM_RESID_ALLREDUCE) {
+            cr_assert_lt(r[i].err_pct, 10, "%s: median %.1f%%", r[i].what, r[i].err_pct);
+        } else {
+            int k = 0, ns = sizeof stated / sizeof stated[0];
+            while (k < ns && strcmp(stated[k].what, r[i].what) != 0)
+                k++;
+            cr_assert_lt(k, ns, "no stated residual for %s", r[i].what);
+            cr_assert(fabs(r[i].err_pct - stated[k].err_pct) < 1.0, "%s: %+.1f%%, stated %+.1f%%",
+                      r[i].what, r[i].err_pct, stated[k].err_pct);
+            if (r[i].fitted)
+                cr_assert_lt(fabs(r[i].err_pct), 10, "%s", r[i].what);
+            points++;
+        }
+    }
+    cr_assert_eq(points, (int)(sizeof stated / sizeof stated[0]));
+    free(r);
+}
+
+Test(llm_fit, refitting_gives_the_shipped_factors, .timeout = 120)
+{
+    llm_catalog *c = llm_create(cat, llm_fit_of(lc));
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(llm_fit_solve(data, c, &err), 0, "%s", err.msg);
+    const struct llm_fit *a = llm_fit_of(c), *b = llm_fit_of(lc);
+    /* the file keeps 4 decimals */
+    cr_assert(fabs(a->iter_ms - b->iter_ms) < 1e-3 && fabs(a->first_ms - b->first_ms) < 1e-3 &&
+              fabs(a->eta_link - b->eta_link) < 1e-3 && fabs(a->coll_us - b->coll_us) < 1e-2,
+              "refit: iter %g first %g eta_link %g coll %g", a->iter_ms, a->first_ms,
+              a->eta_link, a->coll_us);
+    int g = catalog_gpu_find(cat, "A100-80GB"), fitted;
+    const struct llm_gpu_fit *fa = llm_gpu_fit(c, g, &fitted), *fb = llm_gpu_fit(lc, g, NULL);
+    cr_assert(fitted);
+    cr_assert(fabs(fa->eta_compute - fb->eta_compute) < 1e-3 &&
+              fabs(fa->eta_mem - fb->eta_mem) < 1e-3 && fabs(fa->p - fb->p) < 1e-2);
+    llm_destroy(c);
+}
+
+/* The fit recovers what made its data: rows written by the model with known factors. */
+Test(llm_fit, recovers_known_factors)
+{
+    struct llm_fit truth = *llm_fit_of(lc);
+    struct llm_gpu_fit g = { .eta_compute = 0.62, .eta_mem = 0.71, .p = 2.5, .kernel_us = 6,
+                             .eta_elem = { 0.3, 0.4, 0.5, 0.6 }, .elem_us = 2.5 };
+    truth.dflt = g;
+    llm_catalog *made = llm_create(cat, &truth);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    int gpu = catalog_gpu_find(cat, "A100-80GB");
+    char *csv = malloc(1 << 20);
+    size_t n = (size_t)sprintf(csv, "time_stats.attn_pre_proj.median,time_stats.attn_post_proj."
+                               "median,time_stats.mlp_up_proj.median,time_stats.mlp_down_proj."
+                               "median,time_stats.input_layernorm.median,time_stats.post_"
+                               "attention_layernorm.median,time_stats.attn_rope.median,time_"
+                               "stats.mlp_act.median,time_stats.add.median,n_head,n_kv_head,"
+                               "n_embd,n_expanded_embd,use_gated_mlp,num_tokens,num_tensor_"
+                               "parallel_workers\n");
+    static const int ops[9] = { LLM_OP_QKV, LLM_OP_O, LLM_OP_UP, LLM_OP_DOWN, LLM_OP_NORM,
+                                LLM_OP_NORM, LLM_OP_ROPE, LLM_OP_ACT, LLM_OP_ADD };
+    for (int tp = 1; tp <= 4; tp *= 2)
+        for (int T = 1; T <= 4096; T *= 2) {
+            for (int k = 0; k < 9; k++)
+                n += (size_t)sprintf(csv + n, "%.9g,", llm_op_s(made, gpu, a, tp, ops[k], T) * 1e3);
+            n += (size_t)sprintf(csv + n, "32,32,4096,11008,True,%d,%d\n", T, tp);
+        }
+    char *path = th_write("synthetic_mlp.csv", csv);
+    llm_fit_data *d = llm_fit_data_create();
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(llm_fit_add_profile(d, path, gpu, &err), 0, "%s", err.msg);
+    llm_catalog *c = llm_create(cat, llm_fit_of(lc));
+    cr_assert_eq(llm_fit_solve(d, c, &err), 0, "%s", err.msg);
+    const struct llm_gpu_fit *f = llm_gpu_fit(c, gpu, NULL);
+    cr_assert(fabs(f->eta_compute - 0.62) < 0.01 && fabs(f->eta_mem - 0.71) < 0.01 &&
+              fabs(f->p - 2.5) < 0.05 && fabs(f->kernel_us - 6) < 0.1 &&
+              fabs(f->eta_elem[2] - 0.5) < 0.01 && fabs(f->elem_us - 2.5) < 0.1,
+              "eta_c %g eta_m %g p %g kernel %g act %g elem_us %g", f->eta_compute, f->eta_mem,
+              f->p, f->kernel_us, f->eta_elem[2], f->elem_us);
+    llm_fit_data_destroy(d);
+    llm_destroy(c);
+    llm_destroy(made);
+    free(path);
+    free(csv);
+}
+
+/* A measured file that is not what it claims is an error with its line and column. */
+Test(llm_fit, bad_calibration_files)
+{
+    struct errbuf err;
+    err_clear(&err);
+    char *p = th_write("pts.csv", "source,gpu,model,tp,batch,prompt_tokens,output_tokens,"
+                                  "ttft_ms,tpot_ms,out_tok_s\n"
+                                  "x,A100-80GB,llama-9,1,1,128,128,22,10,100\n");
+    llm_fit_data *d = llm_fit_data_create();
+    cr_assert_eq(llm_fit_add_points(d, p, lc, "x", &err), -1);
+    cr_assert(strstr(err.msg, "pts.csv:2: model: unknown model 'llama-9'") != NULL, "%s",
+              err.msg);
+    free(p);
+    err_clear(&err);
+    p = th_write("mlp.csv", "num_tokens,num_tensor_parallel_workers\n1,1\n");
+    cr_assert_eq(llm_fit_add_profile(d, p, 0, &err), -1);
+    cr_assert(strstr(err.msg, "mlp.csv:1: time_stats.attn_pre_proj.median: required column is "
+                              "missing") != NULL, "%s", err.msg);
+    free(p);
+    llm_fit_data_destroy(d);
+}

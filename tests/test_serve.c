@@ -1,0 +1,452 @@
+/*
+ * test_serve: the serving world (sim/serve) — one request's timeline against the latency
+ * model step by step (admission delay, iteration overhead, prefill, each decode step at its
+ * context), requests batched together, chunked and whole prompts, pipelines keeping one
+ * batch per stage in flight, the KV transfer of a disaggregated deployment, preemption by
+ * recompute and drops when the KV cache is small (never above its room: the world asserts
+ * it, the samples show it), every request finishing or counted as dropped or unfinished for
+ * every serving policy, the deployment checks, and the same rows from the same run.
+ */
+#include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sched/policy.h"
+#include "../sim/base/rng.h"
+#include "../sim/serve/serve.h"
+#include "helpers.h"
+
+static catalog *cat;
+static llm_catalog *lc;
+
+static void setup(void)
+{
+    cat = th_catalog();
+    lc = th_llm(cat);
+}
+
+static void teardown(void)
+{
+    llm_destroy(lc);
+    catalog_destroy(cat);
+}
+
+TestSuite(serve, .init = setup, .fini = teardown, .timeout = 60);
+
+static const char one_a100[] =
+    "{ \"network\": \"ethernet-100g\", \"groups\": ["
+    " { \"count\": 1, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 1, \"intra\": \"pcie4\" } ] }";
+static const char two_a100[] =
+    "{ \"network\": \"ethernet-100g\", \"groups\": ["
+    " { \"count\": 1, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 2, \"intra\": \"pcie4\" } ] }";
+static const char a100_and_3090[] =
+    "{ \"network\": \"ethernet-100g\", \"groups\": ["
+    " { \"count\": 1, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 1, \"intra\": \"pcie4\" },"
+    " { \"count\": 1, \"gpu\": \"RTX3090\", \"gpus_per_node\": 1, \"intra\": \"pcie4\" } ] }";
+static const char testbed[] =
+    "{ \"network\": \"ethernet-100g\", \"groups\": ["
+    " { \"count\": 1, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 4, \"intra\": \"pcie4\" },"
+    " { \"count\": 1, \"gpu\": \"RTX3090\", \"gpus_per_node\": 4, \"intra\": \"pcie4\" },"
+    " { \"count\": 1, \"gpu\": \"P100\", \"gpus_per_node\": 4, \"intra\": \"pcie3\" } ] }";
+
+static struct request_spec req(int64_t id, double t, int prompt, int output)
+{
+    return (struct request_spec){ .id = id, .arrival = sim_from_sec(t), .prompt = prompt,
+                                  .output = output };
+}
+
+/* What the world charges for an iteration of b on one stage: overhead, then the stage. */
+static simtime iteration(const struct llm_arch *a, const struct llm_stage *st,
+                         const struct llm_batch *b)
+{
+    return sim_from_sec_ceil(llm_fit_of(lc)->iter_ms * 1e-3) +
+           sim_from_sec_ceil(llm_stage_s(lc, a, st, b));
+}
+
+static simtime admit_delay(void)
+{
+    return sim_from_sec(llm_fit_of(lc)->first_ms * 1e-3);
+}
+
+Test(serve, one_request_by_hand)
+{
+    cluster *cl = th_cluster(cat, one_a100);
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct request_spec q = req(7, 0, 100, 3);
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", &q, 1, "highend_only", NULL, &cfg);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    int gpu = catalog_gpu_find(cat, "A100-80GB");
+    struct llm_stage st = { gpu, 1, -1, 32, 1, 1 };
+    struct llm_batch pre = { 0 }, d1 = { 0 }, d2 = { 0 };
+    llm_batch_prefill(&pre, 100, 0, 1);
+    llm_batch_decode(&d1, 101);     /* the first output token's KV goes in */
+    llm_batch_decode(&d2, 102);
+    simtime t0 = admit_delay(), t1 = t0 + iteration(a, &st, &pre);
+    simtime t2 = t1 + iteration(a, &st, &d1), t3 = t2 + iteration(a, &st, &d2);
+    cr_assert_eq(r.n, 1);
+    const struct serve_record *x = th_serve_find(&r, 7);
+    cr_assert_eq(sim_from_sec(x->start), t0);
+    cr_assert_eq(sim_from_sec(x->first), t1, "first %f, want %f", x->first, sim_to_sec(t1));
+    cr_assert_eq(sim_from_sec(x->finish), t3, "finish %f, want %f", x->finish, sim_to_sec(t3));
+    cr_assert_eq(x->generated, 3);
+    cr_assert_eq(x->dropped, 0);
+    cr_assert_eq(r.iterations, 3);
+    cr_assert_eq(r.tokens_out, 3);
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
+Test(serve, requests_arriving_together_share_iterations)
+{
+    cluster *cl = th_cluster(cat, one_a100);
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct request_spec q[2] = { req(0, 1, 300, 2), req(1, 1, 500, 2) };
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", q, 2, "highend_only", NULL, &cfg);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    struct llm_stage st = { catalog_gpu_find(cat, "A100-80GB"), 1, -1, 32, 1, 1 };
+    struct llm_batch pre = { 0 }, dec = { 0 };
+    llm_batch_prefill(&pre, 300, 0, 1);
+    llm_batch_prefill(&pre, 500, 0, 1);
+    llm_batch_decode(&dec, 301);
+    llm_batch_decode(&dec, 501);
+    simtime t1 = sim_from_sec(1) + admit_delay() + iteration(a, &st, &pre);
+    simtime t2 = t1 + iteration(a, &st, &dec);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(sim_from_sec(th_serve_find(&r, i)->first), t1);
+        cr_assert_eq(sim_from_sec(th_serve_find(&r, i)->finish), t2);
+    }
+    cr_assert_eq(r.iterations, 2);
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
+Test(serve, chunked_and_whole_prompts)
+{
+    cluster *cl = th_cluster(cat, one_a100);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    struct llm_stage st = { catalog_gpu_find(cat, "A100-80GB"), 1, -1, 32, 1, 1 };
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    cfg.set.max_batch_tokens = 1024;
+    struct request_spec q = req(0, 0, 3000, 1);
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", &q, 1, "highend_only", NULL, &cfg);
+    /* chunks of 1024, 1024, 952 tokens, each after the ones before */
+    struct llm_batch c1 = { 0 }, c2 = { 0 }, c3 = { 0 };
+    llm_batch_prefill(&c1, 1024, 0, 0);
+    llm_batch_prefill(&c2, 1024, 1024, 0);
+    llm_batch_prefill(&c3, 952, 2048, 1);
+    simtime want = admit_delay() + iteration(a, &st, &c1) + iteration(a, &st, &c2) +
+                   iteration(a, &st, &c3);
+    cr_assert_eq(r.iterations, 3);
+    cr_assert_eq(sim_from_sec(r.r[0].first), want);
+    cr_assert_eq(sim_from_sec(r.r[0].finish), want, "a one-token output ends with its prompt");
+    th_serve_free(&r);
+    /* without chunking the prompt goes in whole, in one iteration of a large budget */
+    cfg.set.chunked_prefill = 0;
+    cfg.set.max_batch_tokens = 4096;
+    r = th_serve_run(cl, "llama-2-7b", &q, 1, "highend_only", NULL, &cfg);
+    struct llm_batch w = { 0 };
+    llm_batch_prefill(&w, 3000, 0, 1);
+    cr_assert_eq(r.iterations, 1);
+    cr_assert_eq(sim_from_sec(r.r[0].first), admit_delay() + iteration(a, &st, &w));
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
+Test(serve, a_pipeline_keeps_one_batch_per_stage_in_flight)
+{
+    cluster *cl = th_cluster(cat, two_a100);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    int gpu = catalog_gpu_find(cat, "A100-80GB"), pcie4 = catalog_link_find(cat, "pcie4");
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    cfg.set.max_seqs = 1;       /* one request a batch: the second waits for stage 0 */
+    struct request_spec q[2] = { req(0, 0, 200, 1), req(1, 0, 200, 1) };
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", q, 2, "uniform_pp", NULL, &cfg);
+    struct llm_batch b = { 0 };
+    llm_batch_prefill(&b, 200, 0, 1);
+    struct llm_stage s0 = { gpu, 1, -1, 16, 1, 0 }, s1 = { gpu, 1, -1, 16, 0, 1 };
+    simtime iter = sim_from_sec_ceil(llm_fit_of(lc)->iter_ms * 1e-3);
+    simtime x0 = sim_from_sec_ceil(llm_stage_s(lc, a, &s0, &b) +
+                                   llm_send_s(lc, pcie4, 2 * 200.0 * 4096));
+    simtime x1 = sim_from_sec_ceil(llm_stage_s(lc, a, &s1, &b));
+    simtime t0 = admit_delay();
+    simtime first_a = t0 + iter + x0 + x1;
+    /* the second batch starts once stage 0 is free, and its stage 1 once the first left */
+    simtime b0 = t0 + iter + x0 + iter + x0;
+    simtime first_b = (b0 > first_a ? b0 : first_a) + x1;
+    cr_assert_eq(sim_from_sec(th_serve_find(&r, 0)->first), first_a);
+    cr_assert_eq(sim_from_sec(th_serve_find(&r, 1)->first), first_b, "%f vs %f",
+                 th_serve_find(&r, 1)->first, sim_to_sec(first_b));
+    /* one after the other would have taken a whole iteration more */
+    cr_assert_lt(first_b, first_a + iter + x0 + x1);
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
+Test(serve, disaggregated_kv_moves_by_hand)
+{
+    cluster *cl = th_cluster(cat, a100_and_3090);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct request_spec q = req(0, 0, 1000, 2);
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", &q, 1, "splitwise", NULL, &cfg);
+    int a100 = catalog_gpu_find(cat, "A100-80GB"), g3090 = catalog_gpu_find(cat, "RTX3090");
+    int net = catalog_link_find(cat, "ethernet-100g");
+    struct llm_stage sp = { a100, 1, -1, 32, 1, 1 }, sd = { g3090, 1, -1, 32, 1, 1 };
+    struct llm_batch pre = { 0 }, dec = { 0 };
+    llm_batch_prefill(&pre, 1000, 0, 1);
+    llm_batch_decode(&dec, 1001);
+    simtime first = admit_delay() + iteration(a, &sp, &pre);
+    /* the KV of 1,000 tokens over the network, streamed under the prefill: what remains is
+     * the larger of one layer's share and what the prefill did not cover */
+    double xfer = llm_send_s(lc, net, 1000 * llm_kv_bytes(a, 32, 1));
+    double left = xfer - llm_stage_s(lc, a, &sp, &pre) * 31 / 32;
+    if (left < xfer / 32)
+        left = xfer / 32;
+    simtime finish = first + sim_from_sec_ceil(left) + iteration(a, &sd, &dec);
+    const struct serve_record *x = th_serve_find(&r, 0);
+    cr_assert_eq(sim_from_sec(x->first), first);
+    cr_assert_eq(sim_from_sec(x->finish), finish, "%f vs %f", x->finish, sim_to_sec(finish));
+    cr_assert_float_eq(r.kv_moved_bytes, 1000 * llm_kv_bytes(a, 32, 1), 1);
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
+/* mem_util that leaves exactly `blocks` KV blocks (and a half) on one A100 for Llama-2-7B */
+static double util_for_blocks(double blocks)
+{
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    double w = llm_weight_bytes(a, 32, 1, 1, 1), act = llm_activation_bytes(a, 1, 2048, 256);
+    return (w + act + (blocks + 0.5) * 16 * llm_kv_bytes(a, 32, 1)) / 80e9;
+}
+
+Test(serve, small_kv_preempts_and_drops_but_never_overflows)
+{
+    cluster *cl = th_cluster(cat, one_a100);
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    cfg.set.mem_util = util_for_blocks(40);     /* 640 tokens of KV */
+    cfg.sample_period = sim_from_sec(0.05);
+    struct request_spec q[6] = { req(0, 0, 100, 200), req(1, 0, 100, 200), req(2, 0, 100, 200),
+                                 req(3, 0, 100, 200), req(4, 0.5, 700, 5),
+                                 req(5, 0.6, 500, 300) };
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", q, 6, "highend_only",
+                                     "{\"prompt\": 100, \"output\": 100}", &cfg);
+    cr_assert_eq(r.n, 6);
+    cr_assert_gt(r.preemptions, 0, "4 x 300 tokens in 640: someone gives way");
+    for (int i = 0; i < 4; i++) {
+        const struct serve_record *x = th_serve_find(&r, i);
+        cr_assert(x->finish >= 0 && x->generated == 200 && !x->dropped, "request %d", i);
+    }
+    /* a prompt larger than the whole cache never starts */
+    const struct serve_record *big = th_serve_find(&r, 4);
+    cr_assert(big->dropped && big->start < 0 && big->generated == 0);
+    /* one that outgrows the cache alone is dropped on the way */
+    const struct serve_record *grow = th_serve_find(&r, 5);
+    cr_assert(grow->dropped && grow->first >= 0 && grow->generated > 0 &&
+              grow->generated < 300, "generated %d", grow->generated);
+    cr_assert_gt(r.nsamples, 10);
+    cr_assert_leq(r.samples_kv_max, 1.0);
+    cr_assert_gt(r.samples_kv_max, 0.9, "the cache was full at times: %f", r.samples_kv_max);
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
+static struct request_spec *random_requests(int n, unsigned long seed, double rate,
+                                            int max_prompt)
+{
+    gsl_rng *g = rng_stream(seed, "test-requests");
+    struct request_spec *q = calloc((size_t)n, sizeof *q);
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+        t += gsl_ran_exponential(g, 1 / rate);
+        int p = 1 + (int)(gsl_rng_uniform(g) * max_prompt);
+        int o = 1 + (int)gsl_ran_exponential(g, 150);
+        if (o > 900)
+            o = 900;
+        q[i] = req(i, t, p, o);
+    }
+    gsl_rng_free(g);
+    return q;
+}
+
+/* Every serving policy: every request finishes or is dropped, the KV never overflows (the
+ * world asserts it after every allocation), and decode tokens add up. */
+Test(serve, every_policy_finishes_or_drops_every_request, .timeout = 120)
+{
+    cluster *cl = th_cluster(cat, testbed);
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    cfg.sample_period = sim_from_sec(1);
+    enum { N = 400 };
+    struct request_spec *q = random_requests(N, 3, 20, 3000);
+    for (int i = 0; policy_registry[i] != NULL; i++) {
+        const struct policy_ops *ops = policy_registry[i];
+        if (strcmp(ops->domain, "serving") != 0)
+            continue;
+        struct th_serve r = th_serve_run(cl, "llama-2-13b", q, N, ops->name, NULL, &cfg);
+        cr_assert_eq(r.n, N, "%s: %d of %d left", ops->name, r.n, N);
+        double tokens = 0;
+        for (int k = 0; k < r.n; k++) {
+            const struct serve_record *x = &r.r[k];
+            cr_assert(x->dropped || (x->finish >= x->first && x->first >= x->start &&
+                                     x->start >= x->arrival && x->generated == x->output),
+                      "%s: request %lld", ops->name, (long long)x->id);
+            tokens += x->generated;
+        }
+        /* a preempted request recomputes, it does not produce its tokens twice */
+        cr_assert_eq(tokens, r.tokens_out, "%s", ops->name);
+        cr_assert_leq(r.samples_kv_max, 1.0, "%s", ops->name);
+        th_serve_free(&r);
+    }
+    free(q);
+    cluster_destroy(cl);
+}
+
+/* An overload of long prompts on a cache that holds few of them: chunked prompts half done
+ * must make room too (a Hetis run of OPT-30B once stalled with every request admitted and
+ * none able to grow), and every request still leaves. */
+Test(serve, an_overload_of_long_prompts_never_stalls, .timeout = 120)
+{
+    cluster *cl = th_cluster(cat, testbed);
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    enum { N = 300 };
+    struct request_spec *q = random_requests(N, 11, 200, 2000);
+    for (int i = 0; i < N; i++)
+        if (q[i].prompt + q[i].output > 2048)
+            q[i].output = 2048 - q[i].prompt;
+    static const char *const pols[] = { "hetis", "highend_only", "hexgen", "splitwise" };
+    for (int k = 0; k < 4; k++) {
+        struct th_serve r = th_serve_run(cl, "opt-30b", q, N, pols[k], NULL, &cfg);
+        cr_assert_eq(r.n, N, "%s", pols[k]);
+        th_serve_free(&r);
+    }
+    free(q);
+    cluster_destroy(cl);
+}
+
+Test(serve, a_time_limit_leaves_requests_unfinished)
+{
+    cluster *cl = th_cluster(cat, one_a100);
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    cfg.until = sim_from_sec(5);
+    struct request_spec *q = random_requests(200, 5, 40, 2000);
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", q, 200, "highend_only", NULL, &cfg);
+    int done = 0, unfinished = 0, arrived = 0;
+    for (int k = 0; k < r.n; k++) {
+        done += r.r[k].finish >= 0;
+        unfinished += r.r[k].finish < 0 && !r.r[k].dropped;
+    }
+    for (int k = 0; k < 200; k++)
+        arrived += q[k].arrival + admit_delay() <= cfg.until;
+    cr_assert_eq(r.n, arrived, "every request that arrived leaves a record");
+    cr_assert_gt(done, 0);
+    cr_assert_gt(unfinished, 0);
+    free(q);
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
+/* The checks of a deployment: each broken rule named. */
+Test(serve, deployment_checks)
+{
+    cluster *cl = th_cluster(cat, testbed);
+    const struct llm_arch *a = llm_find(lc, "llama-2-13b");
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct serve_env_view v = { cl, lc, a, &cfg.set };
+    struct serve_deployment *d = calloc(1, sizeof *d);
+    char msg[512];
+    d->n = 1;
+    d->inst[0] = (struct serve_instance){ .role = SERVE_UNIFIED, .nstages = 1 };
+    d->inst[0].stages[0] = (struct serve_stage){ .ngpu = 1, .gpus = { 0 }, .layers = 40 };
+    cr_assert_eq(serve_check_deployment(&v, d, msg, sizeof msg), 0, "%s", msg);
+    d->inst[0].stages[0].layers = 39;
+    cr_assert_eq(serve_check_deployment(&v, d, msg, sizeof msg), -1);
+    cr_assert(strstr(msg, "puts 39 layers in its stages; llama-2-13b has 40") != NULL, "%s", msg);
+    d->inst[0].stages[0] = (struct serve_stage){ .ngpu = 2, .gpus = { 3, 4 }, .layers = 40 };
+    cr_assert_eq(serve_check_deployment(&v, d, msg, sizeof msg), -1);
+    cr_assert(strstr(msg, "mixes GPU types (A100-80GB and RTX3090)") != NULL, "%s", msg);
+    /* 26 GB of weights do not fit one P100 of 16 GB */
+    d->inst[0].stages[0] = (struct serve_stage){ .ngpu = 1, .gpus = { 8 }, .layers = 40 };
+    cr_assert_eq(serve_check_deployment(&v, d, msg, sizeof msg), -1);
+    cr_assert(strstr(msg, "cannot hold llama-2-13b: instance 0 stage 0 puts 40 layers on 1 x "
+                          "P100, 26.0 GB of weights") != NULL, "%s", msg);
+    d->n = 2;
+    d->inst[0].stages[0] = (struct serve_stage){ .ngpu = 1, .gpus = { 0 }, .layers = 40 };
+    d->inst[1] = d->inst[0];
+    cr_assert_eq(serve_check_deployment(&v, d, msg, sizeof msg), -1);
+    cr_assert(strstr(msg, "instance 1 stage 0: GPU 0 is used twice") != NULL, "%s", msg);
+    d->n = 1;
+    d->inst[0].role = SERVE_PREFILL;
+    cr_assert_eq(serve_check_deployment(&v, d, msg, sizeof msg), -1);
+    cr_assert(strstr(msg, "a prefill-only instance and no decode-only one") != NULL, "%s", msg);
+    free(d);
+    cluster_destroy(cl);
+}
+
+Test(serve, request_checks)
+{
+    const struct llm_arch *a = llm_find(lc, "opt-30b");
+    struct errbuf err;
+    struct request_spec q = { .prompt = 2000, .output = 100, .origin = "t.csv", .line = 9 };
+    err_clear(&err);
+    cr_assert_eq(serve_request_check(a, SERVE_OVERLONG_ERROR, &q, &err), -1);
+    cr_assert(strstr(err.msg, "t.csv:9: prompt_tokens: 2000 prompt + 100 output tokens exceed "
+                              "the context of opt-30b (2048 tokens") != NULL, "%s", err.msg);
+    cr_assert_eq(serve_request_check(a, SERVE_OVERLONG_TRUNCATE, &q, &err), 0);
+    cr_assert(q.prompt == 1948 && q.output == 100);
+    q = (struct request_spec){ .prompt = 10, .output = 5000 };
+    cr_assert_eq(serve_request_check(a, SERVE_OVERLONG_TRUNCATE, &q, &err), 0);
+    cr_assert(q.prompt == 1 && q.output == 2047);
+    q = (struct request_spec){ .prompt = 0, .output = 5, .origin = "t.csv", .line = 3 };
+    err_clear(&err);
+    cr_assert_eq(serve_request_check(a, SERVE_OVERLONG_TRUNCATE, &q, &err), -1);
+    cr_assert(strstr(err.msg, "t.csv:3: prompt_tokens: 0: a request needs at least one prompt "
+                              "token") != NULL, "%s", err.msg);
+}
+
+/* Through the command line: the same experiment and seed give the same rows, and the rows
+ * are what the summary says. */
+Test(serve, same_run_same_rows_through_the_cli, .timeout = 120)
+{
+    char *db1 = th_write("s1.db", ""), *db2 = th_write("s2.db", "");
+    remove(db1);
+    remove(db2);
+    const char *set[] = { "--set", "workload.max_jobs=400", NULL };
+    for (int k = 0; k < 2; k++) {
+        const char *args[] = { "run", "hetis_testbed", "--db", k ? db2 : db1, "-q", set[0],
+                               set[1], NULL };
+        struct th_out o = th_hetsim(args);
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    char *a = th_db_dump(db1), *b = th_db_dump(db2);
+    cr_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    /* 400 requests a run, each once, and the summary's counts are the rows' */
+    for (int run = 1; run <= 5; run++) {
+        char q[512];
+        snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d", run);
+        cr_assert_eq(th_db_value(db1, q), 400, "run %d", run);
+        snprintf(q, sizeof q, "SELECT (SELECT value FROM metrics WHERE run_id = %d AND name = "
+                 "'requests_done') - (SELECT count(*) FROM requests WHERE run_id = %d AND "
+                 "finish_s IS NOT NULL)", run, run);
+        cr_assert_eq(th_db_value(db1, q), 0, "run %d", run);
+        snprintf(q, sizeof q, "SELECT abs((SELECT value FROM metrics WHERE run_id = %d AND name "
+                 "= 'ttft_mean') - (SELECT avg(ttft_s) FROM requests WHERE run_id = %d AND "
+                 "finish_s IS NOT NULL))", run, run);
+        cr_assert_lt(th_db_value(db1, q), 1e-9, "run %d", run);
+    }
+    free(db1);
+    free(db2);
+}

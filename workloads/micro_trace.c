@@ -1,0 +1,154 @@
+/*
+ * micro_trace: a trace of microservice requests, a CSV with a header naming its columns (any
+ * order) — what `hetsim workload` prints for a micro experiment:
+ *   arrival_s   required  arrival, seconds from the start of the trace, >= 0, not decreasing
+ *   graph       required  the request's graph type (checked against the application by the
+ *                         world)
+ *   id          optional  request id, an integer >= 0, unique (default: row number from 0)
+ * Unknown or unnamed columns are errors, so that a misspelt column is never read as absent.
+ * Streamed: the file is never held in memory (a set of ids is).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/base/tio.h"
+#include "../sim/micro/micro.h"
+#include "reader.h"
+
+enum col { C_ID, C_ARRIVAL, C_GRAPH, C_N };
+static const char *const colnames[] = { "id", "arrival_s", "graph", NULL };
+enum { MAX_COLS = 16, GRAPH_MAX = 95 };
+
+struct mtr {
+    tio    *r;
+    int     pos[C_N], ncols;
+    int64_t row;
+    double  last;
+    struct reader_idset ids;
+    char    graph[GRAPH_MAX + 1];
+};
+
+static void mtr_close(void *p)
+{
+    struct mtr *s = p;
+    tio_close(s->r);
+    reader_idset_free(&s->ids);
+    free(s);
+}
+
+static int read_header(struct mtr *s, const char *path, struct errbuf *err)
+{
+    char *line, *f[MAX_COLS];
+    size_t len;
+    int rc;
+    while ((rc = tio_next(s->r, &line, &len, err)) > 0 && tio_skippable(line))
+        ;
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return err_input(err, path, 0, NULL, "empty file: expected a header line "
+                         "(arrival_s,graph[,id])");
+    long ln = tio_lineno(s->r);
+    int n = tio_split(line, ',', f, MAX_COLS);
+    if (n < 0 || n > MAX_COLS)
+        return err_input(err, path, ln, NULL, "header: unterminated quote or too many columns");
+    for (int k = 0; k < C_N; k++)
+        s->pos[k] = -1;
+    for (int i = 0; i < n; i++) {
+        if (reader_blank(f[i]))
+            return err_input(err, path, ln, "header", "column %d has no name%s", i + 1,
+                             i == n - 1 && n > 1 ? " (a trailing comma?)" : "");
+        int k = 0;
+        while (colnames[k] != NULL && strcmp(colnames[k], f[i]) != 0)
+            k++;
+        if (colnames[k] == NULL) {
+            const char *hint = jsonf_suggest(f[i], colnames);
+            return err_input(err, path, ln, f[i], "unknown column%s%s%s (the columns are "
+                             "arrival_s, graph and id)", hint ? " (did you mean '" : "",
+                             hint ? hint : "", hint ? "'?)" : "");
+        }
+        if (s->pos[k] >= 0)
+            return err_input(err, path, ln, f[i], "column given twice (columns %d and %d)",
+                             s->pos[k] + 1, i + 1);
+        s->pos[k] = i;
+    }
+    s->ncols = n;
+    for (int k = C_ARRIVAL; k <= C_GRAPH; k++)
+        if (s->pos[k] < 0)
+            return err_input(err, path, ln, colnames[k], "required column is missing");
+    return 0;
+}
+
+static int mtr_next(void *p, struct reader_common *c, void *spec, struct errbuf *err)
+{
+    struct micro_request *out = spec;
+    struct mtr *s = p;
+    char *line, *f[MAX_COLS];
+    size_t len;
+    int rc;
+    while ((rc = tio_next(s->r, &line, &len, err)) > 0 && tio_skippable(line))
+        ;
+    if (rc == 0 && s->row == 0)
+        return err_input(err, c->path, 0, NULL, "empty trace: no requests after the header");
+    if (rc <= 0)
+        return rc;
+    long ln = tio_lineno(s->r);
+    int n = tio_split(line, ',', f, MAX_COLS);
+    if (n < 0)
+        return err_input(err, c->path, ln, NULL, "unterminated quote");
+    if (n != s->ncols)
+        return err_input(err, c->path, ln, NULL, "expected %d fields, found %d", s->ncols, n);
+    long long id = s->row;
+    double arrival;
+    if (s->pos[C_ID] >= 0 && (tio_int64(f[s->pos[C_ID]], &id) < 0 || id < 0))
+        return err_input(err, c->path, ln, "id", "'%s' is not an integer >= 0",
+                         f[s->pos[C_ID]]);
+    if (tio_double(f[s->pos[C_ARRIVAL]], &arrival) < 0 || arrival < 0 || arrival > 9e12)
+        return err_input(err, c->path, ln, "arrival_s", "'%s' is not a time >= 0",
+                         f[s->pos[C_ARRIVAL]]);
+    if (arrival < s->last)
+        return err_input(err, c->path, ln, "arrival_s", "%s is before the previous request's "
+                         "%.6f: arrivals must not decrease", f[s->pos[C_ARRIVAL]], s->last);
+    const char *g = f[s->pos[C_GRAPH]];
+    if (reader_blank(g) || strlen(g) > GRAPH_MAX)
+        return err_input(err, c->path, ln, "graph", "a graph type name of 1 to %d characters",
+                         GRAPH_MAX);
+    int added = reader_idset_add(&s->ids, id);
+    if (added < 0)
+        return err_run(err, "out of memory");
+    if (added == 0)
+        return err_input(err, c->path, ln, "id", "request id %lld appears twice", id);
+    snprintf(s->graph, sizeof s->graph, "%s", g);
+    s->last = arrival;
+    *out = (struct micro_request){ .arrival = sim_from_sec(arrival), .id = id,
+                                   .graph = s->graph, .count = 1, .origin = c->path,
+                                   .line = ln };
+    s->row++;
+    return 1;
+}
+
+static int mtr_open(struct reader *r, struct reader_common *c, const struct jobj *cfg,
+                    struct errbuf *err)
+{
+    (void)cfg;
+    struct mtr *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return err_run(err, "out of memory");
+    if (tio_open(&s->r, c->path, err) < 0 || read_header(s, c->path, err) < 0) {
+        mtr_close(s);
+        return -1;
+    }
+    *r = (struct reader){ s, mtr_next, mtr_close };
+    return 0;
+}
+
+const struct workload_format micro_trace_format = {
+    .name = "micro_trace",
+    .domain = "micro",
+    .arrival_at = offsetof(struct micro_request, arrival),
+    .summary = "microservice requests as a CSV (arrival_s, graph, id)",
+    .flags = FORMAT_TRACE,
+    .open = mtr_open,
+};
