@@ -8,7 +8,10 @@
  *  - medium instances (10-24 jobs) against the textbook program (binary x, big-M work
  *    conservation per type and job) solved by GLPK directly;
  *  - the program kept across rounds (jobs arriving, leaving, changing size; rho carried)
- *    stays at the brute-force optimum every round;
+ *    stays at the brute-force optimum every round, and decides as a program built fresh
+ *    for the same state does (tight clusters, many jobs outside the program);
+ *  - the program's size follows the live jobs (a burst, then a long tail of few jobs);
+ *  - a cluster with room for everyone runs everyone without branch and bound;
  *  - the rho update over two rounds against a hand computation;
  *  - work conservation on larger random instances, and that turning it off leaves GPUs idle;
  *  - capacity (alloc_check) on every decision;
@@ -31,6 +34,12 @@
 /* test hooks of sched/training/fft.c */
 extern double fft_rho(void *self, int64_t id);
 extern int fft_set_rho(void *self, int64_t id, double rho);
+extern void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes);
+extern void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots,
+                       int64_t *intopt_calls);
+extern int fft_program_jobs(void *self);
+extern int fft_knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
+                        uint8_t *pick);
 
 enum { MAXJ = 64, MAXT = 4 };
 
@@ -426,6 +435,237 @@ Test(fft, program_kept_across_rounds_stays_exact)
             in = nx;
         }
         close_fft(self);
+    }
+    gsl_rng_free(r);
+}
+
+/* The next round of a kept instance: each job stays with probability `stay` (a round older,
+ * its progress and current type from x), then arrivals with new ids up to J jobs. */
+static void churn(struct inst *in, const double *x, gsl_rng *r, double stay, int J,
+                  int capmax, int64_t *next)
+{
+    struct inst fresh, nx = *in;
+    random_inst(&fresh, r, J, in->T, capmax);
+    int T = in->T, n = 0;
+    for (int k = 0; k < in->J && n < J; k++) {
+        if (gsl_rng_uniform(r) >= stay)
+            continue;
+        nx.id[n] = in->id[k];
+        nx.scale[n] = in->scale[k];
+        nx.work[n] = in->work[k];
+        nx.rem[n] = in->rem[k];
+        nx.age[n] = in->age[k] + in->round_s;
+        nx.att[n] = in->att[k];
+        nx.cur[n] = -1;
+        for (int t = 0; t < T; t++) {
+            nx.thr[n * T + t] = in->thr[k * T + t];
+            if (x[k * T + t] == 1) {
+                nx.cur[n] = t;
+                nx.att[n] += in->scale[k] * in->round_s;
+            }
+        }
+        nx.restore[n] = in->restore[k];
+        nx.weight[n] = 1;
+        n++;
+    }
+    for (; n < J; n++) {
+        nx.id[n] = (*next)++;
+        nx.scale[n] = fresh.scale[n];
+        for (int t = 0; t < T; t++)
+            nx.thr[n * T + t] = fresh.thr[n * T + t];
+        nx.work[n] = nx.rem[n] = fresh.work[n];
+        nx.age[n] = in->round_s * gsl_rng_uniform(r);
+        nx.att[n] = 0;
+        nx.cur[n] = -1;
+        nx.restore[n] = fresh.restore[n];
+        nx.weight[n] = 1;
+    }
+    nx.J = J;
+    *in = nx;
+}
+
+/* A kept program (departed jobs deleted, jobs priced out of it and back in, its basis
+ * carried) decides every round as a program built fresh for the same state — same jobs,
+ * costs and rho — and both give the brute-force optimum.  Clusters of 1-4 GPUs a type, so
+ * that most jobs wait and some are left outside the program. */
+Test(fft, kept_program_decides_as_a_fresh_one)
+{
+    gsl_rng *r = rng_stream(19, "fft-fresh");
+    for (int wc = 0; wc <= 1; wc++) {
+        const char *params = wc ? NULL : "{\"work_conserving\": false}";
+        void *kept = open_fft(params);
+        struct inst in;
+        random_inst(&in, r, 7, 3, 4);
+        int64_t next = 1000;
+        int outside = 0;
+        double xa[MAXJ * MAXT], xb[MAXJ * MAXT];
+        for (int round = 0; round < 150; round++) {
+            for (int k = 0; k < in.J; k++) {
+                double rho = fft_rho(kept, in.id[k]);
+                in.rho[k] = rho > 0 ? rho : 0;
+            }
+            allocate(kept, &in, xa);
+            outside += fft_program_jobs(kept) < in.J;
+            void *fresh = open_fft(params);
+            allocate(fresh, &in, xb);       /* makes the jobs known */
+            for (int k = 0; k < in.J; k++)
+                cr_assert_eq(fft_set_rho(fresh, in.id[k], in.rho[k]), 0);
+            allocate(fresh, &in, xb);
+            close_fft(fresh);
+            cr_assert_eq(memcmp(xa, xb, (size_t)in.J * (size_t)in.T * sizeof *xa), 0,
+                         "round %d (wc %d): the kept and the fresh program decide differently",
+                         round, wc);
+            int a[MAXJ];
+            decision(&in, xa, a);
+            cr_assert(feasible(&in, a, wc), "round %d: infeasible decision", round);
+            double want = brute_force(&in, wc), got = objective(&in, a);
+            cr_assert(fabs(got - want) <= 1e-7 * (1 + fabs(want)),
+                      "round %d (wc %d): objective %.10g, brute force %.10g", round, wc, got,
+                      want);
+            churn(&in, xa, r, 0.75, 5 + (int)gsl_rng_uniform_int(r, 3), 4, &next);
+        }
+        cr_assert_gt(outside, 20, "wc %d: only %d rounds left a job outside the program", wc,
+                     outside);
+        close_fft(kept);
+    }
+    gsl_rng_free(r);
+}
+
+/* The program follows the live jobs: after a burst of 40 jobs, 300 rounds of 3-6 jobs with
+ * departures and arrivals every round.  Its columns and rows never exceed what the live
+ * jobs' blocks (T x and r, one row each) and the classes (n and its row; with work
+ * conservation g and rows (a), (b)) need, plus u and its rows — not what the burst left. */
+Test(fft, program_size_follows_the_live_jobs)
+{
+    gsl_rng *r = rng_stream(17, "fft-live");
+    for (int wc = 0; wc <= 1; wc++) {
+        void *self = open_fft(wc ? NULL : "{\"work_conserving\": false}");
+        struct inst in;
+        random_inst(&in, r, 40, 3, 12);
+        int64_t next = 1000;
+        double x[MAXJ * MAXT];
+        for (int round = 0; round < 300; round++) {
+            allocate(self, &in, x);
+            int rows, cols, nnz, nint, nodes, T = in.T, D = 4;  /* sizes 1 to 4 */
+            fft_size(self, &rows, &cols, &nnz, &nint, &nodes);
+            cr_assert_leq(fft_program_jobs(self), in.J);
+            cr_assert_leq(cols, T + in.J * (T + wc) + T * D * (1 + wc),
+                          "round %d (wc %d): %d columns for %d live jobs", round, wc, cols, in.J);
+            cr_assert_leq(rows, T + in.J + T * D * (1 + 2 * wc),
+                          "round %d (wc %d): %d rows for %d live jobs", round, wc, rows, in.J);
+            churn(&in, x, r, 0.7, 3 + (int)gsl_rng_uniform_int(r, 4), 12, &next);
+        }
+        close_fft(self);
+    }
+    gsl_rng_free(r);
+}
+
+/* Room for everyone (100 GPUs a type, at most 80 asked): every job runs on its cheapest
+ * type, and no round needs branch and bound.  The jobs cannot wait, so their r is fixed at
+ * 1 and the LP relaxation is integral; without that bound g and r go fractional together,
+ * the LP bound falls below every admissible point and each round branched.  A round makes
+ * one or two simplex calls. */
+Test(fft, room_for_everyone_needs_no_branch_and_bound)
+{
+    gsl_rng *r = rng_stream(23, "fft-room");
+    void *self = open_fft(NULL);
+    struct inst in;
+    random_inst(&in, r, 20, 3, 1);
+    for (int t = 0; t < in.T; t++)
+        in.cap[t] = 100;
+    int64_t next = 1000;
+    double x[MAXJ * MAXT];
+    for (int round = 0; round < 60; round++) {
+        for (int k = 0; k < in.J; k++) {
+            double rho = fft_rho(self, in.id[k]);
+            in.rho[k] = rho > 0 ? rho : 0;
+        }
+        int64_t s0, p0, b0, s1, p1, b1;
+        fft_counts(self, &s0, &p0, &b0);
+        allocate(self, &in, x);
+        fft_counts(self, &s1, &p1, &b1);
+        cr_assert_eq(b1, b0, "round %d: branch and bound with room for everyone", round);
+        /* the LP, and a second call at most (the cold start's pricing); the dive rounds its
+         * fractional g without re-solving (every member runs) */
+        cr_assert_leq(s1 - s0, 2, "round %d: %lld simplex calls", round, (long long)(s1 - s0));
+        int a[MAXJ];
+        decision(&in, x, a);
+        double want = 0;
+        for (int k = 0; k < in.J; k++) {
+            double least = HUGE_VAL;
+            for (int t = 0; t < in.T; t++)
+                if (cost(&in, k, t) < least)
+                    least = cost(&in, k, t);
+            if (least < HUGE_VAL) {
+                cr_assert_geq(a[k], 0, "round %d: job %d waits", round, k);
+                want += least;
+            }
+        }
+        cr_assert(fabs(objective(&in, a) - want) <= 1e-9 * (1 + fabs(want)),
+                  "round %d: objective %.10g, every job on its cheapest type %.10g", round,
+                  objective(&in, a), want);
+        churn(&in, x, r, 0.8, 20, 1, &next);
+        for (int t = 0; t < in.T; t++)
+            in.cap[t] = 100;
+    }
+    close_fft(self);
+    gsl_rng_free(r);
+}
+
+/* The incumbent's per-type knapsack against every subset, on rooms from tight to far
+ * beyond the items' total size (the table then spans that total only).  Admissible: total
+ * size within room and, with work conservation, fewer than dmin GPUs left free; when no
+ * subset is admissible, the largest reachable total.  The knapsack's cost must equal the
+ * cheapest such subset's (ties may pick other items), and its picks must add up to it. */
+Test(fft, type_knapsack_against_brute_force)
+{
+    gsl_rng *r = rng_stream(31, "fft-knapsack");
+    static const int sizes[4] = { 1, 2, 4, 8 };
+    for (int trial = 0; trial < 400; trial++) {
+        int n = 1 + (int)gsl_rng_uniform_int(r, 10), size[10], total = 0, dmin = 8;
+        double c[10];
+        for (int it = 0; it < n; it++) {
+            size[it] = sizes[gsl_rng_uniform_int(r, 4)];
+            c[it] = -5 + 10 * gsl_rng_uniform(r);
+            total += size[it];
+            if (size[it] < dmin)
+                dmin = size[it];
+        }
+        int room = 1 + (int)gsl_rng_uniform_int(r, (unsigned long)(trial % 2 ? 4 * total : total));
+        int wc = trial % 3 != 0;
+        uint8_t pick[10];
+        cr_assert_eq(fft_knapsack(size, c, n, room, dmin, wc, pick), 0);
+        double best = HUGE_VAL, most_cost = HUGE_VAL;
+        int most = -1;
+        for (unsigned m = 0; m < 1u << n; m++) {
+            int u = 0;
+            double z = 0;
+            for (int it = 0; it < n; it++)
+                if (m >> it & 1) {
+                    u += size[it];
+                    z += c[it];
+                }
+            if (u > room)
+                continue;
+            if ((!wc || room - u < dmin) && z < best)
+                best = z;
+            if (u > most || (u == most && z < most_cost)) {
+                most = u;
+                most_cost = z;
+            }
+        }
+        if (best == HUGE_VAL)
+            best = most_cost;
+        int u = 0;
+        double z = 0;
+        for (int it = 0; it < n; it++)
+            if (pick[it]) {
+                u += size[it];
+                z += c[it];
+            }
+        cr_assert_leq(u, room, "trial %d: %d GPUs picked of %d", trial, u, room);
+        cr_assert(fabs(z - best) <= 1e-9, "trial %d (n %d, room %d, total %d, wc %d): cost %.10g, "
+                  "brute force %.10g", trial, n, room, total, wc, z, best);
     }
     gsl_rng_free(r);
 }

@@ -28,9 +28,12 @@
  *   (b) N_{i,d} g_{i,d} <= sum_{members} r_j          g = 1 only if all N members run
  * A class with more members than can ever run at once (N > sum_i' floor(Y_i' / d)) has g = 0
  * and (a) becomes the bound u_i >= Y_i - d + 1; classes of larger sizes on that type are then
- * implied and switched off.  The constraint form is always feasible (any maximal greedy
- * packing satisfies it), so the paper's fallback to a reward term is never needed and hetsim
- * has none.  With "work_conserving": false the program is (1)-(3) alone; since
+ * implied and switched off.  A job that cannot wait at all — the other jobs together need
+ * fewer GPUs than waiting would require them to hold on its types — has r_j fixed at 1
+ * (set_must_run): implied, so no integral solution changes, but it closes the LP gap when
+ * the cluster has room for everyone.  The constraint form is always feasible (any maximal
+ * greedy packing satisfies it), so the paper's fallback to a reward term is never needed and
+ * hetsim has none.  With "work_conserving": false the program is (1)-(3) alone; since
  * phi > 0 it then runs only jobs whose fairness term makes c negative.
  *
  * Assumptions where the paper leaves things open:
@@ -55,44 +58,73 @@
  *  - Another set of types or capacities than the previous call starts over (new program,
  *    rho reset); within a run the cluster never changes.
  *
- * Solving (exact).
+ * Solving (exact).  The program holds the blocks of some of the live jobs only — those that
+ * run or may run — and every other job is priced against its duals (outside_rc), so each
+ * LP below is the optimum of the program over all live jobs.
  *  1. The LP relaxation, by the primal simplex from the previous round's basis (the dual
- *     simplex from a slack basis the first time), on a restricted problem: x columns at 0 in
- *     that basis whose reduced cost under its duals is not negative at this round's costs
- *     are held at 0 (GLPK drops fixed columns from its working problem), then priced back
- *     in while any has a negative reduced cost — the result is the optimum of the whole LP.
+ *     simplex from a slack basis the first time).  Jobs that cannot wait enter the program,
+ *     and jobs outside whose reduced cost under the kept duals is negative at this round's
+ *     costs (at most floor(Y_i / d) per type and size, the most negative: no more can run
+ *     there); the first time, a greedy packing's jobs.  Inside the program, x columns at 0
+ *     in the kept basis that price out under its duals are held at 0 (GLPK drops fixed
+ *     columns from its working problem).  Then held columns and outside jobs are priced in
+ *     (GLPK's own tolerance, prices_in) and the LP re-solved while any does.  A restricted
+ *     program without a feasible point gets the greedy packing's jobs (a feasible point).
  *  2. An incumbent by rounding: the LP's x = 1, a small exact knapsack per type for what is
  *     left, a greedy fill for work conservation.
  *  3. Probing: g = 1 makes every member run, which by LP duality costs at least the sum of
  *     the members' smallest reduced costs; when that exceeds the incumbent, g is fixed to 0
  *     and the LP re-solved (the cold first round needs this: its classes are open).
- *  4. A dive: fix the count closest to integral, re-solve by the dual simplex, repeat.
+ *  4. A dive: fix the count closest to integral, re-solve by the dual simplex, repeat; a g
+ *     whose rounding keeps the LP point feasible is fixed without a re-solve.
  *  5. Reduced-cost fixing: an x whose reduced cost exceeds incumbent - bound has its LP
- *     value in every better integral solution, so it is fixed, and GLPK's branch and bound
- *     (presolve on: the fixed part vanishes) proves the optimum of the rest.  The fixings
- *     are undone afterwards.
+ *     value in every better integral solution, so it is fixed; an outside job enters only
+ *     if some type's reduced cost is within that gap.  GLPK's branch and bound (presolve
+ *     on: the fixed part vanishes; node preprocessing at the root only) proves the optimum
+ *     of the rest.  The fixings are undone afterwards.
+ *  6. A job that waits and whose every reduced cost exceeds the gap leaves the program at
+ *     the next call (out_of_reach); pricing brings it back when its costs come down.
  * "mip_gap" (relative, default 0 = prove optimality) and "node_limit" (branch-and-bound
  * nodes, default 0 = none) trade exactness for time; no time limit is ever used.  The
  * decision depends only on the sequence of problems the instance was given (the kept basis
  * decides among equal-cost optima), so runs are reproducible; a fresh instance may break
- * exact ties differently.  GLPK is called directly, not through sched/lp.h: lp_solve and
+ * exact ties differently.  "Equal" is GLPK's: branch and bound prunes a node whose bound is
+ * within 1e-7 (1 + |z|) of the incumbent, and with fairness terms the objective reaches
+ * 1e8-1e9, so solutions some units apart are ties to it, and which one is found follows the
+ * program's row and column order.  Deleting departed blocks changed that order against the
+ * program that kept them: fft_philly and gavel_philly/oef_tenants' fft rows stayed the same,
+ * default and philly_slice first decide differently at round 15 (cost 4.6e-3 dearer of
+ * 3.97e8, 1.2e-11 relative), fft_philly_slice at round 35 (9.8 cheaper of 1.1e8, 8.9e-8),
+ * mixed_synthetic at round 61 (36 cheaper of 1.39e9, 2.6e-8), pai_scale at 10,000 jobs at
+ * round 2 (2.8e-14 of 227: the same cost).  GLPK is called directly, not through sched/lp.h: lp_solve and
  * lp_solve_mip switch the presolver on, which discards the kept basis, and take no callback.
  *
- * Incremental program.  One glp_prob lives across rounds.  Each job owns a block (its T x
- * columns, r, its assignment row), found by job id; a departed job's block is fixed at 0
- * (r = 0 drops it from (b)) and reused by the next arrival.  A round rewrites only the
- * blocks of arrivals and of jobs whose size or eligible types changed, the g columns of
- * classes whose membership count changed, bounds of classes whose state changed, and the
- * objective (age and rho move every round).  The kept basis is repaired (structurally) where
- * reused columns changed (lp_repair_basis in sched/lp.c).
- * Size: about J (T + 1) columns and J + 3 T D rows for J jobs, T types, D sizes, with T D
+ * Incremental program.  One glp_prob lives across rounds.  Each job in the program owns a
+ * block (its T x columns, r, its assignment row), found by job id.  A departed job's row and
+ * columns are deleted, and so are those of jobs out of reach (glp_del_rows / glp_del_cols,
+ * one batch per round, O(program) to renumber what refers to the rest); a block that enters
+ * is appended, its row variable basic and its columns at 0, so the kept basis stays a basis.
+ * A round rewrites only the blocks that enter and those of jobs whose size or eligible types
+ * changed, the g columns of classes whose membership count changed, bounds of classes whose
+ * state changed, and the objective (age and rho move every round).  The kept basis loses
+ * the deleted rows and columns with them and is repaired (structurally) where a departed
+ * job was basic or a rewritten block changed (lp_repair_basis in sched/lp.c).
+ * Size: about P (T + 1) columns and P + 3 T D rows for P jobs in the program (at most the
+ * live jobs; on a loaded cluster a few times the jobs that run), T types, D sizes, with T D
  * integer columns (plus T D binaries with work conservation).  Per round O(T D J log J)
- * outside GLPK.  1,000 GPUs of 8 types and 4,000 jobs take 0.3-1.5 s on one core
- * (tests/bench_fft.c).
+ * outside GLPK for J live jobs (the incumbent's knapsacks span the waiting jobs' GPUs, not
+ * the free ones), and a few simplex calls on the program: the cost of a round follows the
+ * jobs alive in it (pai_scale: 3-4 us per live job and round from 50 to 300 live jobs).
+ * 1,000 GPUs of 8 types and 4,000 jobs take 0.15-0.5 CPU s a warm round; the first, cold,
+ * round 0.6-0.9 CPU s, nearly all of it GLPK's branch and bound (about 1,800 nodes to close
+ * a 0.13% gap; tests/bench_fft.c).  Its branching options would cut that by a third, but they
+ * change which of the solutions within GLPK's objective tolerance (1e-7 relative) is found,
+ * and with it fft_philly's rows, so they stay at GLPK's defaults.
  *
  * Test hooks (declared by tests/test_fft.c and tests/bench_fft.c, not in a header):
- * fft_rho, fft_set_rho, fft_size, fft_last.
+ * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts, fft_program_jobs, fft_knapsack.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -105,14 +137,18 @@
 enum { MAXT = CLUSTER_MAX_TYPES, MAXD = 32 };
 enum { CLS_OPEN, CLS_FORCED, CLS_IDLE };
 
-/* One job's part of the program. */
+/* A live job: what the policy keeps of it, and its block when it is in the program. */
 struct blk {
     int64_t  id;
     int64_t  seen;      /* last call it was part of */
-    int      live;
-    int      d;         /* workers the block was built for */
+    int      live;      /* the slot holds a job (else it is on the free list) */
+    int      d;         /* workers */
     uint32_t elig;      /* bit i: x_j^i may be 1 */
-    int      fresh;     /* (re)built this call */
+    int      c;         /* its size class, -1 when it can run nowhere */
+    int      must;      /* it cannot wait (set_must_run): r fixed at 1 while in the program */
+    int      inlp;      /* its block (columns and row) is in the program */
+    int      fresh;     /* block (re)written this call */
+    int      drop;      /* leaves the program at the next call (out_of_reach) */
     int      x0;        /* first of T x columns; r = x0 + T (with work conservation) */
     int      a0;        /* assignment row */
     double   rho;
@@ -140,6 +176,10 @@ struct fft {
     /* blocks and the id -> block map (open addressing, linear probing) */
     struct blk *b;
     int       nb, bcap, *freeb, nfree;
+    /* rows and columns of departed jobs, deleted together by compact() (1-based, as GLPK) */
+    int      *delr, *delc, ndelr, ndelc, delcap;
+    int      *rmap, *cmap;      /* compact()'s old -> new index, 0 = deleted */
+    int       mapcap;
     int64_t  *mkey;
     int      *mval;
     size_t    mcap, mn;
@@ -161,9 +201,10 @@ struct fft {
     double   *rcost;            /* the same, reduced costs at the LP optimum */
     int      *on;               /* [k]: the decision, type or -1 */
     /* statistics of the last solve (read by the bench) */
+    int64_t   n_simplex, n_pivots, n_intopt;    /* GLPK calls since create, cumulative */
     int64_t   last_nodes;
     int       last_free;        /* x columns left free by reduced-cost fixing */
-    double    last_lp, last_inc;
+    double    last_lp, last_inc, last_dec;    /* LP bound, incumbent before branching, decision */
 };
 
 /* ---- the id -> block map ---- */
@@ -270,6 +311,7 @@ static void reset(struct fft *f)
     memset(f->cls, 0, sizeof f->cls);
     f->nb = 0;
     f->nfree = 0;
+    f->ndelr = f->ndelc = 0;
     for (size_t s = 0; s < f->mcap; s++)
         f->mval[s] = -1;
     f->mn = 0;
@@ -351,20 +393,27 @@ static uint32_t eligible(const struct fft *f, const struct alloc_problem *p, int
     return e;
 }
 
-/* Write block bi for problem job k (new, or its size or eligibility changed). */
-static void build_block(struct fft *f, const struct alloc_problem *p, int bi, int k)
+/* Take problem job k's size and eligible types into block bi, and make the classes it
+ * belongs to exist (for every live job: work conservation counts them all). */
+static void set_job(struct fft *f, const struct alloc_problem *p, int bi, int k)
 {
     struct blk *b = &f->b[bi];
-    int T = f->T;
-    b->fresh = 1;
     b->d = p->scale[k];
     b->elig = eligible(f, p, k);
-    int c = b->elig ? dclass(f, b->d) : -1;
-    if (c < 0)
+    b->c = b->elig ? dclass(f, b->d) : -1;
+    if (b->c < 0)
         b->elig = 0;    /* more than MAXD distinct sizes: not expected of any trace */
-    for (int i = 0; i < T; i++)
+    for (int i = 0; i < f->T; i++)
         if (b->elig >> i & 1)
-            need_class(f, c, i);        /* before filling ind: it writes u_i's column */
+            need_class(f, b->c, i);
+}
+
+/* Write the columns and row of block bi (in the program) from its size and types. */
+static void write_block(struct fft *f, int bi)
+{
+    struct blk *b = &f->b[bi];
+    int T = f->T, c = b->c;
+    b->fresh = 1;
     /* x columns: 1 in the assignment row and in the count row of its class */
     for (int i = 0; i < T; i++) {
         int col = b->x0 + i;
@@ -393,49 +442,145 @@ static void build_block(struct fft *f, const struct alloc_problem *p, int bi, in
             f->val[n] = -1;
         }
     glp_set_mat_col(f->lp, b->x0 + T, n, f->ind, f->val);
-    glp_set_col_bnds(f->lp, b->x0 + T, GLP_DB, 0, 1);
+    if (b->must)
+        glp_set_col_bnds(f->lp, b->x0 + T, GLP_FX, 1, 1);
+    else
+        glp_set_col_bnds(f->lp, b->x0 + T, GLP_DB, 0, 1);
     glp_set_row_bnds(f->lp, b->a0, GLP_FX, 0, 0);
 }
 
-/* A departed job's block: its columns fixed at 0 (r = 0 drops it from row (b)), kept for
- * reuse. */
-static void drop_block(struct fft *f, int bi)
+/* Queue the row and columns of block bi for deletion by compact(). */
+static int leave(struct fft *f, int bi)
 {
-    struct blk *b = &f->b[bi];
-    int T = f->T;
-    for (int i = 0; i < T; i++) {
-        glp_set_col_bnds(f->lp, b->x0 + i, GLP_FX, 0, 0);
-        glp_set_obj_coef(f->lp, b->x0 + i, 0);
+    const struct blk *b = &f->b[bi];
+    int nc = f->T + (f->wc ? 1 : 0);
+    assert(b->inlp);
+    if (f->ndelc + nc + 1 > f->delcap) {
+        int cap = (f->ndelc + nc + 1) * 2;
+        int *r = realloc(f->delr, (size_t)cap * sizeof *r);
+        if (r == NULL)
+            return -1;
+        f->delr = r;
+        int *c = realloc(f->delc, (size_t)cap * sizeof *c);
+        if (c == NULL)
+            return -1;
+        f->delc = c;
+        f->delcap = cap;
     }
-    if (f->wc)
-        glp_set_col_bnds(f->lp, b->x0 + T, GLP_FX, 0, 0);
-    b->live = 0;
-    b->elig = 0;
-    map_del(f, b->id);
-    f->freeb[f->nfree++] = bi;
+    for (int i = 0; i < nc; i++)
+        f->delc[++f->ndelc] = b->x0 + i;
+    f->delr[++f->ndelr] = b->a0;
+    f->b[bi].inlp = 0;
+    return 0;
 }
 
+/* Old -> new index after deleting the marked entries (map[j] < 0) of 1..n: order kept. */
+static int renumber(int *map, int n)
+{
+    int m = 0;
+    for (int j = 1; j <= n; j++)
+        map[j] = map[j] < 0 ? 0 : ++m;
+    return m;
+}
+
+/* Delete the queued rows and columns from the program and renumber whatever refers to the
+ * rest: blocks, classes, u, and the kept basis and duals (GLPK keeps the survivors' order
+ * and statuses; the kept basis loses rows whose row variable was basic and nonbasic columns
+ * when a block leaves as it was at the last optimum, so it stays a basis unless a departed
+ * job was basic — lp_repair_basis mends that at the next solve).  O(rows + columns). */
+static int compact(struct fft *f)
+{
+    if (f->ndelr == 0)
+        return 0;
+    int m = glp_get_num_rows(f->lp), n = glp_get_num_cols(f->lp);
+    int need = (m > n ? m : n) + 1;
+    if (need > f->mapcap) {
+        int *r = realloc(f->rmap, (size_t)need * 2 * sizeof *r);
+        if (r == NULL)
+            return -1;
+        f->rmap = r;
+        int *c = realloc(f->cmap, (size_t)need * 2 * sizeof *c);
+        if (c == NULL)
+            return -1;
+        f->cmap = c;
+        f->mapcap = need * 2;
+    }
+    int *rmap = f->rmap, *cmap = f->cmap;
+    memset(rmap, 0, ((size_t)m + 1) * sizeof *rmap);
+    memset(cmap, 0, ((size_t)n + 1) * sizeof *cmap);
+    for (int q = 1; q <= f->ndelr; q++)
+        rmap[f->delr[q]] = -1;
+    for (int q = 1; q <= f->ndelc; q++)
+        cmap[f->delc[q]] = -1;
+    renumber(rmap, m);
+    renumber(cmap, n);
+    glp_del_rows(f->lp, f->ndelr, f->delr);
+    glp_del_cols(f->lp, f->ndelc, f->delc);
+    f->ndelr = f->ndelc = 0;
+    for (int bi = 0; bi < f->nb; bi++) {
+        struct blk *b = &f->b[bi];
+        if (b->live && b->inlp) {
+            b->x0 = cmap[b->x0];
+            b->a0 = rmap[b->a0];
+        }
+    }
+    for (int i = 0; i < f->T; i++) {
+        f->ucol[i] = cmap[f->ucol[i]];
+        f->urow[i] = rmap[f->urow[i]];
+    }
+    for (int c = 0; c < f->nd; c++)
+        for (int i = 0; i < f->T; i++) {
+            struct cls *q = &f->cls[c][i];
+            if (q->n) {
+                q->n = cmap[q->n];
+                q->nrow = rmap[q->nrow];
+            }
+            if (q->g) {
+                q->g = cmap[q->g];
+                q->a = rmap[q->a];
+                q->b = rmap[q->b];
+            }
+        }
+    /* the kept basis: compacted in place (new index <= old) */
+    int nr = 0, nc = 0;
+    for (int r = 1; r <= f->nrstat; r++)
+        if (rmap[r]) {
+            f->rstat[rmap[r]] = f->rstat[r];
+            f->ydual[rmap[r]] = f->ydual[r];
+            nr = rmap[r];
+        }
+    for (int c = 1; c <= f->ncstat; c++)
+        if (cmap[c]) {
+            f->cstat[cmap[c]] = f->cstat[c];
+            nc = cmap[c];
+        }
+    f->nrstat = nr;
+    f->ncstat = nc;
+    return 0;
+}
+
+/* A slot for a new job (not in the program yet). */
 static int new_block(struct fft *f)
 {
-    if (f->nfree > 0)
-        return f->freeb[--f->nfree];
-    if (f->nb == f->bcap) {
-        int nc = f->bcap ? f->bcap * 2 : 64;
-        struct blk *b = realloc(f->b, (size_t)nc * sizeof *b);
-        if (b == NULL)
-            return -1;
-        f->b = b;
-        int *fr = realloc(f->freeb, (size_t)nc * sizeof *fr);
-        if (fr == NULL)
-            return -1;
-        f->freeb = fr;
-        f->bcap = nc;
+    int bi;
+    if (f->nfree > 0) {
+        bi = f->freeb[--f->nfree];
+    } else {
+        if (f->nb == f->bcap) {
+            int nc = f->bcap ? f->bcap * 2 : 64;
+            struct blk *b = realloc(f->b, (size_t)nc * sizeof *b);
+            if (b == NULL)
+                return -1;
+            f->b = b;
+            int *fr = realloc(f->freeb, (size_t)nc * sizeof *fr);
+            if (fr == NULL)
+                return -1;
+            f->freeb = fr;
+            f->bcap = nc;
+        }
+        bi = f->nb++;
     }
-    int T = f->T, bi = f->nb++;
-    struct blk *b = &f->b[bi];
-    memset(b, 0, sizeof *b);
-    b->x0 = glp_add_cols(f->lp, T + (f->wc ? 1 : 0));
-    b->a0 = glp_add_rows(f->lp, 1);
+    memset(&f->b[bi], 0, sizeof f->b[bi]);
     return bi;
 }
 
@@ -495,6 +640,41 @@ static void set_classes(struct fft *f, int J)
     }
 }
 
+/* Jobs that cannot wait.  If job j waited, each type i it may run on would have fewer than
+ * d_j GPUs free (work conservation), u_i >= Y_i - d_j + 1, so the other jobs would hold at
+ * least S_j = sum over those types of (Y_i - d_j + 1) GPUs.  When all other jobs together
+ * need fewer (D - d_j < S_j, D = the GPUs of every job that can run somewhere), j runs in
+ * every admissible point: r_j = 1 is implied, and fixing it removes no integral solution.
+ * It closes the LP relaxation's gap on a cluster with room for everyone, where g and r can
+ * otherwise be fractional together (g < 1 relaxes (a), r < 1 lets a job with positive
+ * cost half wait) and the LP bound sits far below every admissible point, so that each
+ * round needed branch and bound.  O(J T), bounds rewritten only where they change. */
+static void set_must_run(struct fft *f, int J)
+{
+    int T = f->T;
+    double D = 0;
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (b->elig)
+            D += b->d;
+    }
+    for (int k = 0; k < J; k++) {
+        struct blk *b = &f->b[f->kblk[k]];
+        double S = 0;
+        for (int i = 0; i < T; i++)
+            if (b->elig >> i & 1)
+                S += f->cap[i] - b->d + 1;
+        int must = b->elig != 0 && D - b->d < S;
+        if (must != b->must && b->inlp) {
+            if (must)
+                glp_set_col_bnds(f->lp, b->x0 + T, GLP_FX, 1, 1);
+            else
+                glp_set_col_bnds(f->lp, b->x0 + T, GLP_DB, 0, 1);
+        }
+        b->must = must;
+    }
+}
+
 /* ---- the round's costs ---- */
 
 /* c_j^i of (1)-(2) for problem job k on type i, in rounds (see the header). */
@@ -529,24 +709,87 @@ static int by_cost(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Fill up to `room` GPUs of type i with unassigned jobs (on[k] < 0) by an exact 0/1
- * knapsack over the cheapest floor(room / d) candidates of each size d: the cheapest way
- * to use exactly c GPUs, for the best admissible c.  With work conservation c must leave
- * fewer GPUs free than the smallest size still waiting (the final greedy fill repairs the
- * rare case where no such c is reachable); without it only negative costs are taken and
- * any c goes.  `c` is scratch for J candidates. */
+/* The cheapest way to use exactly u of `room` GPUs with items of sizes size[] and costs
+ * cost[] (each at most once), for the best admissible u: with `wc`, u must leave fewer than
+ * `dmin` GPUs free, and when no such u is reachable the largest reachable u is taken; without
+ * it any u goes.  pick[it] = 1 for the items taken.  An exact 0/1 knapsack table over u up to
+ * the items' total size (at most `room`): no larger u is reachable, so a type with many free
+ * GPUs and few items costs O(items x their GPUs), not O(room).  Returns 0, -1 when out of
+ * memory. */
+static int knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
+                    uint8_t *pick)
+{
+    int top = 0;
+    for (int it = 0; it < n; it++) {
+        pick[it] = 0;
+        top += size[it];
+    }
+    if (n == 0 || room <= 0)
+        return 0;
+    if (top > room)
+        top = room;
+    size_t w = (size_t)top + 1;
+    double *dp = malloc(w * sizeof *dp);
+    uint8_t *take = calloc((size_t)n * w + 1, 1);
+    if (dp == NULL || take == NULL) {
+        free(dp);
+        free(take);
+        return -1;
+    }
+    dp[0] = 0;
+    for (int u = 1; u <= top; u++)
+        dp[u] = HUGE_VAL;
+    for (int it = 0; it < n; it++) {
+        int sz = size[it];
+        for (int u = top; u >= sz; u--)
+            if (dp[u - sz] + cost[it] < dp[u]) {
+                dp[u] = dp[u - sz] + cost[it];
+                take[(size_t)it * w + (size_t)u] = 1;
+            }
+    }
+    int best = -1;
+    for (int u = 0; u <= top; u++) {
+        if (dp[u] == HUGE_VAL || (wc && room - u >= dmin))
+            continue;
+        if (best < 0 || dp[u] < dp[best])
+            best = u;
+    }
+    if (best < 0)               /* cannot leave less than dmin free exactly: fill the most */
+        for (int u = top; u >= 0 && best < 0; u--)
+            if (dp[u] != HUGE_VAL)
+                best = u;
+    for (int it = n - 1, u = best; it >= 0 && u > 0; it--)
+        if (take[(size_t)it * w + (size_t)u]) {
+            pick[it] = 1;
+            u -= size[it];
+        }
+    free(dp);
+    free(take);
+    return 0;
+}
+
+/* Fill up to `room` GPUs of type i with unassigned jobs (on[k] < 0) by knapsack() over the
+ * cheapest floor(room / d) candidates of each size d.  With work conservation the smallest
+ * size still waiting bounds what may stay free (the final greedy fill repairs the rare case
+ * where no such use is reachable); without it only negative costs are candidates.  `c` is
+ * scratch for J candidates. */
 static int fill_type(struct fft *f, int i, int room, int *on, struct hcand *c)
 {
     const struct alloc_problem *p = f->p;
-    int T = f->T, J = p->njobs, nitems = 0, dmin = INT32_MAX;
+    int T = f->T, J = p->njobs, nitems = 0, dmin = INT32_MAX, rc = 0;
     if (room <= 0)
         return 0;
-    struct hcand *items = malloc(((size_t)room * 2 + (size_t)MAXD) * sizeof *items);
-    double *dp = malloc(((size_t)room + 1) * sizeof *dp);
-    if (items == NULL || dp == NULL) {
-        free(items);
-        free(dp);
-        return -1;
+    /* at most floor(room / d) of each size, and each job once */
+    size_t most = (size_t)room * 2 + (size_t)MAXD;
+    if (most > (size_t)J + 1)
+        most = (size_t)J + 1;
+    struct hcand *items = malloc(most * sizeof *items);
+    int *size = malloc(most * sizeof *size);
+    double *icost = malloc(most * sizeof *icost);
+    uint8_t *pick = malloc(most);
+    if (items == NULL || size == NULL || icost == NULL || pick == NULL) {
+        rc = -1;
+        goto out;
     }
     for (int cl = 0; cl < f->nd; cl++) {
         int d = f->dval[cl], n = 0;
@@ -562,49 +805,26 @@ static int fill_type(struct fft *f, int i, int room, int *on, struct hcand *c)
         if (n == 0)
             continue;
         qsort(c, (size_t)n, sizeof *c, by_cost);
-        for (int m = 0; m < n && m < room / d; m++)
+        for (int m = 0; m < n && m < room / d; m++) {
+            size[nitems] = d;
+            icost[nitems] = c[m].c;
             items[nitems++] = c[m];
-    }
-    uint8_t *take = calloc((size_t)nitems * ((size_t)room + 1) + 1, 1);
-    if (take == NULL) {
-        free(items);
-        free(dp);
-        return -1;
-    }
-    dp[0] = 0;
-    for (int u = 1; u <= room; u++)
-        dp[u] = HUGE_VAL;
-    for (int it = 0; it < nitems; it++) {
-        int s = f->b[f->kblk[items[it].k]].d;
-        for (int u = room; u >= s; u--)
-            if (dp[u - s] + items[it].c < dp[u]) {
-                dp[u] = dp[u - s] + items[it].c;
-                take[(size_t)it * ((size_t)room + 1) + (size_t)u] = 1;
-            }
-    }
-    int best = -1;
-    for (int u = 0; u <= room; u++) {
-        if (dp[u] == HUGE_VAL || (f->wc && room - u >= dmin))
-            continue;
-        if (best < 0 || dp[u] < dp[best])
-            best = u;
-    }
-    if (best < 0)               /* cannot leave less than dmin free exactly: fill the most */
-        for (int u = room; u >= 0 && best < 0; u--)
-            if (dp[u] != HUGE_VAL)
-                best = u;
-    for (int it = nitems - 1, u = best; it >= 0 && u > 0; it--)
-        if (take[(size_t)it * ((size_t)room + 1) + (size_t)u]) {
-            on[items[it].k] = i;
-            u -= f->b[f->kblk[items[it].k]].d;
         }
+    }
+    if ((rc = knapsack(size, icost, nitems, room, dmin, f->wc, pick)) == 0)
+        for (int it = 0; it < nitems; it++)
+            if (pick[it])
+                on[items[it].k] = i;
+out:
     free(items);
-    free(dp);
-    free(take);
-    return 0;
+    free(size);
+    free(icost);
+    free(pick);
+    return rc;
 }
 
-/* A feasible integral point near the LP point: the jobs at x = 1 in `xv` (column values),
+/* A feasible integral point near the LP point: the jobs at x = 1 in `xv` (column values;
+ * NULL: none),
  * then each type filled by fill_type, then (work conservation) a greedy pass by cost that
  * adds any job that still fits, which makes the packing maximal.  on[k] gets the type of
  * job k or -1; returns the point's cost, NAN when out of memory. */
@@ -621,7 +841,8 @@ static double incumbent(struct fft *f, const double *xv, int *on)
         const struct blk *b = &f->b[f->kblk[k]];
         on[k] = -1;
         for (int i = 0; i < T && on[k] < 0; i++)
-            if ((b->elig >> i & 1) && xv[b->x0 + i] > 1 - 1e-6 && freec[i] >= b->d) {
+            if (xv != NULL && b->inlp && (b->elig >> i & 1) && xv[b->x0 + i] > 1 - 1e-6 &&
+                freec[i] >= b->d) {
                 on[k] = i;
                 freec[i] -= b->d;
             }
@@ -715,6 +936,15 @@ static int repair_basis(struct fft *f)
     return lp_repair_basis(f->lp);
 }
 
+/* glp_simplex, counted (calls and pivots, for fft_counts). */
+static int simplex(struct fft *f, const glp_smcp *sp)
+{
+    int it = glp_get_it_cnt(f->lp), rc = glp_simplex(f->lp, sp);
+    f->n_simplex++;
+    f->n_pivots += glp_get_it_cnt(f->lp) - it;
+    return rc;
+}
+
 /* GLPK's callback: counts branch-and-bound nodes, stops at "node_limit". */
 static void count_nodes(glp_tree *tree, void *info)
 {
@@ -769,9 +999,9 @@ static void hold_columns(struct fft *f)
     int T = f->T, J = f->p->njobs;
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
-        if (b->fresh || b->a0 > f->nrstat)
+        if (!b->inlp || b->fresh || b->a0 > f->nrstat)
             continue;
-        int c = dclass(f, b->d);
+        int c = b->c;
         for (int i = 0; i < T; i++) {
             int col = b->x0 + i, nrow = f->cls[c][i].nrow;
             if (!(b->elig >> i & 1) || glp_get_col_stat(f->lp, col) != GLP_NL || nrow > f->nrstat)
@@ -782,23 +1012,33 @@ static void hold_columns(struct fft *f)
     }
 }
 
+/* Does a column of cost cj and reduced cost rc price in?  GLPK's own test for an improving
+ * column (rc < -(tol_dj + 1e-3 tol_dj |cj|), tol_dj = 1e-7: spxchuzc.c), so that the
+ * priced LP is optimal to the tolerance GLPK applies to the whole LP.  A looser test left
+ * columns out whose reduced cost was -0.01 at costs of 1e5 (fft_philly), and the round
+ * took an assignment that was 0.01 more expensive than the best one. */
+static int prices_in(double rc, double cj)
+{
+    return rc < -(1e-7 + 1e-10 * fabs(cj));
+}
+
 /* Release held columns whose reduced cost at the current duals is negative; how many. */
 static int price(struct fft *f)
 {
     int T = f->T, J = f->p->njobs, n = 0;
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
-        int c = -1;
+        int c = b->c;
+        if (!b->inlp)
+            continue;
         for (int i = 0; i < T; i++) {
             int col = b->x0 + i;
             if (!(b->elig >> i & 1) || !f->isheld[col])
                 continue;
-            if (c < 0)
-                c = dclass(f, b->d);
             double cj = f->cost[k * T + i];
             double rc = cj - glp_get_row_dual(f->lp, b->a0) -
                         glp_get_row_dual(f->lp, f->cls[c][i].nrow);
-            if (rc < -1e-7 * (1 + fabs(cj))) {
+            if (prices_in(rc, cj)) {
                 glp_set_col_bnds(f->lp, col, GLP_DB, 0, 1);
                 f->isheld[col] = 0;
                 n++;
@@ -815,21 +1055,186 @@ static int price(struct fft *f)
     return n;
 }
 
-/* Simplex with `sp`, then pricing rounds by the primal simplex (released columns enter at
- * 0, so the basis stays primal feasible) until no held column prices in: the optimum of
- * the whole LP.  A restricted LP that is infeasible (held columns were needed to fill a
- * type) gets every column back.  GLPK's return code, or -1 if not optimal. */
+/* ---- jobs outside the program: priced against the class rows' duals ---- */
+
+/* The class rows' duals: mu[c][i] of the count row, beta[c][i] of row (b) (0 where that row
+ * is free or absent).  From GLPK's current solution, or (kept) from the last optimum's,
+ * 0 for rows added since. */
+static void class_duals(const struct fft *f, int kept, double mu[MAXD][MAXT],
+                        double beta[MAXD][MAXT])
+{
+    for (int c = 0; c < f->nd; c++)
+        for (int i = 0; i < f->T; i++) {
+            const struct cls *q = &f->cls[c][i];
+            mu[c][i] = beta[c][i] = 0;
+            if (!q->n)
+                continue;
+            if (!kept)
+                mu[c][i] = glp_get_row_dual(f->lp, q->nrow);
+            else if (q->nrow <= f->nrstat)
+                mu[c][i] = f->ydual[q->nrow];
+            if (!q->g || q->state != CLS_OPEN)
+                continue;
+            if (!kept)
+                beta[c][i] = glp_get_row_dual(f->lp, q->b);
+            else if (q->b <= f->nrstat)
+                beta[c][i] = f->ydual[q->b];
+        }
+}
+
+/* For problem job k outside the program, rc[i] = the least amount by which running it on
+ * type i raises the objective above the LP optimum, c_k^i - mu_{d,i} + sum over its types i'
+ * of beta_{d,i'} (HUGE_VAL where it cannot run); returns the least over i.  Why: its x and r
+ * would enter together (its row is x sum = r), at reduced costs c - y - mu and y + sum beta,
+ * whose sum does not depend on its row's dual y; with work conservation off, r is absent
+ * and y = 0 (row x sum <= 1 slack).  When the least is >= 0, y = c - mu at the cheapest type
+ * extends the duals feasibly, so the LP optimum stands with the job in the program. */
+static double outside_rc(const struct fft *f, int k, double mu[MAXD][MAXT],
+                         double beta[MAXD][MAXT], double *rc)
+{
+    const struct blk *b = &f->b[f->kblk[k]];
+    int T = f->T, c = b->c;
+    double sb = 0, least = HUGE_VAL;
+    for (int i = 0; i < T && f->wc; i++)
+        if (b->elig >> i & 1)
+            sb += beta[c][i];
+    for (int i = 0; i < T; i++) {
+        rc[i] = HUGE_VAL;
+        if (b->elig >> i & 1) {
+            rc[i] = f->cost[k * T + i] - mu[c][i] + sb;
+            if (rc[i] < least)
+                least = rc[i];
+        }
+    }
+    return least;
+}
+
+/* Put problem job k's block into the program: appended (its row variable basic, its columns
+ * at 0, so a kept basis stays a basis and primal feasible), with this round's costs. */
+static int enter(struct fft *f, int k)
+{
+    struct blk *b = &f->b[f->kblk[k]];
+    int T = f->T;
+    assert(!b->inlp && b->elig);
+    b->x0 = glp_add_cols(f->lp, T + (f->wc ? 1 : 0));
+    b->a0 = glp_add_rows(f->lp, 1);
+    b->inlp = 1;
+    write_block(f, f->kblk[k]);
+    for (int i = 0; i < T; i++)
+        if (b->elig >> i & 1)
+            glp_set_obj_coef(f->lp, b->x0 + i, f->cost[k * T + i]);
+    return reserve_held(f);
+}
+
+struct pcand {
+    double rc;
+    int    k, c, i;
+};
+
+static int by_bucket(const void *a, const void *b)
+{
+    const struct pcand *x = a, *y = b;
+    if (x->c != y->c)
+        return x->c < y->c ? -1 : 1;
+    if (x->i != y->i)
+        return x->i < y->i ? -1 : 1;
+    if (x->rc != y->rc)
+        return x->rc < y->rc ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Enter jobs outside the program whose rc (outside_rc) is negative somewhere, under GLPK's
+ * current duals or (kept) the last optimum's: per size class d and type i (the type of its
+ * least rc), the floor(Y_i / d) most negative, since no more of them can run there at once
+ * (when costs move a lot between rounds, nearly every waiting job prices in under the old
+ * duals, and entering them all would make the program the whole LP again); the next pricing
+ * pass sees the others.  How many entered, -1 when out of memory.  O(J T + n log n). */
+static int price_outside(struct fft *f, int kept)
+{
+    double mu[MAXD][MAXT], beta[MAXD][MAXT], rc[MAXT];
+    int J = f->p->njobs, T = f->T, n = 0, entered = 0;
+    struct pcand *cand = NULL;
+    class_duals(f, kept, mu, beta);
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (b->inlp || !b->elig)
+            continue;
+        double least = outside_rc(f, k, mu, beta, rc);
+        int i = 0;
+        while (rc[i] != least)
+            i++;
+        if (!prices_in(least, f->cost[k * T + i]))
+            continue;
+        if (cand == NULL && (cand = malloc(((size_t)J + 1) * sizeof *cand)) == NULL)
+            return -1;
+        cand[n++] = (struct pcand){ least, k, b->c, i };
+    }
+    if (n == 0)
+        return 0;
+    qsort(cand, (size_t)n, sizeof *cand, by_bucket);
+    for (int q = 0, taken = 0; q < n; q++) {
+        if (q > 0 && (cand[q].c != cand[q - 1].c || cand[q].i != cand[q - 1].i))
+            taken = 0;
+        if (taken >= (int)floor(f->cap[cand[q].i] / f->dval[cand[q].c]))
+            continue;
+        taken++;
+        if (enter(f, cand[q].k) < 0) {
+            free(cand);
+            return -1;
+        }
+        entered++;
+    }
+    free(cand);
+    return entered;
+}
+
+/* Enter the jobs that run in on[] (type or -1 per problem job); NULL: every job that can run.
+ * -1 when out of memory. */
+static int enter_jobs(struct fft *f, const int *on)
+{
+    for (int k = 0; k < f->p->njobs; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (!b->inlp && b->elig && (on == NULL || on[k] >= 0) && enter(f, k) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Enter the jobs of the greedy packing (incumbent() without an LP point).  That packing is
+ * admissible, so the program then has a feasible point whatever else is left out. */
+static int enter_packing(struct fft *f)
+{
+    int *on = malloc(((size_t)f->p->njobs + 1) * sizeof *on);
+    int rc = on == NULL || isnan(incumbent(f, NULL, on)) ? -1 : enter_jobs(f, on);
+    free(on);
+    return rc;
+}
+
+/* Simplex with `sp`, then pricing rounds by the primal simplex (released columns and
+ * entering jobs start at 0, so the basis stays primal feasible) until no held column and no
+ * job outside the program prices in: the optimum of the whole LP.  A restricted LP that is
+ * infeasible (held columns were needed to fill a type) gets every held column back.
+ * GLPK's return code, -1 if not optimal, -2 when out of memory. */
 static int simplex_priced(struct fft *f, glp_smcp *sp)
 {
-    int rc = glp_simplex(f->lp, sp);
+    int rc = simplex(f, sp);
     for (;;) {
         int opt = rc == 0 && glp_get_status(f->lp) == GLP_OPT;
-        if (f->nheld == 0 || (opt && price(f) == 0))
-            break;
-        if (!opt)
+        if (opt) {
+            if (price(f) == 0) {
+                int n = price_outside(f, 0);
+                if (n < 0)
+                    return -2;
+                if (n == 0)
+                    break;
+            }
+        } else if (f->nheld > 0) {
             release(f);
+        } else {
+            break;
+        }
         sp->meth = GLP_PRIMAL;
-        rc = glp_simplex(f->lp, sp);
+        rc = simplex(f, sp);
     }
     return rc != 0 ? rc : glp_get_status(f->lp) == GLP_OPT ? 0 : -1;
 }
@@ -845,16 +1250,25 @@ static void cold_basis(struct fft *f)
             glp_set_col_stat(f->lp, j, GLP_NU);
 }
 
-/* The LP relaxation: by the primal simplex from the last optimal basis (only costs and a
- * few columns changed), or the dual simplex from cold_basis the first time or when the
- * kept basis fails. */
+/* The LP relaxation, over the jobs in the program and priced against all the others (so
+ * it is the optimum of the whole LP).  Jobs that cannot wait enter first, then those the last
+ * optimum's duals price in at this round's costs (the first time: a greedy packing's jobs).
+ * By the primal simplex from the last optimal basis (only costs and a few columns changed),
+ * or the dual simplex from cold_basis the first time or when the kept basis fails or the
+ * program has no feasible point (a greedy packing's jobs then enter: they are one).  Last
+ * resort: every job in, GLPK's presolver and primal simplex from scratch. */
 static int solve_lp(struct fft *f, struct errbuf *err)
 {
     glp_smcp sp;
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
-    int rc = -1;
-    if (reserve_held(f) < 0)
+    int rc = -1, J = f->p->njobs;
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (b->must && !b->inlp && enter(f, k) < 0)
+            return err_run(err, "out of memory");
+    }
+    if ((f->nrstat > 0 ? price_outside(f, 1) : enter_packing(f)) < 0 || reserve_held(f) < 0)
         return err_run(err, "out of memory");
     if (f->nrstat > 0) {
         restore_basis(f);
@@ -863,17 +1277,24 @@ static int solve_lp(struct fft *f, struct errbuf *err)
         hold_columns(f);
         rc = simplex_priced(f, &sp);
     }
-    if (rc != 0) {
+    if (rc != 0 && rc != -2) {
         release(f);
+        if (enter_packing(f) < 0)
+            return err_run(err, "out of memory");
         cold_basis(f);
         sp.meth = GLP_DUALP;
-        rc = glp_simplex(f->lp, &sp);
+        rc = simplex_priced(f, &sp);
     }
-    if (rc != 0 || glp_get_status(f->lp) != GLP_OPT) {
+    if (rc == -2)
+        return err_run(err, "out of memory");
+    if (rc != 0) {
+        release(f);
+        if (enter_jobs(f, NULL) < 0)
+            return err_run(err, "out of memory");
         glp_std_basis(f->lp);
         sp.meth = GLP_PRIMAL;
         sp.presolve = GLP_ON;
-        rc = glp_simplex(f->lp, &sp);
+        rc = simplex(f, &sp);
         if (rc != 0 || glp_get_status(f->lp) != GLP_OPT)
             return err_run(err, "fft: the LP relaxation failed (GLPK code %d, status %d)", rc,
                            glp_get_status(f->lp));
@@ -881,27 +1302,50 @@ static int solve_lp(struct fft *f, struct errbuf *err)
     return save_basis(f) < 0 ? err_run(err, "out of memory") : 0;
 }
 
+/* One LP of the dive, by the dual simplex: 1 if optimal.  An infeasible one gets the held
+ * columns back (a fixing may need them, e.g. g = 1 a member that waited) and is solved
+ * again. */
+static int dive_lp(struct fft *f, const glp_smcp *sp)
+{
+    int ok = simplex(f, sp) == 0 && glp_get_status(f->lp) == GLP_OPT;
+    if (!ok && f->nheld > 0) {
+        release(f);
+        ok = simplex(f, sp) == 0 && glp_get_status(f->lp) == GLP_OPT;
+    }
+    return ok;
+}
+
 /* Diving from the LP optimum: fix the integer column closest to an integral value (n to its
  * nearest integer, or the other side if that is infeasible; an open g to 0) and re-solve by
  * the dual simplex from the current basis, until n and g are integral — then so are the x
- * (see the header).  Reads the point into `xv` and returns 0 if it got there, 1 if a
- * dive was infeasible both ways.  Every bound it changed is restored. */
+ * (see the header).  A fractional g whose rounding keeps the current point feasible is
+ * fixed without a re-solve: g has no cost, so the point stays optimal.  That is the common
+ * case — g = 1 when every member runs, g = 0 when the type is full enough anyway — and it
+ * saves the two simplex calls (g = 0 infeasible, then g = 1) each such class used to cost.
+ * Reads the point into `xv` and returns 0 if it got there, 1 if a dive was infeasible both
+ * ways.  Every bound it changed is restored. */
 static int dive(struct fft *f, double *xv)
 {
-    int T = f->T, nint = 0, cols[2 * MAXD * MAXT], isg[2 * MAXD * MAXT], nfix = 0, rc = 1;
+    int T = f->T, nint = 0, cols[2 * MAXD * MAXT], nfix = 0, rc = 1;
+    const struct cls *of[2 * MAXD * MAXT];     /* the class of an open g, NULL for an n */
+    int at[2 * MAXD * MAXT];                    /* its type */
+    uint8_t done[2 * MAXD * MAXT];              /* fixed by this dive */
     struct { int col, type; double lb, ub; } fix[2 * MAXD * MAXT];
     for (int c = 0; c < f->nd; c++)
         for (int i = 0; i < T; i++) {
             const struct cls *q = &f->cls[c][i];
             if (q->n) {
-                isg[nint] = 0;
+                of[nint] = NULL;
+                at[nint] = i;
                 cols[nint++] = q->n;
             }
             if (q->g && q->state == CLS_OPEN) {
-                isg[nint] = 1;
+                of[nint] = q;
+                at[nint] = i;
                 cols[nint++] = q->g;
             }
         }
+    memset(done, 0, sizeof done);
     glp_smcp sp;
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
@@ -911,8 +1355,34 @@ static int dive(struct fft *f, double *xv)
         int best = -1;
         double bestd = 2, v = 0;
         for (int q = 0; q < nint; q++) {
+            if (done[q])
+                continue;
             double x = glp_get_col_prim(f->lp, cols[q]), d = fabs(x - floor(x + 0.5));
-            if (d > 1e-6 && d < bestd) {
+            if (d <= 1e-6)
+                continue;
+            if (of[q] != NULL) {
+                /* (a): u + (Y - d + 1) g >= Y - d + 1;  (b): N g - sum r <= 0 */
+                const struct cls *k = of[q];
+                double lo = glp_get_row_lb(f->lp, k->a);
+                double u = glp_get_col_prim(f->lp, f->ucol[at[q]]);
+                double slack1 = glp_get_row_prim(f->lp, k->b) + k->cnt * (1 - x);
+                double r = -1;
+                if (u >= lo - 1e-9)
+                    r = 0;
+                else if (slack1 <= 1e-9)
+                    r = 1;
+                if (r >= 0) {
+                    fix[nfix].col = cols[q];
+                    fix[nfix].type = glp_get_col_type(f->lp, cols[q]);
+                    fix[nfix].lb = glp_get_col_lb(f->lp, cols[q]);
+                    fix[nfix].ub = glp_get_col_ub(f->lp, cols[q]);
+                    nfix++;
+                    glp_set_col_bnds(f->lp, cols[q], GLP_FX, r, r);
+                    done[q] = 1;
+                    continue;
+                }
+            }
+            if (d < bestd) {
                 best = q;
                 bestd = d;
                 v = x;
@@ -923,17 +1393,18 @@ static int dive(struct fft *f, double *xv)
             break;
         }
         int col = cols[best];
-        double first = isg[best] ? 0 : floor(v + 0.5);
+        double first = of[best] != NULL ? 0 : floor(v + 0.5);
         double second = first == floor(v) ? ceil(v) : floor(v);
         fix[nfix].col = col;
         fix[nfix].type = glp_get_col_type(f->lp, col);
         fix[nfix].lb = glp_get_col_lb(f->lp, col);
         fix[nfix].ub = glp_get_col_ub(f->lp, col);
         nfix++;
+        done[best] = 1;
         glp_set_col_bnds(f->lp, col, GLP_FX, first, first);
-        if (glp_simplex(f->lp, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT) {
+        if (!dive_lp(f, &sp)) {
             glp_set_col_bnds(f->lp, col, GLP_FX, second, second);
-            if (glp_simplex(f->lp, &sp) != 0 || glp_get_status(f->lp) != GLP_OPT)
+            if (!dive_lp(f, &sp))
                 break;
         }
     }
@@ -945,13 +1416,26 @@ static int dive(struct fft *f, double *xv)
     return rc;
 }
 
-/* Reduced costs and statuses of the x columns at the current LP optimum. */
+/* Reduced costs and statuses of the x columns at the current LP optimum; for a job outside
+ * the program, outside_rc and "at 0". */
 static void read_duals(struct fft *f, uint8_t *st)
 {
     int T = f->T, J = f->p->njobs;
+    double mu[MAXD][MAXT], beta[MAXD][MAXT];
+    class_duals(f, 0, mu, beta);
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
-        int c = dclass(f, b->d);
+        if (!b->inlp) {
+            if (b->elig)
+                outside_rc(f, k, mu, beta, &f->rcost[k * T]);
+            for (int i = 0; i < T; i++) {
+                if (!b->elig)
+                    f->rcost[k * T + i] = HUGE_VAL;
+                st[k * T + i] = f->rcost[k * T + i] == HUGE_VAL ? 0 : GLP_NL;
+            }
+            continue;
+        }
+        int c = b->c;
         double ya = glp_get_row_dual(f->lp, b->a0);
         for (int i = 0; i < T; i++) {
             int col = b->x0 + i;
@@ -961,8 +1445,7 @@ static void read_duals(struct fft *f, uint8_t *st)
                 continue;
             }
             /* x has 1 in its assignment row and in its count row */
-            double yn = glp_get_row_dual(f->lp, f->cls[c][i].nrow);
-            f->rcost[k * T + i] = f->cost[k * T + i] - ya - yn;
+            f->rcost[k * T + i] = f->cost[k * T + i] - ya - mu[c][i];
             st[k * T + i] = (uint8_t)(f->isheld[col] ? GLP_NL : glp_get_col_stat(f->lp, col));
         }
     }
@@ -1039,6 +1522,25 @@ static double cost_of(const struct fft *f, const int *on)
     return z;
 }
 
+/* After a round: a job in the program that waits, may wait, and whose every column's
+ * reduced cost exceeds thr (the gap, or the tolerance when there was none, so that
+ * reduced-cost fixing would have fixed it at 0) leaves the program at the next call.  Its
+ * row variable is basic and its columns nonbasic at the kept optimum, which therefore stays
+ * a basis without it.  Should its costs come down, pricing lets it back in. */
+static void out_of_reach(struct fft *f, const int *on, double thr)
+{
+    int T = f->T;
+    for (int k = 0; k < f->p->njobs; k++) {
+        struct blk *b = &f->b[f->kblk[k]];
+        if (!b->inlp || b->must || on[k] >= 0)
+            continue;
+        int far = 1;
+        for (int i = 0; i < T && far; i++)
+            far = f->rcost[k * T + i] > thr;
+        b->drop = far;
+    }
+}
+
 /* Solve the round's program into on[k] (type of job k, or -1):
  * 1. the LP relaxation, warm (bound zlp, reduced costs);
  * 2. rounding the LP point gives a first incumbent (zinc), with which the open
@@ -1057,10 +1559,16 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     f->last_free = 0;
     if (solve_lp(f, err) < 0)
         return -1;
-    double zlp = glp_get_obj_val(f->lp);
+    double zlp = glp_get_obj_val(f->lp), thr = HUGE_VAL;
+    /* columns may still be added: the incumbent's jobs before probing, jobs near the gap
+     * before branch and bound */
     int ncols = glp_get_num_cols(f->lp);
-    double *xv = malloc(((size_t)ncols + 1) * sizeof *xv);
-    int *fixed = malloc(((size_t)ncols + 1) * sizeof *fixed);
+    size_t most = (size_t)ncols + 1;
+    for (int k = 0; k < J; k++)
+        if (!f->b[f->kblk[k]].inlp)
+            most += (size_t)T + 1;
+    double *xv = malloc(most * sizeof *xv);
+    int *fixed = malloc(most * sizeof *fixed);
     int *on2 = malloc(((size_t)J + 1) * sizeof *on2);
     uint8_t *st = malloc((size_t)J * (size_t)T + 1);
     double zinc = NAN;
@@ -1073,6 +1581,9 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
         goto oom;
     double eps = 1e-9 * (1 + fabs(zinc));
     if (zinc - zlp > eps && f->wc && probe(f, zlp, zinc, eps, st, fixed, &nfix) > 0) {
+        /* the incumbent stays a feasible point of the program with the g fixed */
+        if (enter_jobs(f, on) < 0)
+            goto oom;
         glp_smcp sp;
         glp_init_smcp(&sp);
         sp.msg_lev = GLP_MSG_OFF;
@@ -1100,10 +1611,22 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     f->last_lp = zlp;
     f->last_inc = zinc;
     double gap = zinc - zlp;
+    thr = (gap > 0 ? gap : 0) + eps;
     if (gap <= eps || gap <= f->gap * fabs(zinc))
         goto done;
+    /* a job outside the program whose least rc is within the gap enters it (at 0, with the
+     * columns beyond the gap fixed); the others stay out, as fixing would leave them */
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
+        if (!b->inlp) {
+            int near = 0;
+            for (int i = 0; i < T; i++)
+                near |= f->rcost[k * T + i] <= gap + eps;
+            if (!near)
+                continue;
+            if (enter(f, k) < 0)
+                goto oom;
+        }
         for (int i = 0; i < T; i++) {
             if (!(b->elig >> i & 1))
                 continue;
@@ -1122,15 +1645,19 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     glp_init_iocp(&ip);
     ip.msg_lev = GLP_MSG_OFF;
     ip.presolve = GLP_ON;
+    /* GLPK's node preprocessing (bound tightening on every row at every node) is about
+     * half of each node's cost here and prunes nothing the bound does not: root only */
+    ip.pp_tech = GLP_PP_ROOT;
     ip.mip_gap = f->gap;
     ip.cb_func = count_nodes;
     ip.cb_info = f;
+    f->n_intopt++;
     int grc = glp_intopt(f->lp, &ip), ms = glp_mip_status(f->lp);
     if (ms == GLP_OPT || ms == GLP_FEAS) {
         for (int k = 0; k < J; k++) {
             const struct blk *b = &f->b[f->kblk[k]];
             on2[k] = -1;
-            for (int i = 0; i < T; i++)
+            for (int i = 0; i < T && b->inlp; i++)
                 if ((b->elig >> i & 1) && glp_mip_col_val(f->lp, b->x0 + i) > 0.5)
                     on2[k] = i;
         }
@@ -1147,6 +1674,10 @@ done:
     release(f);
     for (int n = 0; n < nfix; n++)
         glp_set_col_bnds(f->lp, fixed[n], GLP_DB, 0, 1);
+    if (rc == 0) {
+        out_of_reach(f, on, thr);
+        f->last_dec = cost_of(f, on);
+    }
     free(xv);
     free(fixed);
     free(on2);
@@ -1182,40 +1713,69 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
     if (kb == NULL || on == NULL || cost == NULL || rcost == NULL ||
         reserve_scratch(f, (size_t)T + MAXD + 4) < 0)
         return err_run(err, "out of memory");
-    /* match the problem's jobs to blocks */
+    /* match the problem's jobs to blocks: departed jobs, and jobs that the last call found
+     * out of reach, leave the program first; arrivals get a slot (solve() decides which
+     * jobs enter the program) */
     for (int k = 0; k < J; k++) {
         int bi = map_find(f, p->id[k]);
+        if (bi >= 0)
+            f->b[bi].seen = f->calls;
+        f->kblk[k] = bi;
+    }
+    for (int bi = 0; bi < f->nb; bi++) {
+        struct blk *b = &f->b[bi];
+        if (!b->live)
+            continue;
+        int gone = b->seen != f->calls;
+        if (b->inlp && (gone || b->drop) && leave(f, bi) < 0)
+            return err_run(err, "out of memory");
+        b->drop = 0;
+        b->fresh = 0;
+        if (gone) {
+            map_del(f, b->id);
+            b->live = 0;
+            f->freeb[f->nfree++] = bi;
+        }
+    }
+    if (compact(f) < 0)
+        return err_run(err, "out of memory");
+    for (int k = 0; k < J; k++) {
+        int bi = f->kblk[k];
         if (bi < 0) {
             if ((bi = new_block(f)) < 0 || map_put(f, p->id[k], bi) < 0)
                 return err_run(err, "out of memory");
             struct blk *b = &f->b[bi];
-            b->live = 0;
-            build_block(f, p, bi, k);
+            set_job(f, p, bi, k);
             b->id = p->id[k];
             b->live = 1;
-            b->rho = 0;
+            b->seen = f->calls;
+            f->kblk[k] = bi;
         } else {
             struct blk *b = &f->b[bi];
-            b->fresh = 0;
-            if (b->d != p->scale[k] || b->elig != eligible(f, p, k))
-                build_block(f, p, bi, k);
+            if (b->d != p->scale[k] || b->elig != eligible(f, p, k)) {
+                set_job(f, p, bi, k);
+                if (b->inlp) {
+                    if (b->elig)
+                        write_block(f, bi);
+                    else if (leave(f, bi) < 0 || compact(f) < 0)
+                        return err_run(err, "out of memory");
+                }
+            }
         }
-        f->b[bi].seen = f->calls;
-        f->kblk[k] = bi;
     }
-    for (int bi = 0; bi < f->nb; bi++)
-        if (f->b[bi].live && f->b[bi].seen != f->calls)
-            drop_block(f, bi);
-    if (f->wc)
+    if (f->wc) {
         set_classes(f, J);
-    /* the round's objective */
+        set_must_run(f, J);
+    }
+    /* the round's costs, and the objective of the jobs in the program */
     for (int k = 0; k < J; k++) {
         const struct blk *b = &f->b[f->kblk[k]];
         for (int i = 0; i < T; i++) {
             double c = HUGE_VAL;
             if (b->elig >> i & 1) {
                 c = coef(f, p, k, i, b->rho);
-                glp_set_obj_coef(f->lp, b->x0 + i, c);
+                if (b->inlp)
+                    glp_set_obj_coef(f->lp, b->x0 + i, c);
             }
             f->cost[k * T + i] = c;
         }
@@ -1250,7 +1810,11 @@ static int fft_allocate(void *self, const struct alloc_problem *p, double *x,
 double fft_rho(void *self, int64_t id);
 int fft_set_rho(void *self, int64_t id, double rho);
 void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes);
-void fft_last(void *self, double *zlp, double *zinc, int *nfree);
+void fft_last(void *self, double *zlp, double *zinc, double *zdec, int *nfree);
+void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *intopt_calls);
+int fft_program_jobs(void *self);
+int fft_knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
+                 uint8_t *pick);
 
 /* rho of job `id` (what the next round will use); -1 if the job is unknown. */
 double fft_rho(void *self, int64_t id)
@@ -1285,12 +1849,40 @@ void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes)
 
 /* The last solve: LP bound (after probing), the best incumbent before branch and bound, and
  * the x columns reduced-cost fixing left free. */
-void fft_last(void *self, double *zlp, double *zinc, int *nfree)
+void fft_last(void *self, double *zlp, double *zinc, double *zdec, int *nfree)
 {
     struct fft *f = self;
     *zlp = f->last_lp;
     *zinc = f->last_inc;
+    *zdec = f->last_dec;
     *nfree = f->last_free;
+}
+
+/* GLPK calls since the policy was created: simplex calls (each pays GLPK's set-up of its
+ * working problem and a factorization, O(program)), their pivots, branch-and-bound runs. */
+void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *intopt_calls)
+{
+    struct fft *f = self;
+    *simplex_calls = f->n_simplex;
+    *pivots = f->n_pivots;
+    *intopt_calls = f->n_intopt;
+}
+
+/* How many jobs have their block in the program (after the last call's pricing; those
+ * marked out of reach leave at the next call). */
+int fft_program_jobs(void *self)
+{
+    struct fft *f = self;
+    int n = 0;
+    for (int bi = 0; bi < f->nb; bi++)
+        n += f->b[bi].live && f->b[bi].inlp;
+    return n;
+}
+
+int fft_knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
+                 uint8_t *pick)
+{
+    return knapsack(size, cost, n, room, dmin, wc, pick);
 }
 
 /* ---- the policy ---- */
@@ -1305,6 +1897,10 @@ static void fft_destroy(void *self)
         glp_delete_prob(f->lp);
     free(f->b);
     free(f->freeb);
+    free(f->delr);
+    free(f->delc);
+    free(f->rmap);
+    free(f->cmap);
     free(f->mkey);
     free(f->mval);
     free(f->kblk);
