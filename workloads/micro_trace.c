@@ -40,45 +40,9 @@ static void mtr_close(void *p)
 
 static int read_header(struct mtr *s, const char *path, struct errbuf *err)
 {
-    char *line, *f[MAX_COLS];
-    size_t len;
-    int rc;
-    while ((rc = tio_next(s->r, &line, &len, err)) > 0 && tio_skippable(line))
-        ;
-    if (rc < 0)
-        return -1;
-    if (rc == 0)
-        return err_input(err, path, 0, NULL, "empty file: expected a header line "
-                         "(arrival_s,graph[,id])");
-    long ln = tio_lineno(s->r);
-    int n = tio_split(line, ',', f, MAX_COLS);
-    if (n < 0 || n > MAX_COLS)
-        return err_input(err, path, ln, NULL, "header: unterminated quote or too many columns");
-    for (int k = 0; k < C_N; k++)
-        s->pos[k] = -1;
-    for (int i = 0; i < n; i++) {
-        if (reader_blank(f[i]))
-            return err_input(err, path, ln, "header", "column %d has no name%s", i + 1,
-                             i == n - 1 && n > 1 ? " (a trailing comma?)" : "");
-        int k = 0;
-        while (colnames[k] != NULL && strcmp(colnames[k], f[i]) != 0)
-            k++;
-        if (colnames[k] == NULL) {
-            const char *hint = jsonf_suggest(f[i], colnames);
-            return err_input(err, path, ln, f[i], "unknown column%s%s%s (the columns are "
-                             "arrival_s, graph and id)", hint ? " (did you mean '" : "",
-                             hint ? hint : "", hint ? "'?)" : "");
-        }
-        if (s->pos[k] >= 0)
-            return err_input(err, path, ln, f[i], "column given twice (columns %d and %d)",
-                             s->pos[k] + 1, i + 1);
-        s->pos[k] = i;
-    }
-    s->ncols = n;
-    for (int k = C_ARRIVAL; k <= C_GRAPH; k++)
-        if (s->pos[k] < 0)
-            return err_input(err, path, ln, colnames[k], "required column is missing");
-    return 0;
+    return reader_header(s->r, path, colnames, C_ARRIVAL, C_GRAPH, MAX_COLS,
+                         "arrival_s,graph[,id]", "arrival_s, graph and id", s->pos, &s->ncols,
+                         err);
 }
 
 static int mtr_next(void *p, struct reader_common *c, void *spec, struct errbuf *err)

@@ -14,11 +14,58 @@
 
 #include <gsl/gsl_randist.h>
 
+#include "../sim/base/jsonf.h"
+
 int reader_blank(const char *field)
 {
     while (isspace((unsigned char)*field))
         field++;
     return *field == '\0';
+}
+
+int reader_header(tio *r, const char *path, const char *const *names, int req_lo, int req_hi,
+                  int max_cols, const char *expect, const char *columns, int *pos, int *ncols,
+                  struct errbuf *err)
+{
+    char *line, *f[READER_MAX_COLS];
+    size_t len;
+    int rc;
+    while ((rc = tio_next(r, &line, &len, err)) > 0 && tio_skippable(line))
+        ;
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return err_input(err, path, 0, NULL, "empty file: expected a header line (%s)", expect);
+    long ln = tio_lineno(r);
+    int n = tio_split(line, ',', f, max_cols);
+    if (n < 0 || n > max_cols)
+        return err_input(err, path, ln, NULL, "header: unterminated quote or too many columns");
+    int nnames = 0;
+    while (names[nnames] != NULL)
+        pos[nnames++] = -1;
+    for (int i = 0; i < n; i++) {
+        if (reader_blank(f[i]))
+            return err_input(err, path, ln, "header", "column %d has no name%s", i + 1,
+                             i == n - 1 && n > 1 ? " (a trailing comma?)" : "");
+        int k = 0;
+        while (names[k] != NULL && strcmp(names[k], f[i]) != 0)
+            k++;
+        if (names[k] == NULL) {
+            const char *hint = jsonf_suggest(f[i], names);
+            return err_input(err, path, ln, f[i], "unknown column%s%s%s (the columns are %s)",
+                             hint ? " (did you mean '" : "", hint ? hint : "",
+                             hint ? "'?)" : "", columns);
+        }
+        if (pos[k] >= 0)
+            return err_input(err, path, ln, f[i], "column given twice (columns %d and %d)",
+                             pos[k] + 1, i + 1);
+        pos[k] = i;
+    }
+    *ncols = n;
+    for (int k = req_lo; k <= req_hi; k++)
+        if (pos[k] < 0)
+            return err_input(err, path, ln, names[k], "required column is missing");
+    return 0;
 }
 
 double reader_work_from_duration(const tput *m, int jtype, int gpu, int workers, double duration_s)

@@ -20,6 +20,7 @@
 #include <gsl/gsl_rng.h>
 #include <stddef.h>
 
+#include "../sim/base/tio.h"
 #include "workload.h"
 
 /* Settings every format shares, read by workload.c before the reader opens. */
@@ -71,6 +72,18 @@ struct workload_format {
 
 /* 1 if a trace field is empty or only blanks. */
 int reader_blank(const char *field);
+
+/* The header of a CSV trace whose columns are found by name (hetsim's job and request
+ * traces, micro_trace): skips blank and comment lines, then sets pos[k] to the column of
+ * names[k] (NULL-terminated), -1 where absent, and *ncols to the header's width.  Columns
+ * names[req_lo..req_hi] are required.  Errors name file:line:field: an empty file (a header
+ * like `expect` was expected), more than max_cols columns (at most READER_MAX_COLS), a
+ * column without a name, an unknown one (with a did-you-mean and the list `columns`), one
+ * given twice, a required one missing. */
+enum { READER_MAX_COLS = 64 };
+int reader_header(tio *r, const char *path, const char *const *names, int req_lo, int req_hi,
+                  int max_cols, const char *expect, const char *columns, int *pos, int *ncols,
+                  struct errbuf *err);
 
 /* Job type by name with a did-you-mean in the error; -1 with err set if unknown. */
 int reader_jobtype(const tput *m, const char *name, const char *file, long line,
