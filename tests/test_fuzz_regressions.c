@@ -25,6 +25,8 @@
  * Found by fuzz_microapp, fixed with it:
  *   M1  sim/micro/app.c load_derm(): a header of more than 64 columns was indexed past the
  *       field array (tio_split counts every field but stores 64); alibaba.c had the same.
+ *   M2  sim/micro/app.c load_derm(): chain and ms were cast to int before their range was
+ *       checked (1e66 is beyond int: undefined behaviour).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -313,11 +315,12 @@ Test(fuzz_regressions, R1_requests_out_of_order_named_at_their_row)
 
 /* ---- microservice applications (fuzz_microapp) ---- */
 
-/* M1: a Derm fit file whose header has more than 64 columns is an error, not an overread */
-Test(fuzz_regressions, microapp_derm_header_65_columns)
+/* Load the fuzz_microapp reproducer `name` (a selector byte, then Derm's fit file) as an
+ * application: 0 if it loads, else -1 with the message in msg. */
+static int load_microapp(const char *name, char *msg, size_t cap)
 {
     size_t len;
-    char *buf = repro("microapp/derm-header-65-columns", &len);
+    char *buf = repro(name, &len);
     cr_assert_gt(len, 1);
     cr_assert_eq(buf[0] % 3, 1, "the selector names Derm's fit file");
     char *file = th_write("pars.csv", "");
@@ -338,8 +341,26 @@ Test(fuzz_regressions, microapp_derm_header_65_columns)
     int rc = app_load(&a, &root, "app", "/", &o, &err);
     if (rc < 0)
         cr_assert(err.msg[0] != '\0' && a == NULL);
+    snprintf(msg, cap, "%s", err.msg);
     app_free(a);
     jsonf_destroy(doc);
     free(file);
     free(buf);
+    return rc < 0 ? -1 : 0;
+}
+
+/* M1: a Derm fit file whose header has more than 64 columns is an error, not an overread */
+Test(fuzz_regressions, microapp_derm_header_65_columns)
+{
+    char msg[ERR_MSG_MAX];
+    load_microapp("microapp/derm-header-65-columns", msg, sizeof msg);
+}
+
+/* M2: a chain number beyond int is refused before it is cast (UBSan: a float-to-int
+ * conversion out of range) */
+Test(fuzz_regressions, microapp_derm_chain_beyond_int)
+{
+    char msg[ERR_MSG_MAX];
+    cr_assert_eq(load_microapp("microapp/derm-chain-beyond-int", msg, sizeof msg), -1);
+    cr_assert(strstr(msg, "chain: ") != NULL && strstr(msg, "Derm's chains are 1"), "%s", msg);
 }

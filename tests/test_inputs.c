@@ -1114,6 +1114,15 @@ static const struct row rows[] = {
       { { "e.json", MEXPF("\"pars.csv\"", "5000", MWL, "[\"derm\"]", "") },
         { "pars.csv", ",chain,ms,n,a1,b1,s\n0,3,0,22,-0.05,6.6,0.3\n" } },
       { RUN }, 2, AT("pars.csv", 2) "chain: 3: Derm's chains are 1 (simple) and 2 (complex)" },
+    { "derm_fit_ms_beyond_int",     /* found by fuzz_microapp: the cast came before the range */
+      { { "e.json", MEXPF("\"pars.csv\"", "5000", MWL, "[\"derm\"]", "") },
+        { "pars.csv", ",chain,ms,n,a1,b1,s\n0,1,1e66,22,-0.05,6.6,0.3\n" } },
+      { RUN }, 2, AT("pars.csv", 2) "ms: 1e66: TrainTicket's services are 0 to 11" },
+    { "derm_fit_chain_beyond_int",
+      { { "e.json", MEXPF("\"pars.csv\"", "5000", MWL, "[\"derm\"]", "") },
+        { "pars.csv", ",chain,ms,n,a1,b1,s\n0,-3e40,0,22,-0.05,6.6,0.3\n" } },
+      { RUN }, 2, AT("pars.csv", 2) "chain: -3e40: Derm's chains are 1 (simple) and 2 "
+      "(complex)" },
 
     /* -------- serving (sim/serve, workloads/trace_azure.c, trace_requests.c, synth_llm.c) */
     { "serve_azure_ok", AZFILE(S_OK, AZ_OK), { RUN }, 0, NULL, 1 },

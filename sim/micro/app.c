@@ -588,17 +588,18 @@ static int load_derm(struct app *a, const char *path, struct errbuf *err)
                 goto out;
             }
         }
-        int chain = (int)v[C_CHAIN], ms = (int)v[C_MS];
-        if (v[C_CHAIN] != chain || (chain != 1 && chain != 2)) {
+        /* ranges first: a cast of a value beyond int is undefined (found by fuzz_microapp) */
+        if (v[C_CHAIN] != 1 && v[C_CHAIN] != 2) {
             err_input(err, path, ln, "chain", "%s: Derm's chains are 1 (simple) and 2 "
                       "(complex)", f[pos[C_CHAIN]]);
             goto out;
         }
-        if (v[C_MS] != ms || ms < 0 || ms > 11) {
+        if (v[C_MS] != floor(v[C_MS]) || v[C_MS] < 0 || v[C_MS] > 11) {
             err_input(err, path, ln, "ms", "%s: TrainTicket's services are 0 to 11",
                       f[pos[C_MS]]);
             goto out;
         }
+        int chain = (int)v[C_CHAIN], ms = (int)v[C_MS];
         if (v[C_N] != floor(v[C_N]) || v[C_N] < 1 || v[C_N] > 1e6) {
             err_input(err, path, ln, "n", "%s: calls per request, an integer >= 1",
                       f[pos[C_N]]);
