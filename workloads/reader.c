@@ -68,6 +68,28 @@ int reader_header(tio *r, const char *path, const char *const *names, int req_lo
     return 0;
 }
 
+int reader_row(tio *r, const char *path, int ncols, int64_t rows, const char *what, char **f,
+               int max_cols, long *line_no, struct errbuf *err)
+{
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = tio_next(r, &line, &len, err)) > 0 && tio_skippable(line))
+        ;
+    if (rc == 0 && rows == 0)
+        return err_input(err, path, 0, NULL, "empty trace: no %s after the header", what);
+    if (rc <= 0)
+        return rc;
+    long ln = tio_lineno(r);
+    int n = tio_split(line, ',', f, max_cols);
+    if (n < 0)
+        return err_input(err, path, ln, NULL, "unterminated quote");
+    if (n != ncols)
+        return err_input(err, path, ln, NULL, "expected %d fields, found %d", ncols, n);
+    *line_no = ln;
+    return 1;
+}
+
 double reader_work_from_duration(const tput *m, int jtype, int gpu, int workers, double duration_s)
 {
     const struct gpu_spec *g = catalog_gpu(tput_catalog(m), gpu);

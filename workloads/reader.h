@@ -81,6 +81,14 @@ int reader_blank(const char *field);
  * column without a name, an unknown one (with a did-you-mean and the list `columns`), one
  * given twice, a required one missing. */
 enum { READER_MAX_COLS = 64 };
+
+/* The next data row of such a trace: skips blank and comment lines and splits the row into
+ * f (max_cols fields), which must have ncols fields.  1 with *line_no set, 0 at the end, -1
+ * with err set; an end before any row (rows == 0) is the error "empty trace: no <what> after
+ * the header". */
+int reader_row(tio *r, const char *path, int ncols, int64_t rows, const char *what, char **f,
+               int max_cols, long *line_no, struct errbuf *err);
+
 int reader_header(tio *r, const char *path, const char *const *names, int req_lo, int req_hi,
                   int max_cols, const char *expect, const char *columns, int *pos, int *ncols,
                   struct errbuf *err);

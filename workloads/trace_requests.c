@@ -65,21 +65,11 @@ static int rst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
 {
     struct request_spec *out = spec;
     struct rst *s = p;
-    char *line, *f[MAX_COLS];
-    size_t len;
-    int rc;
-    while ((rc = tio_next(s->r, &line, &len, err)) > 0 && tio_skippable(line))
-        ;
-    if (rc == 0 && s->row == 0)
-        return err_input(err, c->path, 0, NULL, "empty trace: no requests after the header");
+    char *f[MAX_COLS];
+    long ln;
+    int rc = reader_row(s->r, c->path, s->ncols, s->row, "requests", f, MAX_COLS, &ln, err);
     if (rc <= 0)
         return rc;
-    long ln = tio_lineno(s->r);
-    int n = tio_split(line, ',', f, MAX_COLS);
-    if (n < 0)
-        return err_input(err, c->path, ln, NULL, "unterminated quote");
-    if (n != s->ncols)
-        return err_input(err, c->path, ln, NULL, "expected %d fields, found %d", s->ncols, n);
     double arrival;
     long long id = s->row;
     int32_t prompt, output;
