@@ -107,6 +107,8 @@ struct world_ops {
     const char *domain;         /* the experiment's "domain": "training", ... */
     const char *summary;        /* one line for `hetsim list domains` */
     const char *entity;         /* what it simulates, plural: "jobs", "requests" */
+    const char *no_timeline;    /* why it writes no timeline rows, said when an experiment
+                                   sets sim.timeline (NULL: it writes them) */
     const char *const *top_keys;    /* its own fields of the experiment (NULL-terminated) */
     const char *const *sim_keys;    /* its own fields of the experiment's "sim" object */
     const char *const *model_keys;  /* its own fields of the "models" object (its data files;

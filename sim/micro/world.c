@@ -143,17 +143,6 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
                     "sim.measure_window");
         goto fail;
     }
-    int timeline = 0;
-    if (jobj_bool(sim, "timeline", JOPT, &timeline, err) < 0)
-        goto fail;
-    if (timeline) {
-        /* no timeline rows: a run asking for them would look like one that kept none */
-        jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "timeline"),
-                    "sim.timeline", err, "the microservice world writes no timeline (its "
-                    "containers per service over time are the series containers_<service>, "
-                    "every sim.sample_s: hetsim plot or hetsim export --table samples)");
-        goto fail;
-    }
     c->sla_s = sla_ms * 1e-3;
     if (app_load(&c->app, root, "app", base_dir, &o, err) < 0)
         goto fail;
@@ -279,6 +268,9 @@ const struct world_ops micro_world = {
     .summary = "requests over microservice call graphs: containers per service under an "
                "end-to-end latency SLA; per-request or analytical",
     .entity = "requests",
+    .no_timeline = "the microservice world writes no timeline (its containers per service "
+                   "over time are the series containers_<service>, every sim.sample_s: "
+                   "hetsim plot or hetsim export --table samples)",
     .top_keys = top_keys,
     .sim_keys = sim_keys,
     .display = &display,

@@ -79,11 +79,6 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         unused(sim, "measure_jobs", "its figures are the cluster's when the pods have "
                "arrived; the pods table has each pod", err) < 0)
         return -1;
-    const cJSON *tl = sim->node ? cJSON_GetObjectItemCaseSensitive(sim->node, "timeline") : NULL;
-    if (cJSON_IsTrue(tl))
-        return jsonf_error(sim->doc, tl, "sim.timeline", err, "the placement domain writes no "
-                           "timeline (a pod, once placed, stays): the pods table has each pod's "
-                           "node, GPUs and arrival order");
     struct place_config *c = calloc(1, sizeof *c);
     if (c == NULL)
         return err_run(err, "out of memory");
@@ -272,6 +267,8 @@ const struct world_ops place_world = {
     .summary = "pods asking for fractions of a GPU placed on the nodes of a node list until it "
                "is full (FGD's setting): allocation and fragmentation",
     .entity = "pods",
+    .no_timeline = "the placement domain writes no timeline (a pod, once placed, stays): the "
+                   "pods table has each pod's node, GPUs and arrival order",
     .top_keys = top_keys,
     .sim_keys = sim_keys,
     .display = &display,

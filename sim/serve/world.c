@@ -125,16 +125,6 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         llm_load(&lc, NULL, c->arch_path, NULL, err) < 0)
         goto fail;
     c->set.block_tokens = (int32_t)block;
-    /* requests share their instance's GPUs iteration by iteration, which the timeline's
-       intervals (a resource held whole or at a share) do not describe yet: say so at load
-       rather than run without the rows `hetsim trace` would then ask for */
-    const cJSON *tl = sim->node ? cJSON_GetObjectItemCaseSensitive(sim->node, "timeline") : NULL;
-    if (cJSON_IsTrue(tl)) {
-        jsonf_error(root->doc, tl, "sim.timeline", err, "the serving world writes no timeline "
-                    "yet (its requests share GPUs iteration by iteration); leave it out: the "
-                    "requests table has each request's arrival, start, first token and finish");
-        goto fail;
-    }
     const struct llm_arch *a = llm_find(lc, model);
     if (a == NULL) {
         char hint[96];
@@ -393,6 +383,11 @@ const struct world_ops serve_world = {
     .summary = "LLM inference requests on model instances over mixed GPUs: continuous "
                "batching, paged KV cache, disaggregated prefill and decode, Hetis splits",
     .entity = "requests",
+    /* the timeline's intervals (a resource held whole or at a share) do not describe
+       requests sharing their instance's GPUs iteration by iteration yet */
+    .no_timeline = "the serving world writes no timeline yet (its requests share GPUs "
+                   "iteration by iteration); leave it out: the requests table has each "
+                   "request's arrival, start, first token and finish",
     .top_keys = top_keys,
     .sim_keys = sim_keys,
     .model_keys = model_keys,
