@@ -315,6 +315,10 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
         (w_metric(&wc, "solver_time_mean", ps.time_total_s / (double)ps.calls, err) < 0 ||
          w_metric(&wc, "solver_time_max", ps.time_max_s, err) < 0))
         goto out;
+    /* and its own figures (sia's branch-and-bound counts) */
+    struct policy_metric_sink pm = { &wc, w_metric };
+    if (policy_metrics(pol, &pm, err) < 0)
+        goto out;
     res->wall_s = wall_now() - t0;
     if (o->db != NULL) {
         struct db_run_end end = { sim_to_sec(res->tot.end), res->wall_s,
