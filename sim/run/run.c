@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../models/siaprof.h"
 #include "../../sched/policy.h"
 #include "../../workloads/workload.h"
 #include "../core/engine.h"
@@ -39,6 +40,14 @@ int run_env_open(struct run_env *env, const struct experiment *e, struct errbuf 
         goto fail;
     if (e->cluster.node != NULL ? cluster_from_json(&env->cl, env->cat, &e->cluster, err)
                                 : cluster_load(&env->cl, env->cat, e->cluster_path, err))
+        goto fail;
+    /* Sia's profiles, for the cluster's GPU types (a profile's triangulation is built only
+     * where it is used) */
+    const int *types;
+    int ntypes = cluster_types(env->cl, &types);
+    if (e->elastic_sia_path[0] &&
+        siaprof_load(env->model, env->cat, types, ntypes, e->elastic_apps_path,
+                     e->elastic_sia_path, "models.elastic_sia", err) < 0)
         goto fail;
     return 0;
 fail:

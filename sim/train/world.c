@@ -202,6 +202,14 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
                       "HETSIM_DATA?)", path_data_root());
         goto fail;
     }
+    if (c->mode == MODE_POLLUX && models.node != NULL &&
+        cJSON_GetObjectItemCaseSensitive(models.node, "elastic_sia") != NULL) {
+        jsonf_error(models.doc, cJSON_GetObjectItemCaseSensitive(models.node, "elastic_sia"),
+                    "models.elastic_sia", err, "Sia's profiles are for the native mode (one "
+                    "job type per application and batch); Pollux-compatible mode reads its one "
+                    "GPU type from models.elastic");
+        goto fail;
+    }
     if (c->mux.on && c->mode != MODE_NATIVE) {
         jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "multiplex"),
                     "multiplex", err, "shared GPUs need the native mode: %s mechanism gives "
