@@ -630,6 +630,16 @@ static void sift_down(struct entry *h, int n, int i)
  * not fit is passed over, so smaller ones further down may still start. */
 static void pick(struct gw *w, struct entry *h, int n, int t, int *left)
 {
+    /* when they all fit, each fits at its turn whatever the order: no need to order them */
+    int need = 0;
+    for (int i = 0; i < n && need <= *left; i++)
+        need += w->act[h[i].pos]->sf;
+    if (need <= *left) {
+        for (int i = 0; i < n; i++)
+            w->act[h[i].pos]->run_w = t;
+        *left -= need;
+        return;
+    }
     for (int i = n / 2 - 1; i >= 0; i--)
         sift_down(h, n, i);
     while (n > 0 && *left > 0) {
