@@ -27,14 +27,16 @@
  * at once, and the answer is never worse than the rounding.  The search stops after
  * `node_limit` nodes (default 5,000) — a count, not a time, so that the answer does not
  * depend on the machine — with the best integer answer found; each stop is counted
- * (sia_ilp_limit_hits).  Branch and bound without the incumbent took minutes on some of
- * heet_cluster's rounds (hundreds of jobs, many identical, so many equal optima); with it and
- * the limit a round costs at most node_limit dual-simplex re-solves.  GLPK's settings are
+ * (sia_ilp_limit_hits).  Plain branch and bound (presolve on, no incumbent) took minutes on
+ * some of heet_cluster's rounds (hundreds of jobs, many identical, so many equal optima), as
+ * the rounding-only version of this file recorded; with the incumbent and the limit a round
+ * costs at most node_limit dual-simplex re-solves (heet_cluster: 2 rounds of about 165,000
+ * over five seeds reached it).  GLPK's settings are
  * fixed (Driebeck-Tomlin branching, best-local-bound backtracking, relative gap 0, no cuts):
  * the same round gives the same answer.  `"solver": "rounding"` keeps the rounding alone
  * (hetsim before the exact ILP), to measure what exactness changes.  Metrics of a run:
- * sia_rounds (rounds with at least one job), sia_ilp_branched (rounds the rounding was not
- * optimal), sia_ilp_limit_hits (rounds not proven optimal), sia_ilp_nodes_max,
+ * sia_rounds (rounds with at least one job), sia_ilp_branched (rounds whose rounding did not
+ * reach the LP bound, so that branch and bound ran), sia_ilp_limit_hits (rounds not proven optimal), sia_ilp_nodes_max,
  * sia_rounding_gap_mean and _max (per round, (answer - rounding) / rounding objective).
  *
  * Assumptions Sia leaves open here or that hetsim's world decides:
