@@ -151,7 +151,7 @@ Test(heet_fit, shipped_fit_equals_a_fresh_fit)
 /* The bands README "Models" states: median and worst |relative error| per GPU type over its
  * 24 points (measured when this was written: T4 1.5% / 9.6%, A10 1.8% / 5.2%, V100 5.0% /
  * 40.0% — its batch-64 VGG-19 on 2 GPUs, 0.044 s between 0.024 and 0.031 —, K80 5.3% /
- * 19.8%; all 96: 2.9% / 40.0%). */
+ * 19.8%; all 96: 2.8% / 40.0%). */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
