@@ -1033,12 +1033,12 @@ static int list_models(const catalog *cat, struct errbuf *err)
     }
     if (rc == 0) {
         printf("%-36s %6s %7s %9s  %s\n", "job type", "batch", "scaling", "params_M",
-               "measured on");
+               "measured or fitted on");
         for (int j = 0; j < tput_ntypes(t); j++) {
             const struct jobtype *jt = tput_type(t, j);
             char on[256] = "";
             for (int g = 0; g < catalog_ngpus(cat); g++)
-                if (tput_measured(t, j, g, 1, 0) >= 0) {
+                if (tput_profiled(t, j, g, 1, 0) >= 0) {
                     size_t n = strlen(on);
                     snprintf(on + n, sizeof on - n, "%s%s", n ? " " : "", catalog_gpu(cat, g)->name);
                 }
@@ -1212,7 +1212,7 @@ static const struct cmd commands[] = {
     { "workload", cmd_workload, "EXPERIMENT [--seed N] [--set KEY=VAL ...] [--out FILE]",
       "write an experiment's jobs as a CSV trace" },
     { "model", cmd_model, "llm --model M --gpu G --tp N [--pp N] --batch B --prompt P "
-      "[--context C] | fit ...", "the LLM latency model: what-ifs and its fit" },
+      "[--context C] | fit ... | fit heet FILE", "models: LLM what-ifs, their fit, Heet's fit" },
     { "convert", cmd_convert, "gavel-throughputs IN.json OUT.csv", "convert throughput tables" },
     { "version", cmd_version, "", "print the version" },
     { "help", cmd_help, "", "this list" },

@@ -40,7 +40,7 @@ const char experiment_default_gpus[] = "models/data/gpus.json";
 const char experiment_default_links[] = "models/data/links.json";
 const char experiment_default_jobtypes[] = "models/data/jobtypes.json";
 const char *const experiment_default_profiles[] = { "models/data/profiles/gavel.csv",
-                                             "models/data/profiles/heet.csv", NULL };
+                                             "models/data/profiles/heet_fit.json", NULL };
 
 /* Every key of an object: the generic ones and the world's own. */
 static int known_keys(const struct jobj *o, const char *const *generic, const char *const *own,
