@@ -30,8 +30,8 @@
  * (sia_ilp_limit_hits).  Plain branch and bound (presolve on, no incumbent) took minutes on
  * some of heet_cluster's rounds (hundreds of jobs, many identical, so many equal optima), as
  * the rounding-only version of this file recorded; with the incumbent and the limit a round
- * costs at most node_limit dual-simplex re-solves (heet_cluster: 2 rounds of about 165,000
- * over five seeds reached it).  GLPK's settings are
+ * costs at most node_limit dual-simplex re-solves (heet_cluster: 2 rounds over five seeds
+ * reached it).  GLPK's settings are
  * fixed (Driebeck-Tomlin branching, best-local-bound backtracking, relative gap 0, no cuts):
  * the same round gives the same answer.  `"solver": "rounding"` keeps the rounding alone
  * (hetsim before the exact ILP), to measure what exactness changes.  Metrics of a run:
