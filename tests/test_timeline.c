@@ -443,3 +443,33 @@ Test(timeline, gavel_mode_micro_tasks_agree_with_their_jobs, .timeout = 60)
                                        "('queued', 'running')"), 0, 0);
     free(db);
 }
+
+Test(timeline, pollux_mode_agrees_with_its_accounting, .timeout = 120)
+{
+    char *db = dbpath("pollux.db");
+    struct th_out o = RUN("run", "pollux_wl1", "--db", db, "-q", "--set", "sim.timeline=true");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    /* spans are the JCTs, GPU-seconds the attained service (the 30 s penalty included),
+     * migrations and preemptions the counted ones, no GPU held twice */
+    check_against_jobs(db, 0);
+    /* every grant restores for the 30 s penalty, then runs on the same GPUs */
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE state = "
+                                       "'restoring' AND abs(end_s - start_s - 30) > 1e-6 AND "
+                                       "ends = 'restored'"), 0, 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline a WHERE state = "
+                                       "'restoring' AND ends = 'restored' AND NOT EXISTS "
+                                       "(SELECT 1 FROM timeline b WHERE b.run_id = a.run_id AND "
+                                       "b.entity = a.entity AND b.resource = a.resource AND "
+                                       "b.start_s = a.end_s AND b.state = 'running')"), 0, 0);
+    /* a grant holds as many GPUs of each node as the policy's list: one node type here */
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE cause = 'migrate' OR "
+                                 "cause = 'resize'"), 0);
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE ends = 'preempt'"), 0);
+    /* the rows say the jobs rows' JCT */
+    cr_assert_float_eq(th_db_value(db, "SELECT max(abs(j.jct_s - (t.b - t.a))) FROM jobs j "
+                                       "JOIN (SELECT run_id, entity, min(start_s) AS a, "
+                                       "max(end_s) AS b FROM timeline GROUP BY 1, 2) t ON "
+                                       "t.run_id = j.run_id AND t.entity = j.job_id"), 0, 1e-6);
+    free(db);
+}
