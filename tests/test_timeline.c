@@ -17,6 +17,10 @@
 
 #include "../sim/core/timeline.h"
 #include "../sim/core/world.h"
+#include "../sim/base/jsonf.h"
+#include "../sim/micro/app.h"
+#include "../sim/micro/micro.h"
+#include "../sim/micro/msim.h"
 #include "../sim/serve/serve.h"
 #include "../sim/train/train.h"
 #include "helpers.h"
@@ -698,4 +702,151 @@ Test(timeline, placed_pods_never_overfill_a_gpu, .timeout = 60)
                                        "/ 1000.0) > 1e-12 OR t.start_s != p.pod_seq)"), 0, 0);
     free(exp);
     free(db);
+}
+
+/* ---- the microservice world ---- */
+
+/* the timeline rows of a whole world's writer; its other rows, series and figures dropped */
+static int cap_timeline(void *ctx, const char *table, const char *const *cols,
+                        const struct row_value *v, int n, struct errbuf *err)
+{
+    return strcmp(table, "timeline") == 0 ? cap_row(ctx, table, cols, v, n, err) : 0;
+}
+
+static int no_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err)
+{
+    (void)ctx, (void)t, (void)name, (void)value, (void)err;
+    return 0;
+}
+
+static int no_metric(void *ctx, const char *name, double value, struct errbuf *err)
+{
+    (void)ctx, (void)name, (void)value, (void)err;
+    return 0;
+}
+
+/* A scripted decider: the containers of each service at each boundary, 2 services. */
+static int script_decide(void *ctx, const struct micro_view *v, int *out, struct errbuf *err)
+{
+    (void)err;
+    static const int plan[3][2] = { { 1, 2 }, { 3, 1 }, { 2, 1 } };
+    int *calls = ctx;
+    int k = *calls < 3 ? *calls : 2;
+    cr_assert_eq(v->app->nservices, 2);
+    out[0] = plan[k][0];
+    out[1] = plan[k][1];
+    (*calls)++;
+    return 0;
+}
+
+static int one_spec(void *ctx, void *out, struct errbuf *err)
+{
+    (void)err;
+    int *left = ctx;
+    if (*left == 0)
+        return 0;
+    (*left)--;
+    *(struct micro_request *)out = (struct micro_request){ .arrival = 0, .id = 0, .graph = "g",
+                                                           .count = 30, .span = 30 * SIM_SEC };
+    return 1;
+}
+
+/* Services a and b over three 10 s intervals, containers starting in 5 s: at 0 a gets 1 and
+ * b 2 (containers 0; 1, 2); at 10 a gets 3 (containers 3, 4 restore until 15) and b 1
+ * (container 2 goes); at 20 a gets 2 (container 4, the newest, goes); the run ends at 30. */
+Test(timeline, two_services_over_three_intervals_by_hand)
+{
+    catalog *cat = th_catalog();
+    cluster *cl = th_cluster(cat, "{ \"name\": \"m\", \"groups\": [ { \"count\": 2, \"cpus\": 8, "
+                                  "\"memory_gb\": 16 } ] }");
+    static const char app_text[] =
+        "{ \"services\": ["
+        " { \"name\": \"a\", \"latency\": { \"model\": \"derm\", \"a\": -0.01, \"b\": 2, "
+        "\"shift_ms\": 1, \"max_load\": 100 } },"
+        " { \"name\": \"b\", \"latency\": { \"model\": \"derm\", \"a\": -0.01, \"b\": 2, "
+        "\"shift_ms\": 1, \"max_load\": 100 } } ],"
+        " \"graphs\": [ { \"name\": \"g\", \"calls\": [ { \"id\": \"r\", \"service\": \"a\" }, "
+        "{ \"id\": \"x\", \"service\": \"b\", \"parent\": \"r\" } ] } ] }";
+    free(th_write("tl_app.json", app_text));
+    static const char doc_text[] = "{ \"app\": \"tl_app.json\" }";
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    struct jobj root;
+    cr_assert_eq(jsonf_parse(&doc, "app.json", doc_text, strlen(doc_text), &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(jobj_root(&root, doc, &err), 0);
+    struct app *a;
+    struct app_opts ao = { 0 };
+    cr_assert_eq(app_load(&a, &root, "app", th_tmpdir(), &ao, &err), 0, "%s", err.msg);
+    int calls = 0, left = 1;
+    struct micro_decider dec = { &calls, script_decide, 0 };
+    struct entity_source src = { &left, one_spec };
+    struct cap c = { 0 };
+    struct world_writer out = { .ctx = &c, .row = cap_timeline, .sample = no_sample,
+                                .metric = no_metric };
+    struct msim_config mc = { .app = a, .sla_s = 0.05, .quantile = 0.95, .interval_s = 10,
+                              .startup_s = 5, .request_sample = 0, .lattice_points = 64,
+                              .seed = 1, .until = SIM_NEVER, .timeline = 1 };
+    msim *m;
+    cr_assert_eq(msim_create(&m, &mc, cl, &src, &dec, &out, &err), 0, "%s", err.msg);
+    struct world_totals tot;
+    cr_assert_eq(msim_run(m, &tot, &err), 0, "%s", err.msg);
+    cr_assert_eq(tot.end, 30 * SIM_SEC);
+    static const char *const want[] = {
+        "1|2|NULL|b|0|10|running|1|start|resize|",
+        "0|3|NULL|a|10|15|restoring|1|resize|restored|",
+        "0|4|NULL|a|10|15|restoring|1|resize|restored|",
+        "0|4|NULL|a|15|20|running|1|resize|resize|",
+        "0|0|NULL|a|0|30|running|1|start|stop|",
+        "0|3|NULL|a|15|30|running|1|resize|stop|",
+        "1|1|NULL|b|0|30|running|1|start|stop|",
+    };
+    cr_assert_eq(c.n, 7);
+    for (int i = 0; i < 7; i++)
+        cr_assert_str_eq(c.line[i], want[i], "row %d", i);
+    msim_destroy(m);
+    app_free(a);
+    jsonf_destroy(doc);
+    cluster_destroy(cl);
+    catalog_destroy(cat);
+}
+
+/* Shipped runs, every microservice policy: the container-seconds of the rows are
+ * containers_mean over the run, no container has two rows at once, a container restores
+ * before it runs, and the same seed gives the same rows. */
+Test(timeline, micro_runs_agree_with_their_containers, .timeout = 120)
+{
+    char *db = dbpath("micro.db"), *db2 = dbpath("micro2.db");
+    for (int k = 0; k < 2; k++) {
+        struct th_out o = RUN("run", "socialnet", "--db", k ? db2 : db, "-q", "--set",
+                              "sim.timeline=true");
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    int runs = (int)th_db_value(db, "SELECT count(*) FROM runs");
+    cr_assert_geq(runs, 2);
+    for (long long r = 1; r <= runs; r++) {
+        double held = value(db, "SELECT sum(end_s - start_s) FROM timeline WHERE run_id = %lld",
+                            r);
+        double mean = value(db, "SELECT m.value * r.sim_end_s FROM metrics m JOIN runs r ON "
+                                "r.id = m.run_id WHERE r.id = %lld AND m.name = "
+                                "'containers_mean'", r);
+        cr_assert_float_eq(held, mean, 1e-6 * mean, "run %lld: %g against %g", r, held, mean);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM (SELECT start_s, lag(end_s) OVER "
+                                     "(PARTITION BY resource ORDER BY start_s) AS prev FROM "
+                                     "timeline WHERE run_id = %lld) WHERE prev > start_s", r),
+                           0, 0, "run %lld: a container held twice", r);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM timeline WHERE run_id = %lld AND "
+                                     "(node IS NOT NULL OR resource IS NULL OR "
+                                     "state NOT IN ('running', 'restoring'))", r), 0, 0);
+    }
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE ends = 'restored'"), 0);
+    static const char *const q[] = { "SELECT * FROM timeline ORDER BY rowid", NULL };
+    char *da = th_query_dump(db, q), *dbb = th_query_dump(db2, q);
+    cr_assert_str_eq(da, dbb);
+    free(da);
+    free(dbb);
+    free(db);
+    free(db2);
 }

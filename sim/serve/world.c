@@ -65,6 +65,7 @@ static const struct display display = {
     .queue_label = "requests waiting",
     .entity_one = "request",
     .resource_one = "instance",
+    .timeline_held = "requests running",
 };
 
 /* A file of root's "models" object, resolved against the experiment's folder. */
