@@ -700,6 +700,17 @@ Test(timeline, placed_pods_never_overfill_a_gpu, .timeout = 60)
                                        "p.run_id = t.run_id AND p.pod_seq = t.entity WHERE "
                                        "t.resource IS NOT NULL AND (abs(t.share - p.gpu_milli "
                                        "/ 1000.0) > 1e-12 OR t.start_s != p.pod_seq)"), 0, 0);
+    /* the same seed, the same rows */
+    char *db2 = dbpath("place6b.db");
+    o = RUN("run", exp, "--db", db2, "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    static const char *const q[] = { "SELECT * FROM timeline ORDER BY rowid", NULL };
+    char *da = th_query_dump(db, q), *dbb = th_query_dump(db2, q);
+    cr_assert_str_eq(da, dbb);
+    free(da);
+    free(dbb);
+    free(db2);
     free(exp);
     free(db);
 }
@@ -842,6 +853,14 @@ Test(timeline, micro_runs_agree_with_their_containers, .timeout = 120)
                                      "state NOT IN ('running', 'restoring'))", r), 0, 0);
     }
     cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE ends = 'restored'"), 0);
+    /* a container starts for sim.startup_s (5 s here), no longer, then runs on */
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE state = "
+                                       "'restoring' AND (end_s - start_s > 5 + 1e-9 OR (ends = "
+                                       "'restored' AND abs(end_s - start_s - 5) > 1e-9))"), 0, 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline a WHERE ends = 'restored' "
+                                       "AND NOT EXISTS (SELECT 1 FROM timeline b WHERE b.run_id "
+                                       "= a.run_id AND b.resource = a.resource AND b.start_s = "
+                                       "a.end_s AND b.state = 'running')"), 0, 0);
     static const char *const q[] = { "SELECT * FROM timeline ORDER BY rowid", NULL };
     char *da = th_query_dump(db, q), *dbb = th_query_dump(db2, q);
     cr_assert_str_eq(da, dbb);
