@@ -162,12 +162,14 @@ int main(void)
                                             "splitwise", "hetis" };
     char dbp[64];
     snprintf(dbp, sizeof dbp, "/tmp/hetsim-bench-serve-%d.db", (int)getpid());
-    printf("serving: one hour of the Azure LLM code trace (8,819 requests), Llama-2-13B on the "
-           "Hetis testbed (4 A100-80GB, 4 RTX 3090, 4 P100), best of 3 with the database\n");
     int fail = 0;
     /* BENCH_ONLY=timeline: the timeline's cost alone (3) */
     const char *only = getenv("BENCH_ONLY");
     int tl_only = only != NULL && strcmp(only, "timeline") == 0;
+    if (!tl_only)
+        printf("serving: one hour of the Azure LLM code trace (8,819 requests), Llama-2-13B on "
+               "the Hetis testbed (4 A100-80GB, 4 RTX 3090, 4 P100), best of 3 with the "
+               "database\n");
     for (size_t p = 0; !tl_only && p < sizeof policies / sizeof policies[0]; p++) {
         double best = 1e9, cpu;
         struct run_result res;
@@ -183,8 +185,9 @@ int main(void)
                best < 1 ? "" : "  (over the 1 s target)");
         fail |= best >= 1;
     }
-    printf("serving: synthetic requests (Azure-fitted lengths, Poisson 2/s), no database, one "
-           "process each\n");
+    if (!tl_only)
+        printf("serving: synthetic requests (Azure-fitted lengths, Poisson 2/s), no database, "
+               "one process each\n");
     static const char *const big[] = { "highend_only", "hetis", "highend_only" };
     for (size_t p = tl_only ? 2 : 0; p < 3; p++) {
         if (p == 2) {
