@@ -19,9 +19,9 @@
  * when that is a whole GPU and shared below; a GPU pod left unplaced is queued over the same
  * span (arrival -> stop); a pod asking for no GPU holds none and has no row.  Resources are
  * GPUs numbered node by node in the node list's order, with the node's index and GPU model.
- * A pod never moves, so its rows end only when the run does: the world keeps the placed
- * pods (16 bytes and a GPU list each) and writes them then.  Cost O(pods) memory with the
- * flag, none without.
+ * A pod never moves, so its rows end only when the run does: the world keeps the pods that
+ * asked for GPUs (32 bytes each: sequence, node, share, GPUs) and writes them then.  Cost
+ * O(pods) memory with the flag, none without.
  */
 #include <stdio.h>
 #include <stdlib.h>
