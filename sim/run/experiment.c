@@ -141,10 +141,6 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *
         jobj_bool(s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0 ||
         jobj_bool(s, "timeline", JOPT, &e->sim.timeline, err) < 0)
         return -1;
-    /* a run asking for rows its world never writes would look like one that kept none */
-    if (e->sim.timeline && e->world->no_timeline != NULL)
-        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s->node, "timeline"),
-                           "sim.timeline", err, "%s", e->world->no_timeline);
     double win[2];
     int64_t jobs[2];
     int nwin = 0, njobs = 0;
