@@ -31,6 +31,8 @@
 #   derm-predictors  scripts/fit/derm_trainticket.sh's predictor errors on Derm's sequences
 #                  (DERM=DIR, default ../shared/traces/derm)
 #   micro-speed    the microservice world's benchmark (build/rel/bench_micro.bin)
+#   heet-claims    scripts/reproduce/heet.sh's claims tables, Heet's and Sia's (160 runs, a few
+#                  minutes, into results/out/heet, resumed if already there)
 #   iadeep-claims  scripts/reproduce/iadeep.sh's ratios (100 runs, about a minute, into
 #                  results/out/iadeep, resumed if already there)
 #   iadeep-why     from iadeep.sh's runs per policy and load, and IADeep's ablations (no
@@ -55,7 +57,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 generators="run-table report-group calibration pollux-calibration fft-claims fft-why oef-claims
 oef-why fgd-claims fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims
-derm-why derm-predictors micro-speed iadeep-claims iadeep-why mux-speed speed timeline-cost"
+derm-why derm-predictors micro-speed heet-claims iadeep-claims iadeep-why mux-speed speed timeline-cost"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -291,6 +293,9 @@ gen() {
     derm-why) gen_derm_why ;;
     derm-predictors) gen_derm_predictors ;;
     micro-speed) gen_micro_speed ;;
+    heet-claims) sh scripts/reproduce/heet.sh 2>/dev/null | sed -n '/^Heet (ASPLOS 2024)/,$p' |
+        grep -v -e '^wrote [0-9]* figures' -e '^figures and reports:' -e '^sweep ' \
+            -e '^[0-9]* runs to do' ;;
     iadeep-claims) sh scripts/reproduce/iadeep.sh 2>/dev/null | sed -n '/^IADeep (SC 2023)/,$p' ;;
     iadeep-why) gen_iadeep_why ;;
     mux-speed) make --no-print-directory -s build/rel/bench_mux.bin >/dev/null 2>&1
