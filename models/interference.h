@@ -77,6 +77,20 @@ int  intf_load_gavel(intf *m, const tput *t, const char *path, struct errbuf *er
  * split evenly over the jobs; rows of one job are skipped.  All on GPU type `gpu`. */
 int  intf_load_iadeep(intf *m, const tput *t, const char *path, int gpu, struct errbuf *err);
 
+/* Lucid's co-location pairs (S-Lab-System-Group/Lucid simulation/data/colocate_info.csv:
+ * an unnamed index column, then per job model1/2, dataset1/2, gpu_num1/2, batchsize1/2,
+ * amp1/2, speed1/2, and gpu_util, gmem_util, gmem; columns by header name, model1/2 and
+ * speed1/2 required, the rest checked when present, unused otherwise).  speed = co-located
+ * over solo throughput, slowdown 1 / speed - 1.  A model is the job type map[2k+1] where
+ * map[2k] names it (nmap pairs); with nmap = 0 every model must itself be a job type, else
+ * rows with a model outside the map are skipped.  Rows of multi-GPU jobs (gpu_num > 1) and
+ * mixed precision (amp 1: hetsim's job types train in fp32) are skipped; of the batch sizes
+ * a model was measured at, only the one nearest its job type's m0 (by ratio, ties the
+ * smaller) is used, since the speed model's batch pressure is relative to m0.  All on GPU
+ * type `gpu` (Lucid profiled on an RTX 3090).  0 or -1 (file:line: field). */
+int  intf_load_lucid(intf *m, const tput *t, const char *path, int gpu, const char *const *map,
+                     int nmap, struct errbuf *err);
+
 /* Complete every GPU type's pairwise matrix; call once after the last measurement. */
 int  intf_fit(intf *m, const struct intf_mf *p, uint64_t seed, struct errbuf *err);
 

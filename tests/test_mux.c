@@ -223,6 +223,95 @@ Test(interference, iadeep_combinations_split_their_sum)
     catalog_destroy(cat);
 }
 
+/* Lucid's reader on invented rows: the rules (fp32 and one GPU only, the batch nearest m0,
+ * mapped names, same-type pairs symmetric) by hand */
+Test(interference, lucid_rows_by_hand)
+{
+    catalog *cat;
+    tput *t = shipped_models(&cat);
+    static const char csv[] =
+        ",model1,dataset1,gpu_num1,batchsize1,amp1,speed1,model2,dataset2,gpu_num2,batchsize2,"
+        "amp2,speed2,gpu_util,gmem_util,gmem\n"
+        "0,Alpha,D,1,128,0,0.5,Beta,E,1,64,0,0.8,90,50,4000\n"        /* used */
+        "1,Alpha,D,1,32,0,0.1,Beta,E,1,64,0,0.1,90,50,4000\n"         /* 32: not nearest 128 */
+        "2,Alpha,D,1,128,1,0.1,Beta,E,1,64,0,0.1,90,50,4000\n"        /* amp */
+        "3,Alpha,D,2,128,0,0.1,Beta,E,1,64,0,0.1,90,50,4000\n"        /* two GPUs */
+        "4,Alpha,D,1,128,0,0.8,Alpha,D,1,128,0,0.4,90,50,4000\n"      /* same type: mean */
+        "5,Alpha,D,1,128,0,0.1,Gamma,F,1,64,0,0.1,90,50,4000\n";      /* Gamma not mapped */
+    char *path = th_write("lucid_hand.csv", csv);
+    static const char *const map[] = { "Alpha", "vgg16", "Beta", "lstm" };
+    intf *m;
+    struct errbuf err;
+    err_clear(&err);
+    int gpu = catalog_gpu_find(cat, "RTX3090"), vgg = tput_find(t, "vgg16"),
+        lstm = tput_find(t, "lstm");
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    cr_assert_eq(intf_load_lucid(m, t, path, gpu, map, 2, &err), 0, "%s", err.msg);
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(intf_count(m), 2);
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &lstm, 1), 1 / 0.5 - 1, 1e-12);
+    cr_assert_float_eq(intf_slowdown(m, gpu, lstm, &vgg, 1), 1 / 0.8 - 1, 1e-12);
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &vgg, 1), (1 / 0.8 + 1 / 0.4) / 2 - 1, 1e-12);
+    intf_destroy(m);
+    /* without a map the names must be job types */
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    cr_assert_eq(intf_load_lucid(m, t, path, gpu, NULL, 0, &err), -1);
+    cr_assert(strstr(err.msg, ":2: model1") != NULL && strstr(err.msg, "'Alpha'") != NULL,
+              "%s", err.msg);
+    intf_destroy(m);
+    free(path);
+    tput_destroy(t);
+    catalog_destroy(cat);
+}
+
+/* Lucid's own file (non-commercial: read from ../shared, never copied): slowdowns read by
+ * hand from its rows, fp32, one GPU, at the batch nearest each job type's m0 */
+Test(interference, lucid_pairs_from_the_shared_file)
+{
+    const char *dir = th_shared_dir("traces/gpu_colocation");
+    char path[4096];
+    FILE *probe = NULL;
+    if (dir != NULL) {
+        snprintf(path, sizeof path, "%s/lucid_colocate_info.csv", dir);
+        probe = fopen(path, "r");
+    }
+    if (probe == NULL)
+        cr_skip_test("../shared/traces/gpu_colocation/lucid_colocate_info.csv is not here");
+    fclose(probe);
+    catalog *cat;
+    tput *t = shipped_models(&cat);
+    static const char *const map[] = { "VGG", "vgg16", "LSTM", "lstm", "NeuMF", "neumf",
+                                       "ResNet18", "resnet50", "MobileNetV2", "squeezenet" };
+    intf *m;
+    struct errbuf err;
+    err_clear(&err);
+    int gpu = catalog_gpu_find(cat, "RTX3090");
+    int vgg = tput_find(t, "vgg16"), lstm = tput_find(t, "lstm"), nmf = tput_find(t, "neumf"),
+        rn = tput_find(t, "resnet50"), sq = tput_find(t, "squeezenet");
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    cr_assert_eq(intf_load_lucid(m, t, path, gpu, map, 5, &err), 0, "%s", err.msg);
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0, "%s", err.msg);
+    /* index 1158: VGG 128 (vgg16's m0) 0.78 beside LSTM 64 (lstm's m0) 0.784 */
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &lstm, 1), 1 / 0.78 - 1, 1e-9);
+    cr_assert_float_eq(intf_slowdown(m, gpu, lstm, &vgg, 1), 1 / 0.784 - 1, 1e-9);
+    /* 1037: VGG 128 with VGG 128, 0.807 and 0.805: the mean */
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &vgg, 1), (1 / 0.807 + 1 / 0.805) / 2 - 1,
+                       1e-9);
+    /* 560: NeuMF at 128 (nearest its 1024) twice, 0.948 and 0.856 */
+    cr_assert_float_eq(intf_slowdown(m, gpu, nmf, &nmf, 1), (1 / 0.948 + 1 / 0.856) / 2 - 1,
+                       1e-9);
+    /* 865: ResNet18 128 0.689 with VGG 128 0.833; 1110: MobileNetV2 128 0.548 with LSTM 64 */
+    cr_assert_float_eq(intf_slowdown(m, gpu, rn, &vgg, 1), 1 / 0.689 - 1, 1e-9);
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &rn, 1), 1 / 0.833 - 1, 1e-9);
+    cr_assert_float_eq(intf_slowdown(m, gpu, sq, &lstm, 1), 1 / 0.548 - 1, 1e-9);
+    /* 11 of the 15 pairs of these 5 types were measured: neumf only beside itself */
+    cr_assert_eq(intf_count(m), 11, "%d pairs", intf_count(m));
+    cr_assert(!intf_measured(m, gpu, nmf, &vgg, 1));
+    intf_destroy(m);
+    tput_destroy(t);
+    catalog_destroy(cat);
+}
+
 /* ---------------------------------------------------------------- the world */
 
 static const char types_json[] =

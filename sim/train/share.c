@@ -134,13 +134,13 @@ const struct stateff_job *share_job(const share *s, int jt)
 
 static const char *const mux_keys[] = { "interference", "overhead", "gns_ratio", "pressure_exp",
                                         "context_gb", "gns", "factorisation", NULL };
-static const char *const src_keys[] = { "format", "path", "gpu", NULL };
+static const char *const src_keys[] = { "format", "path", "gpu", "models", NULL };
 static const char *const mf_keys[] = { "rank", "lr", "reg", "epochs", "seed", NULL };
 
 int share_read(struct share_config *c, const struct jobj *root, const char *base_dir,
                struct errbuf *err)
 {
-    static const char *const formats[] = { "gavel", "iadeep", NULL };
+    static const char *const formats[] = { "gavel", "iadeep", "lucid", NULL };
     memset(c, 0, sizeof *c);
     c->p = (struct share_params){ .overhead = 0.1, .gns_ratio = 4, .pressure_exp = 0.5,
                                   .context_gb = 0.5 };
@@ -184,8 +184,32 @@ int share_read(struct share_config *c, const struct jobj *root, const char *base
         if (jobj_elem(&s, &mx, "interference", e, k, err) < 0 || jobj_known(&s, src_keys, err) < 0 ||
             jobj_enum(&s, "format", JREQ, formats, &c->src[k].format, err) < 0 ||
             jobj_str(&s, "path", JREQ, &path, err) < 0 ||
-            jobj_str(&s, "gpu", c->src[k].format == 1 ? JREQ : JOPT, &gpu, err) < 0)
+            jobj_str(&s, "gpu", c->src[k].format != 0 ? JREQ : JOPT, &gpu, err) < 0)
             return -1;
+        const cJSON *map = cJSON_GetObjectItemCaseSensitive(e, "models");
+        if (map != NULL && c->src[k].format != 2)
+            return jsonf_error(root->doc, map, "multiplex.interference.models", err, "only "
+                               "Lucid's pairs (format lucid) map their model names");
+        if (map != NULL && !cJSON_IsObject(map))
+            return jsonf_error(root->doc, map, "multiplex.interference.models", err, "an "
+                               "object: Lucid's model name -> hetsim job type");
+        const cJSON *me;
+        c->src[k].nmap = 0;
+        cJSON_ArrayForEach(me, map) {
+            int x = c->src[k].nmap;
+            if (x == SHARE_MAX_MAP)
+                return jsonf_error(root->doc, me, "multiplex.interference.models", err,
+                                   "at most %d models", SHARE_MAX_MAP);
+            if (!cJSON_IsString(me) || strlen(me->string) >= 64 || strlen(me->valuestring) >= 64)
+                return jsonf_error(root->doc, me, "multiplex.interference.models", err, "'%s': "
+                                   "a job type name (a string of fewer than 64 characters)",
+                                   me->string);
+            snprintf(c->src[k].map[x][0], 64, "%s", me->string);
+            snprintf(c->src[k].map[x][1], 64, "%s", me->valuestring);
+            const char *mfile;
+            jsonf_where(root->doc, me, &mfile, &c->src[k].map_line[x]);
+            c->src[k].nmap++;
+        }
         if (c->src[k].format == 0 && gpu != NULL)
             return jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(e, "gpu"),
                                "multiplex.interference.gpu", err, "Gavel's pairs name their GPU "
@@ -236,6 +260,17 @@ int share_open(share **out, const struct share_config *c, const tput *model,
         return err_run(err, "out of memory");
     for (int i = 0; i < c->nsrc; i++) {
         int rc;
+        const char *map[2 * SHARE_MAX_MAP];
+        for (int k = 0; k < c->src[i].nmap; k++) {
+            map[2 * k] = c->src[i].map[k][0];
+            map[2 * k + 1] = c->src[i].map[k][1];
+            if (tput_find(model, map[2 * k + 1]) < 0) {
+                intf_destroy(m);
+                return err_input(err, c->src[i].file, c->src[i].map_line[k],
+                                 "multiplex.interference.models", "'%s' is not a known job "
+                                 "type (hetsim list models)", map[2 * k + 1]);
+            }
+        }
         if (c->src[i].format == 0) {
             rc = intf_load_gavel(m, model, c->src[i].path, err);
         } else {
@@ -243,7 +278,10 @@ int share_open(share **out, const struct share_config *c, const tput *model,
             rc = gpu < 0 ? err_input(err, c->src[i].file, c->src[i].line,
                                      "multiplex.interference.gpu", "'%s' is not a GPU type of "
                                      "the catalog (hetsim list gpus)", c->src[i].gpu)
-                         : intf_load_iadeep(m, model, c->src[i].path, gpu, err);
+                         : c->src[i].format == 1
+                         ? intf_load_iadeep(m, model, c->src[i].path, gpu, err)
+                         : intf_load_lucid(m, model, c->src[i].path, gpu, map, c->src[i].nmap,
+                                           err);
         }
         if (rc < 0) {
             intf_destroy(m);

@@ -42,16 +42,19 @@ typedef struct share share;
 
 /* The experiment's "multiplex" object, read (share_read) before the job types are known and
  * turned into a model per run (share_open). */
-enum { SHARE_MAX_SOURCES = 8, SHARE_MAX_GNS = 64 };
+enum { SHARE_MAX_SOURCES = 8, SHARE_MAX_GNS = 64, SHARE_MAX_MAP = 32 };
 struct share_config {
     int    on;                          /* the experiment has a "multiplex" section */
     int    nsrc;
     struct {
-        int  format;                    /* 0 gavel, 1 iadeep */
+        int  format;                    /* 0 gavel, 1 iadeep, 2 lucid */
         char path[4096];
-        char gpu[64];                   /* iadeep: the GPU type its table was measured on */
+        char gpu[64];                   /* iadeep, lucid: the GPU type its table was measured on */
         char file[256];                 /* where "gpu" was written, for messages */
         long line;
+        int  nmap;                      /* lucid: "models", its model -> hetsim job type */
+        char map[SHARE_MAX_MAP][2][64];
+        long map_line[SHARE_MAX_MAP];
     } src[SHARE_MAX_SOURCES];
     struct share_params p;
     struct intf_mf mf;
