@@ -17,6 +17,7 @@
 #include "../models/interference.h"
 #include "../models/stateff.h"
 #include "../sched/multiplex/mux.h"
+#include "../sched/policy.h"
 #include "../sim/base/rng.h"
 #include "../sim/train/share.h"
 #include "../sim/train/train.h"
@@ -354,7 +355,7 @@ static void setup(void)
     cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0);
     /* fixed = 0.5 + 0.16 GB; a: 6 GB of activations over 32 samples, b: 4 over 64 */
     struct share_params p = { .overhead = 0.2, .gns_ratio = 2, .pressure_exp = 0,
-                              .context_gb = 0.5 };
+                              .context_gb = 0.5, .slice_overhead = 0.1 };
     cr_assert_eq(share_create(&sh, model, m, &p, &err), 0, "%s", err.msg);
 }
 
@@ -378,13 +379,13 @@ Test(share, rates_and_memory_by_hand)
     q.share = 500;
     cr_assert_float_eq(s->rate(s, cl, model, &q), 5, 1e-9);       /* alone, half: MPS limit */
     /* with b at equal shares: ns = 1 / (1 + 1.0) */
-    struct train_corunner co = { 1, 0, 0, 500 };
+    struct train_corunner co = { 1, 0, 0, 500, 0 };
     q.co = &co;
     q.nco = 1;
     cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5, 1e-9);
     /* beside b and another a, each at 333: d = 1.0 + 0.5 (no triple measured: the pairs
      * add), w = (1 - 0.333) 3 / 2 = 1.0005 */
-    struct train_corunner two[2] = { { 1, 0, 0, 333 }, { 0, 0, 0, 333 } };
+    struct train_corunner two[2] = { { 1, 0, 0, 333, 0 }, { 0, 0, 0, 333, 0 } };
     q.co = two;
     q.nco = 2;
     q.share = 333;
@@ -411,6 +412,7 @@ Test(share, rates_and_memory_by_hand)
 
 /* ---- a scripted policy in the world ---- */
 
+
 struct arr_src {
     const struct job_spec *jobs;
     int n, next;
@@ -427,7 +429,7 @@ static int arr_next(void *ctx, void *spec, struct errbuf *err)
 }
 
 struct fin {
-    double finish[16];
+    double finish[64];
 };
 
 static int sink_job(void *ctx, const struct train_record *r, struct errbuf *err)
@@ -516,6 +518,152 @@ Test(share, re_rating_touches_only_the_co_runners)
     /* job 4 at a with a: ns = 1 / 1.5 of 5 it/s... both halves: 10 x 0.5 share alone is
      * replaced by 10 / (1 + 0.5) = 6.67 it/s: 20 it take 3 s */
     cr_assert_float_eq(f.finish[4], 13, 1e-5);
+}
+
+Test(share, time_sliced_rates_by_hand)
+{
+    /* kernels take turns: the time share less the switching loss (0.1 here), whoever the
+     * co-runners are and however they interfere when space-shared */
+    const struct train_speed *s = share_speed(sh);
+    struct train_job a = { .jtype = 0, .workers = 1, .sliced = 1 };
+    int g = 0;
+    struct train_speed_query q = { .job = &a, .gpus = &g, .ngpu = 1, .share = 1000 };
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10, 1e-9);      /* alone: no switching */
+    struct train_corunner b = { 1, 0, 0, 500, 1 }, aa = { 0, 0, 0, 500, 1 };
+    q.share = 500;
+    q.co = &b;
+    q.nco = 1;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5 * 0.9, 1e-9);
+    q.co = &aa;                             /* a with a interferes less, and it does not matter */
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5 * 0.9, 1e-9);
+    struct train_corunner three[3] = { { 1, 0, 0, 250, 1 }, { 1, 0, 0, 250, 1 },
+                                       { 0, 0, 1, 1000, 1 } };   /* the last on GPU 1 */
+    q.co = three;
+    q.nco = 3;
+    q.share = 250;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.25 * 0.9, 1e-9);
+    /* the same job space-shared: the interference model's answer (a beside b: 1 / (1 + 1)) */
+    a.sliced = 0;
+    q.co = &b;
+    q.nco = 1;
+    q.share = 500;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5, 1e-9);
+}
+
+/* kernel_slice in the world, every decision checked against its view: shares on a GPU sum
+ * to at most 1000, memory fits, every holder of a shared GPU is time-sliced at an even share,
+ * and work is conserved (a job left waiting fits on no GPU: each has max_jobs holders or
+ * not the memory for it) */
+struct ks_watch {
+    const struct train_decider *inner;
+    int decisions, waited, violations;
+    char why[256];
+};
+
+static int ks_decide(void *ctx, const struct train_view *v, struct grant_list *out,
+                     struct errbuf *err)
+{
+    struct ks_watch *w = ctx;
+    if (w->inner->decide(w->inner->ctx, v, out, err) < 0)
+        return -1;
+    w->decisions++;
+    enum { NG = 4, NS = 64 };
+    int holder[NS], gpu_of[NS], shr[NS], sl[NS];
+    for (int i = 0; i < NS; i++)
+        holder[i] = 0;
+    for (const struct train_job *j = train_view_first_running(v); j;
+         j = train_view_next_running(v, j)) {
+        holder[j->slot] = 1;
+        gpu_of[j->slot] = j->gpus[0];
+        shr[j->slot] = j->share;
+        sl[j->slot] = j->sliced;
+    }
+    for (size_t k = 0; k < out->n; k++) {
+        const struct grant *g = &out->g[k];
+        holder[g->slot] = g->ngpu > 0;
+        if (g->ngpu > 0) {
+            gpu_of[g->slot] = grant_ids(out, g)[0];
+            shr[g->slot] = g->share;
+            sl[g->slot] = g->sliced;
+        }
+    }
+    double mem[NG] = { 0 };
+    int sum[NG] = { 0 }, n[NG] = { 0 };
+    for (int i = 0; i < NS; i++)
+        if (holder[i]) {
+            int gg = gpu_of[i];
+            mem[gg] += mux_view_mem_gb(v, v->jobs[i].jtype, 0);
+            sum[gg] += shr[i];
+            n[gg]++;
+        }
+    for (int i = 0; i < NS; i++)
+        if (holder[i] && n[gpu_of[i]] > 1 && (!sl[i] || shr[i] != 1000 / n[gpu_of[i]])) {
+            w->violations++;
+            snprintf(w->why, sizeof w->why, "slot %d: share %d sliced %d of %d holders", i,
+                     shr[i], sl[i], n[gpu_of[i]]);
+        }
+    for (int gg = 0; gg < NG; gg++)
+        if (sum[gg] > 1000 || mem[gg] > mux_view_gpu_mem_gb(v, gg) + 1e-9) {
+            w->violations++;
+            snprintf(w->why, sizeof w->why, "GPU %d: shares %d, %g GB", gg, sum[gg], mem[gg]);
+        }
+    for (const struct train_job *j = train_view_first_waiting(v); j;
+         j = train_view_next_waiting(v, j)) {
+        if (holder[j->slot])
+            continue;
+        w->waited++;
+        for (int gg = 0; gg < NG; gg++)
+            if (n[gg] < 4 && mem[gg] + mux_view_mem_gb(v, j->jtype, 0) <=
+                                 mux_view_gpu_mem_gb(v, gg) + 1e-9) {
+                w->violations++;
+                snprintf(w->why, sizeof w->why, "job %lld waits, GPU %d has room",
+                         (long long)j->id, gg);
+            }
+    }
+    return 0;
+}
+
+Test(share, kernel_slice_keeps_shares_memory_and_work_conservation)
+{
+    gsl_rng *g = rng_stream(5, "test_kslice");
+    for (int trial = 0; trial < 4; trial++) {
+        struct job_spec jobs[40];
+        double t = 0;
+        for (int i = 0; i < 40; i++) {
+            t += gsl_rng_uniform(g) * 4;
+            jobs[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t),
+                                         .jtype = (int)gsl_rng_uniform_int(g, 2), .workers = 1,
+                                         .work = 50 + gsl_rng_uniform(g) * 500, .weight = 1 };
+        }
+        struct errbuf err;
+        err_clear(&err);
+        struct policy_env env = { 1, cl, model };
+        policy *p;
+        cr_assert_eq(policy_open(&p, "kernel_slice", NULL, &env, &err), 0, "%s", err.msg);
+        struct ks_watch w = { .inner = policy_decider(p) };
+        struct train_decider dec = *w.inner;
+        dec.ctx = &w;
+        dec.decide = ks_decide;
+        struct arr_src src = { jobs, 40, 0 };
+        struct entity_source js = { &src, arr_next };
+        struct fin f;
+        struct train_sink sk = { .ctx = &f, .job = sink_job };
+        struct train_config cfg = { .restore_delay_s = 0, .until = SIM_NEVER,
+                                    .speed = share_speed(sh) };
+        train *world;
+        cr_assert_eq(train_create(&world, cl, model, &cfg, &js, &dec, &sk, &err), 0, "%s",
+                     err.msg);
+        struct train_totals tot;
+        cr_assert_eq(train_run(world, &tot, &err), 0, "%s", err.msg);
+        train_destroy(world);
+        policy_close(p);
+        cr_assert_eq(w.violations, 0, "trial %d: %s", trial, w.why);
+        cr_assert_gt(w.decisions, 10);
+        cr_assert_gt(w.waited, 0, "trial %d: nobody waited: the check checked nothing", trial);
+        for (int i = 0; i < 40; i++)
+            cr_assert_gt(f.finish[i], 0, "job %d did not finish", i);
+    }
+    gsl_rng_free(g);
 }
 
 /* two a's at batch 64 on GPU 0: 2 x 12.66 GB > 16 GB */
@@ -624,7 +772,8 @@ static char *experiment(const char *name, double rate, int jobs)
                " \"bert\": 1, \"yolov5\": 1 } },"
                " \"multiplex\": { \"interference\": [ { \"format\": \"gavel\", \"path\":"
                " \"models/data/interference/gavel_pairs.csv\" } ] },"
-               " \"policies\": [\"iadeep\", \"mps_even\", \"antman\", \"gandiva\", \"exclusive\"],"
+               " \"policies\": [\"iadeep\", \"kernel_slice\", \"mps_even\", \"antman\", \"gandiva\","
+               " \"exclusive\"],"
                " \"sim\": { \"timeline\": true, \"sample_s\": 0 } }", name, jobs, rate);
     char file[64];
     snprintf(file, sizeof file, "%s.json", name);
@@ -651,7 +800,7 @@ Test(mux_e2e, random_runs_never_over_commit_a_gpu_and_repeat_exactly)
                                                            db, "--quiet", NULL });
         cr_assert_eq(o.status, 0, "%s", o.err);
         th_out_free(&o);
-        cr_assert_eq(th_db_value(db, "select count(*) from runs"), 5);
+        cr_assert_eq(th_db_value(db, "select count(*) from runs"), 6);
         cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
         double mx = th_db_value(db, max_share_sql);
         cr_assert(mx <= 1 + 1e-9, "seed %d: a GPU held %g of itself", seed, mx);
@@ -694,7 +843,8 @@ Test(mux_e2e, each_policy_keeps_its_own_limits)
     th_out_free(&o);
     free(exp);
     static const struct { const char *policy; int most; } lim[] = {
-        { "exclusive", 1 }, { "gandiva", 2 }, { "antman", 2 }, { "iadeep", 3 }, { "mps_even", 4 } };
+        { "exclusive", 1 }, { "gandiva", 2 }, { "antman", 2 }, { "iadeep", 3 }, { "mps_even", 4 },
+        { "kernel_slice", 4 } };
     for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
         char q[1024];
         snprintf(q, sizeof q, holders_sql, lim[i].policy);
@@ -827,6 +977,15 @@ Test(mux_e2e, shipped_experiments_run_every_policy, .timeout = 120)
                                         "--db", db, "--quiet", NULL });
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
-    cr_assert_eq(th_db_value(db, "select count(*) from runs where experiment = 'iadeep_3090'"), 5);
+    cr_assert_eq(th_db_value(db, "select count(*) from runs where experiment = 'iadeep_3090'"), 6);
+    cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
+    if (th_shared_dir("traces/gpu_colocation") == NULL)
+        cr_skip_test("../shared/traces/gpu_colocation is not here (iadeep_3090_lucid reads it)");
+    o = th_hetsim((const char *const[]){ "run", "iadeep_3090_lucid", "--set", "workload.jobs=80",
+                                        "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "select count(*) from runs where experiment = "
+                                 "'iadeep_3090_lucid'"), 6);
     cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
 }

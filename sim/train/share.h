@@ -14,6 +14,13 @@
  * below 1 for a job that holds most of the GPU (AntMan's guaranteed job) and above 1 for the
  * jobs that yield to it (its opportunistic ones).
  *
+ * Time slicing (a grant with sliced = 1, grant.h: kernel-level sharing, the CUDA default
+ * without MPS): the holders' kernels take turns and never overlap, so no co-runner contends
+ * for SMs or memory bandwidth while a job's kernel runs; with k >= 2 holders a job runs at
+ * ns = (share / 1000) (1 - slice_overhead), where slice_overhead is the share of the GPU's
+ * time lost to context switches and to the slices' idle tails (default 0.12, from Tally's
+ * time-slicing measurements on an A100: see share_read); alone it is share / 1000.
+ *
  * Memory: fixed_gb + per_sample_gb x batch, with fixed_gb = context_gb + 16 bytes per
  * parameter (fp32 weights, gradients and two Adam moments: Rajbhandari et al., ZeRO, SC'20,
  * section 3.1) and per_sample_gb from the job type's footprint at m0 (models/data/
@@ -35,6 +42,7 @@ struct share_params {
     double gns_ratio;       /* gradient noise scale as a multiple of m0, where not given */
     double pressure_exp;    /* theta */
     double context_gb;      /* CUDA context and allocator slack per job */
+    double slice_overhead;  /* share of a time-sliced GPU's time lost to switching, [0, 1) */
     const double *gns;      /* by job type: its GNS in samples, 0 = gns_ratio x m0 (may be NULL) */
 };
 
@@ -87,7 +95,7 @@ const struct stateff_job *share_job(const share *s, int jt);
 
 /* The normalized speed (0, 1] of job type jt at `share` on one GPU of type gpu_type with
  * co-runners co[0..nco) (only those with .gpu == gpu are counted). */
-double share_ns(const share *s, int gpu_type, int gpu, int jt, uint16_t share,
+double share_ns(const share *s, int gpu_type, int gpu, int jt, uint16_t share, int sliced,
                 const struct train_corunner *co, int nco);
 
 #endif
