@@ -794,3 +794,197 @@ int intf_load_lucid(intf *m, const tput *t, const char *path, int gpu, const cha
     free(rows);
     return rc < 0 ? -1 : 0;
 }
+
+/* ---------------------------------------------------------------- batch pressure */
+
+/* Closed-form a_g for each group at theta, and the summed squared error over rows with
+ * use[i] (NULL: all).  a[] has ngroups entries. */
+static double press_sse(const struct intf_press_obs *o, int n, int ngroups, const int *use,
+                        double theta, double *a)
+{
+    double *num = a, *den = calloc((size_t)ngroups + 1, sizeof *den);
+    if (den == NULL)
+        return HUGE_VAL;
+    for (int g = 0; g < ngroups; g++)
+        num[g] = 0;
+    for (int i = 0; i < n; i++)
+        if (use == NULL || use[i]) {
+            double p = pow(o[i].r, theta);
+            num[o[i].group] += o[i].d * p;
+            den[o[i].group] += p * p;
+        }
+    for (int g = 0; g < ngroups; g++)
+        a[g] = den[g] > 0 ? num[g] / den[g] : 0;
+    free(den);
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        if (use == NULL || use[i]) {
+            double e = o[i].d - a[o[i].group] * pow(o[i].r, theta);
+            s += e * e;
+        }
+    return s;
+}
+
+/* theta on the grid lo, lo + step, ... hi minimizing press_sse (first of ties). */
+static double press_argmin(const struct intf_press_obs *o, int n, int ngroups, const int *use,
+                           double lo, double hi, double step, double *a)
+{
+    double best = lo, bs = HUGE_VAL;
+    for (int k = 0; lo + k * step <= hi + 1e-12; k++) {
+        double th = lo + k * step, s = press_sse(o, n, ngroups, use, th, a);
+        if (s < bs - 1e-15) {
+            bs = s;
+            best = th;
+        }
+    }
+    return best;
+}
+
+int intf_pressure_fit(const struct intf_press_obs *o, int n, double lo, double hi, double step,
+                      struct intf_press_fit *out)
+{
+    memset(out, 0, sizeof *out);
+    int ngroups = 0;
+    for (int i = 0; i < n; i++)
+        if (o[i].group + 1 > ngroups)
+            ngroups = o[i].group + 1;
+    double *a = calloc((size_t)ngroups + 1, sizeof *a);
+    int *use = calloc((size_t)n + 1, sizeof *use), *rank = calloc((size_t)n + 1, sizeof *rank);
+    if (a == NULL || use == NULL || rank == NULL) {
+        free(a);
+        free(use);
+        free(rank);
+        return -1;
+    }
+    out->theta = press_argmin(o, n, ngroups, NULL, lo, hi, step, a);
+    out->rmse = sqrt(press_sse(o, n, ngroups, NULL, out->theta, a) / (n > 0 ? n : 1));
+    /* held-out rows: a row's rank is its place in its group (input order); fold f holds out
+     * rank f mod 3 of every group of 3 rows or more, fits theta and the groups' a on the
+     * rest and predicts the held-out rows with the same a (fitted theta, 0 and 0.5) */
+    int *seen = calloc((size_t)ngroups + 1, sizeof *seen), *size = calloc((size_t)ngroups + 1,
+                                                                         sizeof *size);
+    if (seen == NULL || size == NULL) {
+        free(seen);
+        free(size);
+        free(a);
+        free(use);
+        free(rank);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        rank[i] = seen[o[i].group]++;
+        size[o[i].group]++;
+    }
+    double sse[3] = { 0 };
+    for (int f = 0; f < 3; f++) {
+        for (int i = 0; i < n; i++)
+            use[i] = !(size[o[i].group] >= 3 && rank[i] % 3 == f);
+        double th = press_argmin(o, n, ngroups, use, lo, hi, step, a);
+        out->fold_theta[f] = th;
+        const double cand[3] = { th, 0, 0.5 };
+        for (int c = 0; c < 3; c++) {
+            press_sse(o, n, ngroups, use, cand[c], a);
+            for (int i = 0; i < n; i++)
+                if (!use[i]) {
+                    double e = o[i].d - a[o[i].group] * pow(o[i].r, cand[c]);
+                    sse[c] += e * e;
+                    out->held += c == 0;
+                }
+        }
+    }
+    int h = out->held > 0 ? out->held : 1;
+    out->held_rmse = sqrt(sse[0] / h);
+    out->held_rmse_0 = sqrt(sse[1] / h);
+    out->held_rmse_half = sqrt(sse[2] / h);
+    out->n = n;
+    out->groups = ngroups;
+    free(seen);
+    free(size);
+    free(a);
+    free(use);
+    free(rank);
+    return 0;
+}
+
+int intf_lucid_pressure_obs(const char *path, struct intf_press_obs **out, int *nout,
+                            struct errbuf *err)
+{
+    *out = NULL;
+    *nout = 0;
+    tio *r;
+    if (tio_open(&r, path, err) < 0)
+        return -1;
+    char *f[MAX_COLS];
+    int n, pos[L_NCOLS], rc, cap = 0, ng = 0, gcap = 0;
+    long ln;
+    struct intf_press_obs *o = NULL;
+    struct { char key[160]; } *gk = NULL;
+    if ((rc = header(r, path, f, &n, &ln, 1, err)) == 0) {
+        for (int k = 0; k < L_NCOLS; k++)
+            pos[k] = -1;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; lucid_cols[k] != NULL; k++)
+                if (strcmp(lucid_cols[k], f[i]) == 0)
+                    pos[k] = i;
+        for (int k = 0; k < L_NCOLS && rc == 0; k++)
+            if (pos[k] < 0 && k != L_D1 && k != L_D2 && k < L_UTIL)
+                rc = err_input(err, path, ln, lucid_cols[k], "required column is missing (the "
+                               "pressure fit needs models, batches, amp, GPU counts, speeds)");
+    }
+    while (rc == 0 && (rc = row(r, path, n, f, &ln, err)) > 0) {
+        rc = 0;
+        double s[2], b[2];
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            rc = num(path, ln, lucid_cols[L_S1 + k], f[pos[L_S1 + k]], 1e-6, 10, &s[k], err);
+            if (rc == 0)
+                rc = num(path, ln, lucid_cols[L_B1 + k], f[pos[L_B1 + k]], 1, 1e6, &b[k], err);
+        }
+        if (rc != 0)
+            break;
+        if (strcmp(f[pos[L_A1]], "0") != 0 || strcmp(f[pos[L_A2]], "0") != 0 ||
+            strcmp(f[pos[L_G1]], "1") != 0 || strcmp(f[pos[L_G2]], "1") != 0)
+            continue;                           /* fp32 one-GPU pairs, as intf_load_lucid */
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            char key[160];
+            snprintf(key, sizeof key, "%.60s@%g|%.60s", f[pos[L_M1 + k]], b[k],
+                     f[pos[L_M1 + 1 - k]]);
+            int g = 0;
+            while (g < ng && strcmp(gk[g].key, key) != 0)
+                g++;
+            if (g == ng) {
+                if (ng == gcap) {
+                    int nc = gcap ? 2 * gcap : 64;
+                    void *p = realloc(gk, (size_t)nc * sizeof *gk);
+                    if (p == NULL) {
+                        rc = err_run(err, "out of memory");
+                        break;
+                    }
+                    gk = p;
+                    gcap = nc;
+                }
+                snprintf(gk[ng++].key, sizeof gk[0].key, "%s", key);
+            }
+            if (*nout == cap) {
+                int nc = cap ? 2 * cap : 256;
+                struct intf_press_obs *p = realloc(o, (size_t)nc * sizeof *p);
+                if (p == NULL) {
+                    rc = err_run(err, "out of memory");
+                    break;
+                }
+                o = p;
+                cap = nc;
+            }
+            /* the co-runner's batch over 64 (any constant: the groups' a absorb it) */
+            o[(*nout)++] = (struct intf_press_obs){ g, b[1 - k] / 64, 1 / s[k] - 1 };
+        }
+    }
+    tio_close(r);
+    free(gk);
+    if (rc < 0) {
+        free(o);
+        *nout = 0;
+        return -1;
+    }
+    *out = o;
+    return 0;
+}

@@ -19,6 +19,7 @@
 #include "../sched/multiplex/mux.h"
 #include "../sched/policy.h"
 #include "../sim/base/rng.h"
+#include "../sim/base/tio.h"
 #include "../sim/train/share.h"
 #include "../sim/train/train.h"
 #include "helpers.h"
@@ -311,6 +312,143 @@ Test(interference, lucid_pairs_from_the_shared_file)
     intf_destroy(m);
     tput_destroy(t);
     catalog_destroy(cat);
+}
+
+Test(interference, pressure_fit_recovers_an_exponent_by_hand)
+{
+    /* d = a_g r^0.8 exactly over 5 groups x 3 batches: theta 0.8, no error anywhere */
+    struct intf_press_obs o[15];
+    static const double a[5] = { 0.1, 0.3, 0.05, 0.6, 0.2 }, r[3] = { 0.5, 1, 2 };
+    for (int g = 0; g < 5; g++)
+        for (int k = 0; k < 3; k++)
+            o[3 * g + k] = (struct intf_press_obs){ g, r[k], a[g] * pow(r[k], 0.8) };
+    struct intf_press_fit f;
+    cr_assert_eq(intf_pressure_fit(o, 15, 0, 4, 0.001, &f), 0);
+    cr_assert_float_eq(f.theta, 0.8, 1e-9);
+    cr_assert_float_eq(f.rmse, 0, 1e-9);
+    cr_assert_float_eq(f.held_rmse, 0, 1e-9);
+    cr_assert_eq(f.held, 15);
+    cr_assert_eq(f.groups, 5);
+    /* theta 0 predicts each held-out row by the group's mean of the other two: hand value
+     * for group 0 holding out r = 0.5: mean of 0.1 and 0.1 x 2^0.8 */
+    cr_assert_gt(f.held_rmse_0, 0.01);
+}
+
+/* multiplex.pressure_exp's shipped default is the least-squares fit on Lucid's pairs
+ * (sim/train/share.c says how); refit it from the shared file */
+Test(interference, pressure_exp_refit)
+{
+    const char *dir = th_shared_dir("traces/gpu_colocation");
+    char path[4096];
+    FILE *probe = NULL;
+    if (dir != NULL) {
+        snprintf(path, sizeof path, "%s/lucid_colocate_info.csv", dir);
+        probe = fopen(path, "r");
+    }
+    if (probe == NULL)
+        cr_skip_test("../shared/traces/gpu_colocation/lucid_colocate_info.csv is not here");
+    fclose(probe);
+    struct intf_press_obs *o;
+    int n;
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(intf_lucid_pressure_obs(path, &o, &n, &err), 0, "%s", err.msg);
+    struct intf_press_fit f;
+    cr_assert_eq(intf_pressure_fit(o, n, 0, 4, 0.001, &f), 0);
+    free(o);
+    cr_log_info("pressure_exp %.3f (%d slowdowns, %d groups), RMSE %.4f; held-out %.4f "
+                "(theta 0: %.4f, 0.5: %.4f)", f.theta, f.n, f.groups, f.rmse, f.held_rmse,
+                f.held_rmse_0, f.held_rmse_half);
+    cr_assert_float_eq(f.theta, share_pressure_exp_default, 5e-4, "refit %g, shipped %g",
+                       f.theta, share_pressure_exp_default);
+    cr_assert_eq(f.n, 876);
+    /* the fit must beat both theta 0 and the former 0.5 on held-out rows */
+    cr_assert_lt(f.held_rmse, f.held_rmse_0);
+    cr_assert_lt(f.held_rmse, f.held_rmse_half);
+}
+
+/* A column of a CSV row by header name (test helper for Tally's files). */
+static const char *col(char **h, int nh, char **f, const char *name)
+{
+    for (int i = 0; i < nh; i++)
+        if (strcmp(h[i], name) == 0)
+            return f[i];
+    cr_assert_fail("no column %s", name);
+    return NULL;
+}
+
+/* multiplex.slice_overhead's default from Tally's time-slicing pairs (share.c says how) */
+Test(interference, slice_overhead_from_tally)
+{
+    const char *dir = th_shared_dir("traces/gpu_colocation/tally");
+    if (dir == NULL)
+        cr_skip_test("../shared/traces/gpu_colocation/tally is not here");
+    char path[4096], *hb, *fb, *h[64], *f[64];
+    size_t len;
+    struct errbuf err;
+    err_clear(&err);
+    /* solo GPU use by workload */
+    enum { MAXW = 32 };
+    char wname[MAXW][128];
+    double wutil[MAXW];
+    int nw = 0;
+    snprintf(path, sizeof path, "%s/single-job-perf.csv", dir);
+    cr_assert_eq(tio_slurp(path, &hb, &len, &err), 0, "%s", err.msg);
+    char *line = strtok(hb, "\n");
+    int nh = tio_split(line, ',', h, 64);
+    while ((line = strtok(NULL, "\n")) != NULL && nw < MAXW) {
+        char copy[4096];
+        snprintf(copy, sizeof copy, "%s", line);
+        cr_assert_eq(tio_split(copy, ',', f, 64), nh);
+        snprintf(wname[nw], sizeof wname[nw], "%s", col(h, nh, f, "exp_key"));
+        cr_assert_eq(tio_double(col(h, nh, f, "gpu_util"), &wutil[nw]), 0);
+        wutil[nw++] /= 100;
+    }
+    /* each pair once (its time-slicing figures repeat over Tally's own settings) */
+    snprintf(path, sizeof path, "%s/priority-aware-perf.csv", dir);
+    cr_assert_eq(tio_slurp(path, &fb, &len, &err), 0, "%s", err.msg);
+    char hdr[8192], seen[64][256];
+    int nseen = 0, used = 0;
+    double sum = 0;
+    line = strtok(fb, "\n");
+    snprintf(hdr, sizeof hdr, "%s", line);
+    char *h2[64];
+    int nh2 = tio_split(hdr, ',', h2, 64);
+    while ((line = strtok(NULL, "\n")) != NULL) {
+        char copy[8192];
+        snprintf(copy, sizeof copy, "%s", line);
+        cr_assert_eq(tio_split(copy, ',', f, 64), nh2);
+        char key[256];
+        snprintf(key, sizeof key, "%.120s|%.120s", col(h2, nh2, f, "high_priority_job"),
+                 col(h2, nh2, f, "best_effort_job"));
+        int k = 0;
+        while (k < nseen && strcmp(seen[k], key) != 0)
+            k++;
+        if (k < nseen || nseen == 64)
+            continue;
+        snprintf(seen[nseen++], sizeof seen[0], "%s", key);
+        double uh = -1, ub = -1, th, tb;
+        for (int i = 0; i < nw; i++) {
+            if (strcmp(wname[i], col(h2, nh2, f, "high_priority_job")) == 0)
+                uh = wutil[i];
+            if (strcmp(wname[i], col(h2, nh2, f, "best_effort_job")) == 0)
+                ub = wutil[i];
+        }
+        cr_assert(uh >= 0 && ub >= 0, "%s: no solo profile", key);
+        if (ub < 0.85)
+            continue;                   /* the GPU is not the bottleneck */
+        cr_assert_eq(tio_double(col(h2, nh2, f, "high_priority_time_slicing_throughput"), &th), 0);
+        cr_assert_eq(tio_double(col(h2, nh2, f, "best_effort_time_slicing_throughput"), &tb), 0);
+        sum += uh * th + ub * tb;
+        used++;
+    }
+    free(hb);
+    free(fb);
+    cr_assert_eq(used, 10);
+    double loss = 1 - sum / used;
+    cr_log_info("time slicing loses %.4f of the GPU over %d Tally pairs", loss, used);
+    cr_assert_float_eq(loss, share_slice_overhead_default, 0.005, "refit %g, shipped %g", loss,
+                       share_slice_overhead_default);
 }
 
 /* ---------------------------------------------------------------- the world */

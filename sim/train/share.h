@@ -48,6 +48,11 @@ struct share_params {
 
 typedef struct share share;
 
+/* The default theta (multiplex.pressure_exp), fitted on Lucid's RTX 3090 pairs: see share.c. */
+extern const double share_pressure_exp_default;
+/* The default switching loss of time-sliced GPUs (multiplex.slice_overhead): see share.c. */
+extern const double share_slice_overhead_default;
+
 /* The experiment's "multiplex" object, read (share_read) before the job types are known and
  * turned into a model per run (share_open). */
 enum { SHARE_MAX_SOURCES = 8, SHARE_MAX_GNS = 64, SHARE_MAX_MAP = 32 };
