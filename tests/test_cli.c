@@ -279,7 +279,7 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * clusters with their GPUs by type, in the order of their groups. */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 20, 100, (const char *const[]){
+    assert_listing("experiments", 22, 100, (const char *const[]){
         "default            The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants        OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
@@ -289,7 +289,7 @@ Test(cli, list_describes_shipped_files)
         "types whose mix...\n", "\nsocialnet          DeathStarBench's social network",
         "\npollux_wl1         Pollux-compatible mode on Pollux's workload-1 (160 jobs, OSDI "
         "2021 artifact)...\n", NULL });
-    assert_listing("sweeps", 13, 100, (const char *const[]){
+    assert_listing("sweeps", 15, 100, (const char *const[]){
         "\nload               The README's sweep tour: four policies on the 48-GPU mixed "
         "cluster as the...\n", "derm_load          Derm's headline comparison (ISCA 2024)",
         NULL });

@@ -165,6 +165,18 @@ Test(reproduce, iadeep_script_runs_end_to_end, .timeout = 300)
     cr_assert(strstr(text, "OUT OF BAND") == NULL && strstr(text, "no band") == NULL, "%s", text);
 }
 
+Test(reproduce, gavel_colocation_script_runs_end_to_end, .timeout = 300)
+{
+    /* Gavel's cluster with its measured pairs, QUICK: 60 jobs a run; 10 ratios and 2 values */
+    static const char *const figs[] = {
+        "gavel_coloc_load_jct_mean_vs_workload.rate_per_hour.png",
+        "gavel_coloc_load_makespan_vs_workload.rate_per_hour.png",
+        "gavel_coloc_load_queue_delay_mean_vs_workload.rate_per_hour.png", NULL };
+    char *text = reproduce("gavel_colocation", figs, 12, 4);
+    cr_assert(strstr(text, "NOT REPRODUCED") != NULL, "%s", text);
+    cr_assert(strstr(text, "mean JCT, IADeep vs exclusive GPUs") != NULL, "%s", text);
+}
+
 Test(reproduce, heet_script_runs_end_to_end, .timeout = 300)
 {
     /* two sweeps, two tables: heet_load (9 claims) and sia_load (4 claims), 4 loads each */

@@ -31,6 +31,6 @@ claim "  ... Gavel LAS (aware, no sharing)" gavel_las_perf exclusive jct_mean
 claim "mean JCT, IADeep vs Gavel LAS" iadeep gavel_las_perf jct_mean
 claim "makespan, IADeep vs exclusive GPUs" iadeep exclusive makespan
 claim "  ... Gavel LAS vs exclusive GPUs" gavel_las_perf exclusive makespan
-claim_value "queueing delay (s), exclusive GPUs" exclusive queue_delay_mean
-claim_value "  ... MPS (even shares)" mps_even queue_delay_mean
+claim_value "GPU busy share (fraction), exclusive GPUs" exclusive util_total
+claim_value "  ... MPS (even shares)" mps_even util_total
 claims_end

@@ -49,9 +49,9 @@ if [ "${BANDS:-}" = write ]; then
     mv "$bands.tmp" "$bands"
 fi
 # shellcheck disable=SC2086
-"$hetsim" sweep "$sweep" --db "$db" ${JOBS:+-j "$JOBS"} $quick ${repro_sets:-}
+"$hetsim" sweep "$sweep" --db "$db" ${JOBS:+-j "$JOBS"} $quick ${repro_sets:-} >&2
 repro_reports jct_mean,jct_p50,jct_p99,makespan,queue_delay_mean,util_total \
-    mps_even kernel_slice antman gandiva exclusive
+    mps_even kernel_slice antman gandiva exclusive >&2
 claims_header "IADeep with Lucid's RTX 3090 pairs instead of its own table (iadeep_3090_lucid); measured ratios IADeep / baseline"
 claim "mean JCT vs kernel-level time slicing" iadeep kernel_slice jct_mean
 claim "mean JCT vs MPS (even shares)" iadeep mps_even jct_mean
