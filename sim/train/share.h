@@ -9,7 +9,8 @@
  * worst GPU.  Alone on a GPU, ns = share / 1000 (an MPS thread limit, as the rigid hook).
  * With k - 1 co-runners, ns = 1 / (1 + w d): d is the interference model's slowdown given
  * all co-runners' job types, scaled by their mean batch pressure (m_k / m0_k)^theta (a larger
- * batch launches larger kernels: an assumption, no table measures it), and w weighs it by
+ * batch launches larger kernels; theta 0.655 is fitted on Lucid's pairs, where the co-runner's
+ * batch varies: share.c says how), and w weighs it by
  * share, w = (1 - share / 1000) k / (k - 1): 1 for equal shares (MPS, Gandiva's packing),
  * below 1 for a job that holds most of the GPU (AntMan's guaranteed job) and above 1 for the
  * jobs that yield to it (its opportunistic ones).
