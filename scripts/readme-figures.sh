@@ -39,7 +39,8 @@
 #                  minutes, into results/out/gavel_colocation, resumed if already there)
 #   mux-speed      tests/bench_mux.c (re-rating cost on shared GPUs)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
-#   timeline-cost  the bench's 100,000-job run with and without sim.timeline (a minute)
+#   timeline-cost  the timeline's cost: the bench's 100,000-job run, the serving hour and a million
+#                  requests, fgd_openb, each with and without sim.timeline (a few minutes)
 #   llm-fit        scripts/fit-llm.sh's residuals of the LLM latency model (seconds; the fit
 #                  is written to a scratch file, the shipped one is left as it is)
 #   hetis-claims   scripts/reproduce/hetis.sh's claims tables (375 runs, a few minutes, into
@@ -301,8 +302,11 @@ gen() {
         HETSIM_DATA=$root build/rel/bench_mux.bin ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
     timeline-cost)
-        make --no-print-directory -s build/rel/bench.bin >/dev/null 2>&1
-        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench.bin ;;
+        make --no-print-directory -s build/rel/bench.bin build/rel/bench_serve.bin \
+            build/rel/bench_fgd.bin >/dev/null 2>&1
+        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench.bin &&
+        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench_serve.bin &&
+        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench_fgd.bin ;;
     llm-fit) OUT="$tmp/llm_fit.json" HETSIM="$hetsim" sh scripts/fit-llm.sh ;;
     hetis-claims) gen_claims hetis ;;
     hetis-why) gen_hetis_why ;;

@@ -161,9 +161,10 @@ Test(tput, shipped_gavel_table)
     cr_assert_geq(jt, 0);
     cr_assert_float_eq(tput_measured(g, jt, gv100, 1, 0), 4.394774823323071, 1e-12);
     cr_assert_float_eq(tput_measured(g, jt, gv100, 4, 1), 11.136430014818272, 1e-12);
-    /* Heet: strong scaling, iters = 1 / batch time: T4 vgg19 bs512 2 workers 0.215 s */
+    /* Heet's table is not shipped (no licence): its job types have fits instead */
     int vgg = tput_find(g, "VGG-19 CIFAR-10 (batch size 512)");
-    cr_assert_float_eq(tput_measured(g, vgg, gt4, 2, 0), 1 / 0.215, 1e-4);
+    cr_assert_eq(tput_measured(g, vgg, gt4, 2, 0), -1);
+    cr_assert_not_null(tput_fit_of(g, vgg, gt4));
     tput_destroy(g);
 }
 
