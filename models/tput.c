@@ -353,6 +353,29 @@ static int find_or_add(tput *t, const char *name, struct errbuf *err)
     return t->ntypes - 1;
 }
 
+int tput_add_steps_type(tput *t, const char *name, int batch, double steps, struct errbuf *err)
+{
+    if (tput_find(t, name) >= 0)
+        return err_run(err, "job type '%s' is defined twice", name), -1;
+    if (strlen(name) >= JT_NAME_MAX)
+        return err_run(err, "job type name too long: %s", name), -1;
+    struct jt_entry *e = add_type(t, name);
+    if (e == NULL)
+        return err_run(err, "out of memory"), -1;
+    e->jt.batch = batch;
+    e->jt.scaling = JT_STRONG;
+    e->jt.steps = steps;
+    return t->ntypes - 1;
+}
+
+int tput_put_measured(tput *t, int jt, int gpu, int workers, int spread, double rate,
+                      struct errbuf *err)
+{
+    if (tab_put(t, mkey(jt, gpu, workers, workers > 1 && spread), rate) < 0)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
 /* Which kind of profile a file is, from its first line that is not blank or a comment. */
 enum { PROF_HETSIM, PROF_HEET, PROF_FITS };
 

@@ -43,6 +43,8 @@ struct jobtype {
     double mem_gb;              /* per-worker training memory */
     double ckpt_gb;             /* checkpoint written at preemption, read at restore */
     int    analytic;            /* 1 if the fields above were given (not a table-only type) */
+    double steps;               /* an elastic application's type (models/siaprof.h): global
+                                   steps at `batch` to completion; 0 for every other type */
 };
 
 int  tput_create(tput **out, const catalog *cat, struct errbuf *err);
@@ -104,6 +106,15 @@ double tput_allreduce_s(const tput *t, int jt, int workers, int link);  /* per i
 
 /* Seconds to restore a job from its checkpoint: fixed_s + ckpt_gb / storage_gbs. */
 double tput_restore_s(const tput *t, int jt, double fixed_s, double storage_gbs);
+
+/* A table-only job type of strong scaling (one iteration = one global step of `batch`)
+ * taking `steps` steps to complete (> 0), for the elastic applications' profiles
+ * (models/siaprof.h): its id, or -1 with err set (the name taken, too long, no memory). */
+int tput_add_steps_type(tput *t, const char *name, int batch, double steps, struct errbuf *err);
+/* Set a table entry (jt, gpu, workers, spread 0/1) to `rate` iterations/s (>= 0; 0: it cannot
+ * run there).  0, or -1 when out of memory. */
+int tput_put_measured(tput *t, int jt, int gpu, int workers, int spread, double rate,
+                      struct errbuf *err);
 
 /* Write every table entry as hetsim's profile CSV (the format tput_load_profile reads). */
 int tput_write_profile(const tput *t, const char *csv_path, struct errbuf *err);

@@ -39,7 +39,7 @@
 
 #include "../sim/base/path.h"
 
-enum { SCHEMA_VERSION = 3 };
+enum { SCHEMA_VERSION = 4 };
 
 const struct db_table db_tables[] = {
     { "jobs", 1 },     { "job_gpu_seconds", 1 }, { "requests", 1 },
@@ -242,6 +242,11 @@ static int setup_schema(db *d, int version, struct errbuf *err)
           exec_retry(d, "UPDATE runs SET cluster_name = cluster, cluster = CASE WHEN "
                         "json_type(config_json, '$.cluster') = 'text' THEN "
                         "json_extract(config_json, '$.cluster') ELSE cluster END", err) < 0)) ||
+        /* version 3 had no elastic columns in jobs: its rows keep NULL there */
+        (version >= 1 && version <= 3 &&
+         (exec_retry(d, "ALTER TABLE jobs ADD COLUMN min_workers INTEGER", err) < 0 ||
+          exec_retry(d, "ALTER TABLE jobs ADD COLUMN max_workers INTEGER", err) < 0 ||
+          exec_retry(d, "ALTER TABLE jobs ADD COLUMN batch INTEGER", err) < 0)) ||
         exec_retry(d, db_schema_sql, err) < 0 || exec_retry(d, pragma, err) < 0 ||
         exec_retry(d, "COMMIT", err) < 0) {
         sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);

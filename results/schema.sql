@@ -1,7 +1,8 @@
--- hetsim metrics database, schema version 3.  Older files are upgraded when opened: version 1
+-- hetsim metrics database, schema version 4.  Older files are upgraded when opened: version 1
 -- files gain runs.group_hash and the run_params table; version 2 files gain runs.cluster_name
 -- (runs.cluster then holds the name the experiment gave, the cluster's own name moving to
--- cluster_name) and the requests table.
+-- cluster_name) and the requests table; version 3 files gain jobs.min_workers, max_workers
+-- and batch (NULL in their old rows).
 --
 -- One file holds many runs.  Each run is written inside one transaction, so a run that fails
 -- or is killed leaves nothing behind.  Times are seconds of simulated time (REAL) unless a
@@ -54,7 +55,13 @@ CREATE TABLE IF NOT EXISTS jobs (
     ftf_rho         REAL,               -- finish-time fairness: jct / t_iso (<= 1 is fair)
     attained_gpu_s  REAL    NOT NULL,   -- GPU-seconds received (shares count fractionally)
     preemptions     INTEGER NOT NULL,
-    migrations      INTEGER NOT NULL
+    migrations      INTEGER NOT NULL,
+    -- elastic jobs (a trace range of GPU counts, or an elastic application's job in Pollux
+    -- mode): the GPU counts it could run on, and its global batch size where the trace set
+    -- one; NULL for a rigid job
+    min_workers     INTEGER,
+    max_workers     INTEGER,
+    batch           INTEGER
 );
 CREATE INDEX IF NOT EXISTS jobs_run ON jobs(run_id);
 

@@ -125,6 +125,11 @@ const char *policy_label(const policy *p) { return p->label; }
 simtime policy_round(const policy *p) { return p->round; }
 void policy_get_stats(const policy *p, struct policy_stats *out) { *out = p->st; }
 
+int policy_metrics(const policy *p, const struct policy_metric_sink *out, struct errbuf *err)
+{
+    return p->ops->metrics != NULL ? p->ops->metrics(p->self, out, err) : 0;
+}
+
 const void *policy_decider(const policy *p)
 {
     if (p->ops->place != NULL)

@@ -86,6 +86,12 @@ struct micro_hooks {
     int  (*decide)(void *self, const struct micro_view *v, int *containers, struct errbuf *err);
 };
 
+/* Where a policy writes the figures it kept over a run (policy_ops.metrics). */
+struct policy_metric_sink {
+    void *ctx;
+    int (*put)(void *ctx, const char *name, double value, struct errbuf *err);
+};
+
 /* Every policy: a head that every domain shares, and the hook table of its domain. */
 struct policy_ops {
     const char *name;           /* as in experiments and `hetsim list policies` */
@@ -96,6 +102,10 @@ struct policy_ops {
     int  (*create)(void **self, const struct jobj *params, const struct policy_env *env,
                    struct errbuf *err);
     void (*destroy)(void *self);
+    /* Figures the policy kept over the run (its solver's statistics), written beside the
+     * run's metrics when it ends; NULL: none.  Never wall clock: the same run gives the
+     * same figures. */
+    int  (*metrics)(void *self, const struct policy_metric_sink *out, struct errbuf *err);
     /* the hooks of its domain: exactly the one its domain names is set */
     const struct train_hooks *train;    /* "training" */
     const struct place_hooks *place;    /* "placement" */
@@ -128,6 +138,8 @@ const struct policy_ops *policy_ops_of(const policy *p);
 const char *policy_label(const policy *p);
 simtime policy_round(const policy *p);
 void policy_get_stats(const policy *p, struct policy_stats *out);
+/* Write the policy's own figures (policy_ops.metrics) to out: 0, or -1 with err set. */
+int  policy_metrics(const policy *p, const struct policy_metric_sink *out, struct errbuf *err);
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
  * timed dispatch below: a struct train_decider for "training", a struct place_decider for

@@ -14,7 +14,7 @@
 #   calibration    Gavel mode on gavel_philly beside Gavel's own simulator
 #   pollux-calibration  Pollux mode on pollux_wl1 beside Pollux's own simulator (mean JCT and
 #                  the jobs whose JCT is Pollux's, from ../shared/reference/pollux/)
-#   fft-claims     scripts/reproduce/fft.sh's claims table (80 runs, about 15 minutes, into
+#   fft-claims     scripts/reproduce/fft.sh's claims table (80 runs, about 5 minutes, into
 #                  results/out/fft, resumed if already there)
 #   fft-why        from fft.sh's runs: what sets the mean JCT (the longest jobs), queueing,
 #                  medians, fairness, per policy and load (mean over the seeds)

@@ -279,7 +279,7 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * clusters with their GPUs by type, in the order of their groups. */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 22, 100, (const char *const[]){
+    assert_listing("experiments", 23, 100, (const char *const[]){
         "default            The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants        OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
@@ -288,18 +288,21 @@ Test(cli, list_describes_shipped_files)
         "\nderm_trainticket   Derm's setting (ISCA 2024): TrainTicket's 12 services, 4 graph "
         "types whose mix...\n", "\nsocialnet          DeathStarBench's social network",
         "\npollux_wl1         Pollux-compatible mode on Pollux's workload-1 (160 jobs, OSDI "
-        "2021 artifact)...\n", NULL });
+        "2021 artifact)...\n",
+        "\nsia_workload       Sia's own workload on Sia's own cluster (SOSP'23 artifact): the "
+        "160 jobs of...\n", NULL });
     assert_listing("sweeps", 15, 100, (const char *const[]){
         "\nload               The README's sweep tour: four policies on the 48-GPU mixed "
         "cluster as the...\n", "derm_load          Derm's headline comparison (ISCA 2024)",
         NULL });
-    assert_listing("clusters", 15, 100, (const char *const[]){
+    assert_listing("clusters", 16, 100, (const char *const[]){
         "alibaba_pai2020     6742 GPUs: 1596 P100, 994 T4, 2240 K80, 1080 V100-32GB, "
         "832 V100-16GB\n",
         "\ngavel_108           108 GPUs: 36 V100-16GB, 36 P100, 36 K80\n",
         "\nmixed_small         48 GPUs: 16 A100-40GB, 16 V100-16GB, 16 T4\n",
         "\ncpu_10x52           10 CPU nodes of 52 cores, 128 GB\n",
-        "\npollux_t4_64        64 GPUs: 64 T4\n", NULL });
+        "\npollux_t4_64        64 GPUs: 64 T4\n",
+        "\nsia_sim_64          64 GPUs: 24 T4, 16 A100-40GB, 24 RTX2080Ti\n", NULL });
     assert_listing("traces", 6, 100, (const char *const[]){
         "azure_llm\ndeathstarbench\nfft_philly_600.csv\ngavel\nphilly_300.csv\npollux\n", NULL });
 }

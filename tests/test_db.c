@@ -86,7 +86,7 @@ Test(db, committed_runs_are_complete)
     cr_assert_float_eq(th_db_value(path, "SELECT events FROM runs"), 40, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT value FROM metrics WHERE name = 'jct_mean'"), 11, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM samples"), 1, 0);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 3, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT ttft_s FROM requests WHERE request_id = 9"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT sla_met FROM requests WHERE request_id = 9"), 1, 0);
     cr_assert(isnan(th_db_value(path, "SELECT finish_s FROM requests WHERE request_id = 10")));
@@ -141,7 +141,7 @@ Test(db, a_table_added_at_this_version_is_created_in_older_files)
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM sqlite_master WHERE name = "
                                          "'timeline'"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 2, 0);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 3, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
 }
 
 Test(db, another_schema_version_is_refused)
@@ -242,7 +242,7 @@ Test(db, version_1_files_are_upgraded)
     cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
     run_with(d, "{\"name\":\"exp\",\"seed\":5}", 5, NULL, 0);
     db_close(d);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 3, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 2, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(DISTINCT group_hash) FROM runs "
                                          "WHERE group_hash != ''"), 1, 0);
@@ -281,7 +281,7 @@ Test(db, version_2_files_are_upgraded)
     cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
     write_run(d, 1);
     db_close(d);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 3, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs WHERE id = 1 AND cluster = "
                                          "'mixed_small' AND cluster_name = 'mixed-small'"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs WHERE id = 2 AND cluster = "
@@ -502,4 +502,38 @@ Test(db, spooled_rows_come_back_exact_and_in_order, .timeout = 60)
     check_rows("second", 500);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 2, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM jobs"), 30500, 0);
+}
+
+/* a version 3 file had no elastic columns in jobs: they are added, its rows keep NULL there */
+Test(db, version_3_files_are_upgraded)
+{
+    fresh("v3.db");
+    char fixture[1024];
+    snprintf(fixture, sizeof fixture, "%s/tests/fixtures/schema_v3.sql", getenv("HETSIM_DATA"));
+    FILE *f = fopen(fixture, "r");
+    cr_assert_not_null(f, "%s", fixture);
+    static char v3[32768];
+    size_t n = fread(v3, 1, sizeof v3 - 1, f);
+    fclose(f);
+    v3[n] = '\0';
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, v3, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    cr_assert_eq(sqlite3_exec(h, "PRAGMA user_version = 3; INSERT INTO runs VALUES (1, 'exp', "
+                                 "'training', 'fifo', 4, 'c', '{\"name\":\"exp\"}', 'h', 'v', 1, "
+                                 "'drained', 1, 1, 1, 0, 'now', 'g', 'c'); INSERT INTO jobs "
+                                 "VALUES (1, 7, 0, 'toy', 1, 10, 0, NULL, NULL, NULL, NULL, 1, "
+                                 "NULL, NULL, 0, 0, 0)", NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    write_run(d, 1);
+    db_close(d);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM jobs WHERE min_workers IS NULL "
+                                         "AND max_workers IS NULL AND batch IS NULL"), 3, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM jobs WHERE job_id = 7"), 1, 0);
 }

@@ -449,3 +449,25 @@ Test(elastic_jobs, sia_ilp_picks_the_best_allocation_by_hand)
     cr_assert_eq(s.first[0], 4);
     cluster_destroy(cl);
 }
+
+/* The jobs table carries an elastic job's range of GPU counts (sia_3types: 1 to max(8, its
+ * Philly count)) and leaves it NULL for rigid jobs (the default experiment) */
+Test(elastic_jobs, jobs_rows_carry_the_range_of_elastic_jobs_only, .timeout = 120)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s/range.db", th_tmpdir());
+    remove(db);
+    struct th_out o = th_hetsim((const char *const[]){ "run", "sia_3types", "--policy", "srsf",
+                                                       "--set", "workload.max_jobs=30", "--db",
+                                                       db, "-q", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = th_hetsim((const char *const[]){ "run", "default", "--policy", "fifo", "--set",
+                                         "workload.max_jobs=30", "--db", db, "-q", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "SELECT COUNT(*) FROM jobs WHERE run_id = 1 AND min_workers = "
+                                 "1 AND max_workers = max(8, workers) AND batch IS NULL"), 30);
+    cr_assert_eq(th_db_value(db, "SELECT COUNT(*) FROM jobs WHERE run_id = 2 AND min_workers IS "
+                                 "NULL AND max_workers IS NULL AND batch IS NULL"), 30);
+}

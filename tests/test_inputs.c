@@ -309,6 +309,46 @@ static const char *toy_coplanar(void)
     return NULL;
 }
 
+/* Sia's per-cluster profiles (models.elastic_sia): a folder sia/cifar10/ with an RTX 2080Ti
+ * profile whose third line has a bad step time, or whose header lacks sync_time */
+static const char *sia_folder(const char *placements)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/sia", th_tmpdir());
+    mkdir(dir, 0755);
+    snprintf(dir, sizeof dir, "%s/sia/cifar10", th_tmpdir());
+    mkdir(dir, 0755);
+    free(th_write("sia/cifar10/placements-rtx.csv", placements));
+    free(th_write("sia/cifar10/scalability-rtx.csv",
+                  "local_bsz,step_time,sync_time,num_nodes,num_replicas\n"
+                  "32,0.05,0.001,1,1\n64,0.06,0.001,1,1\n32,0.2,0.1,2,2\n"
+                  "64,0.3,0.1,2,4\n32,0.4,0.2,3,6\n"));
+    return NULL;
+}
+static const char *sia_bad_step(void)
+{
+    return sia_folder("local_bsz,step_time,sync_time,placement\n32,0.05,0.001,1\n"
+                      "64,x,0.001,1\n");
+}
+static const char *sia_no_sync(void)
+{
+    return sia_folder("local_bsz,step_time,placement\n32,0.05,1\n");
+}
+/* sia/ as a link to the shared Sia profiles; skipped when they are absent */
+static const char *sia_real(void)
+{
+    char from[1024], to[512];
+    snprintf(from, sizeof from, "%s/pollux_sia/sia_sosp23/traces", th_shared_dir("traces"));
+    snprintf(to, sizeof to, "%s/sia", th_tmpdir());
+    struct stat st;
+    if (stat(from, &st) != 0)
+        return "no Sia profiles under ../shared/traces";
+    if (lstat(to, &st) == 0 && !S_ISLNK(st.st_mode))
+        return "sia/ is a folder of another row";
+    remove(to);
+    return symlink(from, to) == 0 ? NULL : "cannot link sia/";
+}
+
 static char *tmp_path(const char *name)
 {
     char *p = malloc(512);
@@ -379,6 +419,17 @@ static const char *garbage_db(void)
 #define POLLUX(w)      { { "e.json", XEXP_OK }, { "w.csv", w } }
 #define POLLUX_E(e)    { { "e.json", e }, { "w.csv", XOK } }
 #define WL_X "{ \"format\": \"pollux\", \"trace\": \"w.csv\" }"
+
+/* a native experiment with Sia's profiles, one field per line: 2 name, 3 cluster, 4
+ * workload, 5 policies, 6 models */
+#define SIA_EXPF(cl, dir)                                                                    \
+    "{\n \"name\": \"x\",\n \"cluster\": " cl ",\n \"workload\": " WL_X                       \
+    ",\n \"policies\": [\"sia\"],\n \"models\": { \"elastic_sia\": " dir " }\n}\n"
+#define SCL_RTX "{ \"network\": \"ethernet-25g\", \"groups\": [{ \"count\": 1, \"gpu\": " \
+                "\"RTX2080Ti\", \"gpus_per_node\": 8 }] }"
+#define SIA_EXP_OK SIA_EXPF(SCL_RTX, "\"sia\"")
+#define SIA_WOK XHDR XJ("a", "0", "cifar10", "2", "2048") XJ("b", "30", "cifar10", "1", "4096")
+#define SIA_E(e) { { "e.json", e }, { "w.csv", SIA_WOK } }
 
 /* ---- the table ---- */
 
@@ -1642,6 +1693,28 @@ static const struct row rows[] = {
     { "native_elastic_policy", EXP(E_POL("[\"optimus\"]")),
       { RUN }, 2, AT("e.json", 6) "policies[0]: policy 'optimus' is an elastic policy of "
                                   "Pollux's interface: it runs only in Pollux-compatible mode" },
+    /* Sia's profiles (models.elastic_sia) */
+    { "sia_folder_missing", SIA_E(SIA_EXPF(SCL_RTX, "\"nope\"")),
+      { RUN }, 2, AT("e.json", 6) "models.elastic_sia: folder 'nope' not found" },
+    { "sia_profile_bad_step_time", SIA_E(SIA_EXP_OK), { RUN }, 2,
+      "sia/cifar10/placements-rtx.csv:3: step_time: 'x' is not a number", .setup = sia_bad_step },
+    { "sia_profile_missing_column", SIA_E(SIA_EXP_OK), { RUN }, 2,
+      "sia/cifar10/placements-rtx.csv:1: sync_time: missing column", .setup = sia_no_sync },
+    { "sia_batch_not_profiled",
+      { { "e.json", SIA_EXP_OK }, { "w.csv", XHDR XJ("a", "0", "cifar10", "1", "100") } },
+      { RUN }, 2, AT("w.csv", 2) "batch_size: job a: Sia's profiles (models.elastic_sia) have "
+                                 "no job type 'cifar10 (batch size 100)'", .setup = sia_real },
+    { "sia_cluster_without_sia_types",
+      SIA_E(SIA_EXPF("{ \"network\": \"ethernet-25g\", \"groups\": [{ \"count\": 1, "
+                     "\"gpu\": \"K80\", \"gpus_per_node\": 8 }] }", "\"sia\"")),
+      { RUN }, 2, "models.elastic_sia: the cluster has none of the GPU types Sia profiled",
+      .setup = sia_real },
+    { "sia_profiles_in_pollux_mode",
+      POLLUX_E(XEXP_MORE("\"models\": { \"elastic_sia\": \"sia\" }")),
+      { RUN }, 2, AT("e.json", 7) "models.elastic_sia: Sia's profiles are for the native mode",
+      .setup = sia_real },
+    { "sia_workload_ok", { { "e.json", SIA_EXP_OK }, { "w.csv", SIA_WOK } }, { RUN }, 0, NULL, 1,
+      .setup = sia_real },
     { "native_pollux_workload", { { "e.json", E_WL(WL_X) }, { "w.csv", XOK } },
       { RUN }, 2, AT("w.csv", 2) "application: job a is an elastic application's (cifar10): it "
                                  "runs in Pollux-compatible mode" },

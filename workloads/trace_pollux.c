@@ -11,13 +11,20 @@
  *                 many; elastic policies choose their own count)
  *   batch_size    its global batch size, an integer >= 1
  * Job ids are the row's position (0, 1, ...), as Pollux's names end.  The jobs are elastic
- * (job_spec.app set): they run in the training world's Pollux-compatible mode.  Streamed.
+ * (job_spec.app set): they run in the training world's Pollux-compatible mode.  When the
+ * experiment gives Sia's profiles (models.elastic_sia, models/siaprof.h), the throughput
+ * model has a job type "<application> (batch size B)" for the job's application and batch,
+ * and the job becomes a native elastic job of that type instead: its work the type's steps
+ * to completion, its range of GPU counts [min(min_workers, r), max(max_workers, r)] (the
+ * workload's fields "min_workers", default 1, and "max_workers", default r = num_replicas);
+ * a batch the profiles do not validate is an error naming the line.  Streamed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/siaprof.h"
 #include "../sim/base/tio.h"
 #include "../sim/train/train.h"
 #include "reader.h"
@@ -30,6 +37,8 @@ enum { NAME_MAX_LEN = 255, MAX_COLS = 16 };
 
 struct pst {
     tio    *r;
+    int64_t min_all, max_all;       /* native jobs' range (0: 1 and num_replicas) */
+    int     native;                 /* the model has Sia's profiles: jobs become native */
     int     pos[C_N];
     int     ncols;
     int64_t row;
@@ -144,6 +153,24 @@ static int pst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
         return err_run(err, "out of memory");
     if (s->names.n == before)
         return err_input(err, c->path, ln, "name", "job '%s' is named twice", name);
+    if (s->native) {
+        char tn[JT_NAME_MAX];
+        int jt = siaprof_type_name(tn, sizeof tn, app, b) == 0 ? tput_find(c->model, tn) : -1;
+        if (jt < 0 || !(tput_type(c->model, jt)->steps > 0))
+            return err_input(err, c->path, ln, "batch_size", "job %s: Sia's profiles "
+                             "(models.elastic_sia) have no job type '%s (batch size %lld)': "
+                             "the application and batch must be one of its validation files",
+                             name, app, b);
+        int64_t lo = s->min_all <= 0 ? 1 : s->min_all < r ? s->min_all : r;
+        int64_t hi = s->max_all > r ? s->max_all : r;
+        *out = (struct job_spec){ .id = s->row, .arrival = sim_from_sec(t), .jtype = jt,
+                                  .workers = (int32_t)r, .min_workers = (int32_t)lo,
+                                  .max_workers = (int32_t)hi, .batch = (int32_t)b,
+                                  .work = tput_type(c->model, jt)->steps, .weight = 1,
+                                  .origin = c->path, .line = ln, .field = "num_replicas" };
+        s->row++;
+        return 1;
+    }
     snprintf(s->name, sizeof s->name, "%s", name);
     snprintf(s->app, sizeof s->app, "%s", app);
     *out = (struct job_spec){ .id = s->row, .arrival = sim_from_sec(t), .jtype = -1,
@@ -158,10 +185,24 @@ static int pst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
 static int pst_open(struct reader *r, struct reader_common *c, const struct jobj *cfg,
                     struct errbuf *err)
 {
-    (void)cfg;
     struct pst *s = calloc(1, sizeof *s);
     if (s == NULL)
         return err_run(err, "out of memory");
+    if (jobj_int(cfg, "min_workers", JOPT, 1, 1000000, &s->min_all, err) < 0 ||
+        jobj_int(cfg, "max_workers", JOPT, 1, 1000000, &s->max_all, err) < 0) {
+        free(s);
+        return -1;
+    }
+    if (s->min_all > 0 && s->max_all > 0 && s->min_all > s->max_all) {
+        jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "min_workers"),
+                    "workload.min_workers", err, "%lld is more than max_workers %lld",
+                    (long long)s->min_all, (long long)s->max_all);
+        free(s);
+        return -1;
+    }
+    /* Sia's profiles registered job types that carry their steps */
+    for (int jt = 0; jt < tput_ntypes(c->model) && !s->native; jt++)
+        s->native = tput_type(c->model, jt)->steps > 0;
     if (tio_open(&s->r, c->path, err) < 0 || read_header(s, c->path, err) < 0) {
         pst_close(s);
         return -1;
@@ -170,12 +211,16 @@ static int pst_open(struct reader *r, struct reader_common *c, const struct jobj
     return 0;
 }
 
+static const char *const pst_keys[] = { "min_workers", "max_workers", NULL };
+
 const struct workload_format trace_pollux_format = {
     .name = "pollux",
     .domain = "training",
     .arrival_at = offsetof(struct job_spec, arrival),
     .summary = "Pollux's and Sia's workload CSV (name,time,application,num_replicas,"
-               "batch_size): elastic jobs, for \"mode\": \"pollux\"",
+               "batch_size): elastic jobs, for \"mode\": \"pollux\", or native ones with "
+               "Sia's profiles (models.elastic_sia)",
     .flags = FORMAT_TRACE,
+    .keys = pst_keys,
     .open = pst_open,
 };

@@ -26,10 +26,32 @@ static int is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int try_join(char *out, size_t cap, const char *dir, const char *name)
 {
     int n = snprintf(out, cap, "%s/%s", dir, name);
     return n > 0 && (size_t)n < cap && is_file(out);
+}
+
+int path_resolve_dir(char *out, size_t cap, const char *base_dir, const char *name)
+{
+    int n;
+    if (name[0] != '/' && base_dir != NULL &&
+        (n = snprintf(out, cap, "%s/%s", base_dir, name)) > 0 && (size_t)n < cap && is_dir(out))
+        return 0;
+    snprintf(out, cap, "%s", name);
+    if (is_dir(out))
+        return 0;
+    if (name[0] != '/' && (n = snprintf(out, cap, "%s/%s", path_data_root(), name)) > 0 &&
+        (size_t)n < cap && is_dir(out))
+        return 0;
+    snprintf(out, cap, "%s", name);
+    return -1;
 }
 
 int path_resolve(char *out, size_t cap, const char *base_dir, const char *name)

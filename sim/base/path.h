@@ -24,6 +24,8 @@ const char *path_data_root(void);
 /* Resolve `name` as described above into out (cap bytes).  `base_dir` may be NULL.
  * Returns 0 if an existing file was found, -1 otherwise (out then holds `name` as given). */
 int path_resolve(char *out, size_t cap, const char *base_dir, const char *name);
+/* The same for a folder: 0 if an existing folder was found, -1 otherwise. */
+int path_resolve_dir(char *out, size_t cap, const char *base_dir, const char *name);
 
 /* A shipped file by bare name: kind "experiments" -> workloads/experiments/NAME.json,
  * "clusters" -> workloads/clusters/NAME.json.  Same return convention. */

@@ -56,10 +56,38 @@ static int known_keys(const struct jobj *o, const char *const *generic, const ch
     return jobj_known(o, keys, err);
 }
 
+/* models.elastic_sia: a folder (Sia's traces/), and the applications.json it extends:
+ * models.elastic when given (the training world checks it too), else Pollux's shipped one. */
+static int read_elastic_sia(struct experiment *e, const struct jobj *m, struct errbuf *err)
+{
+    const char *dir = NULL, *apps = NULL;
+    e->elastic_sia_path[0] = e->elastic_apps_path[0] = '\0';
+    if (jobj_str(m, "elastic_sia", JOPT, &dir, err) < 0)
+        return -1;
+    if (dir == NULL)
+        return 0;
+    if (path_resolve_dir(e->elastic_sia_path, PATH_MAX_LEN, e->base_dir, dir) < 0)
+        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(m->node, "elastic_sia"),
+                           "models.elastic_sia", err, "folder '%s' not found (looked next to "
+                           "the experiment, in the current directory and under %s): it is "
+                           "Sia's traces folder (<application>/placements-<cluster>.csv)",
+                           dir, path_data_root());
+    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(m->node, "elastic")))
+        apps = cJSON_GetObjectItemCaseSensitive(m->node, "elastic")->valuestring;
+    if (path_resolve(e->elastic_apps_path, PATH_MAX_LEN, apps ? e->base_dir : NULL,
+                     apps ? apps : "models/data/pollux/applications.json") < 0)
+        return apps ? jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(m->node, "elastic"),
+                                  "models.elastic", err, "file '%s' not found", apps)
+                    : err_input(err, "models/data/pollux/applications.json", 0, NULL,
+                                "shipped profiles missing under %s (set HETSIM_DATA?)",
+                                path_data_root());
+    return 0;
+}
+
 static int read_models(struct experiment *e, const struct jobj *root, struct errbuf *err)
 {
     static const char *const keys[] = { "gpus", "links", "job_types", "profiles",
-                                        "gavel_throughputs", "note", NULL };
+                                        "gavel_throughputs", "elastic_sia", "note", NULL };
     const char *const *default_profiles = experiment_default_profiles;
     struct jobj m;
     const cJSON *arr = NULL;
@@ -69,7 +97,7 @@ static int read_models(struct experiment *e, const struct jobj *root, struct err
         resolve_field(e, &m, "links", experiment_default_links, e->links_path, 1, err) < 0 ||
         resolve_field(e, &m, "job_types", experiment_default_jobtypes, e->jobtypes_path, 1, err) < 0 ||
         resolve_field(e, &m, "gavel_throughputs", NULL, e->gavel_tput_path, 0, err) < 0 ||
-        jobj_arr(&m, "profiles", JOPT, &arr, err) < 0)
+        jobj_arr(&m, "profiles", JOPT, &arr, err) < 0 || read_elastic_sia(e, &m, err) < 0)
         return -1;
     if (arr == NULL) {
         for (int i = 0; default_profiles[i] != NULL; i++)

@@ -52,6 +52,10 @@ struct experiment {
     char        profiles[EXPERIMENT_MAX_PROFILES][PATH_MAX_LEN];
     int         nprofiles;
     char        gavel_tput_path[PATH_MAX_LEN];     /* "" if none */
+    /* models.elastic_sia: Sia's per-cluster profiles (models/siaprof.h), "" if none, and
+     * the applications.json they extend (models.elastic, else Pollux's shipped one) */
+    char        elastic_sia_path[PATH_MAX_LEN];
+    char        elastic_apps_path[PATH_MAX_LEN];
 };
 
 /* The model files an experiment uses unless its "models" object names others (relative to the

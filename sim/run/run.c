@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../models/siaprof.h"
 #include "../../sched/policy.h"
 #include "../../workloads/workload.h"
 #include "../core/engine.h"
@@ -39,6 +40,14 @@ int run_env_open(struct run_env *env, const struct experiment *e, struct errbuf 
         goto fail;
     if (e->cluster.node != NULL ? cluster_from_json(&env->cl, env->cat, &e->cluster, err)
                                 : cluster_load(&env->cl, env->cat, e->cluster_path, err))
+        goto fail;
+    /* Sia's profiles, for the cluster's GPU types (a profile's triangulation is built only
+     * where it is used) */
+    const int *types;
+    int ntypes = cluster_types(env->cl, &types);
+    if (e->elastic_sia_path[0] &&
+        siaprof_load(env->model, env->cat, types, ntypes, e->elastic_apps_path,
+                     e->elastic_sia_path, "models.elastic_sia", err) < 0)
         goto fail;
     return 0;
 fail:
@@ -314,6 +323,10 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
     if (ps.calls > 0 &&
         (w_metric(&wc, "solver_time_mean", ps.time_total_s / (double)ps.calls, err) < 0 ||
          w_metric(&wc, "solver_time_max", ps.time_max_s, err) < 0))
+        goto out;
+    /* and its own figures (sia's branch-and-bound counts) */
+    struct policy_metric_sink pm = { &wc, w_metric };
+    if (policy_metrics(pol, &pm, err) < 0)
         goto out;
     res->wall_s = wall_now() - t0;
     if (o->db != NULL) {

@@ -319,7 +319,7 @@ static int emit(struct pw *w, struct pjob *j, struct errbuf *err)
         .job = &tj, .trace_id = j->id, .finish = finish >= 0 ? sim_from_sec(finish) : -1,
         .n_avg = life > 0 ? (w->active_int - j->active_at_arrival) / life : w->nact,
         .t_iso = -1, .rho = -1, .gpu_s = gpu_s, .best_rate = 1,
-        .type_name = elastic_name(j->prof),
+        .type_name = elastic_name(j->prof), .elastic = 1,
     };
     if (rec.n_avg < 1)
         rec.n_avg = 1;

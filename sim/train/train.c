@@ -53,6 +53,7 @@ struct jobx {                       /* world-private part of a job, by slot */
     int        gcap;                /* capacity of the job's gpus array */
     int       *gpus;
     int64_t    trace_id;
+    int        elastic;             /* its spec gave a range of GPU counts */
     double     best_rate;           /* its rate on its fastest type: normalizes throughput */
     double     type_rate[CLUSTER_MAX_TYPES];    /* its rate on each type (cluster_types
                                                    order), placed as well as it can be */
@@ -496,6 +497,7 @@ static int on_arrival(train *w, struct errbuf *err)
     };
     x->finish_ev = EVQ_NONE;
     x->trace_id = sp->id;
+    x->elastic = sp->min_workers > 0 || sp->max_workers > 0;
     seg_open(x, now(w), TL_ARRIVAL);
     type_rates(w, j, x);
     x->active_int_at_arrival = w->active_int;
@@ -523,7 +525,8 @@ static int emit(train *w, struct train_job *j, simtime finish, struct errbuf *er
 {
     struct jobx *x = &w->x[j->slot];
     struct train_record r = { .job = j, .trace_id = x->trace_id, .finish = finish,
-                              .gpu_s = x->gpu_s, .rho = -1, .t_iso = -1 };
+                              .gpu_s = x->gpu_s, .rho = -1, .t_iso = -1,
+                              .elastic = x->elastic };
     simtime life = (finish >= 0 ? finish : now(w)) - j->arrival;
     r.n_avg = life > 0 ? (w->active_int - x->active_int_at_arrival) / sim_to_sec(life)
                        : (double)w->n_active;

@@ -55,6 +55,9 @@ struct train_record {
     double        best_rate;    /* its throughput on its fastest type (normalizes throughput) */
     const char   *type_name;    /* its job_type column; NULL: the model's name of its jtype
                                    (an elastic job names its application) */
+    int           elastic;      /* 1: its trace gave it a range of GPU counts (job_spec
+                                   min_workers or max_workers, or an elastic application's
+                                   job): the jobs row carries the range and its batch */
 };
 
 /* One interval of a job's timeline (sim/core/timeline.h): [from, to) on its `ngpu` GPUs (none

@@ -194,6 +194,14 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
                       "HETSIM_DATA?)", path_data_root());
         goto fail;
     }
+    if (c->mode == MODE_POLLUX && models.node != NULL &&
+        cJSON_GetObjectItemCaseSensitive(models.node, "elastic_sia") != NULL) {
+        jsonf_error(models.doc, cJSON_GetObjectItemCaseSensitive(models.node, "elastic_sia"),
+                    "models.elastic_sia", err, "Sia's profiles are for the native mode (one "
+                    "job type per application and batch); Pollux-compatible mode reads its one "
+                    "GPU type from models.elastic");
+        goto fail;
+    }
     if (c->mux.on && c->mode != MODE_NATIVE) {
         jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "multiplex"),
                     "multiplex", err, "shared GPUs need the native mode: %s mechanism gives "
@@ -331,6 +339,13 @@ static const char *const job_cols[] = {
     "finish_s", "jct_s", "queue_delay_s", "n_avg", "t_iso_s", "ftf_rho", "attained_gpu_s",
     "preemptions", "migrations" };
 enum { NJOB_COLS = sizeof job_cols / sizeof job_cols[0] };
+/* an elastic job's row: the same and its range of GPU counts and batch (NULL for a rigid
+ * job: its row leaves them out, so that it is what it was before they existed) */
+static const char *const elastic_job_cols[] = {
+    "job_id", "user", "job_type", "workers", "work", "arrival_s", "first_start_s",
+    "finish_s", "jct_s", "queue_delay_s", "n_avg", "t_iso_s", "ftf_rho", "attained_gpu_s",
+    "preemptions", "migrations", "min_workers", "max_workers", "batch" };
+enum { NELASTIC_COLS = sizeof elastic_job_cols / sizeof elastic_job_cols[0] };
 static const char *const gpu_cols[] = { "job_id", "gpu_type", "gpu_s" };
 
 static int on_job(void *ctx, const struct train_record *r, struct errbuf *err)
@@ -348,7 +363,7 @@ static int on_job(void *ctx, const struct train_record *r, struct errbuf *err)
         out->progress(out->ctx, finish >= 0 ? r->finish : j->arrival, w->done);
     if (out->row == NULL)
         return 0;
-    struct row_value v[NJOB_COLS] = {
+    struct row_value v[NELASTIC_COLS] = {
         row_int(r->trace_id), row_int(j->user),
         row_text(r->type_name ? r->type_name : tput_type(w->env->model, j->jtype)->name),
         row_int(j->workers), row_real(j->work), row_real(arrival), row_opt(first),
@@ -356,8 +371,12 @@ static int on_job(void *ctx, const struct train_record *r, struct errbuf *err)
         row_opt(first < 0 ? -1 : first - arrival), row_real(r->n_avg), row_opt(r->t_iso),
         row_opt(r->rho), row_real(train_view_attained(j, j->updated)),
         row_int(j->preemptions), row_int(j->migrations),
+        row_int(j->min_workers), row_int(j->max_workers), row_int(j->batch),
     };
-    if (out->row(out->ctx, "jobs", job_cols, v, NJOB_COLS, err) < 0)
+    if (!(j->batch > 0))
+        v[NELASTIC_COLS - 1] = row_null();
+    if (r->elastic ? out->row(out->ctx, "jobs", elastic_job_cols, v, NELASTIC_COLS, err) < 0
+                   : out->row(out->ctx, "jobs", job_cols, v, NJOB_COLS, err) < 0)
         return -1;
     const int *types;
     int nt = cluster_types(w->env->cl, &types);

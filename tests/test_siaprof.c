@@ -1,0 +1,143 @@
+/*
+ * test_siaprof: Sia's per-cluster profiles as job types (models/siaprof.h), against rows of
+ * Sia's files picked by hand (../shared/traces/pollux_sia/sia_sosp23/traces; skipped when
+ * absent, as the files are not shipped), and the end-to-end run of sia_workload.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../models/siaprof.h"
+#include "../sim/base/path.h"
+#include "helpers.h"
+
+TestSuite(siaprof, .init = th_models_init, .fini = th_models_fini);
+
+static const char *sia_dir(void)
+{
+    static char d[1024];
+    snprintf(d, sizeof d, "%s/pollux_sia/sia_sosp23/traces", th_shared_dir("traces"));
+    char probe[1100];
+    snprintf(probe, sizeof probe, "%s/cifar10/placements-rtx.csv", d);
+    FILE *f = fopen(probe, "r");
+    if (f == NULL)
+        return NULL;
+    fclose(f);
+    return d;
+}
+
+static tput *loaded(const char *const *gpus, int n)
+{
+    const char *d = sia_dir();
+    if (d == NULL)
+        cr_skip_test("no Sia profiles under %s", th_shared_dir("traces"));
+    int ids[8];
+    for (int i = 0; i < n; i++) {
+        ids[i] = catalog_gpu_find(th_cat, gpus[i]);
+        cr_assert_geq(ids[i], 0, "%s", gpus[i]);
+    }
+    tput *t;
+    struct errbuf err;
+    err_clear(&err);
+    char apps[PATH_MAX_LEN];
+    snprintf(apps, sizeof apps, "%s/models/data/pollux/applications.json", path_data_root());
+    cr_assert_eq(tput_create(&t, th_cat, &err), 0, "%s", err.msg);
+    cr_assert_eq(siaprof_load(t, th_cat, ids, n, apps, d, "test", &err), 0, "%s", err.msg);
+    return t;
+}
+
+static int type_of(const tput *t, const char *app, int batch)
+{
+    char name[JT_NAME_MAX];
+    cr_assert_eq(siaprof_type_name(name, sizeof name, app, batch), 0);
+    int jt = tput_find(t, name);
+    cr_assert_geq(jt, 0, "%s", name);
+    return jt;
+}
+
+/* Rows of Sia's files, by hand.  A batch that divides evenly runs at exactly its size (no
+ * accumulation: each local batch is within the files' largest), so the rate is 1 / step. */
+Test(siaprof, rates_are_the_profiles_rows)
+{
+    const char *const gpus[] = { "A100-40GB", "RTX2080Ti" };
+    tput *t = loaded(gpus, 2);
+    int a100 = catalog_gpu_find(th_cat, "A100-40GB"), rtx = catalog_gpu_find(th_cat, "RTX2080Ti");
+    /* rtx, cifar10 at 4096 on 4 GPUs of one node: placements-rtx.csv "1024,0.32084202766418457,
+     * 0.017011620521545413,4" */
+    int c4096 = type_of(t, "cifar10", 4096), c2048 = type_of(t, "cifar10", 2048);
+    cr_assert_float_eq(tput_measured(t, c4096, rtx, 4, 0), 1 / 0.32084202766418457, 1e-12);
+    /* rtx, cifar10 at 2048 on 2 GPUs of two nodes: "1024,0.3138747364282608,...,11" */
+    cr_assert_float_eq(tput_measured(t, c2048, rtx, 2, 1), 1 / 0.3138747364282608, 1e-12);
+    /* dgx-ext (A100), cifar10 at 2048 on 8 GPUs of one node: local 256, between the rows
+     * "182,0.040203869342803955,...,8" and "257,0.04911188781261444,...,8" */
+    double step = 0.040203869342803955 +
+                  (0.04911188781261444 - 0.040203869342803955) * (256 - 182) / (257 - 182.0);
+    cr_assert_float_eq(tput_measured(t, c2048, a100, 8, 0), 1 / step, 1e-12);
+    /* 16 A100 are two full nodes in both classes ("88") */
+    cr_assert_float_eq(tput_measured(t, c2048, a100, 16, 0), tput_measured(t, c2048, a100, 16, 1),
+                       0);
+    /* the type counts global steps of its batch, and has the steps of its completion */
+    cr_assert_eq(tput_type(t, c2048)->scaling, JT_STRONG);
+    cr_assert_eq(tput_type(t, c2048)->batch, 2048);
+    cr_assert_gt(tput_type(t, c2048)->steps, 0);
+    /* fewer steps at the larger batch, each slower */
+    cr_assert_lt(tput_type(t, c4096)->steps, tput_type(t, c2048)->steps);
+    /* a type Sia did not profile (T4 is not asked for here) has no entries; beyond what the
+     * files can say the rate is 0: 128 GPUs would be 16 nodes of 8, local batch 16 < 32 */
+    cr_assert_lt(tput_measured(t, c2048, catalog_gpu_find(th_cat, "T4"), 1, 0), 0);
+    cr_assert_float_eq(tput_measured(t, c2048, a100, 128, 1), 0, 0);
+    tput_destroy(t);
+}
+
+/* A cluster with none of Sia's types is an error, not an empty model */
+Test(siaprof, a_cluster_without_sia_types)
+{
+    const char *d = sia_dir();
+    if (d == NULL)
+        cr_skip_test("no Sia profiles");
+    int k80 = catalog_gpu_find(th_cat, "K80");
+    tput *t;
+    struct errbuf err;
+    err_clear(&err);
+    char apps[PATH_MAX_LEN];
+    snprintf(apps, sizeof apps, "%s/models/data/pollux/applications.json", path_data_root());
+    cr_assert_eq(tput_create(&t, th_cat, &err), 0);
+    cr_assert_eq(siaprof_load(t, th_cat, &k80, 1, apps, d, "models.elastic_sia", &err), -1);
+    cr_assert(strstr(err.msg, "none of the GPU types Sia profiled") != NULL, "%s", err.msg);
+    tput_destroy(t);
+}
+
+/* sia_workload end to end: every job of Sia's workload-1 runs as a native elastic job of its
+ * application and batch, its row carrying its range and batch; the run repeats itself */
+Test(siaprof, sia_workload_end_to_end, .timeout = 120)
+{
+    if (sia_dir() == NULL)
+        cr_skip_test("no Sia profiles");
+    char set[1200], db[512], db2[512];
+    snprintf(set, sizeof set, "models.elastic_sia=%s", sia_dir());
+    snprintf(db, sizeof db, "%s/siawl.db", th_tmpdir());
+    snprintf(db2, sizeof db2, "%s/siawl2.db", th_tmpdir());
+    remove(db);
+    remove(db2);
+    char wl[1200];
+    snprintf(wl, sizeof wl, "workload.trace=%s/pollux_sia/sia_sosp23/workloads/"
+             "philly_workload-1.csv", th_shared_dir("traces"));
+    for (int k = 0; k < 2; k++) {
+        struct th_out o = th_hetsim((const char *const[]){ "run", "sia_workload", "--policy",
+                                                           "sia", "--set", set, "--set", wl,
+                                                           "--db", k ? db2 : db, "-q", NULL });
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    cr_assert_eq(th_db_value(db, "SELECT count(*) FROM jobs WHERE finish_s IS NOT NULL AND "
+                                 "min_workers = 1 AND max_workers = 16 AND batch > 0 AND "
+                                 "job_type = printf('%s (batch size %d)', substr(job_type, 1, "
+                                 "instr(job_type, ' ') - 1), batch)"), 160);
+    cr_assert_eq(th_db_value(db, "SELECT value FROM metrics WHERE name = 'sia_ilp_limit_hits'"),
+                 0);
+    char *a = th_db_dump(db), *b = th_db_dump(db2);
+    cr_assert_str_eq(a, b, "the same run twice wrote different rows");
+    free(a);
+    free(b);
+}
