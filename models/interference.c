@@ -342,8 +342,10 @@ int intf_measured(const intf *m, int gpu, int jt, const int *others, int n)
 
 enum { MAX_COLS = 64 };
 
-/* Read the header (first non-comment line) into names; 0 or -1. */
-static int header(tio *r, const char *path, char **f, int *n, long *ln, struct errbuf *err)
+/* Read the header (first non-comment line) into names; 0 or -1.  anon_first: the first
+ * column may have no name (a pandas index, as Lucid's table has). */
+static int header(tio *r, const char *path, char **f, int *n, long *ln, int anon_first,
+                  struct errbuf *err)
 {
     char *line;
     size_t len;
@@ -360,7 +362,7 @@ static int header(tio *r, const char *path, char **f, int *n, long *ln, struct e
         return err_input(err, path, *ln, "header", "unterminated quote or more than %d columns",
                          MAX_COLS);
     for (int i = 0; i < *n; i++) {
-        if (*f[i] == '\0')
+        if (*f[i] == '\0' && !(anon_first && i == 0))
             return err_input(err, path, *ln, "header", "column %d has no name%s", i + 1,
                              i == *n - 1 && *n > 1 ? " (a trailing comma?)" : "");
         for (int k = 0; k < i; k++)
@@ -422,7 +424,7 @@ int intf_load_gavel(intf *m, const tput *t, const char *path, struct errbuf *err
     char *f[MAX_COLS];
     int n, pos[G_NCOLS], rc;
     long ln;
-    if ((rc = header(r, path, f, &n, &ln, err)) == 0) {
+    if ((rc = header(r, path, f, &n, &ln, 0, err)) == 0) {
         for (int k = 0; k < G_NCOLS; k++)
             pos[k] = -1;
         for (int i = 0; i < n && rc == 0; i++) {
@@ -513,7 +515,7 @@ int intf_load_iadeep(intf *m, const tput *t, const char *path, int gpu, struct e
     int num_col[MAX_COLS], flag_col[MAX_COLS], type_of[MAX_COLS];
     char field[MAX_COLS][72];           /* "<model>_num", kept past the header's buffer */
     long ln;
-    if ((rc = header(r, path, f, &n, &ln, err)) == 0) {
+    if ((rc = header(r, path, f, &n, &ln, 0, err)) == 0) {
         for (int i = 0; i < n; i++)
             flag_col[i] = -1;
         /* every column: the sum, an ignored companion, a model's copies or its flag */
@@ -600,4 +602,389 @@ int intf_load_iadeep(intf *m, const tput *t, const char *path, int gpu, struct e
     }
     tio_close(r);
     return rc < 0 ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- Lucid's pairs */
+
+static const char *const lucid_cols[] = {
+    "model1", "model2", "speed1", "speed2",
+    "dataset1", "dataset2", "gpu_num1", "gpu_num2", "batchsize1", "batchsize2", "amp1", "amp2",
+    "gpu_util", "gmem_util", "gmem", NULL };
+enum { L_M1, L_M2, L_S1, L_S2, L_D1, L_D2, L_G1, L_G2, L_B1, L_B2, L_A1, L_A2, L_UTIL,
+       L_MUTIL, L_GMEM, L_NCOLS, L_REQUIRED = 4 };
+
+enum { LUCID_MAX_MODELS = 64, LUCID_MAX_BATCHES = 16 };
+
+struct lucid_model {                /* a model name of the file and the batches it has */
+    char name[64];
+    int  jt;                        /* its job type; -1: not mapped (its rows are skipped) */
+    int  nb, used;
+    long batch[LUCID_MAX_BATCHES];
+};
+
+struct lucid_row {
+    int    model[2];                /* into the model list */
+    long   batch[2];                /* -1: no batchsize column */
+    double speed[2];
+};
+
+/* The model list's entry for name, added on first sight; -1 when the list is full. */
+static int lucid_model_of(struct lucid_model *mod, int *nmod, const char *name, const tput *t,
+                          const char *const *map, int nmap)
+{
+    for (int i = 0; i < *nmod; i++)
+        if (strcmp(mod[i].name, name) == 0)
+            return i;
+    if (*nmod == LUCID_MAX_MODELS || strlen(name) >= sizeof mod[0].name)
+        return -1;
+    struct lucid_model *x = &mod[(*nmod)++];
+    memset(x, 0, sizeof *x);
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->jt = -1;
+    if (nmap == 0) {
+        x->jt = tput_find(t, name);
+    } else {
+        for (int k = 0; k < nmap; k++)
+            if (strcmp(map[2 * k], name) == 0)
+                x->jt = tput_find(t, map[2 * k + 1]);
+    }
+    return (int)(x - mod);
+}
+
+int intf_load_lucid(intf *m, const tput *t, const char *path, int gpu, const char *const *map,
+                    int nmap, struct errbuf *err)
+{
+    tio *r;
+    if (tio_open(&r, path, err) < 0)
+        return -1;
+    char *f[MAX_COLS];
+    int n, pos[L_NCOLS], rc, nmod = 0, nrow = 0, cap = 0;
+    long ln;
+    struct lucid_model mod[LUCID_MAX_MODELS];
+    struct lucid_row *rows = NULL;
+    if ((rc = header(r, path, f, &n, &ln, 1, err)) == 0) {
+        for (int k = 0; k < L_NCOLS; k++)
+            pos[k] = -1;
+        for (int i = 0; i < n && rc == 0; i++) {
+            int k = 0;
+            if (i == 0 && *f[0] == '\0')
+                continue;                   /* the index */
+            while (lucid_cols[k] != NULL && strcmp(lucid_cols[k], f[i]) != 0)
+                k++;
+            if (lucid_cols[k] == NULL)
+                rc = err_input(err, path, ln, f[i], "not a column of Lucid's co-location pairs "
+                               "(model1/2, speed1/2, dataset1/2, gpu_num1/2, batchsize1/2, "
+                               "amp1/2, gpu_util, gmem_util, gmem)");
+            else
+                pos[k] = i;
+        }
+        for (int k = 0; k < L_REQUIRED && rc == 0; k++)
+            if (pos[k] < 0)
+                rc = err_input(err, path, ln, lucid_cols[k], "required column is missing");
+    }
+    /* pass 1: check every row and keep the usable ones (one GPU each, fp32) */
+    while (rc == 0 && (rc = row(r, path, n, f, &ln, err)) > 0) {
+        rc = 0;
+        struct lucid_row x = { .batch = { -1, -1 } };
+        int skip = 0;
+        for (int s = 0; s < 2 && rc == 0; s++) {
+            const char *name = f[pos[L_M1 + s]];
+            if (*name == '\0') {
+                rc = err_input(err, path, ln, lucid_cols[L_M1 + s], "no model name");
+                break;
+            }
+            if ((x.model[s] = lucid_model_of(mod, &nmod, name, t, map, nmap)) < 0) {
+                rc = err_input(err, path, ln, lucid_cols[L_M1 + s], "'%.40s': more than %d "
+                               "models, or a name of 64 characters or more", name,
+                               LUCID_MAX_MODELS);
+                break;
+            }
+            if (nmap == 0 && mod[x.model[s]].jt < 0) {
+                rc = err_input(err, path, ln, lucid_cols[L_M1 + s], "'%s' is not a known job "
+                               "type (hetsim list models; or map it in \"models\")", name);
+                break;
+            }
+            rc = num(path, ln, lucid_cols[L_S1 + s], f[pos[L_S1 + s]], 1e-6, 10, &x.speed[s],
+                     err);
+            if (rc == 0 && pos[L_D1 + s] >= 0 && *f[pos[L_D1 + s]] == '\0')
+                rc = err_input(err, path, ln, lucid_cols[L_D1 + s], "no dataset name");
+            double v;
+            if (rc == 0 && pos[L_G1 + s] >= 0) {
+                rc = num(path, ln, lucid_cols[L_G1 + s], f[pos[L_G1 + s]], 1, 64, &v, err);
+                if (rc == 0 && v != floor(v))
+                    rc = err_input(err, path, ln, lucid_cols[L_G1 + s], "'%s' is not a GPU "
+                                   "count", f[pos[L_G1 + s]]);
+                skip |= rc == 0 && v != 1;
+            }
+            if (rc == 0 && pos[L_B1 + s] >= 0) {
+                rc = num(path, ln, lucid_cols[L_B1 + s], f[pos[L_B1 + s]], 1, 1e6, &v, err);
+                if (rc == 0 && v != floor(v))
+                    rc = err_input(err, path, ln, lucid_cols[L_B1 + s], "'%s' is not a batch "
+                                   "size", f[pos[L_B1 + s]]);
+                x.batch[s] = (long)v;
+            }
+            if (rc == 0 && pos[L_A1 + s] >= 0) {
+                const char *a = f[pos[L_A1 + s]];
+                if (strcmp(a, "0") != 0 && strcmp(a, "1") != 0)
+                    rc = err_input(err, path, ln, lucid_cols[L_A1 + s], "'%s' is not 0 or 1 "
+                                   "(mixed precision)", a);
+                skip |= rc == 0 && strcmp(a, "1") == 0;
+            }
+        }
+        static const double hi[] = { 100, 100, 1e7 };     /* %, %, MB */
+        for (int k = L_UTIL; k <= L_GMEM && rc == 0; k++) {
+            double v;
+            if (pos[k] >= 0)
+                rc = num(path, ln, lucid_cols[k], f[pos[k]], 0, hi[k - L_UTIL], &v, err);
+        }
+        if (rc != 0)
+            break;
+        if (skip || mod[x.model[0]].jt < 0 || mod[x.model[1]].jt < 0)
+            continue;
+        for (int s = 0; s < 2 && x.batch[s] > 0; s++) {
+            struct lucid_model *o = &mod[x.model[s]];
+            int k = 0;
+            while (k < o->nb && o->batch[k] != x.batch[s])
+                k++;
+            if (k == o->nb && o->nb < LUCID_MAX_BATCHES)
+                o->batch[o->nb++] = x.batch[s];
+        }
+        if (nrow == cap) {
+            int nc = cap ? 2 * cap : 256;
+            struct lucid_row *p = realloc(rows, (size_t)nc * sizeof *p);
+            if (p == NULL) {
+                rc = err_run(err, "out of memory (interference)");
+                break;
+            }
+            rows = p;
+            cap = nc;
+        }
+        rows[nrow++] = x;
+    }
+    tio_close(r);
+    /* each model at the batch nearest (by ratio; ties: the smaller) its job type's m0, where
+     * the slowdown model takes the table's value (the batch pressure is relative to m0) */
+    for (int i = 0; i < nmod && rc == 0; i++) {
+        struct lucid_model *o = &mod[i];
+        if (o->jt < 0 || o->nb == 0)
+            continue;
+        double m0 = tput_type(t, o->jt)->batch > 0 ? tput_type(t, o->jt)->batch : 1;
+        long best = o->batch[0];
+        for (int k = 1; k < o->nb; k++) {
+            double a = fabs(log((double)o->batch[k] / m0)), b = fabs(log((double)best / m0));
+            if (a < b - 1e-12 || (fabs(a - b) <= 1e-12 && o->batch[k] < best))
+                best = o->batch[k];
+        }
+        o->used = (int)best;
+    }
+    /* pass 2: the rows at those batches; a pair of one job type is symmetric (which copy is
+     * the victim is arbitrary), so both copies get the mean of their slowdowns */
+    for (int i = 0; i < nrow && rc == 0; i++) {
+        const struct lucid_row *x = &rows[i];
+        if ((x->batch[0] > 0 && x->batch[0] != mod[x->model[0]].used) ||
+            (x->batch[1] > 0 && x->batch[1] != mod[x->model[1]].used))
+            continue;
+        int jt[2] = { mod[x->model[0]].jt, mod[x->model[1]].jt };
+        double slow[2] = { 1 / x->speed[0] - 1, 1 / x->speed[1] - 1 };
+        if (jt[0] == jt[1])
+            slow[0] = slow[1] = (slow[0] + slow[1]) / 2;
+        if (intf_add(m, gpu, jt, 2, slow) < 0)
+            rc = err_run(err, "out of memory (interference)");
+    }
+    free(rows);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- batch pressure */
+
+/* Closed-form a_g for each group at theta, and the summed squared error over rows with
+ * use[i] (NULL: all).  a[] has ngroups entries. */
+static double press_sse(const struct intf_press_obs *o, int n, int ngroups, const int *use,
+                        double theta, double *a)
+{
+    double *num = a, *den = calloc((size_t)ngroups + 1, sizeof *den);
+    if (den == NULL)
+        return HUGE_VAL;
+    for (int g = 0; g < ngroups; g++)
+        num[g] = 0;
+    for (int i = 0; i < n; i++)
+        if (use == NULL || use[i]) {
+            double p = pow(o[i].r, theta);
+            num[o[i].group] += o[i].d * p;
+            den[o[i].group] += p * p;
+        }
+    for (int g = 0; g < ngroups; g++)
+        a[g] = den[g] > 0 ? num[g] / den[g] : 0;
+    free(den);
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        if (use == NULL || use[i]) {
+            double e = o[i].d - a[o[i].group] * pow(o[i].r, theta);
+            s += e * e;
+        }
+    return s;
+}
+
+/* theta on the grid lo, lo + step, ... hi minimizing press_sse (first of ties). */
+static double press_argmin(const struct intf_press_obs *o, int n, int ngroups, const int *use,
+                           double lo, double hi, double step, double *a)
+{
+    double best = lo, bs = HUGE_VAL;
+    for (int k = 0; lo + k * step <= hi + 1e-12; k++) {
+        double th = lo + k * step, s = press_sse(o, n, ngroups, use, th, a);
+        if (s < bs - 1e-15) {
+            bs = s;
+            best = th;
+        }
+    }
+    return best;
+}
+
+int intf_pressure_fit(const struct intf_press_obs *o, int n, double lo, double hi, double step,
+                      struct intf_press_fit *out)
+{
+    memset(out, 0, sizeof *out);
+    int ngroups = 0;
+    for (int i = 0; i < n; i++)
+        if (o[i].group + 1 > ngroups)
+            ngroups = o[i].group + 1;
+    double *a = calloc((size_t)ngroups + 1, sizeof *a);
+    int *use = calloc((size_t)n + 1, sizeof *use), *rank = calloc((size_t)n + 1, sizeof *rank);
+    if (a == NULL || use == NULL || rank == NULL) {
+        free(a);
+        free(use);
+        free(rank);
+        return -1;
+    }
+    out->theta = press_argmin(o, n, ngroups, NULL, lo, hi, step, a);
+    out->rmse = sqrt(press_sse(o, n, ngroups, NULL, out->theta, a) / (n > 0 ? n : 1));
+    /* held-out rows: a row's rank is its place in its group (input order); fold f holds out
+     * rank f mod 3 of every group of 3 rows or more, fits theta and the groups' a on the
+     * rest and predicts the held-out rows with the same a (fitted theta, 0 and 0.5) */
+    int *seen = calloc((size_t)ngroups + 1, sizeof *seen), *size = calloc((size_t)ngroups + 1,
+                                                                         sizeof *size);
+    if (seen == NULL || size == NULL) {
+        free(seen);
+        free(size);
+        free(a);
+        free(use);
+        free(rank);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        rank[i] = seen[o[i].group]++;
+        size[o[i].group]++;
+    }
+    double sse[3] = { 0 };
+    for (int f = 0; f < 3; f++) {
+        for (int i = 0; i < n; i++)
+            use[i] = !(size[o[i].group] >= 3 && rank[i] % 3 == f);
+        double th = press_argmin(o, n, ngroups, use, lo, hi, step, a);
+        out->fold_theta[f] = th;
+        const double cand[3] = { th, 0, 0.5 };
+        for (int c = 0; c < 3; c++) {
+            press_sse(o, n, ngroups, use, cand[c], a);
+            for (int i = 0; i < n; i++)
+                if (!use[i]) {
+                    double e = o[i].d - a[o[i].group] * pow(o[i].r, cand[c]);
+                    sse[c] += e * e;
+                    out->held += c == 0;
+                }
+        }
+    }
+    int h = out->held > 0 ? out->held : 1;
+    out->held_rmse = sqrt(sse[0] / h);
+    out->held_rmse_0 = sqrt(sse[1] / h);
+    out->held_rmse_half = sqrt(sse[2] / h);
+    out->n = n;
+    out->groups = ngroups;
+    free(seen);
+    free(size);
+    free(a);
+    free(use);
+    free(rank);
+    return 0;
+}
+
+int intf_lucid_pressure_obs(const char *path, struct intf_press_obs **out, int *nout,
+                            struct errbuf *err)
+{
+    *out = NULL;
+    *nout = 0;
+    tio *r;
+    if (tio_open(&r, path, err) < 0)
+        return -1;
+    char *f[MAX_COLS];
+    int n, pos[L_NCOLS], rc, cap = 0, ng = 0, gcap = 0;
+    long ln;
+    struct intf_press_obs *o = NULL;
+    struct { char key[160]; } *gk = NULL;
+    if ((rc = header(r, path, f, &n, &ln, 1, err)) == 0) {
+        for (int k = 0; k < L_NCOLS; k++)
+            pos[k] = -1;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; lucid_cols[k] != NULL; k++)
+                if (strcmp(lucid_cols[k], f[i]) == 0)
+                    pos[k] = i;
+        for (int k = 0; k < L_NCOLS && rc == 0; k++)
+            if (pos[k] < 0 && k != L_D1 && k != L_D2 && k < L_UTIL)
+                rc = err_input(err, path, ln, lucid_cols[k], "required column is missing (the "
+                               "pressure fit needs models, batches, amp, GPU counts, speeds)");
+    }
+    while (rc == 0 && (rc = row(r, path, n, f, &ln, err)) > 0) {
+        rc = 0;
+        double s[2], b[2];
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            rc = num(path, ln, lucid_cols[L_S1 + k], f[pos[L_S1 + k]], 1e-6, 10, &s[k], err);
+            if (rc == 0)
+                rc = num(path, ln, lucid_cols[L_B1 + k], f[pos[L_B1 + k]], 1, 1e6, &b[k], err);
+        }
+        if (rc != 0)
+            break;
+        if (strcmp(f[pos[L_A1]], "0") != 0 || strcmp(f[pos[L_A2]], "0") != 0 ||
+            strcmp(f[pos[L_G1]], "1") != 0 || strcmp(f[pos[L_G2]], "1") != 0)
+            continue;                           /* fp32 one-GPU pairs, as intf_load_lucid */
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            char key[160];
+            snprintf(key, sizeof key, "%.60s@%g|%.60s", f[pos[L_M1 + k]], b[k],
+                     f[pos[L_M1 + 1 - k]]);
+            int g = 0;
+            while (g < ng && strcmp(gk[g].key, key) != 0)
+                g++;
+            if (g == ng) {
+                if (ng == gcap) {
+                    int nc = gcap ? 2 * gcap : 64;
+                    void *p = realloc(gk, (size_t)nc * sizeof *gk);
+                    if (p == NULL) {
+                        rc = err_run(err, "out of memory");
+                        break;
+                    }
+                    gk = p;
+                    gcap = nc;
+                }
+                snprintf(gk[ng++].key, sizeof gk[0].key, "%s", key);
+            }
+            if (*nout == cap) {
+                int nc = cap ? 2 * cap : 256;
+                struct intf_press_obs *p = realloc(o, (size_t)nc * sizeof *p);
+                if (p == NULL) {
+                    rc = err_run(err, "out of memory");
+                    break;
+                }
+                o = p;
+                cap = nc;
+            }
+            /* the co-runner's batch over 64 (any constant: the groups' a absorb it) */
+            o[(*nout)++] = (struct intf_press_obs){ g, b[1 - k] / 64, 1 / s[k] - 1 };
+        }
+    }
+    tio_close(r);
+    free(gk);
+    if (rc < 0) {
+        free(o);
+        *nout = 0;
+        return -1;
+    }
+    *out = o;
+    return 0;
 }

@@ -77,6 +77,48 @@ int  intf_load_gavel(intf *m, const tput *t, const char *path, struct errbuf *er
  * split evenly over the jobs; rows of one job are skipped.  All on GPU type `gpu`. */
 int  intf_load_iadeep(intf *m, const tput *t, const char *path, int gpu, struct errbuf *err);
 
+/* Lucid's co-location pairs (S-Lab-System-Group/Lucid simulation/data/colocate_info.csv:
+ * an unnamed index column, then per job model1/2, dataset1/2, gpu_num1/2, batchsize1/2,
+ * amp1/2, speed1/2, and gpu_util, gmem_util, gmem; columns by header name, model1/2 and
+ * speed1/2 required, the rest checked when present, unused otherwise).  speed = co-located
+ * over solo throughput, slowdown 1 / speed - 1.  A model is the job type map[2k+1] where
+ * map[2k] names it (nmap pairs); with nmap = 0 every model must itself be a job type, else
+ * rows with a model outside the map are skipped.  Rows of multi-GPU jobs (gpu_num > 1) and
+ * mixed precision (amp 1: hetsim's job types train in fp32) are skipped; of the batch sizes
+ * a model was measured at, only the one nearest its job type's m0 (by ratio, ties the
+ * smaller) is used, since the speed model's batch pressure is relative to m0.  All on GPU
+ * type `gpu` (Lucid profiled on an RTX 3090).  0 or -1 (file:line: field). */
+int  intf_load_lucid(intf *m, const tput *t, const char *path, int gpu, const char *const *map,
+                     int nmap, struct errbuf *err);
+
+/* The batch-pressure exponent theta of sim/train/share.h: a co-runner at batch m slows its
+ * victim (m / m0)^theta times as much as at m0.  Observations: a victim's slowdown d beside
+ * one co-runner at batch ratio r, in a group that fixes everything but the co-runner's batch
+ * (the victim, its batch, the co-runner's model). */
+struct intf_press_obs {
+    int    group;
+    double r, d;
+};
+struct intf_press_fit {
+    double theta, rmse;             /* least squares over every observation */
+    int    n, groups, held;
+    double fold_theta[3];           /* each held-out fold's fit */
+    double held_rmse;               /* error on held-out rows at the folds' theta */
+    double held_rmse_0, held_rmse_half;     /* the same at theta 0 and 0.5 */
+};
+/* Least squares: d = a_g r^theta with a free a_g per group (closed form at each theta),
+ * theta on a grid lo..hi by step (first minimum).  Held-out error: fold f (0..2) leaves out
+ * the f-th, (f+3)-th ... row of every group of 3 or more, fits on the rest, predicts them.
+ * 0 or -1 (out of memory). */
+int  intf_pressure_fit(const struct intf_press_obs *o, int n, double lo, double hi, double step,
+                       struct intf_press_fit *out);
+/* Lucid's pairs as pressure observations: every fp32 one-GPU row gives two (each job as the
+ * victim of the other), grouped by (victim model, its batch, co-runner model); r is the
+ * co-runner's batch / 64.  Needs model1/2, batchsize1/2, amp1/2, gpu_num1/2, speed1/2.
+ * *out is the caller's to free.  0 or -1 (file:line: field). */
+int  intf_lucid_pressure_obs(const char *path, struct intf_press_obs **out, int *n,
+                             struct errbuf *err);
+
 /* Complete every GPU type's pairwise matrix; call once after the last measurement. */
 int  intf_fit(intf *m, const struct intf_mf *p, uint64_t seed, struct errbuf *err);
 

@@ -35,11 +35,20 @@ double stateff_time_ratio(const struct stateff_job *j, double m);
  * (m / m0) E / (t_co / t_m0). */
 double stateff_progress(const struct stateff_job *j, double m, double ns);
 
-/* IADeep's degradation PD from its parts: (t_co / t_m0) (m0 / m) / E.  PAPERS.md section 4
- * writes the last factor as "* E"; with E = (GNS + m0) / (GNS + m) (below 1 for m > m0) that
- * would count a larger batch as better twice, once for its samples and once for needing more
- * of them, so hetsim takes PD as the inverse of stateff_progress, which is what a PD of 1 at
- * (t_co = t_m0, m = m0) and a degradation that grows with the samples wasted must mean. */
+/* IADeep's degradation PD from its parts: (t_co / t_m0) (m0 / m) / E — the time the job
+ * needs, co-located at batch m, to make the training progress it makes alone at m0 in one
+ * unit of time.  Derivation: alone at m0 it processes m0 / t_m0 samples a second, each worth
+ * one sample at m0; co-located at m it processes m / t_co samples a second, and with the
+ * gradient noise scale GNS a sample at batch m is worth E = (GNS + m0) / (GNS + m) samples at
+ * m0 (McCandlish et al. 2018: reaching a given loss takes E_min (1 + m / GNS) samples at
+ * batch m, so samples at m over samples at m0 = (GNS + m) / (GNS + m0) = 1 / E; smaller
+ * batches are more sample-efficient, E > 1 for m < m0).  Progress per second relative to
+ * solo is therefore (m / t_co) E / (m0 / t_m0), and the time to the same progress is its
+ * inverse, PD = (t_co / t_m0) (m0 / m) / E = 1 / stateff_progress.  PAPERS.md section 4
+ * writes the last factor as "* E": with E as defined there (below 1 for m > m0) that would
+ * count a larger batch as better twice — once for its extra samples per iteration and again
+ * for needing more of them — and make PD = 1 at no slowdown only at m = m0; "* E" is right
+ * only for the reciprocal E' = (GNS + m) / (GNS + m0), the sample-cost ratio. */
 double stateff_pd(double t_co, double t_m0, double m0, double m, double e);
 
 /* GPU memory (GB) at batch m: fixed_gb + per_sample_gb m. */

@@ -21,6 +21,7 @@ extern const struct policy_ops policy_mps_even;
 extern const struct policy_ops policy_gandiva;
 extern const struct policy_ops policy_antman;
 extern const struct policy_ops policy_iadeep;
+extern const struct policy_ops policy_kernel_slice;
 extern const struct policy_ops policy_srsf;
 extern const struct policy_ops policy_afs;
 extern const struct policy_ops policy_heet;
@@ -62,6 +63,7 @@ const struct policy_ops *const policy_registry[] = {
     &policy_gandiva,
     &policy_antman,
     &policy_iadeep,
+    &policy_kernel_slice,
     /* training, elastic jobs */
     &policy_srsf,
     &policy_afs,

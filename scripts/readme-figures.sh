@@ -37,6 +37,8 @@
 #                  results/out/iadeep, resumed if already there)
 #   iadeep-why     from iadeep.sh's runs per policy and load, and IADeep's ablations (no
 #                  batch tuning, no batch pressure on co-runners, two jobs per GPU) at 2x, 4x
+#   gavel-colocation-claims  scripts/reproduce/gavel_colocation.sh's table (140 runs, a few
+#                  minutes, into results/out/gavel_colocation, resumed if already there)
 #   mux-speed      tests/bench_mux.c (re-rating cost on shared GPUs)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
 #   timeline-cost  the timeline's cost: the bench's 100,000-job run, the serving hour and a million
@@ -57,7 +59,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 generators="run-table report-group calibration pollux-calibration fft-claims fft-why oef-claims
 oef-why fgd-claims fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims
-derm-why derm-predictors micro-speed heet-claims iadeep-claims iadeep-why mux-speed speed timeline-cost"
+derm-why derm-predictors micro-speed heet-claims iadeep-claims iadeep-why gavel-colocation-claims
+mux-speed speed timeline-cost"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
@@ -247,9 +250,9 @@ gen_iadeep_why() {
     echo
     echo "IADeep's parts, 5 seeds at 2x and 4x (ratios to mps_even): iadeep_notune keeps every"
     echo "batch (candidates 1), iadeep_2 packs two jobs a GPU, iadeep_loose packs whatever the"
-    echo "degradation (slack 8); first with the experiment's model, then with"
+    echo "degradation (slack 8); first with the experiment's model (pressure_exp 0.655), then with"
     echo "multiplex.pressure_exp 0 (a co-runner's batch does not change the slowdown it causes)"
-    for theta in 0.5 0; do
+    for theta in 0.655 0; do
         for r in 540 1080; do
             for s in 1 2 3 4 5; do
                 "$hetsim" run iadeep_3090 --seed "$s" --set workload.rate_per_hour=$r \
@@ -298,6 +301,8 @@ gen() {
             -e '^[0-9]* runs to do' ;;
     iadeep-claims) sh scripts/reproduce/iadeep.sh 2>/dev/null | sed -n '/^IADeep (SC 2023)/,$p' ;;
     iadeep-why) gen_iadeep_why ;;
+    gavel-colocation-claims) sh scripts/reproduce/gavel_colocation.sh 2>/dev/null |
+        sed -n '/^Gavel (OSDI 2020)/,$p' ;;
     mux-speed) make --no-print-directory -s build/rel/bench_mux.bin >/dev/null 2>&1
         HETSIM_DATA=$root build/rel/bench_mux.bin ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;

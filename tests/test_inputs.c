@@ -207,6 +207,11 @@ struct row {
 #define GPAIR "v100," R50 ",LM (batch size 20),0.5,0.8\n"
 #define IAHDR "vgg16,squeezenet,vgg16_num,squeezenet_num,sum_interference\n"
 #define MUXFILES(e, t) { { "e.json", e }, { "i.csv", t } }
+/* Lucid's pairs: invented model names mapped to job types (never rows of Lucid's file) */
+#define MUXL "{ \"format\": \"lucid\", \"gpu\": \"RTX3090\", \"path\": \"i.csv\", " \
+             "\"models\": { \"Alpha\": \"vgg16\", \"Beta\": \"lstm\" } }"
+#define LHDR ",model1,speed1,model2,speed2,batchsize1,batchsize2,amp1,amp2,gpu_num1,gpu_num2\n"
+#define LROW "0,Alpha,0.8,Beta,0.9,128,64,0,0,1,1\n"
 
 /* ---- setups: files that do not fit in a string literal, and database states ---- */
 
@@ -1434,6 +1439,45 @@ static const struct row rows[] = {
                                               "{ \"lr\": 2 }, \"interference\": [ " MUXG
                                               " ] }"), GPHDR),
       { RUN }, 2, AT("e.json", 7) "multiplex.factorisation.lr" },
+    { "mux_lucid_ok", MUXFILES(MUX(MUXL), LHDR LROW), { RUN }, 0, NULL, 1 },
+    { "mux_lucid_speed_zero", MUXFILES(MUX(MUXL), LHDR LROW "1,Alpha,0,Beta,0.9,128,64,0,0,1,1\n"),
+      { RUN }, 2, AT("i.csv", 3) "speed1: '0' is not a number in [1e-06, 10]" },
+    { "mux_lucid_bad_amp", MUXFILES(MUX(MUXL), LHDR "0,Alpha,0.8,Beta,0.9,128,64,2,0,1,1\n"),
+      { RUN }, 2, AT("i.csv", 2) "amp1: '2' is not 0 or 1" },
+    { "mux_lucid_batch_fraction", MUXFILES(MUX(MUXL), LHDR "0,Alpha,0.8,Beta,0.9,128,6.5,0,0,1,1\n"),
+      { RUN }, 2, AT("i.csv", 2) "batchsize2: '6.5' is not a batch size" },
+    { "mux_lucid_gpu_num_zero", MUXFILES(MUX(MUXL), LHDR "0,Alpha,0.8,Beta,0.9,128,64,0,0,0,1\n"),
+      { RUN }, 2, AT("i.csv", 2) "gpu_num1: '0' is not a number in [1, 64]" },
+    { "mux_lucid_util_over_100", MUXFILES(MUX(MUXL), ",model1,speed1,model2,speed2,gmem_util\n"
+                                          "0,Alpha,0.8,Beta,0.9,100.5\n"),
+      { RUN }, 2, AT("i.csv", 2) "gmem_util: '100.5' is not a number in [0, 100]" },
+    { "mux_lucid_no_model", MUXFILES(MUX(MUXL), LHDR "0,,0.8,Beta,0.9,128,64,0,0,1,1\n"),
+      { RUN }, 2, AT("i.csv", 2) "model1: no model name" },
+    { "mux_lucid_unknown_column", MUXFILES(MUX(MUXL), ",model1,speed1,model2,speed2,speed3\n"),
+      { RUN }, 2, AT("i.csv", 1) "speed3: not a column of Lucid's co-location pairs" },
+    { "mux_lucid_missing_speed2", MUXFILES(MUX(MUXL), ",model1,speed1,model2\n"),
+      { RUN }, 2, AT("i.csv", 1) "speed2: required column is missing" },
+    { "mux_lucid_unnamed_not_first", MUXFILES(MUX(MUXL), "model1,,speed1,model2,speed2\n"),
+      { RUN }, 2, AT("i.csv", 1) "header: column 2 has no name" },
+    { "mux_lucid_short_row", MUXFILES(MUX(MUXL), LHDR "0,Alpha,0.8,Beta,0.9,128,64,0,0,1\n"),
+      { RUN }, 2, AT("i.csv", 2) "10 fields, the header has 11" },
+    { "mux_lucid_unmapped_name", MUXFILES(MUX("{ \"format\": \"lucid\", \"gpu\": \"RTX3090\", "
+                                              "\"path\": \"i.csv\" }"), LHDR LROW),
+      { RUN }, 2, AT("i.csv", 2) "model1: 'Alpha' is not a known job type" },
+    { "mux_lucid_map_unknown_type", MUXFILES(MUX("{ \"format\": \"lucid\", \"gpu\": \"RTX3090\", "
+                                                 "\"path\": \"i.csv\", \"models\": "
+                                                 "{ \"Alpha\": \"vgg99\" } }"), LHDR LROW),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference.models: 'vgg99' is not a known job type" },
+    { "mux_lucid_map_not_string", MUXFILES(MUX("{ \"format\": \"lucid\", \"gpu\": \"RTX3090\", "
+                                               "\"path\": \"i.csv\", \"models\": "
+                                               "{ \"Alpha\": 3 } }"), LHDR LROW),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference.models: 'Alpha': a job type name" },
+    { "mux_lucid_without_gpu", MUXFILES(MUX("{ \"format\": \"lucid\", \"path\": \"i.csv\" }"),
+                                        LHDR LROW),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference[0].gpu" },
+    { "mux_models_on_gavel", MUXFILES(MUX("{ \"format\": \"gavel\", \"path\": \"i.csv\", "
+                                          "\"models\": { \"a\": \"b\" } }"), GPHDR),
+      { RUN }, 2, AT("e.json", 7) "multiplex.interference.models: only Lucid's pairs" },
     { "mux_interference_not_array", MUXFILES(E_MORE("\"multiplex\": { \"interference\": "
                                                     MUXG " }"), GPHDR),
       { RUN }, 2, AT("e.json", 7) "multiplex.interference" },

@@ -17,7 +17,9 @@
 #include "../models/interference.h"
 #include "../models/stateff.h"
 #include "../sched/multiplex/mux.h"
+#include "../sched/policy.h"
 #include "../sim/base/rng.h"
+#include "../sim/base/tio.h"
 #include "../sim/train/share.h"
 #include "../sim/train/train.h"
 #include "helpers.h"
@@ -223,6 +225,232 @@ Test(interference, iadeep_combinations_split_their_sum)
     catalog_destroy(cat);
 }
 
+/* Lucid's reader on invented rows: the rules (fp32 and one GPU only, the batch nearest m0,
+ * mapped names, same-type pairs symmetric) by hand */
+Test(interference, lucid_rows_by_hand)
+{
+    catalog *cat;
+    tput *t = shipped_models(&cat);
+    static const char csv[] =
+        ",model1,dataset1,gpu_num1,batchsize1,amp1,speed1,model2,dataset2,gpu_num2,batchsize2,"
+        "amp2,speed2,gpu_util,gmem_util,gmem\n"
+        "0,Alpha,D,1,128,0,0.5,Beta,E,1,64,0,0.8,90,50,4000\n"        /* used */
+        "1,Alpha,D,1,32,0,0.1,Beta,E,1,64,0,0.1,90,50,4000\n"         /* 32: not nearest 128 */
+        "2,Alpha,D,1,128,1,0.1,Beta,E,1,64,0,0.1,90,50,4000\n"        /* amp */
+        "3,Alpha,D,2,128,0,0.1,Beta,E,1,64,0,0.1,90,50,4000\n"        /* two GPUs */
+        "4,Alpha,D,1,128,0,0.8,Alpha,D,1,128,0,0.4,90,50,4000\n"      /* same type: mean */
+        "5,Alpha,D,1,128,0,0.1,Gamma,F,1,64,0,0.1,90,50,4000\n";      /* Gamma not mapped */
+    char *path = th_write("lucid_hand.csv", csv);
+    static const char *const map[] = { "Alpha", "vgg16", "Beta", "lstm" };
+    intf *m;
+    struct errbuf err;
+    err_clear(&err);
+    int gpu = catalog_gpu_find(cat, "RTX3090"), vgg = tput_find(t, "vgg16"),
+        lstm = tput_find(t, "lstm");
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    cr_assert_eq(intf_load_lucid(m, t, path, gpu, map, 2, &err), 0, "%s", err.msg);
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(intf_count(m), 2);
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &lstm, 1), 1 / 0.5 - 1, 1e-12);
+    cr_assert_float_eq(intf_slowdown(m, gpu, lstm, &vgg, 1), 1 / 0.8 - 1, 1e-12);
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &vgg, 1), (1 / 0.8 + 1 / 0.4) / 2 - 1, 1e-12);
+    intf_destroy(m);
+    /* without a map the names must be job types */
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    cr_assert_eq(intf_load_lucid(m, t, path, gpu, NULL, 0, &err), -1);
+    cr_assert(strstr(err.msg, ":2: model1") != NULL && strstr(err.msg, "'Alpha'") != NULL,
+              "%s", err.msg);
+    intf_destroy(m);
+    free(path);
+    tput_destroy(t);
+    catalog_destroy(cat);
+}
+
+/* Lucid's own file (non-commercial: read from ../shared, never copied): slowdowns read by
+ * hand from its rows, fp32, one GPU, at the batch nearest each job type's m0 */
+Test(interference, lucid_pairs_from_the_shared_file)
+{
+    const char *dir = th_shared_dir("traces/gpu_colocation");
+    char path[4096];
+    FILE *probe = NULL;
+    if (dir != NULL) {
+        snprintf(path, sizeof path, "%s/lucid_colocate_info.csv", dir);
+        probe = fopen(path, "r");
+    }
+    if (probe == NULL)
+        cr_skip_test("../shared/traces/gpu_colocation/lucid_colocate_info.csv is not here");
+    fclose(probe);
+    catalog *cat;
+    tput *t = shipped_models(&cat);
+    static const char *const map[] = { "VGG", "vgg16", "LSTM", "lstm", "NeuMF", "neumf",
+                                       "ResNet18", "resnet50", "MobileNetV2", "squeezenet" };
+    intf *m;
+    struct errbuf err;
+    err_clear(&err);
+    int gpu = catalog_gpu_find(cat, "RTX3090");
+    int vgg = tput_find(t, "vgg16"), lstm = tput_find(t, "lstm"), nmf = tput_find(t, "neumf"),
+        rn = tput_find(t, "resnet50"), sq = tput_find(t, "squeezenet");
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    cr_assert_eq(intf_load_lucid(m, t, path, gpu, map, 5, &err), 0, "%s", err.msg);
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0, "%s", err.msg);
+    /* index 1158: VGG 128 (vgg16's m0) 0.78 beside LSTM 64 (lstm's m0) 0.784 */
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &lstm, 1), 1 / 0.78 - 1, 1e-9);
+    cr_assert_float_eq(intf_slowdown(m, gpu, lstm, &vgg, 1), 1 / 0.784 - 1, 1e-9);
+    /* 1037: VGG 128 with VGG 128, 0.807 and 0.805: the mean */
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &vgg, 1), (1 / 0.807 + 1 / 0.805) / 2 - 1,
+                       1e-9);
+    /* 560: NeuMF at 128 (nearest its 1024) twice, 0.948 and 0.856 */
+    cr_assert_float_eq(intf_slowdown(m, gpu, nmf, &nmf, 1), (1 / 0.948 + 1 / 0.856) / 2 - 1,
+                       1e-9);
+    /* 865: ResNet18 128 0.689 with VGG 128 0.833; 1110: MobileNetV2 128 0.548 with LSTM 64 */
+    cr_assert_float_eq(intf_slowdown(m, gpu, rn, &vgg, 1), 1 / 0.689 - 1, 1e-9);
+    cr_assert_float_eq(intf_slowdown(m, gpu, vgg, &rn, 1), 1 / 0.833 - 1, 1e-9);
+    cr_assert_float_eq(intf_slowdown(m, gpu, sq, &lstm, 1), 1 / 0.548 - 1, 1e-9);
+    /* 11 of the 15 pairs of these 5 types were measured: neumf only beside itself */
+    cr_assert_eq(intf_count(m), 11, "%d pairs", intf_count(m));
+    cr_assert(!intf_measured(m, gpu, nmf, &vgg, 1));
+    intf_destroy(m);
+    tput_destroy(t);
+    catalog_destroy(cat);
+}
+
+Test(interference, pressure_fit_recovers_an_exponent_by_hand)
+{
+    /* d = a_g r^0.8 exactly over 5 groups x 3 batches: theta 0.8, no error anywhere */
+    struct intf_press_obs o[15];
+    static const double a[5] = { 0.1, 0.3, 0.05, 0.6, 0.2 }, r[3] = { 0.5, 1, 2 };
+    for (int g = 0; g < 5; g++)
+        for (int k = 0; k < 3; k++)
+            o[3 * g + k] = (struct intf_press_obs){ g, r[k], a[g] * pow(r[k], 0.8) };
+    struct intf_press_fit f;
+    cr_assert_eq(intf_pressure_fit(o, 15, 0, 4, 0.001, &f), 0);
+    cr_assert_float_eq(f.theta, 0.8, 1e-9);
+    cr_assert_float_eq(f.rmse, 0, 1e-9);
+    cr_assert_float_eq(f.held_rmse, 0, 1e-9);
+    cr_assert_eq(f.held, 15);
+    cr_assert_eq(f.groups, 5);
+    /* theta 0 predicts each held-out row by the group's mean of the other two: hand value
+     * for group 0 holding out r = 0.5: mean of 0.1 and 0.1 x 2^0.8 */
+    cr_assert_gt(f.held_rmse_0, 0.01);
+}
+
+/* multiplex.pressure_exp's shipped default is the least-squares fit on Lucid's pairs
+ * (sim/train/share.c says how); refit it from the shared file */
+Test(interference, pressure_exp_refit)
+{
+    const char *dir = th_shared_dir("traces/gpu_colocation");
+    char path[4096];
+    FILE *probe = NULL;
+    if (dir != NULL) {
+        snprintf(path, sizeof path, "%s/lucid_colocate_info.csv", dir);
+        probe = fopen(path, "r");
+    }
+    if (probe == NULL)
+        cr_skip_test("../shared/traces/gpu_colocation/lucid_colocate_info.csv is not here");
+    fclose(probe);
+    struct intf_press_obs *o;
+    int n;
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(intf_lucid_pressure_obs(path, &o, &n, &err), 0, "%s", err.msg);
+    struct intf_press_fit f;
+    cr_assert_eq(intf_pressure_fit(o, n, 0, 4, 0.001, &f), 0);
+    free(o);
+    cr_log_info("pressure_exp %.3f (%d slowdowns, %d groups), RMSE %.4f; held-out %.4f "
+                "(theta 0: %.4f, 0.5: %.4f)", f.theta, f.n, f.groups, f.rmse, f.held_rmse,
+                f.held_rmse_0, f.held_rmse_half);
+    cr_assert_float_eq(f.theta, share_pressure_exp_default, 5e-4, "refit %g, shipped %g",
+                       f.theta, share_pressure_exp_default);
+    cr_assert_eq(f.n, 876);
+    /* the fit must beat both theta 0 and the former 0.5 on held-out rows */
+    cr_assert_lt(f.held_rmse, f.held_rmse_0);
+    cr_assert_lt(f.held_rmse, f.held_rmse_half);
+}
+
+/* A column of a CSV row by header name (test helper for Tally's files). */
+static const char *col(char **h, int nh, char **f, const char *name)
+{
+    for (int i = 0; i < nh; i++)
+        if (strcmp(h[i], name) == 0)
+            return f[i];
+    cr_assert_fail("no column %s", name);
+    return NULL;
+}
+
+/* multiplex.slice_overhead's default from Tally's time-slicing pairs (share.c says how) */
+Test(interference, slice_overhead_from_tally)
+{
+    const char *dir = th_shared_dir("traces/gpu_colocation/tally");
+    if (dir == NULL)
+        cr_skip_test("../shared/traces/gpu_colocation/tally is not here");
+    char path[4096], *hb, *fb, *h[64], *f[64];
+    size_t len;
+    struct errbuf err;
+    err_clear(&err);
+    /* solo GPU use by workload */
+    enum { MAXW = 32 };
+    char wname[MAXW][128];
+    double wutil[MAXW];
+    int nw = 0;
+    snprintf(path, sizeof path, "%s/single-job-perf.csv", dir);
+    cr_assert_eq(tio_slurp(path, &hb, &len, &err), 0, "%s", err.msg);
+    char *line = strtok(hb, "\n");
+    int nh = tio_split(line, ',', h, 64);
+    while ((line = strtok(NULL, "\n")) != NULL && nw < MAXW) {
+        char copy[4096];
+        snprintf(copy, sizeof copy, "%s", line);
+        cr_assert_eq(tio_split(copy, ',', f, 64), nh);
+        snprintf(wname[nw], sizeof wname[nw], "%s", col(h, nh, f, "exp_key"));
+        cr_assert_eq(tio_double(col(h, nh, f, "gpu_util"), &wutil[nw]), 0);
+        wutil[nw++] /= 100;
+    }
+    /* each pair once (its time-slicing figures repeat over Tally's own settings) */
+    snprintf(path, sizeof path, "%s/priority-aware-perf.csv", dir);
+    cr_assert_eq(tio_slurp(path, &fb, &len, &err), 0, "%s", err.msg);
+    char hdr[8192], seen[64][256];
+    int nseen = 0, used = 0;
+    double sum = 0;
+    line = strtok(fb, "\n");
+    snprintf(hdr, sizeof hdr, "%s", line);
+    char *h2[64];
+    int nh2 = tio_split(hdr, ',', h2, 64);
+    while ((line = strtok(NULL, "\n")) != NULL) {
+        char copy[8192];
+        snprintf(copy, sizeof copy, "%s", line);
+        cr_assert_eq(tio_split(copy, ',', f, 64), nh2);
+        char key[256];
+        snprintf(key, sizeof key, "%.120s|%.120s", col(h2, nh2, f, "high_priority_job"),
+                 col(h2, nh2, f, "best_effort_job"));
+        int k = 0;
+        while (k < nseen && strcmp(seen[k], key) != 0)
+            k++;
+        if (k < nseen || nseen == 64)
+            continue;
+        snprintf(seen[nseen++], sizeof seen[0], "%s", key);
+        double uh = -1, ub = -1, th, tb;
+        for (int i = 0; i < nw; i++) {
+            if (strcmp(wname[i], col(h2, nh2, f, "high_priority_job")) == 0)
+                uh = wutil[i];
+            if (strcmp(wname[i], col(h2, nh2, f, "best_effort_job")) == 0)
+                ub = wutil[i];
+        }
+        cr_assert(uh >= 0 && ub >= 0, "%s: no solo profile", key);
+        if (ub < 0.85)
+            continue;                   /* the GPU is not the bottleneck */
+        cr_assert_eq(tio_double(col(h2, nh2, f, "high_priority_time_slicing_throughput"), &th), 0);
+        cr_assert_eq(tio_double(col(h2, nh2, f, "best_effort_time_slicing_throughput"), &tb), 0);
+        sum += uh * th + ub * tb;
+        used++;
+    }
+    free(hb);
+    free(fb);
+    cr_assert_eq(used, 10);
+    double loss = 1 - sum / used;
+    cr_log_info("time slicing loses %.4f of the GPU over %d Tally pairs", loss, used);
+    cr_assert_float_eq(loss, share_slice_overhead_default, 0.005, "refit %g, shipped %g", loss,
+                       share_slice_overhead_default);
+}
+
 /* ---------------------------------------------------------------- the world */
 
 static const char types_json[] =
@@ -265,7 +493,7 @@ static void setup(void)
     cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0);
     /* fixed = 0.5 + 0.16 GB; a: 6 GB of activations over 32 samples, b: 4 over 64 */
     struct share_params p = { .overhead = 0.2, .gns_ratio = 2, .pressure_exp = 0,
-                              .context_gb = 0.5 };
+                              .context_gb = 0.5, .slice_overhead = 0.1 };
     cr_assert_eq(share_create(&sh, model, m, &p, &err), 0, "%s", err.msg);
 }
 
@@ -289,13 +517,13 @@ Test(share, rates_and_memory_by_hand)
     q.share = 500;
     cr_assert_float_eq(s->rate(s, cl, model, &q), 5, 1e-9);       /* alone, half: MPS limit */
     /* with b at equal shares: ns = 1 / (1 + 1.0) */
-    struct train_corunner co = { 1, 0, 0, 500 };
+    struct train_corunner co = { 1, 0, 0, 500, 0 };
     q.co = &co;
     q.nco = 1;
     cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5, 1e-9);
     /* beside b and another a, each at 333: d = 1.0 + 0.5 (no triple measured: the pairs
      * add), w = (1 - 0.333) 3 / 2 = 1.0005 */
-    struct train_corunner two[2] = { { 1, 0, 0, 333 }, { 0, 0, 0, 333 } };
+    struct train_corunner two[2] = { { 1, 0, 0, 333, 0 }, { 0, 0, 0, 333, 0 } };
     q.co = two;
     q.nco = 2;
     q.share = 333;
@@ -322,6 +550,7 @@ Test(share, rates_and_memory_by_hand)
 
 /* ---- a scripted policy in the world ---- */
 
+
 struct arr_src {
     const struct job_spec *jobs;
     int n, next;
@@ -338,7 +567,7 @@ static int arr_next(void *ctx, void *spec, struct errbuf *err)
 }
 
 struct fin {
-    double finish[16];
+    double finish[64];
 };
 
 static int sink_job(void *ctx, const struct train_record *r, struct errbuf *err)
@@ -427,6 +656,152 @@ Test(share, re_rating_touches_only_the_co_runners)
     /* job 4 at a with a: ns = 1 / 1.5 of 5 it/s... both halves: 10 x 0.5 share alone is
      * replaced by 10 / (1 + 0.5) = 6.67 it/s: 20 it take 3 s */
     cr_assert_float_eq(f.finish[4], 13, 1e-5);
+}
+
+Test(share, time_sliced_rates_by_hand)
+{
+    /* kernels take turns: the time share less the switching loss (0.1 here), whoever the
+     * co-runners are and however they interfere when space-shared */
+    const struct train_speed *s = share_speed(sh);
+    struct train_job a = { .jtype = 0, .workers = 1, .sliced = 1 };
+    int g = 0;
+    struct train_speed_query q = { .job = &a, .gpus = &g, .ngpu = 1, .share = 1000 };
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10, 1e-9);      /* alone: no switching */
+    struct train_corunner b = { 1, 0, 0, 500, 1 }, aa = { 0, 0, 0, 500, 1 };
+    q.share = 500;
+    q.co = &b;
+    q.nco = 1;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5 * 0.9, 1e-9);
+    q.co = &aa;                             /* a with a interferes less, and it does not matter */
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5 * 0.9, 1e-9);
+    struct train_corunner three[3] = { { 1, 0, 0, 250, 1 }, { 1, 0, 0, 250, 1 },
+                                       { 0, 0, 1, 1000, 1 } };   /* the last on GPU 1 */
+    q.co = three;
+    q.nco = 3;
+    q.share = 250;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.25 * 0.9, 1e-9);
+    /* the same job space-shared: the interference model's answer (a beside b: 1 / (1 + 1)) */
+    a.sliced = 0;
+    q.co = &b;
+    q.nco = 1;
+    q.share = 500;
+    cr_assert_float_eq(s->rate(s, cl, model, &q), 10 * 0.5, 1e-9);
+}
+
+/* kernel_slice in the world, every decision checked against its view: shares on a GPU sum
+ * to at most 1000, memory fits, every holder of a shared GPU is time-sliced at an even share,
+ * and work is conserved (a job left waiting fits on no GPU: each has max_jobs holders or
+ * not the memory for it) */
+struct ks_watch {
+    const struct train_decider *inner;
+    int decisions, waited, violations;
+    char why[256];
+};
+
+static int ks_decide(void *ctx, const struct train_view *v, struct grant_list *out,
+                     struct errbuf *err)
+{
+    struct ks_watch *w = ctx;
+    if (w->inner->decide(w->inner->ctx, v, out, err) < 0)
+        return -1;
+    w->decisions++;
+    enum { NG = 4, NS = 64 };
+    int holder[NS], gpu_of[NS], shr[NS], sl[NS];
+    for (int i = 0; i < NS; i++)
+        holder[i] = 0;
+    for (const struct train_job *j = train_view_first_running(v); j;
+         j = train_view_next_running(v, j)) {
+        holder[j->slot] = 1;
+        gpu_of[j->slot] = j->gpus[0];
+        shr[j->slot] = j->share;
+        sl[j->slot] = j->sliced;
+    }
+    for (size_t k = 0; k < out->n; k++) {
+        const struct grant *g = &out->g[k];
+        holder[g->slot] = g->ngpu > 0;
+        if (g->ngpu > 0) {
+            gpu_of[g->slot] = grant_ids(out, g)[0];
+            shr[g->slot] = g->share;
+            sl[g->slot] = g->sliced;
+        }
+    }
+    double mem[NG] = { 0 };
+    int sum[NG] = { 0 }, n[NG] = { 0 };
+    for (int i = 0; i < NS; i++)
+        if (holder[i]) {
+            int gg = gpu_of[i];
+            mem[gg] += mux_view_mem_gb(v, v->jobs[i].jtype, 0);
+            sum[gg] += shr[i];
+            n[gg]++;
+        }
+    for (int i = 0; i < NS; i++)
+        if (holder[i] && n[gpu_of[i]] > 1 && (!sl[i] || shr[i] != 1000 / n[gpu_of[i]])) {
+            w->violations++;
+            snprintf(w->why, sizeof w->why, "slot %d: share %d sliced %d of %d holders", i,
+                     shr[i], sl[i], n[gpu_of[i]]);
+        }
+    for (int gg = 0; gg < NG; gg++)
+        if (sum[gg] > 1000 || mem[gg] > mux_view_gpu_mem_gb(v, gg) + 1e-9) {
+            w->violations++;
+            snprintf(w->why, sizeof w->why, "GPU %d: shares %d, %g GB", gg, sum[gg], mem[gg]);
+        }
+    for (const struct train_job *j = train_view_first_waiting(v); j;
+         j = train_view_next_waiting(v, j)) {
+        if (holder[j->slot])
+            continue;
+        w->waited++;
+        for (int gg = 0; gg < NG; gg++)
+            if (n[gg] < 4 && mem[gg] + mux_view_mem_gb(v, j->jtype, 0) <=
+                                 mux_view_gpu_mem_gb(v, gg) + 1e-9) {
+                w->violations++;
+                snprintf(w->why, sizeof w->why, "job %lld waits, GPU %d has room",
+                         (long long)j->id, gg);
+            }
+    }
+    return 0;
+}
+
+Test(share, kernel_slice_keeps_shares_memory_and_work_conservation)
+{
+    gsl_rng *g = rng_stream(5, "test_kslice");
+    for (int trial = 0; trial < 4; trial++) {
+        struct job_spec jobs[40];
+        double t = 0;
+        for (int i = 0; i < 40; i++) {
+            t += gsl_rng_uniform(g) * 4;
+            jobs[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t),
+                                         .jtype = (int)gsl_rng_uniform_int(g, 2), .workers = 1,
+                                         .work = 50 + gsl_rng_uniform(g) * 500, .weight = 1 };
+        }
+        struct errbuf err;
+        err_clear(&err);
+        struct policy_env env = { 1, cl, model };
+        policy *p;
+        cr_assert_eq(policy_open(&p, "kernel_slice", NULL, &env, &err), 0, "%s", err.msg);
+        struct ks_watch w = { .inner = policy_decider(p) };
+        struct train_decider dec = *w.inner;
+        dec.ctx = &w;
+        dec.decide = ks_decide;
+        struct arr_src src = { jobs, 40, 0 };
+        struct entity_source js = { &src, arr_next };
+        struct fin f;
+        struct train_sink sk = { .ctx = &f, .job = sink_job };
+        struct train_config cfg = { .restore_delay_s = 0, .until = SIM_NEVER,
+                                    .speed = share_speed(sh) };
+        train *world;
+        cr_assert_eq(train_create(&world, cl, model, &cfg, &js, &dec, &sk, &err), 0, "%s",
+                     err.msg);
+        struct train_totals tot;
+        cr_assert_eq(train_run(world, &tot, &err), 0, "%s", err.msg);
+        train_destroy(world);
+        policy_close(p);
+        cr_assert_eq(w.violations, 0, "trial %d: %s", trial, w.why);
+        cr_assert_gt(w.decisions, 10);
+        cr_assert_gt(w.waited, 0, "trial %d: nobody waited: the check checked nothing", trial);
+        for (int i = 0; i < 40; i++)
+            cr_assert_gt(f.finish[i], 0, "job %d did not finish", i);
+    }
+    gsl_rng_free(g);
 }
 
 /* two a's at batch 64 on GPU 0: 2 x 12.66 GB > 16 GB */
@@ -535,7 +910,8 @@ static char *experiment(const char *name, double rate, int jobs)
                " \"bert\": 1, \"yolov5\": 1 } },"
                " \"multiplex\": { \"interference\": [ { \"format\": \"gavel\", \"path\":"
                " \"models/data/interference/gavel_pairs.csv\" } ] },"
-               " \"policies\": [\"iadeep\", \"mps_even\", \"antman\", \"gandiva\", \"exclusive\"],"
+               " \"policies\": [\"iadeep\", \"kernel_slice\", \"mps_even\", \"antman\", \"gandiva\","
+               " \"exclusive\"],"
                " \"sim\": { \"timeline\": true, \"sample_s\": 0 } }", name, jobs, rate);
     char file[64];
     snprintf(file, sizeof file, "%s.json", name);
@@ -562,7 +938,7 @@ Test(mux_e2e, random_runs_never_over_commit_a_gpu_and_repeat_exactly)
                                                            db, "--quiet", NULL });
         cr_assert_eq(o.status, 0, "%s", o.err);
         th_out_free(&o);
-        cr_assert_eq(th_db_value(db, "select count(*) from runs"), 5);
+        cr_assert_eq(th_db_value(db, "select count(*) from runs"), 6);
         cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
         double mx = th_db_value(db, max_share_sql);
         cr_assert(mx <= 1 + 1e-9, "seed %d: a GPU held %g of itself", seed, mx);
@@ -605,7 +981,8 @@ Test(mux_e2e, each_policy_keeps_its_own_limits)
     th_out_free(&o);
     free(exp);
     static const struct { const char *policy; int most; } lim[] = {
-        { "exclusive", 1 }, { "gandiva", 2 }, { "antman", 2 }, { "iadeep", 3 }, { "mps_even", 4 } };
+        { "exclusive", 1 }, { "gandiva", 2 }, { "antman", 2 }, { "iadeep", 3 }, { "mps_even", 4 },
+        { "kernel_slice", 4 } };
     for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
         char q[1024];
         snprintf(q, sizeof q, holders_sql, lim[i].policy);
@@ -738,6 +1115,15 @@ Test(mux_e2e, shipped_experiments_run_every_policy, .timeout = 120)
                                         "--db", db, "--quiet", NULL });
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
-    cr_assert_eq(th_db_value(db, "select count(*) from runs where experiment = 'iadeep_3090'"), 5);
+    cr_assert_eq(th_db_value(db, "select count(*) from runs where experiment = 'iadeep_3090'"), 6);
+    cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
+    if (th_shared_dir("traces/gpu_colocation") == NULL)
+        cr_skip_test("../shared/traces/gpu_colocation is not here (iadeep_3090_lucid reads it)");
+    o = th_hetsim((const char *const[]){ "run", "iadeep_3090_lucid", "--set", "workload.jobs=80",
+                                        "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "select count(*) from runs where experiment = "
+                                 "'iadeep_3090_lucid'"), 6);
     cr_assert_eq(th_db_value(db, "select count(*) from jobs where finish_s is null"), 0);
 }

@@ -143,9 +143,38 @@ Test(reproduce, iadeep_script_runs_end_to_end, .timeout = 300)
                                         "iadeep_load_makespan_vs_workload.rate_per_hour.png",
                                         "iadeep_load_util_total_vs_workload.rate_per_hour.png",
                                         NULL };
-    char *text = reproduce("iadeep", figs, 12, 4);
+    int status;
+    char *text = reproduce_with("iadeep", "iadeep", "", &status);
+    cr_assert_eq(status, 0, "%s", text);
+    for (int i = 0; figs[i] != NULL; i++) {
+        char p[900];
+        snprintf(p, sizeof p, "%s/iadeep/%s", th_tmpdir(), figs[i]);
+        cr_assert_gt(file_size(p), 5000, "%s missing or empty", p);
+    }
+    /* two tables: IADeep's own (15 claims), Lucid's pairs (7 claims), 4 loads each; the two
+     * headers have a ± each */
+    int cells = 0;
+    for (const char *p = text; (p = strstr(p, "±")) != NULL; p++)
+        cells++;
+    cr_assert_eq(cells - 2, (15 + 7) * 4, "%s", text);
     cr_assert(strstr(text, "mean JCT vs MPS (even shares)") != NULL, "%s", text);
+    cr_assert(strstr(text, "mean JCT vs kernel-level time slicing") != NULL, "%s", text);
+    cr_assert(strstr(text, "IADeep with Lucid's RTX 3090 pairs") != NULL, "%s", text);
     cr_assert(strstr(text, "workload.rate_per_hour") != NULL, "%s", text);
+    cr_assert(strstr(text, "every figure is inside its band") != NULL, "%s", text);
+    cr_assert(strstr(text, "OUT OF BAND") == NULL && strstr(text, "no band") == NULL, "%s", text);
+}
+
+Test(reproduce, gavel_colocation_script_runs_end_to_end, .timeout = 300)
+{
+    /* Gavel's cluster with its measured pairs, QUICK: 60 jobs a run; 9 ratios and 2 values */
+    static const char *const figs[] = {
+        "gavel_coloc_load_jct_mean_vs_workload.rate_per_hour.png",
+        "gavel_coloc_load_makespan_vs_workload.rate_per_hour.png",
+        "gavel_coloc_load_queue_delay_mean_vs_workload.rate_per_hour.png", NULL };
+    char *text = reproduce("gavel_colocation", figs, 11, 4);
+    cr_assert(strstr(text, "NOT REPRODUCED") != NULL, "%s", text);
+    cr_assert(strstr(text, "mean JCT, IADeep vs exclusive GPUs") != NULL, "%s", text);
 }
 
 Test(reproduce, heet_script_runs_end_to_end, .timeout = 300)

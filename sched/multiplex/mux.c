@@ -46,6 +46,7 @@ void mux_load(struct mux *m, const struct train_view *v, struct grant_list *out)
         g->slot[g->n] = j->slot;
         g->batch[g->n] = b;
         g->share[g->n] = j->share;
+        g->sliced = j->sliced;
         g->n++;
         g->mem_gb += mux_view_mem_gb(v, j->jtype, b);
     }
@@ -91,6 +92,8 @@ void mux_leave(struct mux *m, const struct train_view *v, int gpu, int32_t slot)
         g->batch[i] = g->batch[g->n];
         g->share[i] = g->share[g->n];
         g->changed = 1;
+        if (g->n == 0)
+            g->sliced = 0;
         break;
     }
 }
@@ -111,7 +114,7 @@ int mux_corunners(const struct mux *m, const struct train_view *v, int gpu, int 
     for (int k = 0; k < g->n; k++)
         if (k != i)
             co[n++] = (struct train_corunner){ v->jobs[g->slot[k]].jtype, g->batch[k], gpu,
-                                               g->share[k] };
+                                               g->share[k], (uint8_t)g->sliced };
     return n;
 }
 
@@ -120,7 +123,8 @@ double mux_rate(const struct mux *m, const struct train_view *v, int gpu, int i)
     struct train_corunner co[MUX_MAX_JOBS];
     const struct mux_gpu *g = &m->g[gpu];
     int n = mux_corunners(m, v, gpu, i, co);
-    return mux_view_rate(v, &v->jobs[g->slot[i]], g->batch[i], gpu, g->share[i], co, n);
+    return mux_view_rate(v, &v->jobs[g->slot[i]], g->batch[i], gpu, g->share[i], g->sliced, co,
+                         n);
 }
 
 int mux_free_gpu(const struct mux *m, const struct train_view *v)
@@ -161,7 +165,7 @@ int mux_emit(struct mux *m, const struct train_view *v, struct errbuf *err)
             int32_t b = g->batch[i];
             if (j->batch == 0 && b == mux_view_m0(v, j->jtype))
                 b = 0;                      /* its type's batch, as it is */
-            if (grant_add_batch(m->plan.out, g->slot[i], &gpu, 1, g->share[i], b) < 0)
+            if (grant_add_sliced(m->plan.out, g->slot[i], &gpu, 1, g->share[i], b, g->sliced) < 0)
                 return err_run(err, "out of memory");
         }
         g->changed = 0;

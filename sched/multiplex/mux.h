@@ -26,6 +26,7 @@ struct mux_gpu {
     uint16_t share[MUX_MAX_JOBS];
     int      whole;             /* held by a multi-worker job */
     int      changed;           /* re-grant its holders */
+    int      sliced;            /* its holders time-slice it (grant.h); 0: space-shared */
     double   mem_gb;            /* used by its holders */
 };
 

@@ -56,7 +56,7 @@ int grant_add(struct grant_list *l, int32_t slot, const int *ids, int n, int sha
         return -1;
     if (n > 0)
         memcpy(l->ids + l->nids, ids, (size_t)n * sizeof *ids);
-    l->g[l->n++] = (struct grant){ slot, n, (uint32_t)l->nids, (uint16_t)(n ? share : 0), 0 };
+    l->g[l->n++] = (struct grant){ slot, n, (uint32_t)l->nids, (uint16_t)(n ? share : 0), 0, 0 };
     l->nids += (size_t)n;
     return 0;
 }
@@ -70,9 +70,18 @@ int grant_add_batch(struct grant_list *l, int32_t slot, const int *ids, int n, i
     return 0;
 }
 
+int grant_add_sliced(struct grant_list *l, int32_t slot, const int *ids, int n, int share,
+                     int32_t batch, int sliced)
+{
+    if (grant_add_batch(l, slot, ids, n, share, batch) < 0)
+        return -1;
+    l->g[l->n - 1].sliced = (uint8_t)(sliced != 0 && n > 0);
+    return 0;
+}
+
 int grant_keep(struct grant_list *l, const struct train_job *j)
 {
-    return grant_add(l, j->slot, j->gpus, j->ngpu, j->share);
+    return grant_add_sliced(l, j->slot, j->gpus, j->ngpu, j->share, 0, j->sliced);
 }
 
 int grant_preempt(struct grant_list *l, int32_t slot)

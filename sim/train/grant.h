@@ -24,6 +24,8 @@ struct grant {
     uint32_t first;         /* offset of its GPU ids in grant_list.ids */
     uint16_t share;         /* thousandths of each GPU */
     int32_t  batch;         /* > 0: the job's batch size from now on; 0: unchanged */
+    uint8_t  sliced;        /* 1: its GPU is time-sliced among its holders (kernels take
+                               turns, no two at once), 0: space-shared (MPS); see speed.h */
 };
 
 struct grant_list {
@@ -46,6 +48,10 @@ int grant_add(struct grant_list *l, int32_t slot, const int *ids, int n, int sha
 /* The same with a batch size (> 0; multiplexing policies that tune batches). */
 int grant_add_batch(struct grant_list *l, int32_t slot, const int *ids, int n, int share,
                     int32_t batch);
+/* The same, time-sliced (sliced 1) or space-shared (0): multiplexing policies that choose
+ * how co-runners share a GPU.  Every holder of one GPU should be granted the same mode. */
+int grant_add_sliced(struct grant_list *l, int32_t slot, const int *ids, int n, int share,
+                     int32_t batch, int sliced);
 /* Grant job j exactly what it holds now. */
 int grant_keep(struct grant_list *l, const struct train_job *j);
 int grant_preempt(struct grant_list *l, int32_t slot);

@@ -9,11 +9,13 @@ int mux_view_shared(const struct train_view *v)
 }
 
 double mux_view_rate(const struct train_view *v, const struct train_job *j, int32_t batch,
-                     int gpu, uint16_t share, const struct train_corunner *co, int nco)
+                     int gpu, uint16_t share, int sliced, const struct train_corunner *co,
+                     int nco)
 {
     struct train_job c = *j;
     if (batch > 0)
         c.batch = batch;
+    c.sliced = (uint8_t)(sliced != 0);
     struct train_speed_query q = { .job = &c, .gpus = &gpu, .ngpu = 1, .share = share,
                                    .co = co, .nco = nco };
     const struct train_speed *s = v->speed != NULL ? v->speed : &train_speed_rigid;
@@ -24,7 +26,7 @@ double mux_view_solo(const struct train_view *v, const struct train_job *j, int 
 {
     struct train_job c = *j;
     c.batch = 0;
-    return mux_view_rate(v, &c, 0, gpu, OCC_WHOLE, NULL, 0);
+    return mux_view_rate(v, &c, 0, gpu, OCC_WHOLE, 0, NULL, 0);
 }
 
 double mux_view_mem_gb(const struct train_view *v, int jtype, int32_t batch)

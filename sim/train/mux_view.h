@@ -17,9 +17,11 @@
 int    mux_view_shared(const struct train_view *v);
 
 /* Iterations/s (of its original batch) job j would make on GPU `gpu` at batch `batch`
- * (0: its type's) and `share` thousandths, beside co-runners co[0..nco) (their .gpu = gpu). */
+ * (0: its type's) and `share` thousandths, the GPU time-sliced (sliced 1) or space-shared (0),
+ * beside co-runners co[0..nco) (their .gpu = gpu). */
 double mux_view_rate(const struct train_view *v, const struct train_job *j, int32_t batch,
-                     int gpu, uint16_t share, const struct train_corunner *co, int nco);
+                     int gpu, uint16_t share, int sliced, const struct train_corunner *co,
+                     int nco);
 /* Its rate alone on that GPU, whole, at its type's batch (the reference of PD). */
 double mux_view_solo(const struct train_view *v, const struct train_job *j, int gpu);
 

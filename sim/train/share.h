@@ -9,10 +9,18 @@
  * worst GPU.  Alone on a GPU, ns = share / 1000 (an MPS thread limit, as the rigid hook).
  * With k - 1 co-runners, ns = 1 / (1 + w d): d is the interference model's slowdown given
  * all co-runners' job types, scaled by their mean batch pressure (m_k / m0_k)^theta (a larger
- * batch launches larger kernels: an assumption, no table measures it), and w weighs it by
+ * batch launches larger kernels; theta 0.655 is fitted on Lucid's pairs, where the co-runner's
+ * batch varies: share.c says how), and w weighs it by
  * share, w = (1 - share / 1000) k / (k - 1): 1 for equal shares (MPS, Gandiva's packing),
  * below 1 for a job that holds most of the GPU (AntMan's guaranteed job) and above 1 for the
  * jobs that yield to it (its opportunistic ones).
+ *
+ * Time slicing (a grant with sliced = 1, grant.h: kernel-level sharing, the CUDA default
+ * without MPS): the holders' kernels take turns and never overlap, so no co-runner contends
+ * for SMs or memory bandwidth while a job's kernel runs; with k >= 2 holders a job runs at
+ * ns = (share / 1000) (1 - slice_overhead), where slice_overhead is the share of the GPU's
+ * time lost to context switches and to the slices' idle tails (default 0.12, from Tally's
+ * time-slicing measurements on an A100: see share_read); alone it is share / 1000.
  *
  * Memory: fixed_gb + per_sample_gb x batch, with fixed_gb = context_gb + 16 bytes per
  * parameter (fp32 weights, gradients and two Adam moments: Rajbhandari et al., ZeRO, SC'20,
@@ -35,23 +43,32 @@ struct share_params {
     double gns_ratio;       /* gradient noise scale as a multiple of m0, where not given */
     double pressure_exp;    /* theta */
     double context_gb;      /* CUDA context and allocator slack per job */
+    double slice_overhead;  /* share of a time-sliced GPU's time lost to switching, [0, 1) */
     const double *gns;      /* by job type: its GNS in samples, 0 = gns_ratio x m0 (may be NULL) */
 };
 
 typedef struct share share;
 
+/* The default theta (multiplex.pressure_exp), fitted on Lucid's RTX 3090 pairs: see share.c. */
+extern const double share_pressure_exp_default;
+/* The default switching loss of time-sliced GPUs (multiplex.slice_overhead): see share.c. */
+extern const double share_slice_overhead_default;
+
 /* The experiment's "multiplex" object, read (share_read) before the job types are known and
  * turned into a model per run (share_open). */
-enum { SHARE_MAX_SOURCES = 8, SHARE_MAX_GNS = 64 };
+enum { SHARE_MAX_SOURCES = 8, SHARE_MAX_GNS = 64, SHARE_MAX_MAP = 32 };
 struct share_config {
     int    on;                          /* the experiment has a "multiplex" section */
     int    nsrc;
     struct {
-        int  format;                    /* 0 gavel, 1 iadeep */
+        int  format;                    /* 0 gavel, 1 iadeep, 2 lucid */
         char path[4096];
-        char gpu[64];                   /* iadeep: the GPU type its table was measured on */
+        char gpu[64];                   /* iadeep, lucid: the GPU type its table was measured on */
         char file[256];                 /* where "gpu" was written, for messages */
         long line;
+        int  nmap;                      /* lucid: "models", its model -> hetsim job type */
+        char map[SHARE_MAX_MAP][2][64];
+        long map_line[SHARE_MAX_MAP];
     } src[SHARE_MAX_SOURCES];
     struct share_params p;
     struct intf_mf mf;
@@ -84,7 +101,7 @@ const struct stateff_job *share_job(const share *s, int jt);
 
 /* The normalized speed (0, 1] of job type jt at `share` on one GPU of type gpu_type with
  * co-runners co[0..nco) (only those with .gpu == gpu are counted). */
-double share_ns(const share *s, int gpu_type, int gpu, int jt, uint16_t share,
+double share_ns(const share *s, int gpu_type, int gpu, int jt, uint16_t share, int sliced,
                 const struct train_corunner *co, int nco);
 
 #endif

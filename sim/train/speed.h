@@ -20,6 +20,7 @@ struct train_corunner {
     int32_t  batch;             /* its batch size (0: its job type's) */
     int      gpu;               /* the GPU they share */
     uint16_t share;             /* its share of that GPU, thousandths */
+    uint8_t  sliced;            /* its grant time-slices the GPU (grant.h) */
 };
 
 struct train_speed_query {

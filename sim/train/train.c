@@ -322,7 +322,7 @@ static double rate_of(train *w, const struct train_job *j)
                 const struct train_job *o = &w->jobs[h->slot[k]];
                 if (o != j)
                     w->co[q.nco++] = (struct train_corunner){ o->jtype, o->batch, j->gpus[i],
-                                                              o->share };
+                                                              o->share, o->sliced };
             }
         }
         q.co = w->co;
@@ -593,6 +593,7 @@ static int release_grant(train *w, struct train_job *j)
     j->ngpu = 0;
     j->gpu_type = -1;
     j->share = 0;
+    j->sliced = 0;
     j->rate = 0;
     return 0;
 }
@@ -679,16 +680,18 @@ static int validate(train *w, struct grant_list *l, struct errbuf *err)
     return 0;
 }
 
-static int same_grant(const struct train_job *j, const int *ids, int n, int share, int batch)
+static int same_grant(const struct train_job *j, const int *ids, int n, int share, int batch,
+                      int sliced)
 {
     return j->ngpu == n && (n == 0 || j->share == share) && (batch == 0 || batch == j->batch) &&
+           (n == 0 || j->sliced == sliced) &&
            (n == 0 || memcmp(j->gpus, ids, (size_t)n * sizeof *ids) == 0);
 }
 
 
 /* Install a changed grant.  A running job's old GPUs were already released. */
 static int set_grant(train *w, struct train_job *j, const int *ids, int n, int share,
-                     int32_t batch, struct errbuf *err)
+                     int32_t batch, int sliced, struct errbuf *err)
 {
     if (batch > 0)
         j->batch = batch;               /* settled at the old batch by apply */
@@ -708,6 +711,7 @@ static int set_grant(train *w, struct train_job *j, const int *ids, int n, int s
         seg_open(x, t, cause);
     }
     j->last_grant = t;
+    j->sliced = (uint8_t)(n > 0 && sliced);
     if (n == 0) {                           /* preempt */
         j->ngpu = 0;
         j->gpu_type = -1;
@@ -803,7 +807,7 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
     for (size_t k = 0; k < l->n && rc == 0; k++) {
         struct grant *g = &l->g[k];
         struct train_job *j = &w->jobs[g->slot];
-        if (same_grant(j, l->ids + g->first, g->ngpu, g->share, g->batch))
+        if (same_grant(j, l->ids + g->first, g->ngpu, g->share, g->batch, g->sliced))
             continue;
         l->g[nchanged++] = *g;
         settle(w, j, t);
@@ -818,7 +822,7 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
                               "capacity", (long long)w->jobs[g->slot].id, l->ids[g->first]);
         else
             rc = set_grant(w, &w->jobs[g->slot], l->ids + g->first, g->ngpu, g->share,
-                           g->batch, err);
+                           g->batch, g->sliced, err);
     }
     if (rc == 0 && w->speed->mem_gb != NULL)
         rc = check_memory(w, err);

@@ -60,6 +60,7 @@ struct train_job {
     int32_t  ngpu;
     int32_t  gpu_type;      /* type of its first GPU, -1 when it holds none */
     uint16_t share;
+    uint8_t  sliced;        /* its GPUs are time-sliced among their holders (grant.h) */
     const int *gpus;
     double   rate;          /* iterations/s while it runs (0 while restoring counts as rate) */
     simtime  run_from;      /* progress accrues from here (after the restore delay) */
