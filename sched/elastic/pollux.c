@@ -65,7 +65,7 @@ enum { MAX_NODES_PER_JOB = 16, MAX_R = 64, MEMO_N = MAX_NODES_PER_JOB + 1, MEMO_
 struct pollux {
     double   p, restart_s;
     /* per call, sized for the view */
-    int32_t *order, *x, *base, *best, *freeg, *ndist, *r, *k, *ndiff, *maxr, *row;
+    int32_t *order, *x, *base, *best, *freeg, *ndist, *r, *k, *ndiff, *maxr, *row, *row2;
     double  *term, *factor, *memo, *basegp;
     size_t   jcap, ncap;
 };
@@ -104,6 +104,7 @@ static void pollux_destroy(void *self)
     free(o->ndiff);
     free(o->maxr);
     free(o->row);
+    free(o->row2);
     free(o->term);
     free(o->factor);
     free(o->memo);
@@ -124,6 +125,7 @@ static int reserve(struct pollux *o, size_t J, size_t N, struct errbuf *err)
         o->freeg = grow_array(o->freeg, nc, sizeof *o->freeg, &failed);
         o->ndist = grow_array(o->ndist, nc, sizeof *o->ndist, &failed);
         o->row = grow_array(o->row, nc, sizeof *o->row, &failed);
+        o->row2 = grow_array(o->row2, nc, sizeof *o->row2, &failed);
         o->r = grow_array(o->r, jc, sizeof *o->r, &failed);
         o->k = grow_array(o->k, jc, sizeof *o->k, &failed);
         o->ndiff = grow_array(o->ndiff, jc, sizeof *o->ndiff, &failed);
@@ -146,6 +148,7 @@ struct search {
     const struct elastic_view *v;
     int32_t                   J, N, G, fair_r, fair_n;
     double                    total;    /* sum of the jobs' terms */
+    int32_t                   spans;    /* sum of the jobs' node counts: the tie-breaker */
 };
 
 static struct goodput_limits limits_of(const struct elastic_job *j)
@@ -206,11 +209,13 @@ static void apply(struct search *s, int32_t j, int32_t n, int32_t d)
             if (x[m] > 0)
                 o->ndist[m]--;
     o->ndiff[j] -= x[n] != b[n];
+    s->spans -= o->k[j];
     if (x[n] == 0 && d > 0)
         o->k[j]++;
     x[n] += d;
     if (x[n] == 0 && d < 0)
         o->k[j]--;
+    s->spans += o->k[j];
     o->ndiff[j] += x[n] != b[n];
     o->r[j] += d;
     o->freeg[n] -= d;
@@ -254,18 +259,23 @@ static int set_row(struct search *s, int32_t j, const int32_t *row)
     return 1;
 }
 
-enum move_kind { MV_NONE, MV_ADD, MV_REMOVE, MV_MOVE, MV_HAND, MV_BACK };
+enum move_kind { MV_NONE, MV_ADD, MV_REMOVE, MV_MOVE, MV_HAND, MV_BACK, MV_PLACE };
 struct move {
     enum move_kind kind;
-    int32_t        j, i, n, m;      /* job(s) and node(s) */
+    int32_t        j, i, n, m;      /* job(s) and node(s); MV_PLACE: m GPUs on node n */
     double         total;
+    int32_t        spans;
 };
 
+/* better: a larger objective, or the same with fewer node spans (a compact placement
+ * leaves nodes to distributed jobs; lexicographic, so the search still terminates) */
 static void consider(struct search *s, struct move *best, struct move cand)
 {
     double eps = 1e-12 * (1 + fabs(best->total));
-    if (s->total > best->total + eps) {
+    if (s->total > best->total + eps ||
+        (s->total >= best->total - eps && s->spans < best->spans)) {
         cand.total = s->total;
+        cand.spans = s->spans;
         *best = cand;
     }
 }
@@ -276,7 +286,7 @@ static void best_move(struct search *s, int adds_only, struct move *best)
 {
     struct pollux *o = s->o;
     int32_t N = s->N;
-    *best = (struct move){ MV_NONE, -1, -1, -1, -1, s->total };
+    *best = (struct move){ MV_NONE, -1, -1, -1, -1, s->total, s->spans };
     for (int32_t q = 0; q < s->J; q++) {
         int32_t j = o->order[q];
         int32_t *x = o->x + (size_t)j * N;
@@ -285,7 +295,7 @@ static void best_move(struct search *s, int adds_only, struct move *best)
                 continue;
             apply(s, j, n, 1);
             if (feasible(s, j, n))
-                consider(s, best, (struct move){ MV_ADD, j, -1, n, -1, 0 });
+                consider(s, best, (struct move){ MV_ADD, j, -1, n, -1, 0, 0 });
             apply(s, j, n, -1);
         }
         if (adds_only)
@@ -294,23 +304,37 @@ static void best_move(struct search *s, int adds_only, struct move *best)
             if (x[n] == 0)
                 continue;
             apply(s, j, n, -1);
-            consider(s, best, (struct move){ MV_REMOVE, j, -1, n, -1, 0 });
+            consider(s, best, (struct move){ MV_REMOVE, j, -1, n, -1, 0, 0 });
             for (int32_t m = 0; m < N; m++) {
                 if (m == n || o->freeg[m] <= 0)
                     continue;
                 apply(s, j, m, 1);
                 if (feasible(s, j, m))
-                    consider(s, best, (struct move){ MV_MOVE, j, -1, n, m, 0 });
+                    consider(s, best, (struct move){ MV_MOVE, j, -1, n, m, 0, 0 });
                 apply(s, j, m, -1);
             }
             apply(s, j, n, 1);
         }
+        int32_t *keep = o->row;
+        memcpy(keep, x, (size_t)N * sizeof *keep);
         if (o->ndiff[j] > 0) {
-            int32_t *keep = o->row;
-            memcpy(keep, x, (size_t)N * sizeof *keep);
             if (set_row(s, j, o->base + (size_t)j * N))
-                consider(s, best, (struct move){ MV_BACK, j, -1, -1, -1, 0 });
+                consider(s, best, (struct move){ MV_BACK, j, -1, -1, -1, 0, 0 });
             set_row(s, j, keep);
+        }
+        /* the whole job on one node, with any count that fits there */
+        int32_t *one = o->row2;
+        for (int32_t n = 0; n < N; n++) {
+            int32_t room = o->freeg[n] + x[n];
+            memset(one, 0, (size_t)N * sizeof *one);
+            for (int32_t c = 1; c <= room && c <= o->maxr[j]; c++) {
+                one[n] = c;
+                if (memcmp(one, keep, (size_t)N * sizeof *one) == 0)
+                    continue;
+                if (set_row(s, j, one))
+                    consider(s, best, (struct move){ MV_PLACE, j, -1, n, c, 0, 0 });
+                set_row(s, j, keep);
+            }
         }
     }
     if (adds_only)
@@ -330,7 +354,7 @@ static void best_move(struct search *s, int adds_only, struct move *best)
                     continue;
                 apply(s, j, n, 1);
                 if (feasible(s, j, n))
-                    consider(s, best, (struct move){ MV_HAND, j, i, n, -1, 0 });
+                    consider(s, best, (struct move){ MV_HAND, j, i, n, -1, 0, 0 });
                 apply(s, j, n, -1);
             }
             apply(s, i, n, 1);
@@ -358,6 +382,11 @@ static void do_move(struct search *s, const struct move *mv)
     case MV_BACK:
         set_row(s, mv->j, s->o->base + (size_t)mv->j * s->N);
         break;
+    case MV_PLACE:
+        memset(s->o->row2, 0, (size_t)s->N * sizeof *s->o->row2);
+        s->o->row2[mv->n] = mv->m;
+        set_row(s, mv->j, s->o->row2);
+        break;
     case MV_NONE:
         break;
     }
@@ -370,6 +399,7 @@ static void clear_state(struct search *s)
     memset(o->x, 0, (size_t)s->J * (size_t)s->N * sizeof *o->x);
     memset(o->ndist, 0, (size_t)s->N * sizeof *o->ndist);
     s->total = 0;
+    s->spans = 0;
     for (int32_t n = 0; n < s->N; n++)
         o->freeg[n] = s->v->node_gpus[n];
     for (int32_t j = 0; j < s->J; j++) {
@@ -384,7 +414,7 @@ static void clear_state(struct search *s)
 
 static void climb(struct search *s, int adds_only, int limit)
 {
-    struct move mv = { MV_NONE, -1, -1, -1, -1, 0 };
+    struct move mv = { MV_NONE, -1, -1, -1, -1, 0, 0 };
     for (int it = 0; it < limit; it++) {
         best_move(s, adds_only, &mv);
         if (mv.kind == MV_NONE)

@@ -46,6 +46,8 @@ struct elastic_job {
     struct goodput_perf perf;           /* its fitted throughput model */
     struct goodput_grad grad;           /* its latest gradient statistics */
     int32_t             max_profiled;   /* most replicas it has been observed on, 0: none */
+    int32_t             batch, accum;   /* its global batch and accumulation steps now (0
+                                           without GPUs) */
 };
 
 struct elastic_view {

@@ -437,7 +437,9 @@ static int decide(struct pw *w, struct errbuf *err)
             .target_replicas = j->target_r, .target_bsz = j->target_b, .epoch = j->epoch,
             .progress = j->progress, .restarts = j->restarts < 0 ? 0 : j->restarts,
             .nalloc = j->nalloc, .alloc = j->alloc, .has_perf = j->has_perf,
-            .perf = j->perf, .grad = j->grad, .max_profiled = j->max_profiled };
+            .perf = j->perf, .grad = j->grad, .max_profiled = j->max_profiled,
+            .batch = j->nalloc * j->batch.atomic * (j->batch.accum + 1),
+            .accum = j->nalloc > 0 ? j->batch.accum : 0 };
     }
     struct elastic_view v = { .now_s = w->now, .nnodes = w->nnodes, .node_gpus = w->node_gpus,
                               .node_type = w->node_type, .apps = w->apps, .njobs = w->nact,
