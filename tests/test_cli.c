@@ -344,8 +344,8 @@ Test(cli, list_domains_names_each_worlds_policies_and_formats)
     assert_listing("domains", 12, 0, (const char *const[]){
         "training: DL training jobs on GPU clusters",
         "\n  policies: fifo fifo_perf srtf oef fft tiresias themis gavel_las gavel_las_perf "
-        "gavel_ftf pollux_tiresias optimus exclusive mps_even gandiva antman iadeep srsf afs "
-        "heet sia\n",
+        "gavel_ftf pollux_tiresias optimus pollux exclusive mps_even gandiva antman iadeep srsf "
+        "afs heet sia\n",
         "\n  formats: hetsim gavel philly pollux synthetic\n",
         "\nplacement: pods asking for fractions of a GPU",
         "\n  policies: fgd random dotprod bestfit clustering gpupacking\n",

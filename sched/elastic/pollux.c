@@ -62,12 +62,24 @@
 
 enum { MAX_NODES_PER_JOB = 16, MAX_R = 64, MEMO_N = MAX_NODES_PER_JOB + 1, MEMO_R = MAX_R + 1 };
 
+struct mkey {
+    int64_t             id;
+    int32_t             has_perf, fair_r, fair_n;
+    struct goodput_perf perf;
+    struct goodput_grad grad;
+};
+
 struct pollux {
     double   p, restart_s;
     /* per call, sized for the view */
     int32_t *order, *x, *base, *best, *freeg, *ndist, *r, *k, *ndiff, *maxr, *row, *row2;
     double  *term, *factor, *memo, *basegp;
     size_t   jcap, ncap;
+    /* the speedups of the previous call, reused for a job whose model, statistics and fair
+     * share are unchanged (most ticks: they change at observations and epochs) */
+    double        *memo_old;
+    struct mkey   *key, *key_old;
+    int32_t        nold;
 };
 
 static int pollux_create(void **self, const struct jobj *params, const struct policy_env *env,
@@ -108,6 +120,9 @@ static void pollux_destroy(void *self)
     free(o->term);
     free(o->factor);
     free(o->memo);
+    free(o->memo_old);
+    free(o->key);
+    free(o->key_old);
     free(o->basegp);
     free(o);
 }
@@ -134,6 +149,10 @@ static int reserve(struct pollux *o, size_t J, size_t N, struct errbuf *err)
         o->factor = grow_array(o->factor, jc, sizeof *o->factor, &failed);
         o->basegp = grow_array(o->basegp, jc, sizeof *o->basegp, &failed);
         o->memo = grow_array(o->memo, jc * MEMO_N * MEMO_R, sizeof *o->memo, &failed);
+        o->memo_old = grow_array(o->memo_old, jc * MEMO_N * MEMO_R, sizeof *o->memo_old,
+                                 &failed);
+        o->key = grow_array(o->key, jc, sizeof *o->key, &failed);
+        o->key_old = grow_array(o->key_old, jc, sizeof *o->key_old, &failed);
         if (failed)
             return err_run(err, "out of memory");
         o->jcap = jc;
@@ -247,16 +266,16 @@ static int feasible(const struct search *s, int32_t j, int32_t n)
 static int set_row(struct search *s, int32_t j, const int32_t *row)
 {
     int32_t *x = s->o->x + (size_t)j * s->N;
+    int ok = 1;
     for (int32_t n = 0; n < s->N; n++)
         if (x[n] > row[n])
             apply(s, j, n, row[n] - x[n]);
     for (int32_t n = 0; n < s->N; n++)
-        if (x[n] < row[n])
+        if (x[n] < row[n]) {
             apply(s, j, n, row[n] - x[n]);
-    for (int32_t n = 0; n < s->N; n++)
-        if (s->o->freeg[n] < 0 || !feasible(s, j, n))
-            return 0;
-    return 1;
+            ok &= s->o->freeg[n] >= 0;      /* only an added GPU can overfill a node */
+        }
+    return ok && feasible(s, j, 0) && s->o->freeg[0] >= 0;
 }
 
 enum move_kind { MV_NONE, MV_ADD, MV_REMOVE, MV_MOVE, MV_HAND, MV_BACK, MV_PLACE };
@@ -449,8 +468,38 @@ static int pollux_elastic(void *self, const struct elastic_view *v, struct elast
     s.fair_n = N > 0 ? (N + s.G - 1) / s.G : 1;
     if (s.fair_n > s.fair_r)
         s.fair_n = s.fair_r;
-    for (size_t i = 0; i < (size_t)J * MEMO_N * MEMO_R; i++)
-        o->memo[i] = -1;
+    /* last call's speedups: both views list jobs in increasing id */
+    double *tm = o->memo;
+    o->memo = o->memo_old;
+    o->memo_old = tm;
+    struct mkey *tk = o->key;
+    o->key = o->key_old;
+    o->key_old = tk;
+    for (int32_t j = 0, q = 0; j < J; j++) {
+        const struct elastic_job *jb = &v->jobs[j];
+        struct mkey k;
+        memset(&k, 0, sizeof k);    /* padding too: keys are compared bytewise */
+        k.id = jb->id;
+        k.has_perf = jb->has_perf;
+        k.fair_r = s.fair_r;
+        k.fair_n = s.fair_n;
+        if (jb->has_perf) {
+            k.perf = jb->perf;
+            k.grad = jb->grad;
+        }
+        o->key[j] = k;
+        double *row = o->memo + (size_t)j * MEMO_N * MEMO_R;
+        while (q < o->nold && o->key_old[q].id < k.id)
+            q++;
+        if (q < o->nold && memcmp(&o->key_old[q], &k, sizeof k) == 0) {
+            memcpy(row, o->memo_old + (size_t)q * MEMO_N * MEMO_R,
+                   MEMO_N * MEMO_R * sizeof *row);
+        } else {
+            for (size_t i = 0; i < MEMO_N * MEMO_R; i++)
+                row[i] = -1;
+        }
+    }
+    o->nold = J;
     for (int32_t j = 0; j < J; j++) {
         const struct elastic_job *jb = &v->jobs[j];
         const struct elastic_limits *l = elastic_limits(jb->prof);
