@@ -37,6 +37,8 @@ struct jobtype {
     double efficiency;          /* achieved fraction of peak FLOP/s */
     double mem_gb;              /* per-worker training memory */
     double ckpt_gb;             /* checkpoint written at preemption, read at restore */
+    int    max_local_batch;     /* largest per-GPU (atomic) batch, 0: no limit given; a
+                                   job's own batch beyond it accumulates gradients */
     int    analytic;            /* 1 if the fields above were given (not a table-only type) */
 };
 
@@ -62,6 +64,14 @@ double tput_measured(const tput *t, int jt, int gpu, int workers, int spread);
 /* The pieces of the analytical model, exposed for tests and for policies' estimates. */
 double tput_compute_s(const tput *t, int jt, int gpu, int workers);    /* per iteration */
 double tput_allreduce_s(const tput *t, int jt, int workers, int link);  /* per iteration */
+
+/* One iteration of job type jt at its own batch on p (tput_rate's), split for gradient
+ * accumulation: *step its seconds, *sync the part that synchronizes — the analytic ring
+ * all-reduce over p's slowest link (tput_allreduce_s), at most the whole step, 0 on one GPU
+ * or for a type without parameters (a table-only type: then accumulation repeats the whole
+ * step).  The rest, step - sync, is compute.  0, or -1 when it cannot run there. */
+int tput_step_split(const tput *t, int jt, const struct placement *p, double *step,
+                    double *sync);
 
 /* Seconds to restore a job from its checkpoint: fixed_s + ckpt_gb / storage_gbs. */
 double tput_restore_s(const tput *t, int jt, double fixed_s, double storage_gbs);
