@@ -1,7 +1,7 @@
 /*
  * elastic_view: what an elastic allocation policy sees and returns — Pollux's interface
  * (simulator.py's JobInfo / NodeInfo and policy.optimize), so that its policies (Tiresias
- * and Optimus as its simulator runs them; Pollux, Sia and Heet next) are one file each.
+ * and Optimus as its simulator runs them, and Pollux's own) are one file each.
  *
  * The policy reads the active jobs (arrived, unfinished, in arrival order) with their
  * application's profile, progress and current GPUs, and the nodes' GPU counts; it returns,
