@@ -187,6 +187,9 @@ static double speedup(struct search *s, int32_t j, int32_t n, int32_t r)
 {
     if (r == 0)
         return 0;
+    /* beyond the caps only while a move is tried: feasible() rejects the state */
+    if (n > MAX_NODES_PER_JOB || r > MAX_R)
+        return 0;
     double *m = &s->o->memo[((size_t)j * MEMO_N + (size_t)n) * MEMO_R + (size_t)r];
     if (*m >= 0)
         return *m;
