@@ -74,11 +74,11 @@ int scaling_estimate(const tput *m, const int *gpus, int ntypes, int kmax, int j
             continue;
         int any = 0;
         for (int i = 0; i < ntypes; i++) {
-            double one = tput_measured(m, r, gpus[i], 1, 0);
+            double one = tput_profiled(m, r, gpus[i], 1, 0);
             if (!(one > 0))
                 continue;
             for (int n = 2; n <= kmax; n++) {
-                double v = tput_measured(m, r, gpus[i], n, 0);
+                double v = tput_profiled(m, r, gpus[i], n, 0);
                 if (!(v > 0))
                     continue;
                 int c = rows * ncol + i * (kmax - 1) + n - 2;

@@ -6,9 +6,10 @@
  * Scaling efficiency: e_i(n) = thr_i(n) / (n thr_i(1)), 1 at n = 1.  The tensor is unfolded
  * into a matrix whose rows are job types and whose columns are the cells (type i, n), n >= 2.
  * The row being estimated holds only its profiled cells (scaling_profile_points); the other
- * rows are every other job type's measured cells (tput_measured, consolidated placements) on
- * the same GPU types — the "previously profiled jobs" of collaborative filtering; the job
- * type's own measurements are never among them.  models/completion.h fills the matrix (rank,
+ * rows are every other job type's profiled cells (tput_profiled, consolidated placements: a
+ * measurement, else a fitted step-time model on the host's link) on the same GPU types — the
+ * "previously profiled jobs" of collaborative filtering; the job type's own are never among
+ * them.  models/completion.h fills the matrix (rank,
  * ridge and sweeps from the caller), and the estimate is thr_i(n) = n thr_i(1) e_i(n), with
  * e_i(n) clamped to [0.02, 1.5]; a cell whose column nobody measured (completion predicts
  * about 0 there) is taken as no gain over n - 1 workers: thr_i(n) = thr_i(n - 1).

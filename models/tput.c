@@ -25,6 +25,12 @@
  * scale better than the measured ones only because the model is optimistic.
  * A table entry of 0 means "cannot run there" and is respected.
  *
+ * Fits (struct tput_fit, tput.h) sit between the two: where (type, GPU) has a fit and no
+ * measurement at this worker count in either class, the fit's step time is the answer, and a
+ * placement whose slowest link is slower than the fit's pays the extra nominal all-reduce
+ * time, as a measurement does.  For the calibrations above (nearest GPU, scaling overhead) a
+ * fitted GPU counts as measured on the fit's link (tput_profiled).
+ *
  * Lookups hash (job type, GPU, workers, class) to a rate: O(1).  tput_rate remembers what it
  * computed for each (job type, GPU, workers, class, link), since the model's fallbacks search
  * the catalog: the memo is emptied whenever a table or a job type changes.
@@ -40,6 +46,7 @@
 
 #include "../sim/base/jobj.h"
 #include "../sim/base/tio.h"
+#include "heet_fit.h"
 
 enum { JT_MAX_ALIASES = 4 };
 
@@ -60,16 +67,27 @@ struct rate_tab {
     size_t       cap, n;        /* cap 0 or a power of two */
 };
 
+struct fit_entry {
+    int             jt, gpu;
+    struct tput_fit f;
+};
+
 struct tput {
     const catalog   *cat;
     struct jt_entry *types;
     int              ntypes, capt;
     struct rate_tab  meas;          /* measured rates */
+    struct fit_entry *fits;
+    int              nfits, capf;
+    struct rate_tab  fit_at;        /* mkey(jt, gpu, 0, 0) -> index into fits (exact in a double) */
     int              spread_link;    /* assumed link of spread measurements */
     /* tput_rate's answers: behind a pointer, so that a const tput's memo still fills (it
      * changes no answer) */
     struct rate_tab *memo;
 };
+
+static double link_bw(const tput *t, int link);
+static double rate_of(const struct jobtype *j, double t_iter, int workers);
 
 static void memo_clear(tput *t)
 {
@@ -145,6 +163,44 @@ double tput_measured(const tput *t, int jt, int gpu, int workers, int spread)
     return m != NULL ? m->rate : -1;
 }
 
+const struct tput_fit *tput_fit_of(const tput *t, int jt, int gpu)
+{
+    const struct meas *m = rt_find(&t->fit_at, mkey(jt, gpu, 0, 0));
+    return m != NULL ? &t->fits[(int)m->rate].f : NULL;
+}
+
+int tput_set_fit(tput *t, int jt, int gpu, const struct tput_fit *f)
+{
+    memo_clear(t);
+    const struct meas *m = rt_find(&t->fit_at, mkey(jt, gpu, 0, 0));
+    if (m != NULL) {
+        t->fits[(int)m->rate].f = *f;
+        return 0;
+    }
+    if (t->nfits == t->capf) {
+        int nc = t->capf ? 2 * t->capf : 16;
+        struct fit_entry *n = realloc(t->fits, (size_t)nc * sizeof *n);
+        if (n == NULL)
+            return -1;
+        t->fits = n;
+        t->capf = nc;
+    }
+    if (rt_put(&t->fit_at, mkey(jt, gpu, 0, 0), t->nfits) < 0)
+        return -1;
+    t->fits[t->nfits++] = (struct fit_entry){ jt, gpu, *f };
+    return 0;
+}
+
+double tput_fit_step_s(const struct tput_fit *f, double samples, int workers, double extra_s)
+{
+    double compute = f->sample_s * samples;
+    if (workers <= 1)
+        return f->step_s + compute;
+    double n = workers;
+    double ar = f->sync_s * 2 * (n - 1) / n + f->worker_s * (n - 1) + extra_s;
+    return f->step_s + compute + fmax(0, ar - f->overlap * compute);
+}
+
 int tput_create(tput **out, const catalog *cat, struct errbuf *err)
 {
     *out = calloc(1, sizeof **out);
@@ -164,6 +220,8 @@ void tput_destroy(tput *t)
         return;
     free(t->types);
     free(t->meas.slot);
+    free(t->fits);
+    free(t->fit_at.slot);
     free(t->memo->slot);
     free(t->memo);
     free(t);
@@ -297,8 +355,162 @@ static int find_or_add(tput *t, const char *name, struct errbuf *err)
     return t->ntypes - 1;
 }
 
+/* Which kind of profile a file is, from its first line that is not blank or a comment. */
+enum { PROF_HETSIM, PROF_HEET, PROF_FITS };
+
+static int profile_kind(const char *path, struct errbuf *err)
+{
+    tio *r;
+    if (tio_open(&r, path, err) < 0)
+        return -1;
+    char *line;
+    size_t len;
+    int got, kind = PROF_HETSIM;
+    while ((got = tio_next(r, &line, &len, err)) > 0) {
+        if (tio_skippable(line))
+            continue;
+        const char *s = line + strspn(line, " \t");
+        if (*s == '{')
+            kind = PROF_FITS;
+        else if (strncmp(s, "gpu_type,", 9) == 0)
+            kind = PROF_HEET;
+        break;
+    }
+    tio_close(r);
+    return got < 0 ? -1 : kind;
+}
+
+/* Heet's CSV as measured consolidated rates, iters/s = 1 / batch_time_s (a global step). */
+static int load_heet_csv(tput *t, const char *path, struct errbuf *err)
+{
+    struct heet_point *pt;
+    int n;
+    if (heet_fit_read(t->cat, path, &pt, &n, err) < 0)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        char name[JT_NAME_MAX];
+        heet_fit_jobtype(pt[i].model, pt[i].batch, name, sizeof name);
+        int jt = find_or_add(t, name, err);
+        if (jt < 0)
+            rc = -1;
+        else if (tab_put(t, mkey(jt, pt[i].gpu, pt[i].workers, 0), 1 / pt[i].batch_s) < 0)
+            rc = err_run(err, "out of memory");
+    }
+    free(pt);
+    return rc;
+}
+
+/* A JSON file of fits: every entry checked before any is kept. */
+static int load_fits(tput *t, const char *path, struct errbuf *err)
+{
+    static const char *const top_keys[] = { "fits", "note", "source", "method", "command",
+                                            NULL };
+    static const char *const keys[] = { "job_types", "gpu", "link", "sample_s", "step_s",
+                                        "sync_s", "worker_s", "overlap", "points",
+                                        "median_err", "max_err", "note", NULL };
+    jsonf *doc;
+    if (jsonf_load(&doc, path, err) < 0)
+        return -1;
+    struct jobj root;
+    const cJSON *arr;
+    struct fit_entry *got = NULL;
+    int rc = -1, n = 0, cap = 0, i = 0;
+    if (jobj_root(&root, doc, err) < 0 || jobj_known(&root, top_keys, err) < 0 ||
+        jobj_arr(&root, "fits", JREQ, &arr, err) < 0)
+        goto out;
+    for (const cJSON *e = arr->child; e != NULL; e = e->next, i++) {
+        struct jobj o;
+        const char *gname, *lname;
+        const cJSON *names;
+        struct tput_fit f = { 0 };
+        int64_t points = 0;
+        double med = 0, mx = 0;
+        if (jobj_elem(&o, &root, "fits", e, i, err) < 0 || jobj_known(&o, keys, err) < 0 ||
+            jobj_arr(&o, "job_types", JREQ, &names, err) < 0 ||
+            jobj_str(&o, "gpu", JREQ, &gname, err) < 0 ||
+            jobj_str(&o, "link", JREQ, &lname, err) < 0 ||
+            jobj_num(&o, "sample_s", JREQ, 0, 1e3, &f.sample_s, err) < 0 ||
+            jobj_num(&o, "step_s", JREQ, 0, 1e5, &f.step_s, err) < 0 ||
+            jobj_num(&o, "sync_s", JREQ, 0, 1e5, &f.sync_s, err) < 0 ||
+            jobj_num(&o, "worker_s", JREQ, 0, 1e5, &f.worker_s, err) < 0 ||
+            jobj_num(&o, "overlap", JREQ, 0, 1, &f.overlap, err) < 0 ||
+            jobj_int(&o, "points", JOPT, 1, 1 << 20, &points, err) < 0 ||
+            jobj_num(&o, "median_err", JOPT, 0, 1e6, &med, err) < 0 ||
+            jobj_num(&o, "max_err", JOPT, 0, 1e6, &mx, err) < 0)
+            goto out;
+        char fp[sizeof o.path + 16];
+        int gpu = catalog_gpu_find(t->cat, gname);
+        if (gpu < 0) {
+            snprintf(fp, sizeof fp, "%s.gpu", o.path);
+            jsonf_error(doc, cJSON_GetObjectItemCaseSensitive(e, "gpu"), fp, err,
+                        "unknown GPU type '%s'", gname);
+            goto out;
+        }
+        f.link = catalog_link_find(t->cat, lname);
+        if (f.link < 0) {
+            snprintf(fp, sizeof fp, "%s.link", o.path);
+            jsonf_error(doc, cJSON_GetObjectItemCaseSensitive(e, "link"), fp, err,
+                        "unknown link '%s'", lname);
+            goto out;
+        }
+        if (!(f.step_s + f.sample_s > 0)) {
+            jsonf_error(doc, e, o.path, err, "step_s + sample_s must be > 0 (a step takes time)");
+            goto out;
+        }
+        snprintf(fp, sizeof fp, "%s.job_types", o.path);
+        if (names->child == NULL) {
+            jsonf_error(doc, names, fp, err, "must name at least one job type");
+            goto out;
+        }
+        for (const cJSON *nm = names->child; nm != NULL; nm = nm->next) {
+            int jt = cJSON_IsString(nm) ? tput_find(t, nm->valuestring) : -1;
+            if (jt < 0 || t->types[jt].jt.batch < 1) {
+                jsonf_error(doc, nm, fp, err, "'%s' is not a job type with a "
+                            "batch size (job_types file)", cJSON_IsString(nm) ? nm->valuestring
+                                                                               : "?");
+                goto out;
+            }
+            for (int k = 0; k < n; k++)
+                if (got[k].jt == jt && got[k].gpu == gpu) {
+                    jsonf_error(doc, nm, fp, err, "job type '%s' on %s is fitted twice",
+                                nm->valuestring, gname);
+                    goto out;
+                }
+            if (n == cap) {
+                int nc = cap ? 2 * cap : 32;
+                struct fit_entry *g = realloc(got, (size_t)nc * sizeof *g);
+                if (g == NULL) {
+                    err_run(err, "out of memory");
+                    goto out;
+                }
+                got = g;
+                cap = nc;
+            }
+            got[n++] = (struct fit_entry){ jt, gpu, f };
+        }
+    }
+    for (int k = 0; k < n; k++)
+        if (tput_set_fit(t, got[k].jt, got[k].gpu, &got[k].f) < 0) {
+            err_run(err, "out of memory");
+            goto out;
+        }
+    rc = 0;
+out:
+    free(got);
+    jsonf_destroy(doc);
+    return rc;
+}
+
 int tput_load_profile(tput *t, const char *path, struct errbuf *err)
 {
+    int kind = profile_kind(path, err);
+    if (kind < 0)
+        return -1;
+    if (kind == PROF_HEET)
+        return load_heet_csv(t, path, err);
+    if (kind == PROF_FITS)
+        return load_fits(t, path, err);
     static const char *const header[] = { "job_type", "gpu", "workers", "placement",
                                           "iters_per_s" };
     tio *r;
@@ -452,7 +664,7 @@ double tput_compute_s(const tput *t, int jt, int gpu, int workers)
 {
     const struct jobtype *j = &t->types[jt].jt;
     double split = j->scaling == JT_STRONG ? (double)workers : 1.0;
-    double m = tput_measured(t, jt, gpu, 1, 0);
+    double m = tput_profiled(t, jt, gpu, 1, 0);
     if (m == 0)
         return -1;
     if (m > 0)
@@ -461,7 +673,7 @@ double tput_compute_s(const tput *t, int jt, int gpu, int workers)
     int best = -1;
     double bestd = INFINITY, bestm = 0, p = peak_tflops(t, jt, gpu);
     for (int g = 0; g < catalog_ngpus(t->cat); g++) {
-        double mg = tput_measured(t, jt, g, 1, 0);
+        double mg = tput_profiled(t, jt, g, 1, 0);
         if (mg <= 0)
             continue;
         double d = fabs(log(peak_tflops(t, jt, g) / p));
@@ -526,7 +738,7 @@ static int nearest_measured(const tput *t, int jt, int gpu, int n, int spread, i
             continue;
         for (int k = 0; k < 2; k++) {
             int cls = k == 0 ? spread : !spread;
-            if (tput_measured(t, jt, g, n, cls) <= 0)
+            if (tput_profiled(t, jt, g, n, cls) <= 0)
                 continue;
             double d = fabs(log(peak_tflops(t, jt, g) / p));
             if (d < bestd) {
@@ -538,6 +750,38 @@ static int nearest_measured(const tput *t, int jt, int gpu, int n, int spread, i
         }
     }
     return best;
+}
+
+/* Seconds per step of jt's fit f with n workers over `link` (unused at n = 1). */
+static double fit_time(const tput *t, int jt, const struct tput_fit *f, int n, int link)
+{
+    const struct jobtype *j = &t->types[jt].jt;
+    double samples = j->scaling == JT_STRONG ? (double)j->batch / n : j->batch;
+    double extra = 0;
+    if (n > 1 && link >= 0 && link_bw(t, link) < link_bw(t, f->link))
+        extra = tput_allreduce_s(t, jt, n, link) - tput_allreduce_s(t, jt, n, f->link);
+    return tput_fit_step_s(f, samples, n, extra);
+}
+
+double tput_profiled(const tput *t, int jt, int gpu, int workers, int spread)
+{
+    double m = tput_measured(t, jt, gpu, workers, spread);
+    if (m >= 0)
+        return m;
+    const struct tput_fit *f = tput_fit_of(t, jt, gpu);
+    if (f == NULL || workers < 1 || (spread && workers > 1))
+        return -1;
+    return rate_of(&t->types[jt].jt, fit_time(t, jt, f, workers, f->link), workers);
+}
+
+/* The link a profiled rate of (jt, g, class) ran on: a measurement's assumed link, else the
+ * fit's. */
+static int profiled_link(const tput *t, int jt, int g, int n, int spread)
+{
+    const struct tput_fit *f = tput_fit_of(t, jt, g);
+    if (f != NULL && tput_measured(t, jt, g, n, spread) < 0)
+        return f->link;
+    return measured_link(t, g, spread);
 }
 
 static double rate_of_placement(const tput *t, int jt, const struct placement *p)
@@ -559,6 +803,9 @@ static double rate_of_placement(const tput *t, int jt, const struct placement *p
         double tm = iter_time(j, m, n);
         return rate_of(j, tm + ar - tput_allreduce_s(t, jt, n, ml), n);
     }
+    const struct tput_fit *f = tput_fit_of(t, jt, p->gpu);
+    if (f != NULL && (n == 1 || tput_measured(t, jt, p->gpu, n, !spread) < 0))
+        return rate_of(j, fit_time(t, jt, f, n, p->link), n);
     double tc = tput_compute_s(t, jt, p->gpu, n);
     if (tc < 0)
         return 0;
@@ -578,8 +825,8 @@ static double rate_of_placement(const tput *t, int jt, const struct placement *p
         int cls, g = nearest_measured(t, jt, p->gpu, n, spread, &cls);
         double tcg = g >= 0 ? tput_compute_s(t, jt, g, n) : -1;
         if (g >= 0 && tcg >= 0) {
-            double tm = iter_time(j, tput_measured(t, jt, g, n, cls), n);
-            double ovh = tm - tcg - tput_allreduce_s(t, jt, n, measured_link(t, g, cls));
+            double tm = iter_time(j, tput_profiled(t, jt, g, n, cls), n);
+            double ovh = tm - tcg - tput_allreduce_s(t, jt, n, profiled_link(t, jt, g, n, cls));
             if (ovh > 0)
                 return rate_of(j, tc + ar + ovh, n);
         }
@@ -612,13 +859,23 @@ double tput_rate(const tput *t, int jt, const struct placement *p)
 }
 
 int tput_step_split(const tput *t, int jt, const struct placement *p, double *step,
-                    double *sync)
+                    double *sync, double *fixed)
 {
     double r = tput_rate(t, jt, p);
     if (!(r > 0))
         return -1;
     const struct jobtype *j = &t->types[jt].jt;
     *step = iter_time(j, r, p->workers);
+    *fixed = 0;
+    const struct tput_fit *f = tput_fit_of(t, jt, p->gpu);
+    if (f != NULL && tput_measured(t, jt, p->gpu, p->workers, p->nodes > 1) < 0) {
+        /* the fit tells its compute apart: what is left of the step is exposed sync */
+        double b = j->scaling == JT_STRONG ? (double)j->batch / p->workers : j->batch;
+        double compute = f->step_s + f->sample_s * b;
+        *sync = fmax(0, fmin(*step - compute, *step));
+        *fixed = fmin(f->step_s, *step - *sync);
+        return 0;
+    }
     *sync = j->params_m > 0 ? fmin(tput_allreduce_s(t, jt, p->workers, p->link), *step) : 0;
     return 0;
 }

@@ -157,17 +157,37 @@ CREATE INDEX IF NOT EXISTS runs_config_hash ON runs(config_hash);
 -- rows, so sweeps stay small).  One row per interval of one entity on one resource, or on none
 -- while it waits; an entity on n resources at once has n rows for the interval.  Between its
 -- arrival and its end every moment of an entity is in some row (intervals of zero length are
--- not stored).  Training: entity = jobs.job_id, resource = a GPU id (GPUs are numbered node
--- by node in the cluster file's order; in Gavel mode, which does not place jobs, a position
--- among the GPUs of the type); queued rows, then each grant as restoring while its checkpoint
--- restore lasts and running (a whole GPU) or shared (a share < 1) after.  A world's rows are
--- described in sim/core/world.h.  `hetsim trace` turns them into a Perfetto / Chrome trace.
+-- not stored).  Every world writes them (README, "Inside a run"; sim/core/world.h):
+--   training      entity = jobs.job_id, resource = a GPU id (GPUs are numbered node by node in
+--                 the cluster file's order; in Gavel mode, which does not place jobs, a
+--                 position among the GPUs of the type; in Pollux mode, which counts GPUs per
+--                 node, the lowest free GPUs of the nodes of the job's list); queued rows, then
+--                 each grant as restoring while its checkpoint restore (Pollux: restart_s)
+--                 lasts and running (a whole GPU) or shared (a share < 1) after;
+--   placement     entity = pods.pod_seq, resource = a GPU id (node by node in the node list),
+--                 node = the node's index in the list, resource_type = its GPU model; time is
+--                 the arrival sequence: pod k at k s, the run over [0, N) s; a placed pod
+--                 running or shared (share = gpu_milli / 1000) from its arrival to the end
+--                 (start -> stop), an unplaced GPU pod queued; CPU-only pods have no row;
+--   serving       entity = requests.request_id, resource = the instance (its index in the
+--                 deployment), node = the node of its first GPU, resource_type = its GPU types
+--                 joined by '+'; queued, then running at share 1 (an instance's requests share
+--                 it); restoring on a decode instance while its KV moves there (migrate);
+--   microservices entity = the service's index in the application, resource = one of its
+--                 containers (numbered as they first appear), node NULL, resource_type = the
+--                 service's name; running while ready, restoring while starting: a service's
+--                 containers at a moment are its rows alive then.
+-- `hetsim trace` turns them into a Perfetto / Chrome trace.
 CREATE TABLE IF NOT EXISTS timeline (
     run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    entity         INTEGER NOT NULL,    -- training: jobs.job_id; serving: requests.request_id
-    resource       INTEGER,             -- GPU id (instance, container group); NULL when queued
+    entity         INTEGER NOT NULL,    -- training: jobs.job_id; placement: pods.pod_seq;
+                                        -- serving: requests.request_id; micro: service index
+    resource       INTEGER,             -- GPU id, serving instance or container; NULL when queued
     node           INTEGER,             -- the resource's node (server) index; NULL when queued
-    resource_type  TEXT,                -- its type: the GPU type ("V100-16GB"); NULL when queued
+                                        -- and for containers (not placed on nodes)
+    resource_type  TEXT,                -- its type: the GPU type ("V100-16GB"), an instance's
+                                        -- GPU types ("A100-80GB+H100"), a container's service;
+                                        -- NULL when queued
     start_s        REAL    NOT NULL,
     end_s          REAL    NOT NULL,    -- > start_s
     state          TEXT    NOT NULL,    -- queued | running | shared | restoring

@@ -2,10 +2,13 @@
  * trace: the timeline of one run as Chrome trace-event JSON (trace.h).
  *
  * Passes over the run's rows, each one query in the order the file wants:
- *   nodes     the (node, type) pairs that held something: a process each, sorted by type;
- *   slices    rows on a GPU ordered by (GPU, start): a track per GPU, and per GPU a list of
- *             lanes (the end of each lane's last slice) so that overlapping slices (shares)
- *             go to the lowest lane that is free, its track named on first use;
+ *   nodes     the (node, type) pairs that held something: a process each, sorted by type
+ *             (resources without a node, a microservice's containers, get a process per
+ *             type);
+ *   slices    rows on a resource ordered by (resource, start): a track per resource, and per
+ *             resource a list of lanes (the end of each lane's last slice) so that
+ *             overlapping slices (shares, a serving instance's requests) go to the lowest
+ *             lane that is free, its track named on first use;
  *   counters  the changes of the queue and of each type's busy GPUs (GROUP BY time of +1/-1
  *             and +share/-share at the ends of intervals), summed as they come; the sampled
  *             util_* series, each value placed at the start of the period it averages;
@@ -33,6 +36,12 @@ struct tx {
     int64_t             run;
     const char         *one;        /* "job" */
     const char         *res;        /* "GPU" */
+    const char         *held;       /* the busy counter's name: "busy GPUs" */
+    char                held_buf[96];
+    long long           stride;     /* tids of one resource's lanes (below) */
+    int64_t             node_end;   /* the node pids' end: pids of node-less types follow */
+    char              **types;      /* the types of resources without a node, in pid order */
+    int                 ntypes;
     int                 first;      /* no event written yet */
     struct trace_stats *st;
     struct errbuf      *err;
@@ -102,14 +111,41 @@ static void meta(struct tx *x, const char *what, long long pid, long long tid, c
 /* Track ids.  Perfetto keys threads by tid across the whole trace and takes a process's main
  * thread to have tid == pid, so every tid is distinct from every pid: the run's process is
  * pid 1 (counters on its main thread, arrivals and completions on tids 2 and 3), node k is
- * pid 10 + k, and lane l of GPU g is tid 1000000 + 1000 g + l (a share is >= 1/1000, so a
- * GPU has at most 1000 lanes). */
+ * pid 10 + k, the i-th type of resources without a node pid 10 + (nodes) + i, and lane l of
+ * resource g is tid 1000000 + stride g + l, where stride (1000, or a power of 10 above the
+ * most rows a resource has) bounds its lanes: a GPU's shares are >= 1/1000, and a serving
+ * instance has as many lanes as requests at once. */
 enum { RUN_PID = 1, ARRIVALS_TID = 2, COMPLETIONS_TID = 3 };
 static long long node_pid(int64_t node) { return 10 + node; }
-static long long gpu_tid(int64_t gpu, int lane) { return 1000000 + 1000 * gpu + lane; }
+static long long res_tid(const struct tx *x, int64_t res, int lane)
+{
+    return 1000000 + x->stride * res + lane;
+}
+
+static int64_t count_of(sqlite3 *h, const char *sql, int64_t arg);
+
+/* the pid of a row's process: its node's, or its type's when it has no node; -1 if none */
+static long long pid_of(const struct tx *x, sqlite3_stmt *q, int node_col, int type_col)
+{
+    if (sqlite3_column_type(q, node_col) != SQLITE_NULL)
+        return node_pid(sqlite3_column_int64(q, node_col));
+    for (int i = 0; i < x->ntypes; i++)
+        if (strcmp(x->types[i], text(q, type_col)) == 0)
+            return node_pid(x->node_end + i);
+    return -1;
+}
 
 static int nodes(struct tx *x)
 {
+    int64_t most = count_of(x->h, "SELECT max(n) FROM (SELECT count(*) AS n FROM timeline "
+                                  "WHERE run_id = ?1 AND resource IS NOT NULL GROUP BY "
+                                  "resource)", x->run);
+    for (x->stride = 1000; most >= x->stride; x->stride *= 10)
+        ;
+    x->node_end = count_of(x->h, "SELECT max(node) + 1 FROM timeline WHERE run_id = ?1",
+                           x->run);
+    if (x->node_end < 0)
+        x->node_end = 0;
     sqlite3_stmt *q;
     if (prep(x, "SELECT node, resource_type, count(DISTINCT resource) FROM timeline WHERE "
                 "run_id = ?1 AND resource IS NOT NULL GROUP BY node, resource_type "
@@ -118,9 +154,24 @@ static int nodes(struct tx *x)
     int st, k = 0;
     while ((st = sqlite3_step(q)) == SQLITE_ROW) {
         char name[256];
-        int64_t node = sqlite3_column_int64(q, 0);
-        snprintf(name, sizeof name, "%s - node %lld", text(q, 1), (long long)node);
-        meta(x, "process", node_pid(node), node_pid(node), name, ++k);
+        long long pid;
+        if (sqlite3_column_type(q, 0) == SQLITE_NULL) {
+            char **t = realloc(x->types, (size_t)(x->ntypes + 1) * sizeof *t);
+            if (t == NULL || (t[x->ntypes] = strdup(text(q, 1))) == NULL) {
+                if (t != NULL)
+                    x->types = t;
+                sqlite3_finalize(q);
+                return err_run(x->err, "out of memory");
+            }
+            x->types = t;
+            pid = node_pid(x->node_end + x->ntypes++);
+            snprintf(name, sizeof name, "%s", text(q, 1));
+        } else {
+            pid = node_pid(sqlite3_column_int64(q, 0));
+            snprintf(name, sizeof name, "%s - node %lld", text(q, 1),
+                     (long long)sqlite3_column_int64(q, 0));
+        }
+        meta(x, "process", pid, pid, name, ++k);
     }
     return done(x, q, st);
 }
@@ -165,6 +216,7 @@ static int slices(struct tx *x, const char *policy)
     int st, rc = 0;
     while (rc == 0 && (st = sqlite3_step(q)) == SQLITE_ROW) {
         int64_t ent = sqlite3_column_int64(q, 0), gpu = sqlite3_column_int64(q, 1);
+        int has_node = sqlite3_column_type(q, 2) != SQLITE_NULL;
         int64_t node = sqlite3_column_int64(q, 2);
         double from_s = sqlite3_column_double(q, 4), to_s = sqlite3_column_double(q, 5);
         double share = sqlite3_column_double(q, 7);
@@ -179,7 +231,7 @@ static int slices(struct tx *x, const char *policy)
             rc = err_run(x->err, "out of memory");
             break;
         }
-        long long pid = node_pid(node), tid = gpu_tid(gpu, lane);
+        long long pid = pid_of(x, q, 2, 3), tid = res_tid(x, gpu, lane);
         if (l.n > before) {         /* a new track of this GPU */
             char name[96];
             if (lane == 0)
@@ -208,7 +260,10 @@ static int slices(struct tx *x, const char *policy)
         jstr(x->f, x->one);
         fprintf(x->f, ":%lld,", (long long)ent);
         jstr(x->f, x->res);
-        fprintf(x->f, ":%lld,\"node\":%lld,\"type\":", (long long)gpu, (long long)node);
+        if (has_node)
+            fprintf(x->f, ":%lld,\"node\":%lld,\"type\":", (long long)gpu, (long long)node);
+        else
+            fprintf(x->f, ":%lld,\"node\":null,\"type\":", (long long)gpu);
         jstr(x->f, text(q, 3));
         fprintf(x->f, ",\"state\":");
         jstr(x->f, state);
@@ -289,7 +344,7 @@ static int counters(struct tx *x)
              &q) < 0)
         return -1;
     char type[128] = "";
-    snprintf(name, sizeof name, "busy %ss", x->res);
+    snprintf(name, sizeof name, "%s", x->held);
     while ((st = sqlite3_step(q)) == SQLITE_ROW) {
         if (strcmp(type, text(q, 0)) != 0) {
             snprintf(type, sizeof type, "%s", text(q, 0));
@@ -372,22 +427,7 @@ static int64_t count_of(sqlite3 *h, const char *sql, int64_t arg)
     return n;
 }
 
-/* The domain of a run (of the last run when run <= 0) into buf; "" when there is none. */
-static void run_domain(sqlite3 *h, int64_t run, char *buf, size_t cap)
-{
-    sqlite3_stmt *q;
-    buf[0] = '\0';
-    if (sqlite3_prepare_v2(h, "SELECT domain FROM runs WHERE id = ?1 OR (?1 <= 0 AND id = "
-                              "(SELECT max(id) FROM runs))", -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, run);
-        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL)
-            snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(q, 0));
-    }
-    sqlite3_finalize(q);
-}
-
-/* Which run, checked: it exists and has timeline rows.  Only the training world writes
- * them (sim/core/world.h): a run of another domain is named as such. */
+/* Which run, checked: it exists and has timeline rows. */
 static int pick_run(sqlite3 *h, const struct trace_opts *o, int64_t *run, struct errbuf *err)
 {
     if (count_of(h, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = "
@@ -395,16 +435,8 @@ static int pick_run(sqlite3 *h, const struct trace_opts *o, int64_t *run, struct
         return err_input(err, NULL, 0, "--db", "%s has no timeline table (written by a hetsim "
                          "before timelines): run the experiment again with --set "
                          "sim.timeline=true", o->db_path);
-    char domain[64];
     if (o->run <= 0) {
         *run = count_of(h, "SELECT max(run_id) FROM timeline WHERE ?1 = ?1", 0);
-        run_domain(h, 0, domain, sizeof domain);
-        if (*run < 0 && domain[0] != '\0' && strcmp(domain, "training") != 0 &&
-            count_of(h, "SELECT count(*) FROM runs WHERE domain = 'training' AND ?1 = ?1",
-                     0) == 0)
-            return err_input(err, NULL, 0, "--run", "the runs in %s are of the %s domain, whose "
-                             "world writes no timeline (only training runs have one)",
-                             o->db_path, domain);
         if (*run < 0)
             return err_input(err, NULL, 0, "--run", "no run in %s has timeline rows: make one "
                              "with --set sim.timeline=true (e.g. hetsim run default --set "
@@ -417,12 +449,6 @@ static int pick_run(sqlite3 *h, const struct trace_opts *o, int64_t *run, struct
                          (long long)o->run, o->db_path,
                          (long long)count_of(h, "SELECT min(id) FROM runs WHERE ?1 = ?1", 0),
                          (long long)count_of(h, "SELECT max(id) FROM runs WHERE ?1 = ?1", 0));
-    run_domain(h, o->run, domain, sizeof domain);
-    if (count_of(h, "SELECT count(*) FROM timeline WHERE run_id = ?1", o->run) <= 0 &&
-        strcmp(domain, "training") != 0)
-        return err_input(err, NULL, 0, "--run", "run %lld in %s is of the %s domain, whose "
-                         "world writes no timeline (only training runs have one)",
-                         (long long)o->run, o->db_path, domain);
     if (count_of(h, "SELECT count(*) FROM timeline WHERE run_id = ?1", o->run) <= 0)
         return err_input(err, NULL, 0, "--run", "run %lld in %s has no timeline rows: it ran "
                          "without sim.timeline (run it again with --set sim.timeline=true)",
@@ -444,6 +470,11 @@ static int header(struct tx *x, char *policy, size_t cap, const struct trace_opt
     const struct display *d = o->display_of ? o->display_of(domain) : NULL;
     x->one = d && d->entity_one ? d->entity_one : "entity";
     x->res = d && d->resource_one ? d->resource_one : "resource";
+    if (d && d->timeline_held)
+        snprintf(x->held_buf, sizeof x->held_buf, "%s", d->timeline_held);
+    else
+        snprintf(x->held_buf, sizeof x->held_buf, "busy %ss", x->res);
+    x->held = x->held_buf;
     snprintf(policy, cap, "%s", text(q, 2));
     FILE *f = x->f;
     fprintf(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":");
@@ -514,6 +545,9 @@ int trace_export(const struct trace_opts *o, FILE *out, struct trace_stats *st,
     } else if (x.f != NULL && (fflush(x.f) != 0 || ferror(x.f)) && rc == 0) {
         rc = err_run(err, "writing the trace failed");
     }
+    for (int i = 0; i < x.ntypes; i++)
+        free(x.types[i]);
+    free(x.types);
     sqlite3_close(h);
     return rc;
 }

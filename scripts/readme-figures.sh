@@ -16,7 +16,7 @@
 #                  the jobs whose JCT is Pollux's, from ../shared/reference/pollux/)
 #   pollux-policy  the pollux policy on pollux_wl1 beside Pollux's simulator's Tiresias and
 #                  Optimus (mean JCT, median, preemptions, migrations; a few seconds)
-#   fft-claims     scripts/reproduce/fft.sh's claims table (80 runs, about 15 minutes, into
+#   fft-claims     scripts/reproduce/fft.sh's claims table (80 runs, about 5 minutes, into
 #                  results/out/fft, resumed if already there)
 #   fft-why        from fft.sh's runs: what sets the mean JCT (the longest jobs), queueing,
 #                  medians, fairness, per policy and load (mean over the seeds)
@@ -39,7 +39,8 @@
 #                  batch tuning, no batch pressure on co-runners, two jobs per GPU) at 2x, 4x
 #   mux-speed      tests/bench_mux.c (re-rating cost on shared GPUs)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
-#   timeline-cost  the bench's 100,000-job run with and without sim.timeline (a minute)
+#   timeline-cost  the timeline's cost: the bench's 100,000-job run, the serving hour and a million
+#                  requests, fgd_openb, each with and without sim.timeline (a few minutes)
 #   llm-fit        scripts/fit-llm.sh's residuals of the LLM latency model (seconds; the fit
 #                  is written to a scratch file, the shipped one is left as it is)
 #   hetis-claims   scripts/reproduce/hetis.sh's claims tables (375 runs, a few minutes, into
@@ -317,8 +318,11 @@ gen() {
         HETSIM_DATA=$root build/rel/bench_mux.bin ;;
     speed) make --no-print-directory -s bench 2>/dev/null | grep -v -e '^make' -e '^  CC' -e '^cc ' -e '^ar ' ;;
     timeline-cost)
-        make --no-print-directory -s build/rel/bench.bin >/dev/null 2>&1
-        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench.bin ;;
+        make --no-print-directory -s build/rel/bench.bin build/rel/bench_serve.bin \
+            build/rel/bench_fgd.bin >/dev/null 2>&1
+        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench.bin &&
+        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench_serve.bin &&
+        BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench_fgd.bin ;;
     llm-fit) OUT="$tmp/llm_fit.json" HETSIM="$hetsim" sh scripts/fit-llm.sh ;;
     hetis-claims) gen_claims hetis ;;
     hetis-why) gen_hetis_why ;;

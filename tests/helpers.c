@@ -587,6 +587,8 @@ static int keep_sample(void *ctx, simtime t, const char *name, double v, struct 
     return 0;
 }
 
+const struct world_writer *th_serve_timeline;
+
 struct th_serve th_serve_run(const cluster *cl, const char *model, const struct request_spec *q,
                              int n, const char *name, const char *params,
                              const struct serve_config *cfg)
@@ -608,7 +610,7 @@ struct th_serve th_serve_run(const cluster *cl, const char *model, const struct 
     cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
     struct req_src src = { q, n, 0 };
     struct entity_source es = { &src, req_next };
-    struct serve_sink sink = { &res, keep_req, keep_sample };
+    struct serve_sink sink = { &res, keep_req, keep_sample, th_serve_timeline };
     serve *w;
     cr_assert_eq(serve_create(&w, cl, lc, a, cfg, &es, policy_decider(p), &sink, &err), 0, "%s",
                  err.msg);

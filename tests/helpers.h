@@ -149,6 +149,9 @@ struct th_serve th_serve_run(const cluster *cl, const char *model, const struct 
                              int n, const char *policy, const char *params,
                              const struct serve_config *cfg);
 void th_serve_free(struct th_serve *r);
+/* Where th_serve_run's runs write their timeline rows (NULL, the default: none). */
+struct world_writer;
+extern const struct world_writer *th_serve_timeline;
 /* The record of request id (asserts it left). */
 const struct serve_record *th_serve_find(const struct th_serve *r, long long id);
 

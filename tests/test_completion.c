@@ -3,16 +3,20 @@
  * (models/scaling.h) — an exactly rank-2 matrix recovered from its known entries; on Heet's
  * own measurements (T4, A10, V100 x 1-4 workers, six job types), each job type estimated
  * from its profiled points and the other five types, with the error on its held-back
- * measured points bounded; and the shipped profile (models/data/profiles/heet.csv) against
- * every row of the source table (../shared/traces/heet/elastic_profiles.csv).
+ * points bounded: on the measured table (../shared/traces/heet/elastic_profiles.csv, read
+ * where it is: hetsim does not ship it; skipped without it) and on the fitted step-time
+ * models hetsim ships instead (models/data/profiles/heet_fit.json).
  */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../models/completion.h"
 #include "../models/scaling.h"
+#include "../sim/base/path.h"
+#include "../sim/run/experiment.h"
 #include "helpers.h"
 
 TestSuite(completion, .init = th_models_init, .fini = th_models_fini);
@@ -54,11 +58,15 @@ static const char *const heet_types[] = {
     "ResNet-152 CIFAR-10 (batch size 64)", "ResNet-152 CIFAR-10 (batch size 512)",
     "DenseNet-121 CIFAR-10 (batch size 64)", "DenseNet-121 CIFAR-10 (batch size 512)" };
 
-/* Each Heet job type from its T + 2 profiled points and the other types' measurements: the
- * held-back cells' mean relative error, and the worst.  Numbers measured when this was
- * written (rank 2, ridge 0.01, 100 sweeps): 42 cells, mean 0.241, worst 0.775, against 2.13
- * for linear scaling (n times one GPU). */
-Test(completion, heet_held_back_points)
+struct held_back {
+    int    cells;
+    double mean, worst, naive;      /* naive: linear scaling, n times one GPU */
+};
+
+/* Each Heet job type from its T + 2 profiled points and the other types' profiles in m
+ * (tput_profiled: measured cells, else the fits), its held-back cells compared with the
+ * same source. */
+static struct held_back held_back(const tput *m)
 {
     int gpus[3] = { catalog_gpu_find(th_cat, "T4"), catalog_gpu_find(th_cat, "A10"),
                     catalog_gpu_find(th_cat, "V100-16GB") };
@@ -67,27 +75,27 @@ Test(completion, heet_held_back_points)
     double sum = 0, worst = 0, sum_naive = 0;
     int cells = 0;
     for (int t = 0; t < 6; t++) {
-        int jt = tput_find(th_m, heet_types[t]);
+        int jt = tput_find(m, heet_types[t]);
         cr_assert_geq(jt, 0);
         double thr1[3], prof[3 * W] = { 0 }, est[3 * W];
         unsigned char mask[3 * W];
         for (int i = 0; i < 3; i++)
-            thr1[i] = tput_measured(th_m, jt, gpus[i], 1, 0);
+            thr1[i] = tput_profiled(m, jt, gpus[i], 1, 0);
         cr_assert_eq(scaling_profile_points(thr1, 3, K, 2, mask), 5);
         for (int i = 0; i < 3; i++)
             for (int n = 1; n <= K; n++)
                 if (mask[i * W + n])
-                    prof[i * W + n] = tput_measured(th_m, jt, gpus[i], n, 0);
-        cr_assert_eq(scaling_estimate(th_m, gpus, 3, K, jt, prof, mask, &o, est), 0);
+                    prof[i * W + n] = tput_profiled(m, jt, gpus[i], n, 0);
+        cr_assert_eq(scaling_estimate(m, gpus, 3, K, jt, prof, mask, &o, est), 0);
         for (int i = 0; i < 3; i++)
             for (int n = 1; n <= K; n++) {
-                double truth = tput_measured(th_m, jt, gpus[i], n, 0);
+                double truth = tput_profiled(m, jt, gpus[i], n, 0);
+                cr_assert_gt(truth, 0);
                 if (mask[i * W + n]) {
-                    cr_assert_eq(est[i * W + n], truth, "profiled cells are kept as measured");
+                    cr_assert_eq(est[i * W + n], truth, "profiled cells are kept as profiled");
                     continue;
                 }
                 double e = fabs(est[i * W + n] - truth) / truth;
-                /* the naive guess: linear scaling, n times one GPU */
                 sum_naive += fabs(n * thr1[i] - truth) / truth;
                 sum += e;
                 worst = e > worst ? e : worst;
@@ -95,45 +103,44 @@ Test(completion, heet_held_back_points)
             }
     }
     cr_assert_eq(cells, 6 * 7);
-    double mean = sum / cells;
-    cr_log_info("held-back cells %d: mean relative error %.3f, worst %.3f; linear guess %.3f\n",
-                cells, mean, worst, sum_naive / cells);
-    cr_assert_lt(mean, 0.3, "mean relative error %.3f", mean);
-    cr_assert_lt(worst, 1.0, "worst relative error %.3f", worst);
-    cr_assert_lt(mean, 0.5 * sum_naive / cells, "no better than linear scaling");
+    return (struct held_back){ cells, sum / cells, worst, sum_naive / cells };
 }
 
-/* The shipped profile holds every source row: iters/s = 1 / batch_time_s (5 digits). */
-Test(completion, shipped_profile_matches_the_source_rows)
+/* On the measured table (with Gavel's, as an experiment naming it would load them).  Numbers
+ * measured when this was written (rank 2, ridge 0.01, 100 sweeps): 42 cells, mean 0.241,
+ * worst 0.775, against 2.13 for linear scaling. */
+Test(completion, heet_held_back_points)
 {
-    char path[1024];
+    char path[1024], j[PATH_MAX_LEN], g[PATH_MAX_LEN];
     snprintf(path, sizeof path, "%s/heet/elastic_profiles.csv", th_shared_dir("traces"));
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s", path);
-    char line[512];
-    int rows = 0;
-    cr_assert_not_null(fgets(line, sizeof line, f));
-    while (fgets(line, sizeof line, f) != NULL) {
-        char gpu[32], model[32];
-        int batch, workers;
-        double bt;
-        char *c = strrchr(line, ',');
-        cr_assert_not_null(c);
-        bt = atof(c + 1);
-        cr_assert_eq(sscanf(line, "%31[^,],%31[^,],%d,%d", gpu, model, &batch, &workers), 4);
-        const char *name = strcmp(model, "vgg19") == 0       ? "VGG-19"
-                           : strcmp(model, "resnet152") == 0 ? "ResNet-152"
-                                                             : "DenseNet-121";
-        char jt[96];
-        snprintf(jt, sizeof jt, "%s CIFAR-10 (batch size %d)", name, batch);
-        int id = tput_find(th_m, jt), g = catalog_gpu_find(th_cat, gpu);
-        cr_assert_geq(id, 0, "%s", jt);
-        cr_assert_geq(g, 0, "%s", gpu);
-        double want = 1 / bt, got = tput_measured(th_m, id, g, workers, 0);
-        cr_assert_float_eq(got, want, 1e-5 * want, "%s on %d x %s: %g, source %g", jt, workers,
-                           gpu, got, want);
-        rows++;
-    }
-    fclose(f);
-    cr_assert_eq(rows, 96);
+    if (access(path, R_OK) != 0)
+        cr_skip_test("%s is not here (hetsim does not ship it)", path);
+    tput *m = NULL;
+    struct errbuf err;
+    err_clear(&err);
+    path_resolve(j, sizeof j, NULL, experiment_default_jobtypes);
+    path_resolve(g, sizeof g, NULL, "models/data/profiles/gavel.csv");
+    cr_assert_eq(tput_create(&m, th_cat, &err), 0);
+    cr_assert(tput_load_types(m, j, &err) == 0 && tput_load_profile(m, g, &err) == 0 &&
+              tput_load_profile(m, path, &err) == 0, "%s", err.msg);
+    struct held_back h = held_back(m);
+    tput_destroy(m);
+    cr_log_info("measured: held-back cells %d: mean relative error %.3f, worst %.3f; linear "
+                "guess %.3f\n", h.cells, h.mean, h.worst, h.naive);
+    cr_assert_lt(h.mean, 0.3, "mean relative error %.3f", h.mean);
+    cr_assert_lt(h.worst, 1.0, "worst relative error %.3f", h.worst);
+    cr_assert_lt(h.mean, 0.5 * h.naive, "no better than linear scaling");
+}
+
+/* On the shipped fits, the cluster's truth in Heet's experiments.  Measured when this was
+ * written: 42 cells, mean 0.395, worst 2.486, linear guess 2.157 — the estimate does worse
+ * on the fits than on the table they were fitted to (README, Heet, says so). */
+Test(completion, heet_held_back_points_on_the_fits)
+{
+    struct held_back h = held_back(th_m);
+    cr_log_info("fitted: held-back cells %d: mean relative error %.3f, worst %.3f; linear "
+                "guess %.3f\n", h.cells, h.mean, h.worst, h.naive);
+    cr_assert_lt(h.mean, 0.45, "mean relative error %.3f", h.mean);
+    cr_assert_lt(h.worst, 3.0, "worst relative error %.3f", h.worst);
+    cr_assert_lt(h.mean, 0.5 * h.naive, "no better than linear scaling");
 }

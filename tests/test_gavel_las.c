@@ -268,6 +268,87 @@ Test(gavel_las, ftf_matches_brute_force)
     gsl_rng_free(r);
 }
 
+/* gavel_ftf's worst rho of x, with the policy's isolated share (water-filling level L over
+ * the jobs' GPU counts, spread over the types by size) */
+static double ftf_worst(const struct alloc_problem *p, const double *x)
+{
+    double N = 0, total = 0, L = INFINITY;
+    for (int t = 0; t < p->ntypes; t++)
+        N += p->cap[t];
+    for (int j = 0; j < p->njobs; j++)
+        total += p->scale[j];
+    if (total > N) {
+        double lo = 0, hi = N;
+        for (int it = 0; it < 100; it++) {
+            double mid = (lo + hi) / 2, used = 0;
+            for (int j = 0; j < p->njobs; j++)
+                used += fmin(p->scale[j], mid);
+            *(used > N ? &hi : &lo) = mid;
+        }
+        L = lo;
+    }
+    double worst = 0;
+    for (int j = 0; j < p->njobs; j++) {
+        double X = isinf(L) ? 1 : fmin(1, L / p->scale[j]), iso = 0, v = 0;
+        for (int t = 0; t < p->ntypes; t++) {
+            iso += p->thr[j * p->ntypes + t] * X * p->cap[t] / N;
+            v += p->thr[j * p->ntypes + t] * x[j * p->ntypes + t];
+        }
+        double rho = (p->age_s[j] + p->remaining[j] / v) / (p->age_s[j] + p->remaining[j] / iso);
+        worst = fmax(worst, rho);
+    }
+    return worst;
+}
+
+/* gavel_ftf carries its final basis to the next recompute (by job id): across a sequence of
+ * changing job sets it must reach the worst rho a fresh instance reaches on each problem
+ * alone (both within the bisection's 1e-4), the carried basis changing only which feasible
+ * x is returned. */
+Test(gavel_las, ftf_carried_basis_answers_as_a_fresh_solve)
+{
+    gsl_rng *r = rng_stream(17, "ftf-carry");
+    const struct policy_ops *ops = policy_find("gavel_ftf");
+    void *warm = open_policy("gavel_ftf");
+    struct prob q;
+    make_problem(&q, 8, r);
+    int64_t next_id = 8;
+    for (int step = 0; step < 40; step++) {
+        /* time passes, work gets done, some jobs leave and newcomers take their place */
+        for (int j = 0; j < 8; j++) {
+            q.age[j] += 600;
+            q.rem[j] *= 0.6 + 0.4 * gsl_rng_uniform(r);
+            if (gsl_rng_uniform(r) < 0.25) {
+                struct prob fresh;
+                make_problem(&fresh, 8, r);
+                q.id[j] = next_id++;
+                q.scale[j] = fresh.scale[j];
+                q.rem[j] = fresh.rem[j];
+                q.age[j] = fresh.age[j];
+                memcpy(&q.thr[j * 3], &fresh.thr[j * 3], 3 * sizeof(double));
+            }
+        }
+        q.p.njobs = 3 + (int)gsl_rng_uniform_int(r, 6);     /* 3 to 8 jobs this time */
+        double xw[24] = { 0 }, xc[24] = { 0 };
+        struct errbuf err;
+        err_clear(&err);
+        cr_assert_eq(ops->train->allocate(warm, &q.p, xw, &err), 0, "%s", err.msg);
+        void *cold = open_policy("gavel_ftf");
+        cr_assert_eq(ops->train->allocate(cold, &q.p, xc, &err), 0, "%s", err.msg);
+        ops->destroy(cold);
+        cr_assert_eq(alloc_check(&q.p, xw, 1e-7, &err), 0, "step %d: %s", step, err.msg);
+        double rw = ftf_worst(&q.p, xw), rc = ftf_worst(&q.p, xc);
+        cr_assert_leq(rw, rc * (1 + 2e-4), "step %d: carried %.9g, fresh %.9g", step, rw, rc);
+        cr_assert_leq(rc, rw * (1 + 2e-4), "step %d: carried %.9g, fresh %.9g", step, rw, rc);
+        /* the second phase makes the answer the LP's, whatever basis the solve started from
+         * (random data: its optimum is unique) */
+        for (int c = 0; c < q.p.njobs * 3; c++)
+            cr_assert_float_eq(xw[c], xc[c], 1e-6, "step %d entry %d: carried %.9g, fresh %.9g",
+                               step, c, xw[c], xc[c]);
+    }
+    ops->destroy(warm);
+    gsl_rng_free(r);
+}
+
 Test(gavel_las, fifo_perf_allocation_rule)
 {
     /* jobs in id order: each to the fastest type with room, stop at the first that fits

@@ -164,6 +164,15 @@ struct row {
 #define LFILE(text)   { { "e.json", E_MODELS("\"links\": \"l.json\"") }, { "l.json", text } }
 #define PROF(text)    { { "e.json", E_MODELS("\"profiles\": [\"prof.csv\"]") }, \
                         { "prof.csv", text } }
+#define PROFJ(text)   { { "e.json", E_MODELS("\"profiles\": [\"prof.json\"]") }, \
+                        { "prof.json", text } }
+#define HEETHDR "gpu_type,model,batch_size,workers,epoch_time_s,batch_time_s\n"
+#define HJT "\"VGG-19 CIFAR-10 (batch size 64)\""
+/* a file of fits, one fit on line 2: job types, GPU, overlap, then what follows */
+#define FITS(fit) "{ \"fits\": [\n " fit " }\n] }\n"
+#define FIT(jts, gpu, overlap) "{ \"job_types\": [" jts "], \"gpu\": " gpu ", \"link\": " \
+    "\"pcie3\", \"sample_s\": 0.001, \"step_s\": 0.01, \"sync_s\": 0.1, \"worker_s\": 0, " \
+    "\"overlap\": " overlap
 #define JTFILE(text)  { { "e.json", E_MODELS("\"job_types\": \"jt.json\"") }, { "jt.json", text } }
 
 /* where a message must point: "<tmp>/FILE:LINE: " */
@@ -651,6 +660,58 @@ static const struct row rows[] = {
       { RUN }, 2, AT("prof.csv", 2) "workers: '0' is not a worker count in [1, 4096]" },
     { "profile_negative_rate", PROF(PR("V100", "1", "-4.4")),
       { RUN }, 2, AT("prof.csv", 2) "iters_per_s: '-4.4' is not a rate >= 0" },
+    /* Heet's CSV as a profile (models/heet_fit.h) and the JSON file of fits (models/tput.c) */
+    { "heet_csv_header", PROF("gpu_type,model,batch,workers,epoch_time_s,batch_time_s\n"),
+      { RUN }, 2, AT("prof.csv", 1) "batch: header column 3 must be 'batch_size'" },
+    { "heet_csv_unknown_gpu", PROF(HEETHDR "T5,vgg19,64,1,10,0.1\n"),
+      { RUN }, 2, AT("prof.csv", 2) "gpu_type: unknown GPU type 'T5'" },
+    { "heet_csv_unknown_model", PROF(HEETHDR "T4,vgg16,64,1,10,0.1\n"),
+      { RUN }, 2, AT("prof.csv", 2) "model: 'vgg16' must be vgg19, resnet152 or densenet121" },
+    { "heet_csv_batch_zero", PROF(HEETHDR "T4,vgg19,0,1,10,0.1\n"),
+      { RUN }, 2, AT("prof.csv", 2) "batch_size: '0' is not a batch size in [1, 1048576]" },
+    { "heet_csv_zero_time", PROF(HEETHDR "T4,vgg19,64,1,10,0\n"),
+      { RUN }, 2, AT("prof.csv", 2) "batch_time_s: '0' is not a time in (0, 1e6] s" },
+    { "heet_csv_bad_epoch", PROF(HEETHDR "T4,vgg19,64,1,ten,0.1\n"),
+      { RUN }, 2, AT("prof.csv", 2) "epoch_time_s: 'ten' is not empty or a time >= 0" },
+    { "heet_csv_few_fields", PROF(HEETHDR "T4,vgg19,64,1,0.1\n"),
+      { RUN }, 2, AT("prof.csv", 2) "expected 6 fields, found 5" },
+    { "heet_csv_twice", PROF(HEETHDR "T4,vgg19,64,1,10,0.1\nT4,vgg19,64,1,11,0.11\n"),
+      { RUN }, 2, AT("prof.csv", 3) "T4 vgg19 batch 64 on 1 workers is given twice (first on "
+                                    "line 2)" },
+    { "heet_fit_missing_fits", PROFJ("{ \"note\": \"x\" }\n"),
+      { RUN }, 2, "prof.json:1: fits: required" },
+    { "heet_fit_unknown_key", PROFJ(FITS(FIT(HJT, "\"T4\"", "0.5") ", \"overlapp\": 1")),
+      { RUN }, 2, AT("prof.json", 2) "fits[0].overlapp: unknown field (did you mean 'overlap'?)" },
+    { "heet_fit_overlap_above_one", PROFJ(FITS(FIT(HJT, "\"T4\"", "1.5"))),
+      { RUN }, 2, AT("prof.json", 2) "fits[0].overlap: 1.5 is out of range [0, 1]" },
+    { "heet_fit_unknown_gpu", PROFJ(FITS(FIT(HJT, "\"T5\"", "0.5"))),
+      { RUN }, 2, AT("prof.json", 2) "fits[0].gpu: unknown GPU type 'T5'" },
+    { "heet_fit_unknown_job_type", PROFJ(FITS(FIT("\"VGG-20 CIFAR-10 (batch size 64)\"",
+                                                  "\"T4\"", "0.5"))),
+      { RUN }, 2, AT("prof.json", 2) "fits[0].job_types: 'VGG-20 CIFAR-10 (batch size 64)' is "
+                                     "not a job type" },
+    { "heet_fit_twice", PROFJ(FITS(FIT(HJT ", " HJT, "\"T4\"", "0.5"))),
+      { RUN }, 2, AT("prof.json", 2) "fits[0].job_types: job type 'VGG-19 CIFAR-10 (batch size 64)' on T4 "
+                                     "is fitted twice" },
+    { "heet_fit_unknown_link", PROFJ("{ \"fits\": [\n { \"job_types\": [" HJT "], \"gpu\": \"T4\", "
+                                     "\"link\": \"pcie9\", \"sample_s\": 0, \"step_s\": 1, "
+                                     "\"sync_s\": 0, \"worker_s\": 0, \"overlap\": 0 }\n] }\n"),
+      { RUN }, 2, AT("prof.json", 2) "fits[0].link: unknown link 'pcie9'" },
+    { "heet_fit_no_time", PROFJ("{ \"fits\": [\n { \"job_types\": [" HJT "], \"gpu\": \"T4\", "
+                                "\"link\": \"pcie3\", \"sample_s\": 0, \"step_s\": 0, "
+                                "\"sync_s\": 0, \"worker_s\": 0, \"overlap\": 0 }\n] }\n"),
+      { RUN }, 2, AT("prof.json", 2) "fits[0]: step_s + sample_s must be > 0" },
+    /* `hetsim model fit heet FILE`: its reader's errors, and a pair too small to fit */
+    { "heet_fit_cli_bad_row", { { "h.csv", HEETHDR "T4,vgg19,64,-1,10,0.1\n" } },
+      { "model", "fit", "heet", "%d/h.csv" }, 2,
+      AT("h.csv", 2) "workers: '-1' is not a worker count in [1, 4096]" },
+    { "heet_fit_cli_too_few_points", { { "h.csv", HEETHDR "T4,vgg19,64,1,10,0.1\n"
+                                                  "T4,vgg19,64,2,10,0.2\n" } },
+      { "model", "fit", "heet", "%d/h.csv" }, 2,
+      "heet fit:2: vgg19 on T4 has 2 points (1 on several workers): a fit of 5 parameters "
+      "needs more than 5" },
+    { "heet_fit_cli_no_file", EXP("{}"), { "model", "fit", "heet" }, 2,
+      "fit heet needs Heet's CSV" },
     { "jobtype_unknown_field", JTFILE(JTS(JT("J", "32", ", \"scalling\": \"weak\""))),
       { RUN }, 2, AT("jt.json", 2) "job_types[0].scalling: unknown field "
                                    "(did you mean 'scaling'?)" },
@@ -1051,7 +1112,7 @@ static const struct row rows[] = {
       "use sim.measure_window" },
     { "micro_timeline",
       { { "e.json", MEXP(",\n \"sim\": { \"timeline\": true }") }, { "a.json", MOK } },
-      { RUN }, 2, AT("e.json", 9) "sim.timeline: the microservice world writes no timeline" },
+      { RUN }, 0, "", 1 },
     { "micro_timeline_off", { { "e.json", MEXP(",\n \"sim\": { \"timeline\": false }") },
                               { "a.json", MOK } }, { RUN }, 0, "", 1 },
     { "micro_policy_round_s",
@@ -1209,8 +1270,8 @@ static const struct row rows[] = {
       { RUN }, 2, AT("e.json", 8) "sim.restore_delay_s: unknown field" },
     { "serve_mem_util", AZFILE(S_MORE("\"sim\": { \"mem_util\": 1.5 }"), AZ_OK), { RUN }, 2,
       AT("e.json", 8) "sim.mem_util: 1.5 is out of range [0.05, 1]" },
-    { "serve_timeline_not_written", AZFILE(S_MORE("\"sim\": { \"timeline\": true }"), AZ_OK),
-      { RUN }, 2, AT("e.json", 8) "sim.timeline: the serving world writes no timeline yet" },
+    { "serve_timeline", AZFILE(S_MORE("\"sim\": { \"timeline\": true }"), AZ_OK),
+      { RUN }, 0, "", 1 },
     { "serve_llm_file_missing", AZFILE(S_MORE("\"models\": { \"llm\": \"nope.json\" }"), AZ_OK),
       { RUN }, 2, AT("e.json", 8) "models.llm: file 'nope.json' not found" },
     { "serve_requests_ok", RQFILE("arrival_s,prompt_tokens,output_tokens,class\n0,10,5,a\n1,20,5,b\n"),
@@ -1423,9 +1484,8 @@ static const struct row rows[] = {
                                      PODS_OK),
       { RUN }, 2, AT("e.json", 9) "sim.sample_s: not used by the placement domain: its clock "
                                   "counts pods" },
-    { "place_timeline_not_written", PLACE(PEXP_MORE("\"sim\": { \"timeline\": true }"),
-                                          NODES_OK, PODS_OK),
-      { RUN }, 2, AT("e.json", 9) "sim.timeline: the placement domain writes no timeline" },
+    { "place_timeline", PLACE(PEXP_MORE("\"sim\": { \"timeline\": true }"), NODES_OK,
+                              PODS_OK), { RUN }, 0, "", 2 },
     { "place_order_misspelt", PLACE(PEXP_MORE("\"sim\": { \"order\": \"shufled\" }"),
                                     NODES_OK, PODS_OK),
       { RUN }, 2, AT("e.json", 9) "sim.order: 'shufled' is not one of: trace, shuffled (did "
@@ -1518,7 +1578,7 @@ static const struct row rows[] = {
     { "pollux_restart_negative", POLLUX_E(XEXP_MORE("\"sim\": { \"restart_s\": -1 }")),
       { RUN }, 2, AT("e.json", 7) "sim.restart_s: -1 is out of range" },
     { "pollux_timeline", POLLUX_E(XEXP_MORE("\"sim\": { \"timeline\": true }")),
-      { RUN }, 2, AT("e.json", 7) "sim.timeline: Pollux-compatible mode writes no timeline" },
+      { RUN }, 0, "", 2 },
     { "pollux_profiles_missing", POLLUX_E(XEXP_MORE("\"models\": { \"elastic\": \"nope.json\" }")),
       { RUN }, 2, AT("e.json", 7) "models.elastic: file 'nope.json' not found" },
     { "pollux_profiles_key_typo", POLLUX_E(XEXP_MORE("\"models\": { \"elastik\": \"a.json\" }")),

@@ -17,6 +17,11 @@
 
 #include "../sim/core/timeline.h"
 #include "../sim/core/world.h"
+#include "../sim/base/jsonf.h"
+#include "../sim/micro/app.h"
+#include "../sim/micro/micro.h"
+#include "../sim/micro/msim.h"
+#include "../sim/serve/serve.h"
 #include "../sim/train/train.h"
 #include "helpers.h"
 
@@ -63,7 +68,7 @@ static int cap_row(void *ctx, const char *table, const char *const *cols,
         size_t cap = sizeof c->line[0] - k;
         switch (v[i].type) {
         case ROW_INT:  k += (size_t)snprintf(b + k, cap, "%lld|", (long long)v[i].v.i); break;
-        case ROW_REAL: k += (size_t)snprintf(b + k, cap, "%g|", v[i].v.r); break;
+        case ROW_REAL: k += (size_t)snprintf(b + k, cap, "%.17g|", v[i].v.r); break;
         case ROW_TEXT: k += (size_t)snprintf(b + k, cap, "%s|", v[i].v.s); break;
         default:       k += (size_t)snprintf(b + k, cap, "NULL|"); break;
         }
@@ -442,4 +447,425 @@ Test(timeline, gavel_mode_micro_tasks_agree_with_their_jobs, .timeout = 60)
     cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE state NOT IN "
                                        "('queued', 'running')"), 0, 0);
     free(db);
+}
+
+Test(timeline, pollux_mode_agrees_with_its_accounting, .timeout = 120)
+{
+    char *db = dbpath("pollux.db");
+    struct th_out o = RUN("run", "pollux_wl1", "--db", db, "-q", "--set", "sim.timeline=true");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    /* spans are the JCTs, GPU-seconds the attained service (the 30 s penalty included),
+     * migrations and preemptions the counted ones, no GPU held twice */
+    check_against_jobs(db, 0);
+    /* every grant restores for the 30 s penalty, then runs on the same GPUs */
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE state = "
+                                       "'restoring' AND abs(end_s - start_s - 30) > 1e-6 AND "
+                                       "ends = 'restored'"), 0, 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline a WHERE state = "
+                                       "'restoring' AND ends = 'restored' AND NOT EXISTS "
+                                       "(SELECT 1 FROM timeline b WHERE b.run_id = a.run_id AND "
+                                       "b.entity = a.entity AND b.resource = a.resource AND "
+                                       "b.start_s = a.end_s AND b.state = 'running')"), 0, 0);
+    /* a grant holds as many GPUs of each node as the policy's list: one node type here */
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE cause = 'migrate' OR "
+                                 "cause = 'resize'"), 0);
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE ends = 'preempt'"), 0);
+    /* the rows say the jobs rows' JCT */
+    cr_assert_float_eq(th_db_value(db, "SELECT max(abs(j.jct_s - (t.b - t.a))) FROM jobs j "
+                                       "JOIN (SELECT run_id, entity, min(start_s) AS a, "
+                                       "max(end_s) AS b FROM timeline GROUP BY 1, 2) t ON "
+                                       "t.run_id = j.run_id AND t.entity = j.job_id"), 0, 1e-6);
+    free(db);
+}
+
+/* ---- the serving world ---- */
+
+/* Two requests arriving together at 1 s on one A100 (highend_only, as in test_serve.c's
+ * requests_arriving_together_share_iterations): both wait the admission delay, then share one
+ * prefill iteration and one decode iteration; rows end in the order the world ends them. */
+Test(timeline, two_requests_on_one_instance_by_hand)
+{
+    catalog *cat = th_catalog();
+    struct llm_catalog *lc = th_llm(cat);
+    cluster *cl = th_cluster(cat, "{ \"network\": \"ethernet-100g\", \"groups\": ["
+                                  " { \"count\": 1, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 1,"
+                                  " \"intra\": \"pcie4\" } ] }");
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct request_spec q[2] = {
+        { .id = 0, .arrival = sim_from_sec(1), .prompt = 300, .output = 2 },
+        { .id = 1, .arrival = sim_from_sec(1), .prompt = 500, .output = 2 } };
+    struct cap c = { 0 };
+    struct world_writer out = { .ctx = &c, .row = cap_row };
+    th_serve_timeline = &out;
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", q, 2, "highend_only", NULL, &cfg);
+    th_serve_timeline = NULL;
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    struct llm_stage st = { catalog_gpu_find(cat, "A100-80GB"), 1, -1, 32, 1, 1 };
+    struct llm_batch pre = { 0 }, dec = { 0 };
+    llm_batch_prefill(&pre, 300, 0, 1);
+    llm_batch_prefill(&pre, 500, 0, 1);
+    llm_batch_decode(&dec, 301);
+    llm_batch_decode(&dec, 501);
+    simtime over = sim_from_sec_ceil(llm_fit_of(lc)->iter_ms * 1e-3);
+    simtime t0 = sim_from_sec(1) + sim_from_sec(llm_fit_of(lc)->first_ms * 1e-3);
+    simtime t1 = t0 + over + sim_from_sec_ceil(llm_stage_s(lc, a, &st, &pre));
+    simtime t2 = t1 + over + sim_from_sec_ceil(llm_stage_s(lc, a, &st, &dec));
+    cr_assert_eq(c.n, 4);
+    char want[4][256];
+    for (int i = 0; i < 2; i++) {
+        snprintf(want[i], sizeof want[i], "%d|NULL|NULL|NULL|1|%.17g|queued|NULL|arrival|start|",
+                 i, sim_to_sec(t0));
+        snprintf(want[2 + i], sizeof want[i], "%d|0|0|A100-80GB|%.17g|%.17g|running|1|start|"
+                 "finish|", i, sim_to_sec(t0), sim_to_sec(t2));
+    }
+    for (int i = 0; i < 4; i++)
+        cr_assert_str_eq(c.line[i], want[i]);
+    /* the requests' own records say the same */
+    cr_assert_eq(sim_from_sec(th_serve_find(&r, 1)->start), t0);
+    cr_assert_eq(sim_from_sec(th_serve_find(&r, 1)->finish), t2);
+    th_serve_free(&r);
+    cluster_destroy(cl);
+    llm_destroy(lc);
+    catalog_destroy(cat);
+}
+
+/* Every request of every shipped serving policy: rows from its arrival to its finish without a
+ * gap, its first running row at its start, one preempt-ended row per preemption, a transfer
+ * (restoring) only where a prefill-only instance handed it on; the same seed, the same rows. */
+Test(timeline, serving_runs_agree_with_their_requests, .timeout = 240)
+{
+    char *db = dbpath("serve.db"), *db2 = dbpath("serve2.db");
+    for (int k = 0; k < 2; k++) {
+        struct th_out o = RUN("run", "serving_a100_h100", "--db", k ? db2 : db, "-q", "--set",
+                              "sim.timeline=true", "--set", "workload.max_jobs=1500");
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    int runs = (int)th_db_value(db, "SELECT count(*) FROM runs");
+    cr_assert_geq(runs, 4);
+    for (long long r = 1; r <= runs; r++) {
+        double n = value(db, "SELECT count(*) FROM requests WHERE run_id = %lld", r);
+        cr_assert_gt(n, 0);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM requests q JOIN (SELECT entity, "
+                                     "min(start_s) AS a, max(end_s) AS b FROM timeline WHERE "
+                                     "run_id = %lld GROUP BY entity) t ON t.entity = "
+                                     "q.request_id WHERE q.run_id = %lld AND t.a = q.arrival_s "
+                                     "AND t.b = q.finish_s", r, r),
+                           value(db, "SELECT count(*) FROM requests WHERE run_id = %lld AND "
+                                     "finish_s IS NOT NULL", r), 0,
+                           "run %lld: a request's rows do not span its life", r);
+        cr_assert_float_eq(value(db, "SELECT count(DISTINCT entity) FROM timeline WHERE run_id "
+                                     "= %lld", r), n, 0);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM timeline WHERE run_id = %lld AND "
+                                     "ends = 'drop'", r),
+                           value(db, "SELECT value FROM metrics WHERE run_id = %lld AND name "
+                                     "= 'requests_dropped'", r), 0, "run %lld: drops", r);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM (SELECT start_s, lag(end_s) OVER "
+                                     "(PARTITION BY entity ORDER BY start_s) AS prev FROM "
+                                     "timeline WHERE run_id = %lld) WHERE prev IS NOT NULL AND "
+                                     "prev != start_s", r), 0, 0, "run %lld: a gap", r);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM requests q JOIN (SELECT entity, "
+                                     "min(start_s) AS s FROM timeline WHERE run_id = %lld AND "
+                                     "state = 'running' GROUP BY entity) t ON t.entity = "
+                                     "q.request_id WHERE q.run_id = %lld AND t.s = q.start_s",
+                                 r, r),
+                           value(db, "SELECT count(*) FROM requests WHERE run_id = %lld AND "
+                                     "start_s IS NOT NULL", r), 0, "run %lld: start", r);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM timeline WHERE run_id = %lld AND "
+                                     "ends = 'preempt'", r),
+                           value(db, "SELECT value FROM metrics WHERE run_id = %lld AND "
+                                     "name = 'preemptions'", r), 0, "run %lld: preemptions", r);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM timeline WHERE run_id = %lld AND "
+                                     "resource IS NULL AND state != 'queued'", r), 0, 0);
+    }
+    /* the disaggregated policy moves requests; the others never do */
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline t JOIN runs r ON r.id = "
+                                 "t.run_id WHERE r.policy = 'splitwise' AND t.state = "
+                                 "'restoring'"), 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline t JOIN runs r ON r.id = "
+                                       "t.run_id WHERE r.policy != 'splitwise' AND t.state = "
+                                       "'restoring'"), 0, 0);
+    static const char *const q[] = { "SELECT * FROM timeline ORDER BY rowid", NULL };
+    char *da = th_query_dump(db, q), *dbb = th_query_dump(db2, q);
+    cr_assert_str_eq(da, dbb);
+    free(da);
+    free(dbb);
+    free(db);
+    free(db2);
+}
+
+/* ---- the placement world ---- */
+
+/* Two nodes of one GPU each; pods in trace order: p0 a whole T4 (node n0, GPU 0), p1 600
+ * milli of the V100 (n1, GPU 1), p2 300 milli of any GPU (only the V100 has room), p3 500
+ * milli (none has: unplaced).  Pod k comes at k s; the run spans [0, 4) s. */
+static const char place_nodes[] = "sn,cpu_milli,memory_mib,gpu,model\n"
+                                  "n0,8000,16384,1,T4\nn1,8000,16384,1,V100M16\n";
+static const char place_pods[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+                                 "p0,1000,1024,1,1000,T4\np1,1000,1024,1,600,V100M16\n"
+                                 "p2,1000,1024,1,300,\np3,1000,1024,1,500,\n";
+
+static char *place_experiment(const char *policies, const char *sim)
+{
+    free(th_write("tl_n.csv", place_nodes));
+    free(th_write("tl_p.csv", place_pods));
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{ \"name\": \"tl\", \"domain\": \"placement\", \"seed\": 1, \"cluster\": "
+             "\"node_list\", \"nodes\": \"tl_n.csv\",\n"
+             "  \"workload\": { \"format\": \"openb\", \"trace\": \"tl_p.csv\" },\n"
+             "  \"policies\": %s, \"sim\": %s }\n", policies, sim);
+    return th_write("tl_place.json", json);
+}
+
+Test(timeline, three_pods_on_two_gpus_by_hand)
+{
+    char *exp = place_experiment("[\"bestfit\"]", "{ \"timeline\": true }");
+    char *db = dbpath("place_hand.db");
+    struct th_out o = RUN("run", exp, "--db", db, "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    static const char *const q[] = {
+        "SELECT entity, resource, node, resource_type, start_s, end_s, state, share, cause, "
+        "ends FROM timeline ORDER BY entity, resource", NULL };
+    char *rows = th_query_dump(db, q);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "0|0|0|T4|%a|%a|running|%a|start|stop|\n"
+             "1|1|1|V100M16|%a|%a|shared|%a|start|stop|\n"
+             "2|1|1|V100M16|%a|%a|shared|%a|start|stop|\n"
+             "3|NULL|NULL|NULL|%a|%a|queued|NULL|arrival|stop|\n",
+             0.0, 4.0, 1.0, 1.0, 4.0, 0.6, 2.0, 4.0, 0.3, 3.0, 4.0);
+    cr_assert_str_eq(rows, want);
+    /* the pods table agrees: three placed, p3 not */
+    cr_assert_float_eq(th_db_value(db, "SELECT sum(placed) FROM pods"), 3, 0);
+    free(rows);
+    free(exp);
+    free(db);
+}
+
+/* Shuffled and inflated pods of every kind on six nodes under every placement policy: per GPU
+ * the shares of the rows alive at any moment (every row lasts to the end, so all of them)
+ * sum to at most 1, each placed GPU pod has a row per GPU it got, each unplaced one a queued
+ * row, and a pod asking for no GPU none. */
+Test(timeline, placed_pods_never_overfill_a_gpu, .timeout = 60)
+{
+    free(th_write("tl_n6.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                               "n0,32000,65536,8,G2\nn1,16000,32768,4,V100M16\n"
+                               "n2,8000,16384,2,T4\nn3,64000,131072,8,G2\n"
+                               "n4,12000,24576,2,T4\nn5,24000,49152,4,V100M32\n"));
+    char pods[16384];
+    size_t n = (size_t)snprintf(pods, sizeof pods, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,"
+                                                   "gpu_spec\n");
+    for (int i = 0; i < 60; i++) {
+        int kind = i % 5, ng = kind == 0 ? 0 : kind == 4 ? 2 << (i % 2) : 1;
+        int milli = kind == 0 ? 0 : kind == 1 ? 100 + 50 * (i % 18) : 1000;
+        n += (size_t)snprintf(pods + n, sizeof pods - n, "pod-%02d,%d,%d,%d,%d,\n", i,
+                              1000 * (1 + i % 6), 1024 * (1 + i % 8), ng, milli);
+    }
+    free(th_write("tl_p6.csv", pods));
+    char *exp = th_write("tl_place6.json",
+                         "{ \"name\": \"tl6\", \"domain\": \"placement\", \"seed\": 3, "
+                         "\"cluster\": \"node_list\", \"nodes\": \"tl_n6.csv\",\n"
+                         "  \"workload\": { \"format\": \"openb\", \"trace\": \"tl_p6.csv\" },\n"
+                         "  \"policies\": [\"fgd\", \"bestfit\", \"gpupacking\", \"clustering\", "
+                         "\"dotprod\", \"random\"],\n"
+                         "  \"sim\": { \"order\": \"shuffled\", \"load\": 1.2, "
+                         "\"timeline\": true } }\n");
+    char *db = dbpath("place6.db");
+    struct th_out o = RUN("run", exp, "--db", db, "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM runs"), 6, 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM (SELECT run_id, resource, "
+                                       "sum(share) AS s FROM timeline WHERE resource IS NOT "
+                                       "NULL GROUP BY 1, 2) WHERE s > 1 + 1e-9"), 0, 0);
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE state = 'shared'"), 0);
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE state = 'queued'"), 0);
+    /* rows on GPUs: one per GPU of each placed pod; pods placed with GPUs: those with rows */
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE resource IS NOT "
+                                       "NULL"),
+                       th_db_value(db, "SELECT sum(num_gpu) FROM pods WHERE placed = 1"), 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM (SELECT DISTINCT run_id, entity "
+                                       "FROM timeline WHERE resource IS NOT NULL)"),
+                       th_db_value(db, "SELECT count(*) FROM pods WHERE placed = 1 AND "
+                                       "num_gpu > 0"), 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE state = 'queued'"),
+                       th_db_value(db, "SELECT count(*) FROM pods WHERE placed = 0 AND "
+                                       "num_gpu > 0"), 0);
+    /* each row is its pod's: the GPU on the node the pods row names, the share its milli */
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline t JOIN pods p ON "
+                                       "p.run_id = t.run_id AND p.pod_seq = t.entity WHERE "
+                                       "t.resource IS NOT NULL AND (abs(t.share - p.gpu_milli "
+                                       "/ 1000.0) > 1e-12 OR t.start_s != p.pod_seq)"), 0, 0);
+    /* the same seed, the same rows */
+    char *db2 = dbpath("place6b.db");
+    o = RUN("run", exp, "--db", db2, "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    static const char *const q[] = { "SELECT * FROM timeline ORDER BY rowid", NULL };
+    char *da = th_query_dump(db, q), *dbb = th_query_dump(db2, q);
+    cr_assert_str_eq(da, dbb);
+    free(da);
+    free(dbb);
+    free(db2);
+    free(exp);
+    free(db);
+}
+
+/* ---- the microservice world ---- */
+
+/* the timeline rows of a whole world's writer; its other rows, series and figures dropped */
+static int cap_timeline(void *ctx, const char *table, const char *const *cols,
+                        const struct row_value *v, int n, struct errbuf *err)
+{
+    return strcmp(table, "timeline") == 0 ? cap_row(ctx, table, cols, v, n, err) : 0;
+}
+
+static int no_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err)
+{
+    (void)ctx, (void)t, (void)name, (void)value, (void)err;
+    return 0;
+}
+
+static int no_metric(void *ctx, const char *name, double value, struct errbuf *err)
+{
+    (void)ctx, (void)name, (void)value, (void)err;
+    return 0;
+}
+
+/* A scripted decider: the containers of each service at each boundary, 2 services. */
+static int script_decide(void *ctx, const struct micro_view *v, int *out, struct errbuf *err)
+{
+    (void)err;
+    static const int plan[3][2] = { { 1, 2 }, { 3, 1 }, { 2, 1 } };
+    int *calls = ctx;
+    int k = *calls < 3 ? *calls : 2;
+    cr_assert_eq(v->app->nservices, 2);
+    out[0] = plan[k][0];
+    out[1] = plan[k][1];
+    (*calls)++;
+    return 0;
+}
+
+static int one_spec(void *ctx, void *out, struct errbuf *err)
+{
+    (void)err;
+    int *left = ctx;
+    if (*left == 0)
+        return 0;
+    (*left)--;
+    *(struct micro_request *)out = (struct micro_request){ .arrival = 0, .id = 0, .graph = "g",
+                                                           .count = 30, .span = 30 * SIM_SEC };
+    return 1;
+}
+
+/* Services a and b over three 10 s intervals, containers starting in 5 s: at 0 a gets 1 and
+ * b 2 (containers 0; 1, 2); at 10 a gets 3 (containers 3, 4 restore until 15) and b 1
+ * (container 2 goes); at 20 a gets 2 (container 4, the newest, goes); the run ends at 30. */
+Test(timeline, two_services_over_three_intervals_by_hand)
+{
+    catalog *cat = th_catalog();
+    cluster *cl = th_cluster(cat, "{ \"name\": \"m\", \"groups\": [ { \"count\": 2, \"cpus\": 8, "
+                                  "\"memory_gb\": 16 } ] }");
+    static const char app_text[] =
+        "{ \"services\": ["
+        " { \"name\": \"a\", \"latency\": { \"model\": \"derm\", \"a\": -0.01, \"b\": 2, "
+        "\"shift_ms\": 1, \"max_load\": 100 } },"
+        " { \"name\": \"b\", \"latency\": { \"model\": \"derm\", \"a\": -0.01, \"b\": 2, "
+        "\"shift_ms\": 1, \"max_load\": 100 } } ],"
+        " \"graphs\": [ { \"name\": \"g\", \"calls\": [ { \"id\": \"r\", \"service\": \"a\" }, "
+        "{ \"id\": \"x\", \"service\": \"b\", \"parent\": \"r\" } ] } ] }";
+    free(th_write("tl_app.json", app_text));
+    static const char doc_text[] = "{ \"app\": \"tl_app.json\" }";
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc;
+    struct jobj root;
+    cr_assert_eq(jsonf_parse(&doc, "app.json", doc_text, strlen(doc_text), &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(jobj_root(&root, doc, &err), 0);
+    struct app *a;
+    struct app_opts ao = { 0 };
+    cr_assert_eq(app_load(&a, &root, "app", th_tmpdir(), &ao, &err), 0, "%s", err.msg);
+    int calls = 0, left = 1;
+    struct micro_decider dec = { &calls, script_decide, 0 };
+    struct entity_source src = { &left, one_spec };
+    struct cap c = { 0 };
+    struct world_writer out = { .ctx = &c, .row = cap_timeline, .sample = no_sample,
+                                .metric = no_metric };
+    struct msim_config mc = { .app = a, .sla_s = 0.05, .quantile = 0.95, .interval_s = 10,
+                              .startup_s = 5, .request_sample = 0, .lattice_points = 64,
+                              .seed = 1, .until = SIM_NEVER, .timeline = 1 };
+    msim *m;
+    cr_assert_eq(msim_create(&m, &mc, cl, &src, &dec, &out, &err), 0, "%s", err.msg);
+    struct world_totals tot;
+    cr_assert_eq(msim_run(m, &tot, &err), 0, "%s", err.msg);
+    cr_assert_eq(tot.end, 30 * SIM_SEC);
+    static const char *const want[] = {
+        "1|2|NULL|b|0|10|running|1|start|resize|",
+        "0|3|NULL|a|10|15|restoring|1|resize|restored|",
+        "0|4|NULL|a|10|15|restoring|1|resize|restored|",
+        "0|4|NULL|a|15|20|running|1|resize|resize|",
+        "0|0|NULL|a|0|30|running|1|start|stop|",
+        "0|3|NULL|a|15|30|running|1|resize|stop|",
+        "1|1|NULL|b|0|30|running|1|start|stop|",
+    };
+    cr_assert_eq(c.n, 7);
+    for (int i = 0; i < 7; i++)
+        cr_assert_str_eq(c.line[i], want[i], "row %d", i);
+    msim_destroy(m);
+    app_free(a);
+    jsonf_destroy(doc);
+    cluster_destroy(cl);
+    catalog_destroy(cat);
+}
+
+/* Shipped runs, every microservice policy: the container-seconds of the rows are
+ * containers_mean over the run, no container has two rows at once, a container restores
+ * before it runs, and the same seed gives the same rows. */
+Test(timeline, micro_runs_agree_with_their_containers, .timeout = 120)
+{
+    char *db = dbpath("micro.db"), *db2 = dbpath("micro2.db");
+    for (int k = 0; k < 2; k++) {
+        struct th_out o = RUN("run", "socialnet", "--db", k ? db2 : db, "-q", "--set",
+                              "sim.timeline=true");
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    int runs = (int)th_db_value(db, "SELECT count(*) FROM runs");
+    cr_assert_geq(runs, 2);
+    for (long long r = 1; r <= runs; r++) {
+        double held = value(db, "SELECT sum(end_s - start_s) FROM timeline WHERE run_id = %lld",
+                            r);
+        double mean = value(db, "SELECT m.value * r.sim_end_s FROM metrics m JOIN runs r ON "
+                                "r.id = m.run_id WHERE r.id = %lld AND m.name = "
+                                "'containers_mean'", r);
+        cr_assert_float_eq(held, mean, 1e-6 * mean, "run %lld: %g against %g", r, held, mean);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM (SELECT start_s, lag(end_s) OVER "
+                                     "(PARTITION BY resource ORDER BY start_s) AS prev FROM "
+                                     "timeline WHERE run_id = %lld) WHERE prev > start_s", r),
+                           0, 0, "run %lld: a container held twice", r);
+        cr_assert_float_eq(value(db, "SELECT count(*) FROM timeline WHERE run_id = %lld AND "
+                                     "(node IS NOT NULL OR resource IS NULL OR "
+                                     "state NOT IN ('running', 'restoring'))", r), 0, 0);
+    }
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE ends = 'restored'"), 0);
+    /* a container starts for sim.startup_s (5 s here), no longer, then runs on */
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE state = "
+                                       "'restoring' AND (end_s - start_s > 5 + 1e-9 OR (ends = "
+                                       "'restored' AND abs(end_s - start_s - 5) > 1e-9))"), 0, 0);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline a WHERE ends = 'restored' "
+                                       "AND NOT EXISTS (SELECT 1 FROM timeline b WHERE b.run_id "
+                                       "= a.run_id AND b.resource = a.resource AND b.start_s = "
+                                       "a.end_s AND b.state = 'running')"), 0, 0);
+    static const char *const q[] = { "SELECT * FROM timeline ORDER BY rowid", NULL };
+    char *da = th_query_dump(db, q), *dbb = th_query_dump(db2, q);
+    cr_assert_str_eq(da, dbb);
+    free(da);
+    free(dbb);
+    free(db);
+    free(db2);
 }

@@ -101,8 +101,27 @@ static struct track *track_of(struct track *t, int *n, long long pid, long long 
     return &t[(*n)++];
 }
 
+/* How a domain's trace names its rows: the slices' argument keys for the entity and the
+ * resource, and the number of entities that arrived and that completed in a run (%lld). */
+struct names {
+    const char *one, *res, *arrived, *completed;
+};
+
+static const struct names training = {
+    "job", "GPU", "SELECT count(*) FROM jobs WHERE run_id = %lld",
+    "SELECT count(*) FROM jobs WHERE run_id = %lld AND finish_s IS NOT NULL" };
+
+static int check_trace_of(const char *dbp, long long run, const char *path,
+                          const struct names *nm);
+
 /* Check the trace of run `run` in `dbp` written at `path`; returns its slices. */
 static int check_trace(const char *dbp, long long run, const char *path)
+{
+    return check_trace_of(dbp, run, path, &training);
+}
+
+static int check_trace_of(const char *dbp, long long run, const char *path,
+                          const struct names *nm)
 {
     cJSON *doc = load(path);
     const cJSON *other = cJSON_GetObjectItem(doc, "otherData");
@@ -110,6 +129,7 @@ static int check_trace(const char *dbp, long long run, const char *path)
     struct track *tr = calloc(4096, sizeof *tr);
     int ntr = 0, slices = 0, arrivals = 0, completions = 0;
     long long pids[4096];
+    char pname[4096][128];
     int npids = 0;
     double queue_min = 0, queue_last = -1;
     char sql[1024];
@@ -120,8 +140,12 @@ static int check_trace(const char *dbp, long long run, const char *path)
         long long pid = (long long)num(ev, "pid"), tid = (long long)num(ev, "tid");
         if (strcmp(ph, "M") != 0)
             continue;
-        if (strcmp(str(ev, "name"), "process_name") == 0)
+        if (strcmp(str(ev, "name"), "process_name") == 0) {
+            cr_assert_lt(npids, 4096);
+            snprintf(pname[npids], sizeof pname[0], "%s",
+                     str(cJSON_GetObjectItem(ev, "args"), "name"));
             pids[npids++] = pid;
+        }
         if (strcmp(str(ev, "name"), "thread_name") == 0)
             track_of(tr, &ntr, pid, tid)->named = 1;
     }
@@ -146,21 +170,33 @@ static int check_trace(const char *dbp, long long run, const char *path)
             double from = num(args, "start_s"), to = num(args, "end_s");
             cr_assert_eq(ts, llround(from * 1e6));
             cr_assert_eq(ts + dur, llround(to * 1e6));
-            cr_assert_eq(pid, 10 + (long long)num(args, "node"));
+            char node[64];
+            if (cJSON_IsNull(cJSON_GetObjectItem(args, "node"))) {
+                /* no node (a service's containers): the process of its type */
+                int named = 0;
+                for (int i = 0; i < npids; i++)
+                    named |= pids[i] == pid && strcmp(pname[i], str(args, "type")) == 0;
+                cr_assert(named, "slice %s not in its type's process", str(ev, "name"));
+                snprintf(node, sizeof node, "IS NULL");
+            } else {
+                cr_assert_eq(pid, 10 + (long long)num(args, "node"));
+                snprintf(node, sizeof node, "= %lld", (long long)num(args, "node"));
+            }
             snprintf(sql, sizeof sql, "SELECT count(*) FROM timeline WHERE run_id = %lld AND "
-                     "entity = %lld AND resource = %lld AND node = %lld AND start_s = %.17g AND "
+                     "entity = %lld AND resource = %lld AND node %s AND start_s = %.17g AND "
                      "end_s = %.17g AND state = '%s' AND cause = '%s' AND ends = '%s' AND "
-                     "resource_type = '%s'", run, (long long)num(args, "job"),
-                     (long long)num(args, "GPU"), (long long)num(args, "node"), from, to,
-                     str(args, "state"), str(args, "cause"), str(args, "ends"),
-                     str(args, "type"));
+                     "resource_type = '%s'", run, (long long)num(args, nm->one),
+                     (long long)num(args, nm->res), node, from, to, str(args, "state"),
+                     str(args, "cause"), str(args, "ends"), str(args, "type"));
             cr_assert_float_eq(th_db_value(dbp, sql), 1, 0, "no row for %s", str(ev, "name"));
             cr_assert(strstr(str(ev, "name"), str(args, "cause")) != NULL);
             slices++;
         } else if (strcmp(ph, "C") == 0) {
             cr_assert_eq(pid, 1);
             if (strcmp(str(ev, "name"), "queue") == 0) {
-                queue_last = num(args, "jobs waiting");
+                char key[64];
+                snprintf(key, sizeof key, "%ss waiting", nm->one);
+                queue_last = num(args, key);
                 queue_min = fmin(queue_min, queue_last);
             }
         } else if (strcmp(ph, "i") == 0) {
@@ -174,13 +210,17 @@ static int check_trace(const char *dbp, long long run, const char *path)
     snprintf(sql, sizeof sql, "SELECT count(*) FROM timeline WHERE run_id = %lld AND resource "
              "IS NOT NULL", run);
     cr_assert_float_eq(slices, th_db_value(dbp, sql), 0, "every row on a GPU is a slice");
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM jobs WHERE run_id = %lld", run);
+    snprintf(sql, sizeof sql, nm->arrived, run);
     cr_assert_float_eq(arrivals, th_db_value(dbp, sql), 0);
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM jobs WHERE run_id = %lld AND finish_s IS "
-             "NOT NULL", run);
+    snprintf(sql, sizeof sql, nm->completed, run);
     cr_assert_float_eq(completions, th_db_value(dbp, sql), 0);
     cr_assert_geq(queue_min, 0);
-    cr_assert_eq(queue_last, 0, "the queue empties at the end");
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM timeline WHERE run_id = %lld AND state = "
+             "'queued'", run);
+    if (th_db_value(dbp, sql) > 0)
+        cr_assert_eq(queue_last, 0, "the queue empties at the end");
+    else
+        cr_assert_eq(queue_last, -1, "a queue counter without queued rows");
     free(tr);
     cJSON_Delete(doc);
     return slices;
@@ -418,4 +458,89 @@ Test(trace, to_standard_output)
     th_out_free(&o);
     free(exp);
     free(dbp);
+}
+
+/* ---- every world's trace against its rows ---- */
+
+static void trace_world(const char *name, const char *const *run_args, const struct names *nm,
+                        int min_slices)
+{
+    char dbn[64], outn[64];
+    snprintf(dbn, sizeof dbn, "%s.db", name);
+    snprintf(outn, sizeof outn, "%s.trace.json", name);
+    char *dbp = tmp(dbn), *out = tmp(outn);
+    const char *args[24];
+    int n = 0;
+    for (; run_args[n] != NULL; n++)
+        args[n] = run_args[n];
+    const char *tail[] = { "--db", dbp, "-q", "--set", "sim.timeline=true", NULL };
+    for (int i = 0; tail[i] != NULL; i++)
+        args[n++] = tail[i];
+    args[n] = NULL;
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    long long runs = (long long)th_db_value(dbp, "SELECT count(*) FROM runs");
+    for (long long r = 1; r <= runs; r++) {
+        char rs[32];
+        snprintf(rs, sizeof rs, "%lld", r);
+        o = RUN("trace", "--db", dbp, "--run", rs, "--out", out);
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+        cr_assert_geq(check_trace_of(dbp, r, out, nm), min_slices, "%s run %lld", name, r);
+    }
+    free(dbp);
+    free(out);
+}
+
+Test(trace, pollux_mode, .timeout = 120)
+{
+    static const char *const a[] = { "run", "pollux_wl1", "--set", "workload.max_jobs=40",
+                                     NULL };
+    trace_world("pollux", a, &training, 40);
+}
+
+Test(trace, placement, .timeout = 60)
+{
+    free(th_write("trace_n.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                                 "n0,32000,65536,8,G2\nn1,16000,32768,4,V100M16\n"
+                                 "n2,8000,16384,2,T4\n"));
+    char pods[8192];
+    size_t n = (size_t)snprintf(pods, sizeof pods, "name,cpu_milli,memory_mib,num_gpu,"
+                                                   "gpu_milli,gpu_spec\n");
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(pods + n, sizeof pods - n, "p%d,1000,1024,%d,%d,\n", i,
+                              i % 7 == 0 ? 2 : 1,
+                              i % 7 == 0 || i % 3 == 0 ? 1000 : 150 + 10 * i);
+    free(th_write("trace_p.csv", pods));
+    char *exp = th_write("trace_place.json",
+                         "{ \"name\": \"tp\", \"domain\": \"placement\", \"seed\": 2, "
+                         "\"cluster\": \"node_list\", \"nodes\": \"trace_n.csv\",\n"
+                         "  \"workload\": { \"format\": \"openb\", \"trace\": \"trace_p.csv\" },\n"
+                         "  \"policies\": [\"fgd\", \"bestfit\"] }\n");
+    static const struct names nm = {
+        "pod", "GPU", "SELECT count(*) FROM pods WHERE run_id = %lld AND num_gpu > 0",
+        "SELECT 0 * %lld" };
+    const char *a[] = { "run", exp, NULL };
+    trace_world("placement", a, &nm, 10);
+    free(exp);
+}
+
+Test(trace, serving, .timeout = 120)
+{
+    static const char *const a[] = { "run", "serving_a100_h100", "--set",
+                                     "workload.max_jobs=300", NULL };
+    static const struct names nm = {
+        "request", "instance", "SELECT count(*) FROM requests WHERE run_id = %lld",
+        "SELECT count(*) FROM requests WHERE run_id = %lld AND finish_s IS NOT NULL" };
+    trace_world("serving", a, &nm, 300);
+}
+
+Test(trace, micro, .timeout = 120)
+{
+    static const char *const a[] = { "run", "socialnet", NULL };
+    static const struct names nm = {
+        "service", "container", "SELECT count(DISTINCT entity) FROM timeline WHERE run_id = "
+        "%lld", "SELECT 0 * %lld" };
+    trace_world("micro", a, &nm, 10);
 }

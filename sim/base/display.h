@@ -31,6 +31,8 @@ struct display {
     const char *entity_one;             /* one of its rows, in names ("job 17"): "job"
                                            (NULL: "entity") */
     const char *resource_one;           /* what its timeline's resources are: "GPU" */
+    const char *timeline_held;          /* hetsim trace's counter of the shares held per
+                                           type (NULL: "busy <resource>s") */
 };
 
 /* The display of a domain, for results/: supplied by whoever knows the worlds (the CLI). */

@@ -2,7 +2,9 @@
  * cmd_model: `hetsim model llm` answers what-if questions with the LLM latency model
  * (models/llm.h): the prefill time of a prompt batch and the time of one decode step, with
  * the weights and KV room of one GPU; `hetsim model fit` calibrates the model's free terms
- * on measurements (models/llm_fit.h) and prints the residual of every row.
+ * on measurements (models/llm_fit.h) and prints the residual of every row; `hetsim model fit
+ * heet FILE` fits the step-time models of Heet's job types on its CSV (models/heet_fit.h),
+ * prints every point's error and with --out writes the fits that hetsim ships.
  */
 #define _GNU_SOURCE
 #include "cmd.h"
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../models/heet_fit.h"
 #include "../../models/llm.h"
 #include "../../models/llm_fit.h"
 #include "../base/path.h"
@@ -20,7 +23,7 @@
 
 static const char model_usage[] =
     "llm --model M --gpu G --tp N [--pp N] --batch B --prompt P [--context C] [options] | "
-    "fit [options]";
+    "fit [options] | fit heet FILE [--out FILE] [--format table|csv]";
 
 static const char model_help[] =
     "usage: hetsim model llm --model M --gpu G --tp N [--pp N] --batch B --prompt P\n"
@@ -28,6 +31,7 @@ static const char model_help[] =
     "       hetsim model fit [--profile GPU=FILE ...] [--allreduce FILE --ar-link N=LINK ...]\n"
     "                        [--measured FILE] [--fit-source NAME] [--out FILE]\n"
     "                        [--format table|csv]\n"
+    "       hetsim model fit heet FILE [--out FILE] [--format table|csv]\n"
     "llm: the modelled latency of one LLM deployment (README, \"The LLM latency model\"):\n"
     "prefill_ms, one iteration that prefills B prompts of P tokens (their first tokens\n"
     "included), and decode_ms, one decode step of B requests whose context is C tokens,\n"
@@ -57,7 +61,13 @@ static const char model_help[] =
     "      --fit-source NAME    the rows of this source with TP degree 1 are fitted, the\n"
     "                           others only checked (default lmdeploy)\n"
     "  -o, --out FILE           write the fitted factors there\n"
-    "  -h, --help               this help\n";
+    "  -h, --help               this help\n\n"
+    "fit heet: fit the step-time model of each (model, GPU type) of Heet's CSV FILE\n"
+    "(gpu_type,model,batch_size,workers,epoch_time_s,batch_time_s; on the development\n"
+    "machine ../shared/traces/heet/elastic_profiles.csv), print the parameters and every\n"
+    "point's error, and with --out write them as models/data/profiles/heet_fit.json.\n"
+    "  -o, --out FILE           write the fits there\n"
+    "  -f, --format FMT         table (default) or csv (one line per point)\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -233,8 +243,92 @@ out:
 
 enum { MAX_PROFILES = 16 };
 
+/* `hetsim model fit heet FILE`: argv[0] is "heet". */
+static int model_fit_heet(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "out", required_argument, NULL, 'o' }, { "format", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },      { NULL, 0, NULL, 0 },
+    };
+    const char *out = NULL, *format = "table";
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:f:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'f': format = optarg; break;
+        case 'h': fputs(model_help, stdout); return 0;
+        default: return usage("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind == argc)
+        return usage("fit heet needs Heet's CSV (e.g. ../shared/traces/heet/elastic_profiles.csv)%s",
+                     "");
+    if (optind + 1 != argc)
+        return usage("unexpected argument '%s'", argv[optind + 1]);
+    if (strcmp(format, "table") != 0 && strcmp(format, "csv") != 0)
+        return usage("--format must be table or csv, not '%s'", format);
+    const char *path = argv[optind];
+    struct errbuf err;
+    err_clear(&err);
+    char gp[PATH_MAX_LEN], lp[PATH_MAX_LEN];
+    path_resolve(gp, sizeof gp, NULL, experiment_default_gpus);
+    path_resolve(lp, sizeof lp, NULL, experiment_default_links);
+    catalog *cat = NULL;
+    struct heet_point *pt = NULL;
+    enum { CAP = 64 };
+    struct heet_fit fits[CAP];
+    int np = 0, nf = 0, rc = 0;
+    if (catalog_load(&cat, gp, lp, &err) < 0 || heet_fit_read(cat, path, &pt, &np, &err) < 0 ||
+        (nf = heet_fit_solve(cat, pt, np, fits, CAP, &err)) < 0) {
+        rc = fail(&err);
+        goto out;
+    }
+    int csv = strcmp(format, "csv") == 0;
+    if (csv)
+        printf("gpu,model,batch,workers,measured_s,model_s,error_pct\n");
+    for (int i = 0; i < nf; i++) {
+        const struct heet_fit *h = &fits[i];
+        const char *g = catalog_gpu(cat, h->gpu)->name, *m = heet_fit_models[h->model];
+        if (!csv)
+            printf("%s on %s (%s): sample_s %.4g, step_s %.4g, sync_s %.4g, worker_s %.4g, "
+                   "overlap %.2f; %d points, %d parameters, median |error| %.1f%%, worst %.1f%%\n",
+                   m, g, catalog_link(cat, h->f.link)->name, h->f.sample_s, h->f.step_s,
+                   h->f.sync_s, h->f.worker_s, h->f.overlap, h->points, HEET_FIT_NPARAM,
+                   100 * h->median_err, 100 * h->max_err);
+        for (int k = 0; k < np; k++) {
+            if (pt[k].gpu != h->gpu || pt[k].model != h->model)
+                continue;
+            double t = heet_fit_time(h, &pt[k]), e = 100 * (t / pt[k].batch_s - 1);
+            if (csv)
+                printf("%s,%s,%d,%d,%.6g,%.6g,%.3f\n", g, m, pt[k].batch, pt[k].workers,
+                       pt[k].batch_s, t, e);
+            else
+                printf("  batch %4d on %d: measured %8.4f s, model %8.4f s, %+6.1f%%\n",
+                       pt[k].batch, pt[k].workers, pt[k].batch_s, t, e);
+        }
+    }
+    if (out != NULL) {
+        FILE *f = fopen(out, "w");
+        if (f == NULL || heet_fit_write(f, cat, fits, nf, "fitted on the batch times of Heet's "
+                                        "repository (github.com/mozizhao/elastic, "
+                                        "our_scheduler.py @638c16e)") < 0 ||
+            fclose(f) != 0) {
+            fprintf(stderr, "hetsim: %s: cannot write\n", out);
+            rc = 1;
+        }
+    }
+out:
+    free(pt);
+    catalog_destroy(cat);
+    return rc;
+}
+
 static int model_fit(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "heet") == 0)
+        return model_fit_heet(argc - 1, argv + 1);
     enum { O_PROFILE = 1000, O_AR, O_ARLINK, O_MEASURED, O_SOURCE };
     static const struct option opts[] = {
         { "profile", required_argument, NULL, O_PROFILE },

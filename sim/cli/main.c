@@ -658,10 +658,12 @@ static const char trace_help[] =
     "Write one run's timeline (the timeline table, kept when the experiment sets\n"
     "\"sim\": {\"timeline\": true}, which hetsim run sets as sim.timeline=true) as a\n"
     "Chrome trace-event JSON file, which Perfetto UI (ui.perfetto.dev: Open trace file) and\n"
-    "chrome://tracing open: a track per GPU grouped by node and GPU type, a slice per\n"
-    "interval named by the job and the decision that began it, counter tracks of jobs\n"
-    "waiting, busy GPUs and sampled utilization per type, and instant events for arrivals\n"
-    "and completions.  One second of trace time is one simulated second.\n\n"
+    "chrome://tracing open, for a run of any domain: a track per resource (a GPU, a\n"
+    "serving instance, a service's container) grouped by node and type, a slice per\n"
+    "interval named by the entity (job, pod, request, service) and the decision that began\n"
+    "it, counter tracks of entities waiting, of the shares held and of the sampled\n"
+    "utilization per type, and instant events for arrivals and completions.  One second of\n"
+    "trace time is one simulated second.\n\n"
     "  -d, --db FILE    the database (default " DEFAULT_DB ")\n"
     "  -r, --run N      the run (runs.id; default: the latest run with timeline rows)\n"
     "  -o, --out FILE   write FILE (default results/out/runN.trace.json; - for standard\n"
@@ -1033,12 +1035,12 @@ static int list_models(const catalog *cat, struct errbuf *err)
     }
     if (rc == 0) {
         printf("%-36s %6s %7s %9s  %s\n", "job type", "batch", "scaling", "params_M",
-               "measured on");
+               "measured or fitted on");
         for (int j = 0; j < tput_ntypes(t); j++) {
             const struct jobtype *jt = tput_type(t, j);
             char on[256] = "";
             for (int g = 0; g < catalog_ngpus(cat); g++)
-                if (tput_measured(t, j, g, 1, 0) >= 0) {
+                if (tput_profiled(t, j, g, 1, 0) >= 0) {
                     size_t n = strlen(on);
                     snprintf(on + n, sizeof on - n, "%s%s", n ? " " : "", catalog_gpu(cat, g)->name);
                 }
@@ -1212,7 +1214,7 @@ static const struct cmd commands[] = {
     { "workload", cmd_workload, "EXPERIMENT [--seed N] [--set KEY=VAL ...] [--out FILE]",
       "write an experiment's jobs as a CSV trace" },
     { "model", cmd_model, "llm --model M --gpu G --tp N [--pp N] --batch B --prompt P "
-      "[--context C] | fit ...", "the LLM latency model: what-ifs and its fit" },
+      "[--context C] | fit ... | fit heet FILE", "models: LLM what-ifs, their fit, Heet's fit" },
     { "convert", cmd_convert, "gavel-throughputs IN.json OUT.csv", "convert throughput tables" },
     { "version", cmd_version, "", "print the version" },
     { "help", cmd_help, "", "this list" },

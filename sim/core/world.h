@@ -29,8 +29,19 @@
  *             its checkpoint restore lasts) then running or shared, begun by start, resume,
  *             migrate, resize or reshare; Gavel mode: each micro-task (consecutive ones on
  *             the same GPUs joined), GPUs as positions among the type's (it does not place);
- *   serving   (entity: requests.request_id; resource: instance) what its world adds;
- *   micro     (entity: a service; resource: a container group) what its world adds.
+ *             Pollux mode: each list as restoring for restart_s then running, on the
+ *             lowest free GPUs of its nodes (Pollux counts GPUs per node);
+ *   placement (entity: pods.pod_seq; resource: GPU id numbered node by node in the node
+ *             list) time is the arrival sequence (pod k at k s, the run over [0, N) s): a
+ *             placed pod running or shared (gpu_milli / 1000) on each of its GPUs to the end,
+ *             an unplaced GPU pod queued; a pod asking for no GPU has no row;
+ *   serving   (entity: requests.request_id; resource: instance index, with the node of its
+ *             first GPU and its GPU types) queued, running on its instance (share 1: its
+ *             requests share it), after a preemption queued again (resume); handed from a
+ *             prefill-only instance, restoring on its decode instance while its KV moves;
+ *   micro     (entity: a service's index; resource: one of its containers, type: its name,
+ *             no node) running while ready, restoring while starting: its rows alive at a
+ *             moment are its containers then.
  * Without the flag a world writes no timeline row and does no timeline work, so results and
  * their cost are those of a run without it.
  *
@@ -107,8 +118,6 @@ struct world_ops {
     const char *domain;         /* the experiment's "domain": "training", ... */
     const char *summary;        /* one line for `hetsim list domains` */
     const char *entity;         /* what it simulates, plural: "jobs", "requests" */
-    const char *no_timeline;    /* why it writes no timeline rows, said when an experiment
-                                   sets sim.timeline (NULL: it writes them) */
     const char *const *top_keys;    /* its own fields of the experiment (NULL-terminated) */
     const char *const *sim_keys;    /* its own fields of the experiment's "sim" object */
     const char *const *model_keys;  /* its own fields of the "models" object (its data files;

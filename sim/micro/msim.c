@@ -29,6 +29,18 @@
  * e2e_q, containers_total, containers_<service>, load_<service> (calls/s per ready
  * container), mix_<graph>.
  *
+ * The timeline (sim.timeline): the entity is a service (its index in the application), and
+ * each of its containers is a resource of its own (resource_type: the service's name, no
+ * node: the capacity check fits containers to nodes but places none), so that a service's
+ * containers at a moment are its rows alive then, as a job's GPUs are.  A service's
+ * containers are slots 0 .. alloc-1: the ready ones first (running), then the starting ones
+ * in start order (restoring), which is the order they become ready and, reversed, the order
+ * a scale-in removes them; a slot's container id is given when the slot is first used.  A
+ * container begins with the deployment at 0 (start) or a scale-out (resize), restores until
+ * it is ready (restored), and ends at a scale-in (resize) or the end of the last interval
+ * (stop); the rows' container-seconds are containers_mean's numerator.  O(containers
+ * changed) per change, written as each interval ends.
+ *
  * Cost per interval: requests mode O(requests x calls) draws; analytical O(graphs x calls x
  * lattice points) (plus O(points x support) per parallel stage).
  */
@@ -43,9 +55,12 @@
 #include <string.h>
 
 #include "../../models/lattice.h"
+#include "../base/grow.h"
 #include "../base/rng.h"
 #include "../base/stats.h"
 #include "../core/engine.h"
+#include "../core/timeline.h"
+#include "../core/world.h"
 #include "micro.h"
 
 enum { EV_TICK = 1, EV_READY = 2 };
@@ -62,6 +77,12 @@ struct svc_state {
     int             alloc, ready;
     struct pending *pend;       /* FIFO of starting containers */
     int             npend, cappend;
+    /* the timeline: the slots as last written (tl_ready running, up to tl_alloc restoring),
+     * and per slot its container id, the start and cause of its open interval */
+    int             tl_ready, tl_alloc, nslot;
+    int64_t        *slot_id;
+    simtime        *slot_from;
+    int8_t         *slot_cause;
 };
 
 struct change {                 /* the ready containers of a service from t on */
@@ -136,6 +157,7 @@ struct msim {
     double                horizon_s, next_sample;
     uint64_t              decisions;
     int                   stopped;
+    int64_t               tl_ids;       /* container ids given */
 };
 
 /* ---------------------------------------------------------------- cluster */
@@ -283,6 +305,71 @@ static int record_change(msim *m, simtime t, int k)
     return 0;
 }
 
+/* ---------------------------------------------------------------- the timeline */
+
+static int tl_row(msim *m, int k, int j, simtime to, int state, int ends, struct errbuf *err)
+{
+    struct svc_state *s = &m->svc[k];
+    return timeline_row(m->out, k, s->slot_id[j], -1, m->a->svc[k].name, s->slot_from[j], to,
+                        state, 1, s->slot_cause[j], ends, err);
+}
+
+/* Bring service k's rows to its containers now: each slot whose state changed since the last
+ * call ends its interval and opens the next.  The first deployment begins by start. */
+static int tl_sync(msim *m, int k, simtime now, struct errbuf *err)
+{
+    struct svc_state *s = &m->svc[k];
+    if (!m->c.timeline || m->stopped)
+        return 0;
+    if (s->alloc > s->nslot) {
+        int failed = 0;
+        size_t n = (size_t)s->alloc;
+        s->slot_id = grow_array(s->slot_id, n, sizeof *s->slot_id, &failed);
+        s->slot_from = grow_array(s->slot_from, n, sizeof *s->slot_from, &failed);
+        s->slot_cause = grow_array(s->slot_cause, n, sizeof *s->slot_cause, &failed);
+        if (failed)
+            return err_run(err, "out of memory");
+        for (int j = s->nslot; j < s->alloc; j++)
+            s->slot_id[j] = m->tl_ids++;
+        s->nslot = s->alloc;
+    }
+    int lo = s->ready < s->tl_ready ? s->ready : s->tl_ready;
+    int hi = s->alloc > s->tl_alloc ? s->alloc : s->tl_alloc;
+    for (int j = lo; j < hi; j++) {
+        int was = j < s->tl_ready ? TL_RUNNING : j < s->tl_alloc ? TL_RESTORING : -1;
+        int is = j < s->ready ? TL_RUNNING : j < s->alloc ? TL_RESTORING : -1;
+        if (was == is)
+            continue;
+        int cause = now == 0 ? TL_START : TL_RESIZE;
+        if (was >= 0) {
+            /* a ready container keeps what began it */
+            int restored = was == TL_RESTORING && is == TL_RUNNING;
+            if (tl_row(m, k, j, now, was, restored ? TL_RESTORED : TL_RESIZE, err) < 0)
+                return -1;
+            if (restored)
+                cause = s->slot_cause[j];
+        }
+        s->slot_from[j] = now;
+        s->slot_cause[j] = (int8_t)cause;
+    }
+    s->tl_ready = s->ready;
+    s->tl_alloc = s->alloc;
+    return 0;
+}
+
+/* Every container's last row, at the end of the last interval. */
+static int tl_finish(msim *m, simtime end, struct errbuf *err)
+{
+    for (int k = 0; m->c.timeline && k < m->S; k++) {
+        const struct svc_state *s = &m->svc[k];
+        for (int j = 0; j < s->tl_alloc; j++)
+            if (tl_row(m, k, j, end, j < s->tl_ready ? TL_RUNNING : TL_RESTORING, TL_STOP,
+                       err) < 0)
+                return -1;
+    }
+    return 0;
+}
+
 /* apply the decision n at now (the first one at t = 0 deploys at once) */
 static int apply(msim *m, const int *n, simtime now, int instant, struct errbuf *err)
 {
@@ -296,6 +383,8 @@ static int apply(msim *m, const int *n, simtime now, int instant, struct errbuf 
                     return err_run(err, "out of memory");
             }
             s->alloc = target;
+            if (tl_sync(m, k, now, err) < 0)
+                return -1;
             continue;
         }
         if (target > s->alloc) {
@@ -330,6 +419,8 @@ static int apply(msim *m, const int *n, simtime now, int instant, struct errbuf 
             }
         }
         s->alloc = target;
+        if (tl_sync(m, k, now, err) < 0)
+            return -1;
     }
     return 0;
 }
@@ -349,6 +440,8 @@ static int on_ready(msim *m, int k, simtime now, struct errbuf *err)
         s->ready += add;
         if (record_change(m, now, k) < 0)
             return err_run(err, "out of memory");
+        if (tl_sync(m, k, now, err) < 0)
+            return -1;
     }
     return 0;
 }
@@ -1155,8 +1248,12 @@ void msim_destroy(msim *m)
         gsl_rng_free(m->rng_lat);
     if (m->rng_spread)
         gsl_rng_free(m->rng_spread);
-    for (int k = 0; m->svc && k < m->S; k++)
+    for (int k = 0; m->svc && k < m->S; k++) {
         free(m->svc[k].pend);
+        free(m->svc[k].slot_id);
+        free(m->svc[k].slot_from);
+        free(m->svc[k].slot_cause);
+    }
     free(m->svc);
     free(m->ready0);
     free(m->want);
@@ -1212,6 +1309,8 @@ int msim_run(msim *m, struct world_totals *tot, struct errbuf *err)
     if (stop == ENGINE_FAILED)
         return -1;
     double T = m->horizon_s;
+    if (tl_finish(m, sim_from_sec(T), err) < 0)
+        return -1;
     double e50 = NAN, e95 = NAN, e99 = NAN, mean = NAN;
     if (!m->c.analytical && m->e2e_all.n > 0) {
         stats_vec_sort(&m->e2e_all);

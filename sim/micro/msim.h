@@ -31,6 +31,7 @@ struct msim_config {
     simtime  until;
     uint64_t max_events;
     struct window measure;          /* to <= from: the whole run */
+    int      timeline;              /* sim.timeline: write the timeline rows (msim.c) */
 };
 
 typedef struct msim msim;

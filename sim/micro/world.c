@@ -57,6 +57,8 @@ static const struct display display = {
     .util_panels = 0,
     .queue_series = "containers_total",
     .queue_label = "containers allocated",
+    .entity_one = "service",
+    .resource_one = "container",
 };
 
 static void free_config(void *p)
@@ -237,6 +239,7 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
         .seed = env->seed, .sample_s = sim_to_sec(env->sim->sample_period),
         .until = env->sim->until, .max_events = env->sim->max_events,
         .measure = env->sim->measure,
+        .timeline = env->sim->timeline && env->out->row != NULL,
     };
     msim *m;
     if (msim_create(&m, &mc, env->cl, env->source, env->decider, env->out, err) < 0)
@@ -268,9 +271,6 @@ const struct world_ops micro_world = {
     .summary = "requests over microservice call graphs: containers per service under an "
                "end-to-end latency SLA; per-request or analytical",
     .entity = "requests",
-    .no_timeline = "the microservice world writes no timeline (its containers per service "
-                   "over time are the series containers_<service>, every sim.sample_s: "
-                   "hetsim plot or hetsim export --table samples)",
     .top_keys = top_keys,
     .sim_keys = sim_keys,
     .display = &display,

@@ -424,6 +424,7 @@ int place_run(place *p, const struct place_decider *d, const struct place_sink *
             .seq = k, .name = pod.name, .row = q->row, .drawn = s->draw >= 0,
             .cpu_milli = q->cpu, .mem_mib = q->mem, .num_gpu = q->ngpu, .gpu_milli = q->milli,
             .gpu_spec = q->spec, .node = c.node >= 0 ? p->nodes[c.node].name : NULL,
+            .node_index = c.node,
             .gpus = c.gpus, .ngpus = c.node >= 0 ? c.ngpus : 0, .arrived_gpu_frac = arrived,
         };
         if (sink->pod(sink->ctx, &r, err) < 0)

@@ -66,6 +66,7 @@ struct place_record {
     int32_t     num_gpu, gpu_milli;
     const char *gpu_spec;           /* "" any */
     const char *node;               /* NULL: not placed */
+    int         node_index;         /* its index in the node list (-1: not placed) */
     const int  *gpus;               /* the GPUs on the node, ngpus of them */
     int         ngpus;
     double      arrived_gpu_frac;   /* the arrived GPU request over the cluster's, this pod's

@@ -11,12 +11,25 @@
  *
  * Its rows: one `pods` row per pod that arrived, as it is placed or not; its series at every
  * sim.sample_load of arrived GPU load; its summary when the run ends.
+ *
+ * Its timeline (sim.timeline): the clock counts pods, so time is the arrival sequence: pod k
+ * (pods.pod_seq) arrives and is placed at k s, and the run spans [0, N) s for N pods (the
+ * last one takes its second; runs.sim_end_s is its arrival, N - 1).  A placed pod holds
+ * gpu_milli / 1000 of each of its GPUs from its arrival to the end (start -> stop), running
+ * when that is a whole GPU and shared below; a GPU pod left unplaced is queued over the same
+ * span (arrival -> stop); a pod asking for no GPU holds none and has no row.  Resources are
+ * GPUs numbered node by node in the node list's order, with the node's index and GPU model.
+ * A pod never moves, so its rows end only when the run does: the world keeps the pods that
+ * asked for GPUs (32 bytes each: sequence, node, share, GPUs) and writes them then.  Cost
+ * O(pods) memory with the flag, none without.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/path.h"
+#include "../base/grow.h"
+#include "../core/timeline.h"
 #include "../core/world.h"
 #include "place.h"
 
@@ -37,6 +50,8 @@ static const struct display display = {
     .report_columns = report_columns,
     .bar_metrics = bar_metrics,
     .sweep_metrics = sweep_metrics,
+    .entity_one = "pod",
+    .resource_one = "GPU",
 };
 
 /* The name of the placeholder cluster this world's experiments give. */
@@ -142,16 +157,70 @@ static int check_source(const struct world_env *env, FILE *list, int64_t *count,
 
 /* ---------------------------------------------------------------- one run */
 
+/* a pod that arrived, kept for its timeline rows */
+struct tl_pod {
+    int64_t seq;
+    int32_t node;                   /* -1: unplaced */
+    int16_t milli, ngpus;
+    int8_t  gpu[PLACE_MAX_GPUS];
+};
+
 struct world {
     const struct world_env *env;
     struct place_config     cfg;        /* the experiment's, with the run's limits */
     int64_t                 done;
+    int                     timeline;   /* keep pods for the timeline */
+    struct tl_pod          *tl;
+    int64_t                 ntl, captl;
+    int64_t                *first_gpu;  /* each node's first GPU id */
 };
 
 static const char *const pod_cols[] = {
     "pod_seq", "name", "trace_row", "drawn", "cpu_milli", "memory_mib", "num_gpu",
     "gpu_milli", "gpu_spec", "node", "gpus", "placed", "arrived_gpu_frac", "failed_at_load" };
 enum { NPOD_COLS = sizeof pod_cols / sizeof pod_cols[0] };
+
+static int keep_pod(struct world *w, const struct place_record *r, struct errbuf *err)
+{
+    if (w->ntl == w->captl) {
+        int failed = 0;
+        int64_t cap = w->captl ? 2 * w->captl : 1024;
+        w->tl = grow_array(w->tl, (size_t)cap, sizeof *w->tl, &failed);
+        if (failed)
+            return err_run(err, "out of memory");
+        w->captl = cap;
+    }
+    struct tl_pod *t = &w->tl[w->ntl++];
+    *t = (struct tl_pod){ .seq = r->seq, .node = r->node != NULL ? r->node_index : -1,
+                          .milli = (int16_t)r->gpu_milli, .ngpus = (int16_t)r->ngpus };
+    for (int i = 0; i < r->ngpus; i++)
+        t->gpu[i] = (int8_t)r->gpus[i];
+    return 0;
+}
+
+/* The kept pods' rows, over [arrival, end). */
+static int write_timeline(struct world *w, simtime end, struct errbuf *err)
+{
+    const struct nodes *ns = w->cfg.nodes;
+    for (int64_t i = 0; i < w->ntl; i++) {
+        const struct tl_pod *t = &w->tl[i];
+        simtime from = t->seq * SIM_SEC;
+        if (t->node < 0) {
+            if (timeline_row(w->env->out, t->seq, -1, -1, NULL, from, end, TL_QUEUED, 0,
+                             TL_ARRIVAL, TL_STOP, err) < 0)
+                return -1;
+            continue;
+        }
+        double share = (double)t->milli / PLACE_MILLI;
+        int state = t->milli < PLACE_MILLI ? TL_SHARED : TL_RUNNING;
+        const char *model = ns->models[ns->v[t->node].model];
+        for (int g = 0; g < t->ngpus; g++)
+            if (timeline_row(w->env->out, t->seq, w->first_gpu[t->node] + t->gpu[g], t->node,
+                             model, from, end, state, share, TL_START, TL_STOP, err) < 0)
+                return -1;
+    }
+    return 0;
+}
 
 static int on_pod(void *ctx, const struct place_record *r, struct errbuf *err)
 {
@@ -161,6 +230,8 @@ static int on_pod(void *ctx, const struct place_record *r, struct errbuf *err)
         out->progress(out->ctx, r->seq * SIM_SEC, w->done);
     if (out->row == NULL)
         return 0;
+    if (w->timeline && r->num_gpu > 0 && keep_pod(w, r, err) < 0)
+        return -1;
     char gpus[16 * PLACE_MAX_GPUS];
     size_t n = 0;
     gpus[0] = '\0';
@@ -193,13 +264,28 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
     w->cfg = *(const struct place_config *)env->config;
     w->cfg.until = env->sim->until;
     w->cfg.max_events = env->sim->max_events;
+    w->timeline = env->sim->timeline && env->out->row != NULL;
+    if (w->timeline) {
+        const struct nodes *ns = w->cfg.nodes;
+        if ((w->first_gpu = malloc((size_t)ns->n * sizeof *w->first_gpu)) == NULL) {
+            free(w);
+            return err_run(err, "out of memory");
+        }
+        for (int i = 0, g = 0; i < ns->n; g += ns->v[i++].ngpus)
+            w->first_gpu[i] = g;
+    }
     *out = w;
     return 0;
 }
 
 static void destroy(void *world)
 {
-    free(world);
+    struct world *w = world;
+    if (w == NULL)
+        return;
+    free(w->tl);
+    free(w->first_gpu);
+    free(w);
 }
 
 static double ratio(double a, double b)
@@ -254,7 +340,7 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
     struct place_totals t;
     int rc = place_run(p, env->decider, &sink, &t, err);
     place_destroy(p);
-    if (rc < 0)
+    if (rc < 0 || (w->timeline && write_timeline(w, t.pods_total * SIM_SEC, err) < 0))
         return -1;
     *out = (struct world_totals){ .end = t.end, .stop = t.stop, .events = (uint64_t)t.pods_total,
                                   .decisions = (uint64_t)t.pods_total,
@@ -267,8 +353,6 @@ const struct world_ops place_world = {
     .summary = "pods asking for fractions of a GPU placed on the nodes of a node list until it "
                "is full (FGD's setting): allocation and fragmentation",
     .entity = "pods",
-    .no_timeline = "the placement domain writes no timeline (a pod, once placed, stays): the "
-                   "pods table has each pod's node, GPUs and arrival order",
     .top_keys = top_keys,
     .sim_keys = sim_keys,
     .display = &display,

@@ -40,7 +40,7 @@ const char experiment_default_gpus[] = "models/data/gpus.json";
 const char experiment_default_links[] = "models/data/links.json";
 const char experiment_default_jobtypes[] = "models/data/jobtypes.json";
 const char *const experiment_default_profiles[] = { "models/data/profiles/gavel.csv",
-                                             "models/data/profiles/heet.csv", NULL };
+                                             "models/data/profiles/heet_fit.json", NULL };
 
 /* Every key of an object: the generic ones and the world's own. */
 static int known_keys(const struct jobj *o, const char *const *generic, const char *const *own,
@@ -113,10 +113,6 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *
         jobj_bool(s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0 ||
         jobj_bool(s, "timeline", JOPT, &e->sim.timeline, err) < 0)
         return -1;
-    /* a run asking for rows its world never writes would look like one that kept none */
-    if (e->sim.timeline && e->world->no_timeline != NULL)
-        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s->node, "timeline"),
-                           "sim.timeline", err, "%s", e->world->no_timeline);
     double win[2];
     int64_t jobs[2];
     int nwin = 0, njobs = 0;

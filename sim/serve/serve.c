@@ -21,6 +21,13 @@
  * one.  Time of stage s: the latency model's (models/llm.h) for the batch; between stages the
  * activations move over the link between them; the iteration overhead is paid once.
  *
+ * The timeline (sink->timeline): a request is queued (no resource) from its arrival until
+ * admitted, running on its instance (the resource; an instance's requests share it, each row
+ * at share 1) until it finishes, is preempted (queued again, then resume) or, prefilled on a
+ * prefill-only instance, moves on: restoring on its decode instance while its KV travels
+ * (migrate -> restored), queued there, running again (migrate).  Each request keeps its open
+ * interval in its slot and writes it when it ends, so nothing stays of a finished request.
+ *
  * Costs: a batch O(its requests + instance devices); routing O(instances); a Hetis dispatch
  * is the policy's LP.  Utilization is credited when a batch ends (a sample period's figure
  * may lag by one iteration).
@@ -36,6 +43,7 @@
 
 #include "../base/grow.h"
 #include "../core/engine.h"
+#include "../core/timeline.h"
 
 enum ev_kind { EV_ARRIVAL = 1, EV_BATCH, EV_LAUNCH, EV_XFER, EV_SAMPLE };
 
@@ -60,6 +68,10 @@ struct req {
     int32_t  batch;             /* in flight: its batch slot, else -1 */
     int32_t  kv_ready;          /* arrived at a decode instance with its KV (to allocate) */
     int32_t  prev, next;        /* the instance's waiting or running list */
+    simtime  tl_from;           /* the timeline: the open interval, from tl_from, in tl_state
+                                   on instance tl_inst, begun by tl_cause */
+    int32_t  tl_inst;
+    int8_t   tl_state, tl_cause;
     uint8_t  heads[SERVE_MAX_DEV];  /* Hetis: its KV heads per device */
 };
 
@@ -99,6 +111,8 @@ struct inst {
     struct llm_stage lstage[SERVE_MAX_STAGES];  /* its stages as the latency model takes them */
     struct llm_layer_part *tok[SERVE_MAX_STAGES];  /* by token count (dense_s < 0: unknown) */
     int      tok_cap;
+    int      tl_node;           /* the timeline: the node of its first GPU, and its GPU types */
+    char     tl_type[128];      /* in stage order, attention workers last ("A100-80GB+T4") */
 };
 
 struct serve {
@@ -440,6 +454,39 @@ static int emit(serve *w, struct req *r, int dropped, struct errbuf *err)
     return w->sink->request(w->sink->ctx, &rec, err);
 }
 
+/* ---------------------------------------------------------------- the timeline */
+
+static int tl_write(serve *w, const struct req *r, int ends, struct errbuf *err)
+{
+    const struct inst *in = r->tl_inst >= 0 ? &w->in[r->tl_inst] : NULL;
+    return timeline_row(w->sink->timeline, r->id, in ? r->tl_inst : -1, in ? in->tl_node : -1,
+                        in ? in->tl_type : NULL, r->tl_from, engine_now(w->eng), r->tl_state,
+                        1, r->tl_cause, ends, err);
+}
+
+/* End r's open interval now (`ends`: what ended it) and open the next: `state` on instance
+ * `inst` (-1 while queued), begun by `cause`. */
+static int tl_next(serve *w, struct req *r, int ends, int state, int inst, int cause,
+                   struct errbuf *err)
+{
+    if (w->sink->timeline == NULL)
+        return 0;
+    if (tl_write(w, r, ends, err) < 0)
+        return -1;
+    r->tl_from = engine_now(w->eng);
+    r->tl_state = (int8_t)state;
+    r->tl_inst = state == TL_QUEUED ? -1 : inst;
+    r->tl_cause = (int8_t)cause;
+    return 0;
+}
+
+static int tl_end(serve *w, const struct req *r, int ends, struct errbuf *err)
+{
+    return w->sink->timeline == NULL ? 0 : tl_write(w, r, ends, err);
+}
+
+/* ---------------------------------------------------------------- leaving (cont.) */
+
 static int finish(serve *w, int32_t s, struct errbuf *err)
 {
     struct req *r = &w->r[s];
@@ -455,7 +502,7 @@ static int finish(serve *w, int32_t s, struct errbuf *err)
     w->out_sum += r->output;
     w->out_n++;
     w->in_system--;
-    int rc = emit(w, r, 0, err);
+    int rc = tl_end(w, r, TL_FINISH, err) < 0 ? -1 : emit(w, r, 0, err);
     free_slot(w, s);
     return rc;
 }
@@ -465,7 +512,7 @@ static int drop(serve *w, int32_t s, struct errbuf *err)
     struct req *r = &w->r[s];
     w->tot.reqs_dropped++;
     w->in_system--;
-    int rc = emit(w, r, 1, err);
+    int rc = tl_end(w, r, TL_DROP, err) < 0 ? -1 : emit(w, r, 1, err);
     free_slot(w, s);
     return rc;
 }
@@ -531,7 +578,7 @@ static int enqueue(serve *w, int32_t s, int i, struct errbuf *err)
 
 /* Recompute: r gives back its KV and goes to the front of the waiting list, to prefill its
  * prompt and every token it generated. */
-static void preempt(serve *w, int32_t s)
+static int preempt(serve *w, int32_t s, struct errbuf *err)
 {
     struct req *r = &w->r[s];
     struct inst *in = &w->in[r->inst];
@@ -548,6 +595,7 @@ static void preempt(serve *w, int32_t s)
     in->nwait++;
     in->pending_prefill += r->target;
     w->tot.preemptions++;
+    return tl_next(w, r, TL_PREEMPT, TL_QUEUED, -1, TL_PREEMPT, err);
 }
 
 /* The latest admitted running request not in flight whose release would help r grow to
@@ -895,9 +943,10 @@ static void batch_time(serve *w, int i, struct batch *b)
 }
 
 /* Admit r (waiting) into the running list. */
-static void admit(serve *w, struct inst *in, int32_t s)
+static int admit(serve *w, struct inst *in, int32_t s, struct errbuf *err)
 {
     struct req *r = &w->r[s];
+    int cause = r->kv_ready ? TL_MIGRATE : r->preempts > 0 ? TL_RESUME : TL_START;
     list_remove(w, &in->wait_head, &in->wait_tail, s);
     in->nwait--;
     r->state = R_RUNNING;
@@ -905,6 +954,7 @@ static void admit(serve *w, struct inst *in, int32_t s)
     in->nrun++;
     if (r->start < 0)
         r->start = engine_now(w->eng);
+    return tl_next(w, r, cause, TL_RUNNING, (int)(in - w->in), cause, err);
 }
 
 /* Room for running request s to hold `tokens`: a Hetis request may first be placed anew;
@@ -938,13 +988,16 @@ static int make_room(serve *w, int i, int32_t s, int64_t tokens, int32_t *next, 
                 if (drop(w, s, err) < 0)
                     return -1;
             } else {
-                preempt(w, s);          /* the latest admitted gives way: r itself */
+                /* the latest admitted gives way: r itself */
+                if (preempt(w, s, err) < 0)
+                    return -1;
             }
             return 0;
         }
         if (v == *next)
             *next = w->r[v].next;
-        preempt(w, v);
+        if (preempt(w, v, err) < 0)
+            return -1;
     }
     return 0;
 }
@@ -1057,7 +1110,8 @@ static int try_launch(serve *w, int i, struct errbuf *err)
             /* a prefilled request come with its KV: it needs room for it and a token */
             if (!kv_fits(w, in, r, r->filled + 1))
                 break;
-            admit(w, in, s);
+            if (admit(w, in, s, err) < 0)
+                return -1;
             r->kv_ready = 0;
             kv_set_blocks(w, in, r, blocks_for(w, r->filled + 1));
             r->chunk = 0;
@@ -1087,7 +1141,8 @@ static int try_launch(serve *w, int i, struct errbuf *err)
                 memset(r->heads, 0, sizeof r->heads);
             break;
         }
-        admit(w, in, s);
+        if (admit(w, in, s, err) < 0)
+            return -1;
         kv_set_blocks(w, in, r, blocks_for(w, r->filled + chunk));
         r->chunk = (int32_t)chunk;
         r->batch = slot;
@@ -1231,6 +1286,8 @@ static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *
     mark_dirty(w, r->inst);
     r->inst = to;
     r->state = R_XFER;
+    if (tl_next(w, r, TL_MIGRATE, TL_RESTORING, to, TL_MIGRATE, err) < 0)
+        return -1;
     if (engine_at(w->eng, engine_now(w->eng) + sim_from_sec_ceil(t), EV_XFER, (uint64_t)s,
                   NULL) < 0)
         return err_run(err, "out of memory");
@@ -1242,7 +1299,11 @@ static int xfer_done(serve *w, int32_t s, struct errbuf *err)
 {
     struct req *r = &w->r[s];
     r->kv_ready = 1;
-    return enqueue(w, s, r->inst, err);
+    if (enqueue(w, s, r->inst, err) < 0)
+        return -1;
+    /* not dropped: it waits on its decode instance */
+    return r->state == R_WAITING ? tl_next(w, r, TL_RESTORED, TL_QUEUED, -1, TL_MIGRATE, err)
+                                 : 0;
 }
 
 /* ---------------------------------------------------------------- arrivals */
@@ -1309,6 +1370,10 @@ static int arrival(serve *w, struct errbuf *err)
     r->batch = -1;
     r->prev = r->next = -1;
     r->inst = -1;
+    r->tl_from = r->arrival;
+    r->tl_inst = -1;
+    r->tl_state = TL_QUEUED;
+    r->tl_cause = TL_ARRIVAL;
     if (intern_class(w, q->cls, &r->cls, err) < 0)
         return -1;
     w->in_system++;
@@ -1429,6 +1494,34 @@ static int instant_end(void *world, struct errbuf *err)
 
 /* ---------------------------------------------------------------- create, run */
 
+/* The timeline's node and type of an instance: the node of its first GPU, and its GPU types
+ * each once, in stage order then its attention workers'. */
+static void tl_describe(const serve *w, struct inst *in)
+{
+    const struct serve_instance *sp = in->spec;
+    const catalog *cat = cluster_catalog(w->cl);
+    int seen[CLUSTER_MAX_TYPES], nseen = 0;
+    size_t n = 0;
+    in->tl_node = cluster_gpu_node(w->cl, sp->stages[0].gpus[0]);
+    in->tl_type[0] = '\0';
+    for (int s = 0; s <= sp->nstages; s++) {
+        const int32_t *g = s < sp->nstages ? sp->stages[s].gpus : sp->attn;
+        int ng = s < sp->nstages ? sp->stages[s].ngpu : sp->nattn;
+        for (int k = 0; k < ng; k++) {
+            int t = cluster_gpu_type(w->cl, g[k]), j = 0;
+            while (j < nseen && seen[j] != t)
+                j++;
+            if (j < nseen || nseen == CLUSTER_MAX_TYPES)
+                continue;
+            seen[nseen++] = t;
+            int m = snprintf(in->tl_type + n, sizeof in->tl_type - n, "%s%s", n ? "+" : "",
+                             catalog_gpu(cat, t)->name);
+            if (m > 0 && (size_t)m < sizeof in->tl_type - n)
+                n += (size_t)m;
+        }
+    }
+}
+
 static int setup_instance(serve *w, int i, struct errbuf *err)
 {
     struct inst *in = &w->in[i];
@@ -1486,6 +1579,8 @@ static int setup_instance(serve *w, int i, struct errbuf *err)
     }
     for (int d = 0; d < in->ndev; d++)
         w->kv_cap_all += in->dev[d].cap;
+    if (w->sink->timeline != NULL)
+        tl_describe(w, in);
     return 0;
 }
 
@@ -1585,7 +1680,8 @@ int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
     simtime t = engine_now(w->eng);
     /* requests still in the system when a limit stopped the run leave unfinished */
     for (int32_t s = 0; s < w->nr; s++)
-        if (w->r[s].state != R_FREE && w->r[s].state != R_DONE && emit(w, &w->r[s], 0, err) < 0)
+        if (w->r[s].state != R_FREE && w->r[s].state != R_DONE &&
+            (tl_end(w, &w->r[s], TL_STOP, err) < 0 || emit(w, &w->r[s], 0, err) < 0))
             return -1;
     w->tot.end = t;
     w->tot.stop = stop;

@@ -54,10 +54,15 @@ struct serve_record {
     int         dropped;
 };
 
+struct world_writer;
+
 struct serve_sink {
     void *ctx;
     int (*request)(void *ctx, const struct serve_record *r, struct errbuf *err);
     int (*sample)(void *ctx, simtime t, const char *name, double value, struct errbuf *err);
+    /* sim.timeline: where the timeline rows go (sim/core/timeline.h); NULL: none is kept,
+     * and none is computed */
+    const struct world_writer *timeline;
 };
 
 struct serve_totals {

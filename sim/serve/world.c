@@ -65,6 +65,7 @@ static const struct display display = {
     .queue_label = "requests waiting",
     .entity_one = "request",
     .resource_one = "instance",
+    .timeline_held = "requests running",
 };
 
 /* A file of root's "models" object, resolved against the experiment's folder. */
@@ -362,7 +363,8 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
                                .sample_period = env->sim->sample_period,
                                .until = env->sim->until, .max_events = env->sim->max_events,
                                .measure = env->sim->measure };
-    struct serve_sink sink = { w, on_request, on_sample };
+    struct serve_sink sink = { w, on_request, on_sample,
+                               env->sim->timeline && env->out->row != NULL ? env->out : NULL };
     serve *s;
     struct serve_totals t;
     if (serve_create(&s, env->cl, w->lc, w->arch, &sc, env->source, env->decider, &sink,
@@ -383,11 +385,6 @@ const struct world_ops serve_world = {
     .summary = "LLM inference requests on model instances over mixed GPUs: continuous "
                "batching, paged KV cache, disaggregated prefill and decode, Hetis splits",
     .entity = "requests",
-    /* the timeline's intervals (a resource held whole or at a share) do not describe
-       requests sharing their instance's GPUs iteration by iteration yet */
-    .no_timeline = "the serving world writes no timeline yet (its requests share GPUs "
-                   "iteration by iteration); leave it out: the requests table has each "
-                   "request's arrival, start, first token and finish",
     .top_keys = top_keys,
     .sim_keys = sim_keys,
     .model_keys = model_keys,

@@ -22,7 +22,8 @@
  *     allocation holds its GPUs idle;
  *  7. each picked job runs min(floor(T * R), remaining) steps, finishing at now + steps / T.
  * Arithmetic is in double seconds as in Gavel; simtime only orders the events.
- * Cost per round: O(J T) to rank the candidates of each type in a heap, O(log J) per pick,
+ * Cost per round: O(J T) to rank the candidates of each type in a heap (priorities computed
+ * only for the jobs still unpicked when their type comes), O(log J) per pick,
  * O(R log R) to order the R finished micro-tasks, plus the policy's allocation when asked.
  */
 #include "gavel.h"
@@ -49,7 +50,7 @@ struct gjob {
     double      weight, arrival, best;      /* best: its fastest type's rate */
     int64_t     total, done;
     double      T[CLUSTER_MAX_TYPES];
-    double      x[CLUSTER_MAX_TYPES], prio[CLUSTER_MAX_TYPES], deficit[CLUSTER_MAX_TYPES];
+    double      x[CLUSTER_MAX_TYPES], deficit[CLUSTER_MAX_TYPES];
     double      tsf[CLUSTER_MAX_TYPES];     /* Gavel's job_time_so_far */
     int         in_alloc, failures;
     /* this round's micro-task */
@@ -553,7 +554,7 @@ static int reallocate(struct gw *w, struct errbuf *err)
     return 0;
 }
 
-/* Steps 4 and 5. */
+/* Step 4 (step 5 is priority(), asked by schedule()). */
 static int update_priorities(struct gw *w, struct errbuf *err)
 {
     int T = w->T;
@@ -577,18 +578,20 @@ static int update_priorities(struct gw *w, struct errbuf *err)
             return -1;
         w->need_update = 0;
     }
-    for (int t = 0; t < T; t++)
-        for (int k = 0; k < w->nact; k++) {
-            struct gjob *j = w->act[k];
-            double fraction = w->worker_time[t] == 0 ? 0 : j->tsf[t] / w->worker_time[t];
-            if (!j->in_alloc || j->x[t] == 0 || j->T[t] == 0)
-                j->prio[t] = 0;
-            else if (fraction > 0)
-                j->prio[t] = j->x[t] / fraction;
-            else
-                j->prio[t] = j->x[t] * 1e9;
-        }
     return 0;
+}
+
+/* Step 5 for one (job, type), computed when schedule() looks at the pair: nothing it reads
+ * (x, the time so far, the worker time) changes between the update and the picks, and jobs
+ * already picked on an earlier type are never asked, which saves most of an O(J T) pass. */
+static double priority(const struct gw *w, const struct gjob *j, int t)
+{
+    double fraction = w->worker_time[t] == 0 ? 0 : j->tsf[t] / w->worker_time[t];
+    if (!j->in_alloc || j->x[t] == 0 || j->T[t] == 0)
+        return 0;
+    if (fraction > 0)
+        return j->x[t] / fraction;
+    return j->x[t] * 1e9;
 }
 
 /* Gavel's order for one type: (priority, deficit, x) descending, then id order (its sort is
@@ -627,6 +630,16 @@ static void sift_down(struct entry *h, int n, int i)
  * not fit is passed over, so smaller ones further down may still start. */
 static void pick(struct gw *w, struct entry *h, int n, int t, int *left)
 {
+    /* when they all fit, each fits at its turn whatever the order: no need to order them */
+    int need = 0;
+    for (int i = 0; i < n && need <= *left; i++)
+        need += w->act[h[i].pos]->sf;
+    if (need <= *left) {
+        for (int i = 0; i < n; i++)
+            w->act[h[i].pos]->run_w = t;
+        *left -= need;
+        return;
+    }
     for (int i = n / 2 - 1; i >= 0; i--)
         sift_down(h, n, i);
     while (n > 0 && *left > 0) {
@@ -662,9 +675,12 @@ static int schedule(struct gw *w, struct errbuf *err)
             struct gjob *j = w->act[k];
             /* leave out who could never be picked here (already picked, cannot run, FIFO
              * with priority 0): the order of the rest is unchanged */
-            if (j->run_w != -2 || j->T[t] <= 0 || (w->al.fifo && j->prio[t] <= 0))
+            if (j->run_w != -2 || j->T[t] <= 0)
                 continue;
-            struct entry e = { j->prio[t], j->deficit[t], j->in_alloc ? j->x[t] : 0, k };
+            double prio = priority(w, j, t);
+            if (w->al.fifo && prio <= 0)
+                continue;
+            struct entry e = { prio, j->deficit[t], j->in_alloc ? j->x[t] : 0, k };
             if (e.prio > 0)
                 w->ent[np++] = e;
             else

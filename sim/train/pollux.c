@@ -41,6 +41,13 @@
  *    accumulation allowed); before any observation: the fixed rules at B = max(B0, min local
  *    batch x r); in both cases the atomic batch capped at max batch / (r (accum + 1)).
  *  The policy sees each job's model, statistics and most replicas observed (elastic_job).
+ * The timeline (sink.segment): a job is queued from its submission to its first list, and
+ * after a list is taken away (preempt); each list is an interval on GPUs that Pollux does not
+ * name (it counts GPUs per node), so the world gives a list the lowest free GPUs of its
+ * nodes, kept until the list changes; restoring for restart_s from the decision, running
+ * after, to its completion (finish), its next list (migrate: as many GPUs; resize: another
+ * count; preempt) or the run's end (stop).  Its GPU-seconds are the attained service, as
+ * Job.step counts the penalty.
  * Arithmetic is in double seconds as in Pollux; the clock is a whole number of seconds
  * plus the jobs' fractional submission times.  Cost per tick: O(jobs) steps, each O(epochs
  * crossed) memoized profile lookups, plus the policy.
@@ -55,6 +62,7 @@
 #include "../../models/goodput.h"
 #include "../base/grow.h"
 #include "../core/engine.h"
+#include "../core/timeline.h"
 
 struct pjob {
     int64_t            id;              /* index in the workload */
@@ -87,6 +95,12 @@ struct pjob {
     double             active_at_arrival;
     const char        *origin;
     long               line;
+    /* the timeline (sink.segment set): the open interval, from tl_from, begun by tl_cause;
+     * a grant (tl_ngpu > 0, the GPU ids in gpu) restores for restart_s, then runs */
+    int               *gpu;
+    int                tl_ngpu, capgpu;
+    double             tl_from;
+    int                tl_cause;
 };
 
 struct pw {
@@ -114,6 +128,7 @@ struct pw {
     double                  win_norm, win_busy, busy;
     double                  next_sample;
     struct train_totals     tot;
+    unsigned char          *held;       /* timeline: each GPU held by some job */
 };
 
 int pollux_cluster_gpu(const cluster *cl, const elastic *apps, struct errbuf *err)
@@ -224,6 +239,8 @@ static int admit(struct pw *w, struct errbuf *err)
         j->first_start = -1;
         j->origin = s->origin;
         j->line = s->line;
+        j->tl_from = j->submit;
+        j->tl_cause = TL_ARRIVAL;
         account(w, w->now);
         j->active_at_arrival = w->active_int;
         if (w->nact == w->capact) {
@@ -354,7 +371,8 @@ static int emit(struct pw *w, struct pjob *j, struct errbuf *err)
     double gpu_s[CLUSTER_MAX_TYPES] = { j->attained };
     struct train_job tj = {
         .id = j->id, .slot = -1, .jtype = -1, .workers = j->target_r,
-        .min_workers = 1, .max_workers = j->target_r, .batch = j->adaptive ? j->last_bsz : j->target_b, .user = 0,
+        .min_workers = 1, .max_workers = j->target_r,
+        .batch = j->adaptive ? j->last_bsz : j->target_b, .user = 0,
         .weight = 1, .arrival = sim_from_sec(j->submit),
         .work = elastic_completion_epoch(j->prof, j->target_b) + 1,
         .state = finish >= 0 ? JOB_DONE : JOB_PREEMPTED,
@@ -375,11 +393,77 @@ static int emit(struct pw *w, struct pjob *j, struct errbuf *err)
     return w->sink.job ? w->sink.job(w->sink.ctx, &rec, err) : 0;
 }
 
+/* ---- the timeline: each job's open interval, written when it ends */
+
+static int segment(struct pw *w, const struct pjob *j, double from, double to, int state,
+                   int ends, struct errbuf *err)
+{
+    struct train_segment sg = { .trace_id = j->id, .gpus = j->gpu, .ngpu = j->tl_ngpu,
+                                .share = 1, .from = sim_from_sec(from), .to = sim_from_sec(to),
+                                .state = state, .cause = j->tl_cause, .ends = ends };
+    return w->sink.segment(w->sink.ctx, &sg, err);
+}
+
+/* End j's open interval at t (`ends`: what ended it) and give back its GPUs: a grant is
+ * restoring for the restart penalty from its start (Job.step spends it first, counting it as
+ * attained service) and running after. */
+static int tl_close(struct pw *w, struct pjob *j, double t, int ends, struct errbuf *err)
+{
+    if (w->sink.segment == NULL)
+        return 0;
+    int rc = 0;
+    if (j->tl_ngpu == 0) {
+        rc = segment(w, j, j->tl_from, t, TL_QUEUED, ends, err);
+    } else {
+        double restored = j->tl_from + w->cfg.restart_s;
+        if (t <= restored)
+            rc = segment(w, j, j->tl_from, t, TL_RESTORING, ends, err);
+        else
+            rc = segment(w, j, j->tl_from, restored, TL_RESTORING, TL_RESTORED, err) < 0 ||
+                 segment(w, j, restored, t, TL_RUNNING, ends, err) < 0 ? -1 : 0;
+        for (int i = 0; i < j->tl_ngpu; i++)
+            w->held[j->gpu[i]] = 0;
+    }
+    j->tl_ngpu = 0;
+    return rc;
+}
+
+/* Open j's next interval at now: its grant (j->alloc, the node of each GPU) takes the lowest
+ * free GPUs of those nodes, since Pollux counts GPUs per node and names none. */
+static int tl_open(struct pw *w, struct pjob *j, int cause, struct errbuf *err)
+{
+    if (w->sink.segment == NULL)
+        return 0;
+    j->tl_from = w->now;
+    j->tl_cause = cause;
+    if (j->nalloc > j->capgpu) {
+        int failed = 0;
+        j->gpu = grow_array(j->gpu, (size_t)j->nalloc, sizeof *j->gpu, &failed);
+        if (failed)
+            return err_run(err, "out of memory");
+        j->capgpu = j->nalloc;
+    }
+    for (int i = 0; i < j->nalloc; i++) {
+        const struct cluster_node *nd = cluster_node(w->cl, j->alloc[i]);
+        int g = nd->first;
+        while (g < nd->first + nd->ngpus && w->held[g])
+            g++;
+        if (g == nd->first + nd->ngpus)
+            return err_run(err, "job %s: the policy gave it more GPUs of node %d than it has",
+                           j->name, j->alloc[i]);
+        w->held[g] = 1;
+        j->gpu[i] = g;
+    }
+    j->tl_ngpu = j->nalloc;
+    return 0;
+}
+
 static void remove_at(struct pw *w, int k)
 {
     account(w, w->now);
     free(w->act[k]->alloc);
     free(w->act[k]->obs);
+    free(w->act[k]->gpu);
     free(w->act[k]);
     memmove(&w->act[k], &w->act[k + 1], (size_t)(w->nact - k - 1) * sizeof *w->act);
     w->nact--;
@@ -449,15 +533,28 @@ static int decide(struct pw *w, struct errbuf *err)
     w->tot.decisions++;
     if (w->dec.elastic(w->dec.ctx, &v, &w->ans, err) < 0)
         return -1;
-    for (int k = 0; k < w->nact; k++) {
-        struct pjob *j = w->act[k];
-        const int32_t *nodes = w->ans.nodes + w->ans.off[k];
-        int n = w->ans.off[k + 1] - w->ans.off[k];
-        if (n == j->nalloc && (n == 0 || memcmp(nodes, j->alloc, (size_t)n * sizeof *nodes) == 0))
-            continue;
-        if (reallocate(w, j, nodes, n, err) < 0)
-            return -1;
-    }
+    /* the timeline ends every changed job's interval before any takes GPUs, so that a GPU
+     * one gives up is free for another in the same decision */
+    for (int pass = w->sink.segment != NULL ? 0 : 1; pass < 2; pass++)
+        for (int k = 0; k < w->nact; k++) {
+            struct pjob *j = w->act[k];
+            const int32_t *nodes = w->ans.nodes + w->ans.off[k];
+            int n = w->ans.off[k + 1] - w->ans.off[k];
+            if (n == j->nalloc &&
+                (n == 0 || memcmp(nodes, j->alloc, (size_t)n * sizeof *nodes) == 0))
+                continue;
+            int cause = n == 0 ? TL_PREEMPT
+                        : j->nalloc == 0 ? (j->first_start < 0 ? TL_START : TL_RESUME)
+                        : n != j->nalloc ? TL_RESIZE : TL_MIGRATE;
+            if (pass == 0) {
+                if (tl_close(w, j, w->now, cause, err) < 0)
+                    return -1;
+                continue;
+            }
+            if (reallocate(w, j, nodes, n, err) < 0 ||
+                (w->sink.segment != NULL && tl_open(w, j, cause, err) < 0))
+                return -1;
+        }
     return 0;
 }
 
@@ -513,7 +610,7 @@ static int tick(struct pw *w, struct errbuf *err)
         w->tot.migrations += j->migrations;
         if (sim_from_sec(j->completion) > w->tot.makespan)
             w->tot.makespan = sim_from_sec(j->completion);
-        if (emit(w, j, err) < 0)
+        if (tl_close(w, j, j->completion, TL_FINISH, err) < 0 || emit(w, j, err) < 0)
             return -1;
         remove_at(w, k);
     }
@@ -549,6 +646,11 @@ int pollux_run(const cluster *cl, const elastic *apps, const struct pollux_confi
         w.node_gpus[n] = cluster_node(cl, n)->ngpus;
         w.node_type[n] = cluster_node(cl, n)->gpu;
     }
+    if (sink->segment != NULL &&
+        (w.held = calloc((size_t)cluster_ngpus(cl), sizeof *w.held)) == NULL) {
+        err_run(err, "out of memory");
+        goto out;
+    }
     int explicit_window = cfg->measure.to > cfg->measure.from;
     w.win = explicit_window ? cfg->measure : (struct window){ INFINITY, INFINITY };
     w.next_sample = sim_to_sec(cfg->sample_period);
@@ -579,7 +681,7 @@ int pollux_run(const cluster *cl, const elastic *apps, const struct pollux_confi
     }
     /* jobs still active when a limit stopped the run leave unfinished */
     while (w.nact > 0) {
-        if (emit(&w, w.act[0], err) < 0)
+        if (tl_close(&w, w.act[0], w.now, TL_STOP, err) < 0 || emit(&w, w.act[0], err) < 0)
             goto out;
         remove_at(&w, 0);
     }
@@ -597,8 +699,10 @@ out:
     for (int k = 0; k < w.nact; k++) {
         free(w.act[k]->alloc);
         free(w.act[k]->obs);
+        free(w.act[k]->gpu);
         free(w.act[k]);
     }
+    free(w.held);
     free(w.act);
     free(w.view_jobs);
     free(w.node_gpus);

@@ -33,17 +33,17 @@ double train_speed_placed(const cluster *cl, const tput *m, int jtype, const int
 
 double train_speed_batch_on(const tput *m, int jtype, int batch, const struct placement *p)
 {
-    double step, sync;
-    if (p->workers < 1 || tput_step_split(m, jtype, p, &step, &sync) < 0)
+    double step, sync, fixed;
+    if (p->workers < 1 || tput_step_split(m, jtype, p, &step, &sync, &fixed) < 0)
         return 0;
     const struct jobtype *j = tput_type(m, jtype);
     int n = p->workers;
     /* compute per sample on one GPU, from the type's own local batch */
-    double per_sample = (step - sync) / ((double)j->batch / n);
+    double per_sample = (step - sync - fixed) / ((double)j->batch / n);
     struct elastic_batch b;
     elastic_batch_rules(batch, n, j->batch, j->max_local_batch > 0 ? j->max_local_batch : INT_MAX,
                         0, ELASTIC_R1_NEVER, &b);
-    double t = elastic_iter_time(sync + per_sample * b.atomic, sync, b.accum);
+    double t = elastic_iter_time(sync + fixed + per_sample * b.atomic, sync, b.accum);
     return t > 0 ? 1 / t : 0;
 }
 

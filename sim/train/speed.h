@@ -57,9 +57,9 @@ double train_speed_placed(const cluster *cl, const tput *m, int jtype, const int
  * one-GPU accumulation) — local = ceil(batch / n), accumulation steps = ceil(local /
  * max_local_batch) - 1 (none when the type gives no max_local_batch), atomic = ceil(local /
  * (accum + 1)) — and one optimizer step taking step(atomic) + (step(atomic) - sync) * accum,
- * where the type's iteration at its own batch is split by tput_step_split into sync and a
- * compute part linear in the local batch (compute(a) = (step - sync) x a / (type batch /
- * n)).  Strong-scaling types only (an iteration is one global step); the trace readers
+ * where the type's iteration at its own batch is split by tput_step_split into sync (kept
+ * as it is at the type's batch), a fixed compute part and one linear in the local batch
+ * (compute(a) = fixed + (step - sync - fixed) x a / (type batch / n)).  Strong-scaling types only (an iteration is one global step); the trace readers
  * refuse a batch for the others.  At a batch equal to the type's, on a placement that splits
  * it evenly, the rate is train_speed_placed's. */
 double train_speed_batch(const cluster *cl, const tput *m, int jtype, int batch,

@@ -162,7 +162,6 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
     c->restart_s = 30;
     struct jobj models;
     const char *profiles_name = NULL;
-    int timeline = 0;
     if (jobj_enum(root, "mode", JOPT, modes, &c->mode, err) < 0 ||
         jobj_num(sim, "restore_delay_s", JOPT, -1, 1e7, &c->train.restore_delay_s, err) < 0 ||
         jobj_num(sim, "restore_fixed_s", JOPT, 0, 1e7, &c->train.restore_fixed_s, err) < 0 ||
@@ -171,7 +170,6 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         jobj_num(sim, "tick_s", JOPT, 1, 1e7, &c->tick_s, err) < 0 ||
         jobj_num(sim, "restart_s", JOPT, 0, 1e7, &c->restart_s, err) < 0 ||
         jobj_bool(sim, "round_samples", JOPT, &c->train.round_samples, err) < 0 ||
-        jobj_bool(sim, "timeline", JOPT, &timeline, err) < 0 ||
         jobj_obj(&models, root, "models", JOPT, err) < 0 ||
         (models.node != NULL && jobj_str(&models, "elastic", JOPT, &profiles_name, err) < 0) ||
         share_read(&c->mux, root, base_dir, err) < 0 ||
@@ -180,12 +178,6 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
     if (c->mode == MODE_POLLUX && c->tick_s != floor(c->tick_s)) {
         jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "tick_s"), "sim.tick_s",
                     err, "Pollux's interval is a whole number of seconds, not %g", c->tick_s);
-        goto fail;
-    }
-    if (c->mode == MODE_POLLUX && timeline) {
-        jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "timeline"),
-                    "sim.timeline", err, "Pollux-compatible mode writes no timeline (its jobs "
-                    "hold per-node GPU counts, not GPUs); leave it off");
         goto fail;
     }
     /* only Pollux mode needs the profiles; a path given is checked in every mode */

@@ -1,8 +1,9 @@
 /*
- * fuzz_tput: the measured-throughput readers of models/tput.h — hetsim's profile CSV
- * (tput_load_profile) and Gavel's simulation_throughputs.json (tput_load_gavel).
+ * fuzz_tput: the throughput readers of models/tput.h — a profile (tput_load_profile, which
+ * tells hetsim's profile CSV, Heet's CSV (models/heet_fit.c) and a JSON file of fits apart by
+ * their first line) and Gavel's simulation_throughputs.json (tput_load_gavel).
  *
- * Input: one selector byte (even: profile CSV, odd: Gavel JSON), then the file, written to the
+ * Input: one selector byte (even: a profile, odd: Gavel JSON), then the file, written to the
  * scratch directory.  The table is loaded on top of the shipped catalog and job types, as an
  * experiment's "models" does; after a successful load the model is asked for the rate of
  * every job type on every GPU type with 1 to 8 workers, packed and spread (>= 0, never NaN).
