@@ -1283,16 +1283,27 @@ int elastic_target_epoch(const elastic_app *a, double bsz, double target, struct
 
 /* ------------------------------------------------------------ batch rules */
 
+void elastic_batch_rules(int bsz, int replicas, int init_bsz, int max_local, int max_bsz,
+                         int r1_rule, struct elastic_batch *out)
+{
+    int local = (int)ceil((double)bsz / replicas - 1e-8);
+    int accum = (int)ceil((double)local / max_local - 1e-8) - 1;
+    if (replicas == 1 && r1_rule != ELASTIC_R1_NEVER &&
+        (r1_rule == ELASTIC_R1_ALWAYS || bsz > init_bsz) && accum < 1)
+        accum = 1;
+    int atomic = (int)ceil((double)local / (accum + 1) - 1e-8);
+    if (max_bsz > 0) {
+        int count = replicas * (accum + 1);
+        int cap = (int)((double)max_bsz / count);
+        if (cap < atomic)
+            atomic = cap;
+    }
+    *out = (struct elastic_batch){ local, accum, atomic };
+}
+
 void elastic_batch_fixed(const elastic_app *a, int bsz, int replicas, int r1_rule,
                          struct elastic_batch *out)
 {
     const struct elastic_limits *l = &a->lim;
-    int local = (int)ceil((double)bsz / replicas - 1e-8);
-    int accum = (int)ceil((double)local / l->max_local_bsz - 1e-8) - 1;
-    if (replicas == 1 && (r1_rule == ELASTIC_R1_ALWAYS || bsz > l->init_bsz) && accum < 1)
-        accum = 1;
-    int atomic = (int)ceil((double)local / (accum + 1) - 1e-8);
-    int count = replicas * (accum + 1);
-    int cap = (int)((double)l->max_bsz / count);
-    *out = (struct elastic_batch){ local, accum, atomic < cap ? atomic : cap };
+    elastic_batch_rules(bsz, replicas, l->init_bsz, l->max_local_bsz, l->max_bsz, r1_rule, out);
 }

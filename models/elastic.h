@@ -132,12 +132,19 @@ static inline double elastic_iter_time(double step, double sync, int accum)
 
 enum elastic_r1 {
     ELASTIC_R1_ABOVE_INIT,      /* Job.update_local_bsz: accum >= 1 if r = 1 and B > init */
-    ELASTIC_R1_ALWAYS           /* Optimus's predict_step_time: accum >= 1 if r = 1 */
+    ELASTIC_R1_ALWAYS,          /* Optimus's predict_step_time: accum >= 1 if r = 1 */
+    ELASTIC_R1_NEVER            /* no accumulation forced on one GPU (native elastic jobs) */
 };
 struct elastic_batch {
     int local, accum, atomic;   /* atomic * (accum + 1) * r is the batch actually run */
 };
 void elastic_batch_fixed(const elastic_app *a, int bsz, int replicas, int r1_rule,
                          struct elastic_batch *out);
+/* The same rules from their numbers (pure; elastic_batch_fixed is this with the
+ * application's limits): global batch bsz on `replicas` GPUs, B0 = init_bsz, max_local the
+ * largest atomic batch that fits one GPU, max_bsz the cap of replicas * atomic * (accum + 1)
+ * (0: none). */
+void elastic_batch_rules(int bsz, int replicas, int init_bsz, int max_local, int max_bsz,
+                         int r1_rule, struct elastic_batch *out);
 
 #endif

@@ -275,7 +275,7 @@ int tput_load_types(tput *t, const char *path, struct errbuf *err)
     static const char *const keys[] = { "name", "aliases", "model", "dataset", "batch",
                                         "scaling", "precision", "params_m",
                                         "gflops_per_sample", "efficiency", "mem_gb", "ckpt_gb",
-                                        "source", "note", NULL };
+                                        "max_local_batch", "source", "note", NULL };
     memo_clear(t);          /* the types' fields change below */
     static const char *const scalings[] = { "weak", "strong", NULL };
     static const char *const precisions[] = { "fp32", "fp16", NULL };
@@ -292,7 +292,7 @@ int tput_load_types(tput *t, const char *path, struct errbuf *err)
         struct jobj o;
         const char *name = NULL;
         const cJSON *aliases = NULL;
-        int64_t batch = 0;
+        int64_t batch = 0, max_local = 0;
         if (jobj_elem(&o, &root, "job_types", e, i, err) < 0 ||
             jobj_known(&o, keys, err) < 0 || jobj_str(&o, "name", JREQ, &name, err) < 0)
             goto out;
@@ -315,9 +315,11 @@ int tput_load_types(tput *t, const char *path, struct errbuf *err)
             jobj_num(&o, "efficiency", JOPT, 1e-3, 1, &jt->efficiency, err) < 0 ||
             jobj_num(&o, "mem_gb", JREQ, 0, 1e5, &jt->mem_gb, err) < 0 ||
             jobj_num(&o, "ckpt_gb", JOPT, 0, 1e6, &jt->ckpt_gb, err) < 0 ||
+            jobj_int(&o, "max_local_batch", JOPT, 1, 1 << 24, &max_local, err) < 0 ||
             jobj_arr(&o, "aliases", JOPT, &aliases, err) < 0)
             goto out;
         jt->batch = (int)batch;
+        jt->max_local_batch = (int)max_local;
         jt->analytic = 1;
         if (jt->ckpt_gb < 0)    /* weights + two Adam moments, fp32 */
             jt->ckpt_gb = jt->params_m * 1e6 * 12 / 1e9;
@@ -877,6 +879,28 @@ double tput_rate(const tput *t, int jt, const struct placement *p)
     double rate = rate_of_placement(t, jt, p);
     rt_put(t->memo, key, rate);     /* out of memory: the rate is just not remembered */
     return rate;
+}
+
+int tput_step_split(const tput *t, int jt, const struct placement *p, double *step,
+                    double *sync, double *fixed)
+{
+    double r = tput_rate(t, jt, p);
+    if (!(r > 0))
+        return -1;
+    const struct jobtype *j = &t->types[jt].jt;
+    *step = iter_time(j, r, p->workers);
+    *fixed = 0;
+    const struct tput_fit *f = tput_fit_of(t, jt, p->gpu);
+    if (f != NULL && tput_measured(t, jt, p->gpu, p->workers, p->nodes > 1) < 0) {
+        /* the fit tells its compute apart: what is left of the step is exposed sync */
+        double b = j->scaling == JT_STRONG ? (double)j->batch / p->workers : j->batch;
+        double compute = f->step_s + f->sample_s * b;
+        *sync = fmax(0, fmin(*step - compute, *step));
+        *fixed = fmin(f->step_s, *step - *sync);
+        return 0;
+    }
+    *sync = j->params_m > 0 ? fmin(tput_allreduce_s(t, jt, p->workers, p->link), *step) : 0;
+    return 0;
 }
 
 double tput_restore_s(const tput *t, int jt, double fixed_s, double storage_gbs)

@@ -42,6 +42,8 @@ struct jobtype {
     double efficiency;          /* achieved fraction of peak FLOP/s */
     double mem_gb;              /* per-worker training memory */
     double ckpt_gb;             /* checkpoint written at preemption, read at restore */
+    int    max_local_batch;     /* largest per-GPU (atomic) batch, 0: no limit given; a
+                                   job's own batch beyond it accumulates gradients */
     int    analytic;            /* 1 if the fields above were given (not a table-only type) */
     double steps;               /* an elastic application's type (models/siaprof.h): global
                                    steps at `batch` to completion; 0 for every other type */
@@ -103,6 +105,17 @@ double tput_profiled(const tput *t, int jt, int gpu, int workers, int spread);
 /* The pieces of the analytical model, exposed for tests and for policies' estimates. */
 double tput_compute_s(const tput *t, int jt, int gpu, int workers);    /* per iteration */
 double tput_allreduce_s(const tput *t, int jt, int workers, int link);  /* per iteration */
+
+/* One iteration of job type jt at its own batch on p (tput_rate's), split for gradient
+ * accumulation: *step its seconds, *sync the part that synchronizes, *fixed the part of the
+ * compute that does not grow with the batch.  Where (jt, p's GPU) has a fit and no
+ * measurement: the fit's compute is step_s + sample_s x samples per worker, *fixed its
+ * step_s, and *sync the rest of the step (its exposed all-reduce).  Otherwise *fixed is 0 and
+ * *sync the analytic ring all-reduce over p's slowest link (tput_allreduce_s), at most the
+ * whole step, 0 on one GPU or for a type without parameters (then accumulation repeats the
+ * whole step).  step - sync is compute.  0, or -1 when it cannot run there. */
+int tput_step_split(const tput *t, int jt, const struct placement *p, double *step,
+                    double *sync, double *fixed);
 
 /* Seconds to restore a job from its checkpoint: fixed_s + ckpt_gb / storage_gbs. */
 double tput_restore_s(const tput *t, int jt, double fixed_s, double storage_gbs);

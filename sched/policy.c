@@ -96,6 +96,7 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
             .round = p->round, .allocate = ops->train->allocate ? policy_allocate : NULL,
             .agnostic = !!(ops->flags & POLICY_AGNOSTIC), .fifo = !!(ops->flags & POLICY_FIFO),
             .elastic = ops->train->elastic ? policy_elastic : NULL,
+            .adaptive_batch = ops->train->adaptive_batch,
         };
     if (ops->place != NULL)
         p->place = (struct place_decider){ .ctx = p, .decide = policy_place_decide };

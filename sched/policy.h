@@ -58,6 +58,9 @@ struct train_hooks {
      * no decide. */
     int  (*elastic)(void *self, const struct elastic_view *v, struct elastic_alloc *out,
                     struct errbuf *err);
+    /* Elastic policies whose jobs pick their batch from their fitted goodput (Pollux): the
+     * world then runs Pollux's agent for each job (train_decider.adaptive_batch). */
+    int  adaptive_batch;
 };
 
 /* A placement policy's decision (domain "placement", sim/place/place_view.h): a node and GPUs

@@ -16,6 +16,7 @@ extern const struct policy_ops policy_gavel_las_perf;
 extern const struct policy_ops policy_gavel_ftf;
 extern const struct policy_ops policy_pollux_tiresias;
 extern const struct policy_ops policy_optimus;
+extern const struct policy_ops policy_pollux;
 extern const struct policy_ops policy_exclusive;
 extern const struct policy_ops policy_mps_even;
 extern const struct policy_ops policy_gandiva;
@@ -57,6 +58,7 @@ const struct policy_ops *const policy_registry[] = {
     /* training, elastic (Pollux-compatible mode) */
     &policy_pollux_tiresias,
     &policy_optimus,
+    &policy_pollux,
     /* multiplexing (training jobs sharing GPUs) */
     &policy_exclusive,
     &policy_mps_even,

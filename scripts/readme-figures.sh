@@ -14,6 +14,8 @@
 #   calibration    Gavel mode on gavel_philly beside Gavel's own simulator
 #   pollux-calibration  Pollux mode on pollux_wl1 beside Pollux's own simulator (mean JCT and
 #                  the jobs whose JCT is Pollux's, from ../shared/reference/pollux/)
+#   pollux-policy  the pollux policy on pollux_wl1 beside Pollux's simulator's Tiresias and
+#                  Optimus (mean JCT, median, preemptions, migrations; a few seconds)
 #   fft-claims     scripts/reproduce/fft.sh's claims table (80 runs, about 5 minutes, into
 #                  results/out/fft, resumed if already there)
 #   fft-why        from fft.sh's runs: what sets the mean JCT (the longest jobs), queueing,
@@ -57,7 +59,7 @@ hetsim=${HETSIM:-./hetsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-generators="run-table report-group calibration pollux-calibration fft-claims fft-why oef-claims
+generators="run-table report-group calibration pollux-calibration pollux-policy fft-claims fft-why oef-claims
 oef-why fgd-claims fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims
 derm-why derm-predictors micro-speed heet-claims iadeep-claims iadeep-why gavel-colocation-claims
 mux-speed speed timeline-cost"
@@ -111,6 +113,24 @@ gen_pollux_calibration() {
             { jct = $h["jct_s"]; s += jct; k++; if (want[id[$h["job_id"]]] == jct + 0) m++ }
             END { v = s / k; printf "%-16s %15.4f %15.4f %9.3f%% %11d/%d\n", p, v, r,
                                     (v - r) / r * 100, m, k }' "$tmp/jobs.csv"
+    done
+}
+
+gen_pollux_policy() {
+    "$hetsim" run pollux_wl1 --db "$tmp/ppol.db" -q 2>/dev/null
+    printf '%-16s %12s %12s %11s %10s %12s   %s\n' policy "jct_mean (s)" "jct_p50 (s)" \
+        preemptions migrations "makespan (s)" "Pollux's simulator: mean JCT (s)"
+    for pr in pollux_tiresias:2473.65 optimus:4087.0625 pollux:-; do
+        p=${pr%%:*} r=${pr#*:}
+        "$hetsim" export --db "$tmp/ppol.db" --table metrics --where "policy = '$p'" \
+            > "$tmp/m.csv"
+        awk -F, -v p="$p" -v r="$r" '
+            NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+            { v[$h["name"]] = $h["value"] }
+            END { printf "%-16s %12.2f %12.1f %11d %10d %12.0f   %s\n", p, v["jct_mean"],
+                         v["jct_p50"], v["preemptions"], v["migrations"], v["makespan"],
+                         r == "-" ? "(not run here)" : r }' \
+            "$tmp/m.csv"
     done
 }
 
@@ -284,6 +304,7 @@ gen() {
     report-group) gen_report_group ;;
     calibration) gen_calibration ;;
     pollux-calibration) gen_pollux_calibration ;;
+    pollux-policy) gen_pollux_policy ;;
     fft-claims) gen_claims fft ;;
     fft-why) gen_fft_why ;;
     oef-claims) gen_claims oef ;;

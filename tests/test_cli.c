@@ -343,7 +343,7 @@ Test(cli, list_gpus_formats_and_bad_names)
 /* every policy of sched/registry.c, one line each */
 Test(cli, list_policies_counts_every_policy)
 {
-    assert_listing("policies", 37, 0, (const char *const[]){
+    assert_listing("policies", 38, 0, (const char *const[]){
         "\nkernel_slice     training   kernel-level time slicing: jobs share GPUs by turns",
         "\niadeep           training   IADeep: place by predicted interference degradation",
         NULL });
@@ -356,8 +356,8 @@ Test(cli, list_domains_names_each_worlds_policies_and_formats)
     assert_listing("domains", 12, 0, (const char *const[]){
         "training: DL training jobs on GPU clusters",
         "\n  policies: fifo fifo_perf srtf oef fft tiresias themis gavel_las gavel_las_perf "
-        "gavel_ftf pollux_tiresias optimus exclusive mps_even gandiva antman iadeep kernel_slice "
-        "srsf afs heet sia\n",
+        "gavel_ftf pollux_tiresias optimus pollux exclusive mps_even gandiva antman iadeep "
+        "kernel_slice srsf afs heet sia\n",
         "\n  formats: hetsim gavel philly pollux synthetic\n",
         "\nplacement: pods asking for fractions of a GPU",
         "\n  policies: fgd random dotprod bestfit clustering gpupacking\n",

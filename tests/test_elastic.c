@@ -252,3 +252,27 @@ Test(elastic, delaunay_rejects_too_few_or_flat_points)
     cr_assert_lt(delaunay_create(&d, 3, 4, flat, 1, v, "flat", &err), 0);
     cr_assert(strstr(err.msg, "flat") != NULL, "%s", err.msg);
 }
+
+Test(elastic, batch_rules_by_hand)
+{
+    struct elastic_batch b;
+    /* 1000 on 3 GPUs, at most 128 per GPU: local ceil(333.3) = 334, accum ceil(334 / 128) -
+     * 1 = 2, atomic ceil(334 / 3) = 112 */
+    elastic_batch_rules(1000, 3, 100, 128, 0, ELASTIC_R1_NEVER, &b);
+    cr_assert(b.local == 334 && b.accum == 2 && b.atomic == 112, "%d %d %d", b.local, b.accum,
+              b.atomic);
+    /* with a max batch of 1000: atomic at most floor(1000 / (3 x 3)) = 111 */
+    elastic_batch_rules(1000, 3, 100, 128, 1000, ELASTIC_R1_NEVER, &b);
+    cr_assert_eq(b.atomic, 111);
+    /* one GPU at 100 = B0: Job's rule does not accumulate, Optimus's does (atomic 50), and
+     * the native rule never forces it */
+    elastic_batch_rules(100, 1, 100, 128, 0, ELASTIC_R1_ABOVE_INIT, &b);
+    cr_assert(b.accum == 0 && b.atomic == 100);
+    elastic_batch_rules(100, 1, 100, 128, 0, ELASTIC_R1_ALWAYS, &b);
+    cr_assert(b.accum == 1 && b.atomic == 50);
+    elastic_batch_rules(100, 1, 100, 128, 0, ELASTIC_R1_NEVER, &b);
+    cr_assert(b.accum == 0 && b.atomic == 100);
+    /* one GPU above B0: Job's rule accumulates at least once, 120 -> 2 x 60 */
+    elastic_batch_rules(120, 1, 100, 128, 0, ELASTIC_R1_ABOVE_INIT, &b);
+    cr_assert(b.accum == 1 && b.atomic == 60);
+}

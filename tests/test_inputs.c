@@ -773,6 +773,10 @@ static const struct row rows[] = {
                                    "(did you mean 'scaling'?)" },
     { "jobtype_batch_zero", JTFILE(JTS(JT("J", "0", ""))),
       { RUN }, 2, AT("jt.json", 2) "job_types[0].batch: 0 is out of range [1, 16777216]" },
+    { "jobtype_max_local_batch_zero",
+      JTFILE(JTS(JT("J", "32", ", \"max_local_batch\": 0"))),
+      { RUN }, 2, AT("jt.json", 2) "job_types[0].max_local_batch: 0 is out of range "
+                                   "[1, 16777216]" },
     { "jobtype_defined_twice", JTFILE(JTS(JT("J", "32", "") ",\n  " JT("J", "64", ""))),
       { RUN }, 2, AT("jt.json", 3) "job_types[1]: job type 'J' is too long or defined twice" },
 
@@ -787,7 +791,18 @@ static const struct row rows[] = {
     { "hetsim_header_unknown_column", TRACE("arrival_s,job_type,workers,iterations,gpu\n"),
       { RUN }, 2, AT("t.csv", 1) "gpu: unknown column (the columns are arrival_s, job_type, "
                                  "workers, iterations or duration_s, id, user, weight, "
-                                 "min_workers, max_workers)" },
+                                 "min_workers, max_workers, batch)" },
+    /* a job's own global batch (line 2) */
+    { "hetsim_batch_zero",
+      TRACE("arrival_s,job_type,workers,iterations,batch\n0," R50 ",2,100,0\n"),
+      { RUN }, 2, AT("t.csv", 2) "batch: '0' is not a batch size from 1 to 16777216" },
+    { "hetsim_batch_not_a_number",
+      TRACE("arrival_s,job_type,workers,iterations,batch\n0," R50 ",2,100,64x\n"),
+      { RUN }, 2, AT("t.csv", 2) "batch: '64x' is not a batch size from 1 to 16777216" },
+    { "hetsim_batch_weak_type",
+      TRACE("arrival_s,job_type,workers,iterations,batch\n0," R50 ",2,100,64\n"),
+      { RUN }, 2, AT("t.csv", 2) "batch: job type 'ResNet-50 (batch size 64)' has a "
+                                 "per-worker batch (weak scaling)" },
     /* elastic jobs: the worker range (the job's row is line 2) */
     { "hetsim_min_workers_above_workers",
       TRACE("arrival_s,job_type,workers,iterations,min_workers\n0," R50 ",2,100,3\n"),
@@ -1685,6 +1700,15 @@ static const struct row rows[] = {
       { RUN }, 2, AT("e.json", 6) "policies[0].threshold_gpu_s: -1 is out of range" },
     { "pollux_optimus_pack_zero", POLLUX_E(XEXPF(XCL_, "[{ \"name\": \"optimus\", \"pack\": 0 }]", "")),
       { RUN }, 2, AT("e.json", 6) "policies[0].pack: 0 is out of range [1, 9]" },
+    { "pollux_policy_p_above_one",
+      POLLUX_E(XEXPF(XCL_, "[{ \"name\": \"pollux\", \"p\": 2 }]", "")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].p: 2 is out of range [-10, 1]" },
+    { "pollux_policy_restart_negative",
+      POLLUX_E(XEXPF(XCL_, "[{ \"name\": \"pollux\", \"restart_s\": -1 }]", "")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].restart_s: -1 is out of range [0, 1e+06]" },
+    { "pollux_policy_unknown_param",
+      POLLUX_E(XEXPF(XCL_, "[{ \"name\": \"pollux\", \"q\": 1 }]", "")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].q: unknown field (did you mean 'p'?)" },
     { "pollux_hetsim_workload",
       EXP("{\n \"name\": \"x\",\n \"mode\": \"pollux\",\n \"cluster\": " XCL_ ",\n "
           "\"workload\": " W_ ",\n \"policies\": " XP_ "\n}\n"),

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "../models/tput.h"
+#include "../sim/core/engine.h"
+#include "../sim/train/speed.h"
+#include "../sim/train/train.h"
 #include "helpers.h"
 
 static const char toy_types[] =
@@ -19,7 +22,10 @@ static const char toy_types[] =
     "  { \"name\": \"toy-big\", \"batch\": 8, \"scaling\": \"weak\", \"precision\": \"fp32\",\n"
     "    \"params_m\": 1000, \"gflops_per_sample\": 100, \"efficiency\": 0.5, \"mem_gb\": 20 },\n"
     "  { \"name\": \"toy-measured\", \"batch\": 64, \"scaling\": \"weak\", \"precision\": \"fp32\",\n"
-    "    \"params_m\": 50, \"gflops_per_sample\": 5, \"efficiency\": 0.3, \"mem_gb\": 6 }\n"
+    "    \"params_m\": 50, \"gflops_per_sample\": 5, \"efficiency\": 0.3, \"mem_gb\": 6 },\n"
+    "  { \"name\": \"toy-accum\", \"batch\": 256, \"scaling\": \"strong\", \"precision\": \"fp16\",\n"
+    "    \"params_m\": 25, \"gflops_per_sample\": 2, \"efficiency\": 0.25, \"mem_gb\": 4,\n"
+    "    \"max_local_batch\": 64 }\n"
     "] }\n";
 
 static const char toy_profile[] =
@@ -191,4 +197,88 @@ Test(tput, remembered_rates_follow_new_measurements)
     cr_assert_float_eq(rate("toy-measured", ga100, 1, 1, -1), 7, 1e-12);
     /* and one-worker placements do not depend on the nodes field */
     cr_assert_float_eq(rate("toy-measured", ga100, 1, 2, -1), 7, 1e-12);
+}
+
+Test(tput, step_split_is_the_allreduce_and_the_rest)
+{
+    /* toy-accum on 4 A100 over nvlink2: compute 256 / 4 x 2 GFLOP / (312e3 x 0.25), ring
+     * all-reduce of 25e6 x 4 B = 0.1 GB at 150 GB/s, 2 us */
+    int jt = tput_find(m, "toy-accum");
+    double tc = 256.0 / 4 * 2 / (312e3 * 0.25), ar = 2.0 * 3 / 4 * 0.1 / 150 + 2 * 3 * 2e-6;
+    struct placement p = { ga100, 4, 1, nvlink2 };
+    double step, sync, fixed;
+    cr_assert_eq(tput_step_split(m, jt, &p, &step, &sync, &fixed), 0);
+    cr_assert_float_eq(fixed, 0, 1e-15);
+    cr_assert_float_eq(step, tc + ar, 1e-12);
+    cr_assert_float_eq(sync, ar, 1e-12);
+    /* one GPU: nothing to synchronize */
+    struct placement one = { ga100, 1, 1, -1 };
+    cr_assert_eq(tput_step_split(m, jt, &one, &step, &sync, &fixed), 0);
+    cr_assert_float_eq(step, 256.0 * 2 / (312e3 * 0.25), 1e-12);
+    cr_assert_float_eq(sync, 0, 1e-15);
+    cr_assert_eq(tput_type(m, jt)->max_local_batch, 64);
+}
+
+Test(tput, own_batch_accumulates_the_compute_only)
+{
+    int jt = tput_find(m, "toy-accum");
+    double tc = 256.0 / 4 * 2 / (312e3 * 0.25), ar = 2.0 * 3 / 4 * 0.1 / 150 + 2 * 3 * 2e-6;
+    struct placement p = { ga100, 4, 1, nvlink2 };
+    /* the type's own batch: local 64 = max_local_batch, no accumulation, tput_rate's rate */
+    cr_assert_float_eq(train_speed_batch_on(m, jt, 256, &p), 1 / (tc + ar), 1e-9);
+    cr_assert_float_eq(train_speed_batch_on(m, jt, 256, &p), tput_rate(m, jt, &p), 1e-9);
+    /* 1024: local 256, accum ceil(256 / 64) - 1 = 3, atomic 64: step + 3 x compute */
+    cr_assert_float_eq(train_speed_batch_on(m, jt, 1024, &p), 1 / (tc + ar + 3 * tc), 1e-9);
+    /* 600: local 150, accum 2, atomic ceil(150 / 3) = 50: 3 x compute(50) + all-reduce */
+    cr_assert_float_eq(train_speed_batch_on(m, jt, 600, &p), 1 / (3 * tc * 50 / 64 + ar), 1e-9);
+    /* 200: local 50, no accumulation: compute(50) + all-reduce */
+    cr_assert_float_eq(train_speed_batch_on(m, jt, 200, &p), 1 / (tc * 50 / 64 + ar), 1e-9);
+    /* a type without max_local_batch never accumulates: toy-strong at 1024 on 4 A100 runs
+     * local 256, twice its own local 128 */
+    int js = tput_find(m, "toy-strong");
+    double tcs = 512.0 / 4 * 2 / (312e3 * 0.25);
+    cr_assert_float_eq(train_speed_batch_on(m, js, 1024, &p), 1 / (2 * tcs + ar), 1e-9);
+}
+
+/* one job, one A100, batch 512 of toy-accum: local 512, accum 7, atomic 64, so one
+ * optimizer step is 8 x the compute of 64 samples; 1000 steps (a first start costs no
+ * restore; times are whole microseconds) */
+Test(tput, a_job_with_its_own_batch_finishes_at_the_accumulated_pace)
+{
+    cluster *cl = th_cluster(cat, "{\"network\": \"ethernet-25g\", \"groups\": [{\"count\": "
+                                  "1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 1}]}");
+    int jt = tput_find(m, "toy-accum");
+    struct job_spec jobs[2] = {
+        { .id = 0, .arrival = 0, .jtype = jt, .workers = 1, .work = 1000, .weight = 1,
+          .batch = 512 },
+        { .id = 1, .arrival = 0, .jtype = jt, .workers = 1, .work = 1000, .weight = 1 } };
+    struct train_config cfg = { .restore_delay_s = 10, .until = SIM_NEVER };
+    struct th_result r = th_run_policy(cl, m, jobs, 2, "fifo", NULL, &cfg);
+    double t64 = 64.0 * 2 / (312e3 * 0.25), t256 = 256.0 * 2 / (312e3 * 0.25);
+    /* fifo runs job 0 first, then job 1 (no batch: its type's 256, one step of t256) */
+    const struct th_rec *a = th_find(&r, 0), *b = th_find(&r, 1);
+    cr_assert_float_eq(a->finish, 1000 * 8 * t64, 2e-6, "%.9f", a->finish);
+    cr_assert_float_eq(b->finish, a->finish + 1000 * t256, 2e-6, "%.9f", b->finish);
+    th_result_free(&r);
+    cluster_destroy(cl);
+}
+
+Test(tput, a_fit_tells_its_own_sync_and_fixed_compute)
+{
+    /* a fit of toy-accum on T4 (pcie3): 0.01 s per step, 1 ms per sample, sync 0.05 x 2 (n-1)
+     * / n + 2 ms per extra worker, no overlap.  On 2 T4: 128 samples per worker, step 0.01 +
+     * 0.128 + 0.052 = 0.19 s, of which 0.052 s sync and 0.01 s fixed */
+    int jt = tput_find(m, "toy-accum");
+    struct tput_fit f = { .sample_s = 0.001, .step_s = 0.01, .sync_s = 0.05, .worker_s = 0.002,
+                          .overlap = 0, .link = pcie3 };
+    cr_assert_eq(tput_set_fit(m, jt, gt4, &f), 0);
+    struct placement p = { gt4, 2, 1, pcie3 };
+    double step, sync, fixed;
+    cr_assert_eq(tput_step_split(m, jt, &p, &step, &sync, &fixed), 0);
+    cr_assert_float_eq(step, 0.19, 1e-12);
+    cr_assert_float_eq(sync, 0.052, 1e-12);
+    cr_assert_float_eq(fixed, 0.01, 1e-12);
+    /* batch 512 on 2: local 256, accum 3, atomic 64: step(64) = 0.052 + 0.01 + 0.064 =
+     * 0.126, and 3 more passes of its compute, 0.074 each */
+    cr_assert_float_eq(train_speed_batch_on(m, jt, 512, &p), 1 / (0.126 + 3 * 0.074), 1e-9);
 }

@@ -311,7 +311,7 @@ Test(workload, hetsim_header_errors)
           ":1: header: column 5 has no name (a trailing comma?)" },
         { "arrival_s,job_type,workers,iterations,tenant\n",
           ":1: tenant: unknown column (the columns are arrival_s, job_type, workers, "
-          "iterations or duration_s, id, user, weight, min_workers, max_workers)" },
+          "iterations or duration_s, id, user, weight, min_workers, max_workers, batch)" },
         { "", ": empty file: expected a header line" },
         { "# only a comment\n\n", ": empty file: expected a header line" },
         { "arrival_s,\"job_type,workers,iterations\n", ":1: header: unterminated quote" },

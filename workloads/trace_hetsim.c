@@ -11,6 +11,11 @@
  *   weight      optional  priority weight > 0 (default 1)
  *   min_workers optional  elastic jobs: the fewest GPUs it runs on, 1 <= min_workers <= workers
  *   max_workers optional  elastic jobs: the most GPUs it runs on, >= workers
+ *   batch       optional  the job's own global batch, an integer >= 1, for job types that
+ *                         scale strongly (a global batch; refused for the others); the world
+ *                         then runs it with local batch, gradient accumulation and atomic
+ *                         batch as Pollux does (sim/train/speed.h: train_speed_batch); empty
+ *                         or absent: the job type's batch, as before
  * Without those columns a job is rigid (both are `workers`), unless the workload object sets
  * "min_workers" / "max_workers": then every job's range is [min(that, workers), max(that,
  * workers)], so that a trace of rigid requests (Philly's GPU counts) becomes elastic jobs
@@ -35,10 +40,10 @@
 #include "reader.h"
 
 enum col { C_ID, C_ARRIVAL, C_TYPE, C_WORKERS, C_ITERS, C_DURATION, C_USER, C_WEIGHT, C_MIN,
-           C_MAX, C_N };
+           C_MAX, C_BATCH, C_N };
 static const char *const colnames[] = { "id", "arrival_s", "job_type", "workers", "iterations",
                                         "duration_s", "user", "weight", "min_workers",
-                                        "max_workers", NULL };
+                                        "max_workers", "batch", NULL };
 
 enum { MAX_COLS = 32, USER_NAME_MAX = 255 };
 
@@ -114,7 +119,7 @@ static int read_header(struct hst *s, const char *path, struct errbuf *err)
     if (reader_header(s->r, path, colnames, C_ARRIVAL, C_WORKERS, MAX_COLS,
                       "arrival_s,job_type,workers,iterations|duration_s,...",
                       "arrival_s, job_type, workers, iterations or duration_s, id, user, weight, "
-                      "min_workers, max_workers", s->pos, &s->ncols, err) < 0)
+                      "min_workers, max_workers, batch", s->pos, &s->ncols, err) < 0)
         return -1;
     if ((s->pos[C_ITERS] < 0) == (s->pos[C_DURATION] < 0))
         return err_input(err, path, tio_lineno(s->r), "iterations", "give exactly one of the "
@@ -193,6 +198,16 @@ static int hst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
         work = work / from * to;
         jt = nt;
     }
+    long long batch = 0;
+    if (s->pos[C_BATCH] >= 0 && f[s->pos[C_BATCH]][0] != '\0') {
+        if (tio_int64(f[s->pos[C_BATCH]], &batch) < 0 || batch < 1 || batch > (1 << 24))
+            return err_input(err, c->path, ln, "batch", "'%s' is not a batch size from 1 to "
+                             "%d", f[s->pos[C_BATCH]], 1 << 24);
+        if (tput_type(c->model, jt)->scaling != JT_STRONG)
+            return err_input(err, c->path, ln, "batch", "job type '%s' has a per-worker batch "
+                             "(weak scaling): a job's own global batch is for job types that "
+                             "scale strongly", tput_type(c->model, jt)->name);
+    }
     int added = reader_idset_add(&s->ids, id);
     if (added < 0)
         return err_run(err, "out of memory");
@@ -201,7 +216,8 @@ static int hst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
     *out = (struct job_spec){ .id = id, .arrival = sim_from_sec(arrival), .jtype = jt,
                               .workers = (int32_t)workers, .min_workers = (int32_t)lo,
                               .max_workers = (int32_t)hi, .work = work, .user = user,
-                              .weight = weight, .origin = c->path, .line = ln };
+                              .weight = weight, .origin = c->path, .line = ln,
+                              .batch = (int32_t)batch };
     s->row++;
     return 1;
 }

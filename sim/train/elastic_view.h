@@ -1,7 +1,7 @@
 /*
  * elastic_view: what an elastic allocation policy sees and returns — Pollux's interface
  * (simulator.py's JobInfo / NodeInfo and policy.optimize), so that its policies (Tiresias
- * and Optimus as its simulator runs them; Pollux, Sia and Heet next) are one file each.
+ * and Optimus as its simulator runs them, and Pollux's own) are one file each.
  *
  * The policy reads the active jobs (arrived, unfinished, in arrival order) with their
  * application's profile, progress and current GPUs, and the nodes' GPU counts; it returns,
@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "../../models/elastic.h"
+#include "../../models/goodput.h"
 #include "../base/err.h"
 
 struct elastic_job {
@@ -31,12 +32,22 @@ struct elastic_job {
     double             submit_s, age_s;
     double             attained_s;      /* GPU-seconds held so far, restarts included */
     int32_t            target_replicas; /* the trace's num_replicas */
-    int32_t            target_bsz;      /* the trace's batch_size */
+    int32_t            target_bsz;      /* the trace's batch_size; under a policy whose jobs
+                                           choose their batch (adaptive_batch), the batch the
+                                           application fixes (ncf: 32768), else 0 */
     int32_t            epoch;           /* epochs completed */
     double             progress;
     int32_t            restarts;        /* reallocations after the first start */
     int32_t            nalloc;          /* GPUs it holds */
     const int32_t     *alloc;           /* the node of each, in the order granted */
+    /* what the job's agent has learnt (policies with adaptive_batch; Pollux's JobInfo):
+     * has_perf 0 until its first step was observed */
+    int32_t             has_perf;
+    struct goodput_perf perf;           /* its fitted throughput model */
+    struct goodput_grad grad;           /* its latest gradient statistics */
+    int32_t             max_profiled;   /* most replicas it has been observed on, 0: none */
+    int32_t             batch, accum;   /* its global batch and accumulation steps now (0
+                                           without GPUs) */
 };
 
 struct elastic_view {

@@ -30,7 +30,17 @@
  *     with Job's r = 1 rule) and a restart penalty of 30 s, counting a restart after the
  *     first start; an empty list takes its GPUs away at once.
  * JCT = completion - submission.  The batch B is the trace's batch_size (Tiresias and
- * Optimus fix it; an adaptive batch is the Pollux policy's, still to come).
+ * Optimus fix it), unless the policy's jobs choose theirs (adaptive_batch, the pollux
+ * policy): then each job runs Pollux's agent (simulator.py's Job with no target batch; ncf
+ * keeps the 32768 its application fixes):
+ *  - in 1b, every step taken records the job's gradient statistics, and the first step at a
+ *    (nodes, replicas, atomic batch) not seen before adds (step, sync) to its observations
+ *    and refits its throughput model on all of them (models/goodput.h: goodput_fit);
+ *  - in 1d and 5, with a model: the batch and accumulation goodput_optimize picks for the
+ *    placement within the application's limits (B0 to max batch, min to max local batch,
+ *    accumulation allowed); before any observation: the fixed rules at B = max(B0, min local
+ *    batch x r); in both cases the atomic batch capped at max batch / (r (accum + 1)).
+ *  The policy sees each job's model, statistics and most replicas observed (elastic_job).
  * The timeline (sink.segment): a job is queued from its submission to its first list, and
  * after a list is taken away (preempt); each list is an interval on GPUs that Pollux does not
  * name (it counts GPUs per node), so the world gives a list the lowest free GPUs of its
@@ -49,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../models/goodput.h"
 #include "../base/grow.h"
 #include "../core/engine.h"
 #include "../core/timeline.h"
@@ -71,6 +82,13 @@ struct pjob {
     int                epoch;
     double             attained;
     int                restarts;        /* -1 before the first start (Pollux's None) */
+    /* Pollux's agent (adaptive batches only) */
+    int                adaptive;
+    struct goodput_obs *obs;            /* one per (nodes, replicas, atomic) observed */
+    int                nobs, capobs, max_profiled, has_perf;
+    int                last_bsz;        /* the global batch of its last step (its row's) */
+    struct goodput_perf perf;
+    struct goodput_grad grad;
     /* for the database */
     double             first_start;
     int                preemptions, migrations;
@@ -212,6 +230,10 @@ static int admit(struct pw *w, struct errbuf *err)
         j->submit = sim_to_sec(s->arrival);
         j->target_r = s->workers;
         j->target_b = s->batch;
+        if (w->dec.adaptive_batch) {
+            j->adaptive = 1;
+            j->target_b = elastic_limits(j->prof)->pollux_bsz;
+        }
         j->completion = -1;
         j->restarts = -1;
         j->first_start = -1;
@@ -239,13 +261,54 @@ static int admit(struct pw *w, struct errbuf *err)
     return 0;
 }
 
-/* Job.update_local_bsz with a fixed target batch. */
+/* Job.update_local_bsz: a fixed target batch's rules, or the agent's choice. */
 static void rebatch(struct pjob *j)
 {
     int r = 0;
     for (int k = 0; k < j->nplace; k++)
         r += j->place[k];
-    elastic_batch_fixed(j->prof, j->target_b, r, ELASTIC_R1_ABOVE_INIT, &j->batch);
+    const struct elastic_limits *l = elastic_limits(j->prof);
+    if (j->target_b > 0) {
+        elastic_batch_fixed(j->prof, j->target_b, r, ELASTIC_R1_ABOVE_INIT, &j->batch);
+    } else if (!j->has_perf) {
+        int b = l->min_local_bsz * r > l->init_bsz ? l->min_local_bsz * r : l->init_bsz;
+        elastic_batch_fixed(j->prof, b, r, ELASTIC_R1_ABOVE_INIT, &j->batch);
+    } else {
+        struct goodput_limits gl = { l->init_bsz, l->max_bsz, l->min_local_bsz,
+                                     l->max_local_bsz, 1 };
+        struct goodput_choice c;
+        goodput_optimize(&j->perf, &j->grad, &gl, j->nplace, r, &c);
+        int cap = (int)((double)l->max_bsz / (r * (c.accum + 1)));
+        j->batch = (struct elastic_batch){ c.atomic * (c.accum + 1),  c.accum,
+                                           c.atomic < cap ? c.atomic : cap };
+    }
+}
+
+/* Job.update_params: the statistics of the step just taken, and its time when this
+ * configuration is new (then the model is refitted on every observation). */
+static int observe(struct pjob *j, int r, int atomic, double step, double sync, double sqr,
+                   double var, struct errbuf *err)
+{
+    j->grad = (struct goodput_grad){ sqr, var };
+    for (int i = 0; i < j->nobs; i++)
+        if (j->obs[i].nodes == j->nplace && j->obs[i].replicas == r &&
+            j->obs[i].atomic == atomic)
+            return 0;
+    if (j->nobs == j->capobs) {
+        int failed = 0;
+        int c = j->capobs ? 2 * j->capobs : 8;
+        j->obs = grow_array(j->obs, (size_t)c, sizeof *j->obs, &failed);
+        if (failed)
+            return err_run(err, "out of memory");
+        j->capobs = c;
+    }
+    j->obs[j->nobs++] = (struct goodput_obs){ j->nplace, r, atomic, step, sync };
+    if (r > j->max_profiled)
+        j->max_profiled = r;
+    /* a failed solve keeps the start or the last iterate, as Pollux keeps L-BFGS-B's */
+    (void)goodput_fit(j->obs, j->nobs, 1, &j->perf, NULL);
+    j->has_perf = 1;
+    return 0;
 }
 
 /* Step 1 for one job: `seconds` of the tick that starts at `t`. */
@@ -267,12 +330,15 @@ static int step_job(struct pw *w, struct pjob *j, double t, double seconds, stru
         int atomic = j->batch.atomic, accum = j->batch.accum;
         double bsz = (double)r * atomic * (accum + 1);
         double scale = bsz / l->init_bsz, step, sync, sqr, var;
+        j->last_bsz = (int)bsz;
         if (elastic_step_time(j->prof, j->place, j->nplace, atomic, &step, &sync, err) < 0 ||
             elastic_grad_stats(j->prof, bsz, j->epoch, &sqr, &var, err) < 0) {
             err_prefix(err, "job %s (%s:%ld) at t=%.0f s: ", j->name, j->origin ? j->origin : "",
                        j->line, w->now);
             return -1;
         }
+        if (j->adaptive && observe(j, r, atomic, step, sync, sqr, var, err) < 0)
+            return -1;
         double gain = elastic_gain(sqr, var, scale);
         double goodput = gain / elastic_iter_time(step, sync, accum);
         double next = elastic_progress(j->prof, j->epoch + 1);
@@ -305,7 +371,8 @@ static int emit(struct pw *w, struct pjob *j, struct errbuf *err)
     double gpu_s[CLUSTER_MAX_TYPES] = { j->attained };
     struct train_job tj = {
         .id = j->id, .slot = -1, .jtype = -1, .workers = j->target_r,
-        .min_workers = 1, .max_workers = j->target_r, .batch = j->target_b, .user = 0,
+        .min_workers = 1, .max_workers = j->target_r,
+        .batch = j->adaptive ? j->last_bsz : j->target_b, .user = 0,
         .weight = 1, .arrival = sim_from_sec(j->submit),
         .work = elastic_completion_epoch(j->prof, j->target_b) + 1,
         .state = finish >= 0 ? JOB_DONE : JOB_PREEMPTED,
@@ -395,6 +462,7 @@ static void remove_at(struct pw *w, int k)
 {
     account(w, w->now);
     free(w->act[k]->alloc);
+    free(w->act[k]->obs);
     free(w->act[k]->gpu);
     free(w->act[k]);
     memmove(&w->act[k], &w->act[k + 1], (size_t)(w->nact - k - 1) * sizeof *w->act);
@@ -452,7 +520,10 @@ static int decide(struct pw *w, struct errbuf *err)
             .submit_s = j->submit, .age_s = w->now - j->submit, .attained_s = j->attained,
             .target_replicas = j->target_r, .target_bsz = j->target_b, .epoch = j->epoch,
             .progress = j->progress, .restarts = j->restarts < 0 ? 0 : j->restarts,
-            .nalloc = j->nalloc, .alloc = j->alloc };
+            .nalloc = j->nalloc, .alloc = j->alloc, .has_perf = j->has_perf,
+            .perf = j->perf, .grad = j->grad, .max_profiled = j->max_profiled,
+            .batch = j->nalloc * j->batch.atomic * (j->batch.accum + 1),
+            .accum = j->nalloc > 0 ? j->batch.accum : 0 };
     }
     struct elastic_view v = { .now_s = w->now, .nnodes = w->nnodes, .node_gpus = w->node_gpus,
                               .node_type = w->node_type, .apps = w->apps, .njobs = w->nact,
@@ -627,6 +698,7 @@ int pollux_run(const cluster *cl, const elastic *apps, const struct pollux_confi
 out:
     for (int k = 0; k < w.nact; k++) {
         free(w.act[k]->alloc);
+        free(w.act[k]->obs);
         free(w.act[k]->gpu);
         free(w.act[k]);
     }

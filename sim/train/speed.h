@@ -53,4 +53,19 @@ extern const struct train_speed train_speed_rigid;
  * when they mix types.  0 when n is 0 or it cannot run there. */
 double train_speed_placed(const cluster *cl, const tput *m, int jtype, const int *ids, int n);
 
+/* The same for a job that sets its own global batch (batch > 0; 0: train_speed_placed):
+ * optimizer steps/s with Pollux's batch rules (models/elastic.h: elastic_batch_rules, no
+ * one-GPU accumulation) — local = ceil(batch / n), accumulation steps = ceil(local /
+ * max_local_batch) - 1 (none when the type gives no max_local_batch), atomic = ceil(local /
+ * (accum + 1)) — and one optimizer step taking step(atomic) + (step(atomic) - sync) * accum,
+ * where the type's iteration at its own batch is split by tput_step_split into sync (kept
+ * as it is at the type's batch), a fixed compute part and one linear in the local batch
+ * (compute(a) = fixed + (step - sync - fixed) x a / (type batch / n)).  Strong-scaling types only (an iteration is one global step); the trace readers
+ * refuse a batch for the others.  At a batch equal to the type's, on a placement that splits
+ * it evenly, the rate is train_speed_placed's. */
+double train_speed_batch(const cluster *cl, const tput *m, int jtype, int batch,
+                         const int *ids, int n);
+/* ... on placement p (one GPU type). */
+double train_speed_batch_on(const tput *m, int jtype, int batch, const struct placement *p);
+
 #endif

@@ -462,7 +462,8 @@ static int read_next(train *w, struct errbuf *err)
  * allows, and on the fastest (the unit of normalized throughput), once at arrival. */
 static void type_rates(const train *w, const struct train_job *j, struct jobx *x)
 {
-    struct train_view v = { .cl = w->cl, .model = w->model, .rates = w->rates };
+    struct train_view v = { .cl = w->cl, .model = w->model, .rates = w->rates,
+                            .speed = w->speed };
     x->best_rate = 0;
     for (int i = 0; i < w->ntypes; i++) {
         x->type_rate[i] = train_view_rate(&v, j, w->types[i], j->workers);

@@ -8,8 +8,21 @@
 #include "rate_memo.h"
 #include "speed.h"
 
+/* a job's own batch counts where the world's speed is the rigid one (speed.h) */
+static int own_batch(const struct train_view *v, const struct train_job *j)
+{
+    return j->batch > 0 && (v->speed == NULL || v->speed == &train_speed_rigid);
+}
+
 double train_view_rate(const struct train_view *v, const struct train_job *j, int gpu_type, int n)
 {
+    if (own_batch(v, j)) {
+        if (n < 1 || cluster_type_count(v->cl, gpu_type) < n)
+            return 0;
+        struct placement p;
+        cluster_best_placement(v->cl, gpu_type, n, &p);
+        return train_speed_batch_on(v->model, j->jtype, j->batch, &p);
+    }
     if (v->rates != NULL)
         return rate_memo_get(v->rates, j->jtype, gpu_type, n);
     return rate_memo_compute(v->cl, v->model, j->jtype, gpu_type, n);
@@ -17,6 +30,8 @@ double train_view_rate(const struct train_view *v, const struct train_job *j, in
 
 double train_view_rate_on(const struct train_view *v, const struct train_job *j, const int *ids, int n)
 {
+    if (own_batch(v, j))
+        return train_speed_batch(v->cl, v->model, j->jtype, j->batch, ids, n);
     return train_speed_placed(v->cl, v->model, j->jtype, ids, n);
 }
 

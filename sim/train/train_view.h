@@ -172,6 +172,9 @@ struct train_decider {
      * NULL for policies that have only this rule. */
     int    (*elastic)(void *ctx, const struct elastic_view *v, struct elastic_alloc *out,
                       struct errbuf *err);
+    /* Pollux-compatible mode: 1 when the jobs choose their own batch and accumulation from
+     * their fitted model (Pollux's agent, sim/train/pollux.c), 0 when they keep the trace's */
+    int      adaptive_batch;
 };
 
 #endif
