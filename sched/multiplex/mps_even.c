@@ -52,35 +52,7 @@ static int decide(void *self, const struct train_view *v, struct grant_list *out
                   struct errbuf *err)
 {
     struct mps *p = self;
-    struct mux *m = &p->m;
-    mux_load(m, v, out);
-    for (int gpu = 0; gpu < m->ngpu; gpu++)         /* someone left: split anew */
-        for (int i = 0; i < m->g[gpu].n; i++)
-            if (m->g[gpu].share[i] != OCC_WHOLE / m->g[gpu].n) {
-                mux_even(m, gpu);
-                break;
-            }
-    for (const struct train_job *j = train_view_first_waiting(v); j;
-         j = train_view_next_waiting(v, j)) {
-        if (j->workers > 1) {
-            if (mux_place_whole(m, v, j, err) < 0)
-                return -1;
-            continue;
-        }
-        int best = -1;
-        for (int gpu = 0; gpu < m->ngpu; gpu++) {
-            if (!mux_fits(m, v, gpu, j->jtype, 0, p->max_jobs))
-                continue;
-            const struct mux_gpu *g = &m->g[gpu], *b = best >= 0 ? &m->g[best] : NULL;
-            if (b == NULL || g->n < b->n || (g->n == b->n && g->mem_gb < b->mem_gb))
-                best = gpu;
-        }
-        if (best < 0)
-            continue;
-        mux_join(m, v, best, j->slot, 0, OCC_WHOLE);
-        mux_even(m, best);
-    }
-    return mux_emit(m, v, err);
+    return mux_decide_even(&p->m, v, out, p->max_jobs, 0, err);
 }
 
 static const char *const params[] = { "max_jobs", NULL };

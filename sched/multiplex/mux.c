@@ -172,3 +172,43 @@ int mux_emit(struct mux *m, const struct train_view *v, struct errbuf *err)
     }
     return 0;
 }
+
+/* split GPU gpu evenly among its holders, space-shared or time-sliced */
+static void split(struct mux *m, int gpu, int sliced)
+{
+    mux_even(m, gpu);
+    m->g[gpu].sliced = sliced;
+}
+
+int mux_decide_even(struct mux *m, const struct train_view *v, struct grant_list *out,
+                    int max_jobs, int sliced, struct errbuf *err)
+{
+    mux_load(m, v, out);
+    for (int gpu = 0; gpu < m->ngpu; gpu++)         /* someone left: split anew */
+        for (int i = 0; i < m->g[gpu].n; i++)
+            if (m->g[gpu].share[i] != OCC_WHOLE / m->g[gpu].n || m->g[gpu].sliced != sliced) {
+                split(m, gpu, sliced);
+                break;
+            }
+    for (const struct train_job *j = train_view_first_waiting(v); j;
+         j = train_view_next_waiting(v, j)) {
+        if (j->workers > 1) {
+            if (mux_place_whole(m, v, j, err) < 0)
+                return -1;
+            continue;
+        }
+        int best = -1;
+        for (int gpu = 0; gpu < m->ngpu; gpu++) {
+            if (!mux_fits(m, v, gpu, j->jtype, 0, max_jobs))
+                continue;
+            const struct mux_gpu *g = &m->g[gpu], *b = best >= 0 ? &m->g[best] : NULL;
+            if (b == NULL || g->n < b->n || (g->n == b->n && g->mem_gb < b->mem_gb))
+                best = gpu;
+        }
+        if (best < 0)
+            continue;
+        mux_join(m, v, best, j->slot, 0, OCC_WHOLE);
+        split(m, best, sliced);
+    }
+    return mux_emit(m, v, err);
+}
