@@ -11,55 +11,20 @@
  * memory is the only admission check, as with MPS (an out-of-memory job would crash).
  * Cost per decision: O(GPUs) per job placed.
  */
-#include <stdlib.h>
-
 #include "../policy.h"
 #include "mux.h"
-
-struct mps {
-    struct mux m;
-    int        max_jobs;
-};
 
 static int create(void **self, const struct jobj *params, const struct policy_env *env,
                   struct errbuf *err)
 {
-    struct mps *p = calloc(1, sizeof *p);
-    if (p == NULL)
-        return err_run(err, "out of memory");
-    int64_t mj = 4;
-    if (jobj_int(params, "max_jobs", JOPT, 1, MUX_MAX_JOBS, &mj, err) < 0) {
-        free(p);
-        return -1;
-    }
-    p->max_jobs = (int)mj;
-    if (mux_init(&p->m, env->cl) < 0) {
-        free(p);
-        return err_run(err, "out of memory");
-    }
-    *self = p;
-    return 0;
-}
-
-static void destroy(void *self)
-{
-    struct mps *p = self;
-    mux_fini(&p->m);
-    free(p);
-}
-
-static int decide(void *self, const struct train_view *v, struct grant_list *out,
-                  struct errbuf *err)
-{
-    struct mps *p = self;
-    return mux_decide_even(&p->m, v, out, p->max_jobs, 0, err);
+    return mux_even_create(self, params, env, 0, err);
 }
 
 static const char *const params[] = { "max_jobs", NULL };
 
 static const struct train_hooks hooks = {
     .wake = WAKE_ARRIVAL | WAKE_COMPLETION,
-    .decide = decide,
+    .decide = mux_even_decide,
 };
 
 const struct policy_ops policy_mps_even = {
@@ -69,6 +34,6 @@ const struct policy_ops policy_mps_even = {
     .flags = POLICY_FIFO,
     .params = params,
     .create = create,
-    .destroy = destroy,
+    .destroy = mux_even_destroy,
     .train = &hooks,
 };

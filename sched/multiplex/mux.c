@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../policy.h"
+
 int mux_init(struct mux *m, const cluster *cl)
 {
     memset(m, 0, sizeof *m);
@@ -173,6 +175,34 @@ int mux_emit(struct mux *m, const struct train_view *v, struct errbuf *err)
     return 0;
 }
 
+int mux_even_create(void **self, const struct jobj *params, const struct policy_env *env,
+                    int sliced, struct errbuf *err)
+{
+    struct mux_even *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return err_run(err, "out of memory");
+    int64_t mj = 4;
+    if (jobj_int(params, "max_jobs", JOPT, 1, MUX_MAX_JOBS, &mj, err) < 0) {
+        free(p);
+        return -1;
+    }
+    p->max_jobs = (int)mj;
+    p->sliced = sliced;
+    if (mux_init(&p->m, env->cl) < 0) {
+        free(p);
+        return err_run(err, "out of memory");
+    }
+    *self = p;
+    return 0;
+}
+
+void mux_even_destroy(void *self)
+{
+    struct mux_even *p = self;
+    mux_fini(&p->m);
+    free(p);
+}
+
 /* split GPU gpu evenly among its holders, space-shared or time-sliced */
 static void split(struct mux *m, int gpu, int sliced)
 {
@@ -180,9 +210,12 @@ static void split(struct mux *m, int gpu, int sliced)
     m->g[gpu].sliced = sliced;
 }
 
-int mux_decide_even(struct mux *m, const struct train_view *v, struct grant_list *out,
-                    int max_jobs, int sliced, struct errbuf *err)
+int mux_even_decide(void *self, const struct train_view *v, struct grant_list *out,
+                    struct errbuf *err)
 {
+    struct mux_even *p = self;
+    struct mux *m = &p->m;
+    int sliced = p->sliced, max_jobs = p->max_jobs;
     mux_load(m, v, out);
     for (int gpu = 0; gpu < m->ngpu; gpu++)         /* someone left: split anew */
         for (int i = 0; i < m->g[gpu].n; i++)

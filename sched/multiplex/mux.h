@@ -72,13 +72,24 @@ int  mux_place_whole(struct mux *m, const struct train_view *v, const struct tra
 /* Grant every holder of every changed GPU its GPU, share and batch.  0 or -1. */
 int  mux_emit(struct mux *m, const struct train_view *v, struct errbuf *err);
 
-/* The even-share decision of mps_even and kernel_slice: every GPU whose holders' shares are
- * no longer 1000 / n (someone left) is split anew; each waiting one-worker job, in arrival
+/* An even-share policy (mps_even, kernel_slice): its state, and the create / destroy /
+ * decide its policy table points at.  The decision: every GPU whose holders' shares are no
+ * longer 1000 / n (someone left) is split anew; each waiting one-worker job, in arrival
  * order, joins the GPU with the fewest holders whose memory still holds it (ties: least
- * memory used, then lowest id), at most max_jobs a GPU, and that GPU is split evenly again;
- * multi-worker jobs take whole free GPUs.  `sliced` marks every shared GPU's grants as
- * time-sliced (kernel_slice) or space-shared (mps_even).  Then mux_emit. */
-int  mux_decide_even(struct mux *m, const struct train_view *v, struct grant_list *out,
-                     int max_jobs, int sliced, struct errbuf *err);
+ * memory used, then lowest id), at most max_jobs a GPU (parameter max_jobs, default 4), and
+ * that GPU is split evenly again; multi-worker jobs take whole free GPUs.  `sliced` marks the
+ * shared GPUs' grants as time-sliced (kernel_slice) or space-shared (mps_even). */
+struct mux_even {
+    struct mux m;
+    int        max_jobs;
+    int        sliced;
+};
+struct jobj;
+struct policy_env;
+int  mux_even_create(void **self, const struct jobj *params, const struct policy_env *env,
+                     int sliced, struct errbuf *err);
+void mux_even_destroy(void *self);
+int  mux_even_decide(void *self, const struct train_view *v, struct grant_list *out,
+                     struct errbuf *err);
 
 #endif
