@@ -708,7 +708,7 @@ int intf_load_lucid(intf *m, const tput *t, const char *path, int gpu, const cha
                      err);
             if (rc == 0 && pos[L_D1 + s] >= 0 && *f[pos[L_D1 + s]] == '\0')
                 rc = err_input(err, path, ln, lucid_cols[L_D1 + s], "no dataset name");
-            double v;
+            double v = 0;
             if (rc == 0 && pos[L_G1 + s] >= 0) {
                 rc = num(path, ln, lucid_cols[L_G1 + s], f[pos[L_G1 + s]], 1, 64, &v, err);
                 if (rc == 0 && v != floor(v))
@@ -721,7 +721,8 @@ int intf_load_lucid(intf *m, const tput *t, const char *path, int gpu, const cha
                 if (rc == 0 && v != floor(v))
                     rc = err_input(err, path, ln, lucid_cols[L_B1 + s], "'%s' is not a batch "
                                    "size", f[pos[L_B1 + s]]);
-                x.batch[s] = (long)v;
+                if (rc == 0)
+                    x.batch[s] = (long)v;   /* v is unset when the field was refused */
             }
             if (rc == 0 && pos[L_A1 + s] >= 0) {
                 const char *a = f[pos[L_A1 + s]];

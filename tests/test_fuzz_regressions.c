@@ -27,6 +27,9 @@
  *       field array (tio_split counts every field but stores 64); alibaba.c had the same.
  *   M2  sim/micro/app.c load_derm(): chain and ms were cast to int before their range was
  *       checked (1e66 is beyond int: undefined behaviour).
+ * Found by fuzz_interference, fixed with it:
+ *   I1  models/interference.c intf_load_lucid(): a batch size that is not a number was
+ *       refused, but the unset value was cast to long anyway (UBSan: NaN to integer).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -36,6 +39,7 @@
 #include <string.h>
 
 #include "../models/catalog.h"
+#include "../models/interference.h"
 #include "../sim/core/cluster.h"
 #include "../sim/base/jobj.h"
 #include "../sim/base/path.h"
@@ -363,4 +367,49 @@ Test(fuzz_regressions, microapp_derm_chain_beyond_int)
     char msg[ERR_MSG_MAX];
     cr_assert_eq(load_microapp("microapp/derm-chain-beyond-int", msg, sizeof msg), -1);
     cr_assert(strstr(msg, "chain: ") != NULL && strstr(msg, "Derm's chains are 1"), "%s", msg);
+}
+
+/* ---- interference tables (fuzz_interference) ---- */
+
+/* Lucid's pairs from `file`, without a model map: 0, or -1 with the message in err */
+static int load_lucid(const char *file, struct errbuf *err)
+{
+    catalog *cat = th_catalog();
+    tput *t = th_models(cat);
+    intf *m;
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    err_clear(err);
+    int rc = intf_load_lucid(m, t, file, catalog_gpu_find(cat, "RTX3090"), NULL, 0, err);
+    intf_destroy(m);
+    tput_destroy(t);
+    catalog_destroy(cat);
+    return rc;
+}
+
+/* I1: Lucid's pairs whose batchsize1 is not a number (the reproducer, selector 3: no model
+ * map), or a number beyond its range (1e300: casting it was undefined behaviour, which the
+ * clang fuzz build's UBSan reports and gcc's -fsanitize=undefined does not check), are
+ * refused at their row and column */
+Test(fuzz_regressions, I1_lucid_batch_not_a_number)
+{
+    size_t len;
+    char *buf = repro("interference/lucid-batch-not-a-number", &len);
+    cr_assert_gt(len, 1);
+    cr_assert_eq(buf[0] & 3, 3, "the selector names Lucid's pairs without a map");
+    char *file = th_write("lucid.csv", "");
+    FILE *f = fopen(file, "wb");
+    cr_assert_not_null(f);
+    fwrite(buf + 1, 1, len - 1, f);
+    fclose(f);
+    struct errbuf err;
+    cr_assert_eq(load_lucid(file, &err), -1);
+    cr_assert(strstr(err.msg, ":2:") != NULL, "%s", err.msg);
+    free(file);
+    free(buf);
+    file = th_write("lucid_big.csv", "model1,speed1,model2,speed2,batchsize1,batchsize2\n"
+                                     "vgg16,0.7,lstm,0.8,1e300,64\n");
+    cr_assert_eq(load_lucid(file, &err), -1);
+    cr_assert(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "batchsize1") != NULL, "%s",
+              err.msg);
+    free(file);
 }
