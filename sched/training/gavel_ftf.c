@@ -53,6 +53,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../../sim/base/grow.h"
 #include "../alloc.h"
 #include "../lp.h"
 
@@ -183,14 +184,11 @@ static int keep_basis(struct ftf *s, const struct alloc_problem *p)
     s->nkept = 0;
     if ((size_t)J > s->kcap) {
         size_t n = (size_t)J * 2;
-        struct kept *k = realloc(s->kept, n * sizeof *k);
-        if (k == NULL)
+        int failed = 0;
+        s->kept = grow_array(s->kept, n, sizeof *s->kept, &failed);
+        s->kstat = grow_array(s->kstat, n, 2 + CLUSTER_MAX_TYPES, &failed);
+        if (failed)
             return -1;
-        s->kept = k;
-        unsigned char *st = realloc(s->kstat, n * (2 + CLUSTER_MAX_TYPES));
-        if (st == NULL)
-            return -1;
-        s->kstat = st;
         s->kcap = n;
     }
     for (int j = 0; j < J; j++) {
@@ -239,19 +237,14 @@ static int ftf_allocate(void *self, const struct alloc_problem *p, double *x,
     if (J == 0)
         return 0;
     if ((size_t)J > s->cap) {
-        double *a = realloc(s->need_a, (size_t)J * 2 * sizeof *a);
-        if (a == NULL)
+        size_t n = (size_t)J * 2;
+        int failed = 0;
+        s->need_a = grow_array(s->need_a, n, sizeof *s->need_a, &failed);
+        s->need_b = grow_array(s->need_b, n, sizeof *s->need_b, &failed);
+        s->iso = grow_array(s->iso, n, sizeof *s->iso, &failed);
+        if (failed)
             return err_run(err, "out of memory");
-        s->need_a = a;
-        double *b = realloc(s->need_b, (size_t)J * 2 * sizeof *b);
-        if (b == NULL)
-            return err_run(err, "out of memory");
-        s->need_b = b;
-        double *i = realloc(s->iso, (size_t)J * 2 * sizeof *i);
-        if (i == NULL)
-            return err_run(err, "out of memory");
-        s->iso = i;
-        s->cap = (size_t)J * 2;
+        s->cap = n;
     }
     double N = 0;
     for (int w = 0; w < T; w++)
