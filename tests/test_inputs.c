@@ -1040,6 +1040,11 @@ static const struct row rows[] = {
       EXP(SYN(JOBS ", " DUR ", \"job_types\": { \"" R50 "\": 1, \"resnet-50 (batch size 64)\": 1 }")),
       { RUN }, 2, AT("e.json", 5) "workload.job_types.resnet-50 (batch size 64): job type '"
                                   R50 "' is in the mix twice" },
+    { "synth_start_typo", EXP(SYN(JOBS ", \"start\": \"steady\", " MIX ", " DUR)),
+      { RUN }, 2, AT("e.json", 5) "workload.start: 'steady' is not one of: empty, stationary" },
+    { "synth_start_unbounded", EXP(SYN(JOBS ", \"start\": \"stationary\", " MIX ", " DUR)),
+      { RUN }, 2, AT("e.json", 5) "workload.start: a stationary start needs bounded durations: "
+                                  "the largest (1e+09 s) is 1.67e+06 times the mean (600 s)" },
     { "workload_note_number", EXP(E_HWL("\"note\": 5")),
       { RUN }, 2, AT("e.json", 5) "workload.note: must be a string" },
     { "synth_unknown_job_type", EXP(SYN(JOBS ", \"job_types\": { \"" R51 "\": 1 }, " DUR)),

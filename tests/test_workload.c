@@ -11,13 +11,16 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/base/rng.h"
 #include "../sim/train/train.h"
 #include "../workloads/reader.h"
+#include "../workloads/synth.h"
 #include "helpers.h"
 
 /* measured 1- and 2-worker rates (iterations/s) from models/data/profiles/gavel.csv */
@@ -1406,6 +1409,90 @@ Test(workload, synthetic_streams_are_independent)
                   (long long)base.v[i].arrival);
     free(base.v);
     free(other.v);
+    fx_fini(&f);
+}
+
+/* E[min(max(D, lo), hi)], by hand:
+ *   exponential, mean 600, on [60, 1200]: 60 + 600 (e^-0.1 - e^-2) = 521.7011...
+ *   uniform [0.001, 100] on [20, 50]: (20 x 19.999 + (50^2 - 20^2) / 2 + 50 x 50) / 99.999
+ *   lognormal, median 300, sigma 1, unclamped: 300 e^(1/2);  sigma 0: the median, clamped
+ * and the pai_scale law (lognormal 888 s, sigma 2.04, on [60, 172800]) against the mean of
+ * 10^6 clamped GSL draws, within 5 standard errors. */
+Test(workload, synthetic_clamped_mean)
+{
+    close_rel(synth_clamped_mean(SYNTH_EXPONENTIAL, 600, 0, 60, 1200),
+              60 + 600 * (exp(-0.1) - exp(-2)), 1e-12, "exponential");
+    close_rel(synth_clamped_mean(SYNTH_UNIFORM, 0.001, 100, 20, 50),
+              (20 * 19.999 + (2500.0 - 400) / 2 + 50 * 50) / 99.999, 1e-12, "uniform");
+    close_rel(synth_clamped_mean(SYNTH_UNIFORM, 30, 30, 1, 20), 20, 1e-15, "uniform, a point");
+    close_rel(synth_clamped_mean(SYNTH_LOGNORMAL, 300, 1, 1e-9, 1e12), 300 * exp(0.5), 1e-9,
+              "lognormal");
+    close_rel(synth_clamped_mean(SYNTH_LOGNORMAL, 300, 0, 1, 200), 200, 1e-15,
+              "lognormal, sigma 0");
+    gsl_rng *r = rng_stream(7, "test");
+    double sum = 0, sq = 0;
+    enum { N = 1000000 };
+    for (int i = 0; i < N; i++) {
+        double d = fmin(fmax(gsl_ran_lognormal(r, log(888), 2.04), 60), 172800);
+        sum += d;
+        sq += d * d;
+    }
+    gsl_rng_free(r);
+    double mean = sum / N, se = sqrt((sq / N - mean * mean) / N);
+    double want = synth_clamped_mean(SYNTH_LOGNORMAL, 888, 2.04, 60, 172800);
+    cr_assert(fabs(mean - want) < 5 * se, "pai_scale's law: sampled %.2f, closed form %.2f, "
+              "se %.2f", mean, want, se);
+}
+
+/* The stationary start: 10 arrivals a second of uniform [20, 100] s jobs.  In the
+ * infinite-server queue, the jobs in progress are Poisson of mean 10 x 60 = 600; their
+ * remaining durations follow the equilibrium density (1 - F(x)) / E[D]: 1/60 below 20, then
+ * (100 - x) / 4800, so P(R < 20) = 1/3 and E[R] = E[D^2] / (2 E[D]) = (12400 / 3) / 120 =
+ * 34.44 s (sd 23.4 s), none above 100.  They all arrive at 0, and the Poisson arrivals that
+ * follow are those of the empty start, job for job. */
+Test(workload, synthetic_stationary_start)
+{
+    enum { N = 3000, SEEDS = 4 };
+    struct fx f;
+    fx_init(&f);
+    int v100 = catalog_gpu_find(f.cat, "V100");
+    const char *law = "{\"dist\": \"uniform\", \"min_s\": 20, \"max_s\": 100}";
+    char empty[1024], stat[1024];
+    snprintf(empty, sizeof empty, "{\"format\": \"synthetic\", \"jobs\": %d, "
+             "\"rate_per_hour\": 36000, \"job_types\": " MIX_13 ", \"duration\": %s}", N, law);
+    snprintf(stat, sizeof stat, "{\"format\": \"synthetic\", \"jobs\": %d, "
+             "\"rate_per_hour\": 36000, \"start\": \"stationary\", \"job_types\": " MIX_13
+             ", \"duration\": %s}", N, law);
+    double r_sum = 0, below = 0, count = 0;
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+        struct jobs a = { 0 }, b = { 0 };
+        load_all(&f, empty, seed, &a);
+        load_all(&f, stat, seed, &b);
+        cr_assert_eq(b.n, N, "the jobs in progress count towards jobs");
+        size_t n0 = 0;
+        while (n0 < b.n && b.v[n0].arrival == 0)
+            n0++;
+        n0--;                           /* the first Poisson arrival is at 0 too */
+        cr_assert(fabs((double)n0 - 600) < 5 * sqrt(600.0), "seed %llu: %zu in progress",
+                  (unsigned long long)seed, n0);
+        for (size_t i = 0; i < n0; i++) {
+            const struct job_spec *j = &b.v[i];
+            double d = j->work / reader_work_from_duration(f.model, j->jtype, v100, j->workers,
+                                                           1.0);
+            cr_assert(d > 0 && d <= 100 * (1 + 1e-12), "remaining %.6f s", d);
+            r_sum += d;
+            below += d < 20;
+            count++;
+        }
+        for (size_t i = n0; i < b.n; i++)
+            cr_assert_eq(b.v[i].arrival, a.v[i - n0].arrival, "arrival %zu", i);
+        free(a.v);
+        free(b.v);
+    }
+    double mean = r_sum / count;
+    cr_assert(fabs(mean - 12400.0 / 360) < 5 * 23.4 / sqrt(count), "E[R] %.3f s", mean);
+    cr_assert(fabs(below / count - 1.0 / 3) < 5 * sqrt(2.0 / 9 / count), "P(R < 20) %.4f",
+              below / count);
     fx_fini(&f);
 }
 

@@ -11,6 +11,20 @@
  * or, with "tenants": [{"name": ..., "weight": w, "job_types": {...}}, ...], each job belongs
  * to a tenant drawn by weight ("users") and draws its type from that tenant's own mix
  * ("job_types"); the user number is the tenant's position in the list.
+ *   start     "empty" (default): the cluster starts idle and fills up; "stationary": it starts
+ *             as a cluster that has run this workload for ever would look, so that a short
+ *             trace measures the same load as a long one.  The jobs in progress at time 0
+ *             are those of the infinite-server queue of these arrivals and durations: their
+ *             number is Poisson with mean rate x E[duration] (the clamped duration's mean, in
+ *             closed form), and each one's remaining duration on the reference GPU is drawn
+ *             from the equilibrium (residual-life) law — a length-biased duration (drawn by
+ *             rejection: a duration d is kept with probability d / the largest duration)
+ *             times a uniform fraction — with the stream "stationary".  They all arrive at
+ *             0 with their remaining work, count towards "jobs", and the Poisson arrivals
+ *             follow them, from 0, as they would without them.  Slower GPUs and queueing
+ *             make the real population larger than the infinite-server one; what remains
+ *             of the warm-up is that difference settling.  Needs bounded durations: the
+ *             largest over the mean at most 10^3 (a rejection draw takes that many tries).
  * Checked beyond types and ranges: worker-count keys are plain decimals ("8", not "08" or
  * "+8"), each once; a duration names only its distribution's parameters; tenant names are
  * distinct; "users" and "tenants" exclude each other.
@@ -23,13 +37,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 
 #include "../sim/base/rng.h"
 #include "../sim/train/train.h"
 #include "reader.h"
+#include "synth.h"
 
-enum { D_LOGNORMAL, D_EXPONENTIAL, D_UNIFORM, MAX_TENANTS = 64 };
+enum { D_LOGNORMAL = SYNTH_LOGNORMAL, D_EXPONENTIAL = SYNTH_EXPONENTIAL, D_UNIFORM = SYNTH_UNIFORM,
+       MAX_TENANTS = 64 };
+
+/* the stationary start's rejection sampler: the largest duration over the mean, at most */
+#define MAX_TRIES_PER_DRAW 1e3
 
 struct tenant {
     int                 n;
@@ -40,6 +60,8 @@ struct tenant {
 
 struct sst {
     int64_t  jobs, made;
+    int64_t  initial;       /* the stationary start's jobs in progress at 0 (0: empty start) */
+    double   dur_max;       /* the largest duration the clamped law gives */
     double   gap_mean_s, t;
     int      nworkers;
     int     *workers;
@@ -51,7 +73,7 @@ struct sst {
     double   a, b, clamp_lo, clamp_hi;
     int64_t  users;
     int64_t  min_all, max_all;      /* the elastic range, 0: rigid */
-    gsl_rng *r_arr, *r_type, *r_work, *r_dur, *r_user;
+    gsl_rng *r_arr, *r_type, *r_work, *r_dur, *r_user, *r_stat;
     void    *mix;
     gsl_ran_discrete_t *wtab;
     struct tenant       tenants[MAX_TENANTS];
@@ -63,8 +85,8 @@ struct sst {
 static void sst_close(void *p)
 {
     struct sst *s = p;
-    gsl_rng *rs[] = { s->r_arr, s->r_type, s->r_work, s->r_dur, s->r_user };
-    for (int i = 0; i < 5; i++)
+    gsl_rng *rs[] = { s->r_arr, s->r_type, s->r_work, s->r_dur, s->r_user, s->r_stat };
+    for (int i = 0; i < 6; i++)
         if (rs[i])
             gsl_rng_free(rs[i]);
     reader_mix_table_free(s->mix);
@@ -88,15 +110,51 @@ static void sst_close(void *p)
     free(s);
 }
 
-static double draw_duration(struct sst *s)
+static double draw_duration(const struct sst *s, gsl_rng *r)
 {
     double d;
     switch (s->dist) {
-    case D_LOGNORMAL:   d = gsl_ran_lognormal(s->r_dur, log(s->a), s->b); break;
-    case D_EXPONENTIAL: d = gsl_ran_exponential(s->r_dur, s->a); break;
-    default:            d = gsl_ran_flat(s->r_dur, s->a, s->b); break;
+    case D_LOGNORMAL:   d = gsl_ran_lognormal(r, log(s->a), s->b); break;
+    case D_EXPONENTIAL: d = gsl_ran_exponential(r, s->a); break;
+    default:            d = gsl_ran_flat(r, s->a, s->b); break;
     }
     return fmin(fmax(d, s->clamp_lo), s->clamp_hi);
+}
+
+/* lo P(D < lo) + E[D; lo <= D <= hi] + hi P(D > hi) */
+double synth_clamped_mean(enum synth_dist dist, double a, double b, double lo, double hi)
+{
+    switch (dist) {
+    case D_LOGNORMAL: {
+        double mu = log(a), s = b;
+        if (s == 0)
+            return fmin(fmax(a, lo), hi);
+        double zl = (log(lo) - mu) / s, zh = (log(hi) - mu) / s;
+        return lo * gsl_cdf_ugaussian_P(zl) + hi * gsl_cdf_ugaussian_Q(zh) +
+               exp(mu + s * s / 2) * (gsl_cdf_ugaussian_P(zh - s) - gsl_cdf_ugaussian_P(zl - s));
+    }
+    case D_EXPONENTIAL:     /* lo + E[(D - lo)+] - E[(D - hi)+] */
+        return lo + a * (exp(-lo / a) - exp(-hi / a));
+    default: {
+        if (b == a)
+            return fmin(fmax(a, lo), hi);
+        double l = fmin(fmax(a, lo), b), h = fmax(fmin(b, hi), a);   /* [l, h] inside [a, b] */
+        if (h < l)
+            h = l;
+        return (lo * (l - a) + (h * h - l * l) / 2 + hi * (b - h)) / (b - a);
+    }
+    }
+}
+
+/* The remaining duration of a job in progress in the stationary queue: U x a length-biased
+ * duration, the length bias by rejection against the largest duration. */
+static double draw_residual(struct sst *s)
+{
+    double d;
+    do
+        d = draw_duration(s, s->r_stat);
+    while (gsl_rng_uniform(s->r_stat) * s->dur_max >= d);
+    return gsl_rng_uniform_pos(s->r_stat) * d;
 }
 
 static int sst_next(void *p, struct reader_common *c, void *spec, struct errbuf *err)
@@ -105,7 +163,8 @@ static int sst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
     struct sst *s = p;
     if (s->made == s->jobs)
         return 0;
-    if (s->made > 0)
+    int in_progress = s->made < s->initial;
+    if (s->made > s->initial)
         s->t += gsl_ran_exponential(s->r_arr, s->gap_mean_s);
     int jt, user = 0;
     if (s->ntenants > 0) {
@@ -119,7 +178,7 @@ static int sst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
     }
     size_t wi = gsl_ran_discrete(s->r_work, s->wtab);
     int workers = s->workers[wi];
-    double dur = draw_duration(s);
+    double dur = in_progress ? draw_residual(s) : draw_duration(s, s->r_dur);
     double work = reader_work_from_duration(c->model, jt, c->ref_gpu, workers, dur);
     if (!(work > 0))
         return err_input(err, s->origin, 0, "workload.job_types",
@@ -300,6 +359,28 @@ static int read_tenants(struct sst *s, struct reader_common *c, const struct job
     return 0;
 }
 
+/* The stationary start: how many jobs are in progress at 0, and the largest duration. */
+static int open_stationary(struct sst *s, const struct jobj *cfg, uint64_t seed, double rate,
+                           struct errbuf *err)
+{
+    s->dur_max = s->dist == D_UNIFORM ? fmin(fmax(s->b, s->clamp_lo), s->clamp_hi)
+                                      : s->clamp_hi;
+    double mean = synth_clamped_mean(s->dist, s->a, s->b, s->clamp_lo, s->clamp_hi);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(cfg->node, "start");
+    if (!(mean > 0) || s->dur_max / mean > MAX_TRIES_PER_DRAW)
+        return jsonf_error(cfg->doc, st, "workload.start", err, "a stationary start needs "
+                           "bounded durations: the largest (%g s) is %.3g times the mean "
+                           "(%.3g s), more than %g; give a lower duration.clamp_max_s",
+                           s->dur_max, s->dur_max / mean, mean, MAX_TRIES_PER_DRAW);
+    if ((s->r_stat = rng_stream(seed, "stationary")) == NULL)
+        return err_run(err, "out of memory");
+    double m = rate / 3600.0 * mean;       /* Little's law on the infinite-server queue */
+    double n = m < 1e6 ? (double)gsl_ran_poisson(s->r_stat, m)
+                       : fmax(0, floor(m + sqrt(m) * gsl_ran_ugaussian(s->r_stat) + 0.5));
+    s->initial = n < (double)s->jobs ? (int64_t)n : s->jobs;
+    return 0;
+}
+
 static int sst_open(struct reader *r, struct reader_common *c, const struct jobj *cfg,
                     struct errbuf *err)
 {
@@ -310,12 +391,15 @@ static int sst_open(struct reader *r, struct reader_common *c, const struct jobj
     if (s == NULL)
         return err_run(err, "out of memory");
     double rate = 0;
+    int start = 0;
+    static const char *const starts[] = { "empty", "stationary", NULL };
     s->users = 1;
     if (jobj_int(cfg, "jobs", JREQ, 1, INT64_C(1) << 40, &s->jobs, err) < 0 ||
         jobj_num(cfg, "rate_per_hour", JREQ, 1e-6, 1e9, &rate, err) < 0 ||
         jobj_int(cfg, "users", JOPT, 1, 1000000, &s->users, err) < 0 ||
         jobj_int(cfg, "min_workers", JOPT, 1, 1000000, &s->min_all, err) < 0 ||
         jobj_int(cfg, "max_workers", JOPT, 1, 1000000, &s->max_all, err) < 0 ||
+        jobj_enum(cfg, "start", JOPT, starts, &start, err) < 0 ||
         read_workers(s, cfg, err) < 0 || read_duration(s, cfg, err) < 0 ||
         read_tenants(s, c, cfg, err) < 0)
         goto fail;
@@ -337,6 +421,8 @@ static int sst_open(struct reader *r, struct reader_common *c, const struct jobj
         goto fail;
     }
     s->gap_mean_s = 3600.0 / rate;
+    if (start == 1 && open_stationary(s, cfg, c->seed, rate, err) < 0)
+        goto fail;
     s->r_arr = rng_stream(c->seed, "arrivals");
     s->r_type = rng_stream(c->seed, "job_types");
     s->r_work = rng_stream(c->seed, "workers");
@@ -356,7 +442,7 @@ fail:
     return -1;
 }
 
-static const char *const synth_keys[] = { "jobs", "rate_per_hour", "workers", "duration",
+static const char *const synth_keys[] = { "jobs", "rate_per_hour", "start", "workers", "duration",
                                           "users", "tenants", "min_workers", "max_workers",
                                           NULL };
 
