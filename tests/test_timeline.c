@@ -823,6 +823,29 @@ Test(timeline, two_services_over_three_intervals_by_hand)
     catalog_destroy(cat);
 }
 
+/* A run cut inside an interval by sim.max_events ends at its last whole interval: every row
+ * ends by then (containers that became ready inside the cut interval are not written), and
+ * the rows' container-seconds are still containers_mean over the run. */
+Test(timeline, micro_run_cut_inside_an_interval, .timeout = 60)
+{
+    char *db = dbpath("cut.db");
+    struct th_out o = RUN("run", "derm_trainticket", "--policy", "erms", "--db", db, "-q",
+                          "--set", "sim.timeline=true", "--set", "sim.max_events=300");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM runs WHERE stop_reason = "
+                                       "'event_limit'"), 1, 0, "the run was cut");
+    cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM timeline t JOIN runs r ON r.id = "
+                                       "t.run_id WHERE t.end_s > r.sim_end_s OR t.end_s <= "
+                                       "t.start_s"), 0, 0, "a row outside the run");
+    double held = th_db_value(db, "SELECT sum(end_s - start_s) FROM timeline");
+    double mean = th_db_value(db, "SELECT m.value * r.sim_end_s FROM metrics m JOIN runs r ON "
+                                  "r.id = m.run_id WHERE m.name = 'containers_mean'");
+    cr_assert_float_eq(held, mean, 1e-6 * mean, "%g container-seconds against %g", held, mean);
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE ends = 'restored'"), 0);
+    free(db);
+}
+
 /* Shipped runs, every microservice policy: the container-seconds of the rows are
  * containers_mean over the run, no container has two rows at once, a container restores
  * before it runs, and the same seed gives the same rows. */

@@ -314,9 +314,10 @@ static int tl_row(msim *m, int k, int j, simtime to, int state, int ends, struct
                         state, 1, s->slot_cause[j], ends, err);
 }
 
-/* Bring service k's rows to its containers now: each slot whose state changed since the last
- * call ends its interval and opens the next.  The first deployment begins by start. */
-static int tl_sync(msim *m, int k, simtime now, struct errbuf *err)
+/* Bring service k's rows to its containers now, `ready` of them ready: each slot whose state
+ * changed since the last call ends its interval and opens the next.  The first deployment
+ * begins by start. */
+static int tl_sync(msim *m, int k, simtime now, int ready, struct errbuf *err)
 {
     struct svc_state *s = &m->svc[k];
     if (!m->c.timeline || m->stopped)
@@ -333,11 +334,11 @@ static int tl_sync(msim *m, int k, simtime now, struct errbuf *err)
             s->slot_id[j] = m->tl_ids++;
         s->nslot = s->alloc;
     }
-    int lo = s->ready < s->tl_ready ? s->ready : s->tl_ready;
+    int lo = ready < s->tl_ready ? ready : s->tl_ready;
     int hi = s->alloc > s->tl_alloc ? s->alloc : s->tl_alloc;
     for (int j = lo; j < hi; j++) {
         int was = j < s->tl_ready ? TL_RUNNING : j < s->tl_alloc ? TL_RESTORING : -1;
-        int is = j < s->ready ? TL_RUNNING : j < s->alloc ? TL_RESTORING : -1;
+        int is = j < ready ? TL_RUNNING : j < s->alloc ? TL_RESTORING : -1;
         if (was == is)
             continue;
         int cause = now == 0 ? TL_START : TL_RESIZE;
@@ -352,8 +353,20 @@ static int tl_sync(msim *m, int k, simtime now, struct errbuf *err)
         s->slot_from[j] = now;
         s->slot_cause[j] = (int8_t)cause;
     }
-    s->tl_ready = s->ready;
+    s->tl_ready = ready;
     s->tl_alloc = s->alloc;
+    return 0;
+}
+
+/* The containers that became ready during the interval that ends now, in the order they
+ * did (the interval's changes): written only once the interval is over, so that a run cut
+ * inside an interval (sim.max_events) ends every row at the last interval's end, the run's
+ * end. */
+static int tl_replay(msim *m, struct errbuf *err)
+{
+    for (int i = 0; i < m->nchg; i++)
+        if (tl_sync(m, m->chg[i].k, m->chg[i].t, m->chg[i].ready, err) < 0)
+            return -1;
     return 0;
 }
 
@@ -383,7 +396,7 @@ static int apply(msim *m, const int *n, simtime now, int instant, struct errbuf 
                     return err_run(err, "out of memory");
             }
             s->alloc = target;
-            if (tl_sync(m, k, now, err) < 0)
+            if (tl_sync(m, k, now, s->ready, err) < 0)
                 return -1;
             continue;
         }
@@ -419,7 +432,7 @@ static int apply(msim *m, const int *n, simtime now, int instant, struct errbuf 
             }
         }
         s->alloc = target;
-        if (tl_sync(m, k, now, err) < 0)
+        if (tl_sync(m, k, now, s->ready, err) < 0)
             return -1;
     }
     return 0;
@@ -438,10 +451,8 @@ static int on_ready(msim *m, int k, simtime now, struct errbuf *err)
     s->npend = keep;
     if (add > 0) {
         s->ready += add;
-        if (record_change(m, now, k) < 0)
+        if (record_change(m, now, k) < 0)       /* its rows: tl_replay */
             return err_run(err, "out of memory");
-        if (tl_sync(m, k, now, err) < 0)
-            return -1;
     }
     return 0;
 }
@@ -1106,7 +1117,7 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
                        sim_to_sec(m->t0) < m->c.measure.to);
         if (counted)
             account(m, sim_to_sec(now - m->t0));
-        if (close_interval(m, now, err) < 0)
+        if (close_interval(m, now, err) < 0 || tl_replay(m, err) < 0)
             return ENGINE_FAIL;
         m->horizon_s = sim_to_sec(now);
         m->interval++;
