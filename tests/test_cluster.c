@@ -440,6 +440,18 @@ Test(occ, random_operations_match_a_recount)
     occ_clear(o);
     for (int t = 0; t < nt; t++)
         cr_assert_eq(occ_free_whole(o, types[t]), cluster_type_count(cl, types[t]));
+    check_counts(o);
+    /* cleared is as new: the same picks as a fresh occupancy, to the order of the free lists */
+    occ *fresh = occ_create(cl);
+    for (int step = 0; step < 200; step++) {
+        int t = types[step % nt], n = 1 + step % 7, a[16], b[16];
+        int mode = step % 3 ? OCC_PACK : OCC_SPREAD;
+        int ra = occ_alloc(o, t, n, mode, a), rb = occ_alloc(fresh, t, n, mode, b);
+        cr_assert_eq(ra, rb, "step %d", step);
+        for (int i = 0; ra == 0 && i < n; i++)
+            cr_assert_eq(a[i], b[i], "step %d: GPU %d of %d", step, i, n);
+    }
+    occ_destroy(fresh);
     gsl_rng_free(r);
     occ_destroy(o);
     occ_destroy(copy);

@@ -2,6 +2,9 @@
  * occ: per-GPU granted milli, per-node free counts, per-type buckets of nodes by free count.
  * Invariants: node k is in bucket[type(k)][nfree(k)]; nfree(k) = #GPUs of k with used == 0;
  * free_whole[type] = sum of nfree over that type's nodes.
+ * A clear occupancy is always the same state, so occ_create builds it once and keeps a copy
+ * of its node arrays: occ_clear is then a memset and four memcpys, not a walk that relinks
+ * every node (a policy that plans from an empty cluster clears at every decision).
  */
 #include "occ.h"
 
@@ -18,7 +21,21 @@ struct occ {
     int           *head;        /* [type slot][0..maxpn] -> node or -1 */
     int           *free_whole;  /* per type slot */
     int           *slot_of;     /* per node: its type slot */
+    int           *clean;       /* nfree, prev, next, head, free_whole when all is free */
 };
+
+/* the node arrays in the order of `clean`, and their lengths */
+static void node_arrays(const occ *o, int *arr[5], size_t len[5])
+{
+    arr[0] = o->nfree;
+    arr[1] = o->prev;
+    arr[2] = o->next;
+    arr[3] = o->head;
+    arr[4] = o->free_whole;
+    len[0] = len[1] = len[2] = (size_t)o->nnodes;
+    len[3] = (size_t)o->ntypes * (size_t)(o->maxpn + 1);
+    len[4] = (size_t)o->ntypes;
+}
 
 static int *bucket(const occ *o, int slot, int k)
 {
@@ -46,7 +63,8 @@ static void link_node(occ *o, int nd)
     *h = nd;
 }
 
-void occ_clear(occ *o)
+/* Build the clear state from the cluster. */
+static void clear_by_walk(occ *o)
 {
     memset(o->used, 0, (size_t)o->ngpus * sizeof *o->used);
     for (int s = 0; s < o->ntypes * (o->maxpn + 1); s++)
@@ -57,6 +75,19 @@ void occ_clear(occ *o)
         o->nfree[nd] = cluster_node(o->c, nd)->ngpus;
         o->free_whole[o->slot_of[nd]] += o->nfree[nd];
         link_node(o, nd);
+    }
+}
+
+void occ_clear(occ *o)
+{
+    memset(o->used, 0, (size_t)o->ngpus * sizeof *o->used);
+    int *arr[5];
+    size_t len[5];
+    node_arrays(o, arr, len);
+    const int *src = o->clean;
+    for (int k = 0; k < 5; k++) {
+        memcpy(arr[k], src, len[k] * sizeof *src);
+        src += len[k];
     }
 }
 
@@ -85,7 +116,21 @@ occ *occ_create(const cluster *c)
     }
     for (int nd = 0; nd < o->nnodes; nd++)
         o->slot_of[nd] = cluster_type_slot(c, cluster_node(c, nd)->gpu);
-    occ_clear(o);
+    clear_by_walk(o);
+    int *arr[5];
+    size_t len[5], total = 0;
+    node_arrays(o, arr, len);
+    for (int k = 0; k < 5; k++)
+        total += len[k];
+    if ((o->clean = malloc(total * sizeof *o->clean)) == NULL) {
+        occ_destroy(o);
+        return NULL;
+    }
+    int *dst = o->clean;
+    for (int k = 0; k < 5; k++) {
+        memcpy(dst, arr[k], len[k] * sizeof *dst);
+        dst += len[k];
+    }
     return o;
 }
 
@@ -100,6 +145,7 @@ void occ_destroy(occ *o)
     free(o->slot_of);
     free(o->head);
     free(o->free_whole);
+    free(o->clean);
     free(o);
 }
 
