@@ -7,6 +7,8 @@
  *    with and without work conservation;
  *  - medium instances (10-24 jobs) against the textbook program (binary x, big-M work
  *    conservation per type and job) solved by GLPK directly;
+ *  - the cold round's trades (improve()): never dearer than their start, never below the
+ *    optimum, and they do improve some incumbents;
  *  - the program kept across rounds (jobs arriving, leaving, changing size; rho carried)
  *    stays at the brute-force optimum every round, and decides as a program built fresh
  *    for the same state does (tight clusters, many jobs outside the program);
@@ -37,6 +39,7 @@ extern int fft_set_rho(void *self, int64_t id, double rho);
 extern void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes);
 extern void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots,
                        int64_t *intopt_calls);
+extern void fft_trades(void *self, double *before, double *after, int *tried);
 extern int fft_program_jobs(void *self);
 extern int fft_knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
                         uint8_t *pick);
@@ -375,6 +378,46 @@ Test(fft, optimal_against_the_direct_program_on_medium_instances)
         }
         close_fft(self);
     }
+    gsl_rng_free(r);
+}
+
+/* The cold round's trades (improve() in fft.c: m jobs of size d for one of size m d on one
+ * type, each trade an LP with the counts fixed): on medium instances, each a fresh policy so
+ * that every round is cold, the incumbent they leave is never dearer than the one they
+ * started from and never cheaper than the optimum (it is a feasible point: a trade that
+ * took an inadmissible or miscounted point could beat it), the decision is the textbook
+ * program's optimum, and some instances do improve (the trades are not idle). */
+Test(fft, cold_round_trades_improve_the_incumbent_and_stay_feasible)
+{
+    glp_term_out(GLP_OFF);
+    gsl_rng *r = rng_stream(17, "fft-trades");
+    int ran = 0, improved = 0;
+    for (int round = 0; round < 150; round++) {
+        struct inst in;
+        random_inst(&in, r, 10 + (int)gsl_rng_uniform_int(r, 15),
+                    2 + (int)gsl_rng_uniform_int(r, 3), 12);
+        void *self = open_fft(NULL);
+        double x[MAXJ * MAXT], before, after;
+        int a[MAXJ], tried;
+        allocate(self, &in, x);
+        fft_trades(self, &before, &after, &tried);
+        close_fft(self);
+        decision(&in, x, a);
+        cr_assert(feasible(&in, a, 1), "round %d: infeasible decision", round);
+        double want = direct(&in, 1), got = objective(&in, a), tol = 1e-7 * (1 + fabs(want));
+        cr_assert(fabs(got - want) <= tol, "round %d: objective %.10g, direct program %.10g",
+                  round, got, want);
+        if (isnan(before))
+            continue;
+        ran++;
+        cr_assert(after <= before + 1e-9 * (1 + fabs(before)),
+                  "round %d: trades left %.10g, started from %.10g", round, after, before);
+        cr_assert(after >= want - tol, "round %d: trades reached %.10g below the optimum %.10g",
+                  round, after, want);
+        improved += after < before - 1e-9 * (1 + fabs(before));
+    }
+    cr_assert(ran > 0 && improved > 0, "trades ran on %d instances, improved %d", ran, improved);
+    cr_log_info("trades ran on %d of 150 cold rounds and improved %d", ran, improved);
     gsl_rng_free(r);
 }
 

@@ -79,19 +79,28 @@
  *     whose rounding keeps the LP point feasible is fixed without a re-solve.
  *  5. Reduced-cost fixing: an x whose reduced cost exceeds incumbent - bound has its LP
  *     value in every better integral solution, so it is fixed; an outside job enters only
- *     if some type's reduced cost is within that gap.  GLPK's branch and bound (presolve
- *     on: the fixed part vanishes; node preprocessing at the root only) proves the optimum
+ *     if some type's reduced cost is within that gap.
+ *  6. On a cold round (no kept basis) the incumbent is then improved by trades on one type
+ *     (improve: m jobs of size d for one of size m d or back, each an LP with every count
+ *     fixed), and fixing is repeated with the smaller gap.  GLPK's branch and bound
+ *     (presolve on: the fixed part vanishes; node preprocessing at the root only; hybrid
+ *     pseudocost branching, best-projection backtracking, tol_obj 1e-10) proves the optimum
  *     of the rest.  The fixings are undone afterwards.
- *  6. A job that waits and whose every reduced cost exceeds the gap leaves the program at
+ *  7. A job that waits and whose every reduced cost exceeds the gap leaves the program at
  *     the next call (out_of_reach); pricing brings it back when its costs come down.
  * "mip_gap" (relative, default 0 = prove optimality) and "node_limit" (branch-and-bound
  * nodes, default 0 = none) trade exactness for time; no time limit is ever used.  The
  * decision depends only on the sequence of problems the instance was given (the kept basis
  * decides among equal-cost optima), so runs are reproducible; a fresh instance may break
  * exact ties differently.  "Equal" is GLPK's: branch and bound prunes a node whose bound is
- * within 1e-7 (1 + |z|) of the incumbent, and with fairness terms the objective reaches
- * 1e8-1e9, so solutions some units apart are ties to it, and which one is found follows the
- * program's row and column order.  Deleting departed blocks changed that order against the
+ * within tol_obj (1 + |z|) of the incumbent.  At GLPK's default tol_obj of 1e-7, with
+ * fairness terms taking the objective to 1e8-1e9, solutions some units apart were ties, and
+ * which one was found followed the program's row and column order and the search.  At
+ * 1e-10 (since the trades and the branching options above) fft_philly decides alike under
+ * Driebeck-Tomlin / best-local-bound and pseudocost / best-projection in every one of its
+ * 8,874 rounds; against the 1e-7 search it first decides differently at round 123, 21.5
+ * cheaper of 3.25e8 (6.6e-8, inside the old tolerance of 32.5); the golden rows (150 jobs)
+ * stayed the same.  Earlier, under 1e-7: deleting departed blocks changed that order against the
  * program that kept them: fft_philly and gavel_philly/oef_tenants' fft rows stayed the same,
  * default and philly_slice first decide differently at round 15 (cost 4.6e-3 dearer of
  * 3.97e8, 1.2e-11 relative), fft_philly_slice at round 35 (9.8 cheaper of 1.1e8, 8.9e-8),
@@ -115,14 +124,16 @@
  * outside GLPK for J live jobs (the incumbent's knapsacks span the waiting jobs' GPUs, not
  * the free ones), and a few simplex calls on the program: the cost of a round follows the
  * jobs alive in it (pai_scale: 3-4 us per live job and round from 50 to 300 live jobs).
- * 1,000 GPUs of 8 types and 4,000 jobs take 0.15-0.5 CPU s a warm round; the first, cold,
- * round 0.6-0.9 CPU s, nearly all of it GLPK's branch and bound (about 1,800 nodes to close
- * a 0.13% gap; tests/bench_fft.c).  Its branching options would cut that by a third, but they
- * change which of the solutions within GLPK's objective tolerance (1e-7 relative) is found,
- * and with it fft_philly's rows, so they stay at GLPK's defaults.
+ * 1,000 GPUs of 8 types and 4,000 jobs take 0.15-0.5 CPU s a warm round (tens of nodes);
+ * the first, cold, round is mostly GLPK's branch and bound on a 0.13% gap (tests/bench_fft.c):
+ * 4.41e9 instructions and 1,769 nodes with GLPK's branching defaults and the rounding/dive
+ * incumbent (4142.21, optimum 4140.23), 3.17e9 with pseudocost branching and best-projection
+ * backtracking (1,422 nodes), 2.69e9 with the trades too: they reach the optimum before
+ * branching, fixing leaves 725 x columns free instead of 932, 1,403 nodes.
  *
  * Test hooks (declared by tests/test_fft.c and tests/bench_fft.c, not in a header):
- * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts, fft_program_jobs, fft_knapsack.
+ * fft_rho, fft_set_rho, fft_size, fft_last, fft_counts, fft_trades, fft_program_jobs,
+ * fft_knapsack.
  */
 #include <assert.h>
 #include <math.h>
@@ -205,6 +216,8 @@ struct fft {
     int64_t   last_nodes;
     int       last_free;        /* x columns left free by reduced-cost fixing */
     double    last_lp, last_inc, last_dec;    /* LP bound, incumbent before branching, decision */
+    double    last_inc0;        /* incumbent before improve(), NAN when it did not run */
+    int       last_trades;      /* trades improve() solved an LP for */
 };
 
 /* ---- the id -> block map ---- */
@@ -857,7 +870,15 @@ static double incumbent(struct fft *f, const double *xv, int *on)
             if (on[k] == i)
                 freec[i] -= f->b[f->kblk[k]].d;
     }
-    if (f->wc) {
+    /* the greedy pass adds nothing when no waiting job fits anywhere (the common case after
+     * the knapsacks, which fill each type): then it is skipped, with its sort of J T items */
+    int fits = 0;
+    for (int k = 0; k < J && f->wc && !fits; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        for (int i = 0; i < T && on[k] < 0 && !fits; i++)
+            fits = (b->elig >> i & 1) && freec[i] >= b->d;
+    }
+    if (fits) {
         int n = 0;
         for (int k = 0; k < J; k++) {
             const struct blk *b = &f->b[f->kblk[k]];
@@ -1522,6 +1543,144 @@ static double cost_of(const struct fft *f, const int *on)
     return z;
 }
 
+/* Improving the incumbent on[] (cost *zinc) by trades on one type: m jobs of size d for one
+ * of size m d, or back (the same GPUs, so the types stay as full as they were), d' = m d the
+ * next size that d divides.  A trade is tried with every count n fixed at the incumbent's
+ * counts but the two it changes: for integral n the x-part is a transportation problem, so
+ * one dual simplex call from the current basis gives the best assignment with those counts
+ * (the jobs moving between types included).  A point whose x are integral, that is
+ * admissible and cheaper is taken (first improvement) and the search goes on from it, the
+ * trades visited in turn until a whole round of them brings nothing (at most `passes`
+ * rounds; the trade that undoes the last one taken is skipped).  The dive rounds the counts one at a time and
+ * cannot undo a rounding; the optimum of the cold bench round differs from its incumbent
+ * by such a trade (two 2-GPU jobs for one 4-GPU job on one type, the other jobs reshuffled),
+ * and a closer incumbent lets reduced-cost fixing leave branch and bound less to do.  Uses
+ * xv and on2 as scratch; every bound it changed is restored. */
+static void improve(struct fft *f, int *on, double *zinc, double *xv, int *on2, int passes)
+{
+    int T = f->T, J = f->p->njobs, cnt[MAXD][MAXT];
+    memset(cnt, 0, sizeof cnt);
+    for (int k = 0; k < J; k++)
+        if (on[k] >= 0)
+            cnt[f->b[f->kblk[k]].c][on[k]]++;
+    for (int c = 0; c < f->nd; c++)
+        for (int i = 0; i < T; i++)
+            if (f->cls[c][i].n)
+                glp_set_col_bnds(f->lp, f->cls[c][i].n, GLP_FX, cnt[c][i], cnt[c][i]);
+    /* next[c]: the class of the smallest size that dval[c] divides, -1 when none */
+    int next[MAXD];
+    for (int c = 0; c < f->nd; c++) {
+        next[c] = -1;
+        for (int c2 = 0; c2 < f->nd; c2++)
+            if (f->dval[c2] > f->dval[c] && f->dval[c2] % f->dval[c] == 0 &&
+                (next[c] < 0 || f->dval[c2] < f->dval[next[c]]))
+                next[c] = c2;
+    }
+    /* the trades, visited cyclically until a whole cycle brings no improvement */
+    struct { int i, c, dir; } tr[2 * MAXD * MAXT];
+    int ntr = 0;
+    for (int i = 0; i < T; i++)
+        for (int c = 0; c < f->nd; c++)
+            for (int dir = -1; dir <= 1 && next[c] >= 0; dir += 2)
+                if (f->cls[c][i].n && f->cls[next[c]][i].n) {
+                    tr[ntr].i = i;
+                    tr[ntr].c = c;
+                    tr[ntr++].dir = dir;
+                }
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
+    sp.meth = GLP_DUALP;
+    int ncols = glp_get_num_cols(f->lp), last = -1;
+    for (int v = 0, since = 0; v < passes * ntr && since < ntr; v++, since++) {
+        int i = tr[v % ntr].i, c = tr[v % ntr].c, dir = tr[v % ntr].dir, c2 = next[c];
+        int m = f->dval[c2] / f->dval[c];
+        const struct cls *q = &f->cls[c][i], *q2 = &f->cls[c2][i];
+        int n1 = cnt[c][i] + dir * m, n2 = cnt[c2][i] - dir;
+        if (last >= 0 && tr[last].i == i && tr[last].c == c && tr[last].dir == -dir)
+            continue;           /* undoes the trade just taken */
+        if (n1 < 0 || n2 < 0 || n1 > floor(f->cap[i] / f->dval[c]) ||
+            n2 > floor(f->cap[i] / f->dval[c2]))
+            continue;
+        glp_set_col_bnds(f->lp, q->n, GLP_FX, n1, n1);
+        glp_set_col_bnds(f->lp, q2->n, GLP_FX, n2, n2);
+        f->last_trades++;
+        int ok = simplex(f, &sp) == 0 && glp_get_status(f->lp) == GLP_OPT;
+        for (int j = 1; ok && j <= ncols; j++)
+            xv[j] = glp_get_col_prim(f->lp, j);
+        for (int k = 0; ok && k < J; k++) {
+            const struct blk *b = &f->b[f->kblk[k]];
+            on2[k] = -1;
+            for (int t = 0; t < T && b->inlp && ok; t++) {
+                double x = xv[b->x0 + t];
+                if (!(b->elig >> t & 1))
+                    continue;
+                if (x > 1e-6 && x < 1 - 1e-6)
+                    ok = 0;             /* not integral: g or r fractional */
+                else if (x > 0.5)
+                    on2[k] = t;
+            }
+        }
+        double z = ok && admissible(f, on2) ? cost_of(f, on2) : HUGE_VAL;
+        if (z < *zinc - 1e-9 * (1 + fabs(*zinc))) {
+            *zinc = z;
+            memcpy(on, on2, (size_t)J * sizeof *on);
+            cnt[c][i] = n1;
+            cnt[c2][i] = n2;
+            last = v % ntr;
+            since = 0;
+        } else {
+            glp_set_col_bnds(f->lp, q->n, GLP_FX, cnt[c][i], cnt[c][i]);
+            glp_set_col_bnds(f->lp, q2->n, GLP_FX, cnt[c2][i], cnt[c2][i]);
+        }
+    }
+    for (int c = 0; c < f->nd; c++)
+        for (int i = 0; i < T; i++)
+            if (f->cls[c][i].n)
+                glp_set_col_bnds(f->lp, f->cls[c][i].n, GLP_DB, 0,
+                                 floor(f->cap[i] / f->dval[c]));
+}
+
+/* Reduced-cost fixing for a gap `gap` (incumbent - LP bound, tolerance included): every x
+ * whose reduced cost at the LP optimum (f->rcost, statuses st) exceeds it is fixed at its
+ * LP bound, since no solution cheaper than the incumbent has it elsewhere (appended to
+ * fixed[]); columns already fixed stay.  A job outside the program whose least reduced cost
+ * is within the gap enters it (at 0, with the columns beyond the gap fixed); the others stay
+ * out, as fixing would leave them.  Returns how many x columns are left free, -1 when out
+ * of memory. */
+static int fix_columns(struct fft *f, const uint8_t *st, double gap, int *fixed, int *nfix)
+{
+    int T = f->T, J = f->p->njobs, nfree = 0;
+    for (int k = 0; k < J; k++) {
+        const struct blk *b = &f->b[f->kblk[k]];
+        if (!b->inlp) {
+            int near = 0;
+            for (int i = 0; i < T; i++)
+                near |= f->rcost[k * T + i] <= gap;
+            if (!near)
+                continue;
+            if (enter(f, k) < 0)
+                return -1;
+        }
+        for (int i = 0; i < T; i++) {
+            if (!(b->elig >> i & 1))
+                continue;
+            int col = b->x0 + i, s0 = st[k * T + i];
+            double dj = f->rcost[k * T + i];
+            if (glp_get_col_type(f->lp, col) == GLP_FX)
+                continue;
+            if ((s0 == GLP_NL && dj > gap) || (s0 == GLP_NU && -dj > gap)) {
+                double v = s0 == GLP_NL ? 0 : 1;
+                glp_set_col_bnds(f->lp, col, GLP_FX, v, v);
+                fixed[(*nfix)++] = col;
+            } else {
+                nfree++;
+            }
+        }
+    }
+    return nfree;
+}
+
 /* After a round: a job in the program that waits, may wait, and whose every column's
  * reduced cost exceeds thr (the gap, or the tolerance when there was none, so that
  * reduced-cost fixing would have fixed it at 0) leaves the program at the next call.  Its
@@ -1557,6 +1716,9 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     glp_term_out(GLP_OFF);
     f->last_nodes = 0;
     f->last_free = 0;
+    f->last_inc0 = NAN;
+    f->last_trades = 0;
+    int cold = f->nrstat == 0;      /* no kept basis: the program's first round */
     if (solve_lp(f, err) < 0)
         return -1;
     double zlp = glp_get_obj_val(f->lp), thr = HUGE_VAL;
@@ -1614,33 +1776,22 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     thr = (gap > 0 ? gap : 0) + eps;
     if (gap <= eps || gap <= f->gap * fabs(zinc))
         goto done;
-    /* a job outside the program whose least rc is within the gap enters it (at 0, with the
-     * columns beyond the gap fixed); the others stay out, as fixing would leave them */
-    for (int k = 0; k < J; k++) {
-        const struct blk *b = &f->b[f->kblk[k]];
-        if (!b->inlp) {
-            int near = 0;
-            for (int i = 0; i < T; i++)
-                near |= f->rcost[k * T + i] <= gap + eps;
-            if (!near)
-                continue;
-            if (enter(f, k) < 0)
-                goto oom;
-        }
-        for (int i = 0; i < T; i++) {
-            if (!(b->elig >> i & 1))
-                continue;
-            int col = b->x0 + i, s0 = st[k * T + i];
-            double dj = f->rcost[k * T + i];
-            if ((s0 == GLP_NL && dj > gap + eps) || (s0 == GLP_NU && -dj > gap + eps)) {
-                double v = s0 == GLP_NL ? 0 : 1;
-                glp_set_col_bnds(f->lp, col, GLP_FX, v, v);
-                fixed[nfix++] = col;
-            } else {
-                f->last_free++;
-            }
-        }
+    /* fix what the first incumbent allows; on a cold round, improve it on what is left,
+     * then fix what the improved one allows.  A warm round's branch and bound needs tens of
+     * nodes (tests/bench_fft.c), fewer than the trades' simplex calls would cost */
+    if (fix_columns(f, st, gap + eps, fixed, &nfix) < 0)
+        goto oom;
+    if (cold) {
+        f->last_inc0 = zinc;
+        improve(f, on, &zinc, xv, on2, 4);
     }
+    f->last_inc = zinc;
+    gap = zinc - zlp;
+    thr = (gap > 0 ? gap : 0) + eps;
+    if (gap <= eps || gap <= f->gap * fabs(zinc))
+        goto done;
+    if ((f->last_free = fix_columns(f, st, gap + eps, fixed, &nfix)) < 0)
+        goto oom;
     glp_iocp ip;
     glp_init_iocp(&ip);
     ip.msg_lev = GLP_MSG_OFF;
@@ -1649,6 +1800,17 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
      * half of each node's cost here and prunes nothing the bound does not: root only */
     ip.pp_tech = GLP_PP_ROOT;
     ip.mip_gap = f->gap;
+    /* GLPK prunes a node whose bound is within tol_obj (1 + |z|) of the incumbent; its
+     * default 1e-7 lets ties be some units apart at the 1e8-1e9 the fairness terms reach,
+     * and then which of them is found follows the search order.  At 1e-10 the decisions no
+     * longer depend on it (fft_philly decides alike under both branching rules below, in
+     * every round), at no cost in nodes there or in tests/bench_fft.c */
+    ip.tol_obj = 1e-10;
+    /* hybrid pseudocost branching and best-projection backtracking: a quarter fewer
+     * instructions than GLPK's defaults (Driebeck-Tomlin, best local bound) on the bench's
+     * cold round, whose Driebeck-Tomlin tableau rows were a sixth of its cost */
+    ip.br_tech = GLP_BR_PCH;
+    ip.bt_tech = GLP_BT_BPH;
     ip.cb_func = count_nodes;
     ip.cb_info = f;
     f->n_intopt++;
@@ -1812,6 +1974,7 @@ int fft_set_rho(void *self, int64_t id, double rho);
 void fft_size(void *self, int *rows, int *cols, int *nnz, int *nint, int *nodes);
 void fft_last(void *self, double *zlp, double *zinc, double *zdec, int *nfree);
 void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *intopt_calls);
+void fft_trades(void *self, double *before, double *after, int *tried);
 int fft_program_jobs(void *self);
 int fft_knapsack(const int *size, const double *cost, int n, int room, int dmin, int wc,
                  uint8_t *pick);
@@ -1866,6 +2029,16 @@ void fft_counts(void *self, int64_t *simplex_calls, int64_t *pivots, int64_t *in
     *simplex_calls = f->n_simplex;
     *pivots = f->n_pivots;
     *intopt_calls = f->n_intopt;
+}
+
+/* The last solve's trades (improve): the incumbent before them (NAN when they did not run:
+ * a warm round, or no gap), after them, and how many were tried. */
+void fft_trades(void *self, double *before, double *after, int *tried)
+{
+    struct fft *f = self;
+    *before = f->last_inc0;
+    *after = f->last_inc;
+    *tried = f->last_trades;
 }
 
 /* How many jobs have their block in the program (after the last call's pricing; those
