@@ -22,9 +22,13 @@
  *     allocation holds its GPUs idle;
  *  7. each picked job runs min(floor(T * R), remaining) steps, finishing at now + steps / T.
  * Arithmetic is in double seconds as in Gavel; simtime only orders the events.
- * Cost per round: O(J T) to rank the candidates of each type in a heap (priorities computed
- * only for the jobs still unpicked when their type comes), O(log J) per pick,
- * O(R log R) to order the R finished micro-tasks, plus the policy's allocation when asked.
+ * Cost per round: for each type, O(C) to rank in a heap its candidates C, the unpicked jobs
+ * with a share of it (kept between rounds, so jobs without one cost nothing), O(log C) per
+ * pick, then the zero-priority jobs in their kept order only while the type has GPUs left;
+ * O(R log R) to order the R finished micro-tasks; O(A / 64) to gather the picks in act
+ * order (A active jobs); plus the policy's allocation when asked, after which the candidate
+ * lists are rebuilt in O(A log A).  Rows do not depend on any of this: the picks are those of
+ * Gavel's sort over every active job.
  */
 #include "gavel.h"
 
