@@ -22,9 +22,13 @@
  *     allocation holds its GPUs idle;
  *  7. each picked job runs min(floor(T * R), remaining) steps, finishing at now + steps / T.
  * Arithmetic is in double seconds as in Gavel; simtime only orders the events.
- * Cost per round: O(J T) to rank the candidates of each type in a heap (priorities computed
- * only for the jobs still unpicked when their type comes), O(log J) per pick,
- * O(R log R) to order the R finished micro-tasks, plus the policy's allocation when asked.
+ * Cost per round: for each type, O(C) to rank in a heap its candidates C, the unpicked jobs
+ * with a share of it (kept between rounds, so jobs without one cost nothing), O(log C) per
+ * pick, then the zero-priority jobs in their kept order only while the type has GPUs left;
+ * O(R log R) to order the R finished micro-tasks; O(A / 64) to gather the picks in act
+ * order (A active jobs); plus the policy's allocation when asked, after which the candidate
+ * lists are rebuilt in O(A log A).  Rows do not depend on any of this: the picks are those of
+ * Gavel's sort over every active job.
  */
 #include "gavel.h"
 
@@ -53,6 +57,7 @@ struct gjob {
     double      x[CLUSTER_MAX_TYPES], deficit[CLUSTER_MAX_TYPES];
     double      tsf[CLUSTER_MAX_TYPES];     /* Gavel's job_time_so_far */
     int         in_alloc, failures;
+    int         pos;                        /* its index in act */
     /* this round's micro-task */
     int         run_w;                      /* -1: not running */
     int64_t     run_steps;
@@ -72,6 +77,8 @@ struct gjob {
     int64_t     seg_round;
     double      seg_from, seg_to;
 };
+
+struct key { double prio; int i; };            /* pick's heap: (priority, entry) */
 
 struct gw {
     const cluster          *cl;
@@ -120,8 +127,18 @@ struct gw {
      * hold (by GPU id) */
     int                    *type_gpu[CLUSTER_MAX_TYPES];
     unsigned char          *gpu_used;
-    /* pick scratch: one type's candidates, pos = index in act */
-    struct entry { double prio, deficit, x; int pos; } *ent;
+    /* the candidates of each type, kept between rounds: cand[t] the jobs with a nonzero
+     * share of t (in act order), whose priorities move every round; zero[t] (not for FIFO)
+     * the others that can run on t, whose priority is 0 until the next reallocation, in
+     * Gavel's order (deficit descending, then act order) */
+    struct gjob           **cand[CLUSTER_MAX_TYPES], **zero[CLUSTER_MAX_TYPES];
+    int                     ncand[CLUSTER_MAX_TYPES], nzero[CLUSTER_MAX_TYPES];
+    struct gjob           **prev;                       /* last round's jobs still active */
+    int                     nprev;
+    uint64_t               *picked;                     /* this round's picks, by pos */
+    /* pick scratch: one type's candidates with their priorities */
+    struct entry { double prio, deficit, x; int64_t index; struct gjob *j; } *ent;
+    struct key             *keys;                       /* pick's heap, as long as ent */
 };
 
 static void account(struct gw *w, double t)
@@ -236,7 +253,8 @@ static int add_busy(struct gw *w, int t, double from, double to, int sf)
         w->nbuckets = n;
     }
     for (size_t b = (size_t)(from / P); b <= last; b++) {
-        double lo = fmax(from, (double)b * P), hi = fmin(to, (double)(b + 1) * P);
+        double b0 = (double)b * P, b1 = (double)(b + 1) * P;
+        double lo = from > b0 ? from : b0, hi = to < b1 ? to : b1;     /* fmax, fmin */
         if (hi > lo)
             w->bucket[b * (size_t)w->T + (size_t)t] += sf * (hi - lo);
     }
@@ -271,14 +289,30 @@ static int emit(struct gw *w, struct gjob *j, int dropped, struct errbuf *err)
     return w->sink.job ? w->sink.job(w->sink.ctx, &r, err) : 0;
 }
 
+/* Take j out of list a[0..*n), keeping the order of the others. */
+static void list_remove(struct gjob **a, int *n, const struct gjob *j)
+{
+    int k = 0;
+    while (k < *n && a[k] != j)
+        k++;
+    if (k == *n)
+        return;
+    memmove(&a[k], &a[k + 1], (size_t)(*n - k - 1) * sizeof *a);
+    (*n)--;
+}
+
 static void remove_active(struct gw *w, struct gjob *j)
 {
     account(w, w->now);
-    int k = 0;
-    while (k < w->nact && w->act[k] != j)
-        k++;
-    memmove(&w->act[k], &w->act[k + 1], (size_t)(w->nact - k - 1) * sizeof *w->act);
+    for (int k = j->pos; k + 1 < w->nact; k++) {
+        w->act[k] = w->act[k + 1];
+        w->act[k]->pos = k;
+    }
     w->nact--;
+    for (int t = 0; t < w->T; t++) {
+        list_remove(w->cand[t], &w->ncand[t], j);
+        list_remove(w->zero[t], &w->nzero[t], j);
+    }
     w->need_update = 1;
 }
 
@@ -330,11 +364,13 @@ static void sort_by_finish(struct gjob **a, struct gjob **tmp, int n)
 static int complete_round(struct gw *w, struct errbuf *err)
 {
     sort_by_finish(w->run, w->run_tmp, w->nrun);
+    w->nprev = 0;
     for (int k = 0; k < w->nrun; k++) {
         struct gjob *j = w->run[k];
         int t = j->run_w;
         double exec = j->run_finish - w->round_start;
-        int64_t per = j->run_steps / j->sf, lastw = j->run_steps - per * (j->sf - 1);
+        int64_t per = j->sf == 1 ? j->run_steps : j->run_steps / j->sf;
+        int64_t lastw = j->run_steps - per * (j->sf - 1);
         int ok = exec > 0 && lastw > 0 && (j->sf == 1 || per > 0);
         j->run_w = -1;
         w->credit[w->ncredit++] = (struct credit){
@@ -347,6 +383,8 @@ static int complete_round(struct gw *w, struct errbuf *err)
                 if (seg_close(w, j, j->run_finish, TL_DROP, err) < 0 || emit(w, j, 1, err) < 0)
                     return -1;
                 job_free(j);
+            } else {
+                w->prev[w->nprev++] = j;
             }
             continue;
         }
@@ -366,6 +404,8 @@ static int complete_round(struct gw *w, struct errbuf *err)
             if (seg_close(w, j, j->finish, TL_FINISH, err) < 0 || emit(w, j, 0, err) < 0)
                 return -1;
             job_free(j);
+        } else {
+            w->prev[w->nprev++] = j;
         }
     }
     w->nrun = 0;
@@ -465,12 +505,33 @@ static int admit(struct gw *w, struct errbuf *err)
             w->run_tmp = grow_array(w->run_tmp, (size_t)n, sizeof *w->run_tmp, &failed);
             w->credit = grow_array(w->credit, (size_t)n, sizeof *w->credit, &failed);
             w->ent = grow_array(w->ent, (size_t)n, sizeof *w->ent, &failed);
+            w->keys = grow_array(w->keys, (size_t)n, sizeof *w->keys, &failed);
+            w->prev = grow_array(w->prev, (size_t)n, sizeof *w->prev, &failed);
+            for (int t = 0; t < w->T; t++) {
+                w->cand[t] = grow_array(w->cand[t], (size_t)n, sizeof **w->cand, &failed);
+                w->zero[t] = grow_array(w->zero[t], (size_t)n, sizeof **w->zero, &failed);
+            }
+            size_t words = (size_t)n / 64 + 1;
+            w->picked = grow_array(w->picked, words, sizeof *w->picked, &failed);
             if (failed) {
                 job_free(j);
                 return err_run(err, "out of memory");
             }
+            memset(w->picked, 0, words * sizeof *w->picked);
             w->capact = n;
         }
+        /* no share yet: priority 0 wherever it can run, deficit 0, so it joins each zero
+         * list behind every job of deficit >= 0 (all of them come before it in act) */
+        for (int t = 0; t < w->T && !w->al.fifo; t++) {
+            if (j->T[t] <= 0)
+                continue;
+            struct gjob **z = w->zero[t];
+            int k = w->nzero[t]++;
+            for (; k > 0 && z[k - 1]->deficit[t] < 0; k--)
+                z[k] = z[k - 1];
+            z[k] = j;
+        }
+        j->pos = w->nact;
         w->act[w->nact++] = j;
         w->tot.t.jobs_in++;
         w->need_update = 1;
@@ -502,6 +563,37 @@ static int reserve_problem(struct gw *w, size_t n)
         return -1;
     w->pcap = c;
     return 0;
+}
+
+/* Gavel's order among jobs of priority 0 on a type: deficit descending, then act order. */
+static int by_deficit(const void *a, const void *b)
+{
+    const struct entry *p = a, *q = b;
+    if (p->deficit != q->deficit)
+        return p->deficit > q->deficit ? -1 : 1;
+    return p->index < q->index ? -1 : p->index > q->index;
+}
+
+/* After a reallocation: every type's candidates, from the new x and deficits. */
+static void build_candidates(struct gw *w)
+{
+    for (int t = 0; t < w->T; t++) {
+        int nc = 0, nz = 0;
+        for (int k = 0; k < w->nact; k++) {
+            struct gjob *j = w->act[k];
+            if (j->T[t] <= 0)
+                continue;
+            if (j->x[t] != 0)
+                w->cand[t][nc++] = j;
+            else if (!w->al.fifo)
+                w->ent[nz++] = (struct entry){ 0, j->deficit[t], 0, j->index, j };
+        }
+        qsort(w->ent, (size_t)nz, sizeof *w->ent, by_deficit);
+        for (int k = 0; k < nz; k++)
+            w->zero[t][k] = w->ent[k].j;
+        w->ncand[t] = nc;
+        w->nzero[t] = nz;
+    }
 }
 
 /* Step 4, second half: ask the policy for x over the active jobs. */
@@ -551,6 +643,7 @@ static int reallocate(struct gw *w, struct errbuf *err)
         for (int t = 0; t < T; t++)
             j->x[t] = w->p_x[k * T + t];
     }
+    build_candidates(w);
     return 0;
 }
 
@@ -604,26 +697,67 @@ static int before(const struct entry *a, const struct entry *b)
         return a->deficit > b->deficit;
     if (a->x != b->x)
         return a->x > b->x;
-    return a->pos < b->pos;
+    return a->index < b->index;
 }
 
 /* A binary heap in that order: picking stops once the type is full, usually after a few
- * dozen jobs, so popping in order beats sorting every active job every round. */
-static void sift_down(struct entry *h, int n, int i)
+ * dozen jobs, so popping in order beats sorting every active job every round.  It holds
+ * (priority, entry) keys (struct key), which decide almost every comparison by the priority
+ * alone. */
+static int key_before(const struct key *a, const struct key *b, const struct entry *e)
 {
-    struct entry e = h[i];
+    if (a->prio != b->prio)
+        return a->prio > b->prio;
+    return before(&e[a->i], &e[b->i]);
+}
+
+static void sift_down(struct key *h, int n, int i, const struct entry *ent)
+{
+    struct key e = h[i];
     for (;;) {
         int c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && before(&h[c + 1], &h[c]))
+        if (c + 1 < n && key_before(&h[c + 1], &h[c], ent))
             c++;
-        if (!before(&h[c], &e))
+        if (!key_before(&h[c], &e, ent))
             break;
         h[i] = h[c];
         i = c;
     }
     h[i] = e;
+}
+
+/* Remove the root of h[0..n): the hole it leaves goes down the better child of each level
+ * to a leaf (one comparison a level), and the last key climbs back from there, usually a
+ * level or two: about half the comparisons of sifting the last key down from the root. */
+static void pop_root(struct key *h, int n, const struct entry *ent)
+{
+    struct key last = h[n - 1];
+    n--;
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && key_before(&h[c + 1], &h[c], ent))
+            c++;
+        h[i] = h[c];
+        i = c;
+    }
+    while (i > 0 && key_before(&last, &h[(i - 1) / 2], ent)) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = last;
+}
+
+/* Take j for type t. */
+static void take(struct gw *w, struct gjob *j, int t, int *left)
+{
+    *left -= j->sf;
+    j->run_w = t;
+    w->picked[j->pos / 64] |= (uint64_t)1 << (j->pos % 64);
 }
 
 /* Pick jobs of h[0..n) for type t in Gavel's order while it has GPUs left: a job that does
@@ -633,27 +767,81 @@ static void pick(struct gw *w, struct entry *h, int n, int t, int *left)
     /* when they all fit, each fits at its turn whatever the order: no need to order them */
     int need = 0;
     for (int i = 0; i < n && need <= *left; i++)
-        need += w->act[h[i].pos]->sf;
+        need += h[i].j->sf;
     if (need <= *left) {
         for (int i = 0; i < n; i++)
-            w->act[h[i].pos]->run_w = t;
-        *left -= need;
+            take(w, h[i].j, t, left);
         return;
     }
+    struct key *k = w->keys;
+    for (int i = 0; i < n; i++)
+        k[i] = (struct key){ h[i].prio, i };
     for (int i = n / 2 - 1; i >= 0; i--)
-        sift_down(h, n, i);
+        sift_down(k, n, i, h);
     while (n > 0 && *left > 0) {
-        struct gjob *j = w->act[h[0].pos];
-        h[0] = h[--n];
-        sift_down(h, n, 0);
-        if (j->sf > *left)
-            continue;
-        *left -= j->sf;
-        j->run_w = t;
+        struct gjob *j = h[k[0].i].j;
+        pop_root(k, n--, h);
+        if (j->sf <= *left)
+            take(w, j, t, left);
     }
 }
 
-/* Steps 6 and 7. */
+/* Pick, in Gavel's order, the unpicked jobs of priority <= 0 on type t: the zero list, in
+ * its kept order, merged with h[0..n) (jobs with a share whose priority is not positive;
+ * none while x >= 0, as x / fraction >= x when the fraction is at most 1). */
+static void pick_rest(struct gw *w, struct entry *h, int n, int t, int *left)
+{
+    for (int a = 1; a < n; a++)         /* insertion sort: n is 0 but for odd policies */
+        for (int b = a; b > 0 && before(&h[b], &h[b - 1]); b--) {
+            struct entry e = h[b];
+            h[b] = h[b - 1];
+            h[b - 1] = e;
+        }
+    struct gjob **z = w->zero[t];
+    int nz = w->nzero[t], i = 0, k = 0;
+    while (*left > 0 && (i < nz || k < n)) {
+        struct gjob *j;
+        if (i < nz && z[i]->run_w != -1) {
+            i++;                        /* picked on an earlier type */
+            continue;
+        }
+        if (i < nz && k < n) {
+            struct entry e = { 0, z[i]->deficit[t], 0, z[i]->index, z[i] };
+            j = before(&e, &h[k]) ? z[i++] : h[k++].j;
+        } else {
+            j = i < nz ? z[i++] : h[k++].j;
+        }
+        if (j->sf <= *left)
+            take(w, j, t, left);
+    }
+}
+
+/* Start j's micro-task on its type for this round. */
+static int start(struct gw *w, struct gjob *j)
+{
+    int t = j->run_w;
+    int64_t steps = (int64_t)(j->T[t] * w->R);
+    if (steps > j->total - j->done)
+        steps = j->total - j->done;
+    j->run_steps = steps;
+    j->run_start = w->now;
+    j->run_finish = w->now + (double)steps / j->T[t];
+    if (j->first_start < 0)
+        j->first_start = w->now;
+    if (j->last_round == w->round - 1 && j->last_w != t)
+        j->migrations++;
+    j->last_w = t;
+    j->last_round = w->round;
+    double run_s = (double)steps / j->T[t];
+    j->gpu_s[t] += j->sf * run_s;
+    j->attained += j->sf * run_s;
+    if (add_busy(w, t, w->now, j->run_finish, j->sf) < 0)
+        return -1;
+    w->run[w->nrun++] = j;
+    return 0;
+}
+
+/* Steps 6 and 7.  Every active job enters with run_w = -1. */
 static int schedule(struct gw *w, struct errbuf *err)
 {
     if (update_priorities(w, err) < 0)
@@ -665,64 +853,47 @@ static int schedule(struct gw *w, struct errbuf *err)
     int left[CLUSTER_MAX_TYPES];
     for (int t = 0; t < T; t++)
         left[t] = (int)w->cap[t];
-    for (int k = 0; k < w->nact; k++)
-        w->act[k]->run_w = -2;          /* -2: not picked yet */
     w->round++;
     for (int oi = 0; oi < T; oi++) {
-        int t = order[oi], np = 0, nz = 0;
-        struct entry *zero = w->ent + w->nact;     /* zero priorities fill down from the end */
-        for (int k = 0; k < w->nact; k++) {
-            struct gjob *j = w->act[k];
-            /* leave out who could never be picked here (already picked, cannot run, FIFO
-             * with priority 0): the order of the rest is unchanged */
-            if (j->run_w != -2 || j->T[t] <= 0)
-                continue;
+        int t = order[oi], np = 0, nr = 0;
+        struct entry *rest = w->ent + w->ncand[t];  /* non-positive ones fill down from the end */
+        for (int k = 0; k < w->ncand[t]; k++) {
+            struct gjob *j = w->cand[t][k];
+            if (j->run_w != -1)
+                continue;               /* picked on an earlier type */
             double prio = priority(w, j, t);
             if (w->al.fifo && prio <= 0)
                 continue;
-            struct entry e = { prio, j->deficit[t], j->in_alloc ? j->x[t] : 0, k };
+            struct entry e = { prio, j->deficit[t], j->x[t], j->index, j };
             if (e.prio > 0)
                 w->ent[np++] = e;
             else
-                *--zero = e, nz++;
+                *--rest = e, nr++;
         }
         /* priorities are >= 0, so every positive one comes first: the zero ones (no share of
          * this type) are ordered only when the positive ones leave GPUs free */
         pick(w, w->ent, np, t, &left[t]);
-        if (left[t] > 0)
-            pick(w, zero, nz, t, &left[t]);
+        if (left[t] > 0 && !w->al.fifo)
+            pick_rest(w, rest, nr, t, &left[t]);
     }
+    /* the picks in act order (add_busy's sums follow it), from the bit set */
     w->nrun = 0;
-    for (int k = 0; k < w->nact; k++) {
-        struct gjob *j = w->act[k];
-        if (j->run_w >= 0 && !j->in_alloc)
-            j->run_w = -1;              /* picked without an allocation: its GPUs idle */
-        if (j->run_w < 0) {
-            j->run_w = -1;
-            if (j->last_round == w->round - 1 && j->done < j->total)
-                j->preemptions++;
-            continue;
+    int words = w->nact / 64 + 1;
+    for (int q = 0; q < words; q++) {
+        uint64_t bits = w->picked[q];
+        w->picked[q] = 0;
+        while (bits != 0) {
+            struct gjob *j = w->act[q * 64 + __builtin_ctzll(bits)];
+            bits &= bits - 1;
+            if (!j->in_alloc)
+                j->run_w = -1;          /* picked without an allocation: its GPUs idle */
+            else if (start(w, j) < 0)
+                return err_run(err, "out of memory");
         }
-        int t = j->run_w;
-        int64_t steps = (int64_t)(j->T[t] * w->R);
-        if (steps > j->total - j->done)
-            steps = j->total - j->done;
-        j->run_steps = steps;
-        j->run_start = w->now;
-        j->run_finish = w->now + (double)steps / j->T[t];
-        if (j->first_start < 0)
-            j->first_start = w->now;
-        if (j->last_round == w->round - 1 && j->last_w != t)
-            j->migrations++;
-        j->last_w = t;
-        j->last_round = w->round;
-        double run_s = (double)steps / j->T[t];
-        j->gpu_s[t] += j->sf * run_s;
-        j->attained += j->sf * run_s;
-        if (add_busy(w, t, w->now, j->run_finish, j->sf) < 0)
-            return err_run(err, "out of memory");
-        w->run[w->nrun++] = j;
     }
+    for (int k = 0; k < w->nprev; k++)
+        if (w->prev[k]->run_w < 0)
+            w->prev[k]->preemptions++;  /* ran last round, not in this one */
     if (seg_round(w, err) < 0)
         return -1;
     if (w->cfg.round_samples && w->sink.sample != NULL) {
@@ -783,7 +954,8 @@ static int on_round(void *ctx, const struct evq_event *ev, struct errbuf *err)
     if (w->nrun > 0) {
         double mf = 0;
         for (int k = 0; k < w->nrun; k++)
-            mf = fmax(mf, w->run[k]->run_finish);
+            if (w->run[k]->run_finish > mf)
+                mf = w->run[k]->run_finish;
         next = sim_from_sec(mf);
         w->idle_loops = 0;
     } else if (w->have_pending) {
@@ -843,6 +1015,13 @@ static void free_world(struct gw *w)
     free(w->run_tmp);
     free(w->credit);
     free(w->ent);
+    free(w->keys);
+    free(w->prev);
+    free(w->picked);
+    for (int t = 0; t < w->T; t++) {
+        free(w->cand[t]);
+        free(w->zero[t]);
+    }
     free(w->bucket);
     free(w->p_id);
     free(w->p_scale);
