@@ -94,6 +94,8 @@ double hypoexp_sf_expm(const double *rate, int m, double x)
  * sum of the terms' magnitudes (the cancellation), or -1 when it overflows. */
 static double ipow(double b, int e)
 {
+    if (e == 1)
+        return b;               /* the common case (distinct rates), as the loop gives it */
     double r = 1;
     for (; e > 0; e >>= 1, b *= b)
         if (e & 1)
@@ -186,11 +188,11 @@ static void dd_cluster(const double *u, int b, int e, int n, const double *invf,
         h[q] = 0;
     for (int k = 0; k <= e - b; k++) {
         int j = row ? b + k : e - k;
-        double d = u[e] - u[j], s = 0;
-        for (int q = 1; q < n; q++)
+        double d = u[e] - u[j], s = h[0] * invf[k];
+        for (int q = 1; q < n; q++) {
             h[q] += d * h[q - 1];
-        for (int q = 0; q < n; q++)
             s += h[q] * invf[q + k];
+        }
         if (row)
             F[b][j] = ec * s;
         else

@@ -32,8 +32,15 @@
 /* no service needs more containers than this (a bound far past any cluster) */
 #define MAX_CONTAINERS 10000000
 
-/* chain c's P(E <= x) at loads w (per container) for every service */
-static double chain_cdf(const struct msopt_problem *p, int c, const double *w, double x)
+/* every service's rate at loads w (per container) into lam */
+static void rates_at(const struct msopt_problem *p, const double *w, double *lam)
+{
+    for (int k = 0; k < p->app->nservices; k++)
+        lam[k] = mslat_rate(&p->app->svc[k].lat, w[k]);
+}
+
+/* chain c's P(E <= x) at the services' rates lam */
+static double chain_cdf(const struct msopt_problem *p, int c, const double *lam, double x)
 {
     const struct micro_app *a = p->app;
     const struct msopt_chain *ch = &p->chain[c];
@@ -43,7 +50,7 @@ static double chain_cdf(const struct msopt_problem *p, int c, const double *w, d
         double n = ch->calls[k];
         if (!(n > 0))
             continue;
-        rates[m++] = mslat_rate(&a->svc[k].lat, w[k]) / n;
+        rates[m++] = lam[k] / n;
         shift += n * a->svc[k].lat.shift;
     }
     return hypoexp_cdf(rates, m, x - shift);
@@ -62,11 +69,13 @@ static double mix_of(const struct msopt_problem *p, const double *cdf)
     return tot > 0 ? acc / tot : 1;
 }
 
-/* G at loads w; cdf (nchains) receives each chain's */
-static double prob_w(const struct msopt_problem *p, const double *w, double x, double *cdf)
+/* G at loads w; cdf (nchains) receives each chain's, lam (nservices) the rates */
+static double prob_w(const struct msopt_problem *p, const double *w, double x, double *cdf,
+                     double *lam)
 {
+    rates_at(p, w, lam);
     for (int c = 0; c < p->nchains; c++)
-        cdf[c] = p->chain[c].weight > 0 ? chain_cdf(p, c, w, x) : 0;
+        cdf[c] = p->chain[c].weight > 0 ? chain_cdf(p, c, lam, x) : 0;
     return mix_of(p, cdf);
 }
 
@@ -87,12 +96,12 @@ static void loads_of(const struct msopt_problem *p, const int *n, double *w)
 
 double msopt_prob(const struct msopt_problem *p, const int *n, double x)
 {
-    double *w = malloc((size_t)p->app->nservices * sizeof *w);
+    double *w = malloc(2 * (size_t)p->app->nservices * sizeof *w);
     double *cdf = malloc(((size_t)p->nchains + 1) * sizeof *cdf);
     double g = 0;
     if (w != NULL && cdf != NULL) {
         loads_of(p, n, w);
-        g = prob_w(p, w, x, cdf);
+        g = prob_w(p, w, x, cdf, w + p->app->nservices);
     }
     free(w), free(cdf);
     return g;
@@ -135,9 +144,10 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
     char *active = calloc((size_t)S, 1);
     double *cdf = calloc((size_t)p->nchains + 1, sizeof *cdf);
     double *cdft = calloc((size_t)p->nchains + 1, sizeof *cdft);
-    if (!w || !wt || !g || !wm || !cand || !best || !active || !cdf || !cdft) {
+    double *lam = calloc((size_t)S, sizeof *lam), *lamt = calloc((size_t)S, sizeof *lamt);
+    if (!w || !wt || !g || !wm || !cand || !best || !active || !cdf || !cdft || !lam || !lamt) {
         free(w), free(wt), free(g), free(wm), free(cand), free(best), free(active);
-        free(cdf), free(cdft);
+        free(cdf), free(cdft), free(lam), free(lamt);
         return err_run(err, "out of memory");
     }
     memset(res, 0, sizeof *res);
@@ -154,19 +164,19 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
     double q = p->quantile, T = p->sla_s;
     long long best_total = -1;
     for (int it = 0; it < p->iterations; it++) {
-        double G = prob_w(p, w, T, cdf);
+        double G = prob_w(p, w, T, cdf, lam);
         int any = 0;
         for (int k = 0; k < S; k++) {
             g[k] = 0;
             if (!active[k])
                 continue;
             double d = 1e-3 * w[k] + 1e-12;
-            memcpy(wt, w, (size_t)S * sizeof *wt);
-            wt[k] = w[k] + d;
+            memcpy(lamt, lam, (size_t)S * sizeof *lamt);
+            lamt[k] = mslat_rate(&a->svc[k].lat, w[k] + d);
             /* only the chains that call k change: the others' terms are reused as they are */
             for (int c = 0; c < p->nchains; c++)
                 cdft[c] = p->chain[c].weight > 0 && p->chain[c].calls[k] > 0
-                              ? chain_cdf(p, c, wt, T) : cdf[c];
+                              ? chain_cdf(p, c, lamt, T) : cdf[c];
             g[k] = (G - mix_of(p, cdft)) / d;
             if (g[k] > 0)
                 any = 1;
@@ -278,7 +288,7 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
         res->total += best[k];
     }
     free(w), free(wt), free(g), free(wm), free(cand), free(best), free(active);
-    free(cdf), free(cdft);
+    free(cdf), free(cdft), free(lam), free(lamt);
     return 0;
 }
 
@@ -387,10 +397,10 @@ double msopt_prob_idle(const struct msopt_problem *p)
             ch[c] = (struct msopt_chain){ cc, p->chain[c].weight, p->chain[c].graph };
         }
         q.chain = ch;
-        double *cdf = calloc((size_t)C + 1, sizeof *cdf);
-        if (cdf != NULL)
-            g = prob_w(&q, w, p->sla_s, cdf);
-        free(cdf);
+        double *cdf = calloc((size_t)C + 1, sizeof *cdf), *lam = calloc((size_t)S + 1, sizeof *lam);
+        if (cdf != NULL && lam != NULL)
+            g = prob_w(&q, w, p->sla_s, cdf, lam);
+        free(cdf), free(lam);
     }
     free(w), free(calls), free(ch), free(one);
     return g;
