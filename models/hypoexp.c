@@ -4,7 +4,8 @@
  * Partial fractions: P(X > x) = sum_i C_i exp(-l_i x), C_i = prod_{j != i} l_j / (l_j - l_i),
  * with equal rates gathered into Erlang blocks (sf_blocks: repeated roots).  The rounding
  * error is about eps * sum of the terms' magnitudes; when that bound exceeds 1e-10 (close
- * but unequal rates) the matrix form is used instead: X is the absorption time of the
+ * but unequal rates) divided differences are used instead (hypoexp_sf_divdiff, below), and
+ * where those are out of range the matrix form: X is the absorption time of the
  * chain 1 -> 2 -> ... -> m -> out with rates l_i, so P(X > x) = e_1' exp(T x) 1 with
  * T = -diag(l) + superdiag(l_1..l_{m-1}).  exp(A), A = T x, is (exp(A / 2^s))^(2^s) with
  * |A / 2^s| <= 1/2 and the Taylor series summed until its terms fall below 1e-18; exp(T t) is
@@ -28,8 +29,12 @@ static void trimul(int m, const double *a, const double *b, double *c)
         }
 }
 
-static double sf_matrix(const double *rate, int m, double x)
+double hypoexp_sf_expm(const double *rate, int m, double x)
 {
+    if (m <= 0)
+        return x < 0 ? 1.0 : 0.0;
+    if (x <= 0)
+        return 1.0;
     static _Thread_local double a[HYPOEXP_MAX * HYPOEXP_MAX], e[HYPOEXP_MAX * HYPOEXP_MAX],
         term[HYPOEXP_MAX * HYPOEXP_MAX], tmp[HYPOEXP_MAX * HYPOEXP_MAX];
     double norm = 0;
@@ -89,6 +94,8 @@ static double sf_matrix(const double *rate, int m, double x)
  * sum of the terms' magnitudes (the cancellation), or -1 when it overflows. */
 static double ipow(double b, int e)
 {
+    if (e == 1)
+        return b;               /* the common case (distinct rates), as the loop gives it */
     double r = 1;
     for (; e > 0; e >>= 1, b *= b)
         if (e & 1)
@@ -150,6 +157,108 @@ static int sf_blocks(const double *l, const int *n, int nb, double x, double *ou
     return 0;
 }
 
+/* Divided differences of exp (hypoexp.h).  With u_i = l_i x sorted ascending and z_i = -u_i,
+ * S(x) = sum_j (prod_(i<j) u_i) F[0][j] for F[i][j] = exp[z_i..z_j] (the first row of
+ * exp(T x) times 1): every term nonnegative, and the sum does not depend on the stages'
+ * order.  F comes in two ways:
+ * - within a cluster (a run of points whose neighbours are closer than DD_GAP), about the
+ *   cluster's smallest point c = -u_e with d_k = u_e - u_k in [0, D], D the cluster's span:
+ *   exp[z_i..z_j] = e^c sum_n h_n(d_i..d_j) / (n + j - i)!, h_n the complete homogeneous
+ *   symmetric polynomials, built a point at a time (h_n(P + d) = h_n(P) + d h_(n-1)(P + d)):
+ *   every term nonnegative, each at most D^n / (n! (j - i)!) and the first 1 / (j - i)!, so
+ *   the series stops where D^n / n! < 1e-17.  Only the cluster's first row (points added
+ *   from its start) and last column (from its end) are needed;
+ * - across clusters, by the Newton recurrence F[i][j] = (F[i][j-1] - F[i+1][j]) / (u_j - u_i),
+ *   whose two terms share all points but one and differ by a point at least DD_GAP further:
+ *   they cancel by a factor of about 1 + (j - i) / (u_j - u_i) at most.
+ * Cost: O(m (D + 40)) for the series, O(m^2) for the recurrence. */
+#ifndef DD_GAP
+#define DD_GAP  4.0
+#endif
+#define DD_SPAN 24.0
+enum { DD_TERMS = 128 };
+
+/* F[b][b..e] (row) or F[b..e][e] (!row) by the series, with 1/q! in invf */
+static void dd_cluster(const double *u, int b, int e, int n, const double *invf, int row,
+                       double F[][HYPOEXP_MAX])
+{
+    double h[DD_TERMS], ec = exp(-u[e]);
+    h[0] = 1;
+    for (int q = 1; q < n; q++)
+        h[q] = 0;
+    for (int k = 0; k <= e - b; k++) {
+        int j = row ? b + k : e - k;
+        double d = u[e] - u[j], s = h[0] * invf[k];
+        for (int q = 1; q < n; q++) {
+            h[q] += d * h[q - 1];
+            s += h[q] * invf[q + k];
+        }
+        if (row)
+            F[b][j] = ec * s;
+        else
+            F[j][e] = ec * s;
+    }
+}
+
+int hypoexp_sf_divdiff(const double *rate, int m, double x, double *sf)
+{
+    static _Thread_local double F[HYPOEXP_MAX][HYPOEXP_MAX], invf[DD_TERMS + HYPOEXP_MAX];
+    double u[HYPOEXP_MAX];
+    int first[HYPOEXP_MAX];
+    if (m <= 0 || x <= 0) {
+        *sf = hypoexp_sf(rate, m, x);
+        return 0;
+    }
+    if (invf[0] == 0) {
+        invf[0] = 1;
+        for (int q = 1; q < DD_TERMS + HYPOEXP_MAX; q++)
+            invf[q] = invf[q - 1] / q;
+    }
+    for (int i = 0; i < m; i++) {
+        double v = rate[i] * x;
+        int k = i;
+        for (; k > 0 && u[k - 1] > v; k--)
+            u[k] = u[k - 1];
+        u[k] = v;
+    }
+    if (!(u[0] > 0) || !isfinite(u[m - 1]))
+        return -1;
+    for (int i = 0; i < m; i++)
+        first[i] = i > 0 && u[i] - u[i - 1] < DD_GAP ? first[i - 1] : i;
+    for (int e = m - 1; e >= 0; e = first[e] - 1) {
+        int b = first[e], n = 1;
+        double span = u[e] - u[b];
+        if (span > DD_SPAN)
+            return -1;
+        for (double t = 1; n < DD_TERMS && (t >= 1e-17 || n <= span); n++)
+            t *= span / n;
+        if (b == e) {
+            F[b][b] = exp(-u[b]);
+            continue;
+        }
+        dd_cluster(u, b, e, n, invf, 1, F);
+        if (e < m - 1)
+            dd_cluster(u, b, e, n, invf, 0, F); /* later clusters need the last column */
+    }
+    for (int k = 1; k < m; k++)
+        for (int i = 0; i + k < m; i++) {
+            int j = i + k;
+            if (first[j] != first[i])
+                F[i][j] = (F[i][j - 1] - F[i + 1][j]) / (u[j] - u[i]);
+        }
+    double s = 0, prod = 1;
+    for (int j = 0; j < m; j++) {
+        if (!(prod < 1e280))
+            return -1;
+        s += prod * F[0][j];
+        prod *= u[j];
+    }
+    if (!isfinite(s))
+        return -1;
+    *sf = s < 0 ? 0 : s > 1 ? 1 : s;
+    return 0;
+}
+
 double hypoexp_sf(const double *rate, int m, double x)
 {
     if (m <= 0)
@@ -178,7 +287,9 @@ double hypoexp_sf(const double *rate, int m, double x)
     double sf = 0, bound = 0;
     if (sf_blocks(l, n, nb, x * top, &sf, &bound) == 0 && bound * 4e-16 * m < 1e-10)
         return sf < 0 ? 0 : sf > 1 ? 1 : sf;
-    return sf_matrix(rate, m, x);
+    if (hypoexp_sf_divdiff(rate, m, x, &sf) == 0)
+        return sf;
+    return hypoexp_sf_expm(rate, m, x);
 }
 
 double hypoexp_cdf(const double *rate, int m, double x)

@@ -7,9 +7,12 @@
  * Any rates are accepted: distinct, equal (Erlang blocks) or nearly equal.  Where the partial
  * fractions sum_i C_i exp(-rate_i x) would lose digits to cancellation (close rates make the
  * C_i large and of both signs), the survival function is computed as e_1' exp(T x) 1 for the
- * chain's bidiagonal sub-generator T, by scaling and squaring of a Taylor series, whose terms
- * are all nonnegative after the scaling: accurate to about 1e-14 absolute for any rates.
- * Cost: O(m^2) by partial fractions, O(m^3 log(rate_max x)) by the matrix.
+ * chain's bidiagonal sub-generator T, whose first row holds divided differences of exp at
+ * the points -rate_i x: by a series of nonnegative terms within clusters of close points and
+ * Newton's recurrence between clusters (about 5e-15 relative), or, when a cluster spans too
+ * wide for the series, by scaling and squaring of the matrix (about 1e-14 to 1e-12
+ * absolute).  Cost: O(m^2) by partial fractions, O(m (span + 40) + m^2) by divided
+ * differences, O(m^3 log(rate_max x)) by the matrix.
  *
  * Pure functions; no allocation (m <= HYPOEXP_MAX).
  */
@@ -22,6 +25,12 @@ enum { HYPOEXP_MAX = 64 };
  * m = 0, X = 0. */
 double hypoexp_sf(const double *rate, int m, double x);
 double hypoexp_cdf(const double *rate, int m, double x);
+/* The two paths hypoexp_sf takes where partial fractions lose digits, for tests and
+ * comparisons: the chain's matrix exponential (any rates), and divided differences of exp
+ * (returns -1, leaving *sf, when a cluster of close rates spans more than 24 / x or the
+ * rates are out of range; then the matrix form is used). */
+double hypoexp_sf_expm(const double *rate, int m, double x);
+int    hypoexp_sf_divdiff(const double *rate, int m, double x, double *sf /* out */);
 
 /* One component of a mixture: shift + a chain of m stages, with probability `weight`. */
 struct hypoexp_chain {

@@ -17,7 +17,9 @@
  * most of the gap to the integer optimum (tests/test_derm.c measures it against brute force).
  *
  * Cost: (iterations x (services + 1) + trims) evaluations of G, each O(chains x m^2) for m
- * services per chain (models/hypoexp.h; O(m^3 log) when rates are close).
+ * services per chain (models/hypoexp.h); a gradient's evaluation for service k recomputes
+ * only the chains that call k and reuses the others' terms as computed at w, so that G is
+ * the same to the last bit as a full evaluation.
  */
 #include "msopt.h"
 
@@ -30,28 +32,51 @@
 /* no service needs more containers than this (a bound far past any cluster) */
 #define MAX_CONTAINERS 10000000
 
-/* G at loads w (per container) for every service */
-static double prob_w(const struct msopt_problem *p, const double *w, double x)
+/* every service's rate at loads w (per container) into lam */
+static void rates_at(const struct msopt_problem *p, const double *w, double *lam)
+{
+    for (int k = 0; k < p->app->nservices; k++)
+        lam[k] = mslat_rate(&p->app->svc[k].lat, w[k]);
+}
+
+/* chain c's P(E <= x) at the services' rates lam */
+static double chain_cdf(const struct msopt_problem *p, int c, const double *lam, double x)
 {
     const struct micro_app *a = p->app;
-    double rates[HYPOEXP_MAX], tot = 0, acc = 0;
-    for (int c = 0; c < p->nchains; c++) {
-        const struct msopt_chain *ch = &p->chain[c];
-        if (!(ch->weight > 0))
+    const struct msopt_chain *ch = &p->chain[c];
+    double rates[HYPOEXP_MAX], shift = 0;
+    int m = 0;
+    for (int k = 0; k < a->nservices && m < HYPOEXP_MAX; k++) {
+        double n = ch->calls[k];
+        if (!(n > 0))
             continue;
-        int m = 0;
-        double shift = 0;
-        for (int k = 0; k < a->nservices && m < HYPOEXP_MAX; k++) {
-            double n = ch->calls[k];
-            if (!(n > 0))
-                continue;
-            rates[m++] = mslat_rate(&a->svc[k].lat, w[k]) / n;
-            shift += n * a->svc[k].lat.shift;
-        }
-        tot += ch->weight;
-        acc += ch->weight * hypoexp_cdf(rates, m, x - shift);
+        rates[m++] = lam[k] / n;
+        shift += n * a->svc[k].lat.shift;
+    }
+    return hypoexp_cdf(rates, m, x - shift);
+}
+
+/* G from the chains' cdf (entries of chains of no weight are not read) */
+static double mix_of(const struct msopt_problem *p, const double *cdf)
+{
+    double tot = 0, acc = 0;
+    for (int c = 0; c < p->nchains; c++) {
+        if (!(p->chain[c].weight > 0))
+            continue;
+        tot += p->chain[c].weight;
+        acc += p->chain[c].weight * cdf[c];
     }
     return tot > 0 ? acc / tot : 1;
+}
+
+/* G at loads w; cdf (nchains) receives each chain's, lam (nservices) the rates */
+static double prob_w(const struct msopt_problem *p, const double *w, double x, double *cdf,
+                     double *lam)
+{
+    rates_at(p, w, lam);
+    for (int c = 0; c < p->nchains; c++)
+        cdf[c] = p->chain[c].weight > 0 ? chain_cdf(p, c, lam, x) : 0;
+    return mix_of(p, cdf);
 }
 
 int msopt_floor(const struct msopt_problem *p, int k)
@@ -71,12 +96,14 @@ static void loads_of(const struct msopt_problem *p, const int *n, double *w)
 
 double msopt_prob(const struct msopt_problem *p, const int *n, double x)
 {
-    double *w = malloc((size_t)p->app->nservices * sizeof *w);
-    if (w == NULL)
-        return 0;
-    loads_of(p, n, w);
-    double g = prob_w(p, w, x);
-    free(w);
+    double *w = malloc(2 * (size_t)p->app->nservices * sizeof *w);
+    double *cdf = malloc(((size_t)p->nchains + 1) * sizeof *cdf);
+    double g = 0;
+    if (w != NULL && cdf != NULL) {
+        loads_of(p, n, w);
+        g = prob_w(p, w, x, cdf, w + p->app->nservices);
+    }
+    free(w), free(cdf);
     return g;
 }
 
@@ -115,8 +142,12 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
     double *g = calloc((size_t)S, sizeof *g), *wm = calloc((size_t)S, sizeof *wm);
     int *cand = calloc((size_t)S, sizeof *cand), *best = calloc((size_t)S, sizeof *best);
     char *active = calloc((size_t)S, 1);
-    if (!w || !wt || !g || !wm || !cand || !best || !active) {
+    double *cdf = calloc((size_t)p->nchains + 1, sizeof *cdf);
+    double *cdft = calloc((size_t)p->nchains + 1, sizeof *cdft);
+    double *lam = calloc((size_t)S, sizeof *lam), *lamt = calloc((size_t)S, sizeof *lamt);
+    if (!w || !wt || !g || !wm || !cand || !best || !active || !cdf || !cdft || !lam || !lamt) {
         free(w), free(wt), free(g), free(wm), free(cand), free(best), free(active);
+        free(cdf), free(cdft), free(lam), free(lamt);
         return err_run(err, "out of memory");
     }
     memset(res, 0, sizeof *res);
@@ -133,16 +164,20 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
     double q = p->quantile, T = p->sla_s;
     long long best_total = -1;
     for (int it = 0; it < p->iterations; it++) {
-        double G = prob_w(p, w, T);
+        double G = prob_w(p, w, T, cdf, lam);
         int any = 0;
         for (int k = 0; k < S; k++) {
             g[k] = 0;
             if (!active[k])
                 continue;
             double d = 1e-3 * w[k] + 1e-12;
-            memcpy(wt, w, (size_t)S * sizeof *wt);
-            wt[k] = w[k] + d;
-            g[k] = (G - prob_w(p, wt, T)) / d;
+            memcpy(lamt, lam, (size_t)S * sizeof *lamt);
+            lamt[k] = mslat_rate(&a->svc[k].lat, w[k] + d);
+            /* only the chains that call k change: the others' terms are reused as they are */
+            for (int c = 0; c < p->nchains; c++)
+                cdft[c] = p->chain[c].weight > 0 && p->chain[c].calls[k] > 0
+                              ? chain_cdf(p, c, lamt, T) : cdf[c];
+            g[k] = (G - mix_of(p, cdft)) / d;
             if (g[k] > 0)
                 any = 1;
         }
@@ -163,10 +198,14 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
                 wm[k] = v;
                 lin -= g[k] * (v - w[k]);
             }
+            double was_lo = lo, was_hi = hi;
             if (lin >= q)
                 hi = 0.5 * (lo + hi);
             else
                 lo = 0.5 * (lo + hi);
+            /* the interval no longer narrows: every later step would repeat this one */
+            if (lo == was_lo && hi == was_hi)
+                break;
         }
         for (int k = 0; k < S; k++)
             if (g[k] > 0)
@@ -249,6 +288,7 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
         res->total += best[k];
     }
     free(w), free(wt), free(g), free(wm), free(cand), free(best), free(active);
+    free(cdf), free(cdft), free(lam), free(lamt);
     return 0;
 }
 
@@ -357,7 +397,10 @@ double msopt_prob_idle(const struct msopt_problem *p)
             ch[c] = (struct msopt_chain){ cc, p->chain[c].weight, p->chain[c].graph };
         }
         q.chain = ch;
-        g = prob_w(&q, w, p->sla_s);
+        double *cdf = calloc((size_t)C + 1, sizeof *cdf), *lam = calloc((size_t)S + 1, sizeof *lam);
+        if (cdf != NULL && lam != NULL)
+            g = prob_w(&q, w, p->sla_s, cdf, lam);
+        free(cdf), free(lam);
     }
     free(w), free(calls), free(ch), free(one);
     return g;
