@@ -172,9 +172,7 @@ static int sf_blocks(const double *l, const int *n, int nb, double x, double *ou
  *   whose two terms share all points but one and differ by a point at least DD_GAP further:
  *   they cancel by a factor of about 1 + (j - i) / (u_j - u_i) at most.
  * Cost: O(m (D + 40)) for the series, O(m^2) for the recurrence. */
-#ifndef DD_GAP
 #define DD_GAP  4.0
-#endif
 #define DD_SPAN 24.0
 enum { DD_TERMS = 128 };
 
