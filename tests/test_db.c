@@ -59,6 +59,12 @@ static void write_run(db *d, int commit)
     cr_assert_lt(db_row(d, "runs", req_cols, rq, 1, &err), 0);
     cr_assert(strstr(err.msg, "no per-run table 'runs'") != NULL, "%s", err.msg);
     err_clear(&err);
+    /* more values than the commit's row reader has columns (32) is an error at the row */
+    static const char *const many_cols[33] = { "request_id" };
+    struct row_value many[33] = { row_int(1) };
+    cr_assert_lt(db_row(d, "requests", many_cols, many, 33, &err), 0);
+    cr_assert(strstr(err.msg, "33 values (at most 32)") != NULL, "%s", err.msg);
+    err_clear(&err);
     if (commit) {
         struct db_run_end e = { 12, 0.01, "drained", 40, 3, 2 };
         int64_t id = 0;

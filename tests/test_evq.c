@@ -402,3 +402,60 @@ Test(evq, peek_time_tracks_earliest_live)
     cr_assert_eq(evq_size(q), 2);
     evq_destroy(q);
 }
+
+Test(evq, deep_hold_model_pops_in_order_with_cancels)
+{
+    /* The bench's hold model on a heap deep enough for sift_down's prefetching path (tens of
+     * thousands pending): pop the earliest, push one a little later, every 7th push with a
+     * handle that is cancelled a while after.  Few distinct increments make many ties.  Pops
+     * must come in (time, push order) order, never a cancelled event, and every live one. */
+    enum { PENDING = 70000, STEPS = 400000, RING = 512 };
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    evq *q = evq_create(16);
+    unsigned char *cancelled = calloc(PENDING + 2 * STEPS, 1);
+    evq_handle ring[RING] = { { 0, 0 } };
+    uint64_t ring_arg[RING] = { 0 }, pushed = 0;
+    size_t ri = 0;
+    long cancels = 0;
+    for (; pushed < PENDING; pushed++)
+        cr_assert_eq(evq_push(q, (simtime)gsl_rng_uniform_int(r, 1000), 0, pushed, NULL), 0);
+    struct evq_event prev = { -1, 0, 0 }, ev;
+    for (long s = 0; s < STEPS; s++) {
+        cr_assert_eq(evq_pop(q, &ev), 1, "step %ld: empty", s);
+        cr_assert(ev.time > prev.time || (ev.time == prev.time && ev.arg > prev.arg),
+                  "step %ld: (t=%lld, #%llu) after (t=%lld, #%llu)", s, (long long)ev.time,
+                  (unsigned long long)ev.arg, (long long)prev.time,
+                  (unsigned long long)prev.arg);
+        cr_assert(!cancelled[ev.arg], "step %ld: cancelled push #%llu popped", s,
+                  (unsigned long long)ev.arg);
+        prev = ev;
+        simtime t = ev.time + (simtime)gsl_rng_uniform_int(r, 8) * 50;
+        if (s % 7 != 0) {
+            cr_assert_eq(evq_push(q, t, 0, pushed++, NULL), 0);
+            continue;
+        }
+        if (evq_pending(q, ring[ri])) {
+            evq_cancel(q, ring[ri]);
+            cancelled[ring_arg[ri]] = 1;
+            cancels++;
+            cr_assert_eq(evq_push(q, t + 1, 0, pushed++, NULL), 0);    /* keep the count */
+        }
+        ring_arg[ri] = pushed;
+        cr_assert_eq(evq_push(q, t, 0, pushed++, &ring[ri]), 0);
+        ri = (ri + 1) % RING;
+    }
+    cr_assert_gt(cancels, STEPS / 14, "only %ld cancels hit a pending event", cancels);
+    size_t left = 0;
+    for (; evq_pop(q, &ev); left++) {
+        cr_assert(ev.time > prev.time || (ev.time == prev.time && ev.arg > prev.arg),
+                  "drain: out of order");
+        cr_assert(!cancelled[ev.arg], "drain: cancelled push #%llu popped",
+                  (unsigned long long)ev.arg);
+        prev = ev;
+    }
+    cr_assert_eq(left, PENDING, "drained %zu, want %d", left, PENDING);
+    free(cancelled);
+    evq_destroy(q);
+    gsl_rng_free(r);
+}

@@ -8,6 +8,13 @@
  * handle has slot NOSLOT and is always live, so popping it touches nothing but the heap (a
  * plain heap's cost).  Handles carry (slot, generation), the generation being bumped whenever
  * a slot is freed, so a stale handle never touches the slot's next event.
+ * Layout: the heap's array starts 3 entries into a 128-byte aligned block, so that the four
+ * children of an entry (32 bytes each) fill exactly two cache lines instead of straddling
+ * three: at 10^6 pending, where every level of a sift is a miss, that is a third fewer.
+ The smaller of four children is found without branches (a mispredicted branch per level
+ * costs more than the comparisons it would skip), and in a heap beyond the caches a sift asks
+ * for the next level's lines while it compares this one's.  Since keys are unique, the order
+ * of pops is the order of (time, seq) whatever the heap's shape.
  * Limits: 2^40 pushes per queue and 2^24 - 1 events with handles pending at once (both
  * checked).
  * Invariants: heap[i] <= each of heap[4i+1 .. 4i+4]; a slot is on the free list iff no live
@@ -19,6 +26,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct entry {
     simtime  time;
@@ -32,6 +40,12 @@ enum { SLOT_BITS = 24 };
 #define NOSLOT SLOT_MASK        /* an event without a handle */
 #define SEQ_MAX (UINT64_C(1) << (64 - SLOT_BITS))
 
+enum {
+    LINE2 = 128,        /* two cache lines: the four children of an entry */
+    PAD = 3,            /* entries before heap[0], so that heap[4i+1] starts a LINE2 block */
+    PREFETCH_MIN = 32768,   /* entries (1 MiB, beyond L2) from which sift_down prefetches */
+};
+
 struct slot {
     uint64_t key;       /* key of its live event, 0 if none */
     uint32_t gen;       /* handles' generation; bumped when the slot is freed */
@@ -39,7 +53,8 @@ struct slot {
 };
 
 struct evq {
-    struct entry *heap;
+    struct entry *heap;         /* mem + PAD */
+    void         *mem;          /* LINE2-aligned block of PAD + cap entries */
     size_t        n, cap;       /* entries in the heap, live or stale */
     size_t        live;
     struct slot  *slots;
@@ -52,7 +67,26 @@ struct evq {
 
 static inline int before(const struct entry *a, const struct entry *b)
 {
-    return a->time < b->time || (a->time == b->time && a->key < b->key);
+    /* bitwise, not short-circuit: compiles to flags and moves, no branch to mispredict */
+    return (a->time < b->time) | ((a->time == b->time) & (a->key < b->key));
+}
+
+/* A LINE2-aligned array of PAD + cap entries holding the n entries of old (if any). */
+static int heap_alloc(evq *q, size_t cap)
+{
+    size_t bytes = (PAD + cap) * sizeof(struct entry);
+    bytes = (bytes + LINE2 - 1) / LINE2 * LINE2;        /* aligned_alloc wants a multiple */
+    void *mem = aligned_alloc(LINE2, bytes);
+    if (mem == NULL)
+        return -1;
+    struct entry *h = (struct entry *)mem + PAD;
+    if (q->n > 0)
+        memcpy(h, q->heap, q->n * sizeof *h);
+    free(q->mem);
+    q->mem = mem;
+    q->heap = h;
+    q->cap = cap;
+    return 0;
 }
 
 evq *evq_create(size_t capacity_hint)
@@ -60,11 +94,10 @@ evq *evq_create(size_t capacity_hint)
     evq *q = calloc(1, sizeof *q);
     if (q == NULL)
         return NULL;
-    q->cap = capacity_hint < 16 ? 16 : capacity_hint;
-    q->slotcap = q->cap;
-    q->heap = malloc(q->cap * sizeof *q->heap);
+    size_t cap = capacity_hint < 16 ? 16 : capacity_hint;
+    q->slotcap = cap;
     q->slots = malloc(q->slotcap * sizeof *q->slots);
-    if (q->heap == NULL || q->slots == NULL) {
+    if (heap_alloc(q, cap) < 0 || q->slots == NULL) {
         evq_destroy(q);
         return NULL;
     }
@@ -76,14 +109,13 @@ void evq_destroy(evq *q)
 {
     if (q == NULL)
         return;
-    free(q->heap);
+    free(q->mem);
     free(q->slots);
     free(q);
 }
 
-static void sift_up(struct entry *h, size_t i)
+static inline void sift_up(struct entry *h, size_t i, struct entry e)
 {
-    struct entry e = h[i];
     while (i > 0) {
         size_t p = (i - 1) / 4;
         if (!before(&e, &h[p]))
@@ -94,23 +126,52 @@ static void sift_up(struct entry *h, size_t i)
     h[i] = e;
 }
 
-static void sift_down(struct entry *h, size_t n, size_t i)
+/* The smaller of the children c .. end - 1 (1 to 4 of them). */
+static inline size_t min_child(const struct entry *h, size_t c, size_t end)
 {
-    struct entry e = h[i];
+    if (end - c == 4) {
+        size_t a = c + (size_t)before(&h[c + 1], &h[c]);
+        size_t b = c + 2 + (size_t)before(&h[c + 3], &h[c + 2]);
+        return before(&h[b], &h[a]) ? b : a;
+    }
+    size_t best = c;
+    for (size_t k = c + 1; k < end; k++)
+        if (before(&h[k], &h[best]))
+            best = k;
+    return best;
+}
+
+/* e into the hole at i of the heap h[0, n), moving down along the smaller children.  In a
+ * heap larger than the caches, the next level's lines are asked for while this level is
+ * compared: the comparisons have no branches, so nothing else would fetch them early. */
+static void sift_down(struct entry *h, size_t n, size_t i, struct entry e)
+{
+    int far = n >= PREFETCH_MIN;
     for (;;) {
         size_t c = 4 * i + 1;
         if (c >= n)
             break;
-        size_t best = c, end = c + 4 < n ? c + 4 : n;
-        for (size_t k = c + 1; k < end; k++)
-            if (before(&h[k], &h[best]))
-                best = k;
+#if defined(__GNUC__)
+        if (far && 4 * c + 16 <= n)
+            for (size_t k = 0; k < 4; k++) {
+                __builtin_prefetch(&h[4 * (c + k) + 1]);    /* the two lines of a group */
+                __builtin_prefetch(&h[4 * (c + k) + 3]);
+            }
+#endif
+        size_t best = min_child(h, c, c + 4 < n ? c + 4 : n);
         if (!before(&h[best], &e))
             break;
         h[i] = h[best];
         i = best;
     }
     h[i] = e;
+}
+
+static inline void remove_top(evq *q)
+{
+    size_t n = --q->n;
+    if (n > 0)
+        sift_down(q->heap, n, 0, q->heap[n]);
 }
 
 static int entry_live(const evq *q, const struct entry *e)
@@ -129,7 +190,7 @@ static void compact(evq *q)
     q->n = k;
     if (k > 1)
         for (size_t i = (k - 2) / 4 + 1; i-- > 0;)
-            sift_down(q->heap, k, i);
+            sift_down(q->heap, k, i, q->heap[i]);
 }
 
 static int slot_alloc(evq *q, uint32_t *out)
@@ -168,16 +229,10 @@ static void slot_free(evq *q, uint32_t s)
 int evq_push(evq *q, simtime time, uint32_t kind, uint64_t arg, evq_handle *out)
 {
     if (q->n == q->cap) {
-        if (q->n - q->live >= q->live) {
+        if (q->n - q->live >= q->live)
             compact(q);
-        } else {
-            size_t nc = q->cap * 2;
-            struct entry *h = realloc(q->heap, nc * sizeof *h);
-            if (h == NULL)
-                return -1;
-            q->heap = h;
-            q->cap = nc;
-        }
+        else if (heap_alloc(q, q->cap * 2) < 0)
+            return -1;
     }
     uint32_t s = NOSLOT;
     if (q->seq + 1 >= SEQ_MAX || (out != NULL && slot_alloc(q, &s) < 0))
@@ -187,17 +242,9 @@ int evq_push(evq *q, simtime time, uint32_t kind, uint64_t arg, evq_handle *out)
         q->slots[s].key = key;
         *out = (evq_handle){ s, q->slots[s].gen };
     }
-    q->heap[q->n] = (struct entry){ time, key, arg, kind };
-    sift_up(q->heap, q->n++);
+    sift_up(q->heap, q->n++, (struct entry){ time, key, arg, kind });
     q->live++;
     return 0;
-}
-
-static void remove_top(evq *q)
-{
-    q->heap[0] = q->heap[--q->n];
-    if (q->n > 1)
-        sift_down(q->heap, q->n, 0);
 }
 
 int evq_pop(evq *q, struct evq_event *out)
