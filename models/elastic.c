@@ -396,8 +396,8 @@ static void kahan(double *sum, double *comp, double v)
     *sum = t;
 }
 
-/* At least 4 points, not all on one plane: what a 3-D triangulation needs (delaunay_create
- * reports the same, with the same words, when it runs).  O(n). */
+/* At least 4 points, not all on one plane: what a 3-D triangulation needs, checked before
+ * Qhull is asked (whose own message for a flat set is less plain).  O(n). */
 static int check_span(const double *p, int n, const char *what, struct errbuf *err)
 {
     if (n < 4)
@@ -553,15 +553,15 @@ static int build_points(elastic_app *a, const char *place_path, const char *scal
     if (r < 0)
         goto out;
     snprintf(a->tri_what, sizeof a->tri_what, "%s and %s", place_path, scal_path);
-    /* what would stop the triangulation is checked now, so that bad files fail at load:
-     * too few points, or all of them on one plane (no 4 affinely independent) */
-    rc = check_span(pts, np, a->tri_what, err);
-    if (rc == 0) {
-        a->tri_pts = pts;
-        a->tri_vals = vals;
-        a->tri_n = np;
-        pts = vals = NULL;
-    }
+    /* points that cannot span a triangulation (too few, or all on one plane, as a
+     * single-node profile's are) fail only when a placement outside placements.csv needs
+     * one, as in Pollux's and Sia's simulators, which build their LinearNDInterpolator
+     * there (need_tri checks them then) */
+    a->tri_pts = pts;
+    a->tri_vals = vals;
+    a->tri_n = np;
+    pts = vals = NULL;
+    rc = 0;
 out:
     free(keys);
     free(pts);
@@ -574,7 +574,8 @@ static int need_tri(elastic_app *a, struct errbuf *err)
 {
     if (a->tri != NULL)
         return 0;
-    if (delaunay_create(&a->tri, 3, a->tri_n, a->tri_pts, 2, a->tri_vals, a->tri_what,
+    if (check_span(a->tri_pts, a->tri_n, a->tri_what, err) < 0 ||
+        delaunay_create(&a->tri, 3, a->tri_n, a->tri_pts, 2, a->tri_vals, a->tri_what,
                         err) < 0)
         return -1;
     free(a->tri_pts);

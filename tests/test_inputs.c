@@ -1691,8 +1691,12 @@ static const struct row rows[] = {
       { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
         { "a.json", "{\n \"gpu\": \"T4\",\n \"applications\": [{ \"name\": \"toyx\" }]\n}\n" } },
       { RUN }, 2, "toyx/placements.csv: cannot open" },
+    /* points on one plane fail when a placement outside placements.csv needs them, as in
+     * Pollux's simulator (a job on 4 GPUs here): not at load, so that single-node profiles
+     * (Sia's quad) serve the placements they measured */
     { "pollux_profiles_coplanar",
-      { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") }, { "w.csv", XOK },
+      { { "e.json", XEXP_MORE("\"models\": { \"elastic\": \"a.json\" }") },
+        { "w.csv", XHDR XJ("a", "0", "toy", "4", "64") },
         { "a.json", "{\n \"gpu\": \"T4\",\n \"applications\": [{ \"name\": \"toy\", "
                     "\"max_epochs\": 2 }]\n}\n" } },
       { RUN }, 2, "toy/placements.csv and %d/toy/scalability.csv: the 5 points lie on one plane: "

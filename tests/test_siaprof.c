@@ -141,3 +141,31 @@ Test(siaprof, sia_workload_end_to_end, .timeout = 120)
     free(a);
     free(b);
 }
+
+/* Sia's quad profile (RTX 6000) was measured on one node: its points lie on one plane and
+ * cannot be triangulated.  Sia interpolates only for placements its traces lack, so a
+ * cluster with one 4-GPU RTX 6000 node runs (every placement on it is measured), and its
+ * GPUs are used; before, loading the profile refused the run. */
+Test(siaprof, a_single_node_quad_profile_serves_its_node, .timeout = 120)
+{
+    if (sia_dir() == NULL)
+        cr_skip_test("no Sia profiles");
+    char set[1200], cl[512], db[512], wl[1200];
+    snprintf(set, sizeof set, "models.elastic_sia=%s", sia_dir());
+    snprintf(db, sizeof db, "%s/siaquad.db", th_tmpdir());
+    remove(db);
+    free(th_write("quad.json", "{ \"name\": \"quad\", \"network\": \"ethernet-25g\", \"groups\": "
+                               "[ { \"count\": 24, \"gpu\": \"T4\", \"gpus_per_node\": 4 }, "
+                               "{ \"count\": 4, \"gpu\": \"RTX6000\", \"gpus_per_node\": 4 } ] }"));
+    snprintf(cl, sizeof cl, "cluster=%s/quad.json", th_tmpdir());
+    snprintf(wl, sizeof wl, "workload.trace=%s/pollux_sia/sia_sosp23/workloads/"
+             "philly_workload-1.csv", th_shared_dir("traces"));
+    struct th_out o = th_hetsim((const char *const[]){ "run", "sia_workload", "--policy", "sia",
+                                                       "--set", set, "--set", wl, "--set", cl,
+                                                       "--db", db, "-q", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "SELECT count(*) FROM jobs WHERE finish_s IS NOT NULL"), 160);
+    cr_assert_gt(th_db_value(db, "SELECT avg(value) FROM samples WHERE name = 'util_RTX6000'"),
+                 0.1, "the RTX 6000 node is used");
+}
