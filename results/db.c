@@ -365,6 +365,21 @@ static int rows_close(sqlite3_vtab_cursor *c)
     return SQLITE_OK;
 }
 
+/* The byte after the spooled value at p: its type byte, then 8 bytes (an integer or a
+ * real), a 4-byte length and the text, or nothing (NULL). */
+static const unsigned char *skip_value(const unsigned char *p)
+{
+    int type = *p++;
+    if (type == ROW_INT || type == ROW_REAL)
+        return p + 8;
+    if (type == ROW_TEXT) {
+        uint32_t len;
+        memcpy(&len, p, 4);
+        return p + 4 + len;
+    }
+    return p;
+}
+
 /* Where each value of the record at c->p starts, and where the next record does. */
 static void rows_parse(struct rows_cursor *c)
 {
@@ -373,14 +388,7 @@ static void rows_parse(struct rows_cursor *c)
     const unsigned char *p = c->p + 1;      /* past the statement's index */
     for (int i = 0; i < c->n; i++) {
         c->val[i] = p;
-        int type = *p++;
-        if (type == ROW_INT || type == ROW_REAL) {
-            p += 8;
-        } else if (type == ROW_TEXT) {
-            uint32_t len;
-            memcpy(&len, p, 4);
-            p += 4 + len;
-        }
+        p = skip_value(p);
     }
     c->next = p;
 }
@@ -935,16 +943,8 @@ int db_metric(db *d, const char *name, double value, struct errbuf *err)
 static const unsigned char *skip_record(const struct db *d, const unsigned char *p)
 {
     int n = d->rows[*p++].n;
-    for (int i = 0; i < n; i++) {
-        int type = *p++;
-        if (type == ROW_INT || type == ROW_REAL) {
-            p += 8;
-        } else if (type == ROW_TEXT) {
-            uint32_t len;
-            memcpy(&len, p, 4);
-            p += 4 + len;
-        }
-    }
+    for (int i = 0; i < n; i++)
+        p = skip_value(p);
     return p;
 }
 

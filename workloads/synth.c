@@ -138,9 +138,7 @@ double synth_clamped_mean(enum synth_dist dist, double a, double b, double lo, d
     default: {
         if (b == a)
             return fmin(fmax(a, lo), hi);
-        double l = fmin(fmax(a, lo), b), h = fmax(fmin(b, hi), a);   /* [l, h] inside [a, b] */
-        if (h < l)
-            h = l;
+        double l = fmin(fmax(a, lo), b), h = fmax(fmin(b, hi), a);   /* l <= h in [a, b] */
         return (lo * (l - a) + (h * h - l * l) / 2 + hi * (b - h)) / (b - a);
     }
     }

@@ -1776,12 +1776,13 @@ static int solve(struct fft *f, int *on, struct errbuf *err)
     thr = (gap > 0 ? gap : 0) + eps;
     if (gap <= eps || gap <= f->gap * fabs(zinc))
         goto done;
-    /* fix what the first incumbent allows; on a cold round, improve it on what is left,
+    /* on a cold round, fix what the first incumbent allows, improve it on what is left,
      * then fix what the improved one allows.  A warm round's branch and bound needs tens of
-     * nodes (tests/bench_fft.c), fewer than the trades' simplex calls would cost */
-    if (fix_columns(f, st, gap + eps, fixed, &nfix) < 0)
-        goto oom;
+     * nodes (tests/bench_fft.c), fewer than the trades' simplex calls would cost: it fixes
+     * once, below (fixing twice at one gap fixes nothing more) */
     if (cold) {
+        if (fix_columns(f, st, gap + eps, fixed, &nfix) < 0)
+            goto oom;
         f->last_inc0 = zinc;
         improve(f, on, &zinc, xv, on2, 4);
     }

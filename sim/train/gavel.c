@@ -711,16 +711,21 @@ static int key_before(const struct key *a, const struct key *b, const struct ent
     return before(&e[a->i], &e[b->i]);
 }
 
+/* The child of i in h[0..n) that comes first, -1 for a leaf. */
+static int first_child(const struct key *h, int n, int i, const struct entry *ent)
+{
+    int c = 2 * i + 1;
+    if (c >= n)
+        return -1;
+    return c + 1 < n && key_before(&h[c + 1], &h[c], ent) ? c + 1 : c;
+}
+
 static void sift_down(struct key *h, int n, int i, const struct entry *ent)
 {
     struct key e = h[i];
     for (;;) {
-        int c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && key_before(&h[c + 1], &h[c], ent))
-            c++;
-        if (!key_before(&h[c], &e, ent))
+        int c = first_child(h, n, i, ent);
+        if (c < 0 || !key_before(&h[c], &e, ent))
             break;
         h[i] = h[c];
         i = c;
@@ -736,15 +741,8 @@ static void pop_root(struct key *h, int n, const struct entry *ent)
     struct key last = h[n - 1];
     n--;
     int i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && key_before(&h[c + 1], &h[c], ent))
-            c++;
+    for (int c; (c = first_child(h, n, i, ent)) >= 0; i = c)
         h[i] = h[c];
-        i = c;
-    }
     while (i > 0 && key_before(&last, &h[(i - 1) / 2], ent)) {
         h[i] = h[(i - 1) / 2];
         i = (i - 1) / 2;
