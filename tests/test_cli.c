@@ -276,7 +276,8 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
 }
 
 /* Shipped experiments and sweeps with the first sentence of their description, cut to fit;
- * clusters with their GPUs by type, in the order of their groups. */
+ * clusters with their GPUs by type, in the order of their groups (a placeholder, which no
+ * run simulates, with its note). */
 Test(cli, list_describes_shipped_files)
 {
     assert_listing("experiments", 23, 100, (const char *const[]){
@@ -300,6 +301,8 @@ Test(cli, list_describes_shipped_files)
         "832 V100-16GB\n",
         "\ngavel_108           108 GPUs: 36 V100-16GB, 36 P100, 36 K80\n",
         "\nmixed_small         48 GPUs: 16 A100-40GB, 16 V100-16GB, 16 T4\n",
+        "\nnode_list           placeholder, not simulated: The placement domain's pods go on "
+        "the node list...\n",
         "\ncpu_10x52           10 CPU nodes of 52 cores, 128 GB\n",
         "\npollux_t4_64        64 GPUs: 64 T4\n",
         "\nsia_sim_64          64 GPUs: 24 T4, 16 A100-40GB, 24 RTX2080Ti\n", NULL });

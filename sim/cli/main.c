@@ -847,9 +847,9 @@ static int open_catalog(catalog **cat, struct errbuf *err)
     return catalog_load(cat, gp, lp, err);
 }
 
-/* An experiment's or a sweep's "description" (NULL if it has none) into *out (caller
- * frees). */
-static int file_description(const char *path, char **out, struct errbuf *err)
+/* A JSON file's top-level string `key` (an experiment's or a sweep's "description", a
+ * cluster's "note"; NULL if it has none) into *out (caller frees). */
+static int file_text(const char *path, const char *key, char **out, struct errbuf *err)
 {
     jsonf *doc;
     struct jobj root;
@@ -858,19 +858,34 @@ static int file_description(const char *path, char **out, struct errbuf *err)
     if (jsonf_load(&doc, path, err) < 0)
         return -1;
     int rc = jobj_root(&root, doc, err) < 0 ||
-             jobj_str(&root, "description", JOPT, &desc, err) < 0 ? -1 : 0;
+             jobj_str(&root, key, JOPT, &desc, err) < 0 ? -1 : 0;
     if (rc == 0 && desc != NULL && (*out = strdup(desc)) == NULL)
         rc = err_run(err, "out of memory");
     jsonf_destroy(doc);
     return rc;
 }
 
-/* "48 GPUs: 16 A100-40GB, 16 V100-16GB, 16 T4": GPUs by type in the order of the groups. */
+/* "48 GPUs: 16 A100-40GB, 16 V100-16GB, 16 T4": GPUs by type in the order of the groups; for
+ * a placeholder, which no run simulates, its note instead. */
 static int cluster_summary(const catalog *cat, const char *path, char **out, struct errbuf *err)
 {
     cluster *cl;
     if (cluster_load(&cl, cat, path, err) < 0)
         return -1;
+    if (cluster_placeholder(cl)) {
+        cluster_destroy(cl);
+        char *note = NULL;
+        if (file_text(path, "note", &note, err) < 0)
+            return -1;
+        size_t n = strlen("placeholder, not simulated: ") + (note ? strlen(note) : 0) + 1;
+        if ((*out = malloc(n)) == NULL) {
+            free(note);
+            return err_run(err, "out of memory");
+        }
+        snprintf(*out, n, "placeholder, not simulated%s%s", note ? ": " : "", note ? note : "");
+        free(note);
+        return 0;
+    }
     int types[CLUSTER_MAX_TYPES], counts[CLUSTER_MAX_TYPES], nt = 0;
     for (int i = 0; i < cluster_nnodes(cl); i++) {
         const struct cluster_node *nd = cluster_node(cl, i);
@@ -928,7 +943,7 @@ static int list_shipped(const char *kind)
         char path[PATH_MAX_LEN + 300], *whole = NULL;
         snprintf(path, sizeof path, "%s/%s.json", dir, it[i].name);
         rc = clusters ? cluster_summary(cat, path, &whole, &err)
-                      : file_description(path, &whole, &err);
+                      : file_text(path, "description", &whole, &err);
         if (rc == 0 && whole != NULL) {
             char line[LIST_COLS * 4 + 1];
             size_t cols = LIST_COLS > width + 20 ? LIST_COLS - width : 20;

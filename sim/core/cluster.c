@@ -38,11 +38,13 @@ struct cluster {
     int                  max_per_node;
     struct cluster_cpu_group *cpu;
     int                  ncpu;
+    int                  placeholder;   /* "placeholder": true: named, loaded, not simulated */
 };
 
 const char *cluster_name(const cluster *c) { return c->name; }
 const catalog *cluster_catalog(const cluster *c) { return c->cat; }
 int cluster_ngpus(const cluster *c) { return c->ngpus; }
+int cluster_placeholder(const cluster *c) { return c->placeholder; }
 int cluster_nnodes(const cluster *c) { return c->nnodes; }
 int cluster_max_gpus_per_node(const cluster *c) { return c->max_per_node; }
 const struct cluster_node *cluster_node(const cluster *c, int node) { return &c->nodes[node]; }
@@ -155,7 +157,8 @@ static int cpu_group(cluster *c, int i, const struct jobj *g, const char *gpath,
 int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
                       struct errbuf *err)
 {
-    static const char *const top_keys[] = { "name", "network", "groups", "note", "source", NULL };
+    static const char *const top_keys[] = { "name", "network", "groups", "note", "source",
+                                              "placeholder", NULL };
     static const char *const gkeys[] = { "name", "count", "gpu", "gpus_per_node", "intra",
                                          "network", "note", "cpus", "memory_gb", NULL };
     *out = NULL;
@@ -169,6 +172,7 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
     if (jobj_known(o, top_keys, err) < 0 || jobj_str(o, "name", JOPT, &name, err) < 0 ||
         jobj_str(o, "note", JOPT, &text, err) < 0 ||
         jobj_str(o, "source", JOPT, &text, err) < 0 ||
+        jobj_bool(o, "placeholder", JOPT, &c->placeholder, err) < 0 ||
         catalog_link_field(cat, o, "network", LINK_INTER, &net, err) < 0 ||
         jobj_arr(o, "groups", JREQ, &groups, err) < 0)
         goto fail;

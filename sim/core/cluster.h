@@ -52,6 +52,9 @@ void cluster_destroy(cluster *c);
 const char *cluster_name(const cluster *c);
 const catalog *cluster_catalog(const cluster *c);
 int cluster_ngpus(const cluster *c);
+/* 1 for a file marked "placeholder": true, which a domain names without simulating its
+ * machines (the placement world's node_list: its pods go on a node list instead) */
+int cluster_placeholder(const cluster *c);
 int cluster_nnodes(const cluster *c);
 int cluster_max_gpus_per_node(const cluster *c);
 const struct cluster_node *cluster_node(const cluster *c, int node);
