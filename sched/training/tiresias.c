@@ -196,22 +196,19 @@ static int update(struct tiresias *t, const struct train_view *v, const struct t
 
 /* When the next demotion (a job granted now reaching its queue's threshold) or promotion (a
  * waiting job's starvation clock reaching knob x its running time) happens, so the world wakes
- * the policy exactly then; 0 if none is coming. */
+ * the policy exactly then; 0 if none is coming.  picks[0..np) are every job granted GPUs now,
+ * whether it stays or starts (t->decision stamps them). */
 static simtime next_change(struct tiresias *t, const struct train_view *v,
-                           const struct grant_list *out)
+                           const struct plan_pick *picks, int np)
 {
     double soonest = INFINITY;
-    t->decision++;
-    for (size_t k = 0; k < out->n; k++) {
-        const struct grant *g = &out->g[k];
-        const struct train_job *j = &v->jobs[g->slot];
-        struct tstate *s = &t->st[j->slot];
-        if (g->ngpu > 0)
-            s->granted = t->decision;
-        if (g->ngpu == 0 || s->q >= t->nthr)
+    for (int k = 0; k < np; k++) {
+        const struct train_job *j = picks[k].job;
+        const struct tstate *s = &t->st[j->slot];
+        if (s->q >= t->nthr)
             continue;
         double served = train_view_attained(j, v->now) - s->base;
-        double speed = g->ngpu * (g->share / 1000.0);       /* GPU-seconds per second */
+        double speed = picks[k].n * (OCC_WHOLE / 1000.0);  /* GPU-seconds per second */
         soonest = fmin(soonest, (t->thr[s->q] - served) / speed);
     }
     if (t->knob > 0)
@@ -227,6 +224,56 @@ static simtime next_change(struct tiresias *t, const struct train_view *v,
     return v->now + (soonest > 1e-6 ? sim_from_sec_ceil(soonest) : 1);
 }
 
+/* 1 if pick pk leaves its job where it runs now (the same GPUs, no restart). */
+static int stays(const struct plan_pick *pk)
+{
+    const struct train_job *j = pk->job;
+    return j->state == JOB_RUNNING && j->gpu_type == pk->gpu_type && j->ngpu == pk->n &&
+           j->share == OCC_WHOLE;
+}
+
+/* Write the DELTA list of what changes: the jobs that start or move, placed in pick order on
+ * the scratch, then the running jobs left out, preempted in the world's running order.  That
+ * is the very list of changed grants the world's apply keeps from the FULL list of every pick
+ * (keepers first, then the placements, then the preemptions it adds), so the world changes in
+ * the same steps.  The placements see the scratch exactly as a FULL plan sees it after its
+ * keepers: occ_alloc takes the first node of a bucket list, and that order is the history of
+ * the takes, so the keepers of each type a newcomer goes to are taken again in pick order
+ * (each type's nodes have their own lists; the other types are not read). */
+static int write_delta(struct tiresias *t, const struct train_view *v, int np, int nnew,
+                       int nrun, struct grant_list *out, struct errbuf *err)
+{
+    if (nnew > 0) {
+        unsigned used_types = 0;            /* cluster type slots that get a newcomer */
+        for (int k = 0; k < np; k++)
+            if (!stays(&t->picks[k]))
+                used_types |= 1u << cluster_type_slot(v->cl, t->picks[k].gpu_type);
+        occ_clear(t->scratch);
+        for (int k = 0; k < np; k++) {
+            const struct train_job *j = t->picks[k].job;
+            if ((used_types >> cluster_type_slot(v->cl, j->gpu_type) & 1) && stays(&t->picks[k]))
+                occ_take(t->scratch, j->gpus, j->ngpu, j->share);
+        }
+        struct plan p = { .v = v, .occ = t->scratch, .out = out };
+        for (int k = 0; k < np; k++) {
+            const struct plan_pick *pk = &t->picks[k];
+            if (stays(pk))
+                continue;
+            int rc = plan_place(&p, pk->job, pk->gpu_type, pk->n, OCC_PACK, err);
+            if (rc < 0)
+                return -1;
+            if (rc > 0)
+                return err_run(err, "tiresias: %d GPUs for job %lld do not fit; the picks "
+                                    "exceed the free count", pk->n, (long long)pk->job->id);
+        }
+    }
+    if (nrun < v->n_running)     /* some running job is not picked */
+        for (const struct train_job *j = train_view_first_running(v); j; j = train_view_next_running(v, j))
+            if (t->st[j->slot].granted != t->decision && grant_preempt(out, j->slot) < 0)
+                return err_run(err, "out of memory");
+    return 0;
+}
+
 static int tiresias_train(void *self, const struct train_view *v, struct grant_list *out,
                           struct errbuf *err)
 {
@@ -235,6 +282,7 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     t->picks = plan_grow(t->picks, &t->pcap, (size_t)v->n_active, sizeof *t->picks, &failed);
     if (failed)
         return err_run(err, "out of memory");
+    t->decision++;
     /* one walk over the active jobs: queues, the order, and the GPUs running jobs hold */
     int held[CLUSTER_MAX_TYPES] = { 0 };
     rank_begin(t->rank);
@@ -255,7 +303,8 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     for (int i = 0; i < nt; i++)
         freec[i] = cluster_type_count(v->cl, types[i]);
 
-    int np = 0;
+    /* the picks by GPU counts, as from an empty cluster; only newcomers need GPU ids */
+    int np = 0, nnew = 0, nrun = 0;
     for (size_t k = 0; k < n; k++) {
         const struct train_job *j = &v->jobs[order[k].slot];
         int w = j->workers, cur = -1;
@@ -278,13 +327,15 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
         if (best < 0)
             continue;
         freec[best] -= w;
-        t->picks[np++] = (struct plan_pick){ j, types[best], w };
+        t->picks[np] = (struct plan_pick){ j, types[best], w };
+        t->st[j->slot].granted = t->decision;
+        nnew += !stays(&t->picks[np]);
+        nrun += cur >= 0;
+        np++;
     }
-    struct plan p;
-    plan_begin(&p, v, t->scratch, out, PLAN_FULL);
-    if (plan_commit(&p, t->picks, np, err) < 0)
+    if (write_delta(t, v, np, nnew, nrun, out, err) < 0)
         return -1;
-    out->wake_at = next_change(t, v, out);
+    out->wake_at = next_change(t, v, t->picks, np);
     return 0;
 }
 
