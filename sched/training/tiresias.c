@@ -64,7 +64,6 @@
 
 #include "../plan.h"
 #include "../policy.h"
-#include "../rank.h"
 
 enum { TIRESIAS_MAX_QUEUES = 16 };
 
@@ -84,9 +83,12 @@ struct tiresias {
     double            knob;
     struct tstate    *st;
     size_t            stcap;
-    rank             *rank;
+    int32_t          *order;    /* this decision's active slots by (queue, id) */
+    int32_t          *byq;      /* their queues, in active-list order */
+    size_t            ocap, bcap;
     struct plan_pick *picks;
     size_t            pcap;
+    int              *tslot;    /* catalog GPU id -> cluster type slot (-1: not here) */
     uint64_t          decision; /* decisions taken, the stamp of tstate.granted */
 };
 
@@ -122,6 +124,8 @@ static int read_thresholds(struct tiresias *t, const struct jobj *params, struct
     return 0;
 }
 
+static void tiresias_destroy(void *self);
+
 static int tiresias_create(void **self, const struct jobj *params, const struct policy_env *env,
                            struct errbuf *err)
 {
@@ -130,11 +134,22 @@ static int tiresias_create(void **self, const struct jobj *params, const struct 
         return err_run(err, "out of memory");
     if (read_thresholds(t, params, err) < 0 ||
         jobj_num(params, "promote_knob", JOPT, 0, 1e9, &t->knob, err) < 0 ||
-        (t->scratch = occ_create(env->cl)) == NULL || (t->rank = rank_create()) == NULL) {
+        (t->scratch = occ_create(env->cl)) == NULL) {
         occ_destroy(t->scratch);
         free(t);
         return err->code ? -1 : err_run(err, "out of memory");
     }
+    const int *types;
+    int nt = cluster_types(env->cl, &types), ng = 0;
+    for (int i = 0; i < nt; i++)
+        if (types[i] + 1 > ng)
+            ng = types[i] + 1;
+    if ((t->tslot = malloc((size_t)ng * sizeof *t->tslot)) == NULL) {
+        tiresias_destroy(t);
+        return err_run(err, "out of memory");
+    }
+    for (int g = 0; g < ng; g++)
+        t->tslot[g] = cluster_type_slot(env->cl, g);
     *self = t;
     return 0;
 }
@@ -144,8 +159,10 @@ static void tiresias_destroy(void *self)
     struct tiresias *t = self;
     occ_destroy(t->scratch);
     free(t->st);
-    rank_destroy(t->rank);
+    free(t->order);
+    free(t->byq);
     free(t->picks);
+    free(t->tslot);
     free(t);
 }
 
@@ -186,12 +203,12 @@ static int update(struct tiresias *t, const struct train_view *v, const struct t
             return 0;
         }
     }
-    int q = 0;
+    /* q never falls but at a promotion, so counting the thresholds reached may start at q */
+    int q = s->q;
     while (q < t->nthr && served >= t->thr[q] - EPS)
         q++;
-    if (q > s->q)
-        s->q = q;
-    return s->q;
+    s->q = q;
+    return q;
 }
 
 /* When the next demotion (a job granted now reaching its queue's threshold) or promotion (a
@@ -247,11 +264,11 @@ static int write_delta(struct tiresias *t, const struct train_view *v, int np, i
         unsigned used_types = 0;            /* cluster type slots that get a newcomer */
         for (int k = 0; k < np; k++)
             if (!stays(&t->picks[k]))
-                used_types |= 1u << cluster_type_slot(v->cl, t->picks[k].gpu_type);
+                used_types |= 1u << t->tslot[t->picks[k].gpu_type];
         occ_clear(t->scratch);
         for (int k = 0; k < np; k++) {
             const struct train_job *j = t->picks[k].job;
-            if ((used_types >> cluster_type_slot(v->cl, j->gpu_type) & 1) && stays(&t->picks[k]))
+            if ((used_types >> t->tslot[j->gpu_type] & 1) && stays(&t->picks[k]))
                 occ_take(t->scratch, j->gpus, j->ngpu, j->share);
         }
         struct plan p = { .v = v, .occ = t->scratch, .out = out };
@@ -283,19 +300,29 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     if (failed)
         return err_run(err, "out of memory");
     t->decision++;
-    /* one walk over the active jobs: queues, the order, and the GPUs running jobs hold */
-    int held[CLUSTER_MAX_TYPES] = { 0 };
-    rank_begin(t->rank);
-    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
-        if (cover(t, j->slot) < 0 || rank_set(t->rank, j->slot, j->id, update(t, v, j)) < 0)
-            return err_run(err, "out of memory");
-        if (j->state == JOB_RUNNING)
-            held[cluster_type_slot(v->cl, j->gpu_type)] += j->ngpu;
-    }
-    const struct rank_entry *order;
-    size_t n = rank_order(t->rank, &order);
-    if (n == (size_t)-1)
+    /* one walk over the active jobs: queues and the GPUs running jobs hold.  The active list
+     * is in arrival order, which is id order, so a stable split by queue is the (queue, id)
+     * order */
+    t->order = plan_grow(t->order, &t->ocap, (size_t)v->n_active, sizeof *t->order, &failed);
+    t->byq = plan_grow(t->byq, &t->bcap, (size_t)v->n_active, sizeof *t->byq, &failed);
+    if (failed)
         return err_run(err, "out of memory");
+    int held[CLUSTER_MAX_TYPES] = { 0 }, start[TIRESIAS_MAX_QUEUES + 1] = { 0 };
+    size_t n = 0;
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
+        if (cover(t, j->slot) < 0)
+            return err_run(err, "out of memory");
+        int q = update(t, v, j);
+        t->byq[n++] = q;
+        start[q + 1]++;
+        if (j->state == JOB_RUNNING)
+            held[t->tslot[j->gpu_type]] += j->ngpu;
+    }
+    for (int q = 0; q < t->nthr; q++)
+        start[q + 1] += start[q];
+    size_t at = 0;
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j))
+        t->order[start[t->byq[at++]]++] = j->slot;
 
     const int *types;
     int nt = cluster_types(v->cl, &types);
@@ -306,10 +333,10 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     /* the picks by GPU counts, as from an empty cluster; only newcomers need GPU ids */
     int np = 0, nnew = 0, nrun = 0;
     for (size_t k = 0; k < n; k++) {
-        const struct train_job *j = &v->jobs[order[k].slot];
+        const struct train_job *j = &v->jobs[t->order[k]];
         int w = j->workers, cur = -1;
         if (j->state == JOB_RUNNING) {
-            cur = cluster_type_slot(v->cl, j->gpu_type);
+            cur = t->tslot[j->gpu_type];
             held[cur] -= j->ngpu;       /* from here on its GPUs count as its own */
         }
         int best = -1;
