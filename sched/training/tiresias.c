@@ -62,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../keepocc.h"
 #include "../plan.h"
 #include "../policy.h"
 
@@ -76,8 +77,21 @@ struct tstate {                 /* per slot; id tells whether it still describes
     uint64_t granted;           /* the decision that last granted it GPUs (next_change) */
 };
 
+struct thold {                  /* per slot: the GPUs the policy granted the job, while it runs */
+    int64_t  id;                /* -1: none */
+    int32_t  at;                /* its index in tiresias.held */
+    int32_t  n, cap;
+    int     *gpus;
+};
+
+struct tpick {                  /* a job chosen to run: its type, GPU count, and whether it
+                                   simply stays where it runs */
+    const struct train_job *job;
+    int                     gpu_type, n, stays;
+};
+
 struct tiresias {
-    occ              *scratch;
+    keepocc          *keep;     /* what the FULL plan holds after its keepers (keepocc.h) */
     double            thr[TIRESIAS_MAX_QUEUES - 1];
     int               nthr;
     double            knob;
@@ -86,8 +100,16 @@ struct tiresias {
     int32_t          *order;    /* this decision's active slots by (queue, id) */
     int32_t          *byq;      /* their queues, in active-list order */
     size_t            ocap, bcap;
-    struct plan_pick *picks;
+    struct tpick     *picks;
     size_t            pcap;
+    struct thold     *hold;     /* by slot */
+    size_t            hcap;
+    int32_t          *held;     /* slots of the jobs it believes running */
+    size_t            nheld, heldcap;
+    int32_t          *gone;     /* scratch: slots to preempt */
+    size_t            gcap;
+    int              *ids;      /* scratch: a placement's GPUs */
+    size_t            idcap;
     int              *tslot;    /* catalog GPU id -> cluster type slot (-1: not here) */
     uint64_t          decision; /* decisions taken, the stamp of tstate.granted */
 };
@@ -134,8 +156,8 @@ static int tiresias_create(void **self, const struct jobj *params, const struct 
         return err_run(err, "out of memory");
     if (read_thresholds(t, params, err) < 0 ||
         jobj_num(params, "promote_knob", JOPT, 0, 1e9, &t->knob, err) < 0 ||
-        (t->scratch = occ_create(env->cl)) == NULL) {
-        occ_destroy(t->scratch);
+        (t->keep = keepocc_create(env->cl)) == NULL) {
+        keepocc_destroy(t->keep);
         free(t);
         return err->code ? -1 : err_run(err, "out of memory");
     }
@@ -157,12 +179,18 @@ static int tiresias_create(void **self, const struct jobj *params, const struct 
 static void tiresias_destroy(void *self)
 {
     struct tiresias *t = self;
-    occ_destroy(t->scratch);
+    keepocc_destroy(t->keep);
     free(t->st);
     free(t->order);
     free(t->byq);
     free(t->picks);
     free(t->tslot);
+    for (size_t s = 0; s < t->hcap; s++)
+        free(t->hold[s].gpus);
+    free(t->hold);
+    free(t->held);
+    free(t->gone);
+    free(t->ids);
     free(t);
 }
 
@@ -216,7 +244,7 @@ static int update(struct tiresias *t, const struct train_view *v, const struct t
  * the policy exactly then; 0 if none is coming.  picks[0..np) are every job granted GPUs now,
  * whether it stays or starts (t->decision stamps them). */
 static simtime next_change(struct tiresias *t, const struct train_view *v,
-                           const struct plan_pick *picks, int np)
+                           const struct tpick *picks, int np)
 {
     double soonest = INFINITY;
     for (int k = 0; k < np; k++) {
@@ -241,53 +269,134 @@ static simtime next_change(struct tiresias *t, const struct train_view *v,
     return v->now + (soonest > 1e-6 ? sim_from_sec_ceil(soonest) : 1);
 }
 
-/* 1 if pick pk leaves its job where it runs now (the same GPUs, no restart). */
-static int stays(const struct plan_pick *pk)
+/* ---- the jobs it believes running, and the GPUs it granted them ---- */
+
+static int hold_cover(struct tiresias *t, int32_t s)
 {
-    const struct train_job *j = pk->job;
-    return j->state == JOB_RUNNING && j->gpu_type == pk->gpu_type && j->ngpu == pk->n &&
-           j->share == OCC_WHOLE;
+    if ((size_t)s < t->hcap)
+        return 0;
+    size_t old = t->hcap;
+    int failed = 0;
+    t->hold = plan_grow(t->hold, &t->hcap, (size_t)s + 1, sizeof *t->hold, &failed);
+    if (failed)
+        return -1;
+    for (size_t k = old; k < t->hcap; k++)
+        t->hold[k] = (struct thold){ .id = -1, .at = -1 };
+    return 0;
 }
 
-/* Write the DELTA list of what changes: the jobs that start or move, placed in pick order on
- * the scratch, then the running jobs left out, preempted in the world's running order.  That
- * is the very list of changed grants the world's apply keeps from the FULL list of every pick
- * (keepers first, then the placements, then the preemptions it adds), so the world changes in
- * the same steps.  The placements see the scratch exactly as a FULL plan sees it after its
- * keepers: occ_alloc takes the first node of a bucket list, and that order is the history of
- * the takes, so the keepers of each type a newcomer goes to are taken again in pick order
- * (each type's nodes have their own lists; the other types are not read). */
+/* Job j runs on ids[0..n) from this decision on. */
+static int hold_set(struct tiresias *t, const struct train_job *j, const int *ids, int n)
+{
+    int failed = 0;
+    if (hold_cover(t, j->slot) < 0)
+        return -1;
+    struct thold *h = &t->hold[j->slot];
+    if (n > h->cap) {
+        int *g = realloc(h->gpus, (size_t)n * sizeof *g);
+        if (g == NULL)
+            return -1;
+        h->gpus = g;
+        h->cap = n;
+    }
+    if (h->id != j->id) {
+        t->held = plan_grow(t->held, &t->heldcap, t->nheld + 1, sizeof *t->held, &failed);
+        if (failed)
+            return -1;
+        h->id = j->id;
+        h->at = (int32_t)t->nheld;
+        t->held[t->nheld++] = j->slot;
+    }
+    memcpy(h->gpus, ids, (size_t)n * sizeof *ids);
+    h->n = n;
+    return 0;
+}
+
+/* Slot s holds nothing any more: its GPUs are free in the keepers' occupancy. */
+static void hold_drop(struct tiresias *t, int32_t s)
+{
+    struct thold *h = &t->hold[s];
+    keepocc_free(t->keep, h->gpus, h->n);
+    int32_t last = t->held[--t->nheld];
+    t->held[h->at] = last;
+    t->hold[last].at = h->at;
+    h->id = -1;
+    h->at = -1;
+    h->n = 0;
+}
+
+/* Forget the jobs that finished since the last decision (the world released their GPUs):
+ * they are the ones believed running that the view no longer has running. */
+static int drop_finished(struct tiresias *t, const struct train_view *v, struct errbuf *err)
+{
+    if (t->nheld == (size_t)v->n_running)
+        return 0;
+    for (size_t k = 0; k < t->nheld;) {
+        int32_t s = t->held[k];
+        const struct train_job *j = &v->jobs[s];
+        if (j->id == t->hold[s].id && j->state == JOB_RUNNING)
+            k++;
+        else
+            hold_drop(t, s);    /* moves the last one to k */
+    }
+    if (t->nheld != (size_t)v->n_running)
+        return err_run(err, "tiresias: %d jobs run, not the %zu it granted", v->n_running,
+                       t->nheld);
+    return 0;
+}
+
+/* Write the DELTA list of what changes: the jobs that start or move, placed in pick order,
+ * then the running jobs left out, preempted in the world's running order.  That is the very
+ * list of changed grants the world's apply keeps from the FULL list of every pick (keepers
+ * first, then the placements, then the preemptions it adds), so the world changes in the same
+ * steps.  The placements see the occupancy a FULL plan sees after its keepers: t->keep, once
+ * the GPUs of the running jobs that do not stay are freed. */
 static int write_delta(struct tiresias *t, const struct train_view *v, int np, int nnew,
                        int nrun, struct grant_list *out, struct errbuf *err)
 {
-    if (nnew > 0) {
-        unsigned used_types = 0;            /* cluster type slots that get a newcomer */
-        for (int k = 0; k < np; k++)
-            if (!stays(&t->picks[k]))
-                used_types |= 1u << t->tslot[t->picks[k].gpu_type];
-        occ_clear(t->scratch);
-        for (int k = 0; k < np; k++) {
-            const struct train_job *j = t->picks[k].job;
-            if ((used_types >> t->tslot[j->gpu_type] & 1) && stays(&t->picks[k]))
-                occ_take(t->scratch, j->gpus, j->ngpu, j->share);
-        }
-        struct plan p = { .v = v, .occ = t->scratch, .out = out };
-        for (int k = 0; k < np; k++) {
-            const struct plan_pick *pk = &t->picks[k];
-            if (stays(pk))
-                continue;
-            int rc = plan_place(&p, pk->job, pk->gpu_type, pk->n, OCC_PACK, err);
-            if (rc < 0)
-                return -1;
-            if (rc > 0)
-                return err_run(err, "tiresias: %d GPUs for job %lld do not fit; the picks "
-                                    "exceed the free count", pk->n, (long long)pk->job->id);
-        }
-    }
-    if (nrun < v->n_running)     /* some running job is not picked */
+    size_t ngone = 0;
+    if (nrun < v->n_running) {          /* some running job is not picked */
+        int failed = 0;
+        t->gone = plan_grow(t->gone, &t->gcap, (size_t)v->n_running, sizeof *t->gone, &failed);
+        if (failed)
+            return err_run(err, "out of memory");
         for (const struct train_job *j = train_view_first_running(v); j; j = train_view_next_running(v, j))
-            if (t->st[j->slot].granted != t->decision && grant_preempt(out, j->slot) < 0)
+            if (t->st[j->slot].granted != t->decision) {
+                t->gone[ngone++] = j->slot;
+                hold_drop(t, j->slot);
+            }
+    }
+    if (nnew > 0) {
+        for (int k = 0; k < np; k++) {      /* the running jobs that move */
+            const struct train_job *j = t->picks[k].job;
+            if (!t->picks[k].stays && j->state == JOB_RUNNING) {
+                struct thold *h = &t->hold[j->slot];
+                keepocc_free(t->keep, h->gpus, h->n);
+                h->n = 0;
+            }
+        }
+        for (int k = 0; k < np; k++) {
+            const struct tpick *pk = &t->picks[k];
+            const struct train_job *j = pk->job;
+            if (pk->stays)
+                continue;
+            int failed = 0;
+            t->ids = plan_grow(t->ids, &t->idcap, (size_t)pk->n, sizeof *t->ids, &failed);
+            if (failed)
                 return err_run(err, "out of memory");
+            if (keepocc_place(t->keep, t->tslot[pk->gpu_type], pk->n, t->st[j->slot].q, j->id,
+                              t->ids) < 0)
+                return err_run(err, "tiresias: %d GPUs for job %lld do not fit; the picks "
+                                    "exceed the free count", pk->n, (long long)j->id);
+            if (grant_add(out, j->slot, t->ids, pk->n, OCC_WHOLE) < 0 ||
+                hold_set(t, j, t->ids, pk->n) < 0)
+                return err_run(err, "out of memory");
+        }
+        keepocc_settle(t->keep);
+    }
+    for (size_t k = 0; k < ngone; k++)
+        if (grant_preempt(out, t->gone[k]) < 0)
+            return err_run(err, "out of memory");
     return 0;
 }
 
@@ -297,26 +406,29 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     struct tiresias *t = self;
     int failed = 0;
     t->picks = plan_grow(t->picks, &t->pcap, (size_t)v->n_active, sizeof *t->picks, &failed);
-    if (failed)
-        return err_run(err, "out of memory");
-    t->decision++;
-    /* one walk over the active jobs: queues and the GPUs running jobs hold.  The active list
-     * is in arrival order, which is id order, so a stable split by queue is the (queue, id)
-     * order */
     t->order = plan_grow(t->order, &t->ocap, (size_t)v->n_active, sizeof *t->order, &failed);
     t->byq = plan_grow(t->byq, &t->bcap, (size_t)v->n_active, sizeof *t->byq, &failed);
     if (failed)
         return err_run(err, "out of memory");
+    t->decision++;
+    if (drop_finished(t, v, err) < 0)
+        return -1;
+    /* one walk over the active jobs: queues and the GPUs running jobs hold.  The active list
+     * is in arrival order, which is id order, so a stable split by queue is the (queue, id)
+     * order */
     int held[CLUSTER_MAX_TYPES] = { 0 }, start[TIRESIAS_MAX_QUEUES + 1] = { 0 };
     size_t n = 0;
     for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
         if (cover(t, j->slot) < 0)
             return err_run(err, "out of memory");
-        int q = update(t, v, j);
+        int was = t->st[j->slot].id == j->id ? t->st[j->slot].q : -1, q = update(t, v, j);
         t->byq[n++] = q;
         start[q + 1]++;
-        if (j->state == JOB_RUNNING)
+        if (j->state == JOB_RUNNING) {
             held[t->tslot[j->gpu_type]] += j->ngpu;
+            if (q != was)       /* demoted while running: its nodes' keys change */
+                keepocc_rekey(t->keep, t->hold[j->slot].gpus, t->hold[j->slot].n, q, j->id);
+        }
     }
     for (int q = 0; q < t->nthr; q++)
         start[q + 1] += start[q];
@@ -334,14 +446,14 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     int np = 0, nnew = 0, nrun = 0;
     for (size_t k = 0; k < n; k++) {
         const struct train_job *j = &v->jobs[t->order[k]];
-        int w = j->workers, cur = -1;
+        int w = j->workers, cur = -1, best = -1, stays = 0;
         if (j->state == JOB_RUNNING) {
             cur = t->tslot[j->gpu_type];
             held[cur] -= j->ngpu;       /* from here on its GPUs count as its own */
         }
-        int best = -1;
         if (cur >= 0 && j->ngpu == w && j->share == OCC_WHOLE && freec[cur] >= w) {
             best = cur;
+            stays = 1;
         } else {
             for (int i = 0; i < nt; i++) {
                 if (freec[i] < w || !(train_view_rate(v, j, types[i], w) > 0))
@@ -354,11 +466,10 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
         if (best < 0)
             continue;
         freec[best] -= w;
-        t->picks[np] = (struct plan_pick){ j, types[best], w };
+        t->picks[np++] = (struct tpick){ j, types[best], w, stays };
         t->st[j->slot].granted = t->decision;
-        nnew += !stays(&t->picks[np]);
+        nnew += !stays;
         nrun += cur >= 0;
-        np++;
     }
     if (write_delta(t, v, np, nnew, nrun, out, err) < 0)
         return -1;
