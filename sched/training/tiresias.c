@@ -77,10 +77,13 @@ struct tstate {                 /* per slot; id tells whether it still describes
     uint64_t granted;           /* the decision that last granted it GPUs (next_change) */
 };
 
-struct thold {                  /* per slot: the GPUs the policy granted the job, while it runs */
+struct thold {                  /* per slot: what the policy granted the job, while it runs */
     int64_t  id;                /* -1: none */
     int32_t  at;                /* its index in tiresias.held */
+    int32_t  hx;                /* its index in the crossing heap, -1: not there */
     int32_t  n, cap;
+    int32_t  ts, q;             /* the type slot and queue it is counted under */
+    double   cross;             /* when (seconds) it reaches its queue's threshold */
     int     *gpus;
 };
 
@@ -90,14 +93,22 @@ struct tpick {                  /* a job chosen to run: its type, GPU count, and
     int                     gpu_type, n, stays;
 };
 
+struct wjob {                   /* a waiting job, to be sorted by (queue, id) */
+    int64_t id;
+    int32_t q, slot;
+};
+
 struct tiresias {
     keepocc          *keep;     /* what the FULL plan holds after its keepers (keepocc.h) */
     double            thr[TIRESIAS_MAX_QUEUES - 1];
     int               nthr;
     double            knob;
+    int               nt;       /* cluster types */
+    const int        *types;
+    int               cap[CLUSTER_MAX_TYPES];      /* GPUs per type slot */
     struct tstate    *st;
     size_t            stcap;
-    int32_t          *order;    /* this decision's active slots by (queue, id) */
+    int32_t          *order;    /* the active slots by (queue, id), for a full walk */
     int32_t          *byq;      /* their queues, in active-list order */
     size_t            ocap, bcap;
     struct tpick     *picks;
@@ -106,9 +117,17 @@ struct tiresias {
     size_t            hcap;
     int32_t          *held;     /* slots of the jobs it believes running */
     size_t            nheld, heldcap;
-    int32_t          *gone;     /* scratch: slots to preempt */
-    size_t            gcap;
-    int              *ids;      /* scratch: a placement's GPUs */
+    int32_t          *heap;     /* running jobs below the last queue by crossing time */
+    size_t            nheap, heapcap;
+    int32_t          *fw;       /* Fenwick trees by (queue, type slot) over job ids: GPUs
+                                   held by running jobs */
+    int64_t           fwn;      /* ids each tree covers (a power of two) */
+    int               tot[TIRESIAS_MAX_QUEUES][CLUSTER_MAX_TYPES];  /* the same, in total */
+    int               used[CLUSTER_MAX_TYPES];     /* GPUs held, by type slot */
+    struct wjob      *wl;       /* the waiting jobs by (queue, id) */
+    int32_t          *cand, *gone;         /* crossing candidates, jobs to preempt */
+    size_t            wlcap, candcap, gonecap;
+    int              *ids;      /* a placement's GPUs */
     size_t            idcap;
     int              *tslot;    /* catalog GPU id -> cluster type slot (-1: not here) */
     uint64_t          decision; /* decisions taken, the stamp of tstate.granted */
@@ -116,6 +135,11 @@ struct tiresias {
 
 /* service comparisons tolerate float accumulation of microsecond steps */
 static const double EPS = 1e-6;
+/* Crossing times are predicted from a job's service when its grant or queue last changed;
+ * what the decision computes at `now` differs from the prediction by float rounding only
+ * (~1e-8 s at these magnitudes).  Jobs predicted within SLACK_S of an instant are computed
+ * exactly; the others cannot cross there (they are SLACK_S x their GPUs away in service). */
+static const double SLACK_S = 1e-3;
 
 static int read_thresholds(struct tiresias *t, const struct jobj *params, struct errbuf *err)
 {
@@ -146,6 +170,7 @@ static int read_thresholds(struct tiresias *t, const struct jobj *params, struct
     return 0;
 }
 
+
 static void tiresias_destroy(void *self);
 
 static int tiresias_create(void **self, const struct jobj *params, const struct policy_env *env,
@@ -161,11 +186,13 @@ static int tiresias_create(void **self, const struct jobj *params, const struct 
         free(t);
         return err->code ? -1 : err_run(err, "out of memory");
     }
-    const int *types;
-    int nt = cluster_types(env->cl, &types), ng = 0;
-    for (int i = 0; i < nt; i++)
-        if (types[i] + 1 > ng)
-            ng = types[i] + 1;
+    t->nt = cluster_types(env->cl, &t->types);
+    int ng = 0;
+    for (int i = 0; i < t->nt; i++) {
+        t->cap[i] = cluster_type_count(env->cl, t->types[i]);
+        if (t->types[i] + 1 > ng)
+            ng = t->types[i] + 1;
+    }
     if ((t->tslot = malloc((size_t)ng * sizeof *t->tslot)) == NULL) {
         tiresias_destroy(t);
         return err_run(err, "out of memory");
@@ -189,6 +216,10 @@ static void tiresias_destroy(void *self)
         free(t->hold[s].gpus);
     free(t->hold);
     free(t->held);
+    free(t->heap);
+    free(t->fw);
+    free(t->wl);
+    free(t->cand);
     free(t->gone);
     free(t->ids);
     free(t);
@@ -239,37 +270,143 @@ static int update(struct tiresias *t, const struct train_view *v, const struct t
     return q;
 }
 
-/* When the next demotion (a job granted now reaching its queue's threshold) or promotion (a
- * waiting job's starvation clock reaching knob x its running time) happens, so the world wakes
- * the policy exactly then; 0 if none is coming.  picks[0..np) are every job granted GPUs now,
- * whether it stays or starts (t->decision stamps them). */
-static simtime next_change(struct tiresias *t, const struct train_view *v,
-                           const struct tpick *picks, int np)
+
+/* ---- the running jobs: their GPUs, their counts by (queue, type, id), their crossings ---- */
+
+/* Grow array *a (capacity *cap) to hold n; -1 on no memory. */
+static int room(int32_t **a, size_t *cap, size_t n)
 {
-    double soonest = INFINITY;
-    for (int k = 0; k < np; k++) {
-        const struct train_job *j = picks[k].job;
-        const struct tstate *s = &t->st[j->slot];
-        if (s->q >= t->nthr)
-            continue;
-        double served = train_view_attained(j, v->now) - s->base;
-        double speed = picks[k].n * (OCC_WHOLE / 1000.0);  /* GPU-seconds per second */
-        soonest = fmin(soonest, (t->thr[s->q] - served) / speed);
-    }
-    if (t->knob > 0)
-        for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
-            const struct tstate *s = &t->st[j->slot];
-            double served = train_view_attained(j, v->now) - s->base;
-            if (s->granted == t->decision || s->q == 0 || served <= EPS)
-                continue;
-            soonest = fmin(soonest, t->knob * served / j->workers - s->wait_s);
-        }
-    if (!isfinite(soonest))
-        return 0;
-    return v->now + (soonest > 1e-6 ? sim_from_sec_ceil(soonest) : 1);
+    int failed = 0;
+    *a = plan_grow(*a, cap, n, sizeof **a, &failed);
+    return failed ? -1 : 0;
 }
 
-/* ---- the jobs it believes running, and the GPUs it granted them ---- */
+static int32_t *fw_tree(struct tiresias *t, int q, int ts)
+{
+    return t->fw + ((size_t)q * (size_t)t->nt + (size_t)ts) * (size_t)t->fwn;
+}
+
+static void fw_add(struct tiresias *t, int q, int ts, int64_t id, int d)
+{
+    int32_t *f = fw_tree(t, q, ts);
+    for (int64_t i = id + 1; i <= t->fwn; i += i & -i)
+        f[i - 1] += d;
+    t->tot[q][ts] += d;
+    t->used[ts] += d;
+}
+
+/* GPUs of type slot ts held by running jobs of queue q with ids below id. */
+static int fw_below(struct tiresias *t, int q, int ts, int64_t id)
+{
+    if (t->fwn == 0)
+        return 0;
+    const int32_t *f = fw_tree(t, q, ts);
+    int sum = 0;
+    for (int64_t i = id < t->fwn ? id : t->fwn; i > 0; i -= i & -i)
+        sum += f[i - 1];
+    return sum;
+}
+
+/* Cover ids up to `id`: the trees double and are refilled from the running jobs. */
+static int fw_cover(struct tiresias *t, int64_t id)
+{
+    if (id < t->fwn)
+        return 0;
+    int64_t n = t->fwn ? t->fwn : 1024;
+    while (n <= id)
+        n *= 2;
+    size_t len = (size_t)(t->nthr + 1) * (size_t)t->nt * (size_t)n;
+    int32_t *f = calloc(len, sizeof *f);
+    if (f == NULL)
+        return -1;
+    free(t->fw);
+    t->fw = f;
+    t->fwn = n;
+    memset(t->tot, 0, sizeof t->tot);
+    memset(t->used, 0, sizeof t->used);
+    for (size_t k = 0; k < t->nheld; k++) {
+        const struct thold *h = &t->hold[t->held[k]];
+        fw_add(t, h->q, h->ts, h->id, h->n);
+    }
+    return 0;
+}
+
+static int heap_before(const struct tiresias *t, int32_t a, int32_t b)
+{
+    return t->hold[a].cross < t->hold[b].cross;
+}
+
+static void heap_put(struct tiresias *t, size_t i, int32_t s)
+{
+    t->heap[i] = s;
+    t->hold[s].hx = (int32_t)i;
+}
+
+static void heap_sift(struct tiresias *t, size_t i)
+{
+    int32_t s = t->heap[i];
+    while (i > 0 && heap_before(t, s, t->heap[(i - 1) / 2])) {
+        heap_put(t, i, t->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= t->nheap)
+            break;
+        if (c + 1 < t->nheap && heap_before(t, t->heap[c + 1], t->heap[c]))
+            c++;
+        if (!heap_before(t, t->heap[c], s))
+            break;
+        heap_put(t, i, t->heap[c]);
+        i = c;
+    }
+    heap_put(t, i, s);
+}
+
+static void heap_drop(struct tiresias *t, int32_t s)
+{
+    size_t i = (size_t)t->hold[s].hx;
+    if (t->hold[s].hx < 0)
+        return;
+    t->hold[s].hx = -1;
+    int32_t last = t->heap[--t->nheap];
+    if (last != s) {
+        heap_put(t, i, last);
+        heap_sift(t, i);
+    }
+}
+
+/* File slot s (running, below the last queue) by its crossing time, given its service now. */
+static void heap_file(struct tiresias *t, const struct train_view *v, int32_t s, double served)
+{
+    struct thold *h = &t->hold[s];
+    heap_drop(t, s);
+    if (h->q >= t->nthr)
+        return;
+    h->cross = sim_to_sec(v->now) + (t->thr[h->q] - served) / h->n;
+    t->heap[t->nheap] = s;
+    h->hx = (int32_t)t->nheap++;
+    heap_sift(t, t->nheap - 1);
+}
+
+/* The running jobs whose crossing time is at most `limit` into t->cand; how many. */
+static size_t heap_upto(struct tiresias *t, double limit)
+{
+    size_t n = 0;
+    if (t->nheap == 0 || t->hold[t->heap[0]].cross > limit)
+        return 0;
+    /* a walk down the heap: below an entry later than limit, every entry is later too */
+    t->cand[n++] = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = (size_t)t->cand[k];
+        for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < t->nheap; c++)
+            if (t->hold[t->heap[c]].cross <= limit)
+                t->cand[n++] = (int32_t)c;
+    }
+    for (size_t k = 0; k < n; k++)
+        t->cand[k] = t->heap[t->cand[k]];
+    return n;
+}
 
 static int hold_cover(struct tiresias *t, int32_t s)
 {
@@ -281,15 +418,18 @@ static int hold_cover(struct tiresias *t, int32_t s)
     if (failed)
         return -1;
     for (size_t k = old; k < t->hcap; k++)
-        t->hold[k] = (struct thold){ .id = -1, .at = -1 };
+        t->hold[k] = (struct thold){ .id = -1, .at = -1, .hx = -1 };
     return 0;
 }
 
-/* Job j runs on ids[0..n) from this decision on. */
-static int hold_set(struct tiresias *t, const struct train_job *j, const int *ids, int n)
+/* Job j runs on ids[0..n) of type slot ts from this decision on. */
+static int run_add(struct tiresias *t, const struct train_view *v, const struct train_job *j,
+                   const int *ids, int n, int ts)
 {
-    int failed = 0;
-    if (hold_cover(t, j->slot) < 0)
+    if (hold_cover(t, j->slot) < 0 || fw_cover(t, j->id) < 0 ||
+        room(&t->held, &t->heldcap, t->nheld + 1) < 0 ||
+        room(&t->heap, &t->heapcap, t->nheap + 1) < 0 ||
+        room(&t->cand, &t->candcap, t->nheap + 1) < 0)
         return -1;
     struct thold *h = &t->hold[j->slot];
     if (n > h->cap) {
@@ -299,24 +439,26 @@ static int hold_set(struct tiresias *t, const struct train_job *j, const int *id
         h->gpus = g;
         h->cap = n;
     }
-    if (h->id != j->id) {
-        t->held = plan_grow(t->held, &t->heldcap, t->nheld + 1, sizeof *t->held, &failed);
-        if (failed)
-            return -1;
-        h->id = j->id;
-        h->at = (int32_t)t->nheld;
-        t->held[t->nheld++] = j->slot;
-    }
+    const struct tstate *s = &t->st[j->slot];
+    h->id = j->id;
+    h->at = (int32_t)t->nheld;
+    t->held[t->nheld++] = j->slot;
     memcpy(h->gpus, ids, (size_t)n * sizeof *ids);
     h->n = n;
+    h->ts = ts;
+    h->q = s->q;
+    fw_add(t, h->q, ts, j->id, n);
+    heap_file(t, v, j->slot, train_view_attained(j, v->now) - s->base);
     return 0;
 }
 
-/* Slot s holds nothing any more: its GPUs are free in the keepers' occupancy. */
-static void hold_drop(struct tiresias *t, int32_t s)
+/* Slot s holds nothing any more. */
+static void run_remove(struct tiresias *t, int32_t s)
 {
     struct thold *h = &t->hold[s];
     keepocc_free(t->keep, h->gpus, h->n);
+    fw_add(t, h->q, h->ts, h->id, -h->n);
+    heap_drop(t, s);
     int32_t last = t->held[--t->nheld];
     t->held[h->at] = last;
     t->hold[last].at = h->at;
@@ -326,7 +468,7 @@ static void hold_drop(struct tiresias *t, int32_t s)
 }
 
 /* Forget the jobs that finished since the last decision (the world released their GPUs):
- * they are the ones believed running that the view no longer has running. */
+ * the ones believed running that the view no longer has running. */
 static int drop_finished(struct tiresias *t, const struct train_view *v, struct errbuf *err)
 {
     if (t->nheld == (size_t)v->n_running)
@@ -337,7 +479,7 @@ static int drop_finished(struct tiresias *t, const struct train_view *v, struct 
         if (j->id == t->hold[s].id && j->state == JOB_RUNNING)
             k++;
         else
-            hold_drop(t, s);    /* moves the last one to k */
+            run_remove(t, s);   /* moves the last one to k */
     }
     if (t->nheld != (size_t)v->n_running)
         return err_run(err, "tiresias: %d jobs run, not the %zu it granted", v->n_running,
@@ -345,90 +487,105 @@ static int drop_finished(struct tiresias *t, const struct train_view *v, struct 
     return 0;
 }
 
-/* Write the DELTA list of what changes: the jobs that start or move, placed in pick order,
- * then the running jobs left out, preempted in the world's running order.  That is the very
- * list of changed grants the world's apply keeps from the FULL list of every pick (keepers
- * first, then the placements, then the preemptions it adds), so the world changes in the same
- * steps.  The placements see the occupancy a FULL plan sees after its keepers: t->keep, once
- * the GPUs of the running jobs that do not stay are freed. */
-static int write_delta(struct tiresias *t, const struct train_view *v, int np, int nnew,
-                       int nrun, struct grant_list *out, struct errbuf *err)
+/* Running jobs that reach their queue's threshold by now move down: their counts, their
+ * nodes' keys (keepocc) and their next crossing.  Only jobs predicted to cross by now are
+ * looked at (SLACK_S). */
+static void demote_running(struct tiresias *t, const struct train_view *v)
 {
-    size_t ngone = 0;
-    if (nrun < v->n_running) {          /* some running job is not picked */
-        int failed = 0;
-        t->gone = plan_grow(t->gone, &t->gcap, (size_t)v->n_running, sizeof *t->gone, &failed);
-        if (failed)
-            return err_run(err, "out of memory");
-        for (const struct train_job *j = train_view_first_running(v); j; j = train_view_next_running(v, j))
-            if (t->st[j->slot].granted != t->decision) {
-                t->gone[ngone++] = j->slot;
-                hold_drop(t, j->slot);
-            }
+    size_t n = heap_upto(t, sim_to_sec(v->now) + SLACK_S);
+    for (size_t k = 0; k < n; k++) {
+        int32_t s = t->cand[k];
+        struct thold *h = &t->hold[s];
+        const struct train_job *j = &v->jobs[s];
+        int q = update(t, v, j);
+        if (q == h->q)
+            continue;
+        fw_add(t, h->q, h->ts, h->id, -h->n);
+        h->q = q;
+        fw_add(t, q, h->ts, h->id, h->n);
+        keepocc_rekey(t->keep, h->gpus, h->n, q, j->id);
+        heap_file(t, v, s, train_view_attained(j, v->now) - t->st[s].base);
     }
-    if (nnew > 0) {
-        for (int k = 0; k < np; k++) {      /* the running jobs that move */
-            const struct train_job *j = t->picks[k].job;
-            if (!t->picks[k].stays && j->state == JOB_RUNNING) {
-                struct thold *h = &t->hold[j->slot];
-                keepocc_free(t->keep, h->gpus, h->n);
-                h->n = 0;
-            }
-        }
-        for (int k = 0; k < np; k++) {
-            const struct tpick *pk = &t->picks[k];
-            const struct train_job *j = pk->job;
-            if (pk->stays)
-                continue;
-            int failed = 0;
-            t->ids = plan_grow(t->ids, &t->idcap, (size_t)pk->n, sizeof *t->ids, &failed);
-            if (failed)
-                return err_run(err, "out of memory");
-            if (keepocc_place(t->keep, t->tslot[pk->gpu_type], pk->n, t->st[j->slot].q, j->id,
-                              t->ids) < 0)
-                return err_run(err, "tiresias: %d GPUs for job %lld do not fit; the picks "
-                                    "exceed the free count", pk->n, (long long)j->id);
-            if (grant_add(out, j->slot, t->ids, pk->n, OCC_WHOLE) < 0 ||
-                hold_set(t, j, t->ids, pk->n) < 0)
-                return err_run(err, "out of memory");
-        }
-        keepocc_settle(t->keep);
-    }
-    for (size_t k = 0; k < ngone; k++)
-        if (grant_preempt(out, t->gone[k]) < 0)
-            return err_run(err, "out of memory");
-    return 0;
 }
 
-static int tiresias_train(void *self, const struct train_view *v, struct grant_list *out,
-                          struct errbuf *err)
+/* ---- one decision ---- */
+
+/* The type a job that does not stay gets: among types with w GPUs left by count where it can
+ * run, the most left that no later running job holds (so that it preempts nobody when it
+ * can), ties to the most left, then catalog order; -1 if none. */
+static int best_type(const struct tiresias *t, const struct train_view *v,
+                     const struct train_job *j, const int *freec, const int *held)
 {
-    struct tiresias *t = self;
-    int failed = 0;
-    t->picks = plan_grow(t->picks, &t->pcap, (size_t)v->n_active, sizeof *t->picks, &failed);
-    t->order = plan_grow(t->order, &t->ocap, (size_t)v->n_active, sizeof *t->order, &failed);
-    t->byq = plan_grow(t->byq, &t->bcap, (size_t)v->n_active, sizeof *t->byq, &failed);
-    if (failed)
-        return err_run(err, "out of memory");
-    t->decision++;
-    if (drop_finished(t, v, err) < 0)
+    int w = j->workers, best = -1;
+    for (int i = 0; i < t->nt; i++) {
+        if (freec[i] < w || !(train_view_rate(v, j, t->types[i], w) > 0))
+            continue;
+        if (best < 0 || freec[i] - held[i] > freec[best] - held[best] ||
+            (freec[i] - held[i] == freec[best] - held[best] && freec[i] > freec[best]))
+            best = i;
+    }
+    return best;
+}
+
+static int by_queue_id(const void *a, const void *b)
+{
+    const struct wjob *x = a, *y = b;
+    if (x->q != y->q)
+        return x->q < y->q ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The picks when nobody is preempted: every running job stays where it is, and the waiting
+ * jobs, in (queue, id) order, go where the full walk would send them.  At a waiting job the
+ * walk has cap - (GPUs of running jobs before it) - (newcomers before it) left of type i by
+ * count, and running jobs after it hold used - (GPUs of running jobs before it); the Fenwick
+ * trees give the running jobs' GPUs before it.  That is the full walk's answer if no type
+ * gets more newcomers than it has free GPUs: a running job then still finds its own count (it
+ * is left cap - (GPUs of running jobs up to itself) - (newcomers before it) >= its workers),
+ * so it stays.  Returns the number of picks, or -1 when some type would be over-subscribed
+ * (the full walk decides then). */
+static int walk_waiting(struct tiresias *t, const struct train_view *v, size_t nw)
+{
+    int np = 0, newc[CLUSTER_MAX_TYPES] = { 0 };
+    for (size_t k = 0; k < nw; k++) {
+        const struct wjob *wj = &t->wl[k];
+        const struct train_job *j = &v->jobs[wj->slot];
+        int freec[CLUSTER_MAX_TYPES], held[CLUSTER_MAX_TYPES];
+        for (int i = 0; i < t->nt; i++) {
+            int before = fw_below(t, wj->q, i, wj->id);
+            for (int q = 0; q < wj->q; q++)
+                before += t->tot[q][i];
+            freec[i] = t->cap[i] - before - newc[i];
+            held[i] = t->used[i] - before;
+        }
+        int best = best_type(t, v, j, freec, held);
+        if (best < 0)
+            continue;
+        newc[best] += j->workers;
+        t->picks[np++] = (struct tpick){ j, t->types[best], j->workers, 0 };
+    }
+    for (int i = 0; i < t->nt; i++)
+        if (newc[i] > t->cap[i] - t->used[i])
+            return -1;
+    return np;
+}
+
+/* The full walk over every active job in (queue, id) order: each gets `workers` GPUs of one
+ * type by count if some type still has them (a running job first its own type, where it
+ * stays), from an empty cluster.  The active list is in arrival order, which is id order, so
+ * a stable split by queue is the (queue, id) order.  Returns the number of picks; *nnew of
+ * them do not stay, *nrun were running.  -1 on no memory. */
+static int walk_all(struct tiresias *t, const struct train_view *v, int *nnew, int *nrun)
+{
+    if (room(&t->order, &t->ocap, (size_t)v->n_active) < 0 ||
+        room(&t->byq, &t->bcap, (size_t)v->n_active) < 0)
         return -1;
-    /* one walk over the active jobs: queues and the GPUs running jobs hold.  The active list
-     * is in arrival order, which is id order, so a stable split by queue is the (queue, id)
-     * order */
-    int held[CLUSTER_MAX_TYPES] = { 0 }, start[TIRESIAS_MAX_QUEUES + 1] = { 0 };
+    int start[TIRESIAS_MAX_QUEUES + 1] = { 0 };
     size_t n = 0;
     for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
-        if (cover(t, j->slot) < 0)
-            return err_run(err, "out of memory");
-        int was = t->st[j->slot].id == j->id ? t->st[j->slot].q : -1, q = update(t, v, j);
+        int q = t->st[j->slot].q;
         t->byq[n++] = q;
         start[q + 1]++;
-        if (j->state == JOB_RUNNING) {
-            held[t->tslot[j->gpu_type]] += j->ngpu;
-            if (q != was)       /* demoted while running: its nodes' keys change */
-                keepocc_rekey(t->keep, t->hold[j->slot].gpus, t->hold[j->slot].n, q, j->id);
-        }
     }
     for (int q = 0; q < t->nthr; q++)
         start[q + 1] += start[q];
@@ -436,17 +593,16 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j))
         t->order[start[t->byq[at++]]++] = j->slot;
 
-    const int *types;
-    int nt = cluster_types(v->cl, &types);
-    int freec[CLUSTER_MAX_TYPES];
-    for (int i = 0; i < nt; i++)
-        freec[i] = cluster_type_count(v->cl, types[i]);
-
-    /* the picks by GPU counts, as from an empty cluster; only newcomers need GPU ids */
-    int np = 0, nnew = 0, nrun = 0;
+    int freec[CLUSTER_MAX_TYPES], held[CLUSTER_MAX_TYPES];
+    for (int i = 0; i < t->nt; i++) {
+        freec[i] = t->cap[i];
+        held[i] = t->used[i];
+    }
+    int np = 0;
+    *nnew = *nrun = 0;
     for (size_t k = 0; k < n; k++) {
         const struct train_job *j = &v->jobs[t->order[k]];
-        int w = j->workers, cur = -1, best = -1, stays = 0;
+        int w = j->workers, cur = -1, best, stays = 0;
         if (j->state == JOB_RUNNING) {
             cur = t->tslot[j->gpu_type];
             held[cur] -= j->ngpu;       /* from here on its GPUs count as its own */
@@ -455,25 +611,134 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
             best = cur;
             stays = 1;
         } else {
-            for (int i = 0; i < nt; i++) {
-                if (freec[i] < w || !(train_view_rate(v, j, types[i], w) > 0))
-                    continue;
-                if (best < 0 || freec[i] - held[i] > freec[best] - held[best] ||
-                    (freec[i] - held[i] == freec[best] - held[best] && freec[i] > freec[best]))
-                    best = i;
-            }
+            best = best_type(t, v, j, freec, held);
         }
         if (best < 0)
             continue;
         freec[best] -= w;
-        t->picks[np++] = (struct tpick){ j, types[best], w, stays };
+        t->picks[np++] = (struct tpick){ j, t->types[best], w, stays };
         t->st[j->slot].granted = t->decision;
-        nnew += !stays;
-        nrun += cur >= 0;
+        *nnew += !stays;
+        *nrun += cur >= 0;
     }
-    if (write_delta(t, v, np, nnew, nrun, out, err) < 0)
+    return np;
+}
+
+/* Write the DELTA list of what changes: the jobs that start or move, placed in pick order,
+ * then the running jobs left out, preempted in the world's running order.  That is the very
+ * list of changed grants the world's apply keeps from the FULL list of every pick (keepers
+ * first, then the placements, then the preemptions it adds), so the world changes in the same
+ * steps.  The placements see the occupancy a FULL plan sees after its keepers: t->keep, once
+ * the GPUs of the running jobs that do not stay are freed.  *ngone: jobs preempted (t->gone). */
+static int write_delta(struct tiresias *t, const struct train_view *v, int np, int nnew,
+                       int nrun, struct grant_list *out, size_t *ngone, struct errbuf *err)
+{
+    *ngone = 0;
+    if (nrun < v->n_running) {          /* some running job is not picked */
+        if (room(&t->gone, &t->gonecap, (size_t)v->n_running) < 0)
+            return err_run(err, "out of memory");
+        for (const struct train_job *j = train_view_first_running(v); j; j = train_view_next_running(v, j))
+            if (t->st[j->slot].granted != t->decision) {
+                t->gone[(*ngone)++] = j->slot;
+                t->st[j->slot].last = v->now;       /* it waits from now on */
+                run_remove(t, j->slot);
+            }
+    }
+    if (nnew > 0) {
+        for (int k = 0; k < np; k++)        /* the running jobs that move */
+            if (!t->picks[k].stays && t->picks[k].job->state == JOB_RUNNING)
+                run_remove(t, t->picks[k].job->slot);
+        for (int k = 0; k < np; k++) {
+            const struct tpick *pk = &t->picks[k];
+            const struct train_job *j = pk->job;
+            if (pk->stays)
+                continue;
+            int failed = 0, ts = t->tslot[pk->gpu_type];
+            t->ids = plan_grow(t->ids, &t->idcap, (size_t)pk->n, sizeof *t->ids, &failed);
+            if (failed)
+                return err_run(err, "out of memory");
+            if (keepocc_place(t->keep, ts, pk->n, t->st[j->slot].q, j->id, t->ids) < 0)
+                return err_run(err, "tiresias: %d GPUs for job %lld do not fit; the picks "
+                                    "exceed the free count", pk->n, (long long)j->id);
+            if (grant_add(out, j->slot, t->ids, pk->n, OCC_WHOLE) < 0 ||
+                run_add(t, v, j, t->ids, pk->n, ts) < 0)
+                return err_run(err, "out of memory");
+        }
+        keepocc_settle(t->keep);
+    }
+    for (size_t k = 0; k < *ngone; k++)
+        if (grant_preempt(out, t->gone[k]) < 0)
+            return err_run(err, "out of memory");
+    return 0;
+}
+
+/* When the next demotion (a job granted now reaching its queue's threshold) or promotion (a
+ * waiting job's starvation clock reaching knob x its running time) happens, so the world wakes
+ * the policy exactly then; 0 if none is coming.  The demotion is the least of (threshold -
+ * service) / GPUs over the jobs granted now, computed at `now` for those whose predicted
+ * crossing is within SLACK_S of the earliest (no other can be less); the promotion is looked
+ * for among the jobs left waiting: the waiting ones not picked and the ones preempted now. */
+static simtime next_change(struct tiresias *t, const struct train_view *v, size_t ngone)
+{
+    double soonest = INFINITY;
+    size_t n = t->nheap ? heap_upto(t, t->hold[t->heap[0]].cross + SLACK_S) : 0;
+    for (size_t k = 0; k < n; k++) {
+        const struct train_job *j = &v->jobs[t->cand[k]];
+        const struct tstate *s = &t->st[j->slot];
+        double served = train_view_attained(j, v->now) - s->base;
+        double speed = t->hold[j->slot].n * (OCC_WHOLE / 1000.0);  /* GPU-seconds per second */
+        soonest = fmin(soonest, (t->thr[s->q] - served) / speed);
+    }
+    if (t->knob > 0) {
+        const struct train_job *j = train_view_first_waiting(v);
+        for (size_t k = 0; j != NULL || k < ngone;) {
+            const struct train_job *x = j != NULL ? j : &v->jobs[t->gone[k++]];
+            if (j != NULL)
+                j = train_view_next_waiting(v, j);
+            const struct tstate *s = &t->st[x->slot];
+            double served = train_view_attained(x, v->now) - s->base;
+            if (s->granted == t->decision || s->q == 0 || served <= EPS)
+                continue;
+            soonest = fmin(soonest, t->knob * served / x->workers - s->wait_s);
+        }
+    }
+    if (!isfinite(soonest))
+        return 0;
+    return v->now + (soonest > 1e-6 ? sim_from_sec_ceil(soonest) : 1);
+}
+
+static int tiresias_train(void *self, const struct train_view *v, struct grant_list *out,
+                          struct errbuf *err)
+{
+    struct tiresias *t = self;
+    int failed = 0;
+    t->picks = plan_grow(t->picks, &t->pcap, (size_t)v->n_active, sizeof *t->picks, &failed);
+    t->wl = plan_grow(t->wl, &t->wlcap, (size_t)v->n_waiting, sizeof *t->wl, &failed);
+    if (failed)
+        return err_run(err, "out of memory");
+    t->decision++;
+    if (drop_finished(t, v, err) < 0)
         return -1;
-    out->wake_at = next_change(t, v, t->picks, np);
+    demote_running(t, v);
+    /* the waiting jobs: starvation clocks, promotions, and their (queue, id) order */
+    size_t nw = 0;
+    for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j)) {
+        if (cover(t, j->slot) < 0)
+            return err_run(err, "out of memory");
+        t->wl[nw++] = (struct wjob){ j->id, update(t, v, j), j->slot };
+    }
+    qsort(t->wl, nw, sizeof *t->wl, by_queue_id);
+    int np = walk_waiting(t, v, nw), nnew = np, nrun = v->n_running;
+    if (np >= 0) {
+        for (int k = 0; k < np; k++)
+            t->st[t->picks[k].job->slot].granted = t->decision;
+    } else if ((np = walk_all(t, v, &nnew, &nrun)) < 0) {
+        return err_run(err, "out of memory");
+    }
+    size_t ngone;
+    if (write_delta(t, v, np, nnew, nrun, out, &ngone, err) < 0)
+        return -1;
+    out->wake_at = next_change(t, v, ngone);
     return 0;
 }
 
