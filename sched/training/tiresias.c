@@ -80,10 +80,11 @@ struct tstate {                 /* per slot; id tells whether it still describes
 struct thold {                  /* per slot: what the policy granted the job, while it runs */
     int64_t  id;                /* -1: none */
     int32_t  at;                /* its index in tiresias.held */
-    int32_t  hx;                /* its index in the crossing heap, -1: not there */
+    int32_t  hx[2];             /* its index in the crossing and finish heaps, -1: not there */
     int32_t  n, cap;
     int32_t  ts, q;             /* the type slot and queue it is counted under */
-    double   cross;             /* when (seconds) it reaches its queue's threshold */
+    double   key[2];            /* seconds: when it reaches its queue's threshold (CROSS),
+                                   about when it finishes (FINISH) */
     int     *gpus;
 };
 
@@ -96,6 +97,14 @@ struct tpick {                  /* a job chosen to run: its type, GPU count, and
 struct wjob {                   /* a waiting job, to be sorted by (queue, id) */
     int64_t id;
     int32_t q, slot;
+};
+
+enum { CROSS, FINISH };
+
+struct theap {                  /* running jobs (slots) by thold.key[which], a min-heap */
+    int32_t *a;
+    size_t   n, cap;
+    int      which;
 };
 
 struct tiresias {
@@ -117,8 +126,7 @@ struct tiresias {
     size_t            hcap;
     int32_t          *held;     /* slots of the jobs it believes running */
     size_t            nheld, heldcap;
-    int32_t          *heap;     /* running jobs below the last queue by crossing time */
-    size_t            nheap, heapcap;
+    struct theap      heap[2];  /* [CROSS]: those below the last queue; [FINISH]: all */
     int32_t          *fw;       /* Fenwick trees by (queue, type slot) over job ids: GPUs
                                    held by running jobs */
     int64_t           fwn;      /* ids each tree covers (a power of two) */
@@ -140,6 +148,9 @@ static const double EPS = 1e-6;
  * (~1e-8 s at these magnitudes).  Jobs predicted within SLACK_S of an instant are computed
  * exactly; the others cannot cross there (they are SLACK_S x their GPUs away in service). */
 static const double SLACK_S = 1e-3;
+/* The same for completions, predicted from a job's rate: a job predicted to end more than
+ * this after now is still running (the world ends it at its own, microsecond-rounded time). */
+static const double FINISH_SLACK_S = 1;
 
 static int read_thresholds(struct tiresias *t, const struct jobj *params, struct errbuf *err)
 {
@@ -186,6 +197,7 @@ static int tiresias_create(void **self, const struct jobj *params, const struct 
         free(t);
         return err->code ? -1 : err_run(err, "out of memory");
     }
+    t->heap[FINISH].which = FINISH;
     t->nt = cluster_types(env->cl, &t->types);
     int ng = 0;
     for (int i = 0; i < t->nt; i++) {
@@ -216,7 +228,8 @@ static void tiresias_destroy(void *self)
         free(t->hold[s].gpus);
     free(t->hold);
     free(t->held);
-    free(t->heap);
+    free(t->heap[CROSS].a);
+    free(t->heap[FINISH].a);
     free(t->fw);
     free(t->wl);
     free(t->cand);
@@ -331,80 +344,88 @@ static int fw_cover(struct tiresias *t, int64_t id)
     return 0;
 }
 
-static int heap_before(const struct tiresias *t, int32_t a, int32_t b)
+static double hkey(const struct tiresias *t, const struct theap *h, int32_t s)
 {
-    return t->hold[a].cross < t->hold[b].cross;
+    return t->hold[s].key[h->which];
 }
 
-static void heap_put(struct tiresias *t, size_t i, int32_t s)
+static void heap_put(struct tiresias *t, struct theap *h, size_t i, int32_t s)
 {
-    t->heap[i] = s;
-    t->hold[s].hx = (int32_t)i;
+    h->a[i] = s;
+    t->hold[s].hx[h->which] = (int32_t)i;
 }
 
-static void heap_sift(struct tiresias *t, size_t i)
+static void heap_sift(struct tiresias *t, struct theap *h, size_t i)
 {
-    int32_t s = t->heap[i];
-    while (i > 0 && heap_before(t, s, t->heap[(i - 1) / 2])) {
-        heap_put(t, i, t->heap[(i - 1) / 2]);
+    int32_t s = h->a[i];
+    double k = hkey(t, h, s);
+    while (i > 0 && k < hkey(t, h, h->a[(i - 1) / 2])) {
+        heap_put(t, h, i, h->a[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
     for (;;) {
         size_t c = 2 * i + 1;
-        if (c >= t->nheap)
+        if (c >= h->n)
             break;
-        if (c + 1 < t->nheap && heap_before(t, t->heap[c + 1], t->heap[c]))
+        if (c + 1 < h->n && hkey(t, h, h->a[c + 1]) < hkey(t, h, h->a[c]))
             c++;
-        if (!heap_before(t, t->heap[c], s))
+        if (!(hkey(t, h, h->a[c]) < k))
             break;
-        heap_put(t, i, t->heap[c]);
+        heap_put(t, h, i, h->a[c]);
         i = c;
     }
-    heap_put(t, i, s);
+    heap_put(t, h, i, s);
 }
 
-static void heap_drop(struct tiresias *t, int32_t s)
+static void heap_drop(struct tiresias *t, struct theap *h, int32_t s)
 {
-    size_t i = (size_t)t->hold[s].hx;
-    if (t->hold[s].hx < 0)
+    int32_t i = t->hold[s].hx[h->which];
+    if (i < 0)
         return;
-    t->hold[s].hx = -1;
-    int32_t last = t->heap[--t->nheap];
+    t->hold[s].hx[h->which] = -1;
+    int32_t last = h->a[--h->n];
     if (last != s) {
-        heap_put(t, i, last);
-        heap_sift(t, i);
+        heap_put(t, h, (size_t)i, last);
+        heap_sift(t, h, (size_t)i);
     }
 }
 
-/* File slot s (running, below the last queue) by its crossing time, given its service now. */
-static void heap_file(struct tiresias *t, const struct train_view *v, int32_t s, double served)
+/* (Re)file slot s with key k (room reserved by run_add). */
+static void heap_file(struct tiresias *t, struct theap *h, int32_t s, double k)
 {
-    struct thold *h = &t->hold[s];
-    heap_drop(t, s);
-    if (h->q >= t->nthr)
-        return;
-    h->cross = sim_to_sec(v->now) + (t->thr[h->q] - served) / h->n;
-    t->heap[t->nheap] = s;
-    h->hx = (int32_t)t->nheap++;
-    heap_sift(t, t->nheap - 1);
+    heap_drop(t, h, s);
+    t->hold[s].key[h->which] = k;
+    h->a[h->n] = s;
+    t->hold[s].hx[h->which] = (int32_t)h->n++;
+    heap_sift(t, h, h->n - 1);
 }
 
-/* The running jobs whose crossing time is at most `limit` into t->cand; how many. */
-static size_t heap_upto(struct tiresias *t, double limit)
+/* Slot s's crossing time, given its service now; not filed in the last queue. */
+static void file_cross(struct tiresias *t, const struct train_view *v, int32_t s, double served)
+{
+    struct thold *h = &t->hold[s];
+    if (h->q >= t->nthr)
+        heap_drop(t, &t->heap[CROSS], s);
+    else
+        heap_file(t, &t->heap[CROSS], s, sim_to_sec(v->now) + (t->thr[h->q] - served) / h->n);
+}
+
+/* The slots whose key is at most `limit` into t->cand; how many. */
+static size_t heap_upto(struct tiresias *t, const struct theap *h, double limit)
 {
     size_t n = 0;
-    if (t->nheap == 0 || t->hold[t->heap[0]].cross > limit)
+    if (h->n == 0 || hkey(t, h, h->a[0]) > limit)
         return 0;
     /* a walk down the heap: below an entry later than limit, every entry is later too */
     t->cand[n++] = 0;
     for (size_t k = 0; k < n; k++) {
         size_t i = (size_t)t->cand[k];
-        for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < t->nheap; c++)
-            if (t->hold[t->heap[c]].cross <= limit)
+        for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < h->n; c++)
+            if (hkey(t, h, h->a[c]) <= limit)
                 t->cand[n++] = (int32_t)c;
     }
     for (size_t k = 0; k < n; k++)
-        t->cand[k] = t->heap[t->cand[k]];
+        t->cand[k] = h->a[t->cand[k]];
     return n;
 }
 
@@ -418,7 +439,7 @@ static int hold_cover(struct tiresias *t, int32_t s)
     if (failed)
         return -1;
     for (size_t k = old; k < t->hcap; k++)
-        t->hold[k] = (struct thold){ .id = -1, .at = -1, .hx = -1 };
+        t->hold[k] = (struct thold){ .id = -1, .at = -1, .hx = { -1, -1 } };
     return 0;
 }
 
@@ -428,8 +449,9 @@ static int run_add(struct tiresias *t, const struct train_view *v, const struct 
 {
     if (hold_cover(t, j->slot) < 0 || fw_cover(t, j->id) < 0 ||
         room(&t->held, &t->heldcap, t->nheld + 1) < 0 ||
-        room(&t->heap, &t->heapcap, t->nheap + 1) < 0 ||
-        room(&t->cand, &t->candcap, t->nheap + 1) < 0)
+        room(&t->heap[CROSS].a, &t->heap[CROSS].cap, t->nheld + 1) < 0 ||
+        room(&t->heap[FINISH].a, &t->heap[FINISH].cap, t->nheld + 1) < 0 ||
+        room(&t->cand, &t->candcap, t->nheld + 1) < 0)
         return -1;
     struct thold *h = &t->hold[j->slot];
     if (n > h->cap) {
@@ -448,7 +470,9 @@ static int run_add(struct tiresias *t, const struct train_view *v, const struct 
     h->ts = ts;
     h->q = s->q;
     fw_add(t, h->q, ts, j->id, n);
-    heap_file(t, v, j->slot, train_view_attained(j, v->now) - s->base);
+    file_cross(t, v, j->slot, train_view_attained(j, v->now) - s->base);
+    /* its rate is known once the world has granted it: look at it at the next decision */
+    heap_file(t, &t->heap[FINISH], j->slot, -INFINITY);
     return 0;
 }
 
@@ -458,7 +482,8 @@ static void run_remove(struct tiresias *t, int32_t s)
     struct thold *h = &t->hold[s];
     keepocc_free(t->keep, h->gpus, h->n);
     fw_add(t, h->q, h->ts, h->id, -h->n);
-    heap_drop(t, s);
+    heap_drop(t, &t->heap[CROSS], s);
+    heap_drop(t, &t->heap[FINISH], s);
     int32_t last = t->held[--t->nheld];
     t->held[h->at] = last;
     t->hold[last].at = h->at;
@@ -467,13 +492,30 @@ static void run_remove(struct tiresias *t, int32_t s)
     h->n = 0;
 }
 
-/* Forget the jobs that finished since the last decision (the world released their GPUs):
- * the ones believed running that the view no longer has running. */
+/* Forget the jobs that finished since the last decision (the world released their GPUs).
+ * Completions are the only way a job stops running between decisions, so the count tells
+ * whether any did.  Candidates are the jobs predicted to end by now + FINISH_SLACK_S (and the
+ * ones granted at the last decision, whose rate was unknown then); one still running is filed
+ * again at its prediction from the view.  Should a completion be missed (a rate that changed
+ * without a grant), every job believed running is looked at. */
 static int drop_finished(struct tiresias *t, const struct train_view *v, struct errbuf *err)
 {
     if (t->nheld == (size_t)v->n_running)
         return 0;
-    for (size_t k = 0; k < t->nheld;) {
+    double now = sim_to_sec(v->now);
+    size_t n = heap_upto(t, &t->heap[FINISH], now + FINISH_SLACK_S);
+    for (size_t k = 0; k < n; k++) {
+        int32_t s = t->cand[k];
+        const struct train_job *j = &v->jobs[s];
+        if (j->id != t->hold[s].id || j->state != JOB_RUNNING) {
+            run_remove(t, s);
+            continue;
+        }
+        double from = sim_to_sec(j->run_from > v->now ? j->run_from : v->now);
+        double left = j->work - train_view_done(j, v->now);
+        heap_file(t, &t->heap[FINISH], s, j->rate > 0 ? from + left / j->rate : INFINITY);
+    }
+    for (size_t k = 0; k < t->nheld && t->nheld != (size_t)v->n_running;) {
         int32_t s = t->held[k];
         const struct train_job *j = &v->jobs[s];
         if (j->id == t->hold[s].id && j->state == JOB_RUNNING)
@@ -492,7 +534,7 @@ static int drop_finished(struct tiresias *t, const struct train_view *v, struct 
  * looked at (SLACK_S). */
 static void demote_running(struct tiresias *t, const struct train_view *v)
 {
-    size_t n = heap_upto(t, sim_to_sec(v->now) + SLACK_S);
+    size_t n = heap_upto(t, &t->heap[CROSS], sim_to_sec(v->now) + SLACK_S);
     for (size_t k = 0; k < n; k++) {
         int32_t s = t->cand[k];
         struct thold *h = &t->hold[s];
@@ -504,7 +546,7 @@ static void demote_running(struct tiresias *t, const struct train_view *v)
         h->q = q;
         fw_add(t, q, h->ts, h->id, h->n);
         keepocc_rekey(t->keep, h->gpus, h->n, q, j->id);
-        heap_file(t, v, s, train_view_attained(j, v->now) - t->st[s].base);
+        file_cross(t, v, s, train_view_attained(j, v->now) - t->st[s].base);
     }
 }
 
@@ -681,7 +723,8 @@ static int write_delta(struct tiresias *t, const struct train_view *v, int np, i
 static simtime next_change(struct tiresias *t, const struct train_view *v, size_t ngone)
 {
     double soonest = INFINITY;
-    size_t n = t->nheap ? heap_upto(t, t->hold[t->heap[0]].cross + SLACK_S) : 0;
+    const struct theap *h = &t->heap[CROSS];
+    size_t n = h->n ? heap_upto(t, h, hkey(t, h, h->a[0]) + SLACK_S) : 0;
     for (size_t k = 0; k < n; k++) {
         const struct train_job *j = &v->jobs[t->cand[k]];
         const struct tstate *s = &t->st[j->slot];
