@@ -14,8 +14,8 @@
  *    a lower queue (demotion) when s_j reaches a threshold.
  *  - Order: by queue, then FIFO by arrival (job id) inside a queue.  Walking that order, each
  *    job gets `workers` whole GPUs of one type if some type still has that many by count
- *    (the plan starts from an empty cluster: every decision is a FULL list), otherwise it is
- *    skipped and later jobs may still fit (work-conserving, as the simulator's "continue").
+ *    (the plan starts from an empty cluster), otherwise it is skipped and later jobs may
+ *    still fit (work-conserving, as the simulator's "continue").
  *    So a job of a higher queue preempts running jobs of lower queues, and jobs inside a
  *    queue are never preempted by later arrivals of the same queue.
  *  - Starvation guard ("promote_knob": the paper's PROMOTEKNOB, the simulator's
@@ -25,11 +25,17 @@
  *    wait_j >= knob * run_j goes back to Q0 with b_j = a_j, run_j = wait_j = 0.  knob = 0
  *    disables the guard.
  *  - Placement (heterogeneity-agnostic, like fifo): a running job that keeps running stays
- *    on its type and keeps its very GPUs (plan_commit, no restart).  Any other job goes to
+ *    on its type and keeps its very GPUs (no restart).  Any other job goes to
  *    the type with the most GPUs that are free *and* not held by a lower-priority running
  *    job (so starting it preempts nobody when it can), ties to the larger free count, then
  *    catalog order; types where the job cannot run (rate 0) are skipped.  Speeds are never
- *    compared.  Newcomers are packed on the fewest nodes.
+ *    compared.  Newcomers are packed on the fewest nodes, on the occupancy a from-empty plan
+ *    has after re-taking the GPUs of the jobs that stay in (queue, id) order (plan_commit's
+ *    keepers first, then occ_alloc), which is what this file first did.
+ *  - The list it returns is DELTA: only the jobs that start, move or are preempted, in the
+ *    order the world's apply would keep from that FULL list of every pick (the placements in
+ *    pick order, then the preemptions in the world's running order), so that the world
+ *    changes in the very same steps.
  *
  * Defaults and where they come from:
  *  - "thresholds": [3250] (two queues).  Two queues as asked for this baseline; 3250 GPU-s is
@@ -51,11 +57,26 @@
  * last promotion (simulator: last_pending_time vs executed_time); service accrues while a
  * job restores from a checkpoint (it holds the GPUs).
  *
- * Cost per decision: O(A) for A active jobs, plus O(T) rate look-ups (the view's memo, O(1)
- * each) for every job that does not simply stay where it is, plus placements.  The order by
- * (queue, id) is kept from one decision to the next (sched/rank.h): a job changes queue only
- * when it is demoted or promoted, so repairing the order costs O(A + k log k) for the k jobs
- * that changed queue or arrived.
+ * Cost per decision: what changed, not the A active jobs.  The running jobs are kept between
+ * decisions: their GPUs (and in sched/keepocc.h, the keepers' occupancy with the node order a
+ * from-empty replay would give), their GPU counts by (queue, type) in Fenwick trees over job
+ * ids, and two heaps, of predicted threshold crossings and predicted ends.  A decision then
+ *  - drops the jobs that finished: those predicted to end by now + 1 s (the running count
+ *    tells whether any did; a scan of the R jobs believed running only if one was missed);
+ *  - demotes the running jobs predicted to cross by now + 1 ms (computed exactly at now;
+ *    others are more than 1 ms x their GPUs of service away, far beyond rounding): each
+ *    costs O(log), rekeying its nodes O(GPUs per node + log nodes);
+ *  - brings the W waiting jobs' clocks up to date and sorts them, O(W log W);
+ *  - walks only the waiting jobs when no type gets more newcomers than it has free GPUs
+ *    (then every running job provably keeps its count and stays): O(W T log N) for T types
+ *    and N job ids, the counts before each waiting job coming from the trees.  Otherwise it
+ *    walks all A jobs in (queue, id) order (a stable split of the active list, which is in id
+ *    order), O(A) plus O(T) rate look-ups per job that does not stay: a decision that
+ *    preempts or moves someone;
+ *  - places the k newcomers, O(k (GPUs per node + log nodes)), and asks for the next
+ *    wake-up from the crossings within 1 ms of the earliest and, with the guard, the W
+ *    waiting jobs.
+ * Memory: O(A + GPUs), plus (K x T) ints per job id for the trees.
  */
 #include <math.h>
 #include <stdio.h>
@@ -584,8 +605,9 @@ static int by_queue_id(const void *a, const void *b)
  * trees give the running jobs' GPUs before it.  That is the full walk's answer if no type
  * gets more newcomers than it has free GPUs: a running job then still finds its own count (it
  * is left cap - (GPUs of running jobs up to itself) - (newcomers before it) >= its workers),
- * so it stays.  Returns the number of picks, or -1 when some type would be over-subscribed
- * (the full walk decides then). */
+ * so it stays (every running job holds its `workers` whole GPUs: the only grants this policy
+ * makes).  Returns the number of picks, or -1 when some type would be over-subscribed (the
+ * full walk decides then). */
 static int walk_waiting(struct tiresias *t, const struct train_view *v, size_t nw)
 {
     int np = 0, newc[CLUSTER_MAX_TYPES] = { 0 };
