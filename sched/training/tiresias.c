@@ -792,7 +792,8 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
             return err_run(err, "out of memory");
         t->wl[nw++] = (struct wjob){ j->id, update(t, v, j), j->slot };
     }
-    qsort(t->wl, nw, sizeof *t->wl, by_queue_id);
+    if (nw > 1)
+        qsort(t->wl, nw, sizeof *t->wl, by_queue_id);
     int np = walk_waiting(t, v, nw), nnew = np, nrun = v->n_running;
     if (np >= 0) {
         for (int k = 0; k < np; k++)
