@@ -1,10 +1,11 @@
 /*
  * rank: a policy's jobs kept in order of (key, id) from one decision to the next.
  *
- * Policies that order every active job at every decision (srtf by remaining time, tiresias by
- * queue) would sort them from scratch each time, although most keep their relative order
- * between two decisions.  A rank remembers the last order.  At a decision the policy states
- * every member's current key, then asks for the order back:
+ * Policies that order every active job at every decision (srtf by remaining time; tiresias
+ * did by queue, until a stable split of the id-ordered active list replaced it) would sort
+ * them from scratch each time, although most keep their relative order between two
+ * decisions.  A rank remembers the last order.  At a decision the policy states every
+ * member's current key, then asks for the order back:
  *
  *     rank_begin(r);
  *     for each job: rank_set(r, slot, id, key);      // any order, each job once

@@ -402,6 +402,9 @@ static int keep_rec(void *ctx, const struct train_record *r, struct errbuf *err)
     return 0;
 }
 
+void (*th_check_decision)(void *ctx, const struct train_view *v, const struct grant_list *out);
+void *th_check_ctx;
+
 struct watch {
     policy           *p;
     struct th_result *res;
@@ -413,6 +416,8 @@ static int watched(void *ctx, const struct train_view *v, struct grant_list *out
 {
     struct watch *w = ctx;
     int rc = policy_train_decide(w->p, v, out, err);
+    if (rc == 0 && th_check_decision != NULL)
+        th_check_decision(th_check_ctx, v, out);
     int busy = 0;
     for (int g = 0; g < cluster_ngpus(v->cl); g++)
         busy += occ_used(v->occ, g) > 0;

@@ -88,6 +88,14 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
                                const struct train_config *cfg);
 void th_result_free(struct th_result *r);
 const struct th_rec *th_find(const struct th_result *r, long long id);
+/* Called by th_run_policy after each decision, before the world applies it, with the view the
+ * policy saw and the list it returned (NULL: none, the default).  A test that checks every
+ * decision sets it, runs, and sets it back to NULL. */
+struct train_view;
+struct grant_list;
+extern void (*th_check_decision)(void *ctx, const struct train_view *v,
+                                 const struct grant_list *out);
+extern void *th_check_ctx;
 
 /* 8 V100 (2 NVLink servers), 8 T4 (2 PCIe servers), 8 A100 (1 NVSwitch server), IB between
  * them: the small mixed cluster the policy tests share (JSON text for th_cluster). */

@@ -238,3 +238,267 @@ Test(tiresias, bad_thresholds_are_rejected)
     }
     cluster_destroy(cl);
 }
+
+/* ---- the decisions against a from-empty recomputation ----
+ *
+ * The policy writes a DELTA list of what changes.  The oracle below is Tiresias as first
+ * written here: every decision sorts every active job by (queue, id) from scratch, plans from
+ * an empty cluster and returns the FULL list of every pick (plan_commit: keepers first, then
+ * newcomers packed).  Fed the same views, it must end in the same grants, changed in the same
+ * order (the world applies the changed grants in list order, then the preemptions a FULL list
+ * implies in its running order), with the same wake-up, and the policy's list must name no
+ * job whose grant stays.  Its rules are written out again on purpose, without sched/rank.h. */
+
+#include <math.h>
+#include "../sched/plan.h"
+
+struct oracle_job {
+    int64_t  id;
+    int      q;
+    double   base, wait_s;
+    simtime  last;
+    uint64_t granted;
+};
+
+struct oracle {
+    double             thr[4];
+    int                nthr;
+    double             knob;
+    struct oracle_job *st;
+    size_t             cap;
+    occ               *scratch;
+    struct grant_list  full;
+    uint64_t           decision;
+    long long          decisions, started, preempted, moved, kept;  /* what was compared */
+};
+
+static int oracle_queue(struct oracle *o, const struct train_view *v, const struct train_job *j)
+{
+    if ((size_t)j->slot >= o->cap) {
+        size_t nc = (size_t)j->slot * 2 + 16;
+        o->st = realloc(o->st, nc * sizeof *o->st);
+        cr_assert_not_null(o->st);
+        for (size_t k = o->cap; k < nc; k++)
+            o->st[k].id = -1;
+        o->cap = nc;
+    }
+    struct oracle_job *s = &o->st[j->slot];
+    if (s->id != j->id)
+        *s = (struct oracle_job){ .id = j->id, .last = j->arrival };
+    double a = train_view_attained(j, v->now), served = a - s->base;
+    if (j->state != JOB_RUNNING && served > 1e-6)
+        s->wait_s += sim_to_sec(v->now - s->last);
+    s->last = v->now;
+    if (o->knob > 0 && s->q > 0 && j->state != JOB_RUNNING && served > 1e-6 &&
+        s->wait_s >= o->knob * (served / j->workers) - 1e-6) {
+        *s = (struct oracle_job){ .id = j->id, .base = a, .last = v->now };
+        return 0;
+    }
+    int q = 0;
+    while (q < o->nthr && served >= o->thr[q] - 1e-6)
+        q++;
+    if (q > s->q)
+        s->q = q;
+    return s->q;
+}
+
+static const struct oracle *oracle_sort_ctx;
+static const struct train_view *oracle_sort_view;
+
+static int oracle_cmp(const void *a, const void *b)
+{
+    const struct train_job *x = &oracle_sort_view->jobs[*(const int32_t *)a];
+    const struct train_job *y = &oracle_sort_view->jobs[*(const int32_t *)b];
+    int qx = oracle_sort_ctx->st[x->slot].q, qy = oracle_sort_ctx->st[y->slot].q;
+    if (qx != qy)
+        return qx < qy ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The oracle's FULL list for this view, and its wake-up. */
+static simtime oracle_decide(struct oracle *o, const struct train_view *v)
+{
+    int32_t *order = malloc((size_t)v->n_active * sizeof *order);
+    struct plan_pick *picks = malloc((size_t)v->n_active * sizeof *picks);
+    cr_assert(order && picks);
+    int n = 0;
+    int held[CLUSTER_MAX_TYPES] = { 0 };
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
+        oracle_queue(o, v, j);
+        order[n++] = j->slot;
+        if (j->state == JOB_RUNNING)
+            held[cluster_type_slot(v->cl, j->gpu_type)] += j->ngpu;
+    }
+    oracle_sort_ctx = o;
+    oracle_sort_view = v;
+    qsort(order, (size_t)n, sizeof *order, oracle_cmp);
+    const int *types;
+    int nt = cluster_types(v->cl, &types), freec[CLUSTER_MAX_TYPES], np = 0;
+    for (int i = 0; i < nt; i++)
+        freec[i] = cluster_type_count(v->cl, types[i]);
+    for (int k = 0; k < n; k++) {
+        const struct train_job *j = &v->jobs[order[k]];
+        int w = j->workers, cur = -1, best = -1;
+        if (j->state == JOB_RUNNING) {
+            cur = cluster_type_slot(v->cl, j->gpu_type);
+            held[cur] -= j->ngpu;
+        }
+        if (cur >= 0 && j->ngpu == w && j->share == OCC_WHOLE && freec[cur] >= w)
+            best = cur;
+        else
+            for (int i = 0; i < nt; i++) {
+                if (freec[i] < w || !(train_view_rate(v, j, types[i], w) > 0))
+                    continue;
+                int fi = freec[i] - held[i], fb = best < 0 ? 0 : freec[best] - held[best];
+                if (best < 0 || fi > fb || (fi == fb && freec[i] > freec[best]))
+                    best = i;
+            }
+        if (best < 0)
+            continue;
+        freec[best] -= w;
+        picks[np++] = (struct plan_pick){ j, types[best], w };
+    }
+    struct plan p;
+    struct errbuf err;
+    err_clear(&err);
+    grant_list_reset(&o->full);
+    plan_begin(&p, v, o->scratch, &o->full, PLAN_FULL);
+    cr_assert_eq(plan_commit(&p, picks, np, &err), 0, "%s", err.msg);
+    /* the next demotion of a granted job, or promotion of a waiting one */
+    double soonest = INFINITY;
+    o->decision++;
+    for (size_t k = 0; k < o->full.n; k++) {
+        const struct grant *g = &o->full.g[k];
+        const struct train_job *j = &v->jobs[g->slot];
+        struct oracle_job *s = &o->st[g->slot];
+        s->granted = o->decision;
+        if (s->q < o->nthr)
+            soonest = fmin(soonest, (o->thr[s->q] - (train_view_attained(j, v->now) - s->base)) /
+                                        (g->ngpu * (g->share / 1000.0)));
+    }
+    if (o->knob > 0)
+        for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
+            const struct oracle_job *s = &o->st[j->slot];
+            double served = train_view_attained(j, v->now) - s->base;
+            if (s->granted != o->decision && s->q > 0 && served > 1e-6)
+                soonest = fmin(soonest, o->knob * served / j->workers - s->wait_s);
+        }
+    free(order);
+    free(picks);
+    if (!isfinite(soonest))
+        return 0;
+    return v->now + (soonest > 1e-6 ? sim_from_sec_ceil(soonest) : 1);
+}
+
+static int same_as_held(const struct train_job *j, const struct grant_list *l, const struct grant *g)
+{
+    return j->ngpu == g->ngpu &&
+           (g->ngpu == 0 || (j->share == g->share &&
+                             memcmp(j->gpus, grant_ids(l, g), (size_t)g->ngpu * sizeof(int)) == 0));
+}
+
+/* The grants that change, in the order the world applies them: (slot, GPU count, ids). */
+static int changes(const struct train_view *v, const struct grant_list *l, int32_t *out)
+{
+    int n = 0;
+    int32_t nslots = 0;
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j))
+        if (j->slot >= nslots)
+            nslots = j->slot + 1;
+    char *listed = calloc((size_t)nslots, 1);
+    cr_assert_not_null(listed);
+    for (size_t k = 0; k < l->n; k++) {
+        const struct grant *g = &l->g[k];
+        listed[g->slot] = 1;
+        if (same_as_held(&v->jobs[g->slot], l, g))
+            continue;
+        out[n++] = g->slot;
+        out[n++] = g->ngpu;
+        for (int i = 0; i < g->ngpu; i++)
+            out[n++] = grant_ids(l, g)[i];
+    }
+    if (l->full)
+        for (const struct train_job *j = train_view_first_running(v); j; j = train_view_next_running(v, j))
+            if (!listed[j->slot]) {
+                out[n++] = j->slot;
+                out[n++] = 0;
+            }
+    free(listed);
+    return n;
+}
+
+static void check_against_oracle(void *ctx, const struct train_view *v, const struct grant_list *out)
+{
+    struct oracle *o = ctx;
+    simtime wake = oracle_decide(o, v);
+    cr_assert_eq(out->full, 0, "tiresias writes DELTA lists");
+    cr_assert_eq(out->wake_at, wake, "wake-up at %lld, the oracle's at %lld",
+                 (long long)out->wake_at, (long long)wake);
+    for (size_t k = 0; k < out->n; k++)
+        cr_assert(!same_as_held(&v->jobs[out->g[k].slot], out, &out->g[k]),
+                  "the DELTA list names job %lld, whose grant stays", (long long)v->jobs[out->g[k].slot].id);
+    size_t room = 2 * ((size_t)v->n_active + o->full.n + out->n) + o->full.nids + out->nids + 16;
+    int32_t *a = malloc(room * sizeof *a), *b = malloc(room * sizeof *b);
+    int na = changes(v, out, a), nb = changes(v, &o->full, b);
+    cr_assert(na == nb && memcmp(a, b, (size_t)na * sizeof *a) == 0,
+              "at %.6f s the policy changes other grants than the from-empty plan",
+              sim_to_sec(v->now));
+    for (int k = 0; k < na; k += 2 + a[k + 1]) {
+        const struct train_job *j = &v->jobs[a[k]];
+        o->started += a[k + 1] > 0 && j->state != JOB_RUNNING;
+        o->moved += a[k + 1] > 0 && j->state == JOB_RUNNING;
+        o->preempted += a[k + 1] == 0;
+    }
+    o->kept += v->n_running;
+    o->decisions++;
+    free(a);
+    free(b);
+}
+
+Test(tiresias, delta_decisions_equal_a_from_empty_plan)
+{
+    /* nodes of several sizes per type, so that which node a newcomer lands on depends on the
+     * node lists' order; short thresholds, so that jobs change queue often */
+    cluster *cl = th_cluster(th_cat,
+        "{ \"name\": \"c\", \"network\": \"ib-100g\", \"groups\": [\n"
+        " { \"count\": 3, \"gpu\": \"V100\", \"gpus_per_node\": 2 },\n"
+        " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
+        " { \"count\": 2, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
+        " { \"count\": 4, \"gpu\": \"T4\", \"gpus_per_node\": 1 },\n"
+        " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 } ] }");
+    static const struct { const char *params; double thr[3]; int nthr; double knob; } runs[] = {
+        { "{\"thresholds\": [300]}", { 300 }, 1, 0 },
+        { "{\"thresholds\": [200, 1500, 6000]}", { 200, 1500, 6000 }, 3, 0 },
+        { "{\"thresholds\": [400, 3000], \"promote_knob\": 1}", { 400, 3000 }, 2, 1 },
+        { "{\"thresholds\": [250], \"promote_knob\": 3}", { 250 }, 1, 3 },
+    };
+    long long started = 0, preempted = 0, moved = 0;
+    for (int r = 0; r < 4; r++)
+        for (unsigned long seed = 1; seed <= 3; seed++) {
+            struct job_spec *jobs = th_random_jobs(th_m, 200, seed * 7 + (unsigned long)r, 40);
+            struct oracle o = { .nthr = runs[r].nthr, .knob = runs[r].knob };
+            memcpy(o.thr, runs[r].thr, sizeof o.thr);
+            o.scratch = occ_create(cl);
+            grant_list_init(&o.full);
+            th_check_ctx = &o;
+            th_check_decision = check_against_oracle;
+            struct th_result res = th_run_policy(cl, th_m, jobs, 200, "tiresias", runs[r].params,
+                                                 &rcfg);
+            th_check_decision = NULL;
+            cr_assert_eq(res.n, 200);
+            cr_assert_eq(o.decisions, res.decisions);
+            started += o.started;
+            preempted += o.preempted;
+            moved += o.moved;
+            th_result_free(&res);
+            grant_list_fini(&o.full);
+            occ_destroy(o.scratch);
+            free(o.st);
+            free(jobs);
+        }
+    /* the comparison saw every kind of change */
+    cr_assert_gt(started, 10000, "%lld starts, %lld preemptions, %lld moves", started, preempted, moved);
+    cr_assert_gt(preempted, 10000);
+    cr_assert_gt(moved, 1000);
+    cluster_destroy(cl);
+}
