@@ -59,8 +59,8 @@
  *
  * Cost per decision: what changed, not the A active jobs.  The running jobs are kept between
  * decisions: their GPUs (and in sched/keepocc.h, the keepers' occupancy with the node order a
- * from-empty replay would give), their GPU counts by (queue, type) in Fenwick trees over job
- * ids, and two heaps, of predicted threshold crossings and predicted ends.  A decision then
+ * from-empty replay would give), their GPU counts by (queue, type) in Fenwick trees over
+ * positions in job-id order, and two heaps, of predicted threshold crossings and predicted ends.  A decision then
  *  - drops the jobs that finished: those predicted to end by now + 1 s (the running count
  *    tells whether any did; a scan of the R jobs believed running only if one was missed);
  *  - demotes the running jobs predicted to cross by now + 1 ms (computed exactly at now;
@@ -76,7 +76,8 @@
  *  - places the k newcomers, O(k (GPUs per node + log nodes)), and asks for the next
  *    wake-up from the crossings within 1 ms of the earliest and, with the guard, the W
  *    waiting jobs.
- * Memory: O(A + GPUs), plus (K x T) ints per job id for the trees.
+ * Memory: O(A + GPUs); the trees take (K x T) ints per position, sized at each rebuild to
+ * fewer than four positions per active job (fw_reserve).
  */
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +97,7 @@ struct tstate {                 /* per slot; id tells whether it still describes
     double  wait_s;             /* waiting since then, after it ran */
     simtime last;               /* when wait_s was last brought up to date */
     uint64_t granted;           /* the decision that last granted it GPUs (next_change) */
+    int64_t pos;                /* its position in the Fenwick trees, -1: none yet */
 };
 
 struct thold {                  /* per slot: what the policy granted the job, while it runs */
@@ -104,6 +106,7 @@ struct thold {                  /* per slot: what the policy granted the job, wh
     int32_t  hx[2];             /* its index in the crossing and finish heaps, -1: not there */
     int32_t  n, cap;
     int32_t  ts, q;             /* the type slot and queue it is counted under */
+    int64_t  pos;               /* ... at this position of the trees */
     double   key[2];            /* seconds: when it reaches its queue's threshold (CROSS),
                                    about when it finishes (FINISH) */
     int     *gpus;
@@ -148,9 +151,10 @@ struct tiresias {
     int32_t          *held;     /* slots of the jobs it believes running */
     size_t            nheld, heldcap;
     struct theap      heap[2];  /* [CROSS]: those below the last queue; [FINISH]: all */
-    int32_t          *fw;       /* Fenwick trees by (queue, type slot) over job ids: GPUs
-                                   held by running jobs */
-    int64_t           fwn;      /* ids each tree covers (a power of two) */
+    int32_t          *fw;       /* Fenwick trees by (queue, type slot) over positions, which
+                                   follow job ids (fw_reserve): GPUs held by running jobs */
+    int64_t           fwn;      /* positions each tree covers (a power of two) */
+    int64_t           npos;     /* positions handed out since the trees were built */
     int               tot[TIRESIAS_MAX_QUEUES][CLUSTER_MAX_TYPES];  /* the same, in total */
     int               used[CLUSTER_MAX_TYPES];     /* GPUs held, by type slot */
     struct wjob      *wl;       /* the waiting jobs by (queue, id) */
@@ -280,7 +284,7 @@ static int update(struct tiresias *t, const struct train_view *v, const struct t
     struct tstate *s = &t->st[j->slot];
     if (s->id != j->id)
         *s = (struct tstate){ .id = j->id, .q = 0, .base = 0, .wait_s = 0, .last = j->arrival,
-                              .granted = 0 };
+                              .granted = 0, .pos = -1 };
     double a = train_view_attained(j, v->now), served = a - s->base;
     /* the state it is in now is the one it had since the last decision: grants change only
      * at decisions */
@@ -320,34 +324,41 @@ static int32_t *fw_tree(struct tiresias *t, int q, int ts)
     return t->fw + ((size_t)q * (size_t)t->nt + (size_t)ts) * (size_t)t->fwn;
 }
 
-static void fw_add(struct tiresias *t, int q, int ts, int64_t id, int d)
+static void fw_add(struct tiresias *t, int q, int ts, int64_t pos, int d)
 {
     int32_t *f = fw_tree(t, q, ts);
-    for (int64_t i = id + 1; i <= t->fwn; i += i & -i)
+    for (int64_t i = pos + 1; i <= t->fwn; i += i & -i)
         f[i - 1] += d;
     t->tot[q][ts] += d;
     t->used[ts] += d;
 }
 
-/* GPUs of type slot ts held by running jobs of queue q with ids below id. */
-static int fw_below(struct tiresias *t, int q, int ts, int64_t id)
+/* GPUs of type slot ts held by running jobs of queue q at positions below pos (ids below the
+ * job's at pos). */
+static int fw_below(struct tiresias *t, int q, int ts, int64_t pos)
 {
     if (t->fwn == 0)
         return 0;
     const int32_t *f = fw_tree(t, q, ts);
     int sum = 0;
-    for (int64_t i = id < t->fwn ? id : t->fwn; i > 0; i -= i & -i)
+    for (int64_t i = pos < t->fwn ? pos : t->fwn; i > 0; i -= i & -i)
         sum += f[i - 1];
     return sum;
 }
 
-/* Cover ids up to `id`: the trees double and are refilled from the running jobs. */
-static int fw_cover(struct tiresias *t, int64_t id)
+/* Room for nnew more positions.  A job's position follows its id among the jobs the policy
+ * knows: the known jobs keep theirs, and new ones, whose ids are above every known job's
+ * (jobs arrive in id order), take the next ones.  When the trees are full they are rebuilt:
+ * the known active jobs renumbered densely in id order (the active list's order), the size the
+ * least power of two of at least 64 and twice the active jobs, and the running jobs' GPUs
+ * counted again.  So memory follows the live jobs, not the trace, and a rebuild, O(A + R log
+ * A) for A active and R running jobs, comes once per A or so new positions. */
+static int fw_reserve(struct tiresias *t, const struct train_view *v, size_t nnew)
 {
-    if (id < t->fwn)
+    if (t->npos + (int64_t)nnew <= t->fwn)
         return 0;
-    int64_t n = t->fwn ? t->fwn : 1024;
-    while (n <= id)
+    int64_t n = 64;
+    while (n < 2 * (int64_t)v->n_active)
         n *= 2;
     size_t len = (size_t)(t->nthr + 1) * (size_t)t->nt * (size_t)n;
     int32_t *f = calloc(len, sizeof *f);
@@ -356,11 +367,18 @@ static int fw_cover(struct tiresias *t, int64_t id)
     free(t->fw);
     t->fw = f;
     t->fwn = n;
+    t->npos = 0;
+    for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
+        struct tstate *s = &t->st[j->slot];
+        if (s->id == j->id && s->pos >= 0)
+            s->pos = t->npos++;
+    }
     memset(t->tot, 0, sizeof t->tot);
     memset(t->used, 0, sizeof t->used);
     for (size_t k = 0; k < t->nheld; k++) {
-        const struct thold *h = &t->hold[t->held[k]];
-        fw_add(t, h->q, h->ts, h->id, h->n);
+        struct thold *h = &t->hold[t->held[k]];
+        h->pos = t->st[t->held[k]].pos;
+        fw_add(t, h->q, h->ts, h->pos, h->n);
     }
     return 0;
 }
@@ -468,7 +486,7 @@ static int hold_cover(struct tiresias *t, int32_t s)
 static int run_add(struct tiresias *t, const struct train_view *v, const struct train_job *j,
                    const int *ids, int n, int ts)
 {
-    if (hold_cover(t, j->slot) < 0 || fw_cover(t, j->id) < 0 ||
+    if (hold_cover(t, j->slot) < 0 ||
         room(&t->held, &t->heldcap, t->nheld + 1) < 0 ||
         room(&t->heap[CROSS].a, &t->heap[CROSS].cap, t->nheld + 1) < 0 ||
         room(&t->heap[FINISH].a, &t->heap[FINISH].cap, t->nheld + 1) < 0 ||
@@ -484,13 +502,14 @@ static int run_add(struct tiresias *t, const struct train_view *v, const struct 
     }
     const struct tstate *s = &t->st[j->slot];
     h->id = j->id;
+    h->pos = s->pos;
     h->at = (int32_t)t->nheld;
     t->held[t->nheld++] = j->slot;
     memcpy(h->gpus, ids, (size_t)n * sizeof *ids);
     h->n = n;
     h->ts = ts;
     h->q = s->q;
-    fw_add(t, h->q, ts, j->id, n);
+    fw_add(t, h->q, ts, h->pos, n);
     file_cross(t, v, j->slot, train_view_attained(j, v->now) - s->base);
     /* its rate is known once the world has granted it: look at it at the next decision */
     heap_file(t, &t->heap[FINISH], j->slot, -INFINITY);
@@ -502,7 +521,7 @@ static void run_remove(struct tiresias *t, int32_t s)
 {
     struct thold *h = &t->hold[s];
     keepocc_free(t->keep, h->gpus, h->n);
-    fw_add(t, h->q, h->ts, h->id, -h->n);
+    fw_add(t, h->q, h->ts, h->pos, -h->n);
     heap_drop(t, &t->heap[CROSS], s);
     heap_drop(t, &t->heap[FINISH], s);
     int32_t last = t->held[--t->nheld];
@@ -563,9 +582,9 @@ static void demote_running(struct tiresias *t, const struct train_view *v)
         int q = update(t, v, j);
         if (q == h->q)
             continue;
-        fw_add(t, h->q, h->ts, h->id, -h->n);
+        fw_add(t, h->q, h->ts, h->pos, -h->n);
         h->q = q;
-        fw_add(t, q, h->ts, h->id, h->n);
+        fw_add(t, q, h->ts, h->pos, h->n);
         keepocc_rekey(t->keep, h->gpus, h->n, q, j->id);
         file_cross(t, v, s, train_view_attained(j, v->now) - t->st[s].base);
     }
@@ -616,7 +635,7 @@ static int walk_waiting(struct tiresias *t, const struct train_view *v, size_t n
         const struct train_job *j = &v->jobs[wj->slot];
         int freec[CLUSTER_MAX_TYPES], held[CLUSTER_MAX_TYPES];
         for (int i = 0; i < t->nt; i++) {
-            int before = fw_below(t, wj->q, i, wj->id);
+            int before = fw_below(t, wj->q, i, t->st[wj->slot].pos);
             for (int q = 0; q < wj->q; q++)
                 before += t->tot[q][i];
             freec[i] = t->cap[i] - before - newc[i];
@@ -794,6 +813,15 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     }
     if (nw > 1)
         qsort(t->wl, nw, sizeof *t->wl, by_queue_id);
+    /* the jobs seen for the first time take the next positions, in id order */
+    size_t nnew_jobs = 0;
+    for (size_t k = 0; k < nw; k++)
+        nnew_jobs += t->st[t->wl[k].slot].pos < 0;
+    if (fw_reserve(t, v, nnew_jobs) < 0)
+        return err_run(err, "out of memory");
+    for (size_t k = 0; k < nw; k++)
+        if (t->st[t->wl[k].slot].pos < 0)
+            t->st[t->wl[k].slot].pos = t->npos++;
     int np = walk_waiting(t, v, nw), nnew = np, nrun = v->n_running;
     if (np >= 0) {
         for (int k = 0; k < np; k++)
