@@ -103,6 +103,28 @@ static double ipow(double b, int e)
     return r;
 }
 
+/* sf_blocks where every block is one stage (distinct rates), the common case: the same
+ * operations in the same order, without the loops that repeated rates need */
+static int sf_distinct(const double *l, int nb, double x, double *out, double *bound)
+{
+    double sum = 0, mag = 0;
+    for (int i = 0; i < nb; i++) {
+        double li = l[i], h0 = li;
+        for (int k = 0; k < i; k++)
+            h0 *= l[k] / (l[k] - li);
+        for (int k = i + 1; k < nb; k++)
+            h0 *= l[k] / (l[k] - li);
+        double t = h0 / li * exp(-li * x);  /* A e poly with fact = poly = 1 */
+        if (!isfinite(t))
+            return -1;
+        sum += t;
+        mag += fabs(t);
+    }
+    *out = sum;
+    *bound = mag;
+    return 0;
+}
+
 static int sf_blocks(const double *l, const int *n, int nb, double x, double *out,
                      double *bound)
 {
@@ -186,10 +208,22 @@ static void dd_cluster(const double *u, int b, int e, int n, const double *invf,
         h[q] = 0;
     for (int k = 0; k <= e - b; k++) {
         int j = row ? b + k : e - k;
-        double d = u[e] - u[j], s = h[0] * invf[k];
-        for (int q = 1; q < n; q++) {
-            h[q] += d * h[q - 1];
-            s += h[q] * invf[q + k];
+        double d = u[e] - u[j], s = h[0] * invf[k], hp = h[0];
+        const double *iv = invf + k;
+        int q = 1;
+        /* two terms a turn: the same recurrence and the same order of the sum */
+        for (; q + 1 < n; q += 2) {
+            double h1 = h[q] + d * hp, h2 = h[q + 1] + d * h1;
+            h[q] = h1;
+            h[q + 1] = h2;
+            s += h1 * iv[q];
+            s += h2 * iv[q + 1];
+            hp = h2;
+        }
+        for (; q < n; q++) {
+            hp = h[q] + d * hp;
+            h[q] = hp;
+            s += hp * iv[q];
         }
         if (row)
             F[b][j] = ec * s;
@@ -283,7 +317,9 @@ double hypoexp_sf(const double *rate, int m, double x)
         n[b]++;
     }
     double sf = 0, bound = 0;
-    if (sf_blocks(l, n, nb, x * top, &sf, &bound) == 0 && bound * 4e-16 * m < 1e-10)
+    int rc = nb == m ? sf_distinct(l, nb, x * top, &sf, &bound)
+                     : sf_blocks(l, n, nb, x * top, &sf, &bound);
+    if (rc == 0 && bound * 4e-16 * m < 1e-10)
         return sf < 0 ? 0 : sf > 1 ? 1 : sf;
     if (hypoexp_sf_divdiff(rate, m, x, &sf) == 0)
         return sf;
