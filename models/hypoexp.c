@@ -198,37 +198,72 @@ static int sf_blocks(const double *l, const int *n, int nb, double x, double *ou
 #define DD_SPAN 24.0
 enum { DD_TERMS = 128 };
 
-/* F[b][b..e] (row) or F[b..e][e] (!row) by the series, with 1/q! in invf */
-static void dd_cluster(const double *u, int b, int e, int n, const double *invf, int row,
+/* F[b][b..e] (the row) and, with `col`, F[b..e][e] (the column) by the series, with 1/q! in
+ * invf.  Each point's pass over the terms is a chain of multiply-adds, term after term, and
+ * the next point's pass needs only the term of the same rank from it: two points of the row
+ * (and two of the column) go in one loop, so that up to four chains overlap.  Every value is
+ * computed as a pass at a time computes it, and F[b][e], which both give, is the column's. */
+static void dd_cluster(const double *u, int b, int e, int n, const double *invf, int col,
                        double F[][HYPOEXP_MAX])
 {
-    double h[DD_TERMS], ec = exp(-u[e]);
-    h[0] = 1;
+    double hr[DD_TERMS], hc[DD_TERMS], ec = exp(-u[e]);
+    hr[0] = hc[0] = 1;
     for (int q = 1; q < n; q++)
-        h[q] = 0;
-    for (int k = 0; k <= e - b; k++) {
-        int j = row ? b + k : e - k;
-        double d = u[e] - u[j], s = h[0] * invf[k], hp = h[0];
-        const double *iv = invf + k;
-        int q = 1;
-        /* two terms a turn: the same recurrence and the same order of the sum */
-        for (; q + 1 < n; q += 2) {
-            double h1 = h[q] + d * hp, h2 = h[q + 1] + d * h1;
-            h[q] = h1;
-            h[q + 1] = h2;
-            s += h1 * iv[q];
-            s += h2 * iv[q + 1];
-            hp = h2;
+        hr[q] = hc[q] = 0;
+    int K = e - b;
+    for (int k = 0; k <= K; k += 2) {
+        int two = k < K;
+        const double *i0 = invf + k, *i1 = invf + k + 1;
+        double r0 = u[e] - u[b + k], r1 = two ? u[e] - u[b + k + 1] : 0;
+        double c0 = u[e] - u[e - k], c1 = two ? u[e] - u[e - k - 1] : 0;
+        /* h[0] is 1 throughout */
+        double sr0 = i0[0], sr1 = two ? i1[0] : 0, sc0 = i0[0], sc1 = sr1;
+        double pr0 = 1, pr1 = 1, pc0 = 1, pc1 = 1;
+        if (col && two) {
+            for (int q = 1; q < n; q++) {
+                double a = hr[q] + r0 * pr0, x = hc[q] + c0 * pc0;
+                double a1 = a + r1 * pr1, x1 = x + c1 * pc1;
+                hr[q] = a1;
+                hc[q] = x1;
+                sr0 += a * i0[q];
+                sc0 += x * i0[q];
+                sr1 += a1 * i1[q];
+                sc1 += x1 * i1[q];
+                pr0 = a, pc0 = x, pr1 = a1, pc1 = x1;
+            }
+        } else if (col) {
+            for (int q = 1; q < n; q++) {
+                double a = hr[q] + r0 * pr0, x = hc[q] + c0 * pc0;
+                hr[q] = a;
+                hc[q] = x;
+                sr0 += a * i0[q];
+                sc0 += x * i0[q];
+                pr0 = a, pc0 = x;
+            }
+        } else if (two) {
+            for (int q = 1; q < n; q++) {
+                double a = hr[q] + r0 * pr0;
+                double a1 = a + r1 * pr1;
+                hr[q] = a1;
+                sr0 += a * i0[q];
+                sr1 += a1 * i1[q];
+                pr0 = a, pr1 = a1;
+            }
+        } else {
+            for (int q = 1; q < n; q++) {
+                pr0 = hr[q] + r0 * pr0;
+                hr[q] = pr0;
+                sr0 += pr0 * i0[q];
+            }
         }
-        for (; q < n; q++) {
-            hp = h[q] + d * hp;
-            h[q] = hp;
-            s += hp * iv[q];
+        F[b][b + k] = ec * sr0;
+        if (col)
+            F[e - k][e] = ec * sc0;
+        if (two) {
+            F[b][b + k + 1] = ec * sr1;
+            if (col)
+                F[e - k - 1][e] = ec * sc1;
         }
-        if (row)
-            F[b][j] = ec * s;
-        else
-            F[j][e] = ec * s;
     }
 }
 
@@ -268,9 +303,7 @@ int hypoexp_sf_divdiff(const double *rate, int m, double x, double *sf)
             F[b][b] = exp(-u[b]);
             continue;
         }
-        dd_cluster(u, b, e, n, invf, 1, F);
-        if (e < m - 1)
-            dd_cluster(u, b, e, n, invf, 0, F); /* later clusters need the last column */
+        dd_cluster(u, b, e, n, invf, e < m - 1, F);    /* later clusters need the column */
     }
     for (int k = 1; k < m; k++)
         for (int i = 0; i + k < m; i++) {
