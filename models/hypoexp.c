@@ -105,16 +105,21 @@ static double ipow(double b, int e)
 
 /* sf_blocks where every block is one stage (distinct rates), the common case: the same
  * operations in the same order, without the loops that repeated rates need */
+static double pf_term(const double *l, int nb, int i, double x)
+{
+    double li = l[i], h0 = li;
+    for (int k = 0; k < i; k++)
+        h0 *= l[k] / (l[k] - li);
+    for (int k = i + 1; k < nb; k++)
+        h0 *= l[k] / (l[k] - li);
+    return h0 / li * exp(-li * x);      /* A e poly with fact = poly = 1 */
+}
+
 static int sf_distinct(const double *l, int nb, double x, double *out, double *bound)
 {
     double sum = 0, mag = 0;
     for (int i = 0; i < nb; i++) {
-        double li = l[i], h0 = li;
-        for (int k = 0; k < i; k++)
-            h0 *= l[k] / (l[k] - li);
-        for (int k = i + 1; k < nb; k++)
-            h0 *= l[k] / (l[k] - li);
-        double t = h0 / li * exp(-li * x);  /* A e poly with fact = poly = 1 */
+        double t = pf_term(l, nb, i, x);
         if (!isfinite(t))
             return -1;
         sum += t;
@@ -123,6 +128,32 @@ static int sf_distinct(const double *l, int nb, double x, double *out, double *b
     *out = sum;
     *bound = mag;
     return 0;
+}
+
+/* Whether partial fractions over distinct rates are sure to fail (hypoexp_sf's test of their
+ * cancellation), from one term: the sum of the terms' magnitudes is at least any one of them
+ * (a rounded sum of nonnegative numbers never falls below a term), and the test is monotone
+ * in it.  The term tried is that of the rate nearest the middle of their range, which has
+ * close rates on both sides where they cluster: there the terms are largest.  Long chains
+ * only, where the partial fractions cost most and fail most. */
+static int pf_doomed(const double *l, int nb, double x)
+{
+    if (nb < 6)
+        return 0;
+    double lo = l[0], hi = l[0];
+    for (int i = 1; i < nb; i++) {
+        lo = l[i] < lo ? l[i] : lo;
+        hi = l[i] > hi ? l[i] : hi;
+    }
+    double mid = 0.5 * (lo + hi), best = INFINITY;
+    int med = 0;
+    for (int i = 0; i < nb; i++)
+        if (fabs(l[i] - mid) < best) {
+            best = fabs(l[i] - mid);
+            med = i;
+        }
+    double t = pf_term(l, nb, med, x);
+    return !isfinite(t) || !(fabs(t) * 4e-16 * nb < 1e-10);
 }
 
 static int sf_blocks(const double *l, const int *n, int nb, double x, double *out,
@@ -350,8 +381,9 @@ double hypoexp_sf(const double *rate, int m, double x)
         n[b]++;
     }
     double sf = 0, bound = 0;
-    int rc = nb == m ? sf_distinct(l, nb, x * top, &sf, &bound)
-                     : sf_blocks(l, n, nb, x * top, &sf, &bound);
+    int rc = nb < m                    ? sf_blocks(l, n, nb, x * top, &sf, &bound)
+             : pf_doomed(l, nb, x * top) ? -1
+                                         : sf_distinct(l, nb, x * top, &sf, &bound);
     if (rc == 0 && bound * 4e-16 * m < 1e-10)
         return sf < 0 ? 0 : sf > 1 ? 1 : sf;
     if (hypoexp_sf_divdiff(rate, m, x, &sf) == 0)
