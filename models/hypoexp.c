@@ -162,6 +162,19 @@ static int sf_blocks(const double *l, const int *n, int nb, double x, double *ou
     double sum = 0, mag = 0;
     for (int i = 0; i < nb; i++) {
         int ni = n[i];
+        if (ni == 1) {
+            /* a lone stage: the loops below with one term each, as sf_distinct takes it */
+            double li = l[i], h0 = li;
+            for (int k = 0; k < nb; k++)
+                if (k != i)
+                    h0 *= ipow(l[k] / (l[k] - li), n[k]);
+            double t = h0 / li * exp(-li * x);
+            if (!isfinite(t))
+                return -1;
+            sum += t;
+            mag += fabs(t);
+            continue;
+        }
         double h[HYPOEXP_MAX + 1], L[HYPOEXP_MAX + 1];
         double h0 = ipow(l[i], ni);
         for (int k = 0; k < nb; k++)
