@@ -11,6 +11,8 @@
  * |A / 2^s| <= 1/2 and the Taylor series summed until its terms fall below 1e-18; exp(T t) is
  * a substochastic matrix, so the squarings add and multiply nonnegative numbers only.
  * T is upper triangular, and so are its powers: products run over j >= i only.
+ * Partial fractions over six or more distinct rates are not summed where one term already
+ * fails the cancellation test (pf_doomed): the result is the one the test would lead to.
  */
 #include "hypoexp.h"
 

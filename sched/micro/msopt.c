@@ -19,7 +19,10 @@
  * Cost: (iterations x (services + 1) + trims) evaluations of G, each O(chains x m^2) for m
  * services per chain (models/hypoexp.h); a gradient's evaluation for service k recomputes
  * only the chains that call k and reuses the others' terms as computed at w, so that G is
- * the same to the last bit as a full evaluation.
+ * the same to the last bit as a full evaluation.  G at whole allocations (the rounded
+ * iterates, the fallback's bisection, the trim) goes through a memo of the allocations tried
+ * in this solve: a chain whose services have the containers of one tried before takes its
+ * term from there, the same double (a chain's term depends on those containers only).
  */
 #include "msopt.h"
 
