@@ -11,6 +11,8 @@
  * |A / 2^s| <= 1/2 and the Taylor series summed until its terms fall below 1e-18; exp(T t) is
  * a substochastic matrix, so the squarings add and multiply nonnegative numbers only.
  * T is upper triangular, and so are its powers: products run over j >= i only.
+ * Partial fractions over six or more distinct rates are not summed where one term already
+ * fails the cancellation test (pf_doomed): the result is the one the test would lead to.
  */
 #include "hypoexp.h"
 
@@ -103,12 +105,78 @@ static double ipow(double b, int e)
     return r;
 }
 
+/* sf_blocks where every block is one stage (distinct rates), the common case: the same
+ * operations in the same order, without the loops that repeated rates need */
+static double pf_term(const double *l, int nb, int i, double x)
+{
+    double li = l[i], h0 = li;
+    for (int k = 0; k < i; k++)
+        h0 *= l[k] / (l[k] - li);
+    for (int k = i + 1; k < nb; k++)
+        h0 *= l[k] / (l[k] - li);
+    return h0 / li * exp(-li * x);      /* A e poly with fact = poly = 1 */
+}
+
+static int sf_distinct(const double *l, int nb, double x, double *out, double *bound)
+{
+    double sum = 0, mag = 0;
+    for (int i = 0; i < nb; i++) {
+        double t = pf_term(l, nb, i, x);
+        if (!isfinite(t))
+            return -1;
+        sum += t;
+        mag += fabs(t);
+    }
+    *out = sum;
+    *bound = mag;
+    return 0;
+}
+
+/* Whether partial fractions over distinct rates are sure to fail (hypoexp_sf's test of their
+ * cancellation), from one term: the sum of the terms' magnitudes is at least any one of them
+ * (a rounded sum of nonnegative numbers never falls below a term), and the test is monotone
+ * in it.  The term tried is that of the rate nearest the middle of their range, which has
+ * close rates on both sides where they cluster: there the terms are largest.  Long chains
+ * only, where the partial fractions cost most and fail most. */
+static int pf_doomed(const double *l, int nb, double x)
+{
+    if (nb < 6)
+        return 0;
+    double lo = l[0], hi = l[0];
+    for (int i = 1; i < nb; i++) {
+        lo = l[i] < lo ? l[i] : lo;
+        hi = l[i] > hi ? l[i] : hi;
+    }
+    double mid = 0.5 * (lo + hi), best = INFINITY;
+    int med = 0;
+    for (int i = 0; i < nb; i++)
+        if (fabs(l[i] - mid) < best) {
+            best = fabs(l[i] - mid);
+            med = i;
+        }
+    double t = pf_term(l, nb, med, x);
+    return !isfinite(t) || !(fabs(t) * 4e-16 * nb < 1e-10);
+}
+
 static int sf_blocks(const double *l, const int *n, int nb, double x, double *out,
                      double *bound)
 {
     double sum = 0, mag = 0;
     for (int i = 0; i < nb; i++) {
         int ni = n[i];
+        if (ni == 1) {
+            /* a lone stage: the loops below with one term each, as sf_distinct takes it */
+            double li = l[i], h0 = li;
+            for (int k = 0; k < nb; k++)
+                if (k != i)
+                    h0 *= ipow(l[k] / (l[k] - li), n[k]);
+            double t = h0 / li * exp(-li * x);
+            if (!isfinite(t))
+                return -1;
+            sum += t;
+            mag += fabs(t);
+            continue;
+        }
         double h[HYPOEXP_MAX + 1], L[HYPOEXP_MAX + 1];
         double h0 = ipow(l[i], ni);
         for (int k = 0; k < nb; k++)
@@ -176,25 +244,72 @@ static int sf_blocks(const double *l, const int *n, int nb, double x, double *ou
 #define DD_SPAN 24.0
 enum { DD_TERMS = 128 };
 
-/* F[b][b..e] (row) or F[b..e][e] (!row) by the series, with 1/q! in invf */
-static void dd_cluster(const double *u, int b, int e, int n, const double *invf, int row,
+/* F[b][b..e] (the row) and, with `col`, F[b..e][e] (the column) by the series, with 1/q! in
+ * invf.  Each point's pass over the terms is a chain of multiply-adds, term after term, and
+ * the next point's pass needs only the term of the same rank from it: two points of the row
+ * (and two of the column) go in one loop, so that up to four chains overlap.  Every value is
+ * computed as a pass at a time computes it, and F[b][e], which both give, is the column's. */
+static void dd_cluster(const double *u, int b, int e, int n, const double *invf, int col,
                        double F[][HYPOEXP_MAX])
 {
-    double h[DD_TERMS], ec = exp(-u[e]);
-    h[0] = 1;
+    double hr[DD_TERMS], hc[DD_TERMS], ec = exp(-u[e]);
+    hr[0] = hc[0] = 1;
     for (int q = 1; q < n; q++)
-        h[q] = 0;
-    for (int k = 0; k <= e - b; k++) {
-        int j = row ? b + k : e - k;
-        double d = u[e] - u[j], s = h[0] * invf[k];
-        for (int q = 1; q < n; q++) {
-            h[q] += d * h[q - 1];
-            s += h[q] * invf[q + k];
+        hr[q] = hc[q] = 0;
+    int K = e - b;
+    for (int k = 0; k <= K; k += 2) {
+        int two = k < K;
+        const double *i0 = invf + k, *i1 = invf + k + 1;
+        double r0 = u[e] - u[b + k], r1 = two ? u[e] - u[b + k + 1] : 0;
+        double c0 = u[e] - u[e - k], c1 = two ? u[e] - u[e - k - 1] : 0;
+        /* h[0] is 1 throughout */
+        double sr0 = i0[0], sr1 = two ? i1[0] : 0, sc0 = i0[0], sc1 = sr1;
+        double pr0 = 1, pr1 = 1, pc0 = 1, pc1 = 1;
+        if (col && two) {
+            for (int q = 1; q < n; q++) {
+                double a = hr[q] + r0 * pr0, x = hc[q] + c0 * pc0;
+                double a1 = a + r1 * pr1, x1 = x + c1 * pc1;
+                hr[q] = a1;
+                hc[q] = x1;
+                sr0 += a * i0[q];
+                sc0 += x * i0[q];
+                sr1 += a1 * i1[q];
+                sc1 += x1 * i1[q];
+                pr0 = a, pc0 = x, pr1 = a1, pc1 = x1;
+            }
+        } else if (col) {
+            for (int q = 1; q < n; q++) {
+                double a = hr[q] + r0 * pr0, x = hc[q] + c0 * pc0;
+                hr[q] = a;
+                hc[q] = x;
+                sr0 += a * i0[q];
+                sc0 += x * i0[q];
+                pr0 = a, pc0 = x;
+            }
+        } else if (two) {
+            for (int q = 1; q < n; q++) {
+                double a = hr[q] + r0 * pr0;
+                double a1 = a + r1 * pr1;
+                hr[q] = a1;
+                sr0 += a * i0[q];
+                sr1 += a1 * i1[q];
+                pr0 = a, pr1 = a1;
+            }
+        } else {
+            for (int q = 1; q < n; q++) {
+                pr0 = hr[q] + r0 * pr0;
+                hr[q] = pr0;
+                sr0 += pr0 * i0[q];
+            }
         }
-        if (row)
-            F[b][j] = ec * s;
-        else
-            F[j][e] = ec * s;
+        F[b][b + k] = ec * sr0;
+        if (col)
+            F[e - k][e] = ec * sc0;
+        if (two) {
+            F[b][b + k + 1] = ec * sr1;
+            if (col)
+                F[e - k - 1][e] = ec * sc1;
+        }
     }
 }
 
@@ -234,9 +349,7 @@ int hypoexp_sf_divdiff(const double *rate, int m, double x, double *sf)
             F[b][b] = exp(-u[b]);
             continue;
         }
-        dd_cluster(u, b, e, n, invf, 1, F);
-        if (e < m - 1)
-            dd_cluster(u, b, e, n, invf, 0, F); /* later clusters need the last column */
+        dd_cluster(u, b, e, n, invf, e < m - 1, F);    /* later clusters need the column */
     }
     for (int k = 1; k < m; k++)
         for (int i = 0; i + k < m; i++) {
@@ -283,7 +396,10 @@ double hypoexp_sf(const double *rate, int m, double x)
         n[b]++;
     }
     double sf = 0, bound = 0;
-    if (sf_blocks(l, n, nb, x * top, &sf, &bound) == 0 && bound * 4e-16 * m < 1e-10)
+    int rc = nb < m                    ? sf_blocks(l, n, nb, x * top, &sf, &bound)
+             : pf_doomed(l, nb, x * top) ? -1
+                                         : sf_distinct(l, nb, x * top, &sf, &bound);
+    if (rc == 0 && bound * 4e-16 * m < 1e-10)
         return sf < 0 ? 0 : sf > 1 ? 1 : sf;
     if (hypoexp_sf_divdiff(rate, m, x, &sf) == 0)
         return sf;

@@ -40,7 +40,8 @@ void lattice_fini(struct lattice *l)
 
 void lattice_delta(struct lattice *l)
 {
-    memset(l->p, 0, (size_t)l->n * sizeof *l->p);
+    /* every point outside [lo, hi] is 0 already */
+    memset(l->p + l->lo, 0, (size_t)(l->hi - l->lo + 1) * sizeof *l->p);
     l->p[0] = 1;
     l->lo = l->hi = 0;
     l->lost = 0;
@@ -55,10 +56,13 @@ void lattice_copy(struct lattice *dst, const struct lattice *src)
     dst->lost = src->lost;
 }
 
-/* support and lost mass after an operation that may have filled [lo, n) */
-static void settle(struct lattice *l)
+/* support and lost mass after an operation that may have filled [lo, top] (every point past
+ * top is 0: trimming starts there, as it would from the last point) */
+static void settle(struct lattice *l, int top)
 {
-    int hi = l->n - 1;
+    int hi = top < l->n - 1 ? top : l->n - 1;
+    if (hi < l->lo)
+        hi = l->lo;
     while (hi > l->lo && l->p[hi] < TRIM)
         l->p[hi--] = 0;
     int lo = l->lo;
@@ -104,14 +108,18 @@ void lattice_add_shexp(struct lattice *l, double shift, double rate)
             break;
         }
     }
-    for (int k = top; k < n; k++)
+    /* points past the old support are 0 already */
+    for (int k = top; k <= l->hi; k++)
         l->p[k] = 0;
+    int lo = l->lo;
     if (j > 0) {
-        memmove(l->p + j, l->p, (size_t)(n - j) * sizeof *l->p);
-        memset(l->p, 0, (size_t)j * sizeof *l->p);
+        /* the masses [lo, top) move up by j; what they leave below lo + j is cleared */
+        memmove(l->p + lo + j, l->p + lo, (size_t)(top - lo) * sizeof *l->p);
+        long clear = j < top - lo ? j : top - lo;
+        memset(l->p + lo, 0, (size_t)clear * sizeof *l->p);
     }
     l->lo += (int)j;
-    settle(l);
+    settle(l, top - 1 + (int)j);
 }
 
 /* out[0 .. wa + wb - 1) = x * y by FFT (GSL's radix-2 real transforms); 0, or -1 out of
@@ -144,12 +152,30 @@ static int fft_conv(const double *x, int wa, const double *y, int wb, double *ou
     return 0;
 }
 
+/* o[0..w) += x b[0..w): unrolled, each o[j] taking the same product and sum as one at a time */
+static void axpy(double *restrict o, const double *restrict b, double x, int w)
+{
+    int j = 0;
+    for (; j + 4 <= w; j += 4) {
+        double b0 = b[j], b1 = b[j + 1], b2 = b[j + 2], b3 = b[j + 3];
+        o[j] += x * b0;
+        o[j + 1] += x * b1;
+        o[j + 2] += x * b2;
+        o[j + 3] += x * b3;
+    }
+    for (; j < w; j++)
+        o[j] += x * b[j];
+}
+
 void lattice_add(struct lattice *a, const struct lattice *b, struct lattice *s)
 {
     int n = a->n;
-    memset(s->p, 0, (size_t)n * sizeof *s->p);
     int wa = a->hi - a->lo + 1, wb = b->hi - b->lo + 1;
     int base = a->lo + b->lo;
+    /* the sum's points: [base, end); every other point of s and of the result is 0 */
+    int end = base + wa + wb - 1 < n ? base + wa + wb - 1 : n;
+    if (end > base)
+        memset(s->p + base, 0, (size_t)(end - base) * sizeof *s->p);
     double *conv = NULL;
     /* direct for short supports, else by FFT (three transforms of m points: about
      * 6 m log2 m operations against wa wb) */
@@ -167,15 +193,16 @@ void lattice_add(struct lattice *a, const struct lattice *b, struct lattice *s)
             if (ai == 0)
                 continue;
             int jmax = b->hi < n - 1 - i ? b->hi : n - 1 - i;
-            double *o = s->p + i;
-            for (int j = b->lo; j <= jmax; j++)
-                o[j] += ai * b->p[j];
+            if (jmax >= b->lo)
+                axpy(s->p + i + b->lo, b->p + b->lo, ai, jmax - b->lo + 1);
         }
     }
     free(conv);
-    memcpy(a->p, s->p, (size_t)n * sizeof *a->p);
+    memset(a->p + a->lo, 0, (size_t)wa * sizeof *a->p);
+    if (end > base)
+        memcpy(a->p + base, s->p + base, (size_t)(end - base) * sizeof *a->p);
     a->lo = base < n ? base : n - 1;
-    settle(a);
+    settle(a, end - 1);
 }
 
 void lattice_add_erlang(struct lattice *l, int calls, double shift, double rate,
@@ -244,18 +271,20 @@ void lattice_add_erlang(struct lattice *l, int calls, double shift, double rate,
     memcpy(l->p, out, (size_t)l->n * sizeof *out);
     free(out);
     l->lo = l->lo + blo < l->n ? l->lo + blo : l->n - 1;
-    settle(l);
+    settle(l, l->n - 1);
 }
 
 void lattice_max(struct lattice *a, const struct lattice *b)
 {
     int n = a->n, from = a->lo < b->lo ? a->lo : b->lo;
+    /* past both supports both sums stay as they are: the masses there stay 0 */
+    int to = a->hi > b->hi ? a->hi + 1 : b->hi + 1;
     double ca = 0, cb = 0, prev = 0;
     for (int k = 0; k < from; k++) {
         ca += a->p[k];
         cb += b->p[k];
     }
-    for (int k = from; k < n; k++) {
+    for (int k = from; k < to && k < n; k++) {
         ca += a->p[k];
         cb += b->p[k];
         double c = ca * cb;
@@ -263,7 +292,7 @@ void lattice_max(struct lattice *a, const struct lattice *b)
         prev = c;
     }
     a->lo = a->lo > b->lo ? a->lo : b->lo;
-    settle(a);
+    settle(a, to - 1);
 }
 
 double lattice_cdf(const struct lattice *l, double x)

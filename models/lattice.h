@@ -19,7 +19,9 @@
  * mean), whichever is cheaper; general sums O(n w) over the support w of one operand.
  *
  * Ownership: lattice_init allocates p (n points), lattice_fini frees it.  Operations write
- * their result into their first argument.
+ * their result into their first argument.  Every operation keeps p[k] == 0 outside [lo, hi]
+ * and relies on it (each touches only the supports): a caller that writes p itself keeps
+ * lo and hi around what it wrote.
  */
 #ifndef HETSIM_LATTICE_H
 #define HETSIM_LATTICE_H

@@ -135,3 +135,70 @@ Test(lattice, quantiles_and_lost_mass)
     close(l.lost, 1.0, 1e-12);
     lattice_fini(&l);
 }
+
+/* every point outside [lo, hi] is exactly 0: the invariant the operations rely on */
+static void zero_outside(const struct lattice *l)
+{
+    for (int k = 0; k < l->n; k++)
+        if (k < l->lo || k > l->hi)
+            cr_assert(l->p[k] == 0, "point %d outside [%d, %d] holds %g", k, l->lo, l->hi,
+                      l->p[k]);
+}
+
+Test(lattice, operations_keep_their_supports_and_match_plain_sums)
+{
+    /* shifted twice (the second time from a support that does not start at 0): the mean is
+     * exact and nothing is left outside the support */
+    struct lattice a, b, c, s;
+    cr_assert_eq(lattice_init(&a, 0.05, 64), 0);
+    cr_assert_eq(lattice_init(&b, 0.05, 64), 0);
+    cr_assert_eq(lattice_init(&c, 0.05, 64), 0);
+    cr_assert_eq(lattice_init(&s, 0.05, 64), 0);
+    lattice_add_shexp(&a, 0.63, 30.0);
+    lattice_add_shexp(&a, 0.77, 40.0);
+    cr_assert_gt(a.lo, 0);
+    zero_outside(&a);
+    close(lattice_mean(&a), 0.63 + 1 / 30.0 + 0.77 + 1 / 40.0, 1e-11);
+    close(total(&a) + a.lost, 1.0, 1e-13);
+    lattice_add_shexp(&b, 0.2, 15.0);
+    lattice_add_shexp(&b, 0.05, 20.0);
+    zero_outside(&b);
+    /* the sum, point by point, as a plain double loop adds it (short supports: the direct
+     * path), to the last bit */
+    double want[64] = { 0 };
+    for (int i = a.lo; i <= a.hi; i++)
+        for (int j = b.lo; j <= b.hi && i + j < 64; j++)
+            want[i + j] += a.p[i] * b.p[j];
+    lattice_copy(&c, &a);
+    lattice_add(&c, &b, &s);
+    zero_outside(&c);
+    for (int k = c.lo; k <= c.hi; k++)
+        cr_assert(c.p[k] == want[k], "point %d: %.17g, plain %.17g", k, c.p[k], want[k]);
+    for (int k = 0; k < 64; k++)
+        if (k < c.lo || k > c.hi)
+            cr_assert_lt(want[k], 1e-17, "point %d dropped with %g", k, want[k]);
+    /* the maximum: differences of the product of the running sums, over every point */
+    double ca = 0, cb = 0, prev = 0, mx[64];
+    for (int k = 0; k < 64; k++) {
+        ca += a.p[k];
+        cb += b.p[k];
+        mx[k] = ca * cb - prev;
+        prev = ca * cb;
+    }
+    lattice_copy(&c, &a);
+    lattice_max(&c, &b);
+    zero_outside(&c);
+    for (int k = 0; k < 64; k++)
+        if (k >= c.lo && k <= c.hi)
+            cr_assert(c.p[k] == mx[k], "max point %d: %.17g, plain %.17g", k, c.p[k], mx[k]);
+        else
+            cr_assert_lt(mx[k], 1e-17, "max point %d dropped with %g", k, mx[k]);
+    /* back to the point mass at 0 from a wide support */
+    lattice_delta(&c);
+    zero_outside(&c);
+    cr_assert(c.p[0] == 1 && c.lo == 0 && c.hi == 0 && c.lost == 0);
+    lattice_fini(&a);
+    lattice_fini(&b);
+    lattice_fini(&c);
+    lattice_fini(&s);
+}

@@ -196,6 +196,28 @@ Test(msopt, feasible_on_larger_random_instances, .timeout = 60)
     }
 }
 
+/* the solve evaluates each chain once per allocation it tries and takes the others' terms
+ * from the allocations it tried before: the probability it reports is msopt_prob's at its
+ * answer to the last bit, and its answer the same as a second, fresh solve's */
+Test(msopt, remembered_terms_are_the_evaluated_ones, .timeout = 60)
+{
+    unsigned seed = 23;
+    for (int t = 0; t < 30; t++) {
+        struct inst in;
+        instance(&in, &seed, 6 + t % 3, 2 + t % 3);
+        int n[8], n2[8];
+        struct msopt_result res, res2;
+        struct errbuf err = { 0 };
+        cr_assert_eq(msopt_solve(&in.pr, n, &res, &err), 0);
+        double prob = msopt_prob(&in.pr, n, in.pr.sla_s);
+        cr_assert(res.prob == prob, "instance %d: %.17g reported, %.17g evaluated", t,
+                  res.prob, prob);
+        cr_assert_eq(msopt_solve(&in.pr, n2, &res2, &err), 0);
+        cr_assert_arr_eq(n, n2, (size_t)in.a->view.nservices * sizeof *n);
+        app_free(in.a);
+    }
+}
+
 Test(msopt, critical_path_needs_fewer_containers_on_fan_out)
 {
     /* a root calling eight identical leaves in parallel: the sum of every call is eight

@@ -19,7 +19,10 @@
  * Cost: (iterations x (services + 1) + trims) evaluations of G, each O(chains x m^2) for m
  * services per chain (models/hypoexp.h); a gradient's evaluation for service k recomputes
  * only the chains that call k and reuses the others' terms as computed at w, so that G is
- * the same to the last bit as a full evaluation.
+ * the same to the last bit as a full evaluation.  G at whole allocations (the rounded
+ * iterates, the fallback's bisection, the trim) goes through a memo of the allocations tried
+ * in this solve: a chain whose services have the containers of one tried before takes its
+ * term from there, the same double (a chain's term depends on those containers only).
  */
 #include "msopt.h"
 
@@ -107,6 +110,95 @@ double msopt_prob(const struct msopt_problem *p, const int *n, double x)
     return g;
 }
 
+/* The allocations evaluated in one solve, with each chain's P(E <= SLA): a chain's term
+ * depends only on the containers of the services it calls, so an allocation that agrees
+ * with one already evaluated on those services takes that chain's term as it was computed
+ * (the Lagrangian's rounded iterates repeat, and a trim step changes one service).  A ring
+ * of MEMO_CAP allocations, searched newest first. */
+enum { MEMO_CAP = 32 };
+
+struct memo {
+    int     S, C, used, next;
+    int    *n;              /* [MEMO_CAP][S] */
+    double *cdf;            /* [MEMO_CAP][C] */
+    int    *svc, *off;      /* chain c calls services svc[off[c] .. off[c + 1]) */
+    double *w, *lam, *out;  /* scratch: loads, rates, this evaluation's terms */
+};
+
+static int memo_init(struct memo *m, const struct msopt_problem *p)
+{
+    int S = p->app->nservices, C = p->nchains;
+    memset(m, 0, sizeof *m);
+    m->S = S;
+    m->C = C;
+    m->n = malloc((size_t)MEMO_CAP * (size_t)S * sizeof *m->n);
+    m->cdf = malloc((size_t)MEMO_CAP * ((size_t)C + 1) * sizeof *m->cdf);
+    m->svc = malloc(((size_t)C * (size_t)S + 1) * sizeof *m->svc);
+    m->off = malloc(((size_t)C + 1) * sizeof *m->off);
+    m->w = malloc(2 * (size_t)S * sizeof *m->w);
+    m->out = malloc(((size_t)C + 1) * sizeof *m->out);
+    m->lam = m->w != NULL ? m->w + S : NULL;
+    if (!m->n || !m->cdf || !m->svc || !m->off || !m->w || !m->out)
+        return -1;
+    int t = 0;
+    for (int c = 0; c < C; c++) {
+        m->off[c] = t;
+        for (int k = 0; k < S; k++)
+            if (p->chain[c].calls[k] > 0)
+                m->svc[t++] = k;
+    }
+    m->off[C] = t;
+    return 0;
+}
+
+static void memo_fini(struct memo *m)
+{
+    free(m->n), free(m->cdf), free(m->svc), free(m->off), free(m->w), free(m->out);
+}
+
+/* whether allocations x and y agree on every service chain c calls */
+static int agree(const struct memo *m, int c, const int *x, const int *y)
+{
+    for (int i = m->off[c]; i < m->off[c + 1]; i++)
+        if (x[m->svc[i]] != y[m->svc[i]])
+            return 0;
+    return 1;
+}
+
+/* msopt_prob(p, n, T), as it computes it, through the memo */
+static double memo_prob(struct memo *m, const struct msopt_problem *p, const int *n, double T)
+{
+    int S = m->S, rated = 0;
+    for (int c = 0; c < p->nchains; c++) {
+        if (!(p->chain[c].weight > 0)) {
+            m->out[c] = 0;
+            continue;
+        }
+        int e = -1;
+        for (int i = 0; i < m->used && e < 0; i++) {
+            int slot = (m->next - 1 - i + MEMO_CAP) % MEMO_CAP;
+            if (agree(m, c, n, m->n + (size_t)slot * S))
+                e = slot;
+        }
+        if (e >= 0) {
+            m->out[c] = m->cdf[(size_t)e * (m->C + 1) + c];
+            continue;
+        }
+        if (!rated) {
+            loads_of(p, n, m->w);
+            rates_at(p, m->w, m->lam);
+            rated = 1;
+        }
+        m->out[c] = chain_cdf(p, c, m->lam, T);
+    }
+    memcpy(m->n + (size_t)m->next * S, n, (size_t)S * sizeof *n);
+    memcpy(m->cdf + (size_t)m->next * (m->C + 1), m->out, (size_t)m->C * sizeof *m->out);
+    m->next = (m->next + 1) % MEMO_CAP;
+    if (m->used < MEMO_CAP)
+        m->used++;
+    return mix_of(p, m->out);
+}
+
 static long long round_up(const struct msopt_problem *p, const double *w, int *n)
 {
     long long total = 0;
@@ -145,9 +237,13 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
     double *cdf = calloc((size_t)p->nchains + 1, sizeof *cdf);
     double *cdft = calloc((size_t)p->nchains + 1, sizeof *cdft);
     double *lam = calloc((size_t)S, sizeof *lam), *lamt = calloc((size_t)S, sizeof *lamt);
-    if (!w || !wt || !g || !wm || !cand || !best || !active || !cdf || !cdft || !lam || !lamt) {
+    struct memo memo;
+    int memo_ok = memo_init(&memo, p) == 0;
+    if (!w || !wt || !g || !wm || !cand || !best || !active || !cdf || !cdft || !lam || !lamt ||
+        !memo_ok) {
         free(w), free(wt), free(g), free(wm), free(cand), free(best), free(active);
         free(cdf), free(cdft), free(lam), free(lamt);
+        memo_fini(&memo);
         return err_run(err, "out of memory");
     }
     memset(res, 0, sizeof *res);
@@ -211,7 +307,7 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
             if (g[k] > 0)
                 w[k] += 0.5 * (wm[k] - w[k]);
         long long total = round_up(p, w, cand);
-        if (within_cap(p, cand) && msopt_prob(p, cand, T) >= q) {
+        if (within_cap(p, cand) && memo_prob(&memo, p, cand, T) >= q) {
             res->feasible_iterates++;
             if (best_total < 0 || total < best_total) {
                 best_total = total;
@@ -228,7 +324,7 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
             for (int k = 0; k < S; k++)
                 wt[k] = w[k] * f;
             round_up(p, wt, cand);
-            int ok = within_cap(p, cand) && msopt_prob(p, cand, T) >= q;
+            int ok = within_cap(p, cand) && memo_prob(&memo, p, cand, T) >= q;
             if (ok) {
                 found = 1;
                 lo = f;
@@ -254,7 +350,7 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
                 }
         }
     }
-    double prob = msopt_prob(p, best, T);
+    double prob = memo_prob(&memo, p, best, T);
     res->feasible = prob >= q && within_cap(p, best);
     if (res->feasible && p->trim) {
         /* remove containers one at a time, the largest allocation first, while feasible */
@@ -273,13 +369,13 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
                 if (best[k] <= msopt_floor(p, k))
                     continue;
                 best[k]--;
-                if (msopt_prob(p, best, T) >= q)
+                if (memo_prob(&memo, p, best, T) >= q)
                     changed = 1;
                 else
                     best[k]++;
             }
         }
-        prob = msopt_prob(p, best, T);
+        prob = memo_prob(&memo, p, best, T);
     }
     res->prob = prob;
     res->total = 0;
@@ -289,6 +385,7 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
     }
     free(w), free(wt), free(g), free(wm), free(cand), free(best), free(active);
     free(cdf), free(cdft), free(lam), free(lamt);
+    memo_fini(&memo);
     return 0;
 }
 

@@ -142,7 +142,14 @@ struct msim {
     struct lattice       *lat;
     int                   nlat, caplat;
     struct lattice        mixl, scratch;
-    double               *hist, *gqs;
+    /* the first operation of a graph's root call on the point mass (every socialnet graph
+     * starts with the same call), kept for the segment it was computed in: a segment fixes
+     * the step and every rate, so the same call gives the same lattice */
+    struct lattice        root;
+    int64_t               seg, root_seg;
+    int                   root_svc, root_count;
+    double               *hist, *gqs;   /* gqs: per-graph mixtures, 0 between intervals */
+    int                  *glo, *ghi;    /* the points of each gqs row this interval touched */
     /* history for the view */
     double                hist_rate[MICRO_HISTORY], *hist_mix;
     int                   nhist;
@@ -720,14 +727,29 @@ static int lat_stage_max(msim *m, const struct micro_graph *g, int s, struct lat
 static int lat_call(msim *m, const struct micro_graph *g, int i, struct lattice *acc, int depth)
 {
     const struct micro_call *c = &g->calls[i];
-    int first = -1;
-    if (is_delta(acc))
+    int first = -1, fresh = is_delta(acc);
+    if (fresh)
         for (int s = g->stage_off[i]; s < g->stage_off[i + 1] && first < 0; s++)
             if (g->child_off[s + 1] - g->child_off[s] > 1)
                 first = s;
     if (first >= 0 && lat_stage_max(m, g, first, acc, depth) < 0)
         return -1;
-    lattice_add_erlang(acc, c->count, m->shift[c->service], m->rate[c->service], &m->scratch);
+    if (fresh && first < 0 && depth == 1) {
+        /* a root call on the point mass: as computed earlier in this segment, or kept */
+        if (m->root_seg == m->seg && m->root_svc == c->service && m->root_count == c->count) {
+            lattice_copy(acc, &m->root);
+        } else {
+            lattice_add_erlang(acc, c->count, m->shift[c->service], m->rate[c->service],
+                               &m->scratch);
+            lattice_copy(&m->root, acc);
+            m->root_seg = m->seg;
+            m->root_svc = c->service;
+            m->root_count = c->count;
+        }
+    } else {
+        lattice_add_erlang(acc, c->count, m->shift[c->service], m->rate[c->service],
+                           &m->scratch);
+    }
     for (int s = g->stage_off[i]; s < g->stage_off[i + 1]; s++) {
         if (s == first)
             continue;
@@ -900,7 +922,10 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
         memcpy(rr, r, (size_t)m->S * sizeof *rr);
         /* per-graph mixtures, for the per-graph quantiles */
         double *gqs = m->gqs;
-        memset(gqs, 0, (size_t)m->G * (size_t)n * sizeof *gqs);
+        for (int g = 0; g < m->G; g++) {
+            m->glo[g] = n;
+            m->ghi[g] = -1;
+        }
         for (;;) {
             simtime to = ci < m->nchg ? m->chg[ci].t : t1;
             if (to > t1)
@@ -921,6 +946,7 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
                 gw[gr->g] += part;
             }
             rates_for(m, rr);
+            m->seg++;
             double segw = 0;
             for (int g = 0; g < m->G; g++)
                 segw += gw[g];
@@ -945,6 +971,8 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
                     m->mixl.p[k] += gw[g] * l->p[k];
                     gqs[(size_t)g * n + k] += gw[g] * l->p[k];
                 }
+                m->glo[g] = l->lo < m->glo[g] ? l->lo : m->glo[g];
+                m->ghi[g] = l->hi > m->ghi[g] ? l->hi : m->ghi[g];
                 wsum += gw[g];
             }
             if (to >= t1 || ci >= m->nchg)
@@ -971,17 +999,25 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
         for (int g = 0; g < m->G; g++) {
             if (!(m->cnt[g] > 0))
                 continue;
+            /* the row is 0 outside the points it was given: sums and the quantile's scan
+             * over those alone are the same as over every point */
             struct lattice gl = m->mixl;
             double gs = 0;
             gl.p = gqs + (size_t)g * n;
-            for (int k = 0; k < n; k++)
+            gl.lo = m->glo[g];
+            gl.hi = m->ghi[g];
+            for (int k = gl.lo; k <= gl.hi; k++)
                 gs += gl.p[k];
-            for (int k = 0; k < n; k++)
+            for (int k = gl.lo; k <= gl.hi; k++)
                 gl.p[k] /= gs;
             gl.lost = 0;
             double v = lattice_quantile(&gl, m->c.quantile);
             m->gq[g] = isinf(v) ? n * h : v;
         }
+        for (int g = 0; g < m->G; g++)
+            if (m->ghi[g] >= m->glo[g])
+                memset(gqs + (size_t)g * n + m->glo[g], 0,
+                       (size_t)(m->ghi[g] - m->glo[g] + 1) * sizeof *gqs);
         if (counted) {
             for (int k = 0; k < n; k++)
                 if (m->mixl.p[k] > 0) {
@@ -1186,8 +1222,13 @@ int msim_create(msim **out, const struct msim_config *c, const cluster *cl,
     if (ok && c->analytical) {
         m->hist = calloc(HBINS, sizeof *m->hist);
         m->gqs = calloc((size_t)G * (size_t)c->lattice_points, sizeof *m->gqs);
-        ok = m->hist && m->gqs && lattice_init(&m->mixl, 1, c->lattice_points) == 0 &&
-             lattice_init(&m->scratch, 1, c->lattice_points) == 0;
+        m->glo = calloc((size_t)G, sizeof *m->glo);
+        m->ghi = calloc((size_t)G, sizeof *m->ghi);
+        ok = m->hist && m->gqs && m->glo && m->ghi &&
+             lattice_init(&m->mixl, 1, c->lattice_points) == 0 &&
+             lattice_init(&m->scratch, 1, c->lattice_points) == 0 &&
+             lattice_init(&m->root, 1, c->lattice_points) == 0;
+        m->root_seg = -1;
         /* two lattices per level of the deepest tree, and the graph's own */
         int depth = 0;
         for (int g = 0; g < G; g++) {
@@ -1275,6 +1316,8 @@ void msim_destroy(msim *m)
     free(m->grp);
     free(m->gcarry);
     free(m->gqs);
+    free(m->glo);
+    free(m->ghi);
     free(m->cnt);
     free(m->gq);
     free(m->mix);
@@ -1298,6 +1341,7 @@ void msim_destroy(msim *m)
     free(m->lat);
     lattice_fini(&m->mixl);
     lattice_fini(&m->scratch);
+    lattice_fini(&m->root);
     free(m->hist);
     stats_vec_fini(&m->e2e_iv);
     stats_vec_fini(&m->e2e_all);
