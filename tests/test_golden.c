@@ -1,8 +1,10 @@
 /*
- * test_golden: reference runs with fixed seeds against tests/golden/runs.txt.  Every shipped
- * experiment that needs no outside trace, cut to 150 jobs (or requests), runs through the
- * CLI: together they use every registered policy but the placement ones (their openb lists
- * stay in ../shared), training in native and in Gavel mode, and every serving policy.  For
+ * test_golden: reference runs with fixed seeds against tests/golden/runs.txt.  Shipped
+ * experiments that need no outside trace, cut to 150 jobs or requests (a microservice
+ * workload to a few minutes), run through the CLI: together they use every registered policy
+ * but the placement ones (their openb lists stay in ../shared; test_fgd compares those), in
+ * every world and mode — training native, Gavel and Pollux mode, elastic and shared GPUs,
+ * serving, and microservices per request and analytical.  For
  * each run the file holds its summary metrics at full precision (%.17g; solver times, which
  * are wall clock, left out), its end, events and decisions, and a hash of every row it wrote
  * (jobs, GPU seconds, samples, requests).  A change that moves any
@@ -18,11 +20,24 @@
 #include "../results/db.h"
 #include "../sim/base/path.h"
 #include "../sim/base/tio.h"
+#include "../sched/policy.h"
 #include "helpers.h"
 
-static const char *const experiments[] = {
-    "default", "mixed_synthetic", "fft_philly", "oef_tenants", "gavel_philly", "hetis_testbed",
-    "serving_a100_h100", NULL
+/* Each run's cut: 150 jobs or LLM requests; microservice workloads by their length. */
+#define JOBS150 "workload.max_jobs=150"
+static const struct { const char *experiment, *set[2]; } experiments[] = {
+    { "default", { JOBS150 } },         { "mixed_synthetic", { JOBS150 } },
+    { "fft_philly", { JOBS150 } },      { "oef_tenants", { JOBS150 } },
+    { "gavel_philly", { JOBS150 } },    { "hetis_testbed", { JOBS150 } },
+    { "serving_a100_h100", { JOBS150 } },
+    /* elastic (native and Pollux mode) and shared GPUs */
+    { "heet_testbed", { JOBS150 } },    { "sia_3types", { JOBS150 } },
+    { "pollux_wl1", { JOBS150 } },      { "iadeep_3090", { JOBS150 } },
+    /* microservices: every request drawn, then the analytical mode; critical paths */
+    { "socialnet", { "workload.duration_s=120" } },
+    { "socialnet", { "mode=analytical" } },
+    { "alibaba_graphs", { "workload.duration_s=300" } },
+    { NULL, { NULL } },
 };
 
 static void append(char **buf, size_t *n, const char *s)
@@ -100,12 +115,30 @@ Test(golden, reference_runs_are_unchanged, .timeout = 300)
     char dbp[600];
     snprintf(dbp, sizeof dbp, "%s/golden.db", th_tmpdir());
     remove(dbp);
-    for (int i = 0; experiments[i] != NULL; i++) {
-        struct th_out o = th_hetsim((const char *const[]){ "run", experiments[i], "--db", dbp,
-                                                           "--set", "workload.max_jobs=150",
-                                                           "-q", NULL });
-        cr_assert_eq(o.status, 0, "%s: %s", experiments[i], o.err);
+    for (int i = 0; experiments[i].experiment != NULL; i++) {
+        const char *e = experiments[i].experiment, *const *set = experiments[i].set;
+        const char *argv[12] = { "run", e, "--db", dbp, "-q" };
+        int argc = 5;
+        for (int k = 0; k < 2 && set[k] != NULL; k++) {
+            argv[argc++] = "--set";
+            argv[argc++] = set[k];
+        }
+        argv[argc] = NULL;
+        struct th_out o = th_hetsim(argv);
+        cr_assert_eq(o.status, 0, "%s: %s", e, o.err);
         th_out_free(&o);
+    }
+    /* every policy but the placement ones has a reference run (a new one needs its line) */
+    for (int i = 0; policy_registry[i] != NULL; i++) {
+        const struct policy_ops *po = policy_registry[i];
+        if (strcmp(po->domain, "placement") == 0)
+            continue;
+        char sql[256];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE coalesce(json_extract("
+                 "config_json, '$.policies[0].name'), json_extract(config_json, "
+                 "'$.policies[0]')) = '%s'", po->name);
+        cr_expect_gt(th_db_value(dbp, sql), 0, "no reference run uses policy %s: give it an "
+                     "experiment in test_golden.c's list", po->name);
     }
     char *now = golden_text(dbp);
     char path[PATH_MAX_LEN];
