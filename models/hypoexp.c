@@ -105,15 +105,22 @@ static double ipow(double b, int e)
     return r;
 }
 
-/* sf_blocks where every block is one stage (distinct rates), the common case: the same
- * operations in the same order, without the loops that repeated rates need */
-static double pf_term(const double *l, int nb, int i, double x)
+/* sf_blocks' term of a lone stage i (n[i] = 1; n NULL: every block is one stage, distinct
+ * rates, the common case): the same operations in the same order as its general loops,
+ * without those that repeated rates need */
+static double pf_term(const double *l, const int *n, int nb, int i, double x)
 {
     double li = l[i], h0 = li;
-    for (int k = 0; k < i; k++)
-        h0 *= l[k] / (l[k] - li);
-    for (int k = i + 1; k < nb; k++)
-        h0 *= l[k] / (l[k] - li);
+    if (n == NULL) {
+        for (int k = 0; k < i; k++)
+            h0 *= l[k] / (l[k] - li);
+        for (int k = i + 1; k < nb; k++)
+            h0 *= l[k] / (l[k] - li);
+    } else {
+        for (int k = 0; k < nb; k++)
+            if (k != i)
+                h0 *= ipow(l[k] / (l[k] - li), n[k]);
+    }
     return h0 / li * exp(-li * x);      /* A e poly with fact = poly = 1 */
 }
 
@@ -121,7 +128,7 @@ static int sf_distinct(const double *l, int nb, double x, double *out, double *b
 {
     double sum = 0, mag = 0;
     for (int i = 0; i < nb; i++) {
-        double t = pf_term(l, nb, i, x);
+        double t = pf_term(l, NULL, nb, i, x);
         if (!isfinite(t))
             return -1;
         sum += t;
@@ -154,7 +161,7 @@ static int pf_doomed(const double *l, int nb, double x)
             best = fabs(l[i] - mid);
             med = i;
         }
-    double t = pf_term(l, nb, med, x);
+    double t = pf_term(l, NULL, nb, med, x);
     return !isfinite(t) || !(fabs(t) * 4e-16 * nb < 1e-10);
 }
 
@@ -165,12 +172,8 @@ static int sf_blocks(const double *l, const int *n, int nb, double x, double *ou
     for (int i = 0; i < nb; i++) {
         int ni = n[i];
         if (ni == 1) {
-            /* a lone stage: the loops below with one term each, as sf_distinct takes it */
-            double li = l[i], h0 = li;
-            for (int k = 0; k < nb; k++)
-                if (k != i)
-                    h0 *= ipow(l[k] / (l[k] - li), n[k]);
-            double t = h0 / li * exp(-li * x);
+            /* a lone stage: the loops below with one term each */
+            double t = pf_term(l, n, nb, i, x);
             if (!isfinite(t))
                 return -1;
             sum += t;

@@ -279,11 +279,7 @@ void lattice_max(struct lattice *a, const struct lattice *b)
     int n = a->n, from = a->lo < b->lo ? a->lo : b->lo;
     /* past both supports both sums stay as they are: the masses there stay 0 */
     int to = a->hi > b->hi ? a->hi + 1 : b->hi + 1;
-    double ca = 0, cb = 0, prev = 0;
-    for (int k = 0; k < from; k++) {
-        ca += a->p[k];
-        cb += b->p[k];
-    }
+    double ca = 0, cb = 0, prev = 0;    /* below both supports both sums are 0 */
     for (int k = from; k < to && k < n; k++) {
         ca += a->p[k];
         cb += b->p[k];

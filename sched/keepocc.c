@@ -41,14 +41,19 @@ static int bucket_of(const keepocc *k, int nd)
     return k->slot_of[nd] * (k->maxpn + 1) + k->nfree[nd];
 }
 
-static int above(const keepocc *k, int a, int b)
+/* (q, id, GPU) of x after y's */
+static int key_above(const struct nkey *x, const struct nkey *y)
 {
-    const struct nkey *x = &k->key[a], *y = &k->key[b];
     if (x->q != y->q)
         return x->q > y->q;
     if (x->id != y->id)
         return x->id > y->id;
     return x->g > y->g;
+}
+
+static int above(const keepocc *k, int a, int b)
+{
+    return key_above(&k->key[a], &k->key[b]);
 }
 
 static void heap_set(keepocc *k, int b, int i, int nd)
@@ -106,7 +111,7 @@ static void compute_key(keepocc *k, int nd)
             continue;
         }
         struct nkey x = { k->hq[g], g, k->hid[g] };
-        if (x.q > best.q || (x.q == best.q && (x.id > best.id || (x.id == best.id && x.g > best.g))))
+        if (key_above(&x, &best))
             best = x;
     }
     k->key[nd] = best;
@@ -135,14 +140,6 @@ static void set_holders(keepocc *k, const int *ids, int n, int q, int64_t id)
     }
 }
 
-void keepocc_hold(keepocc *k, const int *ids, int n, int q, int64_t id)
-{
-    assert(q >= 0 && id >= 0);
-    for (int i = 0; i < n; i++)
-        assert(k->hid[ids[i]] < 0);
-    set_holders(k, ids, n, q, id);
-}
-
 void keepocc_free(keepocc *k, const int *ids, int n)
 {
     for (int i = 0; i < n; i++)
@@ -161,7 +158,8 @@ int keepocc_held(const keepocc *k, int g)
     return k->hid[g] >= 0;
 }
 
-void keepocc_clear(keepocc *k)
+/* everything free */
+static void clear(keepocc *k)
 {
     for (int g = 0; g < k->ngpus; g++)
         k->hid[g] = -1;
@@ -221,7 +219,7 @@ keepocc *keepocc_create(const cluster *c)
             k->base[s * (k->maxpn + 1) + f] = off;
             off += per_type[s];
         }
-    keepocc_clear(k);
+    clear(k);
     return k;
 }
 

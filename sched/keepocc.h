@@ -30,11 +30,8 @@ typedef struct keepocc keepocc;
 
 keepocc *keepocc_create(const cluster *c);      /* everything free; NULL: no memory */
 void keepocc_destroy(keepocc *k);
-void keepocc_clear(keepocc *k);                 /* everything free */
 
-/* The n GPUs ids[] (all free) are held from now on by a job of priority (q, id). */
-void keepocc_hold(keepocc *k, const int *ids, int n, int q, int64_t id);
-/* The n GPUs ids[] (all held) are free again. */
+/* GPUs are held through keepocc_place; the n GPUs ids[] (all held) are free again. */
 void keepocc_free(keepocc *k, const int *ids, int n);
 /* Their holder's priority is now (q, id). */
 void keepocc_rekey(keepocc *k, const int *ids, int n, int q, int64_t id);
