@@ -224,3 +224,49 @@ Test(reproduce, a_figure_outside_its_band_fails, .timeout = 300)
     cr_assert(strstr(text, "no band for 24") != NULL, "%s", text);
     cr_assert(strstr(text, "some figures are outside their bands") != NULL, "%s", text);
 }
+
+/* The claims ledger: a row whose relation holds on the run is "holds", one whose relation no
+ * longer holds fails the script naming its id and loads, a relation that is not one of the
+ * four and a baseline without a report are named too; and a band wider than the claim on its
+ * figure fails (quick figures of oef: agnostic Gavel's throughput ratio is 1.2-1.3 at every
+ * load, OEF's mean JCT ratio at 24 jobs an hour about 0.99 with a CI containing 1). */
+Test(reproduce, a_claim_that_flips_fails, .timeout = 300)
+{
+    char ledger[700], bands[700], src[700], cmd[2000];
+    snprintf(ledger, sizeof ledger, "%s/oef_ledger.csv", th_tmpdir());
+    FILE *f = fopen(ledger, "w");
+    cr_assert_not_null(f);
+    fputs("id,policy,baseline,metric,load,relation,wording\n"
+          "# a comment line\n"
+          "agn,oef_coop,gavel_las,throughput_norm_window,*,above 1,higher, by {range}\n"
+          "flip,oef_coop,gavel_las_perf,jct_mean,24,below 1,OEF lowers JCT at 24\n"
+          "lvl,oef_coop,gavel_las_perf,jct_mean,24,level 1,no JCT difference at 24\n"
+          "paper,oef_coop,gavel_las,throughput_norm_window,6;24,within 1.5 2,as the paper\n"
+          "rel,oef_coop,gavel_las,throughput_norm_window,*,better 1,bad relation\n"
+          "nobase,oef_coop,fifo,jct_mean,*,below 1,no such report\n", f);
+    fclose(f);
+    /* the shipped quick bands, but the agnostic throughput band at 12 made to straddle the
+     * row agn's threshold of 1 */
+    snprintf(src, sizeof src, "%s/scripts/reproduce/bands/oef.csv", getenv("HETSIM_DATA"));
+    snprintf(bands, sizeof bands, "%s/oef_ledger_bands.csv", th_tmpdir());
+    snprintf(cmd, sizeof cmd, "sed -e 's/^quick,oef_coop,gavel_las,throughput_norm_window,12,.*/"
+             "quick,oef_coop,gavel_las,throughput_norm_window,12,0.9,1.5/' %s > %s", src, bands);
+    cr_assert_eq(system(cmd), 0);
+    char env[1600];
+    snprintf(env, sizeof env, "LEDGER_MODE=quick LEDGER_FILE=%s BANDS_FILE=%s", ledger, bands);
+    int status;
+    char *text = reproduce_with("oef", "oef_ledger", env, &status);
+    cr_assert_eq(status, 1, "status %d: %s", status, text);
+    cr_assert(strstr(text, "holds    higher, by 1.") != NULL, "%s", text);
+    cr_assert(strstr(text, "FLIPPED  OEF lowers JCT at 24") != NULL, "%s", text);
+    cr_assert(strstr(text, "FLIPPED at 24: no longer below 1") != NULL, "%s", text);
+    cr_assert(strstr(text, "holds    no JCT difference at 24") != NULL, "%s", text);
+    cr_assert(strstr(text, "FLIPPED  as the paper") != NULL, "%s", text);
+    cr_assert(strstr(text, "FLIPPED at 6 24: no longer within 1.5 2") != NULL, "%s", text);
+    cr_assert(strstr(text, "MISSING  rel: unknown relation \"better 1\"") != NULL, "%s", text);
+    cr_assert(strstr(text, "MISSING  nobase: no report") != NULL, "%s", text);
+    cr_assert(strstr(text, "claims: 4 of 6 rows") != NULL, "%s", text);
+    cr_assert(strstr(text, "12: band [0.9, 1.5] is wider than [1, inf], its claim") != NULL,
+              "%s", text);
+    cr_assert(strstr(text, "some claims of the ledger flipped") != NULL, "%s", text);
+}

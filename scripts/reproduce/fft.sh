@@ -24,4 +24,5 @@ claim "mean FTF vs Gavel max-min (paper: 1/2.19=0.46)" fft gavel_las_perf ftf_me
 claim "  ... vs Gavel FTF" fft gavel_ftf ftf_mean
 claim "max FTF vs Gavel max-min (paper: 1/1.99=0.50)" fft gavel_las_perf ftf_max
 claim "  ... vs Gavel FTF" fft gavel_ftf ftf_max
+claims_ledger
 claims_end

@@ -89,4 +89,5 @@ claim "  ... vs GPU packing (0.580, 0.576)" fgd gpupacking gpus_unallocated
 claim "  ... vs GPU clustering (0.571, 0.567)" fgd clustering gpus_unallocated
 claim "  ... vs dot product (0.509, 0.504)" fgd dotprod gpus_unallocated
 claim "  ... vs random fit (0.348, 0.368)" fgd random gpus_unallocated
+claims_ledger
 claims_end

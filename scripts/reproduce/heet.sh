@@ -28,6 +28,7 @@ claim "median JCT vs AFS" heet afs jct_p50
 claim "makespan vs AFS" heet afs makespan
 claim "Sia's JCT vs AFS on this cluster" sia afs jct_mean
 claim "  ... vs SRSF" sia srsf jct_mean
+claims_ledger
 
 repro_run sia sia_load workload.arrival_scale jct_mean,jct_p50
 repro_reports jct_mean,jct_p50,jct_p99,queue_delay_mean,makespan,ftf_mean,util_total \
@@ -38,4 +39,5 @@ claim "JCT vs AFS (paper: 0.07-0.70 vs its baselines)" sia afs jct_mean
 claim "  ... vs SRSF" sia srsf jct_mean
 claim "  ... vs Heet" sia heet jct_mean
 claim "median JCT vs AFS" sia afs jct_p50
+claims_ledger
 claims_end
