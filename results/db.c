@@ -47,7 +47,7 @@
 
 #include "../sim/base/path.h"
 
-enum { SCHEMA_VERSION = 4 };
+enum { SCHEMA_VERSION = 5 };
 
 const struct db_table db_tables[] = {
     { "jobs", 1 },     { "job_gpu_seconds", 1 }, { "requests", 1 },
@@ -254,7 +254,16 @@ static int setup_schema(db *d, int version, struct errbuf *err)
          (exec_retry(d, "ALTER TABLE jobs ADD COLUMN min_workers INTEGER", err) < 0 ||
           exec_retry(d, "ALTER TABLE jobs ADD COLUMN max_workers INTEGER", err) < 0 ||
           exec_retry(d, "ALTER TABLE jobs ADD COLUMN batch INTEGER", err) < 0)) ||
-        exec_retry(d, db_schema_sql, err) < 0 || exec_retry(d, pragma, err) < 0 ||
+        /* version 4 keyed run_params by (run_id, key): one sweep a run */
+        (version >= 2 && version <= 4 &&
+         (exec_retry(d, "ALTER TABLE run_params RENAME TO run_params_v4", err) < 0 ||
+          exec_retry(d, "DROP INDEX IF EXISTS run_params_sweep", err) < 0)) ||
+        exec_retry(d, db_schema_sql, err) < 0 ||
+        (version >= 2 && version <= 4 &&
+         (exec_retry(d, "INSERT INTO run_params SELECT * FROM run_params_v4 ORDER BY rowid",
+                     err) < 0 ||
+          exec_retry(d, "DROP TABLE run_params_v4", err) < 0)) ||
+        exec_retry(d, pragma, err) < 0 ||
         exec_retry(d, "COMMIT", err) < 0) {
         sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
         return -1;
@@ -265,6 +274,31 @@ static int setup_schema(db *d, int version, struct errbuf *err)
 int db_exec(db *d, const char *sql, struct errbuf *err)
 {
     return exec_retry(d, sql, err);
+}
+
+int db_sweep_adopt(db *d, const char *sweep, const char *config_json,
+                   const struct db_param *params, int nparams, long *added, struct errbuf *err)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(d->h, "INSERT OR IGNORE INTO main.run_params SELECT id, ?1, ?2, ?3, "
+                           "CASE WHEN json_type(?3) IN ('integer', 'real') THEN ?3 + 0 END "
+                           "FROM main.runs WHERE config_hash = hetsim_hash(?4) AND "
+                           "config_json = ?4", -1, &q, NULL) != SQLITE_OK)
+        return err_run(err, "%s: %s", d->path, sqlite3_errmsg(d->h));
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < nparams; i++) {
+        sqlite3_bind_text(q, 1, sweep, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, params[i].key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, params[i].value_json, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, config_json, -1, SQLITE_STATIC);
+        if (sqlite3_step(q) != SQLITE_DONE)
+            rc = err_run(err, "%s: %s", d->path, sqlite3_errmsg(d->h));
+        else if (added != NULL)
+            *added += sqlite3_changes(d->h);
+        sqlite3_reset(q);
+    }
+    sqlite3_finalize(q);
+    return rc;
 }
 
 int db_columns(struct sqlite3 *h, const char *schema, const char *table, const char *skip,

@@ -33,6 +33,14 @@ const char *db_path(const db *d);
 /* Run SQL on the file, retrying while another process holds the write lock. */
 int db_exec(db *d, const char *sql, struct errbuf *err);
 
+/* Give every run whose configuration is `config_json` the run_params rows of sweep `sweep`
+ * (one per param) that it lacks, so that a run a sweep found already in the file (made by
+ * `hetsim run`, another sweep or a merge) counts in that sweep.  *added (may be NULL) grows by
+ * the rows added.  Not during a run; the caller may wrap many calls in one transaction. */
+struct db_param;
+int db_sweep_adopt(db *d, const char *sweep, const char *config_json,
+                   const struct db_param *params, int nparams, long *added, struct errbuf *err);
+
 /* Open an existing database to read it (PRAGMA query_only), for reports, plots and a
  * sweep's look at what is done.  The handle is read-write when the file and its folder
  * allow, so that closing the last connection removes the -wal and -shm files as a writer's

@@ -1,6 +1,7 @@
 /*
  * merge: ATTACH the input, map its run ids to new ones in a temp table, then one
- * INSERT ... SELECT per table of db_tables.  Column lists come from the output's schema
+ * INSERT ... SELECT per table of db_tables.  A run of the input whose configuration the output
+ * holds already is not copied, but its sweeps' run_params rows are given to the output's run.  Column lists come from the output's schema
  * (PRAGMA table_info), so a column or a per-run table added to the schema is merged without
  * touching this file.
  * O(rows of the input).
@@ -25,7 +26,7 @@ static int copy_runs(db *d, long *copied, long *skipped, struct errbuf *err)
         return err_run(err, "%s: cannot read the runs table's columns", db_path(d));
     snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM src.runs WHERE id = ?",
              cols, cols);
-    sqlite3_stmt *list = NULL, *have = NULL, *ins = NULL, *map = NULL;
+    sqlite3_stmt *list = NULL, *have = NULL, *ins = NULL, *map = NULL, *adopt = NULL;
     int rc = -1;
     if (sqlite3_prepare_v2(h, "SELECT id, config_hash, config_json FROM src.runs ORDER BY id",
                            -1, &list, NULL) != SQLITE_OK ||
@@ -33,7 +34,12 @@ static int copy_runs(db *d, long *copied, long *skipped, struct errbuf *err)
                               "config_json = ?", -1, &have, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h, sql, -1, &ins, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h, "INSERT INTO temp.merge_map VALUES (?, ?)", -1, &map, NULL) !=
-            SQLITE_OK) {
+            SQLITE_OK ||
+        sqlite3_prepare_v2(h, "INSERT OR IGNORE INTO main.run_params SELECT m.id, s.sweep, "
+                              "s.key, s.value, s.num FROM src.run_params s JOIN src.runs r ON "
+                              "r.id = s.run_id JOIN main.runs m ON m.config_hash = "
+                              "r.config_hash AND m.config_json = r.config_json WHERE "
+                              "s.run_id = ?1", -1, &adopt, NULL) != SQLITE_OK) {
         err_run(err, "merging into %s: %s", db_path(d), sqlite3_errmsg(h));
         goto out;
     }
@@ -45,6 +51,13 @@ static int copy_runs(db *d, long *copied, long *skipped, struct errbuf *err)
         int dup = sqlite3_step(have) == SQLITE_ROW;
         sqlite3_reset(have);
         if (dup) {
+            /* the run is there already: it joins the input's sweeps all the same */
+            sqlite3_bind_int64(adopt, 1, old);
+            if (sqlite3_step(adopt) != SQLITE_DONE) {
+                err_run(err, "merging into %s: %s", db_path(d), sqlite3_errmsg(h));
+                goto out;
+            }
+            sqlite3_reset(adopt);
             (*skipped)++;
             continue;
         }
@@ -73,6 +86,7 @@ out:
     sqlite3_finalize(have);
     sqlite3_finalize(ins);
     sqlite3_finalize(map);
+    sqlite3_finalize(adopt);
     return rc;
 }
 

@@ -1,8 +1,9 @@
--- hetsim metrics database, schema version 4.  Older files are upgraded when opened: version 1
+-- hetsim metrics database, schema version 5.  Older files are upgraded when opened: version 1
 -- files gain runs.group_hash and the run_params table; version 2 files gain runs.cluster_name
 -- (runs.cluster then holds the name the experiment gave, the cluster's own name moving to
 -- cluster_name) and the requests table; version 3 files gain jobs.min_workers, max_workers
--- and batch (NULL in their old rows).
+-- and batch (NULL in their old rows); version 4 files' run_params are keyed by (run_id, sweep,
+-- key), so that one run can belong to several sweeps.
 --
 -- One file holds many runs.  Each run is written inside one transaction, so a run that fails
 -- or is killed leaves nothing behind.  Times are seconds of simulated time (REAL) unless a
@@ -148,14 +149,16 @@ CREATE TABLE IF NOT EXISTS metrics (
     PRIMARY KEY (run_id, name)
 );
 
--- The swept fields of runs made by `hetsim sweep`: one row per run and axis.
+-- The swept fields of the runs of each `hetsim sweep`: one row per run, sweep and axis.  A
+-- run the sweep found already in the file (made by `hetsim run`, another sweep or a merge, with
+-- the same configuration) is given its rows for this sweep too, so it counts in the sweep.
 CREATE TABLE IF NOT EXISTS run_params (
     run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     sweep   TEXT    NOT NULL,   -- the sweep's "name"
     key     TEXT    NOT NULL,   -- "policy", "seed", or an experiment field path
     value   TEXT    NOT NULL,   -- its value in this run, as JSON text
     num     REAL,               -- the value when it is a number, else NULL
-    PRIMARY KEY (run_id, key)
+    PRIMARY KEY (run_id, sweep, key)
 );
 CREATE INDEX IF NOT EXISTS run_params_sweep ON run_params(sweep, key);
 CREATE INDEX IF NOT EXISTS runs_config_hash ON runs(config_hash);

@@ -92,7 +92,7 @@ Test(db, committed_runs_are_complete)
     cr_assert_float_eq(th_db_value(path, "SELECT events FROM runs"), 40, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT value FROM metrics WHERE name = 'jct_mean'"), 11, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM samples"), 1, 0);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 5, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT ttft_s FROM requests WHERE request_id = 9"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT sla_met FROM requests WHERE request_id = 9"), 1, 0);
     cr_assert(isnan(th_db_value(path, "SELECT finish_s FROM requests WHERE request_id = 10")));
@@ -147,7 +147,7 @@ Test(db, a_table_added_at_this_version_is_created_in_older_files)
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM sqlite_master WHERE name = "
                                          "'timeline'"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 2, 0);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 5, 0);
 }
 
 Test(db, another_schema_version_is_refused)
@@ -248,7 +248,7 @@ Test(db, version_1_files_are_upgraded)
     cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
     run_with(d, "{\"name\":\"exp\",\"seed\":5}", 5, NULL, 0);
     db_close(d);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 5, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs"), 2, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(DISTINCT group_hash) FROM runs "
                                          "WHERE group_hash != ''"), 1, 0);
@@ -287,7 +287,7 @@ Test(db, version_2_files_are_upgraded)
     cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
     write_run(d, 1);
     db_close(d);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 5, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs WHERE id = 1 AND cluster = "
                                          "'mixed_small' AND cluster_name = 'mixed-small'"), 1, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM runs WHERE id = 2 AND cluster = "
@@ -538,8 +538,61 @@ Test(db, version_3_files_are_upgraded)
     cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
     write_run(d, 1);
     db_close(d);
-    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 4, 0);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 5, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM jobs WHERE min_workers IS NULL "
                                          "AND max_workers IS NULL AND batch IS NULL"), 3, 0);
     cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM jobs WHERE job_id = 7"), 1, 0);
+}
+
+/* A version 4 file: run_params keyed by (run_id, key) become keyed by (run_id, sweep, key),
+ * every row kept in its order, so that a run can then join a second sweep. */
+Test(db, version_4_run_params_join_several_sweeps)
+{
+    fresh("v4.db");
+    char fixture[1024];
+    snprintf(fixture, sizeof fixture, "%s/tests/fixtures/schema_v4.sql", getenv("HETSIM_DATA"));
+    FILE *f = fopen(fixture, "r");
+    cr_assert_not_null(f, "%s", fixture);
+    static char v4[32768];
+    size_t n = fread(v4, 1, sizeof v4 - 1, f);
+    fclose(f);
+    v4[n] = '\0';
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, v4, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    char hash[17], sql[1024];
+    db_hash_hex("{\"name\":\"exp\"}", hash);
+    snprintf(sql, sizeof sql, "PRAGMA user_version = 4; INSERT INTO runs VALUES (1, 'exp', "
+             "'training', 'fifo', 4, 'c', '{\"name\":\"exp\"}', '%s', 'v', 1, 'drained', 1, 1, "
+             "1, 0, 'now', 'g', 'c'); INSERT INTO run_params VALUES (1, 'a', 'seed', '4', 4), "
+             "(1, 'a', 'policy', '\"fifo\"', NULL)", hash);
+    cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    /* version 4 refuses the second sweep's row */
+    cr_assert_neq(sqlite3_exec(h, "INSERT INTO run_params VALUES (1, 'b', 'seed', '4', 4)", NULL,
+                               NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    struct errbuf err;
+    err_clear(&err);
+    db *d;
+    cr_assert_eq(db_open(&d, path, &err), 0, "%s", err.msg);
+    long added = 0;
+    const struct db_param p[] = { { "seed", "4" } };
+    cr_assert_eq(db_sweep_adopt(d, "b", "{\"name\":\"exp\"}", p, 1, &added, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(added, 1);
+    /* a second time adds nothing; a configuration not in the file adds nothing */
+    cr_assert_eq(db_sweep_adopt(d, "b", "{\"name\":\"exp\"}", p, 1, &added, &err), 0);
+    cr_assert_eq(db_sweep_adopt(d, "b", "{\"name\":\"other\"}", p, 1, &added, &err), 0);
+    cr_assert_eq(added, 1);
+    db_close(d);
+    cr_assert_float_eq(th_db_value(path, "PRAGMA user_version"), 5, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM run_params WHERE sweep = 'a'"), 2,
+                       0);
+    cr_assert_float_eq(th_db_value(path, "SELECT num FROM run_params WHERE sweep = 'b' AND "
+                                         "key = 'seed'"), 4, 0);
+    /* the rows kept their order (plot reads axes in order of first appearance) */
+    cr_assert_float_eq(th_db_value(path, "SELECT min(rowid) FROM run_params WHERE key = 'seed'"),
+                       1, 0);
+    cr_assert_float_eq(th_db_value(path, "SELECT count(*) FROM sqlite_master WHERE name = "
+                                         "'run_params_sweep'"), 1, 0);
 }

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -564,4 +565,54 @@ Test(sweep, slurm_array_script_covers_the_sweep, .timeout = 120)
                        0);
     cr_assert_float_eq(th_db_value(merged, "SELECT count(*) FROM runs"), 8, 0);
     free(f);
+}
+
+/* A run made before the sweep (`hetsim run`, same configuration) is skipped by the sweep and
+ * counted in it: its report groups three seeds, not two; and a merge whose input made that
+ * run under another sweep gives the output's run that sweep's rows too. */
+Test(sweep, runs_made_before_the_sweep_count_in_it, .timeout = 120)
+{
+    char *file = tmp("adopt.json"), *dbp = tmp("adopt.db"), *other = tmp("adopt_other.db");
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fputs("{ \"name\": \"three\", \"experiment\": \"default\", \"set\": { \"workload.max_jobs\": "
+          "20 }, \"grid\": { \"policy\": [\"fifo\"], \"seed\": [1, 2, 3] } }\n", f);
+    fclose(f);
+    struct th_out o = th_hetsim((const char *const[]){ "run", "default", "--policy", "fifo",
+                                                      "--seed", "2", "--set",
+                                                      "workload.max_jobs=20", "--db", dbp, "-q",
+                                                      NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = sweep_cli(file, dbp, NULL, NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 3, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(DISTINCT run_id) FROM run_params WHERE "
+                                        "sweep = 'three'"), 3, 0);
+    th_out_free(&o);
+    o = th_hetsim((const char *const[]){ "report", "--db", dbp, "--sweep", "three", "--group",
+                                         "--format", "csv", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, ",3,") != NULL, "n is 3: %s", o.out);
+    /* another file where seed 2 was made by a sweep named "other", merged into this one */
+    th_out_free(&o);
+    o = th_hetsim((const char *const[]){ "run", "default", "--policy", "fifo", "--seed", "2",
+                                         "--set", "workload.max_jobs=20", "--db", other, "-q",
+                                         NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(other, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, "INSERT INTO run_params SELECT id, 'other', 'seed', '2', 2 FROM "
+                                 "runs", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    th_out_free(&o);
+    o = th_hetsim((const char *const[]){ "merge", dbp, other, NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM runs"), 3, 0);
+    cr_assert_float_eq(th_db_value(dbp, "SELECT count(*) FROM run_params WHERE sweep = 'other' "
+                                        "AND num = 2"), 1, 0);
+    th_out_free(&o);
+    free(file);
+    free(dbp);
+    free(other);
 }

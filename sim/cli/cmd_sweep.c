@@ -137,6 +137,35 @@ static void worker_progress(void *ctx, const struct progress_run *p)
     pool_progress(progress_run_fraction(p));
 }
 
+/* The runs of `tasks` already in db_path (done) get this sweep's run_params rows where they
+ * lack them (made by `hetsim run`, another sweep or a merge), in one transaction, so that
+ * reports of the sweep count them; *runs receives how many runs gained rows. */
+static int adopt_done(struct sweep_ctx *c, struct sweep_task *const *tasks, size_t n,
+                      const char *db_path, long *runs, struct errbuf *err)
+{
+    *runs = 0;
+    db *d = NULL;
+    if (db_open(&d, db_path, err) < 0)
+        return -1;
+    int rc = db_exec(d, "BEGIN IMMEDIATE", err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!tasks[i]->done)
+            continue;
+        const struct db_param *params;
+        int np = sweep_params(c->sw, tasks[i]->point, &params);
+        long rows = 0;
+        rc = db_sweep_adopt(d, sweep_name(c->sw), tasks[i]->config, params, np, &rows, err);
+        *runs += rows > 0;
+    }
+    struct errbuf ignored;
+    if (rc == 0)
+        rc = db_exec(d, "COMMIT", err);
+    else
+        db_exec(d, "ROLLBACK", &ignored);
+    db_close(d);
+    return rc;
+}
+
 /* In a worker: one run into the database. */
 static int run_task(void *ctx, size_t i)
 {
@@ -610,6 +639,13 @@ int cmd_sweep(int argc, char **argv)
         free(mine);
         goto out;
     }
+    long adopted = 0;
+    if (mine_done > 0 && adopt_done(&c, mine, nmine, a.db, &adopted, &err) < 0) {
+        fprintf(stderr, "hetsim: %s\n", err.msg);
+        free(mine);
+        rc = 1;
+        goto out;
+    }
     free(mine);
     if (!a.quiet) {
         if (rank == 0)
@@ -618,8 +654,12 @@ int cmd_sweep(int argc, char **argv)
         char who[32] = "";
         if (nranks > 1)
             snprintf(who, sizeof who, "rank %d: ", rank);
-        fprintf(stderr, "%s%zu runs to do%s, %zu already in %s; %d at a time\n", who, c.ntodo,
-                a.nshards > 1 ? " in this shard" : "", mine_done, a.db,
+        char joined[64] = "";
+        if (adopted > 0)
+            snprintf(joined, sizeof joined, " (%ld made elsewhere, now counted in it)",
+                     adopted);
+        fprintf(stderr, "%s%zu runs to do%s, %zu already in %s%s; %d at a time\n", who, c.ntodo,
+                a.nshards > 1 ? " in this shard" : "", mine_done, a.db, joined,
                 c.ntodo > 0 && c.ntodo < (size_t)a.jobs ? (int)c.ntodo : a.jobs);
     }
     if (c.ntodo > 0) {
