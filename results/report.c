@@ -1402,21 +1402,73 @@ static int add_column(struct ropts *o, const char *name, struct errbuf *err)
     return 0;
 }
 
-/* The default columns: those of the domains of the database's runs, in the order the
- * domains first ran.  A domain no display describes (a database from a later hetsim) needs
- * --columns. */
-static int default_columns(sqlite3 *h, struct ropts *o, struct errbuf *err)
+/* The default columns: those of the domains of the selected runs (ids, n), in the order the
+ * domains first ran, so that a report of training runs shows no placement columns because
+ * the file also holds placement runs.  A domain no display describes (a database from a later
+ * hetsim) needs --columns. */
+static int default_columns(sqlite3 *h, struct ropts *o, const int64_t *ids, size_t n,
+                           struct errbuf *err)
 {
     char **grown = realloc(o->col, 256 * sizeof *grown);
-    if (grown == NULL)
+    int64_t *sorted = malloc((n + 1) * sizeof *sorted);
+    if (grown == NULL || sorted == NULL) {
+        free(sorted);
+        if (grown != NULL)
+            o->col = grown;
         return err_run(err, "out of memory");
+    }
     o->col = grown;
+    memcpy(sorted, ids, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_id);
     sqlite3_stmt *q;
-    if (prep(h, "SELECT domain FROM runs GROUP BY domain ORDER BY min(id)", &q, err) < 0)
+    if (prep(h, "SELECT min(id), domain FROM runs GROUP BY domain ORDER BY min(id)", &q,
+             err) < 0) {
+        free(sorted);
         return -1;
+    }
+    /* the first selected run of each domain orders the domains */
+    struct dom { int64_t first; char *name; } *dom = NULL;
+    size_t ndom = 0;
     int rc = 0;
+    sqlite3_stmt *sel = NULL;
+    if (prep(h, "SELECT id FROM runs WHERE domain = ?1 ORDER BY id", &sel, err) < 0)
+        rc = -1;
     while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
-        const char *domain = (const char *)sqlite3_column_text(q, 0);
+        const char *name = (const char *)sqlite3_column_text(q, 1);
+        sqlite3_bind_text(sel, 1, name, -1, SQLITE_TRANSIENT);
+        int64_t first = -1;
+        while (first < 0 && sqlite3_step(sel) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(sel, 0);
+            if (bsearch(&id, sorted, n, sizeof *sorted, cmp_id) != NULL)
+                first = id;
+        }
+        sqlite3_reset(sel);
+        if (first < 0)
+            continue;
+        struct dom *g = realloc(dom, (ndom + 1) * sizeof *dom);
+        char *copy = strdup(name);
+        if (g == NULL || copy == NULL) {
+            free(copy);
+            if (g != NULL)
+                dom = g;
+            rc = err_run(err, "out of memory");
+            break;
+        }
+        dom = g;
+        dom[ndom++] = (struct dom){ first, copy };
+    }
+    sqlite3_finalize(sel);
+    sqlite3_finalize(q);
+    free(sorted);
+    /* insertion sort by first selected run: a handful of domains */
+    for (size_t i = 1; i < ndom; i++)
+        for (size_t j = i; j > 0 && dom[j].first < dom[j - 1].first; j--) {
+            struct dom t = dom[j];
+            dom[j] = dom[j - 1];
+            dom[j - 1] = t;
+        }
+    for (size_t k = 0; rc == 0 && k < ndom; k++) {
+        const char *domain = dom[k].name;
         const struct display *d = o->display_of ? o->display_of(domain) : NULL;
         if (d == NULL) {
             rc = err_input(err, NULL, 0, "--columns", "the database has runs of the '%s' "
@@ -1427,14 +1479,16 @@ static int default_columns(sqlite3 *h, struct ropts *o, struct errbuf *err)
         for (int c = 0; rc == 0 && d->report_columns[c] != NULL && o->ncol < 250; c++)
             rc = add_column(o, d->report_columns[c], err);
     }
-    sqlite3_finalize(q);
+    for (size_t k = 0; k < ndom; k++)
+        free(dom[k].name);
+    free(dom);
     return rc;
 }
 
 /* o->col from o->columns (comma lists, each name in the database, repeats dropped) or the
  * default columns */
 static int resolve_columns(sqlite3 *h, const char *db_path, struct ropts *o,
-                           struct errbuf *err)
+                           const int64_t *ids, size_t nids, struct errbuf *err)
 {
     size_t cap = 16;
     for (int i = 0; i < o->ncolumns; i++)
@@ -1442,7 +1496,7 @@ static int resolve_columns(sqlite3 *h, const char *db_path, struct ropts *o,
     if ((o->col = calloc(cap, sizeof *o->col)) == NULL)
         return err_run(err, "out of memory");
     if (o->ncolumns == 0)
-        return default_columns(h, o, err);
+        return default_columns(h, o, ids, nids, err);
     sqlite3_stmt *q;
     if (prep(h, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", &q, err) < 0)
         return -1;
@@ -1539,8 +1593,7 @@ static int print_report(const char *db_path, struct ropts *o, FILE *out, struct 
     double *scratch = NULL;
     size_t nb = 0, ngrp = 0, nshown = 0;
     int rc = -1;
-    if (resolve_columns(h, db_path, o, err) < 0 ||
-        report_select(h, o->experiment, o->sweep, o->where, &ids, &nids, err) < 0)
+    if (report_select(h, o->experiment, o->sweep, o->where, &ids, &nids, err) < 0)
         goto out;
     if (o->n_run_ids > 0) {         /* keep the selected runs that were asked for */
         size_t k = 0;
@@ -1552,6 +1605,8 @@ static int print_report(const char *db_path, struct ropts *o, FILE *out, struct 
                 }
         nids = k;
     }
+    if (resolve_columns(h, db_path, o, ids, nids, err) < 0)
+        goto out;
     if (load(h, o, ids, nids, &rs, err) < 0)
         goto out;
     sqlite3_close(h);

@@ -818,3 +818,35 @@ Test(report, export_run_params_values_unquoted)
                                         "'\"fifo\"'"), 1, 0);
     free(dbp);
 }
+
+/* The default columns are those of the selected runs' domains: a report of the training runs of
+ * a file that also holds placement runs shows no placement column, and the placement runs'
+ * report none of training's; the whole file shows both. */
+Test(report, default_columns_follow_the_selected_runs, .timeout = 120)
+{
+    char dbp[512];
+    snprintf(dbp, sizeof dbp, "%s/mixed_domains.db", th_tmpdir());
+    remove(dbp);
+    struct th_out o = RUN("run", "default", "--policy", "fifo", "--set", "workload.max_jobs=20",
+                          "--db", dbp, "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = RUN("run", "fgd_openb", "--policy", "bestfit", "--set", "sim.load=0.05", "--db", dbp,
+            "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--experiment", "default", "--format", "csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, "jct_mean") != NULL && strstr(o.out, "frag_frac") == NULL, "%s",
+              o.out);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--where", "domain = 'placement'", "--format", "csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, "frag_frac") != NULL && strstr(o.out, "jct_mean") == NULL, "%s",
+              o.out);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--format", "csv");
+    cr_assert(strstr(o.out, "frag_frac") != NULL && strstr(o.out, "jct_mean") != NULL, "%s",
+              o.out);
+    th_out_free(&o);
+}
