@@ -152,7 +152,7 @@ Test(cli, bad_experiment_fields)
     char *e1 = th_write("typo.json", "{\n  \"name\": \"x\",\n  \"cluster\": \"mixed_small\",\n"
                                      "  \"polices\": [\"fifo\"]\n}\n");
     rejected((const char *const[]){ "run", e1, "--db", db, NULL }, db,
-             "typo.json:4: polices: unknown field (did you mean 'policies'?)");
+             "typo.json:4: polices: unknown field (did you mean 'policies'?");
     char *e2 = th_write("syntax.json", "{\n  \"name\": \"x\",\n  \"seed\": 1,,\n}\n");
     rejected((const char *const[]){ "run", e2, "--db", db, NULL }, db,
              "syntax.json:3: JSON syntax error");

@@ -88,7 +88,7 @@ Test(fifo, unknown_parameter_is_rejected)
     struct policy_env env = { 1, th_cl, th_m };
     policy *pol;
     cr_assert_lt(policy_open(&pol, "fifo", &o, &env, &err), 0);
-    cr_assert(strstr(err.msg, "exp.json:1: backfil: unknown field (did you mean 'backfill'?)"),
+    cr_assert(strstr(err.msg, "exp.json:1: backfil: unknown field (did you mean 'backfill'?"),
               "%s", err.msg);
     jsonf_destroy(doc);
 }

@@ -325,12 +325,18 @@ Test(jsonf, known_rejects_unknown_with_suggestion)
         const char *text, *want;
     } cases[] = {
         { "{\n \"gpu\": \"K80\",\n \"coutn\": 2\n}",
-          "doc.json:3: coutn: unknown field (did you mean 'count'?)" },
-        { "{\"Count\": 1}", "doc.json:1: Count: unknown field (did you mean 'count'?)" },
-        { "{\n\n \"zzzzzzz\": 1}", "doc.json:3: zzzzzzz: unknown field" },
+          "doc.json:3: coutn: unknown field (did you mean 'count'? the fields here: count, gpu, "
+          "name)" },
+        { "{\"Count\": 1}",
+          "doc.json:1: Count: unknown field (did you mean 'count'? the fields here: count, gpu, "
+          "name)" },
+        { "{\n\n \"zzzzzzz\": 1}",
+          "doc.json:3: zzzzzzz: unknown field (the fields here: count, gpu, name)" },
         { "{\n \"count\": 1,\n \"name\": \"a\",\n \"count\": 2\n}",
           "doc.json:4: count: field given twice" },
-        { "{\"sub\": {\n \"gpuu\": 1}}", "doc.json:2: sub.gpuu: unknown field (did you mean 'gpu'?)" },
+        { "{\"sub\": {\n \"gpuu\": 1}}",
+          "doc.json:2: sub.gpuu: unknown field (did you mean 'gpu'? the fields here: count, "
+          "gpu, name)" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         jsonf *d = parse_ok("doc.json", cases[i].text);

@@ -125,7 +125,7 @@ Test(sweep, bad_sweep_files_name_file_and_line)
 {
     rejected("unknown.json", "{ \"name\": \"x\", \"experiment\": \"default\",\n"
                              "  \"grids\": { \"seed\": [1] } }\n",
-             "%s:2: grids: unknown field (did you mean 'grid'?)");
+             "%s:2: grids: unknown field (did you mean 'grid'?");
     rejected("noaxis.json", "{ \"name\": \"x\", \"experiment\": \"default\" }\n",
              "needs at least one axis");
     rejected("empty_axis.json", "{ \"name\": \"x\", \"experiment\": \"default\",\n"

@@ -1550,7 +1550,7 @@ Test(workload, config_errors)
         { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
           " \"job_types\": {\"A3C\": 1},\n \"duration\": {\"dist\": \"lognormal\",\n"
           "  \"median\": 5}}",
-          "exp.json:4: workload.duration.median: unknown field (did you mean 'median_s'?)" },
+          "exp.json:4: workload.duration.median: unknown field (did you mean 'median_s'?" },
         { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
           " \"job_types\": {\"A3C\": 1},\n \"duration\": {\"dist\": \"lognormal\",\n"
           "  \"median_s\": 5}}",
@@ -1573,7 +1573,7 @@ Test(workload, config_errors)
           "\"rate_per_hour\": 1}",
           "exp.json:2: workload.jobs: must be an integer" },
         { "{\"format\": \"synthetic\", \"jobs\": 5,\n \"rate_per_hr\": 1}",
-          "exp.json:2: workload.rate_per_hr: unknown field (did you mean 'rate_per_hour'?)" },
+          "exp.json:2: workload.rate_per_hr: unknown field (did you mean 'rate_per_hour'?" },
         { "{\"format\": \"synthetic\", \"jobs\": 5, \"rate_per_hour\": 1,\n"
           " \"duration\": {\"dist\": \"exponential\", \"mean_s\": 1}}",
           "exp.json:1: workload.job_types: the synthetic format needs a job-type mix" },

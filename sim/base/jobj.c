@@ -258,10 +258,23 @@ int jobj_known(const struct jobj *o, const char *const *known, struct errbuf *er
         for (int i = 0; known[i] != NULL && !ok; i++)
             ok = strcmp(m->string, known[i]) == 0;
         if (!ok) {
+            /* the fields this object takes, so that the user need not read the source */
+            char list[320] = "";
+            size_t n = 0;
+            for (int i = 0; known[i] != NULL; i++) {
+                size_t w = strlen(known[i]);
+                if (n + w + 8 >= sizeof list) {
+                    snprintf(list + n, sizeof list - n, ", ...");
+                    break;
+                }
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", known[i]);
+            }
             const char *hint = jsonf_suggest(m->string, known);
             if (hint != NULL)
-                return jsonf_error(o->doc, m, p, err, "unknown field (did you mean '%s'?)", hint);
-            return jsonf_error(o->doc, m, p, err, "unknown field");
+                return jsonf_error(o->doc, m, p, err,
+                                   "unknown field (did you mean '%s'? the fields here: %s)", hint,
+                                   list);
+            return jsonf_error(o->doc, m, p, err, "unknown field (the fields here: %s)", list);
         }
         for (const cJSON *k = o->node->child; k != m; k = k->next)
             if (strcmp(k->string, m->string) == 0)
