@@ -1541,6 +1541,51 @@ Test(mux_e2e, iadeep_reports_how_wrong_its_predictions_were)
 #undef METRIC
 }
 
+/* Gandiva measures a packed pair only once both have run: every pair here loses (normalized
+ * speed 0.4 each), job 2 is unpacked from beside job 0, and when job 3 arrives it is packed
+ * again beside job 1 and restores for over a second; observing after 0.5 s, Gandiva still
+ * waits until it has run before it judges (no grant of it ends in an unpack while it
+ * restores) */
+Test(mux_e2e, gandiva_measures_a_pair_only_once_it_has_run)
+{
+    static const char table[] =
+        "worker_type,job_a,job_b,norm_speed_a,norm_speed_b\n"
+        "v100,ResNet-18 (batch size 16),ResNet-18 (batch size 16),0.4,0.4\n"
+        "v100,ResNet-18 (batch size 16),ResNet-50 (batch size 16),0.4,0.4\n"
+        "v100,ResNet-50 (batch size 16),ResNet-50 (batch size 16),0.4,0.4\n";
+    static const char trace[] =
+        "arrival_s,job_type,workers,duration_s\n"
+        "0,ResNet-18 (batch size 16),1,3000\n"
+        "0,ResNet-50 (batch size 16),1,3000\n"
+        "10,ResNet-18 (batch size 16),1,300\n"
+        "20,ResNet-50 (batch size 16),1,50\n";
+    free(th_write("gmeasure_table.csv", table));
+    free(th_write("gmeasure_trace.csv", trace));
+    char *exp = th_write("gmeasure.json",
+        "{ \"name\": \"gmeasure\", \"cluster\": { \"name\": \"two\", \"network\": \"ib-100g\","
+        " \"groups\": [ { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 2 } ] },"
+        " \"workload\": { \"format\": \"hetsim\", \"trace\": \"gmeasure_trace.csv\" },"
+        " \"multiplex\": { \"interference\": [ { \"format\": \"gavel\","
+        " \"path\": \"gmeasure_table.csv\" } ], \"pressure_exp\": 0 },"
+        " \"policies\": [{ \"name\": \"gandiva\", \"observe_s\": 0.5 }],"
+        " \"sim\": { \"timeline\": true, \"restore_fixed_s\": 1 } }");
+    char db[4096];
+    snprintf(db, sizeof db, "%s/gmeasure.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){ "run", exp, "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
+    /* job 2 restored beside job 1 after its unpack: the case this test is about */
+    cr_assert_eq(th_db_value(db, "select count(*) from timeline a join timeline b on"
+                                 " a.resource = b.resource and a.start_s < b.end_s and"
+                                 " b.start_s < a.end_s where a.entity = 2 and"
+                                 " a.state = 'restoring' and b.entity = 1"), 1);
+    cr_assert_eq(th_db_value(db, "select count(*) from timeline where state = 'restoring'"
+                                 " and ends = 'preempt'"), 0,
+                 "Gandiva unpacked a job that had not run yet");
+    cr_assert_eq(th_db_value(db, "select preemptions from jobs where job_id = 2"), 2);
+}
+
 Test(mux_e2e, shipped_experiments_run_every_policy, .timeout = 120)
 {
     char db[4096];
