@@ -1133,6 +1133,9 @@ Test(share, learned_predictor_observes_scores_and_learns_by_hand)
     double want = (fabs(1 - real_a) / real_a + fabs(1 - real_b) / real_b) / 2;
     cr_assert_float_eq(sink_get(&r, "pred_error_mean"), want, 1e-9, "%.12g, want %.12g",
                        sink_get(&r, "pred_error_mean"), want);
+    /* it had measured neither combination when it predicted them */
+    cr_assert_float_eq(sink_get(&r, "pred_unseen_scored"), 2, 0);
+    cr_assert_float_eq(sink_get(&r, "pred_unseen_error_mean"), want, 1e-9);
     /* now at other batches and shares the learned rate is the world's */
     m.g[0].batch[0] = 24;
     m.g[0].batch[1] = 88;
@@ -1157,6 +1160,7 @@ Test(share, learned_predictor_observes_scores_and_learns_by_hand)
     cr_assert_float_eq(sink_get(&r, "pred_scored"), 2, 0);
     cr_assert(sink_get(&r, "pred_error_mean") < 1e-12, "oracle error %g",
               sink_get(&r, "pred_error_mean"));
+    cr_assert_float_eq(sink_get(&r, "pred_unseen_scored"), 0, 0);
     cr_assert_float_eq(sink_get(&r, "pred_observed"), 0, 0);
     intfpred_destroy(p);
     grant_list_fini(&out);
@@ -1535,6 +1539,13 @@ Test(mux_e2e, iadeep_reports_how_wrong_its_predictions_were)
     cr_assert(half > 3 && half < 18, "known_pairs 0.5 profiled %g of 21", half);
     cr_assert_eq(METRIC("oracle", "pred_observed"), 0);
     cr_assert_gt(METRIC("k0", "pred_observed"), 5);
+    /* the predictions for combinations it had not measured are the uncertain ones: scored
+     * apart, they err more; the oracle has none */
+    cr_assert_eq(METRIC("oracle", "pred_unseen_scored"), 0);
+    cr_assert_gt(METRIC("k0", "pred_unseen_scored"), 5);
+    cr_log_info("unseen: known_pairs 0 %g over %g", METRIC("k0", "pred_unseen_error_mean"),
+                METRIC("k0", "pred_unseen_scored"));
+    cr_assert_gt(METRIC("k0", "pred_unseen_error_mean"), e0);
     /* policies that do not predict write no prediction figures */
     cr_assert_eq(th_db_value(db, "select count(*) from metrics join runs on runs.id = run_id"
                                  " where policy = 'mps_even' and name like 'pred_%'"), 0);

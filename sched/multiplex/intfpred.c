@@ -34,6 +34,8 @@
  * configuration and each holder's predicted slowdown s = solo(m) / predicted rate; when that
  * configuration is observed, each holder adds |s - s_real| / s_real to the error, with s_real
  * = solo(m) / realised rate.  A configuration that changes before it has run is not scored.
+ * The learned kind's predictions for a combination (the holder and its co-holders' types) it
+ * had neither profiled nor observed when it made them are also scored apart ("unseen").
  */
 #include "intfpred.h"
 
@@ -57,6 +59,7 @@ struct cfg {
     int      observed;              /* its observation is done */
     int      scored;                /* pred[] holds the predictions made for it */
     double   pred[MUX_MAX_JOBS];    /* predicted slowdowns solo(m) / rate */
+    uint8_t  unseen[MUX_MAX_JOBS];  /* learned: the belief had not measured that combination */
 };
 
 /* What one observation adds to the belief. */
@@ -79,8 +82,8 @@ struct intfpred {
     int      *tg_type, *tg_gpu;
     struct cfg *cfg;                /* by GPU */
     struct obs *obs;                /* one decision's observations, by GPU */
-    double    err_sum;
-    int64_t   scored, profiled, observed;
+    double    err_sum, unseen_sum;
+    int64_t   scored, unseen, profiled, observed;
 };
 
 static size_t pair_index(int a, int b, int n)
@@ -236,8 +239,13 @@ static void observe(intfpred *p, const struct mux *m, const struct train_view *v
         }
         double real = solo / j->rate;
         if (c->scored) {
-            p->err_sum += fabs(c->pred[r] - real) / real;
+            double e = fabs(c->pred[r] - real) / real;
+            p->err_sum += e;
             p->scored++;
+            if (c->unseen[r]) {
+                p->unseen_sum += e;
+                p->unseen++;
+            }
         }
         o->d[r] = intf_unshare(1 / real, pressure_on(p, m, v, gpu, ord[r]), n - 1,
                                c->share[r]);
@@ -335,9 +343,16 @@ void intfpred_commit(intfpred *p, const struct mux *m, const struct train_view *
         cfg_of(m, v, gpu, c, ord);
         c->since = v->now;
         for (int r = 0; r < c->n; r++) {
-            const struct train_job *j = &v->jobs[m->g[gpu].slot[ord[r]]];
+            const struct mux_gpu *g = &m->g[gpu];
+            const struct train_job *j = &v->jobs[g->slot[ord[r]]];
             double rate = intfpred_rate(p, m, v, gpu, ord[r]);
             c->pred[r] = rate > 0 ? mux_view_solo_at(v, j, c->batch[r], gpu) / rate : HUGE_VAL;
+            int others[MUX_MAX_JOBS], k = 0;
+            for (int x = 0; x < g->n; x++)
+                if (x != ord[r])
+                    others[k++] = v->jobs[g->slot[x]].jtype;
+            c->unseen[r] = (uint8_t)(!p->oracle && !intf_measured(p->belief,
+                                     cluster_gpu_type(v->cl, gpu), j->jtype, others, k));
         }
         c->scored = c->n > 0;
     }
@@ -349,7 +364,11 @@ int intfpred_metrics(const intfpred *p, const struct policy_metric_sink *out,
     if (p->scored > 0 &&
         out->put(out->ctx, "pred_error_mean", p->err_sum / (double)p->scored, err) < 0)
         return -1;
+    if (p->unseen > 0 &&
+        out->put(out->ctx, "pred_unseen_error_mean", p->unseen_sum / (double)p->unseen, err) < 0)
+        return -1;
     return out->put(out->ctx, "pred_scored", (double)p->scored, err) < 0 ||
+           out->put(out->ctx, "pred_unseen_scored", (double)p->unseen, err) < 0 ||
            out->put(out->ctx, "pred_profiled", (double)p->profiled, err) < 0 ||
            out->put(out->ctx, "pred_observed", (double)p->observed, err) < 0
                ? -1

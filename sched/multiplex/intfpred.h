@@ -13,7 +13,8 @@
  * Both are scored the same way: the predictions for every shared GPU a decision leaves
  * changed are kept, and compared with the GPU's realised rates once that configuration has
  * run (intfpred.c says how); pred_error_mean is the mean relative error of the predicted
- * slowdowns.  The oracle's is measured, not set: 0 up to rounding.
+ * slowdowns (pred_unseen_error_mean: of those for combinations the learned kind had not
+ * measured when it predicted them).  The oracle's is measured, not set: 0 up to rounding.
  *
  * Ownership: intfpred_create allocates, intfpred_destroy frees.  The mux picture and the
  * view are the caller's, valid for one decision.  Costs: intfpred_begin O(running jobs +
@@ -55,7 +56,9 @@ double intfpred_rate(const intfpred *p, const struct mux *m, const struct train_
 /* Remember the predictions for every changed GPU of the picture (call before mux_emit). */
 void intfpred_commit(intfpred *p, const struct mux *m, const struct train_view *v);
 
-/* pred_error_mean (when something was scored), pred_scored, pred_profiled, pred_observed. */
+/* pred_error_mean (when something was scored), pred_unseen_error_mean (when a prediction for
+ * a combination the learned kind had not measured was scored), pred_scored,
+ * pred_unseen_scored, pred_profiled (pairs x GPU types), pred_observed (configurations). */
 int  intfpred_metrics(const intfpred *p, const struct policy_metric_sink *out,
                       struct errbuf *err);
 
