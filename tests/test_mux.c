@@ -1136,6 +1136,15 @@ Test(share, learned_predictor_observes_scores_and_learns_by_hand)
     /* it had measured neither combination when it predicted them */
     cr_assert_float_eq(sink_get(&r, "pred_unseen_scored"), 2, 0);
     cr_assert_float_eq(sink_get(&r, "pred_unseen_error_mean"), want, 1e-9);
+    /* the same pair predicted again, now measured: scored, not among the unseen */
+    m.g[0].changed = 1;
+    intfpred_commit(p, &m, &h.v);
+    h.v.now = sim_from_sec(30);
+    cr_assert_eq(intfpred_begin(p, &m, &h.v, learned, &err), 0);
+    struct sink_rec r2 = { 0 };
+    intfpred_metrics(p, &(struct policy_metric_sink){ &r2, sink_put }, &err);
+    cr_assert_float_eq(sink_get(&r2, "pred_scored"), 4, 0);
+    cr_assert_float_eq(sink_get(&r2, "pred_unseen_scored"), 2, 0);
     /* now at other batches and shares the learned rate is the world's */
     m.g[0].batch[0] = 24;
     m.g[0].batch[1] = 88;
@@ -1166,6 +1175,92 @@ Test(share, learned_predictor_observes_scores_and_learns_by_hand)
     grant_list_fini(&out);
     occ_destroy(o);
     mux_fini(&m);
+    share_destroy(th);
+}
+
+/* Apply a decision's grants to a hand view of jobs on GPU 0 and rate them as the world does. */
+static void apply_grants(struct hand_view *h, int n, const struct grant_list *out)
+{
+    for (size_t k = 0; k < out->n; k++) {
+        struct train_job *j = &h->jobs[out->g[k].slot];
+        cr_assert_eq(out->g[k].ngpu, 1);
+        cr_assert_eq(grant_ids(out, &out->g[k])[0], 0);
+        j->share = out->g[k].share;
+        if (out->g[k].batch > 0)
+            j->batch = out->g[k].batch;
+    }
+    for (int i = 0; i < n; i++) {
+        struct train_corunner co[4];
+        int k = 0;
+        for (int x = 0; x < n; x++)
+            if (x != i)
+                co[k++] = (struct train_corunner){ h->jobs[x].jtype, h->jobs[x].batch, 0,
+                                                   h->jobs[x].share, 0 };
+        h->jobs[i].rate = mux_view_rate(&h->v, &h->jobs[i], h->jobs[i].batch, 0,
+                                        h->jobs[i].share, 0, co, k);
+    }
+}
+
+/* A learned IADeep that profiled nothing tunes a and b on one GPU as though they did not
+ * interfere; once the pair has run and it has seen how much they do, it tunes them again
+ * (to smaller batches: with pressure_exp 0.655 a smaller batch presses less on the other),
+ * and a configuration that teaches it nothing new changes nothing */
+Test(share, learned_iadeep_tunes_a_gpu_again_once_it_has_observed_it)
+{
+    share *th = fixture_share(0.2, 2, 0.655);
+    struct errbuf err;
+    jsonf *doc;
+    struct jobj pj;
+    const char *params = "{ \"known_pairs\": 0 }";
+    cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0);
+    cr_assert_eq(jobj_root(&pj, doc, &err), 0);
+    struct policy_env env = { 1, cl, model };
+    policy *p;
+    cr_assert_eq(policy_open(&p, "iadeep", &pj, &env, &err), 0, "%s", err.msg);
+    const struct train_decider *d = policy_decider(p);
+    occ *o = occ_create(cl);
+    struct hand_view h;
+    hand_view(&h, o, share_speed(th), (const int[]){ 0, 1 }, 2);
+    struct grant_list out;
+    grant_list_init(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 2, "tuned when first seen");
+    apply_grants(&h, 2, &out);
+    int32_t blind[2] = { h.jobs[0].batch, h.jobs[1].batch };
+    h.v.now = sim_from_sec(10);
+    grant_list_reset(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 2, "observed a new combination: tuned again");
+    apply_grants(&h, 2, &out);
+    cr_assert(h.jobs[0].batch + h.jobs[1].batch < blind[0] + blind[1],
+              "batches %d + %d after learning, %d + %d before", h.jobs[0].batch,
+              h.jobs[1].batch, blind[0], blind[1]);
+    h.v.now = sim_from_sec(20);
+    grant_list_reset(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 0, "nothing new learned, nothing changed");
+    policy_close(p);
+    jsonf_destroy(doc);
+    /* where batches do not press (pressure_exp 0, believed too), what it learns leaves the
+     * best batches where they were: tuned again, nothing to grant */
+    params = "{ \"known_pairs\": 0, \"pressure_exp\": 0 }";
+    cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0);
+    cr_assert_eq(jobj_root(&pj, doc, &err), 0);
+    cr_assert_eq(policy_open(&p, "iadeep", &pj, &env, &err), 0, "%s", err.msg);
+    d = policy_decider(p);
+    hand_view(&h, o, share_speed(sh), (const int[]){ 0, 1 }, 2);
+    grant_list_reset(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 2);
+    apply_grants(&h, 2, &out);
+    h.v.now = sim_from_sec(10);
+    grant_list_reset(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 0, "the same batches granted again");
+    grant_list_fini(&out);
+    occ_destroy(o);
+    policy_close(p);
+    jsonf_destroy(doc);
     share_destroy(th);
 }
 
