@@ -35,12 +35,12 @@
 #   micro-speed    the microservice world's benchmark (build/rel/bench_micro.bin)
 #   heet-claims    scripts/reproduce/heet.sh's claims tables, Heet's and Sia's (160 runs, a few
 #                  minutes, into results/out/heet, resumed if already there)
-#   iadeep-claims  scripts/reproduce/iadeep.sh's ratios (100 runs, about a minute, into
+#   iadeep-claims  scripts/reproduce/iadeep.sh's ratios (280 runs, under a minute, into
 #                  results/out/iadeep, resumed if already there)
 #   iadeep-why     from iadeep.sh's runs per policy and load, and IADeep's ablations
 #                  (learned or oracle, pairs profiled, no batch tuning, two jobs per GPU, no
 #                  gate, no batch pressure on co-runners) at 2x, 4x
-#   gavel-colocation-claims  scripts/reproduce/gavel_colocation.sh's table (140 runs, a few
+#   gavel-colocation-claims  scripts/reproduce/gavel_colocation.sh's table (160 runs, a few
 #                  minutes, into results/out/gavel_colocation, resumed if already there)
 #   mux-speed      tests/bench_mux.c (re-rating cost on shared GPUs)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
