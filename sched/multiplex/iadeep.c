@@ -15,7 +15,7 @@
  * learns; after an observation teaches it a combination it had not seen, that GPU is tuned
  * again.  "oracle" predicts with the world's own rates: an upper bound, the behaviour of
  * this policy before it learned.  How many pairs IADeep profiles is not in the text at hand
- * (the paper profiles "a subset" and completes the rest); its artifact
+ * (PAPERS.md: a profiled pairwise table completed by low-rank factorisation); its artifact
  * (github.com/buzy-coder/IADeep, iadeep-scheduler-extender) predicts no interference until
  * its online table holds more than utils.TotalRecords = 21 rows (header included, so 21
  * combinations: about 58% of its 8 models' 36 pairs).  known_pairs defaults to 0.5, each pair
@@ -29,8 +29,9 @@
  * = 3 by default), minimizing the predicted sum_i PD_i among the combinations whose memory
  * fits the GPU (GB against GB: mux_view_mem_gb, mux_view_gpu_mem_gb); the untuned point
  * (every job at m0) is kept unless a combination is strictly better.  Shares are even
- * (IADeep shares by MPS).  The memory cap is the paper's limit on the batch search; in the
- * shipped settings it never binds, because the tuner never wants a batch above m0 there: a
+ * (IADeep shares by MPS).  The memory cap is the paper's limit on the batch search (its
+ * artifact's tuner, iadeep-tuner/tuner.py, has it as DEVICE_MEM_LIMITATION, commented out);
+ * in the shipped settings it never binds, because the tuner never wants a batch above m0: a
  * job's own PD at batch x m0 alone is (o / x + 1 - o)(g + x) / (g + 1) (o = multiplex.
  * overhead, g = gns_ratio), least at x = sqrt(o g / (1 - o)) = 0.67 for the defaults 0.1 and
  * 4, and a co-runner's batch pressure only pushes lower; and placement admits a job only
@@ -45,8 +46,9 @@
  * `slack` x k (default 1.0: sharing must beat giving each of the k jobs 1/k of the time);
  * else it waits.  Multi-worker jobs take whole GPUs.  Open assumptions: tuning considers
  * only its own GPU (jobs have one worker); PD's last factor is taken as 1/E (see
- * models/stateff.h for why); the paper's tuner measures candidate batches online, this one
- * evaluates them with its predictions.
+ * models/stateff.h for why); the artifact's tuner searches batches online (GP-LCB over the PD
+ * it measures, candidates from m/1.5 to 2m), this one evaluates a fixed grid with its
+ * predictions.
  * Cost per decision: O(GPUs x candidates^max_jobs x max_jobs^2) rate predictions at most.
  */
 #include <stdlib.h>
