@@ -58,12 +58,28 @@ void   intf_mf_free(struct intf_mf_model *m);
 /* Root mean square error of the model on these ratings. */
 double intf_mf_rmse(const struct intf_mf_model *m, const struct intf_rating *r, int n);
 
+/* The batch-pressure exponent theta fitted on Lucid's pairs (interference.c says how): the
+ * world's default (multiplex.pressure_exp) and a policy's default belief. */
+extern const double intf_pressure_exp_default;
+
+/* The share law of sim/train/share.h, for the world and for a policy that predicts with it:
+ * the normalized speed (0, 1] of a space-shared job holding `share` thousandths of its GPU
+ * beside k >= 1 co-runners that slow it by d at their original batches (intf_slowdown's
+ * unit) and whose batch pressures (m / m0)^theta sum to `pressure`:
+ *     ns = 1 / (1 + w d pressure / k),   w = max(0, (1 - share / 1000) (k + 1) / k). */
+double intf_ns(double d, double pressure, int k, double share);
+/* Its inverse in d: the slowdown at original batches that a measured ns implies (negative
+ * when the job ran faster than alone); NAN where the law loses d (w or pressure 0, ns <= 0). */
+double intf_unshare(double ns, double pressure, int k, double share);
+
 /* The model over job types 0..ntypes-1 (tput ids) and GPU types 0..ngpu-1 (catalog ids). */
 int  intf_create(intf **out, int ntypes, int ngpu);
 void intf_destroy(intf *m);
 
 /* A measurement: jobs jt[0..n) (any order, 2 <= n <= INTF_MAX_JOBS) on one GPU of type gpu,
- * job jt[i] slowed by slow[i].  0, or -1 (out of memory). */
+ * job jt[i] slowed by slow[i].  0, or -1 (out of memory).  Queries answer 0 from the last
+ * intf_add until the next intf_fit; measurements may follow a fit (an online predictor's
+ * observations), and the next fit merges them with the earlier ones. */
 int  intf_add(intf *m, int gpu, const int *jt, int n, const double *slow);
 
 /* Gavel's co-location pairs as ../shared/traces/gpu_colocation/ flattens them (columns by
@@ -119,7 +135,8 @@ int  intf_pressure_fit(const struct intf_press_obs *o, int n, double lo, double 
 int  intf_lucid_pressure_obs(const char *path, struct intf_press_obs **out, int *n,
                              struct errbuf *err);
 
-/* Complete every GPU type's pairwise matrix; call once after the last measurement. */
+/* Merge repeated combinations into their means (over every measurement so far) and complete
+ * every GPU type's pairwise matrix; call after the last measurement, and again after more. */
 int  intf_fit(intf *m, const struct intf_mf *p, uint64_t seed, struct errbuf *err);
 
 /* Relative slowdown of job type jt on GPU type gpu sharing it with others[0..n) (n = 0: 0). */

@@ -35,11 +35,12 @@
 #   micro-speed    the microservice world's benchmark (build/rel/bench_micro.bin)
 #   heet-claims    scripts/reproduce/heet.sh's claims tables, Heet's and Sia's (160 runs, a few
 #                  minutes, into results/out/heet, resumed if already there)
-#   iadeep-claims  scripts/reproduce/iadeep.sh's ratios (100 runs, about a minute, into
+#   iadeep-claims  scripts/reproduce/iadeep.sh's ratios (280 runs, under a minute, into
 #                  results/out/iadeep, resumed if already there)
-#   iadeep-why     from iadeep.sh's runs per policy and load, and IADeep's ablations (no
-#                  batch tuning, no batch pressure on co-runners, two jobs per GPU) at 2x, 4x
-#   gavel-colocation-claims  scripts/reproduce/gavel_colocation.sh's table (140 runs, a few
+#   iadeep-why     from iadeep.sh's runs per policy and load, and IADeep's ablations
+#                  (learned or oracle, pairs profiled, no batch tuning, two jobs per GPU, no
+#                  gate, no batch pressure on co-runners) at 2x, 4x
+#   gavel-colocation-claims  scripts/reproduce/gavel_colocation.sh's table (160 runs, a few
 #                  minutes, into results/out/gavel_colocation, resumed if already there)
 #   mux-speed      tests/bench_mux.c (re-rating cost on shared GPUs)
 #   speed          `make bench` (minutes; figures of the machine it runs on)
@@ -152,11 +153,12 @@ gen_claims() {
         sed -n '/beside this reproduction/,$p'
 }
 
-# PAPER SWEEP AXIS COLUMNS: the mean over the seeds of each column, per policy and load
+# PAPER SWEEP AXIS COLUMNS [dash]: the mean over the seeds of each column, per policy and
+# load (with a fifth argument, "-" where a policy has no such figure, else 0)
 why_report() {
     "$hetsim" report --db "results/out/$1/$1.db" --sweep "$2" --group --columns "$4" \
         --format csv |
-        awk -F, -v axis="$3" -v cols="$4" '
+        awk -F, -v axis="$3" -v cols="$4" -v dash="${5:-}" '
             BEGIN { n = split(cols, c, ","); fa = "%-" length(axis) "s" }
             NR == 1 {
                 for (i = 1; i <= NF; i++) h[$i] = i
@@ -169,7 +171,10 @@ why_report() {
                 printf "%-15s " fa, $h["policy"], $h[axis]
                 for (k = 1; k <= n; k++) {
                     v = $h[c[k]]; a = v < 0 ? -v : v
-                    printf " " (a >= 100 ? "%*.0f" : "%*.3f"), length(c[k]), v
+                    if (dash != "" && v == "")
+                        printf " %*s", length(c[k]), "-"
+                    else
+                        printf " " (a >= 100 ? "%*.0f" : "%*.3f"), length(c[k]), v
                 }
                 printf "\n"
             }'
@@ -279,35 +284,52 @@ gen_hetis_why() {
 }
 
 gen_iadeep_why() {
-    why_report iadeep iadeep_load workload.rate_per_hour jct_mean,queue_delay_mean,makespan,util_total
+    why_report iadeep iadeep_load workload.rate_per_hour \
+        jct_mean,queue_delay_mean,makespan,util_total,pred_error_mean,pred_unseen_error_mean dash
     echo
-    echo "IADeep's parts, 5 seeds at 2x and 4x (ratios to mps_even): iadeep_notune keeps every"
+    echo "IADeep's parts, 5 seeds at 2x and 4x (ratios to mps_even; pred_error_mean and, for the"
+    echo "combinations it had not measured when it predicted them, pred_unseen_error_mean, means"
+    echo "over the seeds): iadeep learns (known_pairs 0.5), iadeep_oracle reads the world's rates,"
+    echo "iadeep_k0 / _k25 / _k1 profiled no pair / a quarter / every pair; iadeep_notune keeps every"
     echo "batch (candidates 1), iadeep_2 packs two jobs a GPU, iadeep_loose packs whatever the"
     echo "degradation (slack 8); first with the experiment's model (pressure_exp 0.655), then with"
-    echo "multiplex.pressure_exp 0 (a co-runner's batch does not change the slowdown it causes)"
+    echo "multiplex.pressure_exp 0 (a co-runner's batch does not change the slowdown it causes),"
+    echo "which the learned variants believe too, but iadeep_wrong, which still believes 0.655"
     for theta in 0.655 0; do
+        b="\"pressure_exp\": $theta"
         for r in 540 1080; do
             for s in 1 2 3 4 5; do
                 "$hetsim" run iadeep_3090 --seed "$s" --set workload.rate_per_hour=$r \
                     --set multiplex.pressure_exp=$theta --db "$tmp/abl_$theta.db" -q --set \
-                    'policies=["iadeep", {"name": "iadeep", "label": "iadeep_notune",
-                               "candidates": 1}, {"name": "iadeep", "label": "iadeep_2",
-                               "max_jobs": 2}, {"name": "iadeep", "label": "iadeep_loose",
-                               "slack": 8}, "mps_even"]' 2>/dev/null
+                    "policies=[{\"name\": \"iadeep\", $b},
+                               {\"name\": \"iadeep\", \"label\": \"iadeep_oracle\",
+                                \"predictor\": \"oracle\"},
+                               {\"name\": \"iadeep\", \"label\": \"iadeep_k0\", \"known_pairs\": 0, $b},
+                               {\"name\": \"iadeep\", \"label\": \"iadeep_k25\", \"known_pairs\": 0.25, $b},
+                               {\"name\": \"iadeep\", \"label\": \"iadeep_k1\", \"known_pairs\": 1, $b},
+                               {\"name\": \"iadeep\", \"label\": \"iadeep_notune\", \"candidates\": 1, $b},
+                               {\"name\": \"iadeep\", \"label\": \"iadeep_2\", \"max_jobs\": 2, $b},
+                               {\"name\": \"iadeep\", \"label\": \"iadeep_loose\", \"slack\": 8, $b},
+                               $( [ "$theta" = 0 ] && echo '{"name": "iadeep", "label": "iadeep_wrong"},' )
+                               \"mps_even\"]" 2>/dev/null
             done
         done
         echo
         echo "pressure_exp $theta:"
         "$hetsim" report --db "$tmp/abl_$theta.db" --group --baseline mps_even \
-            --columns jct_mean,makespan --format csv |
+            --columns jct_mean,makespan,pred_error_mean,pred_unseen_error_mean --format csv |
             awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i
-                               printf "%-15s %6s %18s %18s\n", "policy", "load", "jct_mean/mps",
-                                      "makespan/mps"; next }
+                               printf "%-15s %6s %18s %18s %10s %10s\n", "policy", "load",
+                                      "jct_mean/mps", "makespan/mps", "pred_err", "unseen_err"
+                               next }
                      { o = $h["overrides"]; sub(/.*rate_per_hour=/, "", o); sub(/[ ;].*/, "", o)
-                       printf "%-15s %6s %11.3f±%.3f %11.3f±%.3f\n", $h["policy"],
+                       e = $h["pred_error_mean"] == "" ? "-" : sprintf("%.3f", $h["pred_error_mean"])
+                       u = $h["pred_unseen_error_mean"] == "" ? "-" : \
+                           sprintf("%.3f", $h["pred_unseen_error_mean"])
+                       printf "%-15s %6s %11.3f±%.3f %11.3f±%.3f %10s %10s\n", $h["policy"],
                               o, $h["jct_mean/mps_even"],
                               $h["jct_mean/mps_even_ci95"], $h["makespan/mps_even"],
-                              $h["makespan/mps_even_ci95"] }'
+                              $h["makespan/mps_even_ci95"], e, u }'
     done
 }
 

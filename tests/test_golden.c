@@ -37,6 +37,10 @@ static const struct { const char *experiment, *set[2]; } experiments[] = {
     { "socialnet", { "workload.duration_s=120" } },
     { "socialnet", { "mode=analytical" } },
     { "alibaba_graphs", { "workload.duration_s=300" } },
+    /* IADeep reading the world's rates (an upper bound: its behaviour before it learned);
+     * last, so that the other runs keep their ids */
+    { "iadeep_3090", { JOBS150, "policies=[{\"name\": \"iadeep\", \"label\": "
+                                "\"iadeep_oracle\", \"predictor\": \"oracle\"}]" } },
     { NULL, { NULL } },
 };
 

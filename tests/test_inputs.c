@@ -1534,6 +1534,20 @@ static const struct row rows[] = {
     { "mux_policy_param", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"iadeep\", "
                                         "\"max_jobs\": 9 }]", ""), GPHDR),
       { RUN }, 2, AT("e.json", 6) "policies[0].max_jobs: 9 is out of range [1, 4]" },
+    { "mux_iadeep_predictor", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"iadeep\", "
+                                            "\"predictor\": \"oracel\" }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].predictor: 'oracel' is not one of: learned, "
+                                  "oracle (did you mean 'oracle'?)" },
+    { "mux_iadeep_known_pairs", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"iadeep\", "
+                                              "\"known_pairs\": 1.5 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].known_pairs: 1.5 is out of range [0, 1]" },
+    { "mux_iadeep_known_pairs_string", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": "
+                                                     "\"iadeep\", \"known_pairs\": \"half\" }]",
+                                                     ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].known_pairs" },
+    { "mux_iadeep_pressure_exp", MUXFILES(EXPF(N_, S_, C_, W_, "[{ \"name\": \"iadeep\", "
+                                               "\"pressure_exp\": -0.5 }]", ""), GPHDR),
+      { RUN }, 2, AT("e.json", 6) "policies[0].pressure_exp: -0.5 is out of range [0, 4]" },
     /* -------- placement: openb node and pod lists, the world's fields (issue 12) -------- */
     { "place_ok_bom_crlf", PLACE(PEXP_OK, NODES_OK, BOM "name,cpu_milli,memory_mib,num_gpu,"
                                  "gpu_milli\r\np0,4000,1024,1,500\r\np1,100,1,0,0\r\n"),

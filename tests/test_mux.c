@@ -16,15 +16,19 @@
 
 #include "../models/interference.h"
 #include "../models/stateff.h"
+#include "../sched/multiplex/intfpred.h"
 #include "../sched/multiplex/mux.h"
 #include "../sched/policy.h"
+#include "../sim/base/jobj.h"
+#include "../sim/base/jsonf.h"
 #include "../sim/base/rng.h"
 #include "../sim/base/tio.h"
 #include "../sim/train/share.h"
 #include "../sim/train/train.h"
 #include "helpers.h"
 
-double iadeep_tune(struct mux *m, const struct train_view *v, int gpu, int ncand);
+double iadeep_tune(struct mux *m, const struct train_view *v, int gpu, int ncand,
+                   const intfpred *pred);
 
 /* ---------------------------------------------------------------- stateff */
 
@@ -101,6 +105,48 @@ Test(interference, measured_repeated_additive_and_clamped)
     cr_assert_float_eq(intf_slowdown(m, 1, 0, (int[]){ 1 }, 1), 0.6, 1e-12);
     cr_assert_float_eq(intf_slowdown(m, 0, 0, NULL, 0), 0, 1e-12);
     intf_destroy(m);
+}
+
+/* an online predictor adds after a fit: the next fit averages over every measurement */
+Test(interference, measurements_after_a_fit_average_with_the_earlier_ones)
+{
+    intf *m;
+    struct errbuf err;
+    cr_assert_eq(intf_create(&m, 3, 1), 0);
+    cr_assert_eq(intf_add(m, 0, (int[]){ 0, 1 }, 2, (double[]){ 0.6, 0.3 }), 0);
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0);
+    cr_assert_float_eq(intf_slowdown(m, 0, 0, (int[]){ 1 }, 1), 0.6, 1e-12);
+    cr_assert(!intf_measured(m, 0, 0, (int[]){ 2 }, 1));
+    cr_assert_eq(intf_add(m, 0, (int[]){ 1, 0 }, 2, (double[]){ 0.6, 0.3 }), 0);
+    cr_assert_eq(intf_add(m, 0, (int[]){ 0, 1 }, 2, (double[]){ 1.2, 0.0 }), 0);
+    cr_assert_eq(intf_add(m, 0, (int[]){ 0, 2 }, 2, (double[]){ 0.2, 0.1 }), 0);
+    cr_assert_float_eq(intf_slowdown(m, 0, 0, (int[]){ 1 }, 1), 0, 0, "unfitted: nothing");
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0);
+    cr_assert_float_eq(intf_slowdown(m, 0, 0, (int[]){ 1 }, 1), (0.6 + 0.3 + 1.2) / 3, 1e-12);
+    cr_assert_float_eq(intf_slowdown(m, 0, 1, (int[]){ 0 }, 1), (0.3 + 0.6 + 0.0) / 3, 1e-12);
+    cr_assert_eq(intf_count(m), 2);
+    cr_assert_eq(intf_add(m, 0, (int[]){ 0, 1 }, 2, (double[]){ 0.3, 0.3 }), 0);
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0);
+    cr_assert_float_eq(intf_slowdown(m, 0, 0, (int[]){ 1 }, 1), (2.1 + 0.3) / 4, 1e-12);
+    cr_assert_float_eq(intf_slowdown(m, 0, 2, (int[]){ 0 }, 1), 0.1, 1e-12);
+    intf_destroy(m);
+}
+
+/* the share law and its inverse by hand */
+Test(interference, share_law_and_its_inverse_by_hand)
+{
+    /* d 0.5, two co-runners of pressures 1.2 and 0.8, share 333: w = 0.667 x 3 / 2 */
+    double w = (1 - 0.333) * 3 / 2, ns = 1 / (1 + w * 0.5 * 2.0 / 2);
+    cr_assert_float_eq(intf_ns(0.5, 2.0, 2, 333), ns, 1e-15);
+    cr_assert_float_eq(intf_unshare(ns, 2.0, 2, 333), 0.5, 1e-12);
+    /* one co-runner, even shares: ns = 1 / (1 + d p) */
+    cr_assert_float_eq(intf_ns(0.25, 1.5, 1, 500), 1 / (1 + 0.25 * 1.5), 1e-15);
+    cr_assert_float_eq(intf_unshare(1 / 1.6, 1.5, 1, 500), 0.4, 1e-12);
+    /* a whole share beside others leaves no trace of d: nothing to learn */
+    cr_assert_float_eq(intf_ns(3, 1, 1, 1000), 1, 0);
+    cr_assert(isnan(intf_unshare(0.9, 1, 1, 1000)));
+    cr_assert(isnan(intf_unshare(0, 1, 1, 500)));
+    cr_assert_lt(intf_unshare(1.1, 1, 1, 500), 0, "faster than alone: a negative slowdown");
 }
 
 Test(interference, factorisation_recovers_a_rank_two_matrix_on_held_back_cells)
@@ -359,8 +405,8 @@ Test(interference, pressure_exp_refit)
     cr_log_info("pressure_exp %.3f (%d slowdowns, %d groups), RMSE %.4f; held-out %.4f "
                 "(theta 0: %.4f, 0.5: %.4f)", f.theta, f.n, f.groups, f.rmse, f.held_rmse,
                 f.held_rmse_0, f.held_rmse_half);
-    cr_assert_float_eq(f.theta, share_pressure_exp_default, 5e-4, "refit %g, shipped %g",
-                       f.theta, share_pressure_exp_default);
+    cr_assert_float_eq(f.theta, intf_pressure_exp_default, 5e-4, "refit %g, shipped %g",
+                       f.theta, intf_pressure_exp_default);
     cr_assert_eq(f.n, 876);
     /* the fit must beat both theta 0 and the former 0.5 on held-out rows */
     cr_assert_lt(f.held_rmse, f.held_rmse_0);
@@ -847,52 +893,504 @@ Test(share, memory_over_commit_is_refused_and_batch_changes_the_rate)
     cr_assert_float_eq(f.finish[0], 10 + 900 / (10 * 2 * 0.75 / 1.8), 1e-4);
 }
 
-/* ---- IADeep's tuner on hand-built views ---- */
+/* ---- IADeep's tuner and predictor on hand-built views ---- */
 
-Test(share, tuning_is_never_worse_than_the_untuned_point)
+/* The fixture's table in a model of its own: overhead o, GNS = g x m0, pressure theta. */
+static share *fixture_share(double o, double g, double theta)
 {
-    gsl_rng *g = rng_stream(11, "test_tune");
+    struct errbuf err;
+    intf *m;
+    int v100 = catalog_gpu_find(cat, "V100-16GB");
+    cr_assert_eq(intf_create(&m, 2, catalog_ngpus(cat)), 0);
+    intf_add(m, v100, (int[]){ 0, 1 }, 2, (double[]){ 1.0, 0.5 });
+    intf_add(m, v100, (int[]){ 0, 0 }, 2, (double[]){ 0.5, 0.5 });
+    intf_add(m, v100, (int[]){ 1, 1 }, 2, (double[]){ 0.25, 0.25 });
+    cr_assert_eq(intf_fit(m, &intf_mf_default, 1, &err), 0);
+    struct share_params p = { .overhead = o, .gns_ratio = g, .pressure_exp = theta,
+                              .context_gb = 0.5, .slice_overhead = 0.1 };
+    share *s;
+    cr_assert_eq(share_create(&s, model, m, &p, &err), 0, "%s", err.msg);
+    return s;
+}
+
+/* n one-GPU jobs of types jt[] holding GPU 0 of the fixture's cluster, as a view */
+struct hand_view {
     struct train_job jobs[4];
     int32_t next[4];
-    int gpu0 = 0;
+    int gpu0;
+    struct train_view v;
+};
+
+static void hand_view(struct hand_view *h, occ *o, const struct train_speed *speed,
+                      const int *jt, int n)
+{
+    memset(h, 0, sizeof *h);
+    for (int i = 0; i < n; i++) {
+        h->jobs[i] = (struct train_job){ .id = i, .slot = i, .jtype = jt[i], .workers = 1,
+                                         .state = JOB_RUNNING, .ngpu = 1,
+                                         .share = (uint16_t)(1000 / n), .gpus = &h->gpu0 };
+        h->next[i] = i + 1 < n ? i + 1 : -1;
+    }
+    h->v = (struct train_view){ .cl = cl, .occ = o, .model = model, .jobs = h->jobs,
+                                .active_head = -1, .waiting_head = -1, .running_head = 0,
+                                .next_running = h->next, .n_running = n, .speed = speed };
+}
+
+/* The candidates of the tuner written out (stateff_candidates, 8 of them): a's m0 is 32,
+ * b's 64; and the memory of the fixture's types (0.66 GB fixed + activations) by hand. */
+static const int cand[2][8] = { { 16, 20, 24, 28, 32, 36, 40, 44 },
+                                { 32, 40, 48, 56, 64, 72, 80, 88 } };
+static double mem_by_hand(int jt, int batch)
+{
+    return 0.66 + (jt == 0 ? 6.0 / 32 : 4.0 / 64) * batch;
+}
+
+/* Sum of PD of jobs jt[] at batches b[] sharing GPU 0 evenly, straight from the world's speed
+ * hook: rate alone at m0 over rate at b beside the others at their b. */
+static double pd_by_hook(const struct train_speed *s, const int *jt, const int *b, int n)
+{
+    double sum = 0;
+    int g = 0;
+    for (int i = 0; i < n; i++) {
+        struct train_job j = { .jtype = jt[i], .workers = 1, .batch = b[i] };
+        struct train_job j0 = { .jtype = jt[i], .workers = 1 };
+        struct train_corunner co[3];
+        int k = 0;
+        for (int x = 0; x < n; x++)
+            if (x != i)
+                co[k++] = (struct train_corunner){ jt[x], b[x], 0, (uint16_t)(1000 / n), 0 };
+        struct train_speed_query q = { &j, &g, 1, (uint16_t)(1000 / n), co, k };
+        struct train_speed_query q0 = { &j0, &g, 1, 1000, NULL, 0 };
+        sum += s->rate(s, cl, model, &q0) / s->rate(s, cl, model, &q);
+    }
+    return sum;
+}
+
+static intfpred *open_pred(const char *kind, double known, double theta)
+{
+    struct errbuf err;
+    intfpred *p;
+    struct policy_env env = { 7, cl, model };
+    struct intfpred_opts o = { strcmp(kind, "oracle") == 0, known, theta };
+    cr_assert_eq(intfpred_create(&p, &o, &env, &err), 0, "%s", err.msg);
+    return p;
+}
+
+/* A model where larger batches pay (overhead 0.6, GNS 8 m0: alone a job's PD is least at
+ * its largest candidate) and co-runners' batches press (theta 0.5), on a 16 GB V100 where
+ * two a's at their best batches do not fit: the tuner's choice must be the best point of a
+ * brute-force search over every combination that fits — computed here from the world's
+ * hook and memory by hand, not through the tuner's code — for the oracle, and for the learned
+ * predictor once it has profiled every pair of the GPU (it then predicts the world). */
+Test(share, tuner_finds_the_brute_force_optimum_within_memory)
+{
+    share *big = fixture_share(0.6, 8, 0.5);
+    const struct train_speed *s = share_speed(big);
+    gsl_rng *g = rng_stream(11, "test_tune");
     struct mux m;
     cr_assert_eq(mux_init(&m, cl), 0);
     occ *o = occ_create(cl);
     struct grant_list out;
     grant_list_init(&out);
-    for (int trial = 0; trial < 60; trial++) {
-        int n = 1 + (int)gsl_rng_uniform_int(g, 3);
-        for (int i = 0; i < n; i++) {
-            jobs[i] = (struct train_job){ .id = i, .slot = i, .jtype = (int)gsl_rng_uniform_int(g, 2),
-                                          .workers = 1, .state = JOB_RUNNING, .ngpu = 1,
-                                          .share = (uint16_t)(1000 / n), .gpus = &gpu0 };
-            /* the untuned point is the type's batch: it must fit (a: 6.66, b: 4.66 GB) */
-            next[i] = i + 1 < n ? i + 1 : -1;
+    intfpred *oracle = open_pred("oracle", 0, 0);
+    int excluded = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        int n = 1 + (int)gsl_rng_uniform_int(g, 3), jt[3], b[3], idx[3] = { 0 };
+        for (int i = 0; i < n; i++)
+            jt[i] = (int)gsl_rng_uniform_int(g, 2);
+        double best = HUGE_VAL, free_best = HUGE_VAL, free_mem = 0;
+        for (;;) {
+            double mem = 0;
+            for (int i = 0; i < n; i++) {
+                b[i] = cand[jt[i]][idx[i]];
+                mem += mem_by_hand(jt[i], b[i]);
+            }
+            double pd = pd_by_hook(s, jt, b, n);
+            if (pd < free_best) {
+                free_best = pd;
+                free_mem = mem;
+            }
+            if (mem <= 16 && pd < best)
+                best = pd;
+            int k = 0;
+            while (k < n && ++idx[k] == 8)
+                idx[k++] = 0;
+            if (k == n)
+                break;
         }
-        if (n == 3 && jobs[0].jtype + jobs[1].jtype + jobs[2].jtype == 0)
-            jobs[2].jtype = 1;
-        struct train_view v = { .cl = cl, .occ = o, .model = model, .jobs = jobs,
-                                .running_head = 0, .next_running = next, .n_running = n,
-                                .speed = share_speed(sh) };
-        grant_list_reset(&out);
-        mux_load(&m, &v, &out);
-        double untuned = 0;
-        for (int i = 0; i < n; i++)
-            untuned += mux_view_solo(&v, &jobs[i], 0) / mux_rate(&m, &v, 0, i);
-        double tuned = iadeep_tune(&m, &v, 0, 8);
-        cr_assert(tuned <= untuned + 1e-12, "trial %d: tuned %g > untuned %g", trial, tuned,
-                  untuned);
-        /* the tuner's figure is the sum of PD at the batches it left, which fit */
-        double check = 0;
-        for (int i = 0; i < n; i++)
-            check += mux_view_solo(&v, &jobs[i], 0) / mux_rate(&m, &v, 0, i);
-        cr_assert_float_eq(tuned, check, 1e-9);
-        cr_assert(m.g[0].mem_gb <= 16 + 1e-9, "trial %d: %g GB", trial, m.g[0].mem_gb);
+        excluded += free_mem > 16;
+        intfpred *learned = open_pred("learned", 1, 0.5);
+        for (int kind = 0; kind < 2; kind++) {
+            struct hand_view h;
+            struct errbuf err;
+            hand_view(&h, o, s, jt, n);
+            grant_list_reset(&out);
+            mux_load(&m, &h.v, &out);
+            intfpred *p = kind == 0 ? oracle : learned;
+            cr_assert_eq(intfpred_begin(p, &m, &h.v, NULL, &err), 0, "%s", err.msg);
+            double tuned = iadeep_tune(&m, &h.v, 0, 8, p);
+            double mem = 0;
+            for (int i = 0; i < n; i++) {
+                b[i] = m.g[0].batch[i];
+                mem += mem_by_hand(jt[i], b[i]);
+            }
+            cr_assert(mem <= 16 + 1e-9, "trial %d (%s): the tuner left %g GB on a 16 GB GPU",
+                      trial, kind ? "learned" : "oracle", mem);
+            cr_assert(fabs(tuned - best) <= 1e-9 * best, "trial %d (%s): tuned sum PD %.12g, "
+                      "the best that fits %.12g", trial, kind ? "learned" : "oracle", tuned,
+                      best);
+            double check = pd_by_hook(s, jt, b, n);
+            cr_assert(fabs(check - best) <= 1e-9 * best, "trial %d (%s): its batches give %.12g",
+                      trial, kind ? "learned" : "oracle", check);
+        }
+        intfpred_destroy(learned);
     }
+    cr_assert_geq(excluded, 5, "memory excluded the best point in %d trials only", excluded);
+    intfpred_destroy(oracle);
     grant_list_fini(&out);
     occ_destroy(o);
     mux_fini(&m);
     gsl_rng_free(g);
+    share_destroy(big);
+}
+
+struct sink_rec {
+    int    n;
+    char   name[8][32];
+    double value[8];
+};
+
+static int sink_put(void *ctx, const char *name, double value, struct errbuf *err)
+{
+    (void)err;
+    struct sink_rec *r = ctx;
+    snprintf(r->name[r->n], sizeof r->name[0], "%s", name);
+    r->value[r->n++] = value;
+    return 0;
+}
+
+static double sink_get(const struct sink_rec *r, const char *name)
+{
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->name[i], name) == 0)
+            return r->value[i];
+    return NAN;
+}
+
+/* a beside b at 600 and 400 thousandths, at given batches: the learned predictor knows nothing,
+ * predicts no slowdown, is scored by hand when the pair has run, and afterwards predicts
+ * the pair at other batches exactly (the share law inverted under the world's theta) */
+Test(share, learned_predictor_observes_scores_and_learns_by_hand)
+{
+    share *th = fixture_share(0.2, 2, 0.5);
+    const struct train_speed *s = share_speed(th);
+    struct mux m;
+    cr_assert_eq(mux_init(&m, cl), 0);
+    occ *o = occ_create(cl);
+    struct grant_list out;
+    grant_list_init(&out);
+    intfpred *p = open_pred("learned", 0, 0.5);
+    struct hand_view h;
+    struct errbuf err;
+    hand_view(&h, o, s, (const int[]){ 0, 1 }, 2);
+    h.jobs[0].batch = 40;                   /* a at 40, b at m0 = 64 */
+    h.jobs[0].share = 600;
+    h.jobs[1].share = 400;
+    mux_load(&m, &h.v, &out);
+    cr_assert_eq(intfpred_begin(p, &m, &h.v, NULL, &err), 0, "%s", err.msg);
+    /* nothing known: d = 0, ns = 1: each at its solo rate at its batch */
+    for (int i = 0; i < 2; i++)
+        cr_assert_float_eq(intfpred_rate(p, &m, &h.v, 0, i),
+                           mux_view_solo_at(&h.v, &h.jobs[i], m.g[0].batch[i], 0), 1e-12);
+    m.g[0].changed = 1;
+    intfpred_commit(p, &m, &h.v);
+    /* the world's rates: a slowed by 1.0 x b's pressure 1 x w = (1 - 0.6) 2, b by 0.5 x
+     * (40 / 32)^0.5 x (1 - 0.4) 2 */
+    for (int i = 0; i < 2; i++)
+        h.jobs[i].rate = mux_rate(&m, &h.v, 0, i);
+    double real_a = 1 + 0.8 * 1.0, real_b = 1 + 1.2 * 0.5 * sqrt(40.0 / 32);
+    cr_assert_float_eq(mux_view_solo_at(&h.v, &h.jobs[0], 40, 0) / h.jobs[0].rate, real_a, 1e-9);
+    /* still restoring: not observed */
+    h.v.now = sim_from_sec(5);
+    h.jobs[0].run_from = h.jobs[1].run_from = sim_from_sec(10);
+    uint8_t learned[8];
+    cr_assert_eq(intfpred_begin(p, &m, &h.v, learned, &err), 0);
+    struct sink_rec r = { 0 };
+    cr_assert_eq(intfpred_metrics(p, &(struct policy_metric_sink){ &r, sink_put }, &err), 0);
+    cr_assert_float_eq(sink_get(&r, "pred_scored"), 0, 0);
+    cr_assert(isnan(sink_get(&r, "pred_error_mean")), "nothing scored, no error figure");
+    /* it has run: observed once, scored by hand, learned */
+    h.v.now = sim_from_sec(20);
+    cr_assert_eq(intfpred_begin(p, &m, &h.v, learned, &err), 0);
+    cr_assert_eq(learned[0], 1, "a new combination was observed");
+    cr_assert_eq(intfpred_begin(p, &m, &h.v, learned, &err), 0);
+    cr_assert_eq(learned[0], 0, "a configuration is observed once");
+    r.n = 0;
+    intfpred_metrics(p, &(struct policy_metric_sink){ &r, sink_put }, &err);
+    cr_assert_float_eq(sink_get(&r, "pred_scored"), 2, 0);
+    cr_assert_float_eq(sink_get(&r, "pred_observed"), 1, 0);
+    cr_assert_float_eq(sink_get(&r, "pred_profiled"), 0, 0);
+    double want = (fabs(1 - real_a) / real_a + fabs(1 - real_b) / real_b) / 2;
+    cr_assert_float_eq(sink_get(&r, "pred_error_mean"), want, 1e-9, "%.12g, want %.12g",
+                       sink_get(&r, "pred_error_mean"), want);
+    /* it had measured neither combination when it predicted them */
+    cr_assert_float_eq(sink_get(&r, "pred_unseen_scored"), 2, 0);
+    cr_assert_float_eq(sink_get(&r, "pred_unseen_error_mean"), want, 1e-9);
+    /* the same pair predicted again, now measured: scored, not among the unseen */
+    m.g[0].changed = 1;
+    intfpred_commit(p, &m, &h.v);
+    h.v.now = sim_from_sec(30);
+    cr_assert_eq(intfpred_begin(p, &m, &h.v, learned, &err), 0);
+    struct sink_rec r2 = { 0 };
+    intfpred_metrics(p, &(struct policy_metric_sink){ &r2, sink_put }, &err);
+    cr_assert_float_eq(sink_get(&r2, "pred_scored"), 4, 0);
+    cr_assert_float_eq(sink_get(&r2, "pred_unseen_scored"), 2, 0);
+    /* now at other batches and shares the learned rate is the world's */
+    m.g[0].batch[0] = 24;
+    m.g[0].batch[1] = 88;
+    m.g[0].share[0] = 500;
+    m.g[0].share[1] = 500;
+    for (int i = 0; i < 2; i++)
+        cr_assert_float_eq(intfpred_rate(p, &m, &h.v, 0, i) / mux_rate(&m, &h.v, 0, i), 1,
+                           1e-9, "holder %d", i);
+    intfpred_destroy(p);
+    /* the oracle is scored the same way, and is right */
+    p = open_pred("oracle", 0, 0);
+    mux_load(&m, &h.v, &out);
+    h.v.now = 0;
+    h.jobs[0].run_from = h.jobs[1].run_from = 0;
+    cr_assert_eq(intfpred_begin(p, &m, &h.v, NULL, &err), 0);
+    m.g[0].changed = 1;
+    intfpred_commit(p, &m, &h.v);
+    h.v.now = sim_from_sec(1);
+    cr_assert_eq(intfpred_begin(p, &m, &h.v, NULL, &err), 0);
+    r.n = 0;
+    intfpred_metrics(p, &(struct policy_metric_sink){ &r, sink_put }, &err);
+    cr_assert_float_eq(sink_get(&r, "pred_scored"), 2, 0);
+    cr_assert(sink_get(&r, "pred_error_mean") < 1e-12, "oracle error %g",
+              sink_get(&r, "pred_error_mean"));
+    cr_assert_float_eq(sink_get(&r, "pred_unseen_scored"), 0, 0);
+    cr_assert_float_eq(sink_get(&r, "pred_observed"), 0, 0);
+    intfpred_destroy(p);
+    grant_list_fini(&out);
+    occ_destroy(o);
+    mux_fini(&m);
+    share_destroy(th);
+}
+
+/* Apply a decision's grants to a hand view of jobs on GPU 0 and rate them as the world does. */
+static void apply_grants(struct hand_view *h, int n, const struct grant_list *out)
+{
+    for (size_t k = 0; k < out->n; k++) {
+        struct train_job *j = &h->jobs[out->g[k].slot];
+        cr_assert_eq(out->g[k].ngpu, 1);
+        cr_assert_eq(grant_ids(out, &out->g[k])[0], 0);
+        j->share = out->g[k].share;
+        if (out->g[k].batch > 0)
+            j->batch = out->g[k].batch;
+    }
+    for (int i = 0; i < n; i++) {
+        struct train_corunner co[4];
+        int k = 0;
+        for (int x = 0; x < n; x++)
+            if (x != i)
+                co[k++] = (struct train_corunner){ h->jobs[x].jtype, h->jobs[x].batch, 0,
+                                                   h->jobs[x].share, 0 };
+        h->jobs[i].rate = mux_view_rate(&h->v, &h->jobs[i], h->jobs[i].batch, 0,
+                                        h->jobs[i].share, 0, co, k);
+    }
+}
+
+/* A learned IADeep that profiled nothing tunes a and b on one GPU as though they did not
+ * interfere; once the pair has run and it has seen how much they do, it tunes them again
+ * (to smaller batches: with pressure_exp 0.655 a smaller batch presses less on the other),
+ * and a configuration that teaches it nothing new changes nothing */
+Test(share, learned_iadeep_tunes_a_gpu_again_once_it_has_observed_it)
+{
+    share *th = fixture_share(0.2, 2, 0.655);
+    struct errbuf err;
+    jsonf *doc;
+    struct jobj pj;
+    const char *params = "{ \"known_pairs\": 0 }";
+    cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0);
+    cr_assert_eq(jobj_root(&pj, doc, &err), 0);
+    struct policy_env env = { 1, cl, model };
+    policy *p;
+    cr_assert_eq(policy_open(&p, "iadeep", &pj, &env, &err), 0, "%s", err.msg);
+    const struct train_decider *d = policy_decider(p);
+    occ *o = occ_create(cl);
+    struct hand_view h;
+    hand_view(&h, o, share_speed(th), (const int[]){ 0, 1 }, 2);
+    struct grant_list out;
+    grant_list_init(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 2, "tuned when first seen");
+    apply_grants(&h, 2, &out);
+    int32_t blind[2] = { h.jobs[0].batch, h.jobs[1].batch };
+    h.v.now = sim_from_sec(10);
+    grant_list_reset(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 2, "observed a new combination: tuned again");
+    apply_grants(&h, 2, &out);
+    cr_assert(h.jobs[0].batch + h.jobs[1].batch < blind[0] + blind[1],
+              "batches %d + %d after learning, %d + %d before", h.jobs[0].batch,
+              h.jobs[1].batch, blind[0], blind[1]);
+    h.v.now = sim_from_sec(20);
+    grant_list_reset(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 0, "nothing new learned, nothing changed");
+    policy_close(p);
+    jsonf_destroy(doc);
+    /* where batches do not press (pressure_exp 0, believed too), what it learns leaves the
+     * best batches where they were: tuned again, nothing to grant */
+    params = "{ \"known_pairs\": 0, \"pressure_exp\": 0 }";
+    cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0);
+    cr_assert_eq(jobj_root(&pj, doc, &err), 0);
+    cr_assert_eq(policy_open(&p, "iadeep", &pj, &env, &err), 0, "%s", err.msg);
+    d = policy_decider(p);
+    hand_view(&h, o, share_speed(sh), (const int[]){ 0, 1 }, 2);
+    grant_list_reset(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 2);
+    apply_grants(&h, 2, &out);
+    h.v.now = sim_from_sec(10);
+    grant_list_reset(&out);
+    cr_assert_eq(d->decide(d->ctx, &h.v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.n, 0, "the same batches granted again");
+    grant_list_fini(&out);
+    occ_destroy(o);
+    policy_close(p);
+    jsonf_destroy(doc);
+    share_destroy(th);
+}
+
+/* profiled pairs: none at 0, every pair of the types seen at 1, and each profiled on every
+ * GPU type of the cluster, when its second type first appears */
+Test(share, learned_predictor_profiles_the_fraction_it_is_given)
+{
+    const struct train_speed *s = share_speed(sh);
+    struct mux m;
+    cr_assert_eq(mux_init(&m, cl), 0);
+    occ *o = occ_create(cl);
+    struct grant_list out;
+    grant_list_init(&out);
+    static const double known[] = { 0, 1 };
+    static const double want[][2] = { { 0, 0 }, { 1, 3 } };    /* a only; then a and b */
+    for (int k = 0; k < 2; k++) {
+        intfpred *p = open_pred("learned", known[k], 0);
+        struct hand_view h;
+        struct errbuf err;
+        struct sink_rec r = { 0 };
+        hand_view(&h, o, s, (const int[]){ 0 }, 1);
+        mux_load(&m, &h.v, &out);
+        cr_assert_eq(intfpred_begin(p, &m, &h.v, NULL, &err), 0);
+        intfpred_metrics(p, &(struct policy_metric_sink){ &r, sink_put }, &err);
+        cr_assert_float_eq(sink_get(&r, "pred_profiled"), want[k][0], 0);
+        /* with nothing profiled a with a is predicted free of interference; profiled, it is
+         * the world's 0.5 */
+        hand_view(&h, o, s, (const int[]){ 0, 0, 1 }, 3);
+        mux_load(&m, &h.v, &out);
+        cr_assert_eq(intfpred_begin(p, &m, &h.v, NULL, &err), 0);
+        r.n = 0;
+        intfpred_metrics(p, &(struct policy_metric_sink){ &r, sink_put }, &err);
+        cr_assert_float_eq(sink_get(&r, "pred_profiled"), want[k][1], 0);
+        intfpred_destroy(p);
+    }
+    grant_list_fini(&out);
+    occ_destroy(o);
+    mux_fini(&m);
+}
+
+/* What a policy asks the world inside its decisions: the speed hook counts the rates it is
+ * asked for beside co-runners (the interference truth) while a decision runs.  A learned
+ * IADeep asks only in its profiling runs (two a pair, at most), AntMan, Gandiva and the even
+ * shares never; the oracle does. */
+static int in_decide, truth_reads, decisions_seen;
+static double truth_rate(const struct train_speed *s, const cluster *c, const tput *m,
+                         const struct train_speed_query *q)
+{
+    truth_reads += in_decide && q->nco > 0;
+    const struct train_speed *inner = s->ctx;
+    return inner->rate(inner, c, m, q);
+}
+
+static int counted_decide(void *ctx, const struct train_view *v, struct grant_list *out,
+                          struct errbuf *err)
+{
+    const struct train_decider *inner = ctx;
+    in_decide = 1;
+    int rc = inner->decide(inner->ctx, v, out, err);
+    in_decide = 0;
+    decisions_seen++;
+    return rc;
+}
+
+static int truth_reads_of(const char *name, const char *params, int64_t *profiled)
+{
+    struct errbuf err;
+    err_clear(&err);
+    jsonf *doc = NULL;
+    struct jobj pj = { 0 };
+    if (params != NULL) {
+        cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0, "%s", err.msg);
+        cr_assert_eq(jobj_root(&pj, doc, &err), 0);
+    }
+    struct policy_env env = { 1, cl, model };
+    policy *p;
+    cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
+    static struct train_speed counting;
+    counting = (struct train_speed){ "truth", 1, truth_rate, share_speed(sh), counting_mem };
+    gsl_rng *g = rng_stream(9, "test_truth");
+    struct job_spec jobs[40];
+    double t = 0;
+    for (int i = 0; i < 40; i++) {
+        t += gsl_rng_uniform(g) * 4;
+        jobs[i] = (struct job_spec){ .id = i, .arrival = sim_from_sec(t),
+                                     .jtype = (int)gsl_rng_uniform_int(g, 2), .workers = 1,
+                                     .work = 50 + gsl_rng_uniform(g) * 500, .weight = 1 };
+    }
+    gsl_rng_free(g);
+    const struct train_decider *inner = policy_decider(p);
+    struct train_decider dec = *inner;
+    dec.ctx = (void *)inner;
+    dec.decide = counted_decide;
+    struct arr_src src = { jobs, 40, 0 };
+    struct entity_source js = { &src, arr_next };
+    struct fin f;
+    struct train_sink sk = { .ctx = &f, .job = sink_job };
+    struct train_config cfg = { .restore_delay_s = 1, .until = SIM_NEVER, .speed = &counting };
+    train *world;
+    truth_reads = decisions_seen = 0;
+    cr_assert_eq(train_create(&world, cl, model, &cfg, &js, &dec, &sk, &err), 0, "%s", err.msg);
+    struct train_totals tot;
+    cr_assert_eq(train_run(world, &tot, &err), 0, "%s", err.msg);
+    train_destroy(world);
+    struct sink_rec r = { 0 };
+    *profiled = 0;
+    if (policy_ops_of(p)->metrics != NULL) {
+        cr_assert_eq(policy_metrics(p, &(struct policy_metric_sink){ &r, sink_put }, &err), 0);
+        *profiled = (int64_t)sink_get(&r, "pred_profiled");
+    }
+    policy_close(p);
+    jsonf_destroy(doc);
+    cr_assert_gt(decisions_seen, 20);
+    return truth_reads;
+}
+
+Test(share, learned_and_measuring_policies_never_read_the_interference_truth)
+{
+    int64_t prof;
+    static const char *const blind[] = { "antman", "gandiva", "mps_even", "kernel_slice",
+                                         "exclusive" };
+    for (size_t i = 0; i < sizeof blind / sizeof blind[0]; i++)
+        cr_assert_eq(truth_reads_of(blind[i], NULL, &prof), 0, "%s", blind[i]);
+    cr_assert_eq(truth_reads_of("iadeep", "{ \"known_pairs\": 0 }", &prof), 0);
+    cr_assert_eq(prof, 0);
+    int n = truth_reads_of("iadeep", "{ \"known_pairs\": 1 }", &prof);
+    cr_assert_eq(prof, 3, "a-a, a-b, b-b on the V100s");
+    cr_assert_eq(n, 2 * prof, "profiling runs only: %d reads for %lld pairs", n,
+                 (long long)prof);
+    cr_assert_gt(truth_reads_of("iadeep", "{ \"predictor\": \"oracle\" }", &prof), 100);
 }
 
 /* ---------------------------------------------------------------- end to end */
@@ -1052,8 +1550,10 @@ static char *pair_experiment(const char *name, const char *policies, double aa)
 Test(mux_e2e, iadeep_places_by_predicted_degradation_and_gandiva_unpacks_a_bad_pair)
 {
     /* A with A at 0.6 each: a PD of 1.67, which IADeep's gate allows (below 2 jobs), so only
-     * its ranking keeps job 2 away from A; Gandiva's pair is A with A at 0.2 (below) */
-    char *exp = pair_experiment("mux_pair", "[\"iadeep\", \"mps_even\"]", 0.6);
+     * its ranking keeps job 2 away from A (it profiled every pair); Gandiva's pair is A with
+     * A at 0.2 (below) */
+    char *exp = pair_experiment("mux_pair", "[{ \"name\": \"iadeep\", \"known_pairs\": 1 },"
+                                            " \"mps_even\"]", 0.6);
     char db[4096];
     snprintf(db, sizeof db, "%s/mux_pair.db", th_tmpdir());
     struct th_out o = th_hetsim((const char *const[]){ "run", exp, "--db", db, "--quiet", NULL });
@@ -1096,6 +1596,100 @@ Test(mux_e2e, iadeep_places_by_predicted_degradation_and_gandiva_unpacks_a_bad_p
                           " policy = 'gandiva' and entity = 2 and resource is not null"
                           " order by start_s desc limit 1");
     cr_assert_eq(th_db_value(gdb, q), g[2][1], "gandiva's second try for job 2");
+}
+
+/* pred_error_mean in the database: the oracle's is measured and 0, a learned IADeep that
+ * profiled nothing errs and one that profiled every pair errs less; what each profiled */
+Test(mux_e2e, iadeep_reports_how_wrong_its_predictions_were)
+{
+    char *exp = experiment("mux_pred", 400, 60);
+    char db[4096];
+    snprintf(db, sizeof db, "%s/mux_pred.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){
+        "run", exp, "--db", db, "--quiet", "--set",
+        "policies=[{\"name\": \"iadeep\", \"label\": \"oracle\", \"predictor\": \"oracle\"},"
+        " {\"name\": \"iadeep\", \"label\": \"k0\", \"known_pairs\": 0},"
+        " {\"name\": \"iadeep\", \"label\": \"k1\", \"known_pairs\": 1}, \"iadeep\", \"mps_even\"]",
+        NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
+    static const char q[] = "select value from metrics join runs on runs.id = run_id where"
+                            " policy = '%s' and name = '%s'";
+    char sql[256];
+#define METRIC(pol, name) (snprintf(sql, sizeof sql, q, pol, name), th_db_value(db, sql))
+    static const char *const pol[] = { "oracle", "k0", "k1", "iadeep" };
+    for (int i = 0; i < 4; i++)
+        cr_assert_gt(METRIC(pol[i], "pred_scored"), 20, "%s scored too few predictions", pol[i]);
+    double e_or = METRIC("oracle", "pred_error_mean"), e0 = METRIC("k0", "pred_error_mean"),
+           e1 = METRIC("k1", "pred_error_mean"), eh = METRIC("iadeep", "pred_error_mean");
+    cr_log_info("pred_error_mean: oracle %g, known_pairs 0 %g, 1 %g, 0.5 %g", e_or, e0, e1, eh);
+    cr_assert(e_or >= 0 && e_or < 1e-12, "oracle %g", e_or);
+    cr_assert_gt(e0, 1e-3);
+    cr_assert_lt(e1, e0);
+    /* six job types on one GPU type: 21 pairs; none, all, and some of them profiled */
+    cr_assert_eq(METRIC("k0", "pred_profiled"), 0);
+    cr_assert_eq(METRIC("k1", "pred_profiled"), 21);
+    double half = METRIC("iadeep", "pred_profiled");
+    cr_assert(half > 3 && half < 18, "known_pairs 0.5 profiled %g of 21", half);
+    cr_assert_eq(METRIC("oracle", "pred_observed"), 0);
+    cr_assert_gt(METRIC("k0", "pred_observed"), 5);
+    /* the predictions for combinations it had not measured are the uncertain ones: scored
+     * apart, they err more; the oracle has none */
+    cr_assert_eq(METRIC("oracle", "pred_unseen_scored"), 0);
+    cr_assert_gt(METRIC("k0", "pred_unseen_scored"), 5);
+    cr_log_info("unseen: known_pairs 0 %g over %g", METRIC("k0", "pred_unseen_error_mean"),
+                METRIC("k0", "pred_unseen_scored"));
+    cr_assert_gt(METRIC("k0", "pred_unseen_error_mean"), e0);
+    /* policies that do not predict write no prediction figures */
+    cr_assert_eq(th_db_value(db, "select count(*) from metrics join runs on runs.id = run_id"
+                                 " where policy = 'mps_even' and name like 'pred_%'"), 0);
+#undef METRIC
+}
+
+/* Gandiva measures a packed pair only once both have run: every pair here loses (normalized
+ * speed 0.4 each), job 2 is unpacked from beside job 0, and when job 3 arrives it is packed
+ * again beside job 1 and restores for over a second; observing after 0.5 s, Gandiva still
+ * waits until it has run before it judges (no grant of it ends in an unpack while it
+ * restores) */
+Test(mux_e2e, gandiva_measures_a_pair_only_once_it_has_run)
+{
+    static const char table[] =
+        "worker_type,job_a,job_b,norm_speed_a,norm_speed_b\n"
+        "v100,ResNet-18 (batch size 16),ResNet-18 (batch size 16),0.4,0.4\n"
+        "v100,ResNet-18 (batch size 16),ResNet-50 (batch size 16),0.4,0.4\n"
+        "v100,ResNet-50 (batch size 16),ResNet-50 (batch size 16),0.4,0.4\n";
+    static const char trace[] =
+        "arrival_s,job_type,workers,duration_s\n"
+        "0,ResNet-18 (batch size 16),1,3000\n"
+        "0,ResNet-50 (batch size 16),1,3000\n"
+        "10,ResNet-18 (batch size 16),1,300\n"
+        "20,ResNet-50 (batch size 16),1,50\n";
+    free(th_write("gmeasure_table.csv", table));
+    free(th_write("gmeasure_trace.csv", trace));
+    char *exp = th_write("gmeasure.json",
+        "{ \"name\": \"gmeasure\", \"cluster\": { \"name\": \"two\", \"network\": \"ib-100g\","
+        " \"groups\": [ { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 2 } ] },"
+        " \"workload\": { \"format\": \"hetsim\", \"trace\": \"gmeasure_trace.csv\" },"
+        " \"multiplex\": { \"interference\": [ { \"format\": \"gavel\","
+        " \"path\": \"gmeasure_table.csv\" } ], \"pressure_exp\": 0 },"
+        " \"policies\": [{ \"name\": \"gandiva\", \"observe_s\": 0.5 }],"
+        " \"sim\": { \"timeline\": true, \"restore_fixed_s\": 1 } }");
+    char db[4096];
+    snprintf(db, sizeof db, "%s/gmeasure.db", th_tmpdir());
+    struct th_out o = th_hetsim((const char *const[]){ "run", exp, "--db", db, "--quiet", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    free(exp);
+    /* job 2 restored beside job 1 after its unpack: the case this test is about */
+    cr_assert_eq(th_db_value(db, "select count(*) from timeline a join timeline b on"
+                                 " a.resource = b.resource and a.start_s < b.end_s and"
+                                 " b.start_s < a.end_s where a.entity = 2 and"
+                                 " a.state = 'restoring' and b.entity = 1"), 1);
+    cr_assert_eq(th_db_value(db, "select count(*) from timeline where state = 'restoring'"
+                                 " and ends = 'preempt'"), 0,
+                 "Gandiva unpacked a job that had not run yet");
+    cr_assert_eq(th_db_value(db, "select preemptions from jobs where job_id = 2"), 2);
 }
 
 Test(mux_e2e, shipped_experiments_run_every_policy, .timeout = 120)

@@ -151,12 +151,16 @@ Test(reproduce, iadeep_script_runs_end_to_end, .timeout = 300)
         snprintf(p, sizeof p, "%s/iadeep/%s", th_tmpdir(), figs[i]);
         cr_assert_gt(file_size(p), 5000, "%s missing or empty", p);
     }
-    /* two tables: IADeep's own (15 claims), Lucid's pairs (7 claims), 4 loads each; the two
-     * headers have a ± each */
+    /* two tables: IADeep's own (31 claims: 11 learned and oracle, learned against oracle
+     * twice, the prediction error twice, 5 GPU uses), Lucid's pairs (17: 7 twice, learned
+     * against oracle, the prediction error twice), 4 loads each; the two headers have a ±
+     * each */
     int cells = 0;
     for (const char *p = text; (p = strstr(p, "±")) != NULL; p++)
         cells++;
-    cr_assert_eq(cells - 2, (15 + 7) * 4, "%s", text);
+    cr_assert_eq(cells - 2, (31 + 17) * 4, "%s", text);
+    cr_assert(strstr(text, "prediction error (pred_error_mean), learned") != NULL, "%s", text);
+    cr_assert(strstr(text, "(oracle)") != NULL, "%s", text);
     cr_assert(strstr(text, "mean JCT vs MPS (even shares)") != NULL, "%s", text);
     cr_assert(strstr(text, "mean JCT vs kernel-level time slicing") != NULL, "%s", text);
     cr_assert(strstr(text, "IADeep with Lucid's RTX 3090 pairs") != NULL, "%s", text);
@@ -167,12 +171,12 @@ Test(reproduce, iadeep_script_runs_end_to_end, .timeout = 300)
 
 Test(reproduce, gavel_colocation_script_runs_end_to_end, .timeout = 300)
 {
-    /* Gavel's cluster with its measured pairs, QUICK: 60 jobs a run; 9 ratios and 2 values */
+    /* Gavel's cluster with its measured pairs, QUICK: 60 jobs a run; 11 ratios and 2 values */
     static const char *const figs[] = {
         "gavel_coloc_load_jct_mean_vs_workload.rate_per_hour.png",
         "gavel_coloc_load_makespan_vs_workload.rate_per_hour.png",
         "gavel_coloc_load_queue_delay_mean_vs_workload.rate_per_hour.png", NULL };
-    char *text = reproduce("gavel_colocation", figs, 11, 4);
+    char *text = reproduce("gavel_colocation", figs, 13, 4);
     cr_assert(strstr(text, "NOT REPRODUCED") != NULL, "%s", text);
     cr_assert(strstr(text, "mean JCT, IADeep vs exclusive GPUs") != NULL, "%s", text);
 }

@@ -13,6 +13,8 @@
  * guaranteed job little and the opportunistic ones a lot (sim/train/share.h, share
  * weighting).  When a guaranteed job leaves, the opportunistic job that came first becomes
  * the guaranteed one (the GPU is now its quota).  Multi-worker jobs take whole GPUs.
+ * It predicts no interference: it acts on its guaranteed / opportunistic split and the
+ * memory a job needs (its working set), never on how fast a job would run beside another.
  * Open assumptions: no quotas per tenant (every job is entitled to a guaranteed GPU in
  * arrival order); AntMan's dynamic memory growth is not modelled; its guaranteed jobs see
  * no more slowdown than the share weighting gives (AntMan reports a few per cent).

@@ -4,13 +4,16 @@
  *
  * A one-worker job in arrival order takes a free GPU if there is one; otherwise it is packed
  * beside one holder whose GPU still has the memory (at most `max_jobs`, default 2: Gandiva
- * packs pairs), both at half the GPU.  Gandiva cannot know beforehand how two jobs interfere:
- * after `observe_s` (default 300 s) of running together it measures their progress — the
- * world's rates, each over the job's rate alone — and when the pair's summed normalized
- * progress is below `unpack_below` (default 1.0: worse than giving each the GPU half of the
- * time) it unpacks the job packed last back into the queue and never packs those two job
- * types together again ("it learns which jobs pack well").  Multi-worker jobs take whole
- * GPUs.  Open assumptions: Gandiva's time-slicing of over-subscribed GPUs and its migration
+ * packs pairs), both at half the GPU.  Gandiva cannot know beforehand how two jobs interfere,
+ * and here it predicts nothing: `observe_s` (default 300 s) after the later of them was
+ * packed, and once both are past their restore, it measures their progress — each job's
+ * realised rate in the view over its rate alone, its solo profile — and when the pair's
+ * summed normalized progress is below `unpack_below` (default 1.0: worse than giving each the
+ * GPU half of the time) it unpacks the job packed last back into the queue and never packs
+ * those two job types together again ("it learns which jobs pack well").  It never asks the
+ * world how fast a job would run beside another (tests/test_mux.c share/
+ * learned_and_measuring_policies_never_read_the_interference_truth).  Multi-worker jobs take
+ * whole GPUs.  Open assumptions: Gandiva's time-slicing of over-subscribed GPUs and its migration
  * are not modelled (packing is the part that shares a GPU); an unpacked job pays the restore
  * delay like any preempted job; a pair is judged once, when its observation is due.
  * Cost per decision: O(GPUs) per job placed plus O(GPUs) for the observations.
@@ -90,6 +93,9 @@ static simtime observe(struct gandiva *p, const struct train_view *v, struct err
                 newest = i;
         }
         simtime due = v->jobs[g->slot[newest]].last_grant + wait;
+        for (int i = 0; i < g->n; i++)          /* a rate is measured once it runs */
+            if (v->jobs[g->slot[i]].run_from >= due)
+                due = v->jobs[g->slot[i]].run_from + 1;
         if (due > v->now) {
             if (due < next)
                 next = due;

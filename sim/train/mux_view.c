@@ -29,6 +29,30 @@ double mux_view_solo(const struct train_view *v, const struct train_job *j, int 
     return mux_view_rate(v, &c, 0, gpu, OCC_WHOLE, 0, NULL, 0);
 }
 
+double mux_view_solo_at(const struct train_view *v, const struct train_job *j, int32_t batch,
+                        int gpu)
+{
+    struct train_job c = *j;
+    c.batch = 0;
+    return mux_view_rate(v, &c, batch, gpu, OCC_WHOLE, 0, NULL, 0);
+}
+
+int mux_view_profile(const struct train_view *v, int gpu, int a, int b, double d[2])
+{
+    const int jt[2] = { a, b };
+    for (int s = 0; s < 2; s++) {
+        struct train_job j = { .id = -1, .slot = -1, .jtype = jt[s], .workers = 1,
+                               .min_workers = 1, .max_workers = 1, .ngpu = 1 };
+        struct train_corunner co = { jt[1 - s], 0, gpu, OCC_WHOLE / 2, 0 };
+        double solo = mux_view_rate(v, &j, 0, gpu, OCC_WHOLE, 0, NULL, 0);
+        double both = mux_view_rate(v, &j, 0, gpu, OCC_WHOLE / 2, 0, &co, 1);
+        if (!(solo > 0) || !(both > 0))
+            return -1;
+        d[s] = solo / both - 1;
+    }
+    return 0;
+}
+
 double mux_view_mem_gb(const struct train_view *v, int jtype, int32_t batch)
 {
     if (!mux_view_shared(v))

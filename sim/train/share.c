@@ -11,18 +11,6 @@
 #include "../base/jobj.h"
 #include "../base/path.h"
 
-/* theta 0.655: least squares of d = a_g (m / 64)^theta over Lucid's fp32 one-GPU pairs on
- * the RTX 3090 (S-Lab-System-Group/Lucid colocate_info.csv, non-commercial: read from
- * ../shared, never shipped), each row giving each job's slowdown d = 1 / speed - 1 beside the
- * other at batch m; a_g free per group (victim model, its batch, co-runner model: 292
- * groups, 876 slowdowns), so theta is fitted on how the slowdown changes with the co-runner's
- * batch alone (models/interference.h intf_pressure_fit, grid step 0.001 on [0, 4]).  Error:
- * RMSE 0.054 in-sample; on held-out rows (3 folds, one of every group's 3 batches left out
- * and predicted from the other two) 0.085, against 0.130 at theta 0 (batches change
- * nothing) and 0.088 at the former guess 0.5; the folds fit 0.602, 0.633, 0.558.  IADeep's
- * own combination tables cannot fix theta: they hold one batch per model.
- * tests/test_mux.c (interference/pressure_exp_refit) refits it from ../shared. */
-const double share_pressure_exp_default = 0.655;
 const double share_slice_overhead_default = 0.12;
 
 struct share {
@@ -60,11 +48,7 @@ double share_ns(const share *s, int gpu_type, int gpu, int jt, uint16_t shr, int
     }
     if (k == 0)
         return shr / 1000.0;
-    double d = intf_slowdown(s->intf, gpu_type, jt, others, k) * pressure / k;
-    double w = (1 - shr / 1000.0) * (k + 1) / k;
-    if (w < 0)
-        w = 0;
-    return 1 / (1 + w * d);
+    return intf_ns(intf_slowdown(s->intf, gpu_type, jt, others, k), pressure, k, shr);
 }
 
 static double rate(const struct train_speed *sp, const cluster *cl, const tput *m,
@@ -171,7 +155,7 @@ int share_read(struct share_config *c, const struct jobj *root, const char *base
      * GPU is not the bottleneck.  tests/test_mux.c (share/slice_overhead_from_tally) refits
      * it from ../shared. */
     c->p = (struct share_params){ .overhead = 0.1, .gns_ratio = 4,
-                                  .pressure_exp = share_pressure_exp_default, .context_gb = 0.5,
+                                  .pressure_exp = intf_pressure_exp_default, .context_gb = 0.5,
                                   .slice_overhead = share_slice_overhead_default };
     c->mf = intf_mf_default;
     c->mf_seed = 1;

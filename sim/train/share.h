@@ -10,7 +10,7 @@
  * With k - 1 co-runners, ns = 1 / (1 + w d): d is the interference model's slowdown given
  * all co-runners' job types, scaled by their mean batch pressure (m_k / m0_k)^theta (a larger
  * batch launches larger kernels; theta 0.655 is fitted on Lucid's pairs, where the co-runner's
- * batch varies: share.c says how), and w weighs it by
+ * batch varies: models/interference.c says how, intf_pressure_exp_default), and w weighs it by
  * share, w = (1 - share / 1000) k / (k - 1): 1 for equal shares (MPS, Gandiva's packing),
  * below 1 for a job that holds most of the GPU (AntMan's guaranteed job) and above 1 for the
  * jobs that yield to it (its opportunistic ones).
@@ -49,8 +49,6 @@ struct share_params {
 
 typedef struct share share;
 
-/* The default theta (multiplex.pressure_exp), fitted on Lucid's RTX 3090 pairs: see share.c. */
-extern const double share_pressure_exp_default;
 /* The default switching loss of time-sliced GPUs (multiplex.slice_overhead): see share.c. */
 extern const double share_slice_overhead_default;
 
