@@ -38,4 +38,5 @@ claim "makespan, IADeep vs exclusive GPUs" iadeep exclusive makespan
 claim "  ... Gavel LAS vs exclusive GPUs" gavel_las_perf exclusive makespan
 claim_value "GPU busy share (fraction), exclusive GPUs" exclusive util_total
 claim_value "  ... MPS (even shares)" mps_even util_total
+claims_ledger
 claims_end

@@ -49,6 +49,7 @@ claim_value "  ... oracle" iadeep_oracle util_total
 claim_value "  ... MPS" mps_even util_total
 claim_value "  ... kernel-level time slicing" kernel_slice util_total
 claim_value "  ... exclusive GPUs" exclusive util_total
+claims_ledger
 
 # ---- the same comparison on Lucid's pairs (its own bands: scripts/reproduce/bands/iadeep.csv
 # has them under the policy names, with the sweep's load; the figures are another table's)
@@ -67,6 +68,8 @@ fi
 "$hetsim" sweep "$sweep" --db "$db" ${JOBS:+-j "$JOBS"} $quick ${repro_sets:-} >&2
 repro_reports jct_mean,jct_p50,jct_p99,makespan,queue_delay_mean,util_total,pred_error_mean \
     mps_even iadeep_oracle kernel_slice antman gandiva exclusive >&2
+paper=iadeep_lucid
+ledger=${LEDGER_FILE_LUCID:-scripts/reproduce/claims/iadeep_lucid.csv}
 claims_header "IADeep with Lucid's RTX 3090 pairs instead of its own table (iadeep_3090_lucid); measured ratios IADeep / baseline, learned and (below) oracle"
 claim_both "mean JCT vs kernel-level time slicing" kernel_slice jct_mean
 claim_both "mean JCT vs MPS (even shares)" mps_even jct_mean
@@ -78,5 +81,6 @@ claim_both "makespan vs MPS (even shares)" mps_even makespan
 claim "mean JCT, learned vs oracle" iadeep iadeep_oracle jct_mean
 claim_value "prediction error (pred_error_mean), learned" iadeep pred_error_mean
 claim_value "  ... oracle" iadeep_oracle pred_error_mean
+claims_ledger
 db=$lucid_db out=$lucid_out
 claims_end
