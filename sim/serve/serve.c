@@ -900,7 +900,7 @@ static void batch_time(serve *w, int i, struct batch *b)
         }
     }
     const llm_catalog *c = w->llm;
-    double iter = llm_fit_of(c)->iter_ms * 1e-3;
+    double iter = llm_iter_s(c, &lb);
     memset(b->dev_s, 0, sizeof b->dev_s);
     struct llm_layer_part own;
     if (!in->hetis) {

@@ -170,7 +170,7 @@ double serve_view_iter_s(const struct serve_env_view *v, const struct serve_inst
 {
     const llm_catalog *c = v->llm;
     const struct llm_arch *a = v->arch;
-    double t = llm_fit_of(c)->iter_ms * 1e-3;
+    double t = llm_iter_s(c, b);
     if (in->nattn == 0) {
         for (int s = 0; s < in->nstages; s++) {
             struct llm_stage st = stage_of(v, in, s);
