@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/llm_fit.h"
 #include "../sched/policy.h"
 #include "../sim/base/rng.h"
 #include "../sim/serve/serve.h"
@@ -457,6 +458,52 @@ Test(serve, request_checks)
     cr_assert_eq(serve_request_check(a, SERVE_OVERLONG_TRUNCATE, &q, &err), -1);
     cr_assert(strstr(err.msg, "t.csv:3: prompt_tokens: 0: a request needs at least one prompt "
                               "token") != NULL, "%s", err.msg);
+}
+
+/* Through the command line: sim.engine chooses the engine profile whose overheads every
+ * iteration and first token pay.  A fit file with the shipped factors and one more engine,
+ * 50 ms slower an iteration, 2 ms a sequence and 100 ms a first token: one request's first
+ * token comes 100 + 50 + 2 ms later, its second token 52 ms after that. */
+Test(serve, the_experiment_chooses_the_engine, .timeout = 60)
+{
+    llm_catalog *c = th_llm(cat);
+    struct llm_engine slow = *llm_engine_in_use(c);
+    snprintf(slow.name, sizeof slow.name, "slow");
+    slow.iter_ms += 50;
+    slow.seq_ms += 2;
+    slow.first_ms += 100;
+    cr_assert_eq(llm_set_engine(c, &slow), 0);
+    char *fit = th_write("engines_fit.json", "");
+    FILE *f = fopen(fit, "w");
+    cr_assert_eq(llm_fit_write(f, c, NULL, 0, "test"), 0);
+    fclose(f);
+    char *rq = th_write("engines_r.csv", "arrival_s,prompt_tokens,output_tokens\n0,300,2\n");
+    char *exp = th_write("engines.json",
+        "{ \"name\": \"e\", \"domain\": \"serving\", \"model\": \"llama-2-7b\",\n"
+        "  \"cluster\": { \"network\": \"ib-100g\", \"groups\": [ { \"count\": 1, \"gpu\": "
+        "\"A100-80GB\", \"gpus_per_node\": 1 } ] },\n"
+        "  \"workload\": { \"format\": \"requests\", \"trace\": \"engines_r.csv\" },\n"
+        "  \"models\": { \"llm_fit\": \"engines_fit.json\" }, \"policies\": [\"highend_only\"] }\n");
+    char *db = th_write("engines.db", "");
+    remove(db);
+    const char *plain[] = { "run", exp, "--db", db, "-q", NULL };
+    const char *chosen[] = { "run", exp, "--db", db, "-q", "--set", "sim.engine=\"slow\"", NULL };
+    for (int k = 0; k < 2; k++) {
+        struct th_out o = th_hetsim(k ? chosen : plain);
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    double ttft = th_db_value(db, "SELECT (SELECT ttft_s FROM requests WHERE run_id = 2) - "
+                                  "(SELECT ttft_s FROM requests WHERE run_id = 1)");
+    double tpot = th_db_value(db, "SELECT (SELECT tpot_s FROM requests WHERE run_id = 2) - "
+                                  "(SELECT tpot_s FROM requests WHERE run_id = 1)");
+    cr_assert(fabs(ttft - 0.152) < 3e-6, "first token %g s later", ttft);
+    cr_assert(fabs(tpot - 0.052) < 3e-6, "second token %g s later", tpot);
+    llm_destroy(c);
+    free(fit);
+    free(rq);
+    free(exp);
+    free(db);
 }
 
 /* Through the command line: the same experiment and seed give the same rows, and the rows
