@@ -54,6 +54,7 @@
 #include "../core/engine.h"
 #include "../core/timeline.h"
 #include "linkbook.h"
+#include "xfer.h"
 
 enum ev_kind { EV_ARRIVAL = 1, EV_BATCH, EV_LAUNCH, EV_XFER, EV_SAMPLE };
 
@@ -727,90 +728,16 @@ static int hetis_place(serve *w, int i, const int32_t *cand, int n, struct errbu
 
 /* ---------------------------------------------------------------- links */
 
-/* How long `bytes` hold a port of `link` (0: no bytes, no hold). */
-static simtime port_dur(const serve *w, int link, double bytes)
-{
-    return bytes > 0 ? sim_from_sec_ceil(llm_send_s(w->llm, link, bytes)) : 0;
-}
+enum { MAX_PORTS = XFER_MAX_PORTS };
 
-static int node_of(const serve *w, int gpu) { return cluster_gpu_node(w->cl, gpu); }
-static int intra_of(const serve *w, int gpu)
-{
-    return cluster_node(w->cl, node_of(w, gpu))->intra;
-}
-static int net_of(const serve *w, int node) { return cluster_node(w->cl, node)->net; }
-
-/* The ports of `bytes` spread evenly from the n GPUs src[] to the m GPUs dst[]: each GPU's
- * link into its node, and when the two groups' first GPUs sit on different nodes both nodes'
- * network links.  Returns how many, into p (room for 2 SERVE_MAX_TP + 2). */
-static int group_ports(const serve *w, const int32_t *src, int n, const int32_t *dst, int m,
-                       double bytes, struct linkbook_port *p)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        p[k++] = (struct linkbook_port){ LINKBOOK_GPU_OUT, src[i],
-                                         port_dur(w, intra_of(w, src[i]), bytes / n) };
-    for (int i = 0; i < m; i++)
-        p[k++] = (struct linkbook_port){ LINKBOOK_GPU_IN, dst[i],
-                                         port_dur(w, intra_of(w, dst[i]), bytes / m) };
-    int a = node_of(w, src[0]), b = node_of(w, dst[0]);
-    if (a != b) {
-        p[k++] = (struct linkbook_port){ LINKBOOK_NET_OUT, a, port_dur(w, net_of(w, a), bytes) };
-        p[k++] = (struct linkbook_port){ LINKBOOK_NET_IN, b, port_dur(w, net_of(w, b), bytes) };
-    }
-    return k;
-}
-
-/* The ports of the traffic between a Hetis instance's primaries and its workers: out[d]
- * bytes from worker d (d >= 1) to the primaries, in[d] to it.  Every byte crosses the
- * worker's link into its node and the primaries' (shared evenly by the TP group); a worker
- * on another node also both nodes' network links, the primaries' shared by every remote
- * worker.  Returns how many, into p (room for 2 SERVE_MAX_DEV + 2 SERVE_MAX_TP + 2 +
- * 2 SERVE_MAX_ATTN). */
+/* The ports of a Hetis instance's traffic with its workers (xfer_hetis_ports). */
 static int hetis_ports(const serve *w, const struct inst *in, const double *out,
                        const double *inb, struct linkbook_port *p)
 {
     const struct serve_stage *pr = &in->spec->stages[0];
-    int pnode = node_of(w, pr->gpus[0]), k = 0;
-    double all_out = 0, all_in = 0, net_out = 0, net_in = 0;
-    for (int d = 1; d < in->ndev; d++) {
-        int g = in->adev[d].gpu, nd = node_of(w, g);
-        p[k++] = (struct linkbook_port){ LINKBOOK_GPU_IN, g, port_dur(w, intra_of(w, g), inb[d]) };
-        p[k++] = (struct linkbook_port){ LINKBOOK_GPU_OUT, g, port_dur(w, intra_of(w, g), out[d]) };
-        all_out += out[d];
-        all_in += inb[d];
-        if (nd == pnode)
-            continue;
-        net_out += inb[d];
-        net_in += out[d];
-        int first = 1;      /* a remote node's network link: its workers together */
-        for (int e = 1; e < d && first; e++)
-            first = node_of(w, in->adev[e].gpu) != nd;
-        if (!first)
-            continue;
-        double node_in = 0, node_out = 0;
-        for (int e = d; e < in->ndev; e++)
-            if (node_of(w, in->adev[e].gpu) == nd) {
-                node_in += inb[e];
-                node_out += out[e];
-            }
-        p[k++] = (struct linkbook_port){ LINKBOOK_NET_IN, nd, port_dur(w, net_of(w, nd), node_in) };
-        p[k++] = (struct linkbook_port){ LINKBOOK_NET_OUT, nd,
-                                         port_dur(w, net_of(w, nd), node_out) };
-    }
-    for (int q = 0; q < pr->ngpu; q++) {
-        int g = pr->gpus[q];
-        p[k++] = (struct linkbook_port){ LINKBOOK_GPU_OUT, g,
-                                         port_dur(w, intra_of(w, g), all_in / pr->ngpu) };
-        p[k++] = (struct linkbook_port){ LINKBOOK_GPU_IN, g,
-                                         port_dur(w, intra_of(w, g), all_out / pr->ngpu) };
-    }
-    p[k++] = (struct linkbook_port){ LINKBOOK_NET_OUT, pnode, port_dur(w, net_of(w, pnode), net_out) };
-    p[k++] = (struct linkbook_port){ LINKBOOK_NET_IN, pnode, port_dur(w, net_of(w, pnode), net_in) };
-    return k;
+    return xfer_hetis_ports(w->cl, w->llm, pr->gpus, pr->ngpu, in->adev, in->ndev, out, inb,
+                            p);
 }
-
-enum { MAX_PORTS = 4 * SERVE_MAX_DEV + 2 * SERVE_MAX_TP + 4 };
 
 /* Hold ports p[0..n) from `ready` on; *end: when the last of them is free again.  `floor`:
  * no reservation still to come is ready earlier (intervals ended before it are forgotten,
@@ -1318,8 +1245,8 @@ static int try_launch(serve *w, int i, struct errbuf *err)
             if (end > done)
                 done = end;
         } else if (s + 1 < in->S) {
-            int n = group_ports(w, sp->stages[s].gpus, 1, sp->stages[s + 1].gpus, 1,
-                                b->send_bytes[s], p);
+            int n = xfer_group_ports(w->cl, w->llm, sp->stages[s].gpus, 1,
+                                     sp->stages[s + 1].gpus, 1, b->send_bytes[s], p);
             if (reserve(w, p, n, done, done, &done, err) < 0)
                 return -1;
         }
@@ -1427,7 +1354,7 @@ static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *
     const struct serve_stage *b = &w->in[to].spec->stages[0];
     double bytes = (double)r->filled * llm_kv_bytes(w->arch, w->arch->layers, 1);
     struct linkbook_port p[MAX_PORTS];
-    int n = group_ports(w, a->gpus, a->ngpu, b->gpus, b->ngpu, bytes, p);
+    int n = xfer_group_ports(w->cl, w->llm, a->gpus, a->ngpu, b->gpus, b->ngpu, bytes, p);
     simtime xfer = 0, now = engine_now(w->eng), end;
     for (int k = 0; k < n; k++)
         if (p[k].dur > xfer)
