@@ -2,7 +2,9 @@
  * serve_view: the latency model (models/llm.h) applied to deployments — links of GPU groups,
  * the KV room of a stage, an instance's iteration time and decode speed, and the per-layer
  * decode attention of a Hetis split.  What policies use to judge deployments and what the
- * world charges are the same functions.
+ * world charges are the same functions, but for the links: these assume every transfer has
+ * its links to itself, while the world makes transfers that overlap share them (serve.c,
+ * xfer.h).
  */
 #include "serve_view.h"
 
