@@ -1,8 +1,9 @@
 /*
- * llm: the architectures, the fitted factors and the latency model of llm.h.  Every field of
- * both files is checked (ranges, known GPU names, a parameter count that matches the shape);
- * the formulas are the header's, one function per term so that tests can check each against
- * a hand computation.  Lookups are linear over a few entries, done at load time.
+ * llm: the architectures, the fitted factors, the engine profiles and the latency model of
+ * llm.h.  Every field of both files is checked (ranges, known GPU names, a parameter count
+ * that matches the shape, engines with their source and licence); the formulas are the
+ * header's, one function per term so that tests can check each against a hand computation.
+ * Lookups are linear over a few entries, done at load time.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "llm.h"
@@ -23,6 +24,11 @@ struct llm_catalog {
     struct llm_fit      fit;
     struct llm_gpu_fit *gfit;       /* by GPU type id */
     int                *fitted;     /* 1 where the file gives the type its own factors */
+    char              (*gdata)[LLM_TEXT_MAX];   /* by GPU type id: what it was fitted on */
+    char                default_from[LLM_TEXT_MAX];
+    struct llm_engine  *eng;
+    int                 neng;
+    int                 in_use;     /* index into eng, -1: the overheads are no profile's */
 };
 
 const char llm_default_models[] = "models/data/llms.json";
@@ -55,6 +61,86 @@ void llm_set_fit(llm_catalog *c, const struct llm_fit *f)
             c->gfit[g] = f->dflt;
 }
 
+const char *llm_gpu_data(const llm_catalog *c, int gpu)
+{
+    assert(gpu >= 0 && gpu < catalog_ngpus(c->gpus));
+    return c->fitted[gpu] ? c->gdata[gpu] : NULL;
+}
+
+const char *llm_default_from(const llm_catalog *c) { return c->default_from; }
+
+void llm_set_gpu_data(llm_catalog *c, int gpu, const char *data)
+{
+    assert(gpu >= 0 && gpu < catalog_ngpus(c->gpus));
+    snprintf(c->gdata[gpu], LLM_TEXT_MAX, "%s", data);
+}
+
+void llm_set_default_from(llm_catalog *c, const char *types)
+{
+    snprintf(c->default_from, sizeof c->default_from, "%s", types);
+}
+
+/* ---------------------------------------------------------------- engines */
+
+int llm_nengines(const llm_catalog *c) { return c->neng; }
+const struct llm_engine *llm_engine_at(const llm_catalog *c, int i) { return &c->eng[i]; }
+
+const struct llm_engine *llm_engine_find(const llm_catalog *c, const char *name)
+{
+    for (int i = 0; i < c->neng; i++)
+        if (strcmp(c->eng[i].name, name) == 0)
+            return &c->eng[i];
+    return NULL;
+}
+
+const struct llm_engine *llm_engine_in_use(const llm_catalog *c)
+{
+    return c->in_use >= 0 ? &c->eng[c->in_use] : NULL;
+}
+
+static void take_engine(llm_catalog *c, int i)
+{
+    c->in_use = i;
+    c->fit.iter_ms = c->eng[i].iter_ms;
+    c->fit.seq_ms = c->eng[i].seq_ms;
+    c->fit.first_ms = c->eng[i].first_ms;
+}
+
+int llm_use_engine(llm_catalog *c, const char *name)
+{
+    const struct llm_engine *e = llm_engine_find(c, name);
+    if (e == NULL)
+        return -1;
+    take_engine(c, (int)(e - c->eng));
+    return 0;
+}
+
+int llm_set_engine(llm_catalog *c, const struct llm_engine *e)
+{
+    const struct llm_engine *old = llm_engine_find(c, e->name);
+    int i = old != NULL ? (int)(old - c->eng) : c->neng;
+    if (old == NULL) {
+        struct llm_engine *grown = realloc(c->eng, (size_t)(c->neng + 1) * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        c->eng = grown;
+        c->neng++;
+    }
+    c->eng[i] = *e;
+    if (c->in_use == i)
+        take_engine(c, i);
+    return 0;
+}
+
+const char *llm_engine_names(const llm_catalog *c, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < c->neng && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", c->eng[i].name);
+    return buf;
+}
+
 const struct llm_arch *llm_find(const llm_catalog *c, const char *name)
 {
     for (int i = 0; i < c->narch; i++)
@@ -84,9 +170,11 @@ static llm_catalog *alloc_catalog(const catalog *gpus)
     if (c == NULL)
         return NULL;
     c->gpus = gpus;
+    c->in_use = -1;
     c->gfit = calloc((size_t)n, sizeof *c->gfit);
     c->fitted = calloc((size_t)n, sizeof *c->fitted);
-    if (c->gfit == NULL || c->fitted == NULL) {
+    c->gdata = calloc((size_t)n, sizeof *c->gdata);
+    if (c->gfit == NULL || c->fitted == NULL || c->gdata == NULL) {
         llm_destroy(c);
         return NULL;
     }
@@ -108,6 +196,8 @@ void llm_destroy(llm_catalog *c)
     free(c->arch);
     free(c->gfit);
     free(c->fitted);
+    free(c->gdata);
+    free(c->eng);
     free(c);
 }
 
@@ -224,10 +314,13 @@ out:
 
 const char *const llm_elem_names[LLM_ELEM_N] = { "norm", "rope", "act", "add" };
 
-static int read_gpu_fit(const struct jobj *o, struct llm_gpu_fit *f, struct errbuf *err)
+/* The factors of one GPU type; `extra` names the one more key its object may have ("from"
+ * for the default, "data" for a calibrated type). */
+static int read_gpu_fit(const struct jobj *o, const char *extra, struct llm_gpu_fit *f,
+                        struct errbuf *err)
 {
-    static const char *const keys[] = { "eta_compute", "eta_mem", "p", "kernel_us",
-                                        "eta_elem", "elem_us", "note", NULL };
+    const char *const keys[] = { "eta_compute", "eta_mem", "p", "kernel_us", "eta_elem",
+                                 "elem_us", "note", extra, NULL };
     static const char *const elem_keys[] = { "norm", "rope", "act", "add", NULL };
     const char *note;
     struct jobj e;
@@ -247,35 +340,133 @@ static int read_gpu_fit(const struct jobj *o, struct llm_gpu_fit *f, struct errb
     return 0;
 }
 
+/* A string of at most LLM_TEXT_MAX - 1 characters into out. */
+static int read_text(const struct jobj *o, const char *key, int flags, char *out,
+                     struct errbuf *err)
+{
+    const char *v = NULL;
+    if (jobj_str(o, key, flags, &v, err) < 0)
+        return -1;
+    if (v == NULL)
+        return 0;
+    if (strlen(v) >= LLM_TEXT_MAX)
+        return field_error(o, key, err, "longer than 255 characters");
+    strcpy(out, v);
+    return 0;
+}
+
+/* "engines": { NAME: { iter_ms, seq_ms, first_ms, source, licence }, ... }, at least one */
+static int read_engines(llm_catalog *c, const struct jobj *root, struct errbuf *err)
+{
+    static const char *const keys[] = { "iter_ms", "seq_ms", "first_ms", "source", "licence",
+                                        "note", NULL };
+    struct jobj es;
+    const char *note;
+    if (jobj_obj(&es, root, "engines", JREQ, err) < 0)
+        return -1;
+    if (es.node->child == NULL)
+        return jsonf_error(es.doc, es.node, "engines", err, "empty: at least one engine "
+                           "profile (iteration and first-token overheads) is needed");
+    for (const cJSON *m = es.node->child; m != NULL; m = m->next) {
+        struct jobj o;
+        struct llm_engine e = { 0 };
+        if (jobj_obj(&o, &es, m->string, JREQ, err) < 0)
+            return -1;
+        if (strlen(m->string) == 0 || strlen(m->string) >= LLM_NAME_MAX)
+            return jsonf_error(o.doc, m, o.path, err, "an engine's name must be non-empty and "
+                               "shorter than 32 characters");
+        strcpy(e.name, m->string);
+        if (jobj_known(&o, keys, err) < 0 ||
+            jobj_num(&o, "iter_ms", JREQ, 0, 1e4, &e.iter_ms, err) < 0 ||
+            jobj_num(&o, "seq_ms", JREQ, 0, 1e3, &e.seq_ms, err) < 0 ||
+            jobj_num(&o, "first_ms", JREQ, 0, 1e5, &e.first_ms, err) < 0 ||
+            read_text(&o, "source", JREQ, e.source, err) < 0 ||
+            read_text(&o, "licence", JREQ, e.licence, err) < 0 ||
+            jobj_str(&o, "note", JOPT, &note, err) < 0)
+            return -1;
+        if (llm_set_engine(c, &e) < 0)
+            return err_run(err, "out of memory");
+    }
+    take_engine(c, 0);
+    return 0;
+}
+
+/* "from": the GPU types the default was fitted on, each a calibrated type of the file */
+static int read_default_from(llm_catalog *c, const struct jobj *d, const struct jobj *g,
+                             struct errbuf *err)
+{
+    const cJSON *arr;
+    if (jobj_arr(d, "from", JOPT, &arr, err) < 0)
+        return -1;
+    size_t n = 0;
+    int i = 0;
+    for (const cJSON *e = arr != NULL ? arr->child : NULL; e != NULL; e = e->next, i++) {
+        char p[224];
+        snprintf(p, sizeof p, "%s.from[%d]", d->path, i);
+        int id = cJSON_IsString(e) ? catalog_gpu_find(c->gpus, e->valuestring) : -1;
+        if (id < 0)
+            return jsonf_error(d->doc, e, p, err, "not a GPU type (see `hetsim list gpus`)");
+        const char *name = catalog_gpu(c->gpus, id)->name;
+        const cJSON *k = g->node != NULL ? g->node->child : NULL;
+        while (k != NULL && catalog_gpu_find(c->gpus, k->string) != id)
+            k = k->next;
+        if (k == NULL)
+            return jsonf_error(d->doc, e, p, err, "'%s' has no factors of its own under "
+                               "\"gpus\": the default is fitted on calibrated types", name);
+        n += (size_t)snprintf(c->default_from + n, n < LLM_TEXT_MAX ? LLM_TEXT_MAX - n : 0,
+                              "%s%s", i ? ", " : "", name);
+    }
+    return 0;
+}
+
 static int load_fit(llm_catalog *c, const char *path, struct errbuf *err)
 {
     static const char *const top[] = { "note", "method", "default", "gpus", "system",
-                                       "residuals", NULL };
-    static const char *const sys_keys[] = { "eta_attn", "iter_ms", "first_ms", "eta_link",
-                                            "lat_factor", "coll_us", "note", NULL };
+                                       "engines", "residuals", NULL };
+    static const char *const sys_keys[] = { "eta_attn", "eta_link", "lat_factor", "coll_us",
+                                            "note", NULL };
     jsonf *doc;
     if (jsonf_load(&doc, path, err) < 0)
         return -1;
     struct jobj root, d, g, s;
     const char *text;
     const cJSON *resid;
-    struct llm_fit f;
+    struct llm_fit f = { 0 };
     int rc = -1;
     if (jobj_root(&root, doc, err) < 0 || jobj_known(&root, top, err) < 0 ||
-        jobj_str(&root, "note", JOPT, &text, err) < 0 ||
+        read_engines(c, &root, err) < 0)
+        goto out;
+    if (c->gpus == NULL) {      /* the names only */
+        rc = 0;
+        goto out;
+    }
+    if (jobj_str(&root, "note", JOPT, &text, err) < 0 ||
         jobj_str(&root, "method", JOPT, &text, err) < 0 ||
         jobj_arr(&root, "residuals", JOPT, &resid, err) < 0 ||
-        jobj_obj(&d, &root, "default", JREQ, err) < 0 || read_gpu_fit(&d, &f.dflt, err) < 0 ||
-        jobj_obj(&s, &root, "system", JREQ, err) < 0 || jobj_known(&s, sys_keys, err) < 0 ||
+        jobj_obj(&d, &root, "default", JREQ, err) < 0 ||
+        read_gpu_fit(&d, "from", &f.dflt, err) < 0 ||
+        jobj_obj(&s, &root, "system", JREQ, err) < 0)
+        goto out;
+    /* the engine's overheads were system terms before they were profiles */
+    static const char *const moved[] = { "iter_ms", "first_ms", NULL };
+    for (int k = 0; moved[k] != NULL; k++)
+        if (cJSON_GetObjectItemCaseSensitive(s.node, moved[k]) != NULL) {
+            field_error(&s, moved[k], err, "an engine's overhead: it belongs under "
+                        "\"engines\" (README, \"The LLM latency model\")");
+            goto out;
+        }
+    if (jobj_known(&s, sys_keys, err) < 0 ||
         jobj_num(&s, "eta_attn", JREQ, 1e-3, 1, &f.eta_attn, err) < 0 ||
-        jobj_num(&s, "iter_ms", JREQ, 0, 1e4, &f.iter_ms, err) < 0 ||
-        jobj_num(&s, "first_ms", JREQ, 0, 1e5, &f.first_ms, err) < 0 ||
         jobj_num(&s, "coll_us", JREQ, 0, 1e6, &f.coll_us, err) < 0 ||
         jobj_num(&s, "eta_link", JREQ, 1e-3, 1, &f.eta_link, err) < 0 ||
         jobj_num(&s, "lat_factor", JREQ, 0, 1e3, &f.lat_factor, err) < 0 ||
         jobj_str(&s, "note", JOPT, &text, err) < 0 ||
-        jobj_obj(&g, &root, "gpus", JOPT, err) < 0)
+        jobj_obj(&g, &root, "gpus", JOPT, err) < 0 ||
+        read_default_from(c, &d, &g, err) < 0)
         goto out;
+    f.iter_ms = c->fit.iter_ms;
+    f.seq_ms = c->fit.seq_ms;
+    f.first_ms = c->fit.first_ms;
     llm_set_fit(c, &f);
     for (const cJSON *m = g.node != NULL ? g.node->child : NULL; m != NULL; m = m->next) {
         struct jobj o;
@@ -288,7 +479,9 @@ static int load_fit(llm_catalog *c, const char *path, struct errbuf *err)
                         m->string);
             goto out;
         }
-        if (jobj_obj(&o, &g, m->string, JREQ, err) < 0 || read_gpu_fit(&o, &gf, err) < 0)
+        if (jobj_obj(&o, &g, m->string, JREQ, err) < 0 ||
+            read_gpu_fit(&o, "data", &gf, err) < 0 ||
+            read_text(&o, "data", JOPT, c->gdata[id], err) < 0)
             goto out;
         llm_set_gpu_fit(c, id, &gf);
     }
@@ -422,7 +615,7 @@ double llm_allreduce_s(const llm_catalog *c, int link, int n, double bytes)
     const struct link_spec *l = catalog_link(c->gpus, link);
     double steps = 2.0 * (n - 1);
     return c->fit.coll_us * 1e-6 + steps * l->lat_us * 1e-6 * c->fit.lat_factor +
-           steps / n * bytes / (2 * l->bw_gbs * 1e9 * c->fit.eta_link);
+           steps / n * bytes / (l->bw_gbs * 1e9 * c->fit.eta_link);
 }
 
 double llm_send_s(const llm_catalog *c, int link, double bytes)
@@ -439,6 +632,7 @@ void llm_batch_prefill(struct llm_batch *b, double c, double k, int last)
     b->tokens += c;
     b->prefill_pairs += c * (k + (c + 1) / 2);
     b->prefill_kv += k + c;
+    b->seqs += 1;
     if (last)
         b->logits += 1;
 }
@@ -449,6 +643,12 @@ void llm_batch_decode(struct llm_batch *b, double C)
     b->logits += 1;
     b->decode_ctx += C;
     b->decode_reqs += 1;
+    b->seqs += 1;
+}
+
+double llm_iter_s(const llm_catalog *c, const struct llm_batch *b)
+{
+    return (c->fit.iter_ms + c->fit.seq_ms * b->seqs) * 1e-3;
 }
 
 double llm_attn_prefill_s(const llm_catalog *c, int gpu, const struct llm_arch *a,
@@ -619,7 +819,7 @@ int llm_whatif_s(const llm_catalog *c, const struct llm_arch *a, const struct ll
             td += llm_send_s(c, w->stage_link, 2 * dec.tokens * a->hidden);
         }
     }
-    *prefill_s = tp_ + (c->fit.iter_ms + c->fit.first_ms) * 1e-3;
-    *decode_s = td + c->fit.iter_ms * 1e-3;
+    *prefill_s = tp_ + llm_iter_s(c, &pre) + c->fit.first_ms * 1e-3;
+    *decode_s = td + llm_iter_s(c, &dec);
     return 0;
 }

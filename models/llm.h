@@ -15,12 +15,23 @@
  *               (causal), at F eta_attn, against reading its K and V; decode: its K and V
  *               (2 C kv/t values for a context of C tokens) read at B eta_mem; one kernel each
  *   all-reduce  two per layer of T h values over the group's link when t > 1:
- *               coll + 2 (t-1) lat lat_factor + 2 (t-1)/t S / (2 bw eta_link)  (ring, NCCL
- *               driving both directions of every link; bw is the catalog's per direction)
+ *               coll + 2 (t-1) lat lat_factor + 2 (t-1)/t S / (bw eta_link)  (a ring: every
+ *               link carries 2 (t-1)/t of the message one way, at most its bandwidth bw,
+ *               the catalog's per direction; eta_link <= 1)
  * A stage of a pipeline runs some layers and, if it is the first, the embedding, if the last,
- * the final norm and the LM head (a GEMM of the tokens that produce logits against V/t rows);
- * an iteration adds iter_ms once, a request's first token first_ms.  Activations move between stages point to point:
- * lat lat_factor + S / (bw eta_link).  Pure functions of their arguments; nothing is cached.
+ * the final norm and the LM head (a GEMM of the tokens that produce logits against V/t rows).
+ * Activations move between stages point to point: lat lat_factor + S / (bw eta_link).  No
+ * modelled transfer carries more bytes a second than its link's bandwidth (a test checks
+ * every link, size and group).
+ *
+ * The serving engine's own costs are a named profile (models/data/llm_fit.json "engines",
+ * each with its source): an iteration of a batch of n sequences (prompt chunks and decoding
+ * requests) adds iter_ms + seq_ms n, a request's first token first_ms.  A catalog uses one
+ * engine at a time (the file's first unless llm_use_engine names another).
+ *
+ * GPU types with a kernel profile have factors fitted on it ("calibrated", with the data
+ * named); the others borrow the default, fitted on the calibrated types (llm_default_from).
+ * Pure functions of their arguments; nothing is cached.
  *
  * Ownership: llm_load allocates a catalog of architectures and fitted factors, llm_destroy
  * frees it; the GPU catalog it was loaded against must outlive it.  Returned pointers live as
@@ -61,17 +72,28 @@ struct llm_gpu_fit {
     double elem_us;         /* fixed time of an elementwise kernel */
 };
 
-/* Every factor of the model: per GPU type (fitted where a profile exists, else the default)
- * and those of the whole system. */
+/* Every factor of the model: per GPU type (fitted where a profile exists, else the default),
+ * those of the whole system, and the overheads of the engine in use. */
 struct llm_fit {
     struct llm_gpu_fit dflt;
     double eta_attn;        /* fraction of peak FLOP/s of prefill attention */
-    double iter_ms;         /* fixed time of one iteration (scheduling, sampling) */
-    double first_ms;        /* fixed time of a request's first token beyond its prefill
+    double iter_ms;         /* the engine in use: fixed time of one iteration (scheduling,
+                               sampling) */
+    double seq_ms;          /* ... and its time per sequence in the batch */
+    double first_ms;        /* ... and a request's first token beyond its prefill
                                (admission, tokenization, returning the token) */
-    double eta_link;        /* fraction of a link's bandwidth a transfer reaches */
+    double eta_link;        /* fraction of a link's bandwidth a transfer reaches (<= 1) */
     double lat_factor;      /* link latency multiplier per collective step or transfer */
     double coll_us;         /* fixed time of one collective call (launch and synchronize) */
+};
+
+/* A serving engine's overheads, as a profile of the fit file names them. */
+enum { LLM_TEXT_MAX = 256 };
+struct llm_engine {
+    char   name[LLM_NAME_MAX];
+    double iter_ms, seq_ms, first_ms;   /* as struct llm_fit's */
+    char   source[LLM_TEXT_MAX];        /* the measurements its terms were fitted on */
+    char   licence[LLM_TEXT_MAX];       /* theirs */
 };
 
 typedef struct llm_catalog llm_catalog;
@@ -80,8 +102,9 @@ typedef struct llm_catalog llm_catalog;
 extern const char llm_default_models[], llm_default_fit[];
 
 /* Load the architectures (models/data/llms.json) and the fitted factors
- * (models/data/llm_fit.json), whose GPU names must be in `gpus`.  With gpus and fit_path
- * NULL, the architectures only (to check names and shapes; no time may be asked of it). */
+ * (models/data/llm_fit.json), whose GPU names must be in `gpus`.  With gpus NULL, the
+ * architectures only, and with a fit_path the engines of that file (to check names; no time
+ * may be asked of it). */
 int  llm_load(llm_catalog **out, const catalog *gpus, const char *arch_path,
               const char *fit_path, struct errbuf *err);
 void llm_destroy(llm_catalog *c);
@@ -97,9 +120,30 @@ const catalog *llm_gpus(const llm_catalog *c);
 const struct llm_fit *llm_fit_of(const llm_catalog *c);
 /* The factors of GPU type `gpu`, and whether they were fitted for it (else the default). */
 const struct llm_gpu_fit *llm_gpu_fit(const llm_catalog *c, int gpu, int *fitted);
-/* Set the factors of one GPU type (the fit writes what it found). */
+/* Set the factors of one GPU type (the fit writes what it found); it is then calibrated. */
 void llm_set_gpu_fit(llm_catalog *c, int gpu, const struct llm_gpu_fit *f);
 void llm_set_fit(llm_catalog *c, const struct llm_fit *f);
+/* What a calibrated GPU type was fitted on ("" when the file does not say; NULL for a type
+ * that borrows the default), and the types the default was fitted on ("A100-80GB, H100";
+ * "" when not stated).  The setters copy (truncating at LLM_TEXT_MAX). */
+const char *llm_gpu_data(const llm_catalog *c, int gpu);
+const char *llm_default_from(const llm_catalog *c);
+void llm_set_gpu_data(llm_catalog *c, int gpu, const char *data);
+void llm_set_default_from(llm_catalog *c, const char *types);
+
+/* The engine profiles of the fit file, in its order. */
+int llm_nengines(const llm_catalog *c);
+const struct llm_engine *llm_engine_at(const llm_catalog *c, int i);
+const struct llm_engine *llm_engine_find(const llm_catalog *c, const char *name);
+/* The profile in use: NULL when the catalog's overheads are no profile's (llm_create). */
+const struct llm_engine *llm_engine_in_use(const llm_catalog *c);
+/* Use engine `name`'s overheads from now on: 0, or -1 when the file has no such engine. */
+int llm_use_engine(llm_catalog *c, const char *name);
+/* Add engine e, or replace the one of its name (its terms become the catalog's when it is
+ * the one in use); -1 when out of memory. */
+int llm_set_engine(llm_catalog *c, const struct llm_engine *e);
+/* The names of the engines, ", "-separated, into buf (for messages). */
+const char *llm_engine_names(const llm_catalog *c, char *buf, size_t cap);
 
 /* ---- sizes (bytes, fp16) ---- */
 
@@ -140,12 +184,15 @@ struct llm_batch {
     double prefill_kv;      /* sum over prefill chunks of k + c: K/V tokens read */
     double decode_ctx;      /* sum over decoding requests of their context length C */
     double decode_reqs;     /* decoding requests */
+    double seqs;            /* sequences: prefill chunks and decoding requests */
 };
 
 /* Add a prefill chunk of c tokens after k cached (last: it ends its prompt) or one decode
  * step at context C (the tokens the request holds, the new one included) to a batch. */
 void llm_batch_prefill(struct llm_batch *b, double c, double k, int last);
 void llm_batch_decode(struct llm_batch *b, double C);
+/* The engine's overhead of one iteration of batch b: (iter_ms + seq_ms b->seqs) ms. */
+double llm_iter_s(const llm_catalog *c, const struct llm_batch *b);
 
 /* Attention of a batch on one GPU holding `heads` query heads and `kv_heads` KV heads (a TP
  * share, or a Hetis split), for one layer: prefill and decode parts. */
@@ -205,10 +252,11 @@ double llm_stage_ends_s(const llm_catalog *c, const struct llm_arch *a,
                         const struct llm_stage *s, const struct llm_batch *b);
 
 /* What `hetsim model llm` answers: a prompt batch of `batch` prompts of `prompt` tokens
- * (prefill, first token included: iter_ms and first_ms added), and one decode step of `batch` requests at context
- * `context`, on pp stages of tp GPUs each (layers split evenly, the first stages taking the
- * remainder), the TP group joined by `link`, stages by `stage_link`; iteration overhead
- * included, stages one after another (one batch in flight). */
+ * (prefill, first token included: the iteration's overhead and first_ms added), and one
+ * decode step of `batch` requests at context `context`, on pp stages of tp GPUs each (layers
+ * split evenly, the first stages taking the remainder), the TP group joined by `link`,
+ * stages by `stage_link`; iteration overhead included, stages one after another (one batch
+ * in flight). */
 struct llm_whatif {
     int    gpu, tp, pp, link, stage_link;
     int    batch;

@@ -33,6 +33,7 @@ struct prow {
 
 struct profile {
     int              gpu;
+    char             file[96];      /* its file's name, without the folder */
     struct llm_arch  arch;
     struct prow     *rows;
     int              n;
@@ -45,12 +46,15 @@ struct arrow {
 
 struct point {
     char   source[32];
-    int    gpu, tp, batch, fitted;
+    int    gpu, tp, batch;
+    int    fit[2];          /* its first-token latency, its time per output token fitted */
     const struct llm_arch *arch;
     double prompt, out, ttft_ms, tpot_ms;   /* < 0: not reported */
 };
 
 struct llm_fit_data {
+    char            source[32];     /* the engine the fitted rows measured, "" without */
+    char            points[96];     /* their file's name */
     struct profile *prof;
     int             nprof;
     struct arrow   *ar;
@@ -154,6 +158,8 @@ int llm_fit_add_profile(llm_fit_data *d, const char *path, int gpu, struct errbu
     int nh = 0, pos[NCOLS + NDIMS], rc = -1, failed = 0;
     size_t len;
     struct profile p = { .gpu = gpu };
+    const char *slash = strrchr(path, '/');
+    snprintf(p.file, sizeof p.file, "%s", slash != NULL ? slash + 1 : path);
     if (read_header(r, path, hdr, &nh, err) < 0)
         goto out;
     find_cols(hdr, nh, want, NCOLS + NDIMS, pos);
@@ -290,6 +296,11 @@ out:
 int llm_fit_add_points(llm_fit_data *d, const char *path, const llm_catalog *c,
                        const char *fit_source, struct errbuf *err)
 {
+    if (fit_source != NULL) {
+        const char *slash = strrchr(path, '/');
+        snprintf(d->source, sizeof d->source, "%s", fit_source);
+        snprintf(d->points, sizeof d->points, "%s", slash != NULL ? slash + 1 : path);
+    }
     static const char *const want[] = { "source", "gpu", "model", "tp", "batch",
                                         "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms" };
     tio *r;
@@ -346,7 +357,12 @@ int llm_fit_add_points(llm_fit_data *d, const char *path, const llm_catalog *c,
             err_input(err, path, ln, "tp", "needs tp, batch and prompt_tokens >= 1");
             goto out;
         }
-        p.fitted = p.tp == 1 && p.batch == 1 && fit_source != NULL && strcmp(p.source, fit_source) == 0;
+        /* one GPU of the engine the fit is for: single requests' first tokens and decode
+           steps (iter_ms and first_ms), batched decode steps (seq_ms); a static batch's
+           first token also waits for the batch to be formed, which is no iteration's cost */
+        int mine = p.tp == 1 && fit_source != NULL && strcmp(p.source, fit_source) == 0;
+        p.fit[0] = mine && p.batch == 1;
+        p.fit[1] = mine;
         d->pt = grow_array(d->pt, (size_t)d->npt + 1, sizeof *d->pt, &failed);
         if (failed) {
             err_run(err, "out of memory");
@@ -402,9 +418,10 @@ static int is_gemm(int col)
 }
 
 struct kfit_ctx {
-    const struct profile *p;
-    llm_catalog          *c;
-    int                   gemm;     /* 1: the GEMM factors, 0: the elementwise ones */
+    const llm_fit_data *d;
+    int                 gpu;        /* the profiles of this GPU type */
+    llm_catalog        *c;
+    int                 gemm;       /* 1: the GEMM factors, 0: the elementwise ones */
 };
 
 /* x -> the factors being fitted, the others kept as f holds them */
@@ -425,19 +442,24 @@ static void kfit_params(const gsl_vector *x, int gemm, struct llm_gpu_fit *f)
 static double kfit_f(const gsl_vector *x, void *arg)
 {
     struct kfit_ctx *k = arg;
-    struct llm_gpu_fit f = *llm_gpu_fit(k->c, k->p->gpu, NULL);
+    struct llm_gpu_fit f = *llm_gpu_fit(k->c, k->gpu, NULL);
     kfit_params(x, k->gemm, &f);
     if (f.p > 64)
         return 1e12;
-    llm_set_gpu_fit(k->c, k->p->gpu, &f);
+    llm_set_gpu_fit(k->c, k->gpu, &f);
     double s = 0;
-    for (int i = 0; i < k->p->n; i++) {
-        const struct prow *r = &k->p->rows[i];
-        for (int col = 0; col < NCOLS; col++)
-            if (r->ms[col] > 0 && is_gemm(col) == k->gemm)
-                s += sq_log(llm_op_s(k->c, k->p->gpu, &k->p->arch, r->tp, col_op[col], r->T) *
-                                1e3,
-                            r->ms[col]);
+    for (int q = 0; q < k->d->nprof; q++) {
+        const struct profile *p = &k->d->prof[q];
+        if (p->gpu != k->gpu)
+            continue;
+        for (int i = 0; i < p->n; i++) {
+            const struct prow *r = &p->rows[i];
+            for (int col = 0; col < NCOLS; col++)
+                if (r->ms[col] > 0 && is_gemm(col) == k->gemm)
+                    s += sq_log(llm_op_s(k->c, k->gpu, &p->arch, r->tp, col_op[col], r->T) *
+                                    1e3,
+                                r->ms[col]);
+        }
     }
     return s;
 }
@@ -493,26 +515,45 @@ static double lfit_f(const gsl_vector *x, void *arg)
     return s;
 }
 
+/* 3a (x: iter_ms, first_ms, seq_ms held at 0): the fitted rows of single requests, which
+ * give one sequence's iteration overhead, iter_ms + seq_ms; 3b (x: seq_ms): the fitted
+ * decode steps of batches, that sum and first_ms held (seq_ms a share of it) */
 static double pfit_f(const gsl_vector *x, void *arg)
 {
     struct lfit_ctx *k = arg;
     struct llm_fit f = *llm_fit_of(k->c);
-    f.iter_ms = exp(gsl_vector_get(x, 0));
-    f.first_ms = exp(gsl_vector_get(x, 1));
+    int batched = x->size == 1;
+    if (batched) {
+        double one = f.iter_ms + f.seq_ms;
+        f.seq_ms = one * logistic(gsl_vector_get(x, 0));
+        f.iter_ms = one - f.seq_ms;
+    } else {
+        f.iter_ms = exp(gsl_vector_get(x, 0));
+        f.first_ms = exp(gsl_vector_get(x, 1));
+    }
     llm_set_fit(k->c, &f);
     double s = 0;
     for (int i = 0; i < k->d->npt; i++) {
         const struct point *p = &k->d->pt[i];
         double ttft, tpot;
-        if (!p->fitted)
+        if ((p->batch > 1) != batched || (!p->fit[0] && !p->fit[1]))
             continue;
         point_model(k->c, p, &ttft, &tpot);
-        if (p->ttft_ms > 0)
+        if (p->fit[0] && p->ttft_ms > 0)
             s += sq_log(ttft, p->ttft_ms);
-        if (p->tpot_ms > 0)
+        if (p->fit[1] && p->tpot_ms > 0)
             s += sq_log(tpot, p->tpot_ms);
     }
     return s;
+}
+
+/* Minimize pfit_f over x from its values (exp coordinates), leaving the optimum in c. */
+static int fit_overheads(struct lfit_ctx *k, gsl_vector *x, struct errbuf *err)
+{
+    if (minimize(pfit_f, k, x, err) < 0)
+        return -1;
+    pfit_f(x, k);
+    return 0;
 }
 
 /* Where every fit starts, whatever the catalog held: a fit depends only on its data. */
@@ -536,9 +577,18 @@ int llm_fit_solve(llm_fit_data *d, llm_catalog *c, struct errbuf *err)
         err_run(err, "out of memory");
         goto out;
     }
-    /* 1. kernels, per profiled GPU type; the default is their geometric mean */
+    /* 1. kernels, per profiled GPU type on all its profiles; the default is their geometric
+       mean */
     double lsum[4 + LLM_ELEM_N + 1] = { 0 };
+    int ntypes = 0;
+    char from[LLM_TEXT_MAX] = "";
+    size_t nfrom = 0;
     for (int i = 0; i < d->nprof; i++) {
+        int gpu = d->prof[i].gpu, seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = d->prof[j].gpu == gpu;
+        if (seen)
+            continue;
         const struct llm_gpu_fit *f0 = &start.dflt;
         gsl_vector_set(xg, 0, logit(f0->eta_compute));
         gsl_vector_set(xg, 1, logit(f0->eta_mem));
@@ -547,14 +597,28 @@ int llm_fit_solve(llm_fit_data *d, llm_catalog *c, struct errbuf *err)
         for (int k = 0; k < LLM_ELEM_N; k++)
             gsl_vector_set(xe, k, logit(f0->eta_elem[k]));
         gsl_vector_set(xe, LLM_ELEM_N, clamp_log(f0->elem_us));
-        struct kfit_ctx kg = { &d->prof[i], c, 1 }, ke = { &d->prof[i], c, 0 };
+        struct kfit_ctx kg = { d, gpu, c, 1 }, ke = { d, gpu, c, 0 };
         if (minimize(kfit_f, &kg, xg, err) < 0)
             goto out;
         kfit_f(xg, &kg);
         if (minimize(kfit_f, &ke, xe, err) < 0)
             goto out;
         kfit_f(xe, &ke);
-        const struct llm_gpu_fit *f = llm_gpu_fit(c, d->prof[i].gpu, NULL);
+        /* what it was fitted on: its profiles' files */
+        char data[LLM_TEXT_MAX];
+        size_t n = (size_t)snprintf(data, sizeof data, "Vidur per-layer kernel times:");
+        for (int j = i, first = 1; j < d->nprof; j++)
+            if (d->prof[j].gpu == gpu && n < sizeof data) {
+                n += (size_t)snprintf(data + n, sizeof data - n, "%s %s", first ? "" : ",",
+                                      d->prof[j].file);
+                first = 0;
+            }
+        llm_set_gpu_data(c, gpu, data);
+        if (nfrom < sizeof from)
+            nfrom += (size_t)snprintf(from + nfrom, sizeof from - nfrom, "%s%s",
+                                      ntypes ? ", " : "", catalog_gpu(llm_gpus(c), gpu)->name);
+        ntypes++;
+        const struct llm_gpu_fit *f = llm_gpu_fit(c, gpu, NULL);
         lsum[0] += log(f->eta_compute);
         lsum[1] += log(f->eta_mem);
         lsum[2] += log(f->p);
@@ -568,9 +632,10 @@ int llm_fit_solve(llm_fit_data *d, llm_catalog *c, struct errbuf *err)
     sys.lat_factor = start.lat_factor;
     sys.coll_us = start.coll_us;
     sys.iter_ms = start.iter_ms;
+    sys.seq_ms = 0;
     sys.first_ms = start.first_ms;
-    if (d->nprof > 0) {
-        double n = d->nprof;
+    if (ntypes > 0) {
+        double n = ntypes;
         sys.dflt.eta_compute = exp(lsum[0] / n);
         sys.dflt.eta_mem = exp(lsum[1] / n);
         sys.dflt.p = exp(lsum[2] / n);
@@ -579,6 +644,7 @@ int llm_fit_solve(llm_fit_data *d, llm_catalog *c, struct errbuf *err)
             sys.dflt.eta_elem[k] = exp(lsum[4 + k] / n);
         sys.dflt.elem_us = exp(lsum[4 + LLM_ELEM_N] / n);
         llm_set_fit(c, &sys);
+        llm_set_default_from(c, from);
     }
     /* 2. links */
     struct lfit_ctx k = { d, c };
@@ -590,24 +656,61 @@ int llm_fit_solve(llm_fit_data *d, llm_catalog *c, struct errbuf *err)
             goto out;
         lfit_f(y, &k);      /* leaves the optimum in c */
     }
-    /* 3. serving overheads */
-    int nfit = 0;
-    for (int i = 0; i < d->npt; i++)
-        nfit += d->pt[i].fitted;
+    /* 3. the engine's overheads: iter_ms and first_ms on single requests, then seq_ms on
+       batched decode steps */
+    int nfit = 0, nbatched = 0;
+    for (int i = 0; i < d->npt; i++) {
+        nfit += d->pt[i].fit[0] || d->pt[i].fit[1];
+        nbatched += d->pt[i].batch > 1 && d->pt[i].fit[1];
+    }
     if (nfit > 0) {
         sys = *llm_fit_of(c);
-        gsl_vector *z = gsl_vector_alloc(2);
-        if (z == NULL) {
+        sys.iter_ms = start.iter_ms;
+        sys.first_ms = start.first_ms;
+        sys.seq_ms = 0;
+        llm_set_fit(c, &sys);
+        gsl_vector *z = gsl_vector_alloc(2), *zb = gsl_vector_alloc(1);
+        if (z == NULL || zb == NULL) {
+            gsl_vector_free(z);
+            gsl_vector_free(zb);
             err_run(err, "out of memory");
             goto out;
         }
         gsl_vector_set(z, 0, clamp_log(sys.iter_ms));
         gsl_vector_set(z, 1, clamp_log(sys.first_ms));
-        int r3 = minimize(pfit_f, &k, z, err);
-        pfit_f(z, &k);
+        gsl_vector_set(zb, 0, 0);      /* half of one sequence's iteration overhead */
+        int r3 = fit_overheads(&k, z, err);
+        if (r3 == 0 && nbatched > 0)
+            r3 = fit_overheads(&k, zb, err);
         gsl_vector_free(z);
+        gsl_vector_free(zb);
         if (r3 < 0)
             goto out;
+        /* a term the rows push to zero is zero (the logistic never reaches it) */
+        sys = *llm_fit_of(c);
+        if (sys.seq_ms < 1e-6) {
+            sys.iter_ms += sys.seq_ms;
+            sys.seq_ms = 0;
+            llm_set_fit(c, &sys);
+        }
+        /* the overheads are the fitted rows' engine's: its profile, its source kept */
+        const struct llm_engine *old = llm_engine_find(c, d->source);
+        struct llm_engine e = { 0 };
+        if (old != NULL) {
+            e = *old;
+        } else {
+            snprintf(e.name, sizeof e.name, "%s", d->source);
+            snprintf(e.source, sizeof e.source, "the '%s' rows of %s", d->source, d->points);
+            snprintf(e.licence, sizeof e.licence, "as that file's source states");
+        }
+        sys = *llm_fit_of(c);
+        e.iter_ms = sys.iter_ms;
+        e.seq_ms = sys.seq_ms;
+        e.first_ms = sys.first_ms;
+        if (llm_set_engine(c, &e) < 0 || llm_use_engine(c, e.name) < 0) {
+            err_run(err, "out of memory");
+            goto out;
+        }
     }
     rc = 0;
 out:
@@ -639,30 +742,39 @@ int llm_fit_residuals(const llm_fit_data *d, const llm_catalog *c, struct llm_re
 {
     int k = 0, maxn = 0;
     for (int i = 0; i < d->nprof; i++)
-        if (d->prof[i].n > maxn)
-            maxn = d->prof[i].n;
+        maxn += d->prof[i].n;
     if (d->nar > maxn)
         maxn = d->nar;
     double *e = malloc((size_t)(maxn > 0 ? maxn : 1) * sizeof *e);
     if (e == NULL)
         return 0;
     const catalog *cat = llm_gpus(c);
+    /* kernels: one group per (GPU type, op) over all the type's profiles */
     for (int i = 0; i < d->nprof; i++) {
-        const struct profile *p = &d->prof[i];
+        int gpu = d->prof[i].gpu, seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = d->prof[j].gpu == gpu;
+        if (seen)
+            continue;
         for (int col = 0; col < NCOLS && k < cap; col++) {
             int n = 0;
-            for (int j = 0; j < p->n; j++) {
-                const struct prow *r = &p->rows[j];
-                if (r->ms[col] > 0)
-                    e[n++] = (llm_op_s(c, p->gpu, &p->arch, r->tp, col_op[col], r->T) * 1e3 /
-                                  r->ms[col] -
-                              1) * 100;
+            for (int q = i; q < d->nprof; q++) {
+                const struct profile *p = &d->prof[q];
+                if (p->gpu != gpu)
+                    continue;
+                for (int j = 0; j < p->n; j++) {
+                    const struct prow *r = &p->rows[j];
+                    if (r->ms[col] > 0)
+                        e[n++] = (llm_op_s(c, gpu, &p->arch, r->tp, col_op[col], r->T) * 1e3 /
+                                      r->ms[col] -
+                                  1) * 100;
+                }
             }
             struct llm_resid *r = &out[k++];
             memset(r, 0, sizeof *r);
             r->kind = LLM_RESID_OP;
             r->fitted = 1;
-            snprintf(r->what, sizeof r->what, "%s %s", catalog_gpu(cat, p->gpu)->name,
+            snprintf(r->what, sizeof r->what, "%s %s", catalog_gpu(cat, gpu)->name,
                      col_names[col]);
             group(r, e, n);
         }
@@ -699,7 +811,7 @@ int llm_fit_residuals(const llm_fit_data *d, const llm_catalog *c, struct llm_re
             struct llm_resid *r = &out[k++];
             memset(r, 0, sizeof *r);
             r->kind = LLM_RESID_POINT;
-            r->fitted = p->fitted;
+            r->fitted = p->fit[which];
             r->n = 1;
             snprintf(r->what, sizeof r->what, "%s %s %s tp%d b%d p%g %s", p->source,
                      catalog_gpu(cat, p->gpu)->name, p->arch->name, p->tp, p->batch, p->prompt,
@@ -716,13 +828,49 @@ int llm_fit_residuals(const llm_fit_data *d, const llm_catalog *c, struct llm_re
 
 /* ---------------------------------------------------------------- the data file */
 
-static void put_gpu_fit(FILE *f, const struct llm_gpu_fit *g)
+/* s as a JSON string */
+static void put_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s != '\0'; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* One GPU type's factors; the default also names the types it was fitted on ("from"), a
+ * calibrated type its data ("data"). */
+static void put_gpu_fit(FILE *f, const struct llm_gpu_fit *g, const char *from,
+                        const char *data)
 {
     fprintf(f, "{ \"eta_compute\": %.4f, \"eta_mem\": %.4f, \"p\": %.3f, \"kernel_us\": %.3f,\n"
             "      \"eta_elem\": { ", g->eta_compute, g->eta_mem, g->p, g->kernel_us);
     for (int k = 0; k < LLM_ELEM_N; k++)
         fprintf(f, "%s\"%s\": %.4f", k ? ", " : "", llm_elem_names[k], g->eta_elem[k]);
-    fprintf(f, " }, \"elem_us\": %.3f }", g->elem_us);
+    fprintf(f, " }, \"elem_us\": %.3f", g->elem_us);
+    if (from != NULL && from[0] != '\0') {
+        /* "A, B" -> ["A", "B"] */
+        fprintf(f, ",\n      \"from\": [\"");
+        for (const char *p = from; *p != '\0'; p++) {
+            if (p[0] == ',' && p[1] == ' ') {
+                fprintf(f, "\", \"");
+                p++;
+            } else {
+                fputc(*p, f);
+            }
+        }
+        fprintf(f, "\"]");
+    }
+    if (data != NULL && data[0] != '\0') {
+        fprintf(f, ",\n      \"data\": ");
+        put_str(f, data);
+    }
+    fprintf(f, " }");
 }
 
 int llm_fit_write(FILE *f, const llm_catalog *c, const struct llm_resid *r, int n,
@@ -732,15 +880,17 @@ int llm_fit_write(FILE *f, const llm_catalog *c, const struct llm_resid *r, int 
     const catalog *cat = llm_gpus(c);
     fprintf(f, "{\n  \"note\": \"%s\",\n", note);
     fprintf(f, "  \"method\": \"models/llm_fit.h: least squares on log(model / measured) by "
-            "Nelder-Mead, in three steps: per profiled GPU type the kernel factors on Vidur's "
-            "per-layer kernel times; the link factors on Vidur's all-reduce times; iter_ms and "
-            "first_ms on the end-to-end rows marked fit; eta_attn is not fitted (the rows "
-            "cannot tell it apart: attention is a few percent of a 2,048-token prefill) but "
-            "set to 0.6 of peak, inside the 50-73%% FlashAttention-2 reports for its forward "
-            "pass on A100; GPU types without a profile take 'default', the geometric mean of "
-            "the profiled types' factors.\",\n");
+            "Nelder-Mead, in three steps: per profiled GPU type the kernel factors on all its "
+            "Vidur per-layer kernel times; the link factors on Vidur's all-reduce times (a ring "
+            "carrying 2 (n-1)/n of the message over each link at most at its bandwidth, "
+            "eta_link <= 1); the fitted engine's iter_ms and first_ms on its single-request "
+            "rows, then its seq_ms on its batched decode steps; eta_attn is not fitted (the "
+            "rows cannot tell it apart: attention is a few percent of a 2,048-token prefill) "
+            "but set to 0.6 of peak, inside the 50-73%% FlashAttention-2 reports for its "
+            "forward pass on A100; GPU types without a profile borrow 'default', the geometric "
+            "mean of the profiled types' factors.\",\n");
     fprintf(f, "  \"default\": ");
-    put_gpu_fit(f, &s->dflt);
+    put_gpu_fit(f, &s->dflt, llm_default_from(c), NULL);
     fprintf(f, ",\n  \"gpus\": {");
     int first = 1;
     for (int g = 0; g < catalog_ngpus(cat); g++) {
@@ -749,12 +899,29 @@ int llm_fit_write(FILE *f, const llm_catalog *c, const struct llm_resid *r, int 
         if (!fitted)
             continue;
         fprintf(f, "%s\n    \"%s\": ", first ? "" : ",", catalog_gpu(cat, g)->name);
-        put_gpu_fit(f, gf);
+        put_gpu_fit(f, gf, NULL, llm_gpu_data(c, g));
         first = 0;
     }
-    fprintf(f, "\n  },\n  \"system\": { \"eta_attn\": %.4f, \"iter_ms\": %.4f, \"first_ms\": %.4f,\n"
-            "    \"eta_link\": %.4f, \"lat_factor\": %.4f, \"coll_us\": %.3f },\n", s->eta_attn,
-            s->iter_ms, s->first_ms, s->eta_link, s->lat_factor, s->coll_us);
+    fprintf(f, "\n  },\n  \"system\": { \"eta_attn\": %.4f, \"eta_link\": %.4f, "
+            "\"lat_factor\": %.4f, \"coll_us\": %.3f },\n", s->eta_attn, s->eta_link,
+            s->lat_factor, s->coll_us);
+    /* the engines, the one in use first (a catalog starts with the file's first) */
+    const struct llm_engine *use = llm_engine_in_use(c);
+    fprintf(f, "  \"engines\": {");
+    for (int i = -1, k = 0; i < llm_nengines(c); i++) {
+        const struct llm_engine *e = i < 0 ? use : llm_engine_at(c, i);
+        if (e == NULL || (i >= 0 && e == use))
+            continue;
+        fprintf(f, "%s\n    ", k++ ? "," : "");
+        put_str(f, e->name);
+        fprintf(f, ": { \"iter_ms\": %.4f, \"seq_ms\": %.4f, \"first_ms\": %.4f,\n"
+                "      \"source\": ", e->iter_ms, e->seq_ms, e->first_ms);
+        put_str(f, e->source);
+        fprintf(f, ",\n      \"licence\": ");
+        put_str(f, e->licence);
+        fprintf(f, " }");
+    }
+    fprintf(f, "\n  },\n");
     fprintf(f, "  \"residuals\": [");
     for (int i = 0; i < n; i++) {
         if (r[i].kind == LLM_RESID_POINT)

@@ -18,6 +18,13 @@ hetsim=${HETSIM:-./hetsim}
 exec "$hetsim" model fit \
     --profile "A100-80GB=$vidur/a100_Llama-2-7b-hf_mlp.csv" \
     --profile "H100=$vidur/h100_Llama-2-7b-hf_mlp.csv" \
+    --profile "A10=$vidur/a10_Llama-2-7b-hf_mlp.csv" \
+    --profile "A10=$vidur/a10_Meta-Llama-3-8B_mlp.csv" \
+    --profile "A10=$vidur/a10_CodeLlama-34b-Instruct-hf_mlp.csv" \
+    --profile "A10=$vidur/a10_Llama-2-70b-hf_mlp.csv" \
+    --profile "T4=$vidur/t4_Llama-2-7b-hf_mlp.csv" \
+    --profile "T4=$vidur/t4_opt-6.7b_mlp.csv" \
+    --profile "T4=$vidur/t4_opt-30b_mlp.csv" \
     --allreduce "$vidur/a100_pairwise_nvlink_all_reduce.csv" \
     --ar-link 2=nvlink3 --ar-link 4=pcie4 \
     --measured "$shared/reference/llm/measured_points.csv" --fit-source lmdeploy \

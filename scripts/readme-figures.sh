@@ -50,8 +50,8 @@
 #                  is written to a scratch file, the shipped one is left as it is)
 #   hetis-claims   scripts/reproduce/hetis.sh's claims tables (375 runs, a few minutes, into
 #                  results/out/hetis*, resumed if already there)
-#   hetis-why      from hetis.sh's runs: throughput, latency, KV use and preemptions per
-#                  policy and rate (mean over the seeds), Llama-2-70B and 13B
+#   hetis-why      from hetis.sh's runs: throughput, latency, KV use and moves, preemptions per
+#                  policy and rate (mean over the seeds), Llama-2-70B, 13B and OPT-30B
 #   serve-speed    tests/bench_serve alone (a minute)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -275,12 +275,15 @@ gen_fgd_why() {
 }
 
 gen_hetis_why() {
-    cols=tokens_per_s,e2e_mean,ttft_p95,kv_used_frac,preemptions,util_A100-80GB,util_RTX3090,util_P100
+    cols=tokens_per_s,e2e_mean,ttft_p95,tpot_p50,kv_used_frac,kv_moved_gb,preemptions,util_A100-80GB,util_RTX3090,util_P100
     echo "Llama-2-70B"
     why_report hetis hetis_load workload.rate_per_s "$cols"
     echo
     echo "Llama-2-13B"
     why_report hetis_13b hetis_load_13b workload.rate_per_s "$cols"
+    echo
+    echo "OPT-30B"
+    why_report hetis_opt30b hetis_load_opt30b workload.rate_per_s "$cols"
 }
 
 gen_iadeep_why() {

@@ -199,6 +199,22 @@ struct row {
 #define RQFILE(text) { { "e.json", S_WL("{ \"format\": \"requests\", \"trace\": \"r.csv\" }") }, \
                        { "r.csv", text } }
 #define SYNL(fields) AZFILE(S_WL("{ \"format\": \"llm_synthetic\", " fields " }"), AZ_OK)
+/* the latency model's factors f.json, one part per line: 2 default, 3 gpus, 4 system,
+ * 5 engines; the experiment (line 8) names it and may choose an engine */
+#define FIT_DEF(more) "{ \"eta_compute\": 0.7, \"eta_mem\": 0.7, \"p\": 2, \"kernel_us\": 1, " \
+    "\"eta_elem\": { \"norm\": 0.5, \"rope\": 0.5, \"act\": 0.5, \"add\": 0.5 }, " \
+    "\"elem_us\": 1" more " }"
+#define FIT_SYS(more) "{ \"eta_attn\": 0.6, \"eta_link\": 0.9, \"lat_factor\": 1, " \
+    "\"coll_us\": 10" more " }"
+#define FIT_ENG(name, more) "\"" name "\": { \"iter_ms\": 1, \"seq_ms\": 0.1, " \
+    "\"first_ms\": 5, \"source\": \"s\"" more " }"
+#define FIT_ENG_OK(name) FIT_ENG(name, ", \"licence\": \"l\"")
+#define FITJ(def, gpus, sys, eng) "{\n \"default\": " def ",\n \"gpus\": { " gpus " },\n" \
+    " \"system\": " sys ",\n \"engines\": { " eng " }\n}\n"
+#define FITJ_OK(eng) FITJ(FIT_DEF(""), "", FIT_SYS(""), eng)
+#define FITFILE(sim, fit) { { "e.json", S_MORE("\"models\": { \"llm_fit\": \"f.json\" }" sim) }, \
+                            { "a.csv", AZ_OK }, { "f.json", fit } }
+#define FIT_ENGINE(name) ", \"sim\": { \"engine\": \"" name "\" }"
 /* multiplexing: an experiment with a "multiplex" section on line 7 and its table i.csv */
 #define MUX(src) E_MORE("\"multiplex\": { \"interference\": [ " src " ] }")
 #define MUXG "{ \"format\": \"gavel\", \"path\": \"i.csv\" }"
@@ -1370,6 +1386,61 @@ static const struct row rows[] = {
     { "serve_synth_prompt_field", SYNL("\"requests\": 2, \"rate_per_s\": 5, \"prompt\": { "
                                        "\"mean\": 100 }"), { RUN }, 2,
       AT("e.json", 6) "workload.prompt.mean: unknown field" },
+    /* the engine profile (sim.engine) and the factors file's engines, calibrations, links */
+    { "serve_engine_ok", AZFILE(S_MORE("\"sim\": { \"engine\": \"lmdeploy\" }"), AZ_OK),
+      { RUN }, 0, NULL, 1 },
+    { "serve_engine_unknown", AZFILE(S_MORE("\"sim\": { \"engine\": \"vllm\" }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "sim.engine: no engine profile 'vllm' in *llm_fit.json (it "
+      "has: lmdeploy)" },
+    { "serve_engine_not_string", AZFILE(S_MORE("\"sim\": { \"engine\": 1 }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "sim.engine: must be a string" },
+    { "serve_fit_second_engine_ok", FITFILE(FIT_ENGINE("b"),
+                                            FITJ_OK(FIT_ENG_OK("a") ", " FIT_ENG_OK("b"))),
+      { RUN }, 0, NULL, 1 },
+    { "serve_fit_engine_not_in_file", FITFILE(FIT_ENGINE("lmdeploy"), FITJ_OK(FIT_ENG_OK("a"))),
+      { RUN }, 2, AT("e.json", 8) "sim.engine: no engine profile 'lmdeploy' in *f.json (it "
+      "has: a)" },
+    { "serve_fit_no_engines", FITFILE("", "{\n \"default\": " FIT_DEF("") ",\n \"system\": "
+                                      FIT_SYS("") "\n}\n"),
+      { RUN }, 2, AT("f.json", 1) "engines: required field is missing" },
+    { "serve_fit_engines_empty", FITFILE("", FITJ_OK("")),
+      { RUN }, 2, AT("f.json", 5) "engines: empty: at least one engine profile" },
+    { "serve_fit_engine_licence_missing", FITFILE("", FITJ_OK(FIT_ENG("a", ""))),
+      { RUN }, 2, AT("f.json", 5) "engines.a.licence: required field is missing" },
+    { "serve_fit_engine_seq_negative", FITFILE("", FITJ_OK("\"a\": { \"iter_ms\": 1, "
+                                               "\"seq_ms\": -1, \"first_ms\": 5, \"source\": "
+                                               "\"s\", \"licence\": \"l\" }")),
+      { RUN }, 2, AT("f.json", 5) "engines.a.seq_ms: -1 is out of range" },
+    { "serve_fit_engine_unknown_field", FITFILE("", FITJ_OK(FIT_ENG("a", ", \"licence\": "
+                                                             "\"l\", \"per_seq_ms\": 1"))),
+      { RUN }, 2, AT("f.json", 5) "engines.a.per_seq_ms: unknown field" },
+    { "serve_fit_iter_in_system", FITFILE("", FITJ(FIT_DEF(""), "",
+                                                   FIT_SYS(", \"iter_ms\": 1"),
+                                                   FIT_ENG_OK("a"))),
+      { RUN }, 2, AT("f.json", 4) "system.iter_ms: an engine's overhead: it belongs under "
+      "\"engines\"" },
+    { "serve_fit_default_from_unknown", FITFILE("", FITJ(FIT_DEF(", \"from\": [\"A200\"]"), "",
+                                                         FIT_SYS(""), FIT_ENG_OK("a"))),
+      { RUN }, 2, AT("f.json", 2) "default.from[0]: not a GPU type" },
+    { "serve_fit_default_from_uncalibrated",
+      FITFILE("", FITJ(FIT_DEF(", \"from\": [\"A100-80GB\", \"T4\"]"),
+                       "\"A100-80GB\": " FIT_DEF(", \"data\": \"mine\""), FIT_SYS(""),
+                       FIT_ENG_OK("a"))),
+      { RUN }, 2, AT("f.json", 2) "default.from[1]: 'T4' has no factors of its own under "
+      "\"gpus\"" },
+    { "serve_fit_gpu_data_not_string",
+      FITFILE("", FITJ(FIT_DEF(""), "\"A100-80GB\": " FIT_DEF(", \"data\": 3"), FIT_SYS(""),
+                       FIT_ENG_OK("a"))),
+      { RUN }, 2, AT("f.json", 3) "gpus.A100-80GB.data: must be a string" },
+    { "serve_fit_from_on_a_gpu", FITFILE("", FITJ(FIT_DEF(""), "\"A100-80GB\": "
+                                                  FIT_DEF(", \"from\": []"), FIT_SYS(""),
+                                                  FIT_ENG_OK("a"))),
+      { RUN }, 2, AT("f.json", 3) "gpus.A100-80GB.from: unknown field" },
+    { "serve_fit_eta_link_above_one", FITFILE("", FITJ(FIT_DEF(""), "",
+                                                       "{ \"eta_attn\": 0.6, \"eta_link\": "
+                                                       "1.4, \"lat_factor\": 1, \"coll_us\": "
+                                                       "10 }", FIT_ENG_OK("a"))),
+      { RUN }, 2, AT("f.json", 4) "system.eta_link: 1.4 is out of range [0.001, 1]" },
     /* -------- multiplexing: the "multiplex" section and its interference tables -------- */
     { "mux_ok", MUXFILES(MUX(MUXG), GPHDR GPAIR), { RUN }, 0, NULL, 1 },
     { "mux_gavel_missing_column", MUXFILES(MUX(MUXG), "worker_type,job_a,job_b,norm_speed_a\n"),

@@ -1,10 +1,12 @@
 /*
  * test_llm: the LLM latency model (models/llm.h) against hand-computed values — parameter
  * counts, weights and KV bytes, the roofline of one GEMM and one elementwise kernel, the
- * ring all-reduce and a point-to-point send, decode and prefill attention, a whole stage —
- * with toy factors whose arithmetic is easy to follow; then properties of the shipped fit
- * (README's roofline sanity bounds, more GPUs never slower per token at large batches) and
- * the loader's checks of both data files.
+ * ring all-reduce and a point-to-point send, decode and prefill attention, a whole stage,
+ * the engine's overheads — with toy factors whose arithmetic is easy to follow; that no
+ * collective or send carries more bytes a second over a link than its bandwidth, whatever
+ * the link, size, group and factors; then properties of the shipped fit (README's roofline
+ * sanity bounds, more GPUs never slower per token at large batches, which GPU types are
+ * calibrated on what, the engine profiles) and the loader's checks of both data files.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -148,13 +150,57 @@ Test(llm, gemm_roofline_by_hand)
 
 Test(llm, collectives_by_hand)
 {
-    /* 4 GPUs on PCIe 4 (31.5 GB/s a direction, 5 us): 10 us + 6 steps x 5 us + 6/4 of 1 MB
-     * over both directions at half the bandwidth */
-    NEAR(llm_allreduce_s(toy, pcie4, 4, 1e6), 10e-6 + 30e-6 + 1.5 * 1e6 / (2 * 31.5e9 * 0.5),
+    /* 4 GPUs on PCIe 4 (31.5 GB/s a direction, 5 us): 10 us + 6 steps x 5 us, and 6/4 of
+     * 1 MB over every link of the ring one way, at half its bandwidth */
+    NEAR(llm_allreduce_s(toy, pcie4, 4, 1e6), 10e-6 + 30e-6 + 1.5 * 1e6 / (31.5e9 * 0.5),
          1e-12);
+    /* two GPUs: each sends the other half the message twice, the whole of it */
+    NEAR(llm_allreduce_s(toy, nvsw, 2, 4e6), 10e-6 + 2 * 3e-6 + 4e6 / (300e9 * 0.5), 1e-12);
     cr_assert_eq(llm_allreduce_s(toy, pcie4, 1, 1e6), 0);
     /* a send: one latency and the bytes one way */
     NEAR(llm_send_s(toy, pcie4, 1e6), 5e-6 + 1e6 / (31.5e9 * 0.5), 1e-12);
+}
+
+/* The bytes a second one link carries, against its bandwidth (bytes/s), for factors f. */
+static void check_rates(const struct llm_fit *f, const char *what)
+{
+    llm_catalog *c = llm_create(cat, f);
+    cr_assert_not_null(c);
+    int checked = 0;
+    for (int l = 0; l < catalog_nlinks(cat); l++) {
+        double bw = catalog_link(cat, l)->bw_gbs * 1e9;
+        for (double bytes = 1; bytes <= 4e9; bytes *= 2) {
+            /* a send carries its bytes over its link */
+            double t = llm_send_s(c, l, bytes);
+            cr_assert(bytes / t <= bw * (1 + 1e-12), "%s: a send of %g B over %s: %g B/s, "
+                      "the link carries %g", what, bytes, catalog_link(cat, l)->name,
+                      bytes / t, bw);
+            for (int n = 2; n <= 8; n++) {
+                /* a ring all-reduce: 2 (n-1)/n of the message over every link, one way */
+                double per_link = 2.0 * (n - 1) / n * bytes;
+                t = llm_allreduce_s(c, l, n, bytes);
+                cr_assert(per_link / t <= bw * (1 + 1e-12), "%s: an all-reduce of %g B on %d "
+                          "GPUs over %s: %g B/s a link, the link carries %g", what, bytes, n,
+                          catalog_link(cat, l)->name, per_link / t, bw);
+                checked++;
+            }
+        }
+    }
+    cr_assert_gt(checked, 1000);
+    llm_destroy(c);
+}
+
+Test(llm, no_collective_or_send_beats_its_link)
+{
+    /* the shipped factors, the toy's, and the fastest the file may state: every link at its
+     * full bandwidth with no latency or call overhead at all */
+    check_rates(llm_fit_of(lc), "shipped");
+    check_rates(&toy_fit, "toy");
+    struct llm_fit edge = toy_fit;
+    edge.eta_link = 1;
+    edge.lat_factor = 0;
+    edge.coll_us = 0;
+    check_rates(&edge, "eta_link 1, no latency");
 }
 
 Test(llm, attention_by_hand)
@@ -279,6 +325,95 @@ Test(llm, stage_in_parts_is_bit_identical)
               llm_stage_ends_s(toy, a, &st[0], &none) == 0);
 }
 
+Test(llm, engine_overhead_is_fixed_plus_per_sequence)
+{
+    /* toy: 1 ms an iteration, 2 ms a first token; add 0.25 ms a sequence */
+    struct llm_fit f = toy_fit;
+    f.seq_ms = 0.25;
+    llm_catalog *c = llm_create(cat, &f);
+    struct llm_batch b = { 0 };
+    cr_assert_eq(llm_iter_s(c, &b), 1e-3);
+    llm_batch_prefill(&b, 100, 0, 0);
+    llm_batch_prefill(&b, 20, 100, 1);     /* a chunk is a sequence, finished or not */
+    llm_batch_decode(&b, 50);
+    cr_assert_eq(b.seqs, 3);
+    NEAR(llm_iter_s(c, &b), (1 + 3 * 0.25) * 1e-3, 1e-12);
+    /* a what-if pays it once per iteration: 3 prompts, then a step of 3 decodes */
+    const struct llm_arch *a = arch("llama-2-7b");
+    struct llm_whatif w = { .gpu = a100, .tp = 1, .pp = 1, .link = nvsw, .stage_link = nvsw,
+                            .batch = 3, .prompt = 100, .context = 200 };
+    double pre, dec, pre0, dec0;
+    struct errbuf err;
+    cr_assert_eq(llm_whatif_s(c, a, &w, &pre, &dec, &err), 0);
+    cr_assert_eq(llm_whatif_s(toy, a, &w, &pre0, &dec0, &err), 0);
+    NEAR(pre - pre0, 3 * 0.25e-3, 1e-9);
+    NEAR(dec - dec0, 3 * 0.25e-3, 1e-9);
+    llm_destroy(c);
+}
+
+Test(llm, engine_profiles_of_the_shipped_fit)
+{
+    /* lmdeploy is the shipped file's first (so the default) profile, with a source and a
+     * licence; using it sets the catalog's overheads, an unknown name is refused */
+    cr_assert_geq(llm_nengines(lc), 1);
+    const struct llm_engine *e = llm_engine_in_use(lc);
+    cr_assert_not_null(e);
+    cr_assert_str_eq(e->name, "lmdeploy");
+    cr_assert(strstr(e->source, "lmdeploy") != NULL && strlen(e->licence) > 0, "%s / %s",
+              e->source, e->licence);
+    const struct llm_fit *f = llm_fit_of(lc);
+    cr_assert(f->iter_ms == e->iter_ms && f->seq_ms == e->seq_ms && f->first_ms == e->first_ms);
+    cr_assert_eq(llm_use_engine(lc, "no-such-engine"), -1);
+    cr_assert_eq(llm_engine_in_use(lc), e);
+    /* a profile added by name replaces its namesake and, in use, moves the overheads */
+    struct llm_engine mine = *e;
+    mine.iter_ms = 5;
+    mine.seq_ms = 0.5;
+    snprintf(mine.name, sizeof mine.name, "mine");
+    llm_catalog *c = llm_create(cat, f);
+    cr_assert_null(llm_engine_in_use(c));
+    cr_assert_eq(llm_set_engine(c, &mine), 0);
+    cr_assert_eq(llm_use_engine(c, "mine"), 0);
+    cr_assert(llm_fit_of(c)->iter_ms == 5 && llm_fit_of(c)->seq_ms == 0.5);
+    mine.iter_ms = 7;
+    cr_assert_eq(llm_set_engine(c, &mine), 0);
+    cr_assert(llm_nengines(c) == 1 && llm_fit_of(c)->iter_ms == 7);
+    llm_destroy(c);
+}
+
+Test(llm, calibrated_types_and_what_the_others_borrow)
+{
+    /* A100-80GB, H100, A10 and T4 have kernel profiles (Vidur's, named); every other type
+     * borrows the default, fitted on those four, and holds its factors */
+    static const char *const calibrated[] = { "A100-80GB", "H100", "A10", "T4" };
+    static const char *const file[] = { "a100_", "h100_", "a10_", "t4_" };
+    for (int k = 0; k < 4; k++) {
+        int g = catalog_gpu_find(cat, calibrated[k]), fitted;
+        llm_gpu_fit(lc, g, &fitted);
+        const char *data = llm_gpu_data(lc, g);
+        cr_assert(fitted && data != NULL && strstr(data, "Vidur") != NULL &&
+                  strstr(data, file[k]) != NULL, "%s: %s", calibrated[k], data ? data : "-");
+    }
+    cr_assert_str_eq(llm_default_from(lc), "A100-80GB, H100, A10, T4");
+    for (int g = 0; g < catalog_ngpus(cat); g++) {
+        int fitted, cal = 0;
+        for (int k = 0; k < 4; k++)
+            cal |= g == catalog_gpu_find(cat, calibrated[k]);
+        const struct llm_gpu_fit *f = llm_gpu_fit(lc, g, &fitted);
+        cr_assert_eq(fitted, cal, "%s", catalog_gpu(cat, g)->name);
+        if (!cal) {
+            cr_assert_null(llm_gpu_data(lc, g));
+            cr_assert(memcmp(f, &llm_fit_of(lc)->dflt, sizeof *f) == 0, "%s",
+                      catalog_gpu(cat, g)->name);
+        }
+    }
+    /* the low-end types' own GEMMs reach a smaller share of peak than the A100's (SOURCE's
+     * 65 of 125 TF on the A10, 27 of 65 on the T4) */
+    double a100c = llm_gpu_fit(lc, a100, NULL)->eta_compute;
+    cr_assert_lt(llm_gpu_fit(lc, catalog_gpu_find(cat, "A10"), NULL)->eta_compute, a100c);
+    cr_assert_lt(llm_gpu_fit(lc, catalog_gpu_find(cat, "T4"), NULL)->eta_compute, a100c);
+}
+
 Test(llm, whatif_adds_the_iteration_and_first_token_overheads)
 {
     const struct llm_arch *a = arch("llama-2-7b");
@@ -348,6 +483,15 @@ Test(llm, tensor_parallelism_pays_for_big_batches_on_fast_links)
     cr_assert(t2 < t1 && t2 < t3, "%g %g %g", t1, t2, t3);
 }
 
+/* pieces of a fit file */
+#define DEFAULT_FROM(from) "{ \"eta_compute\": 0.7, \"eta_mem\": 0.7, \"p\": 2, \"kernel_us\": 1, " \
+    "\"eta_elem\": { \"norm\": 0.5, \"rope\": 0.5, \"act\": 0.5, \"add\": 0.5 }, \"elem_us\": 1, " \
+    "\"from\": [" from "] }"
+#define DEFAULT "{ \"eta_compute\": 0.7, \"eta_mem\": 0.7, \"p\": 2, \"kernel_us\": 1, " \
+    "\"eta_elem\": { \"norm\": 0.5, \"rope\": 0.5, \"act\": 0.5, \"add\": 0.5 }, \"elem_us\": 1 }"
+#define ENGINES "  \"engines\": { \"e\": { \"iter_ms\": 1, \"seq_ms\": 0, \"first_ms\": 1, " \
+    "\"source\": \"s\", \"licence\": \"l\" } }"
+
 Test(llm, loader_checks_both_files)
 {
     struct errbuf err;
@@ -380,8 +524,8 @@ Test(llm, loader_checks_both_files)
         "    \"eta_elem\": { \"norm\": 0.5, \"rope\": 0.5, \"act\": 0.5, \"add\": 0.5 },\n"
         "    \"elem_us\": 1 },\n"
         "  \"gpus\": { \"A200\": { } },\n"
-        "  \"system\": { \"eta_attn\": 0.6, \"iter_ms\": 1, \"first_ms\": 1, \"eta_link\": 0.7,\n"
-        "    \"lat_factor\": 1, \"coll_us\": 10 } }\n");
+        "  \"system\": { \"eta_attn\": 0.6, \"eta_link\": 0.7, \"lat_factor\": 1, \"coll_us\": 10 },\n"
+        ENGINES " }\n");
     err_clear(&err);
     cr_assert_eq(llm_load(&c, cat, ap, bad, &err), -1);
     cr_assert(strstr(err.msg, "bad_fit.json:4: gpus.A200: unknown GPU type 'A200'") != NULL,
@@ -391,11 +535,44 @@ Test(llm, loader_checks_both_files)
         "{ \"default\": { \"eta_compute\": 1.5, \"eta_mem\": 0.7, \"p\": 2, \"kernel_us\": 1,\n"
         "    \"eta_elem\": { \"norm\": 0.5, \"rope\": 0.5, \"act\": 0.5, \"add\": 0.5 },\n"
         "    \"elem_us\": 1 },\n"
-        "  \"system\": { \"eta_attn\": 0.6, \"iter_ms\": 1, \"first_ms\": 1, \"eta_link\": 0.7,\n"
-        "    \"lat_factor\": 1, \"coll_us\": 10 } }\n");
+        "  \"system\": { \"eta_attn\": 0.6, \"eta_link\": 0.7, \"lat_factor\": 1, \"coll_us\": 10 },\n"
+        ENGINES " }\n");
     err_clear(&err);
     cr_assert_eq(llm_load(&c, cat, ap, bad, &err), -1);
     cr_assert(strstr(err.msg, "bad_eta.json:1: default.eta_compute: 1.5 is out of range") !=
+              NULL, "%s", err.msg);
+    free(bad);
+    /* the engines' overheads are profiles now, not system terms */
+    bad = th_write("old_fit.json",
+        "{ \"default\": " DEFAULT ",\n"
+        "  \"system\": { \"eta_attn\": 0.6, \"iter_ms\": 1, \"eta_link\": 0.7, \"lat_factor\": 1,\n"
+        "    \"coll_us\": 10 },\n"
+        ENGINES " }\n");
+    err_clear(&err);
+    cr_assert_eq(llm_load(&c, cat, ap, bad, &err), -1);
+    cr_assert(strstr(err.msg, "old_fit.json:2: system.iter_ms: an engine's overhead: it belongs "
+                              "under \"engines\"") != NULL, "%s", err.msg);
+    free(bad);
+    /* the default is borrowed from calibrated types: every one it names has its factors */
+    bad = th_write("from_fit.json",
+        "{ \"default\": " DEFAULT_FROM("\"A100-80GB\", \"T4\"") ",\n"
+        "  \"gpus\": { \"A100-80GB\": " DEFAULT " },\n"
+        "  \"system\": { \"eta_attn\": 0.6, \"eta_link\": 0.7, \"lat_factor\": 1, \"coll_us\": 10 },\n"
+        ENGINES " }\n");
+    err_clear(&err);
+    cr_assert_eq(llm_load(&c, cat, ap, bad, &err), -1);
+    cr_assert(strstr(err.msg, "from_fit.json:1: default.from[1]: 'T4' has no factors of its own "
+                              "under \"gpus\"") != NULL, "%s", err.msg);
+    free(bad);
+    /* an engine states its source and licence */
+    bad = th_write("eng_fit.json",
+        "{ \"default\": " DEFAULT ",\n"
+        "  \"system\": { \"eta_attn\": 0.6, \"eta_link\": 0.7, \"lat_factor\": 1, \"coll_us\": 10 },\n"
+        "  \"engines\": { \"e\": { \"iter_ms\": 1, \"seq_ms\": 0, \"first_ms\": 1,\n"
+        "    \"source\": \"s\" } } }\n");
+    err_clear(&err);
+    cr_assert_eq(llm_load(&c, cat, ap, bad, &err), -1);
+    cr_assert(strstr(err.msg, "eng_fit.json:3: engines.e.licence: required field is missing") !=
               NULL, "%s", err.msg);
     free(bad);
 }

@@ -2,7 +2,8 @@
  * test_serve: the serving world (sim/serve) — one request's timeline against the latency
  * model step by step (admission delay, iteration overhead, prefill, each decode step at its
  * context), requests batched together, chunked and whole prompts, pipelines keeping one
- * batch per stage in flight, the KV transfer of a disaggregated deployment, preemption by
+ * batch per stage in flight, the KV transfer of a disaggregated deployment and two of them
+ * sharing the network (one after the other, never both at its full rate), preemption by
  * recompute and drops when the KV cache is small (never above its room: the world asserts
  * it, the samples show it), every request finishing or counted as dropped or unfinished for
  * every serving policy, the deployment checks, and the same rows from the same run.
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/llm_fit.h"
 #include "../sched/policy.h"
 #include "../sim/base/rng.h"
 #include "../sim/serve/serve.h"
@@ -171,8 +173,9 @@ Test(serve, a_pipeline_keeps_one_batch_per_stage_in_flight)
     llm_batch_prefill(&b, 200, 0, 1);
     struct llm_stage s0 = { gpu, 1, -1, 16, 1, 0 }, s1 = { gpu, 1, -1, 16, 0, 1 };
     simtime iter = sim_from_sec_ceil(llm_fit_of(lc)->iter_ms * 1e-3);
-    simtime x0 = sim_from_sec_ceil(llm_stage_s(lc, a, &s0, &b) +
-                                   llm_send_s(lc, pcie4, 2 * 200.0 * 4096));
+    /* stage 0 computes, then its activations hold its GPU's link out and the next's in */
+    simtime x0 = sim_from_sec_ceil(llm_stage_s(lc, a, &s0, &b)) +
+                 sim_from_sec_ceil(llm_send_s(lc, pcie4, 2 * 200.0 * 4096));
     simtime x1 = sim_from_sec_ceil(llm_stage_s(lc, a, &s1, &b));
     simtime t0 = admit_delay();
     simtime first_a = t0 + iter + x0 + x1;
@@ -214,6 +217,49 @@ Test(serve, disaggregated_kv_moves_by_hand)
     cr_assert_eq(sim_from_sec(x->first), first);
     cr_assert_eq(sim_from_sec(x->finish), finish, "%f vs %f", x->finish, sim_to_sec(finish));
     cr_assert_float_eq(r.kv_moved_bytes, 1000 * llm_kv_bytes(a, 32, 1), 1);
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
+Test(serve, concurrent_kv_moves_share_the_network)
+{
+    /* two prompts prefilled in one batch on the A100: their KV leaves for the 3090 over
+     * one 100 GbE link, so the second's arrives one transfer after the first's (at full
+     * rate each, both would arrive as if alone) */
+    cluster *cl = th_cluster(cat, a100_and_3090);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct request_spec q[2] = { req(0, 0, 1000, 2), req(1, 0, 600, 2) };
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", q, 2, "splitwise", NULL, &cfg);
+    int a100 = catalog_gpu_find(cat, "A100-80GB"), g3090 = catalog_gpu_find(cat, "RTX3090");
+    int net = catalog_link_find(cat, "ethernet-100g");
+    struct llm_stage sp = { a100, 1, -1, 32, 1, 1 }, sd = { g3090, 1, -1, 32, 1, 1 };
+    struct llm_batch pre = { 0 }, da = { 0 }, db = { 0 };
+    llm_batch_prefill(&pre, 1000, 0, 1);
+    llm_batch_prefill(&pre, 600, 0, 1);
+    llm_batch_decode(&da, 1001);
+    llm_batch_decode(&db, 601);
+    const struct serve_record *x = th_serve_find(&r, 0), *y = th_serve_find(&r, 1);
+    simtime now = sim_from_sec(x->first);
+    cr_assert_eq(sim_from_sec(y->first), now, "prefilled together");
+    double c = llm_stage_s(lc, a, &sp, &pre);
+    simtime xa = sim_from_sec_ceil(llm_send_s(lc, net, 1000 * llm_kv_bytes(a, 32, 1)));
+    simtime xb = sim_from_sec_ceil(llm_send_s(lc, net, 600 * llm_kv_bytes(a, 32, 1)));
+    double lead = c < sim_to_sec(xa) ? c : sim_to_sec(xa);
+    simtime end_a = now - (simtime)floor(lead * 31 / 32 * 1e6) + xa;
+    simtime end_b = end_a + xb;     /* the link is the first's until then */
+    simtime it_a = sim_from_sec_ceil(llm_fit_of(lc)->iter_ms * 1e-3) +
+                   sim_from_sec_ceil(llm_stage_s(lc, a, &sd, &da));
+    simtime it_b = sim_from_sec_ceil(llm_fit_of(lc)->iter_ms * 1e-3) +
+                   sim_from_sec_ceil(llm_stage_s(lc, a, &sd, &db));
+    cr_assert_eq(sim_from_sec(x->finish), end_a + it_a, "%f vs %f", x->finish,
+                 sim_to_sec(end_a + it_a));
+    /* the second decodes when its KV is in and the first's step is done */
+    simtime from_b = end_b > end_a + it_a ? end_b : end_a + it_a;
+    cr_assert_eq(sim_from_sec(y->finish), from_b + it_b, "%f vs %f (its KV in at %f)",
+                 y->finish, sim_to_sec(from_b + it_b), sim_to_sec(end_b));
+    cr_assert_gt(end_b, end_a + it_a, "the case meant: its KV arrives after the first's step");
     th_serve_free(&r);
     cluster_destroy(cl);
 }
@@ -412,6 +458,52 @@ Test(serve, request_checks)
     cr_assert_eq(serve_request_check(a, SERVE_OVERLONG_TRUNCATE, &q, &err), -1);
     cr_assert(strstr(err.msg, "t.csv:3: prompt_tokens: 0: a request needs at least one prompt "
                               "token") != NULL, "%s", err.msg);
+}
+
+/* Through the command line: sim.engine chooses the engine profile whose overheads every
+ * iteration and first token pay.  A fit file with the shipped factors and one more engine,
+ * 50 ms slower an iteration, 2 ms a sequence and 100 ms a first token: one request's first
+ * token comes 100 + 50 + 2 ms later, its second token 52 ms after that. */
+Test(serve, the_experiment_chooses_the_engine, .timeout = 60)
+{
+    llm_catalog *c = th_llm(cat);
+    struct llm_engine slow = *llm_engine_in_use(c);
+    snprintf(slow.name, sizeof slow.name, "slow");
+    slow.iter_ms += 50;
+    slow.seq_ms += 2;
+    slow.first_ms += 100;
+    cr_assert_eq(llm_set_engine(c, &slow), 0);
+    char *fit = th_write("engines_fit.json", "");
+    FILE *f = fopen(fit, "w");
+    cr_assert_eq(llm_fit_write(f, c, NULL, 0, "test"), 0);
+    fclose(f);
+    char *rq = th_write("engines_r.csv", "arrival_s,prompt_tokens,output_tokens\n0,300,2\n");
+    char *exp = th_write("engines.json",
+        "{ \"name\": \"e\", \"domain\": \"serving\", \"model\": \"llama-2-7b\",\n"
+        "  \"cluster\": { \"network\": \"ib-100g\", \"groups\": [ { \"count\": 1, \"gpu\": "
+        "\"A100-80GB\", \"gpus_per_node\": 1 } ] },\n"
+        "  \"workload\": { \"format\": \"requests\", \"trace\": \"engines_r.csv\" },\n"
+        "  \"models\": { \"llm_fit\": \"engines_fit.json\" }, \"policies\": [\"highend_only\"] }\n");
+    char *db = th_write("engines.db", "");
+    remove(db);
+    const char *plain[] = { "run", exp, "--db", db, "-q", NULL };
+    const char *chosen[] = { "run", exp, "--db", db, "-q", "--set", "sim.engine=\"slow\"", NULL };
+    for (int k = 0; k < 2; k++) {
+        struct th_out o = th_hetsim(k ? chosen : plain);
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    double ttft = th_db_value(db, "SELECT (SELECT ttft_s FROM requests WHERE run_id = 2) - "
+                                  "(SELECT ttft_s FROM requests WHERE run_id = 1)");
+    double tpot = th_db_value(db, "SELECT (SELECT tpot_s FROM requests WHERE run_id = 2) - "
+                                  "(SELECT tpot_s FROM requests WHERE run_id = 1)");
+    cr_assert(fabs(ttft - 0.152) < 3e-6, "first token %g s later", ttft);
+    cr_assert(fabs(tpot - 0.052) < 3e-6, "second token %g s later", tpot);
+    llm_destroy(c);
+    free(fit);
+    free(rq);
+    free(exp);
+    free(db);
 }
 
 /* Through the command line: the same experiment and seed give the same rows, and the rows

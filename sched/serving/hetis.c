@@ -54,6 +54,7 @@
 #include "../lp.h"
 #include "../policy.h"
 #include "../route.h"
+#include "hetis.h"
 
 struct hetis {
     glp_prob    *lp;            /* one program, erased and refilled by every dispatch */
@@ -341,12 +342,10 @@ static int solve(struct hetis *h, const struct serve_dispatch *d, int n, double 
     return rc;
 }
 
-/* Integer heads from the LP's reals: largest remainder, then heads that overflow a device
- * go where there is the most room.  0, or -1 when the request cannot be placed. */
-static int round_heads(const struct serve_dispatch *d, const double *x, double bytes,
-                       double *room, int32_t *heads)
+int hetis_round_heads(const double *x, int D, int H, double bytes, double *room,
+                      int32_t *heads)
 {
-    int D = d->ndev, H = d->env->arch->kv_heads, given = 0;
+    int given = 0;
     double rem[SERVE_MAX_DEV];
     for (int i = 0; i < D; i++) {
         double v = x[i] < 0 ? 0 : x[i];
@@ -428,7 +427,7 @@ static int place(struct hetis *h, struct serve_dispatch *d, struct errbuf *err)
     for (int j = 0; j < fit; j++) {
         double b = head_bytes(d, d->req[j].context);
         int32_t heads[SERVE_MAX_DEV];
-        if (round_heads(d, x + (size_t)j * D, b, room, heads) < 0)
+        if (hetis_round_heads(x + (size_t)j * D, D, H, b, room, heads) < 0)
             break;      /* it and the later ones wait */
         memcpy(d->req[j].heads, heads, (size_t)D * sizeof *heads);
     }

@@ -22,12 +22,13 @@
 #include "../run/experiment.h"
 
 static const char model_usage[] =
-    "llm --model M --gpu G --tp N [--pp N] --batch B --prompt P [--context C] [options] | "
+    "llm --model M [--gpu G] --tp N [--pp N] --batch B --prompt P [--context C] [options] | "
     "fit [options] | fit heet FILE [--out FILE] [--format table|csv]";
 
 static const char model_help[] =
-    "usage: hetsim model llm --model M --gpu G --tp N [--pp N] --batch B --prompt P\n"
-    "                        [--context C] [--link L] [--stage-link L] [--format table|csv]\n"
+    "usage: hetsim model llm --model M [--gpu G] --tp N [--pp N] --batch B --prompt P\n"
+    "                        [--context C] [--link L] [--stage-link L] [--engine E]\n"
+    "                        [--format table|csv]\n"
     "       hetsim model fit [--profile GPU=FILE ...] [--allreduce FILE --ar-link N=LINK ...]\n"
     "                        [--measured FILE] [--fit-source NAME] [--out FILE]\n"
     "                        [--format table|csv]\n"
@@ -36,9 +37,12 @@ static const char model_help[] =
     "prefill_ms, one iteration that prefills B prompts of P tokens (their first tokens\n"
     "included), and decode_ms, one decode step of B requests whose context is C tokens,\n"
     "on pp pipeline stages of tp GPUs each; with the weights one GPU holds and the KV\n"
-    "cache tokens that fit beside them (90% of memory, as vLLM's default).\n\n"
+    "cache tokens that fit beside them (90% of memory, as vLLM's default), the engine\n"
+    "whose overheads are included, and whether the GPU type's kernel factors are\n"
+    "calibrated (on which measurements) or borrowed (from which calibrated types).\n"
+    "Without --gpu, one row per GPU type of the catalog.\n\n"
     "  -m, --model M        an LLM of models/data/llms.json (hetsim list llms)\n"
-    "  -g, --gpu G          a GPU type (hetsim list gpus)\n"
+    "  -g, --gpu G          a GPU type (hetsim list gpus; default: every type)\n"
     "  -t, --tp N           tensor-parallel degree of each stage\n"
     "  -P, --pp N           pipeline stages (default 1; layers split evenly)\n"
     "  -b, --batch B        requests in the batch\n"
@@ -50,7 +54,8 @@ static const char model_help[] =
     "                       in one 8-GPU server, else ib-100g)\n"
     "  -f, --format FMT     table (default) or csv\n"
     "      --llms FILE      the architectures (default models/data/llms.json)\n"
-    "      --fit FILE       the fitted factors (default models/data/llm_fit.json)\n\n"
+    "      --fit FILE       the fitted factors (default models/data/llm_fit.json)\n"
+    "      --engine E       an engine profile of the fit file (default: its first)\n\n"
     "fit: fit the factors on Vidur kernel profiles, all-reduce times and end-to-end\n"
     "measurements (each optional), print every row's residual, and with --out write the\n"
     "factors as a llm_fit.json (scripts/fit-llm.sh does it on the reference data).\n\n"
@@ -58,8 +63,9 @@ static const char model_help[] =
     "      --allreduce FILE     a Vidur all_reduce.csv\n"
     "      --ar-link N=LINK     its collectives of N GPUs cross LINK (repeatable)\n"
     "      --measured FILE      end-to-end rows (measured_points.csv)\n"
-    "      --fit-source NAME    the rows of this source with TP degree 1 are fitted, the\n"
-    "                           others only checked (default lmdeploy)\n"
+    "      --fit-source NAME    the engine whose one-GPU rows are fitted (its profile's\n"
+    "                           iter_ms and first_ms on single requests, seq_ms on batched\n"
+    "                           decode steps); every other row is a check (default lmdeploy)\n"
     "  -o, --out FILE           write the fitted factors there\n"
     "  -h, --help               this help\n\n"
     "fit heet: fit the step-time model of each (model, GPU type) of Heet's CSV FILE\n"
@@ -126,9 +132,70 @@ static int link_arg(const catalog *cat, const char *opt, const char *name, int *
     return 0;
 }
 
+/* One GPU type's answer. */
+struct whatif_row {
+    int    gpu, link, stage_link;
+    double prefill_s, decode_s, weights, kv_tokens, room;
+};
+
+static int whatif_row(const catalog *cat, const llm_catalog *lc, const struct llm_arch *a,
+                      struct llm_whatif w, int gpu, const char *link, const char *slink,
+                      struct whatif_row *out, struct errbuf *err)
+{
+    const struct gpu_spec *gs = catalog_gpu(cat, gpu);
+    w.gpu = gpu;
+    w.link = gs->nvswitch >= 0 ? gs->nvswitch : gs->nvlink >= 0 ? gs->nvlink : gs->pcie;
+    if (link != NULL)
+        w.link = catalog_link_find(cat, link);
+    w.stage_link = w.tp * w.pp <= 8 ? w.link : catalog_link_find(cat, "ib-100g");
+    if (slink != NULL)
+        w.stage_link = catalog_link_find(cat, slink);
+    if (llm_whatif_s(lc, a, &w, &out->prefill_s, &out->decode_s, err) < 0)
+        return -1;
+    /* the fullest stage (the first, with the embedding and the remainder of the layers, or
+       the last, with the head) sets what one GPU holds */
+    int per = a->layers / w.pp + (a->layers % w.pp != 0);
+    double wb = llm_weight_bytes(a, per, w.tp, 1, w.pp == 1);
+    double wl = llm_weight_bytes(a, a->layers / w.pp, w.tp, w.pp == 1, 1);
+    if (wl > wb)
+        wb = wl;
+    double act = llm_activation_bytes(a, w.tp, (int64_t)w.batch * (int64_t)w.prompt, w.batch);
+    out->gpu = gpu;
+    out->link = w.link;
+    out->stage_link = w.stage_link;
+    out->weights = wb;
+    out->room = 0.9 * gs->mem_gb * 1e9 - wb - act;
+    out->kv_tokens = out->room > 0 ? out->room / llm_kv_bytes(a, per, w.tp) : 0;
+    return 0;
+}
+
+/* "calibrated" or "borrowed", and on what / from which types */
+static const char *calibration(const llm_catalog *lc, int gpu, const char **what)
+{
+    const char *data = llm_gpu_data(lc, gpu);
+    if (data != NULL) {
+        *what = data[0] != '\0' ? data : "its own factors (the file does not say on what)";
+        return "calibrated";
+    }
+    *what = llm_default_from(lc)[0] != '\0' ? llm_default_from(lc) : "the default factors";
+    return "borrowed";
+}
+
+/* a CSV field, quoted */
+static void csv_text(const char *s)
+{
+    putchar('"');
+    for (; *s != '\0'; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
 static int model_llm(int argc, char **argv)
 {
-    enum { O_LLMS = 1000, O_FIT };
+    enum { O_LLMS = 1000, O_FIT, O_ENGINE };
     static const struct option opts[] = {
         { "model", required_argument, NULL, 'm' },  { "gpu", required_argument, NULL, 'g' },
         { "tp", required_argument, NULL, 't' },     { "pp", required_argument, NULL, 'P' },
@@ -136,11 +203,12 @@ static int model_llm(int argc, char **argv)
         { "context", required_argument, NULL, 'c' }, { "link", required_argument, NULL, 'l' },
         { "stage-link", required_argument, NULL, 's' },
         { "format", required_argument, NULL, 'f' }, { "llms", required_argument, NULL, O_LLMS },
-        { "fit", required_argument, NULL, O_FIT },  { "help", no_argument, NULL, 'h' },
+        { "fit", required_argument, NULL, O_FIT },  { "engine", required_argument, NULL, O_ENGINE },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *model = NULL, *gpu = NULL, *link = NULL, *slink = NULL, *format = "table";
-    const char *llms = llm_default_models, *fitp = llm_default_fit;
+    const char *llms = llm_default_models, *fitp = llm_default_fit, *engine = NULL;
     int tp = 0, pp = 1, batch = 0, prompt = 0, context = -1, c, rc;
     opterr = 0;
     optind = 1;
@@ -153,6 +221,7 @@ static int model_llm(int argc, char **argv)
         case 'f': format = optarg; break;
         case O_LLMS: llms = optarg; break;
         case O_FIT: fitp = optarg; break;
+        case O_ENGINE: engine = optarg; break;
         case 't': if ((rc = int_arg("--tp", optarg, 1, 64, &tp)) != 0) return rc; break;
         case 'P': if ((rc = int_arg("--pp", optarg, 1, 1000, &pp)) != 0) return rc; break;
         case 'b': if ((rc = int_arg("--batch", optarg, 1, 1 << 20, &batch)) != 0) return rc; break;
@@ -164,8 +233,8 @@ static int model_llm(int argc, char **argv)
     }
     if (optind != argc)
         return usage("unexpected argument '%s'", argv[optind]);
-    const char *missing = model == NULL ? "--model" : gpu == NULL ? "--gpu" : tp == 0 ? "--tp"
-                          : batch == 0 ? "--batch" : prompt == 0 ? "--prompt" : NULL;
+    const char *missing = model == NULL ? "--model" : tp == 0 ? "--tp" : batch == 0 ? "--batch"
+                          : prompt == 0 ? "--prompt" : NULL;
     if (missing != NULL)
         return usage("%s is required", missing);
     if (strcmp(format, "table") != 0 && strcmp(format, "csv") != 0)
@@ -174,6 +243,7 @@ static int model_llm(int argc, char **argv)
     err_clear(&err);
     catalog *cat;
     llm_catalog *lc;
+    struct whatif_row *rows = NULL;
     rc = 0;
     if (open_catalogs(&cat, &lc, llms, fitp, &err) < 0) {
         rc = fail(&err);
@@ -187,55 +257,91 @@ static int model_llm(int argc, char **argv)
         rc = fail(&err);
         goto out;
     }
-    int g = catalog_gpu_find(cat, gpu);
-    if (g < 0) {
+    int g = -1, dummy;
+    if (gpu != NULL && (g = catalog_gpu_find(cat, gpu)) < 0) {
         err_input(&err, "--gpu", 0, NULL, "unknown GPU type '%s' (see `hetsim list gpus`)",
                   gpu);
         rc = fail(&err);
         goto out;
     }
-    const struct gpu_spec *gs = catalog_gpu(cat, g);
-    struct llm_whatif w = { .gpu = g, .tp = tp, .pp = pp, .batch = batch, .prompt = prompt,
-                            .context = context > 0 ? context : prompt + 1 };
-    w.link = gs->nvswitch >= 0 ? gs->nvswitch : gs->nvlink >= 0 ? gs->nvlink : gs->pcie;
-    if (link != NULL && (rc = link_arg(cat, "--link", link, &w.link)) != 0)
+    if ((link != NULL && (rc = link_arg(cat, "--link", link, &dummy)) != 0) ||
+        (slink != NULL && (rc = link_arg(cat, "--stage-link", slink, &dummy)) != 0))
         goto out;
-    w.stage_link = tp * pp <= 8 ? w.link : catalog_link_find(cat, "ib-100g");
-    if (slink != NULL && (rc = link_arg(cat, "--stage-link", slink, &w.stage_link)) != 0)
-        goto out;
-    double pre, dec;
-    if (llm_whatif_s(lc, a, &w, &pre, &dec, &err) < 0) {
+    if (engine != NULL && llm_use_engine(lc, engine) < 0) {
+        char names[256];
+        err_input(&err, "--engine", 0, NULL, "no engine profile '%s' in %s (it has: %s)",
+                  engine, fitp, llm_engine_names(lc, names, sizeof names));
         rc = fail(&err);
         goto out;
     }
-    /* the fullest stage (the first, with the embedding and the remainder of the layers, or
-       the last, with the head) sets what one GPU holds */
-    int per = a->layers / pp + (a->layers % pp != 0);
-    double wb = llm_weight_bytes(a, per, tp, 1, pp == 1);
-    double wl = llm_weight_bytes(a, a->layers / pp, tp, pp == 1, 1);
-    if (wl > wb)
-        wb = wl;
-    double act = llm_activation_bytes(a, tp, (int64_t)batch * prompt, batch);
-    double room = 0.9 * gs->mem_gb * 1e9 - wb - act;
-    double kv_tokens = room > 0 ? room / llm_kv_bytes(a, per, tp) : 0;
+    /* one GPU type, or every type of the catalog */
+    int first = g >= 0 ? g : 0, last = g >= 0 ? g : catalog_ngpus(cat) - 1, n = 0;
+    rows = calloc((size_t)(last - first + 1), sizeof *rows);
+    if (rows == NULL) {
+        rc = 1;
+        goto out;
+    }
+    struct llm_whatif w = { .tp = tp, .pp = pp, .batch = batch, .prompt = prompt,
+                            .context = context > 0 ? context : prompt + 1 };
+    for (int k = first; k <= last; k++)
+        if (whatif_row(cat, lc, a, w, k, link, slink, &rows[n++], &err) < 0) {
+            rc = fail(&err);
+            goto out;
+        }
+    const struct llm_engine *e = llm_engine_in_use(lc);
+    const struct llm_fit *f = llm_fit_of(lc);
+    const char *ename = e != NULL ? e->name : "-";
     if (strcmp(format, "csv") == 0) {
         printf("model,gpu,tp,pp,batch,prompt,context,prefill_ms,decode_ms,weights_gb_per_gpu,"
-               "kv_tokens\n%s,%s,%d,%d,%d,%d,%g,%.6g,%.6g,%.4g,%.0f\n", a->name, gs->name, tp,
-               pp, batch, prompt, w.context, pre * 1e3, dec * 1e3, wb / 1e9, kv_tokens);
-    } else {
-        printf("%s on %d x %s (tp %d, pp %d; %s inside a stage, %s between stages)\n", a->name,
-               tp * pp, gs->name, tp, pp, catalog_link(cat, w.link)->name,
-               pp > 1 ? catalog_link(cat, w.stage_link)->name : "-");
-        printf("  batch %d, prompt %d tokens, decode context %g tokens\n", batch, prompt,
-               w.context);
-        printf("  prefill_ms  %10.3f   (the batch's prompts, first tokens included)\n",
-               pre * 1e3);
-        printf("  decode_ms   %10.3f   (one step: one token for each request)\n", dec * 1e3);
-        printf("  weights     %10.2f GB per GPU of %g GB\n", wb / 1e9, gs->mem_gb);
-        printf("  kv_tokens   %10.0f   (KV cache room per GPU at 90%% of memory)%s\n", kv_tokens,
-               room > 0 ? "" : ": the weights do not fit");
+               "kv_tokens,engine,calibration,calibration_data\n");
+        for (int k = 0; k < n; k++) {
+            const struct whatif_row *r = &rows[k];
+            const char *what, *cal = calibration(lc, r->gpu, &what);
+            printf("%s,%s,%d,%d,%d,%d,%g,%.6g,%.6g,%.4g,%.0f,%s,%s,", a->name,
+                   catalog_gpu(cat, r->gpu)->name, tp, pp, batch, prompt, w.context,
+                   r->prefill_s * 1e3, r->decode_s * 1e3, r->weights / 1e9, r->kv_tokens, ename,
+                   cal);
+            csv_text(what);
+            putchar('\n');
+        }
+        goto out;
     }
+    if (g < 0) {
+        printf("%s, tp %d, pp %d: batch %d, prompt %d tokens, decode context %g tokens; engine "
+               "%s\n", a->name, tp, pp, batch, prompt, w.context, ename);
+        printf("%-10s %-12s %11s %10s %11s %10s  %s\n", "gpu", "link", "prefill_ms",
+               "decode_ms", "weights_gb", "kv_tokens", "calibration");
+        for (int k = 0; k < n; k++) {
+            const struct whatif_row *r = &rows[k];
+            const char *what, *cal = calibration(lc, r->gpu, &what);
+            printf("%-10s %-12s %11.3f %10.3f %11.2f %10.0f  %s %s %s\n",
+                   catalog_gpu(cat, r->gpu)->name, catalog_link(cat, r->link)->name,
+                   r->prefill_s * 1e3, r->decode_s * 1e3, r->weights / 1e9, r->kv_tokens, cal,
+                   strcmp(cal, "calibrated") == 0 ? "on" : "from", what);
+        }
+        goto out;
+    }
+    const struct whatif_row *r = &rows[0];
+    const struct gpu_spec *gs = catalog_gpu(cat, g);
+    const char *what, *cal = calibration(lc, g, &what);
+    printf("%s on %d x %s (tp %d, pp %d; %s inside a stage, %s between stages)\n", a->name,
+           tp * pp, gs->name, tp, pp, catalog_link(cat, r->link)->name,
+           pp > 1 ? catalog_link(cat, r->stage_link)->name : "-");
+    printf("  batch %d, prompt %d tokens, decode context %g tokens\n", batch, prompt,
+           w.context);
+    printf("  prefill_ms  %10.3f   (the batch's prompts, first tokens included)\n",
+           r->prefill_s * 1e3);
+    printf("  decode_ms   %10.3f   (one step: one token for each request)\n", r->decode_s * 1e3);
+    printf("  weights     %10.2f GB per GPU of %g GB\n", r->weights / 1e9, gs->mem_gb);
+    printf("  kv_tokens   %10.0f   (KV cache room per GPU at 90%% of memory)%s\n", r->kv_tokens,
+           r->room > 0 ? "" : ": the weights do not fit");
+    printf("  engine      %s: %.4f ms an iteration + %.4f ms a sequence, %.4f ms a first "
+           "token%s%s\n", ename, f->iter_ms, f->seq_ms, f->first_ms,
+           e != NULL ? "; fitted on " : "", e != NULL ? e->source : "");
+    printf("  calibration %s %s %s\n", cal, strcmp(cal, "calibrated") == 0 ? "on" : "from",
+           what);
 out:
+    free(rows);
     llm_destroy(lc);
     catalog_destroy(cat);
     return rc;
@@ -437,13 +543,16 @@ static int model_fit(int argc, char **argv)
     if (csv)
         printf("row,used,points,measured_ms,model_ms,error_pct,worst_pct\n");
     else
-        printf("fitted: eta_attn %.4f, iter_ms %.4f, first_ms %.4f, eta_link %.4f, lat_factor "
-               "%.4f, coll_us %.2f; default eta_compute %.4f, eta_mem %.4f, p %.3f, kernel_us "
-               "%.3f, eta_elem %.3f/%.3f/%.3f/%.3f (norm/rope/act/add), elem_us %.3f\n",
-               s->eta_attn, s->iter_ms, s->first_ms, s->eta_link, s->lat_factor, s->coll_us,
-               s->dflt.eta_compute, s->dflt.eta_mem, s->dflt.p, s->dflt.kernel_us,
-               s->dflt.eta_elem[0], s->dflt.eta_elem[1], s->dflt.eta_elem[2],
-               s->dflt.eta_elem[3], s->dflt.elem_us);
+        printf("fitted: eta_attn %.4f, eta_link %.4f, lat_factor %.4f, coll_us %.2f; engine "
+               "%s: iter_ms %.4f, seq_ms %.4f, first_ms %.4f; default (from %s) eta_compute "
+               "%.4f, eta_mem %.4f, p %.3f, kernel_us %.3f, eta_elem %.3f/%.3f/%.3f/%.3f "
+               "(norm/rope/act/add), elem_us %.3f\n",
+               s->eta_attn, s->eta_link, s->lat_factor, s->coll_us,
+               llm_engine_in_use(lc) != NULL ? llm_engine_in_use(lc)->name : "-", s->iter_ms,
+               s->seq_ms, s->first_ms, llm_default_from(lc), s->dflt.eta_compute,
+               s->dflt.eta_mem, s->dflt.p, s->dflt.kernel_us, s->dflt.eta_elem[0],
+               s->dflt.eta_elem[1], s->dflt.eta_elem[2], s->dflt.eta_elem[3],
+               s->dflt.elem_us);
     for (int i = 0; i < n; i++) {
         const struct llm_resid *r = &res[i];
         if (csv)

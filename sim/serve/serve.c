@@ -21,6 +21,15 @@
  * one.  Time of stage s: the latency model's (models/llm.h) for the batch; between stages the
  * activations move over the link between them; the iteration overhead is paid once.
  *
+ * Links (linkbook.h): every transfer holds the ports it crosses — a GPU's link into its node
+ * and a node's network link, each direction on its own — for its bytes at the link's rate,
+ * no two transfers on one port at once: a pipeline's activations when its stage is done, a
+ * prefilled request's KV to its decode instance (streamed during its last prefill), a Hetis
+ * iteration's traffic with its workers (queries and new K/V out, outputs back, prefilled KV
+ * of offloaded heads) and the KV its rebalancing moves.  So however many transfers run at
+ * once, no link carries more than its bandwidth; a transfer that finds its ports busy waits
+ * (a Hetis iteration ends no earlier than its traffic, a KV move arrives later).
+ *
  * The timeline (sink->timeline): a request is queued (no resource) from its arrival until
  * admitted, running on its instance (the resource; an instance's requests share it, each row
  * at share 1) until it finishes, is preempted (queued again, then resume) or, prefilled on a
@@ -44,6 +53,8 @@
 #include "../base/grow.h"
 #include "../core/engine.h"
 #include "../core/timeline.h"
+#include "linkbook.h"
+#include "xfer.h"
 
 enum ev_kind { EV_ARRIVAL = 1, EV_BATCH, EV_LAUNCH, EV_XFER, EV_SAMPLE };
 
@@ -79,9 +90,14 @@ struct batch {
     int32_t *r;
     int32_t  n, cap;
     int      busy;
+    simtime  launched;
     double   iter_s;
-    double   stage_s[SERVE_MAX_STAGES];
+    double   stage_s[SERVE_MAX_STAGES];     /* compute (a Hetis instance: its primaries') */
+    double   send_bytes[SERVE_MAX_STAGES];  /* activations to the next stage */
+    double   send_s[SERVE_MAX_STAGES];      /* ... their time on a free link */
     double   dev_s[SERVE_MAX_DEV];      /* Hetis: compute seconds per device */
+    double   dev_out[SERVE_MAX_DEV];    /* Hetis: bytes worker d sends the primaries, and */
+    double   dev_in[SERVE_MAX_DEV];     /* those it receives, this iteration */
 };
 
 struct dev {                    /* a KV device of an instance: a stage, or a Hetis device */
@@ -117,6 +133,7 @@ struct inst {
 
 struct serve {
     const cluster         *cl;
+    linkbook              *lb;          /* when each link's ports are busy */
     const llm_catalog     *llm;
     const struct llm_arch *arch;
     struct serve_config    cfg;
@@ -709,6 +726,59 @@ static int hetis_place(serve *w, int i, const int32_t *cand, int n, struct errbu
     return 0;
 }
 
+/* ---------------------------------------------------------------- links */
+
+enum { MAX_PORTS = XFER_MAX_PORTS };
+
+/* The ports of a Hetis instance's traffic with its workers (xfer_hetis_ports). */
+static int hetis_ports(const serve *w, const struct inst *in, const double *out,
+                       const double *inb, struct linkbook_port *p)
+{
+    const struct serve_stage *pr = &in->spec->stages[0];
+    return xfer_hetis_ports(w->cl, w->llm, pr->gpus, pr->ngpu, in->adev, in->ndev, out, inb,
+                            p);
+}
+
+/* Hold ports p[0..n) from `ready` on; *end: when the last of them is free again.  `floor`:
+ * no reservation still to come is ready earlier (intervals ended before it are forgotten,
+ * as are those before any batch in flight was launched). */
+static int reserve(serve *w, const struct linkbook_port *p, int n, simtime ready,
+                   simtime floor, simtime *end, struct errbuf *err)
+{
+    simtime h = engine_now(w->eng), start;
+    if (floor < h)
+        h = floor;
+    if (ready < h)
+        h = ready;
+    for (int i = 0; i < w->ninst; i++)
+        for (int s = 0; s < SERVE_MAX_STAGES; s++)
+            if (w->in[i].b[s].busy && w->in[i].b[s].launched < h)
+                h = w->in[i].b[s].launched;
+    linkbook_forget(w->lb, h);
+    if (linkbook_reserve(w->lb, p, n, ready, &start) < 0)
+        return err_run(err, "out of memory");
+    simtime longest = 0;
+    for (int i = 0; i < n; i++)
+        if (p[i].dur > longest)
+            longest = p[i].dur;
+    *end = start + longest;
+    return 0;
+}
+
+/* Hetis: KV of instance i moving between its devices now (out[d] leaving device d, in[d]
+ * reaching it, each over its link to the primaries): the seconds until it has all moved. */
+static int hetis_move(serve *w, int i, const double *out, const double *inb, double *delay,
+                      struct errbuf *err)
+{
+    struct linkbook_port p[MAX_PORTS];
+    int n = hetis_ports(w, &w->in[i], out, inb, p);
+    simtime now = engine_now(w->eng), end;
+    if (reserve(w, p, n, now, now, &end, err) < 0)
+        return -1;
+    *delay = sim_to_sec(end - now);
+    return 0;
+}
+
 /* Hetis: offer every running request for rebalancing; moved KV costs its transfer, which
  * the returned seconds charge to the next iteration. */
 static int hetis_rebalance(serve *w, int i, double *delay, struct errbuf *err)
@@ -782,16 +852,10 @@ static int hetis_rebalance(serve *w, int i, double *delay, struct errbuf *err)
     }
     /* each device sends and receives its moved KV over its link to the primaries */
     double moved = 0;
-    for (int dd = 0; dd < in->ndev; dd++) {
+    for (int dd = 0; dd < in->ndev; dd++)
         moved += moved_in[dd];
-        int link = in->adev[dd].link;
-        double bytes = moved_in[dd] > moved_out[dd] ? moved_in[dd] : moved_out[dd];
-        if (link >= 0 && bytes > 0) {
-            double t = llm_send_s(w->llm, link, bytes);
-            if (t > *delay)
-                *delay = t;
-        }
-    }
+    if (moved > 0 && hetis_move(w, i, moved_out, moved_in, delay, err) < 0)
+        return -1;
     w->tot.kv_moved_bytes += moved;
     w->tot.rebalances += moved > 0;
     return 0;
@@ -840,23 +904,24 @@ static int hetis_replace(serve *w, int i, int32_t s, double *delay, struct errbu
             return 0;
     }
     int32_t blocks = r->blocks;
-    double bytes = 0, t = 0;
+    double bytes = 0, out[SERVE_MAX_DEV] = { 0 }, inb[SERVE_MAX_DEV] = { 0 };
     for (int d = 0; d < in->ndev; d++) {
-        int delta = q->heads[d] - r->heads[d];
-        if (delta > 0) {
-            double b = delta * (double)r->filled * in->head_bytes;
+        double b = (q->heads[d] - r->heads[d]) * (double)r->filled * in->head_bytes;
+        if (b > 0) {
+            inb[d] = b;
             bytes += b;
-            if (in->adev[d].link >= 0 && llm_send_s(w->llm, in->adev[d].link, b) > t)
-                t = llm_send_s(w->llm, in->adev[d].link, b);
+        } else {
+            out[d] = -b;
         }
     }
+    if (bytes > 0 && hetis_move(w, i, out, inb, delay, err) < 0)
+        return -1;
     kv_release(w, in, r);
     for (int d = 0; d < in->ndev; d++)
         r->heads[d] = (uint8_t)q->heads[d];
     kv_set_blocks(w, in, r, blocks);
     hetis_load(in, r, 1);
     w->tot.kv_moved_bytes += bytes;
-    *delay = t;
     return 0;
 }
 
@@ -900,45 +965,41 @@ static void batch_time(serve *w, int i, struct batch *b)
         }
     }
     const llm_catalog *c = w->llm;
-    double iter = llm_fit_of(c)->iter_ms * 1e-3;
+    double iter = llm_iter_s(c, &lb);
     memset(b->dev_s, 0, sizeof b->dev_s);
+    memset(b->send_bytes, 0, sizeof b->send_bytes);
+    memset(b->send_s, 0, sizeof b->send_s);
     struct llm_layer_part own;
     if (!in->hetis) {
         for (int s = 0; s < in->S; s++) {
             const struct serve_stage *st = &sp->stages[s];
             b->stage_s[s] = llm_stage_with_s(c, w->arch, &in->lstage[s], &lb,
                                              layer_part(w, in, s, lb.tokens, &own));
-            if (s + 1 < in->S)      /* the activations to the next stage */
-                b->stage_s[s] += llm_send_s(c, serve_view_pair_link(w->cl, st->gpus[0],
-                                                                    sp->stages[s + 1].gpus[0]),
-                                            2 * lb.tokens * w->arch->hidden);
+            if (s + 1 < in->S) {    /* the activations to the next stage */
+                b->send_bytes[s] = 2 * lb.tokens * w->arch->hidden;
+                b->send_s[s] = llm_send_s(c, serve_view_pair_link(w->cl, st->gpus[0],
+                                                                  sp->stages[s + 1].gpus[0]),
+                                          b->send_bytes[s]);
+            }
         }
         b->iter_s = iter;
         return;
     }
     double attn = serve_view_attn_split_s(&w->env, in->ndev, in->adev, ctx, req);
-    double compute = serve_view_hetis_s(&w->env, sp, &lb, layer_part(w, in, 0, lb.tokens, &own),
-                                        attn);
-    /* prefilled KV streams to the workers layer by layer while the primaries compute */
-    double remote = 0, t_ship = 0;
-    int rlink = -1;
+    b->stage_s[0] = serve_view_hetis_s(&w->env, sp, &lb, layer_part(w, in, 0, lb.tokens, &own),
+                                       attn);
+    /* the iteration's traffic with each worker: every layer the queries and new K/V of
+       its request-heads out and their outputs back (serve_view_attn_split_s's bytes), and
+       the prefilled KV of its heads, streamed layer by layer while the primaries compute */
+    double group = (double)w->arch->heads / w->arch->kv_heads, hd = w->arch->head_dim;
+    double to = 2 * (group * hd + 2 * hd), from = 2 * group * hd, L = w->arch->layers;
     for (int d = 1; d < in->ndev; d++) {
-        if (ship[d] <= 0)
-            continue;
-        if (in->adev[d].remote) {
-            remote += ship[d];
-            rlink = in->adev[d].link;
-        } else if (llm_send_s(c, in->adev[d].link, ship[d]) > t_ship) {
-            t_ship = llm_send_s(c, in->adev[d].link, ship[d]);
-        }
-    }
-    if (rlink >= 0 && llm_send_s(c, rlink, remote) > t_ship)
-        t_ship = llm_send_s(c, rlink, remote);
-    b->stage_s[0] = compute > t_ship ? compute : t_ship;
-    for (int d = 1; d < in->ndev; d++)
+        b->dev_in[d] = L * to * req[d] + ship[d];
+        b->dev_out[d] = L * from * req[d];
         b->dev_s[d] = w->arch->layers *
                       llm_attn_decode_heads_s(c, cluster_gpu_type(w->cl, in->adev[d].gpu),
                                               w->arch, ctx[d], req[d]);
+    }
     b->iter_s = iter;
 }
 
@@ -972,7 +1033,8 @@ static int make_room(serve *w, int i, int32_t s, int64_t tokens, int32_t *next, 
         double d = 0;
         if (hetis_replace(w, i, s, &d, err) < 0)
             return -1;
-        *delay += d;
+        if (d > *delay)     /* reservations from now: the latest ends last */
+            *delay = d;
     }
     while (!kv_fits(w, in, r, tokens)) {
         int32_t v = victim(w, in, r, tokens);
@@ -1021,6 +1083,7 @@ static int try_launch(serve *w, int i, struct errbuf *err)
         if (hetis_rebalance(w, i, &delay, err) < 0)
             return -1;
     }
+    b->launched = now;
     const struct serve_settings *set = &w->cfg.set;
     int64_t budget = set->max_batch_tokens, seqs = 0;
     /* 1. one token for every decoding request not in flight, the oldest first */
@@ -1164,12 +1227,30 @@ static int try_launch(serve *w, int i, struct errbuf *err)
         in->pending_prefill -= r->chunk;
     }
     batch_time(w, i, b);
-    /* walk the stages: each starts when the batch reaches it and the stage is free */
+    /* walk the stages: each starts when the batch reaches it and the stage is free, sends
+       its activations on when it is done and their ports are free */
     simtime t = now + sim_from_sec_ceil(b->iter_s + delay);
+    const struct serve_instance *sp = in->spec;
+    struct linkbook_port p[MAX_PORTS];
     for (int s = 0; s < in->S; s++) {
         if (in->stage_free[s] > t)
             t = in->stage_free[s];
-        t += sim_from_sec_ceil(b->stage_s[s]);
+        simtime done = t + sim_from_sec_ceil(b->stage_s[s]);
+        if (in->hetis) {
+            /* its traffic with the workers holds their links: it ends no sooner */
+            simtime end;
+            int n = hetis_ports(w, in, b->dev_out, b->dev_in, p);
+            if (reserve(w, p, n, t, t, &end, err) < 0)
+                return -1;
+            if (end > done)
+                done = end;
+        } else if (s + 1 < in->S) {
+            int n = xfer_group_ports(w->cl, w->llm, sp->stages[s].gpus, 1,
+                                     sp->stages[s + 1].gpus, 1, b->send_bytes[s], p);
+            if (reserve(w, p, n, done, done, &done, err) < 0)
+                return -1;
+        }
+        t = done;
         in->stage_free[s] = t;
     }
     b->busy = 1;
@@ -1192,7 +1273,8 @@ static void credit_busy(serve *w, const struct inst *in, const struct batch *b)
     const struct serve_instance *sp = in->spec;
     for (int s = 0; s < in->S; s++) {
         int slot = cluster_type_slot(w->cl, cluster_gpu_type(w->cl, sp->stages[s].gpus[0]));
-        double x = (b->stage_s[s] + (s == 0 ? b->iter_s : 0)) * sp->stages[s].ngpu;
+        double x = (b->stage_s[s] + b->send_s[s] + (s == 0 ? b->iter_s : 0)) *
+                   sp->stages[s].ngpu;
         w->busy_period[slot] += x;
         w->tot.busy_gpu_s[slot] += x;
     }
@@ -1271,14 +1353,19 @@ static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *
     const struct serve_stage *a = &src->spec->stages[src->S - 1];
     const struct serve_stage *b = &w->in[to].spec->stages[0];
     double bytes = (double)r->filled * llm_kv_bytes(w->arch, w->arch->layers, 1);
-    int link = serve_view_pair_link(w->cl, a->gpus[0], b->gpus[0]);
-    int one_node = cluster_gpu_node(w->cl, a->gpus[0]) == cluster_gpu_node(w->cl, b->gpus[0]);
-    int par = one_node ? (a->ngpu < b->ngpu ? a->ngpu : b->ngpu) : 1;
-    double xfer = llm_send_s(w->llm, link, bytes / par);
-    double L = w->arch->layers;
-    double t = xfer - compute_s * (L - 1) / L;
-    if (t < xfer / L)
-        t = xfer / L;
+    struct linkbook_port p[MAX_PORTS];
+    int n = xfer_group_ports(w->cl, w->llm, a->gpus, a->ngpu, b->gpus, b->ngpu, bytes, p);
+    simtime xfer = 0, now = engine_now(w->eng), end;
+    for (int k = 0; k < n; k++)
+        if (p[k].dur > xfer)
+            xfer = p[k].dur;
+    /* layer l's KV exists l/L of the way into the prefill: the transfer may start one
+       layer in, and cannot end sooner than the last layer's share after the prefill */
+    double L = w->arch->layers, lead = compute_s < sim_to_sec(xfer) ? compute_s
+                                                                     : sim_to_sec(xfer);
+    simtime ready = now - (simtime)floor(lead * (L - 1) / L * 1e6);
+    if (reserve(w, p, n, ready, now - sim_from_sec_ceil(compute_s), &end, err) < 0)
+        return -1;
     w->tot.kv_moved_bytes += bytes;
     kv_release(w, src, r);
     list_remove(w, &src->run_head, &src->run_tail, s);
@@ -1288,8 +1375,7 @@ static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *
     r->state = R_XFER;
     if (tl_next(w, r, TL_MIGRATE, TL_RESTORING, to, TL_MIGRATE, err) < 0)
         return -1;
-    if (engine_at(w->eng, engine_now(w->eng) + sim_from_sec_ceil(t), EV_XFER, (uint64_t)s,
-                  NULL) < 0)
+    if (engine_at(w->eng, end, EV_XFER, (uint64_t)s, NULL) < 0)
         return err_run(err, "out of memory");
     return 0;
 }
@@ -1606,7 +1692,8 @@ int serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
     w->ntypes = cluster_types(cl, &w->types);
     w->dep = calloc(1, sizeof *w->dep);
     w->eng = engine_create(1024);
-    if (w->dep == NULL || w->eng == NULL) {
+    w->lb = linkbook_create(cluster_ngpus(cl), cluster_nnodes(cl));
+    if (w->dep == NULL || w->eng == NULL || w->lb == NULL) {
         serve_destroy(w);
         return err_run(err, "out of memory");
     }
@@ -1655,6 +1742,7 @@ void serve_destroy(serve *w)
     free(w->dreq);
     free(w->dslot);
     engine_destroy(w->eng);
+    linkbook_destroy(w->lb);
     free(w);
 }
 

@@ -9,7 +9,9 @@
  * instance, its KV moving over the link between them.  A pipeline keeps one batch per stage
  * in flight.  A Hetis instance keeps each request's KV heads where its policy's dispatch put
  * them, and its decode attention takes the slowest device's time with the transfers to and
- * from the primaries.  Iteration times come from the latency model (serve_view.h).
+ * from the primaries.  Iteration times come from the latency model (serve_view.h); every
+ * transfer between GPUs holds the links it crosses (linkbook.h), so that transfers running
+ * at once share a link instead of each taking all of it.
  *
  * Events: arrivals (one read ahead), the end of each batch, pipeline stage slots, KV
  * transfers and samples — thousands per instance for an hour of traffic.  Memory follows the

@@ -2,7 +2,9 @@
  * serve_view: the latency model (models/llm.h) applied to deployments — links of GPU groups,
  * the KV room of a stage, an instance's iteration time and decode speed, and the per-layer
  * decode attention of a Hetis split.  What policies use to judge deployments and what the
- * world charges are the same functions.
+ * world charges are the same functions, but for the links: these assume every transfer has
+ * its links to itself, while the world makes transfers that overlap share them (serve.c,
+ * xfer.h).
  */
 #include "serve_view.h"
 
@@ -170,7 +172,7 @@ double serve_view_iter_s(const struct serve_env_view *v, const struct serve_inst
 {
     const llm_catalog *c = v->llm;
     const struct llm_arch *a = v->arch;
-    double t = llm_fit_of(c)->iter_ms * 1e-3;
+    double t = llm_iter_s(c, b);
     if (in->nattn == 0) {
         for (int s = 0; s < in->nstages; s++) {
             struct llm_stage st = stage_of(v, in, s);

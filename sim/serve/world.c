@@ -5,10 +5,11 @@
  *
  * Its fields: "model" (an LLM of the architectures file) and "slo" ({ "ttft_s", "tpot_s" },
  * optional) at the top level; in "sim": max_batch_tokens, max_seqs, block_tokens,
- * chunked_prefill, mem_util (vLLM's scheduler and memory settings) and overlong ("error" or
- * "truncate": requests longer than the model's context); in "models": llm (the
- * architectures, default models/data/llms.json) and llm_fit (the latency model's factors,
- * default models/data/llm_fit.json).
+ * chunked_prefill, mem_util (vLLM's scheduler and memory settings), overlong ("error" or
+ * "truncate": requests longer than the model's context) and engine (the engine profile whose
+ * overheads every iteration and first token pay, default the fit file's first); in "models":
+ * llm (the architectures, default models/data/llms.json) and llm_fit (the latency model's
+ * factors and engine profiles, default models/data/llm_fit.json).
  *
  * Its rows: one `requests` row per request that arrived, written as it leaves; samples
  * util_<GPU type>, util_total, kv_util, queue_len, running_reqs; the summary of reqstats.h
@@ -29,6 +30,7 @@
 struct config {
     char                  arch_path[PATH_MAX_LEN], fit_path[PATH_MAX_LEN];
     struct llm_arch       arch;         /* checked at read */
+    char                  engine[LLM_NAME_MAX];     /* "": the fit file's first */
     struct serve_settings set;
     int                   overlong;
     double                slo_ttft, slo_tpot;   /* < 0: none */
@@ -36,7 +38,8 @@ struct config {
 
 static const char *const top_keys[] = { "model", "slo", NULL };
 static const char *const sim_keys[] = { "max_batch_tokens", "max_seqs", "block_tokens",
-                                        "chunked_prefill", "mem_util", "overlong", NULL };
+                                        "chunked_prefill", "mem_util", "overlong", "engine",
+                                        NULL };
 static const char *const model_keys[] = { "llm", "llm_fit", NULL };
 static const char *const report_columns[] = {
     "requests_done", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99", "e2e_p99",
@@ -105,7 +108,7 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
                                       .mem_util = 0.9 };
     c->slo_ttft = c->slo_tpot = -1;
     int64_t block = c->set.block_tokens;
-    const char *model = NULL, *note;
+    const char *model = NULL, *note, *engine = NULL;
     struct jobj slo;
     llm_catalog *lc = NULL;
     if (jobj_str(root, "model", JREQ, &model, err) < 0 ||
@@ -121,10 +124,21 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         jobj_bool(sim, "chunked_prefill", JOPT, &c->set.chunked_prefill, err) < 0 ||
         jobj_num(sim, "mem_util", JOPT, 0.05, 1, &c->set.mem_util, err) < 0 ||
         jobj_enum(sim, "overlong", JOPT, overlongs, &c->overlong, err) < 0 ||
+        jobj_str(sim, "engine", JOPT, &engine, err) < 0 ||
         model_file(root, "llm", llm_default_models, base_dir, c->arch_path, err) < 0 ||
         model_file(root, "llm_fit", llm_default_fit, base_dir, c->fit_path, err) < 0 ||
-        llm_load(&lc, NULL, c->arch_path, NULL, err) < 0)
+        llm_load(&lc, NULL, c->arch_path, c->fit_path, err) < 0)
         goto fail;
+    if (engine != NULL) {
+        if (llm_engine_find(lc, engine) == NULL) {
+            char names[256];
+            jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "engine"),
+                        "sim.engine", err, "no engine profile '%s' in %s (it has: %s)", engine,
+                        c->fit_path, llm_engine_names(lc, names, sizeof names));
+            goto fail;
+        }
+        snprintf(c->engine, sizeof c->engine, "%s", engine);
+    }
     c->set.block_tokens = (int32_t)block;
     const struct llm_arch *a = llm_find(lc, model);
     if (a == NULL) {
@@ -162,6 +176,8 @@ static int open_llm(const struct config *c, const cluster *cl, llm_catalog **lc,
     *a = llm_find(*lc, c->arch.name);
     if (*a == NULL)         /* the file changed under us */
         return err_input(err, c->arch_path, 0, NULL, "model '%s' is gone", c->arch.name);
+    if (c->engine[0] != '\0' && llm_use_engine(*lc, c->engine) < 0)
+        return err_input(err, c->fit_path, 0, NULL, "engine '%s' is gone", c->engine);
     return 0;
 }
 
