@@ -42,6 +42,7 @@ section() {
     repro_reports "$cols" splitwise hexgen highend_only uniform_pp
     claims_header "$title"
     claims
+    claims_ledger
 }
 
 # the smoke test's 60 requests arrive as a Poisson stream: gamma bursts would pack them into
