@@ -100,9 +100,10 @@ Test(html, the_page_is_self_contained, .timeout = 120)
     cr_assert(strstr(html, "html_small_jct_mean_vs_workload.arrival_scale") != NULL);
     /* the tables: runs with the swept axis as a column, ratios to fifo paired by seed */
     cr_assert(strstr(html, "<h2 id=\"runs\">") != NULL);
-    cr_assert(strstr(html, "<th>jct_mean (s)</th>") != NULL);
     cr_assert(strstr(html, "<th>workload.arrival_scale</th>") != NULL);
-    cr_assert(strstr(html, "<th>jct_mean/fifo (x)</th>") != NULL);
+    /* headers: the metric's label and unit, then its name */
+    cr_assert(strstr(html, "<th>mean JCT / fifo (x)<br><code>jct_mean/fifo</code></th>") != NULL);
+    cr_assert(strstr(html, "<th>mean JCT (s)<br><code>jct_mean</code></th>") != NULL);
     cr_assert(strstr(html, "<th>n_paired (seeds)</th>") != NULL, "grouped over the 2 seeds");
     /* the settings that differ, with how many runs hold each value */
     cr_assert(strstr(html, "<code>workload.arrival_scale</code></td><td class=\"settings\">"

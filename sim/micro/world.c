@@ -37,9 +37,9 @@ static const char *const top_keys[] = { "app", "sla_ms", "sla_quantile", "mode",
                                         "interference", NULL };
 static const char *const sim_keys[] = { "interval_s", "startup_s", "request_sample",
                                         "lattice_points", NULL };
-static const char *const report_columns[] = {
-    "requests_total", "containers_mean", "cpu_seconds", "sla_violation_prob", "sla_miss_frac",
-    "e2e_p50", "e2e_p95", "e2e_p99", NULL };
+/* a handful, so that a table fits 100 columns: the rest with --columns or --all */
+static const char *const report_columns[] = { "containers_mean", "sla_violation_prob",
+                                              "e2e_p95", "e2e_p99", NULL };
 static const char *const bar_metrics[] = { "containers_mean", "cpu_seconds",
                                            "sla_violation_prob", "e2e_p95", "e2e_p99", NULL };
 static const char *const sweep_metrics[] = { "containers_mean", "sla_violation_prob",
