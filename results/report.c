@@ -409,7 +409,9 @@ static const struct metric_rule {
     { "ftf_max", EXACT, "worst finish-time fairness \xcf\x81", "ratio", 0 },
     { "ftf_unfair_frac", EXACT, "share of jobs with \xcf\x81 > 1", "fraction", 0 },
     { "jain_index", EXACT, "Jain's index over 1/\xcf\x81", "fraction", 1 },
-    { "throughput_norm", EXACT, "normalized throughput (jobs at full speed)", "jobs", 1 },
+    /* jobs' worth of full-speed progress per unit time, over the window of arrivals */
+    { "throughput_norm_window", EXACT, "normalized throughput", "jobs", 1 },
+    { "throughput_norm", EXACT, "normalized throughput, whole run", "jobs", 1 },
     { "jobs_done", EXACT, "jobs done", "jobs", 1 },
     { "jobs_total", EXACT, "jobs", "jobs", 0 },
     { "jobs_unfinished", EXACT, "jobs unfinished", "jobs", 0 },
@@ -521,8 +523,8 @@ static const struct metric_rule {
 
 /* the qualifiers a name may end with, and what they add to its label */
 static const struct { const char *suffix, *label; } qualifiers[] = {
-    { "_window", ", measurement window" },
-    { "_steady", ", steady-state jobs" },
+    { "_window", ", window" },
+    { "_steady", ", steady state" },
 };
 
 /* The first rule for the first n bytes of name (exact: only its exact rows), or NULL. */

@@ -92,7 +92,7 @@ void report_html_text(FILE *out, const char *s);
 /* What a summary metric is, from one table in report.c (exact names, families such as
  * util_<type>, and suffix rules that give a unit only): the name figures, pages and headers
  * show, its unit, and which way is better.  A trailing _window or _steady keeps the unit and
- * sense of the metric it follows and qualifies its label ("mean JCT, steady-state jobs").  A
+ * sense of the metric it follows and qualifies its label ("mean JCT, steady state").  A
  * name the table lacks keeps its key whole as its label (known 0), with the unit of a suffix
  * rule (*_s: s, *_frac: fraction, ...) or "". */
 struct report_metric {

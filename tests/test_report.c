@@ -628,10 +628,9 @@ Test(report, metric_labels_from_one_table)
         { "milli_alloc_frac", "GPU capacity allocated" },
         { "util_A100-40GB", "A100-40GB utilization" },
         { "util_total", "GPU utilization, all types" },
-        { "util_T4_window", "T4 utilization, measurement window" },
-        { "jct_mean_steady", "mean JCT, steady-state jobs" },
-        { "throughput_norm_window", "normalized throughput (jobs at full speed), measurement "
-                                    "window" },
+        { "util_T4_window", "T4 utilization, window" },
+        { "jct_mean_steady", "mean JCT, steady state" },
+        { "throughput_norm_window", "normalized throughput" },
         /* the table lacks these: the key, whole, never cut at an underscore */
         { "mystery_metric_name", "mystery_metric_name" },
         { "jct_p90_steady", "jct_p90_steady" },

@@ -546,27 +546,32 @@ static int cmd_export(int argc, char **argv)
 }
 
 static const char plot_help[] =
-    "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY]\n"
+    "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg|pdf] [--baseline POLICY]\n"
     "                   [--metric NAME[,NAME...]]... [--experiment NAME]... [--sweep NAME]...\n"
     "                   [--log x|y]...\n"
-    "Draw figures with gnuplot: images in DIR (default results/out), their data in DIR/data.\n"
+    "Draw figures with gnuplot: images in DIR (default results/out), beside each its caption\n"
+    "(FIGURE.txt: what it shows, its runs, the settings that differ, its data files), and the\n"
+    "numbers behind them in DIR/data.\n"
     "Per experiment and setting (runs whose configs differ only in policy and seed; the\n"
     "experiment as run without overrides keeps the plain file names, other settings add 8\n"
-    "hex digits and say in the title what differs): JCT and finish-time fairness CDFs, GPU\n"
-    "utilization over time by GPU type and queue length (one seed, the latest run of each\n"
-    "policy), and bars of each policy's metrics as a ratio to the baseline's run with the\n"
-    "same seed (--baseline; default fifo when the setting ran it, else its first policy),\n"
-    "averaged over distinct seeds with 95% CIs.\n"
+    "hex digits, which their titles show): CDFs of the domain's per-job or per-request\n"
+    "figures (JCT, finish-time fairness; TTFT, TPOT, end-to-end latency), GPU utilization\n"
+    "over time by GPU type and queue length (one seed, the latest run of each policy), and\n"
+    "bars of each policy's metrics as a ratio to the baseline's run with the same seed\n"
+    "(--baseline; default fifo when the setting ran it, else its first policy), averaged over\n"
+    "distinct seeds with 95% CIs, on a log axis from 1 when the ratios span 20 times.\n"
     "Per sweep: each --metric (default jct_mean, ftf_mean, makespan) against each swept axis\n"
     "other than seed, one line per policy and combination of the other axes, mean over seeds\n"
     "with 95% CIs, clipped at the metric's natural bounds (>= 0; <= 1 for fractions).\n"
-    "Times read in hours or days where seconds would run to tens of thousands; an axis whose\n"
-    "smaller values mean more load (workload.arrival_scale) runs from its largest value, so\n"
-    "that load grows to the right; an axis is logarithmic where its values span decades.\n"
+    "Metrics read by their display names and units; times in ms below a second, in hours or\n"
+    "days where seconds would run to tens of thousands; an axis whose smaller values mean\n"
+    "more load (workload.arrival_scale) runs from its largest value, so that load grows to\n"
+    "the right; an axis is logarithmic where its values span decades.  A file name has one\n"
+    "dot: the dots of a name become '-' (load_jct_mean_vs_workload-arrival_scale.png).\n"
     "\n"
     "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
     "  -o, --out DIR          where images go (default results/out), their data in DIR/data\n"
-    "  -f, --format FMT       png (the default) or svg\n"
+    "  -f, --format FMT       png (the default), svg or pdf (vector, gnuplot's pdfcairo)\n"
     "  -b, --baseline POLICY  the policy the bars are ratios to\n"
     "  -m, --metric NAMES     the metrics of the sweeps' figures and of the bars instead of\n"
     "                         the defaults, comma-separated or repeated\n"
@@ -1227,7 +1232,7 @@ static const struct cmd commands[] = {
       "compare runs from the database, or write an HTML page of them" },
     { "export", cmd_export, "--table NAME [--db FILE] [--format csv|tsv] [--where EXPR] "
       "[--out FILE] [--wide]", "write a table of the database as CSV (pandas, R)" },
-    { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY] "
+    { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg|pdf] [--baseline POLICY] "
       "[--metric NAME] [--experiment NAME] [--sweep NAME] [--log x|y]",
       "draw figures with gnuplot" },
     { "trace", cmd_trace, "[--db FILE] [--run N] [--out FILE]",

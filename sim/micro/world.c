@@ -45,7 +45,8 @@ static const char *const bar_metrics[] = { "containers_mean", "cpu_seconds",
 static const char *const sweep_metrics[] = { "containers_mean", "sla_violation_prob",
                                              "e2e_p95", NULL };
 static const struct display_cdf cdfs[] = {
-    { "e2e_cdf", "requests", "e2e_s", "end-to-end latency (s)", "end-to-end latency CDF", 0, 0 },
+    { "e2e_cdf", "requests", "e2e_s", "end-to-end latency (log scale)", "end-to-end latency CDF",
+      1, 0 },
 };
 static const struct display display = {
     .entity = "requests",
