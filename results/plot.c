@@ -107,7 +107,9 @@ static int wrap_label(const char *text, size_t width, char *out, size_t cap)
             line++;
         }
         int w = snprintf(out + n, cap - n, "%.*s", (int)word, p);
-        n += w > 0 && (size_t)w < cap - n ? (size_t)w : 0;
+        if (w < 0 || (size_t)w >= cap - n)
+            break;          /* cut at the buffer's end: out holds what fits */
+        n += (size_t)w;
         line += word;
         p += word;
         p += strspn(p, " ");
