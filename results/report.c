@@ -1655,7 +1655,8 @@ static int default_columns(sqlite3 *h, struct ropts *o, const int64_t *ids, size
     int64_t *sorted = malloc((n + 1) * sizeof *sorted);
     if (sorted == NULL)
         return err_run(err, "out of memory");
-    memcpy(sorted, ids, n * sizeof *sorted);
+    if (n > 0)              /* ids is NULL when no run was selected */
+        memcpy(sorted, ids, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, cmp_id);
     sqlite3_stmt *q;
     if (prep(h, "SELECT min(id), domain FROM runs GROUP BY domain ORDER BY min(id)", &q,
