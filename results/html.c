@@ -10,6 +10,8 @@
  *             it, report_config_diff).
  * A figure's SVG is inlined without its XML prologue; its ids (and the references to them)
  * get a prefix of the figure's number, as every gnuplot SVG defines the same ids (gpPt0 ...).
+ * Its caption is the one plot writes beside it (<figure>.txt: what it shows, its runs, the
+ * settings that differ), line by line.
  * Cost: one report per table, one gnuplot per figure, O(R x F) over R runs of F fields.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -513,11 +515,27 @@ static int figures(FILE *f, const struct html_opts *o, int *nfig, struct errbuf 
         esc(f, id);
         fputs("\">\n", f);
         inline_svg(f, svg, (int)i + 1);
-        fputs("<figcaption><code>", f);
+        /* the caption plot wrote beside it: what it shows, its runs and settings */
+        char txt[2 * PATH_MAX_LEN + 8];
+        snprintf(txt, sizeof txt, "%s/%s.txt", dir, id);
+        char *text = slurp(txt);
+        fputs("<figcaption>", f);
+        for (const char *p = text; p != NULL && *p;) {
+            size_t len = strcspn(p, "\n");
+            char *line = strndup(p, len);
+            esc(f, line);
+            fputs("<br>\n", f);
+            free(line);
+            p += len + (p[len] == '\n');
+        }
+        fputs("<code>", f);
         esc(f, id);
         fputs("</code>, as <code>hetsim plot --format svg</code> draws it (its numbers: "
-              "<code>hetsim plot --out DIR</code> writes them to <code>DIR/data/</code>)"
-              "</figcaption></figure>\n", f);
+              "<code>hetsim plot --out DIR</code> writes them to <code>DIR/data/</code>, its "
+              "caption to <code>DIR/", f);
+        esc(f, id);
+        fputs(".txt</code>)</figcaption></figure>\n", f);
+        free(text);
         free(svg);
         (*nfig)++;
     }

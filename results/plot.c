@@ -12,9 +12,10 @@
  *   their seed).  An experiment's runs are split by their config without seed and policies
  *   (report_config_key), and each setting gets its own figure set.  The plain setting (the
  *   one plain_config names, else the setting of the first run) keeps the file names
- *   <experiment>_<figure>; the others are <experiment>_<8 hex digits of the key>_<figure>.
- *   With several settings every title says what differs (report_config_diff, the plain
- *   setting first), e.g. "settings: workload.max_jobs=100".
+ *   <experiment>_<figure>; the others are <experiment>_<8 hex digits of the key>_<figure>,
+ *   titled "<experiment> [<8 hex digits>]: ...".  With several settings every caption says
+ *   what differs (report_config_diff, the plain setting first), e.g.
+ *   "workload.max_jobs=100"; titles never do (a paper prints them).
  * - The CDFs, utilization and queue figures of a setting show one seed: the one most of its
  *   policies ran (of those, the one run last), and the latest run (highest id) of each policy
  *   with that seed; a policy that never ran it is left out.  A CDF's denominator is every job
@@ -27,7 +28,10 @@
  *   mean of these ratios over the pairs, its error bar the 95% Student-t interval (none with
  *   one pair); a baseline value of 0 gives no ratio.  B is --baseline, else "fifo" when the
  *   setting ran it, else the policy of its first run (for `hetsim run EXPERIMENT`, its first
- *   policy in config order: runs are written in that order).
+ *   policy in config order: runs are written in that order).  The axis is linear from 0, or
+ *   logarithmic with bars from 1 when the ratios span 20 times or more; bars.gp keeps each
+ *   value label off the dashed line at 1 (fixed margins make a pixel a known share of the
+ *   axis).
  * - Sweeps: for each swept axis other than policy and seed with at least two values, each
  *   metric against that axis.  A line is a policy (runs.policy) and a combination of the
  *   other swept axes that take several values, and, when runs of the sweep differ in fields
@@ -43,9 +47,12 @@
  * one time axis show where a policy moved work from one type to another.  One figure per run
  * with a line per type would make the reader compare across files.
  *
- * Names: file names keep [A-Za-z0-9._-], replace any other byte with '_' and then add 8 hex
- * digits of the name's hash when anything was replaced or cut, so that two names never share
- * a file.  Strings reach gnuplot double-quoted with every byte outside a safe set written as
+ * Names: file names keep [A-Za-z0-9_-], write '.' as '-' (one dot per file name, before
+ * its extension, as LaTeX wants), replace any other byte with '_' and then add 8 hex digits
+ * of the name's hash when a byte became '_', the name was cut or it has a '-' of its own, so
+ * that two names never share a file.  Every figure gets a caption file beside it: the words
+ * a paper's caption needs (what, which runs and seed, which settings, which data), which the
+ * HTML report shows under the figure.  Strings reach gnuplot double-quoted with every byte outside a safe set written as
  * an octal escape: gnuplot runs `...` as a shell command even inside quoted strings, so no
  * name from the database reaches it verbatim.  Titles are drawn noenhanced.
  *
@@ -82,21 +89,37 @@
 
 extern char **environ;
 
-/* A metric's name as a tick label: a long one breaks after the underscore nearest its middle,
- * so that neighbouring labels do not run into each other. */
-static void tick_label(const char *name, char *out, size_t cap)
+/* A label wrapped at blanks into lines of at most `width` characters (a longer word stays
+ * whole on its own line: a name is never cut); returns the number of lines. */
+static int wrap_label(const char *text, size_t width, char *out, size_t cap)
 {
-    size_t n = strlen(name), cut = 0;
-    snprintf(out, cap, "%s", name);
-    if (n <= 14 || n + 2 > cap)
-        return;
-    for (size_t i = 1; i + 1 < n; i++)
-        if (name[i] == '_' && (cut == 0 || (i > n / 2 ? i - n / 2 : n / 2 - i) <
-                                               (cut > n / 2 ? cut - n / 2 : n / 2 - cut)))
-            cut = i;
-    if (cut == 0)
-        return;
-    snprintf(out, cap, "%.*s\n%s", (int)cut + 1, name, name + cut + 1);
+    size_t n = 0, line = 0;
+    int lines = 1;
+    out[0] = '\0';
+    for (const char *p = text; *p && n + 2 < cap;) {
+        size_t word = strcspn(p, " ");
+        if (line > 0 && line + 1 + word > width) {
+            out[n++] = '\n';
+            line = 0;
+            lines++;
+        } else if (line > 0) {
+            out[n++] = ' ';
+            line++;
+        }
+        int w = snprintf(out + n, cap - n, "%.*s", (int)word, p);
+        if (w < 0 || (size_t)w >= cap - n)
+            break;          /* cut at the buffer's end: out holds what fits */
+        n += (size_t)w;
+        line += word;
+        p += word;
+        p += strspn(p, " ");
+    }
+    return lines;
+}
+
+static int imax(int a, int b)
+{
+    return a > b ? a : b;
 }
 
 static int count_names(const char *const *v)
@@ -229,6 +252,10 @@ static void gp_arr(struct sb *v, const char *name, struct gparr *a)
 
 /* ---- file names ---- */
 
+/* A name as part of a file name: A-Za-z0-9, '_' and '-' kept, '.' written '-' (a file
+ * name has one dot, before its extension, as LaTeX wants), any other byte '_'.  8 hex digits
+ * of the name's hash follow when a byte became '_', when the name was cut, or when it has a
+ * '-' of its own (so that "a.b" and "a-b" do not share a file). */
 static void file_part(char out[FNAME], const char *s)
 {
     size_t k = 0;
@@ -237,9 +264,9 @@ static void file_part(char out[FNAME], const char *s)
     for (; *p && k < NAME_KEEP; p++) {
         char ch = *p;
         int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                 (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.';
-        out[k++] = ok ? ch : '_';
-        changed |= !ok;
+                 (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+        out[k++] = ok ? ch : ch == '.' ? '-' : '_';
+        changed |= (!ok && ch != '.') || ch == '-';
     }
     changed |= *p != '\0';
     out[k] = '\0';
@@ -255,7 +282,10 @@ static void file_part(char out[FNAME], const char *s)
 struct ctx {
     sqlite3                *h;
     const struct plot_opts *o;
-    const char             *term;        /* gnuplot terminal: pngcairo or svg */
+    const char             *term;        /* gnuplot terminal, with options: pngcairo, svg or
+                                            pdfcairo */
+    double                  sz, fs;      /* the templates' sizes (pixels) times sz, their
+                                            fonts (points) times fs: see plot_all */
     char                  **metrics;     /* --metric names, split; NULL when none */
     int                     nmetrics;
     int                     has_params;  /* schema version 2: run_params exists */
@@ -354,10 +384,12 @@ static void last_line(const char *log, char *out, size_t cap)
     fclose(f);
 }
 
-/* Run gnuplot on results/plots/<tmpl> with the variables in `vars`; it must write `image`. */
-static int draw(struct ctx *c, const char *tmpl, struct sb *vars, const char *image)
+/* Run gnuplot on results/plots/<tmpl> with the variables in `vars`; it must write `image`.
+ * Then its caption (the text of cap) goes to the image's name with .txt for its extension. */
+static int draw(struct ctx *c, const char *tmpl, struct sb *vars, const char *image,
+                const struct sb *cap)
 {
-    if (vars->oom)
+    if (vars->oom || cap->oom)
         return err_run(c->err, "out of memory");
     char path[PATH_MAX_LEN];
     struct stat st;
@@ -419,6 +451,14 @@ static int draw(struct ctx *c, const char *tmpl, struct sb *vars, const char *im
                        image, path, log);
     unlink(log);
     unlink(varfile);
+    char txt[PATH_MAX_LEN];
+    snprintf(txt, sizeof txt, "%.*s.txt", (int)(strrchr(image, '.') - image), image);
+    FILE *f = data_open(c, txt);
+    if (f == NULL)
+        return -1;
+    fputs(cap->s ? cap->s : "", f);
+    if (data_close(c, f, txt) < 0)
+        return -1;
     c->nfig++;
     return 0;
 }
@@ -427,6 +467,8 @@ static int draw(struct ctx *c, const char *tmpl, struct sb *vars, const char *im
 static void vars_begin(struct ctx *c, struct sb *v, const char *image, const char *title)
 {
     gp_str(v, "term", c->term);
+    gp_num(v, "sz", c->sz);
+    gp_num(v, "fs", c->fs);
     gp_str(v, "outfile", image);
     gp_str(v, "plottitle", title);
 }
@@ -447,22 +489,26 @@ static void gp_time_axis(struct sb *v, double tmax)
     gp_num(v, "tmax", tmax > 0 ? tmax / (days ? 86400 : 3600) : 1);
 }
 
-/* A metric in seconds whose values reach `vmax` is drawn in hours or days where seconds would
- * read in the tens of thousands; its label's unit follows.  Returns the divisor. */
-static double time_scale(const char *metric, double vmax, const char **unit)
+/* A metric's axis label: its display name and unit, a time (unit s) whose values reach
+ * `vmax` read in days or hours where seconds would run to the tens of thousands and in ms
+ * where every value is below a second.  Returns the divisor of the values. */
+static double metric_axis(const char *metric, double vmax, char *out, size_t cap)
 {
-    *unit = NULL;
-    if (strcmp(report_metric_unit(metric), "s") != 0)
-        return 1;
-    if (vmax >= 2 * 86400) {
-        *unit = "days";
-        return 86400;
-    }
-    if (vmax >= 2 * 3600) {
-        *unit = "h";
-        return 3600;
-    }
-    return 1;
+    struct report_metric m;
+    report_metric_info(metric, &m);
+    const char *unit = m.unit;
+    double div = 1;
+    if (strcmp(unit, "s") == 0 && vmax >= 2 * 86400)
+        unit = "days", div = 86400;
+    else if (strcmp(unit, "s") == 0 && vmax >= 2 * 3600)
+        unit = "h", div = 3600;
+    else if (strcmp(unit, "s") == 0 && vmax > 0 && vmax < 1)
+        unit = "ms", div = 1e-3;
+    if (*unit != '\0')
+        snprintf(out, cap, "%s (%s)", m.label, unit);
+    else
+        snprintf(out, cap, "%s", m.label);
+    return div;
 }
 
 /* The natural bounds of a metric, for its confidence intervals: none below 0 (times, counts,
@@ -475,15 +521,20 @@ static int metric_bounds(const char *metric, double *lo, double *hi)
     return *u != '\0';
 }
 
-/* A swept axis's label, with its unit, and whether load grows as its value falls. */
-static void axis_label(const char *key, char *out, size_t cap, int *load_falls)
+/* A swept axis's label, with its unit (`noun`: what the domain's rows count, "jobs"), and
+ * whether load grows as its value falls.  An axis the table lacks shows its key whole, with
+ * a unit its name implies. */
+static void axis_label(const char *key, const char *noun, char *out, size_t cap,
+                       int *load_falls)
 {
     static const struct { const char *key, *label; int falls; } known[] = {
-        { "workload.rate_per_hour", "arrival rate (jobs/h)", 0 },
+        { "workload.rate_per_hour", "arrival rate (%s/h)", 0 },
+        { "workload.rate_per_s", "arrival rate (%s/s)", 0 },
         { "workload.arrival_scale", "arrival-time scale (1: the trace's pace; smaller: "
                                     "denser arrivals, more load)", 1 },
-        { "workload.jobs", "jobs", 0 },
-        { "workload.max_jobs", "jobs (at most)", 0 },
+        { "workload.jobs", "%s", 0 },
+        { "workload.max_jobs", "%s (at most)", 0 },
+        { "sim.load", "GPU load (GPU asked for / the cluster's GPUs)", 0 },
         { "sim.restore_delay_s", "restore delay (s)", 0 },
         { "sim.restore_fixed_s", "restore delay, fixed part (s)", 0 },
         { "sim.storage_gbs", "checkpoint read bandwidth (GB/s)", 0 },
@@ -491,62 +542,20 @@ static void axis_label(const char *key, char *out, size_t cap, int *load_falls)
     *load_falls = 0;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strcmp(key, known[i].key) == 0) {
-            snprintf(out, cap, "%s", known[i].label);
+            snprintf(out, cap, known[i].label, noun);
             *load_falls = known[i].falls;
             return;
         }
     size_t n = strlen(key);
-    if (n > 2 && strcmp(key + n - 2, "_s") == 0)
-        snprintf(out, cap, "%s (s)", key);
+    if (n > 6 && strcmp(key + n - 6, "_per_s") == 0)
+        snprintf(out, cap, "%s (per s)", key);
     else if (n > 9 && strcmp(key + n - 9, "_per_hour") == 0)
         snprintf(out, cap, "%s (per hour)", key);
+    else if (n > 2 && strcmp(key + n - 2, "_s") == 0)
+        snprintf(out, cap, "%s (s)", key);
     else
         snprintf(out, cap, "%s", key);
 }
-
-/* ---- metric names ---- */
-
-/* A y-axis label with its unit; `unit` (not NULL) in place of seconds. */
-static void metric_label(const char *m, char *out, size_t cap, const char *unit)
-{
-    static const char *const known[][2] = {
-        { "jct_mean", "mean JCT (s)" },
-        { "jct_p50", "median JCT (s)" },
-        { "jct_p95", "95th percentile JCT (s)" },
-        { "jct_p99", "99th percentile JCT (s)" },
-        { "makespan", "makespan (s)" },
-        { "queue_delay_mean", "mean queueing delay (s)" },
-        { "ftf_mean", "mean finish-time fairness rho" },
-        { "ftf_max", "worst finish-time fairness rho" },
-        { "ftf_unfair_frac", "share of jobs with rho > 1" },
-        { "jain_index", "Jain's index over 1/rho" },
-        { "util_total", "GPU utilization, all types (fraction)" },
-        { "throughput_norm_window", "normalized throughput over the measurement window (jobs "
-                                    "at full speed)" },
-        { "jobs_done", "jobs finished" },
-        { "jobs_unfinished", "jobs unfinished" },
-        { "gpu_hours", "GPU-hours" },
-        { "cost_usd", "cost (USD)" },
-        { "preemptions", "preemptions" },
-        { "migrations", "migrations" },
-        { "solver_time_mean", "mean solver time (s, wall clock)" },
-        { "solver_time_max", "longest solver time (s, wall clock)" },
-    };
-    out[0] = '\0';
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (strcmp(m, known[i][0]) == 0)
-            snprintf(out, cap, "%s", known[i][1]);
-    if (out[0] == '\0' && strncmp(m, "util_", 5) == 0)
-        snprintf(out, cap, "%s utilization (fraction)", m + 5);
-    else if (out[0] == '\0' && strcmp(report_metric_unit(m), "s") == 0)
-        snprintf(out, cap, "%s (s)", m);
-    else if (out[0] == '\0')
-        snprintf(out, cap, "%s", m);
-    size_t n = strlen(out);
-    if (unit != NULL && n > 4 && strcmp(out + n - 4, " (s)") == 0)
-        snprintf(out + n - 4, cap - (n - 4), " (%s)", unit);
-}
-
 
 /* ---- experiments ---- */
 
@@ -723,15 +732,43 @@ static void view_of(const struct exp *e, int k, const struct erun **scratch, str
             v->latest[scratch[i]->pol] = scratch[i]->id;
 }
 
-/* a figure's title: what it shows, and the settings when the experiment ran several */
-static void fig_title(char *out, size_t cap, const struct view *v, const char *what,
-                      const char *extra)
+/* A figure's title: the experiment, with the 8 hex digits of its setting when that is not
+ * the plain one (its file names carry them; its caption says what differs), and what it
+ * shows. */
+static void fig_title(char *out, size_t cap, const struct view *v, const char *what)
 {
-    int n = snprintf(out, cap, "%s: %s", v->e->name, what);
-    if (n >= 0 && (size_t)n < cap && *extra != '\0')
-        n += snprintf(out + n, cap - (size_t)n, "\n%s", extra);
-    if (n >= 0 && (size_t)n < cap && *v->s->note != '\0')
-        snprintf(out + n, cap - (size_t)n, "\nsettings: %s", v->s->note);
+    if (strcmp(v->s->stem, v->e->fname) != 0)
+        snprintf(out, cap, "%s [%.8s]: %s", v->e->name, v->s->key, what);
+    else
+        snprintf(out, cap, "%s: %s", v->e->name, what);
+}
+
+/* A path under the output folder as the caption names it: relative to that folder. */
+static const char *rel(const struct ctx *c, const char *path)
+{
+    size_t n = strlen(c->o->out_dir);
+    return strncmp(path, c->o->out_dir, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+/* The first lines of an experiment figure's caption: its title as a sentence, then the
+ * settings that differ from the experiment's other settings, when it ran several. */
+static void cap_begin(struct sb *cap, const struct view *v, const char *title)
+{
+    sb_printf(cap, "%s.\n", title);
+    if (*v->s->note != '\0')
+        sb_printf(cap, "Settings (where these runs' experiment differs from its other runs', "
+                  "as --set takes them): %s\n", v->s->note);
+}
+
+/* "fifo run 3, srtf run 4" and the seed: the runs a figure of the view draws */
+static void cap_runs(struct sb *cap, const struct view *v)
+{
+    sb_printf(cap, "Runs (seed %lld, the latest run of each policy with it):", (long long)v->seed);
+    for (int p = 0, k = 0; p < v->e->npol; p++)
+        if (v->latest[p] >= 0)
+            sb_printf(cap, "%s %s run %lld", k++ ? "," : "", v->e->pol[p],
+                      (long long)v->latest[p]);
+    sb_printf(cap, ".\n");
 }
 
 /* Write the CDF of the values `sql` selects for run `id` (sorted, NULLs excluded) over all of
@@ -799,8 +836,10 @@ static int write_series(struct ctx *c, int64_t id, const char *name, const char 
 static int expfig_cdf(struct ctx *c, const struct view *w, const struct display_cdf *fig)
 {
     const struct exp *e = w->e;
+    const char *noun = e->show->entity;
     struct gparr files = { 0 }, titles = { 0 }, colors = { 0 };
-    int rc = 0;
+    struct sb data = { 0 };
+    int rc = 0, short_of = 0;
     /* names from a display, compiled in: safe to paste */
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT \"%s\" FROM \"%s\" WHERE run_id = ? AND \"%s\" IS NOT "
@@ -820,34 +859,45 @@ static int expfig_cdf(struct ctx *c, const struct view *w, const struct display_
         }
         char title[256];
         if (nval < njobs)
-            snprintf(title, sizeof title, "%s (run %lld; %d of %d jobs)", e->pol[p],
-                     (long long)w->latest[p], nval, njobs);
+            snprintf(title, sizeof title, "%s (%d of %d %s)", e->pol[p], nval, njobs, noun);
         else
-            snprintf(title, sizeof title, "%s (run %lld)", e->pol[p], (long long)w->latest[p]);
+            snprintf(title, sizeof title, "%s", e->pol[p]);
+        short_of |= nval < njobs;
         arr_str(&files, file);
         arr_str(&titles, title);
         arr_int(&colors, p + 1);
+        sb_printf(&data, "%s %s", data.n ? "," : "", rel(c, file));
     }
     if (rc == 0 && files.n > 0) {
-        char image[PATH_MAX_LEN], title[1024], what[256];
+        char image[PATH_MAX_LEN], title[1024], what[256], ylabel[256];
         image_path(c, image, sizeof image, w->s->stem, fig->tag);
-        snprintf(what, sizeof what, "%s (seed %lld, latest run of each policy)", fig->what,
-                 (long long)w->seed);
-        fig_title(title, sizeof title, w, what, "");
+        snprintf(what, sizeof what, "%s, seed %lld", fig->what, (long long)w->seed);
+        fig_title(title, sizeof title, w, what);
+        snprintf(ylabel, sizeof ylabel, "fraction of %s", noun);
+        struct sb cap = { 0 };
+        cap_begin(&cap, w, title);
+        cap_runs(&cap, w);
+        sb_printf(&cap, "x: %s.  y: the fraction of all the run's %s at or below x, so that "
+                  "the curve of a run that left some unfinished stops below 1%s.\n", fig->xlabel,
+                  noun, short_of ? " (its key says how many finished)" : "");
+        sb_printf(&cap, "Data:%s.\n", data.s ? data.s : "");
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_str(&v, "xlabel", fig->xlabel);
+        gp_str(&v, "ylabel", ylabel);
         gp_num(&v, "timex", fig->timex);
         gp_num(&v, "mark", fig->mark);
         gp_arr(&v, "F", &files);
         gp_arr(&v, "T", &titles);
         gp_arr(&v, "C", &colors);
-        rc = draw(c, "cdf.gp", &v, image);
+        rc = draw(c, "cdf.gp", &v, image, &cap);
         sb_free(&v);
+        sb_free(&cap);
     }
     sb_free(&files.items);
     sb_free(&titles.items);
     sb_free(&colors.items);
+    sb_free(&data);
     return rc;
 }
 
@@ -916,6 +966,7 @@ static int expfig_util(struct ctx *c, const struct view *w)
         return -1;
     struct gparr files = { 0 }, titles = { 0 }, colors = { 0 }, panels = { 0 }, first = { 0 },
                  last = { 0 };
+    struct sb data = { 0 };
     double tmax = 0, tbusy = 0;
     int rc = 0;
     for (int k = 0; k < nn && rc == 0; k++) {
@@ -938,6 +989,7 @@ static int expfig_util(struct ctx *c, const struct view *w)
             arr_str(&files, file);
             arr_str(&titles, e->pol[p]);
             arr_int(&colors, p + 1);
+            sb_printf(&data, "%s %s", data.n ? "," : "", rel(c, file));
         }
         if (files.n + 1 == start)
             continue;
@@ -953,15 +1005,17 @@ static int expfig_util(struct ctx *c, const struct view *w)
     if (rc == 0 && panels.n > 0) {
         char image[PATH_MAX_LEN], title[1024], what[256];
         image_path(c, image, sizeof image, w->s->stem, "util");
-        snprintf(what, sizeof what, "GPU utilization by GPU type, seed %lld, latest run of each "
-                 "policy", (long long)w->seed);
+        snprintf(what, sizeof what, "GPU utilization by GPU type, seed %lld", (long long)w->seed);
         /* the time axis ends a little after the last GPU was busy, in hours or days */
         double end = tbusy > 0 && 1.05 * tbusy < tmax ? 1.05 * tbusy : tmax;
-        fig_title(title, sizeof title, w, what,
-                  end < tmax ? "(fraction of the type's GPUs granted, mean over each sample "
-                               "period; time axis cut soon after the last busy GPU)"
-                             : "(fraction of the type's GPUs granted, mean over each sample "
-                               "period)");
+        fig_title(title, sizeof title, w, what);
+        struct sb cap = { 0 };
+        cap_begin(&cap, w, title);
+        cap_runs(&cap, w);
+        sb_printf(&cap, "A panel per GPU type (the first: all types), a line per policy: the "
+                  "fraction of the type's GPUs granted, mean over each sample period%s.\n",
+                  end < tmax ? "; the time axis ends soon after the last busy GPU" : "");
+        sb_printf(&cap, "Data:%s.\n", data.s ? data.s : "");
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_time_axis(&v, end);
@@ -971,9 +1025,11 @@ static int expfig_util(struct ctx *c, const struct view *w)
         gp_arr(&v, "F", &files);
         gp_arr(&v, "T", &titles);
         gp_arr(&v, "C", &colors);
-        rc = draw(c, "util.gp", &v, image);
+        rc = draw(c, "util.gp", &v, image, &cap);
         sb_free(&v);
+        sb_free(&cap);
     }
+    sb_free(&data);
     sb_free(&files.items);
     sb_free(&titles.items);
     sb_free(&colors.items);
@@ -990,6 +1046,7 @@ static int expfig_queue(struct ctx *c, const struct view *w)
 {
     const struct exp *e = w->e;
     struct gparr files = { 0 }, titles = { 0 }, colors = { 0 };
+    struct sb data = { 0 };
     double tmax = 0, tbusy = 0;
     int rc = 0;
     for (int p = 0; p < e->npol && rc == 0; p++) {
@@ -1009,15 +1066,22 @@ static int expfig_queue(struct ctx *c, const struct view *w)
         arr_str(&files, file);
         arr_str(&titles, e->pol[p]);
         arr_int(&colors, p + 1);
+        sb_printf(&data, "%s %s", data.n ? "," : "", rel(c, file));
     }
     if (rc == 0 && files.n > 0) {
         char image[PATH_MAX_LEN], title[1024], what[256];
         image_path(c, image, sizeof image, w->s->stem, "queue");
         double end = tbusy > 0 && 1.1 * tbusy < tmax ? 1.1 * tbusy : tmax;
-        snprintf(what, sizeof what, "%s over time (seed %lld, latest run of each policy)",
-                 e->show->queue_label, (long long)w->seed);
-        fig_title(title, sizeof title, w, what,
-                  end < tmax ? "(time axis cut soon after the last wait)" : "");
+        snprintf(what, sizeof what, "%s over time, seed %lld", e->show->queue_label,
+                 (long long)w->seed);
+        fig_title(title, sizeof title, w, what);
+        struct sb cap = { 0 };
+        cap_begin(&cap, w, title);
+        cap_runs(&cap, w);
+        sb_printf(&cap, "A line per policy: %s (the %s sample)%s.\n", e->show->queue_label,
+                  e->show->queue_series, end < tmax ? "; the time axis ends soon after the "
+                                                     "last wait" : "");
+        sb_printf(&cap, "Data:%s.\n", data.s ? data.s : "");
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_str(&v, "ylabel", e->show->queue_label);
@@ -1025,9 +1089,11 @@ static int expfig_queue(struct ctx *c, const struct view *w)
         gp_arr(&v, "F", &files);
         gp_arr(&v, "T", &titles);
         gp_arr(&v, "C", &colors);
-        rc = draw(c, "series.gp", &v, image);
+        rc = draw(c, "series.gp", &v, image, &cap);
         sb_free(&v);
+        sb_free(&cap);
     }
+    sb_free(&data);
     sb_free(&files.items);
     sb_free(&titles.items);
     sb_free(&colors.items);
@@ -1177,47 +1243,84 @@ static int expfig_bars(struct ctx *c, const struct view *w)
     }
     if (rc == 0 && npol > 0) {
         struct gparr titles = { 0 }, colors = { 0 }, ticks = { 0 }, dirs = { 0 };
+        struct sb cap = { 0 };
+        char image[PATH_MAX_LEN], title[1024], what[256], sub[256], seeds[64], ylabel[256];
+        image_path(c, image, sizeof image, w->s->stem, "summary");
+        snprintf(what, sizeof what, "metrics relative to %s", e->pol[b]);
+        fig_title(title, sizeof title, w, what);
+        cap_begin(&cap, w, title);
         for (int p = 0; p < e->npol; p++)
             if (pol_used[p]) {
                 arr_str(&titles, e->pol[p]);
                 arr_int(&colors, p + 1);
             }
-        for (int m = 0; m < nm; m++)
-            if (met_used[m]) {
-                char tick[128];
-                tick_label(mets[m], tick, sizeof tick);
-                arr_str(&ticks, tick);
-                arr_str(&dirs, report_metric_higher_better(mets[m]) ? "\xe2\x86\x91 better" /* up */
-                                                         : "\xe2\x86\x93 better");
+        /* the axis: linear from 0, or logarithmic from 1 when the ratios span 20x or more */
+        double top = 1, lowest = INFINITY, least = INFINITY;
+        int ticklines = 1;
+        for (int m = 0; m < nm; m++) {
+            if (!met_used[m])
+                continue;
+            struct report_metric info;
+            report_metric_info(mets[m], &info);
+            char tick[256];
+            ticklines = imax(ticklines, wrap_label(info.label, 14, tick, sizeof tick));
+            arr_str(&ticks, tick);
+            arr_str(&dirs, info.higher_better ? "\xe2\x86\x91 better" /* up */
+                                              : "\xe2\x86\x93 better");
+            sb_printf(&cap, "%s%s (%s%s)", ticks.n > 1 ? "; " : "Metrics: ", info.label,
+                      mets[m], info.higher_better ? ", higher is better" : "");
+            for (int p = 0; p < e->npol; p++) {
+                const struct bar *x = &bars[m * e->npol + p];
+                if (p == b || x->n == 0)
+                    continue;
+                top = fmax(top, isfinite(x->hi) ? fmax(x->hi, x->mean) : x->mean);
+                if (x->mean > 0)
+                    least = fmin(least, x->mean);
+                lowest = fmin(lowest, x->mean > 0 && x->lo > 0 ? fmin(x->lo, x->mean)
+                                      : x->mean > 0         ? x->mean
+                                                            : INFINITY);
             }
-        char image[PATH_MAX_LEN], title[1024], what[256], sub[256], seeds[64], ylabel[256];
-        image_path(c, image, sizeof image, w->s->stem, "summary");
-        snprintf(what, sizeof what, "metrics relative to %s", e->pol[b]);
-        fig_title(title, sizeof title, w, what, "");
+        }
+        sb_printf(&cap, ".\n");
+        int logy = isfinite(least) && top / least >= 20;
         if (nseeds_min == nseeds_max)
             snprintf(seeds, sizeof seeds, "%d", nseeds_max);
         else
             snprintf(seeds, sizeof seeds, "%d-%d", nseeds_min, nseeds_max);
         if (nseeds_max > 1)
-            snprintf(sub, sizeof sub, "bar: mean over %s seeds of the ratio to %s's run with "
-                     "the same seed and settings; error bar: 95%% CI (Student t)", seeds,
-                     e->pol[b]);
+            snprintf(sub, sizeof sub, "mean over %s seeds; error bars: 95%% CI (Student t)", seeds);
         else
-            snprintf(sub, sizeof sub, "ratio to %s's run with the same seed and settings "
-                     "(one seed: no error bars)", e->pol[b]);
-        snprintf(ylabel, sizeof ylabel, "metric / %s's metric", e->pol[b]);
+            snprintf(sub, sizeof sub, "one seed: no error bars");
+        sb_printf(&cap, "Bars: each policy's metric over %s's in the run with the same seed and "
+                  "settings (%s)%s; the dashed line is %s = 1%s.\n", e->pol[b],
+                  nseeds_max > 1 ? "mean over the seeds both ran" : "one seed",
+                  nseeds_max > 1 ? ", with its 95% confidence interval (Student t, n-1 degrees "
+                                   "of freedom) as the error bar" : "",
+                  e->pol[b], logy ? "; the axis is logarithmic (the ratios span 20 times or "
+                                    "more) and bars start at 1" : "");
+        for (int p = 0; p < e->npol; p++)
+            if (p != b && !pol_used[p] && run_paired_any(e, w->set, p))
+                sb_printf(&cap, "%s is left out: no seed in common with %s.\n", e->pol[p],
+                          e->pol[b]);
+        sb_printf(&cap, "Data: %s.\n", rel(c, file));
+        snprintf(ylabel, sizeof ylabel, "metric / %s's", e->pol[b]);
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_str(&v, "subtitle", sub);
         gp_str(&v, "ylabel", ylabel);
         gp_str(&v, "base", e->pol[b]);
         gp_str(&v, "datafile", file);
+        gp_num(&v, "logy", logy);
+        gp_num(&v, "lowest", logy ? lowest : 0);
+        gp_num(&v, "top", top);
+        gp_num(&v, "ticklines", ticklines + 1);
         gp_arr(&v, "T", &titles);
         gp_arr(&v, "C", &colors);
         gp_arr(&v, "L", &ticks);
         gp_arr(&v, "D", &dirs);
-        rc = draw(c, "bars.gp", &v, image);
+        rc = draw(c, "bars.gp", &v, image, &cap);
         sb_free(&v);
+        sb_free(&cap);
     }
     free(bars);
     free(ratio);
@@ -1573,7 +1676,8 @@ static int line_of(const struct sweep_runs *s, int i, int x, struct lines *l)
 }
 
 /* metric m against axis x, one line per policy x combination of the other axes */
-static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const char *m)
+static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const char *m,
+                        const char *noun)
 {
     const struct axis *ax = &s->ax[x];
     struct pt *pts = malloc((size_t)(s->nruns + 1) * sizeof *pts);
@@ -1695,12 +1799,14 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
     if (rc == 0) {
         for (int k = 0; k < l.ncat; k++)
             arr_str(&cats, l.cat[k]);
-        char image[PATH_MAX_LEN], title[512], sub[256], ylabel[256], seeds[64];
+        char image[PATH_MAX_LEN], title[512], sub[256], ylabel[256], seeds[64], xlabel[256];
         image_path(c, image, sizeof image, s->fname, tag);
-        const char *tunit;
-        double yscale = time_scale(m, ymax, &tunit);
-        metric_label(m, ylabel, sizeof ylabel, tunit);
-        snprintf(title, sizeof title, "sweep %s: %s against %s", s->name, ylabel, ax->key);
+        double yscale = metric_axis(m, ymax, ylabel, sizeof ylabel);
+        struct report_metric info;
+        report_metric_info(m, &info);
+        int falls;
+        axis_label(ax->key, noun, xlabel, sizeof xlabel, &falls);
+        snprintf(title, sizeof title, "sweep %s: %s", s->name, info.label);
         if (nmin == nmax)
             snprintf(seeds, sizeof seeds, "%d seed%s", nmax, nmax == 1 ? "" : "s");
         else
@@ -1710,12 +1816,26 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
                      seeds, nmin == 1 ? ", none with one seed" : "");
         else
             snprintf(sub, sizeof sub, "one seed per point: no error bars");
+        struct sb cap = { 0 };
+        sb_printf(&cap, "%s.\n", title);
+        sb_printf(&cap, "y: %s, the metric %s%s.  x: the swept field %s (%s)%s.\n", ylabel, m,
+                  info.higher_better ? " (higher is better)" : "", ax->key, xlabel,
+                  ax->numeric && falls ? ", from its largest value, so that load grows to the "
+                                         "right" : "");
+        sb_printf(&cap, "A point is the mean over %s (the latest run of each seed)%s.  Lines:",
+                  seeds, nmax > 1 ? ", its error bar the 95% confidence interval (Student t, "
+                                    "n-1 degrees of freedom) stopped at the metric's natural "
+                                    "bounds" : "");
+        for (int k = 0; k < l.n; k++)
+            sb_printf(&cap, "%s %s", k ? ";" : "", l.label[k]);
+        sb_printf(&cap, ".\n");
+        if (s->nres > 1)
+            sb_printf(&cap, "Some runs of the sweep differ in settings no axis names: each "
+                      "setting has lines of its own, labelled with what differs.\n");
+        sb_printf(&cap, "Data: %s.\n", rel(c, file));
         struct sb v = { 0 };
         vars_begin(c, &v, image, title);
         gp_str(&v, "subtitle", sub);
-        char xlabel[256];
-        int falls;
-        axis_label(ax->key, xlabel, sizeof xlabel, &falls);
         gp_str(&v, "xlabel", xlabel);
         gp_str(&v, "ylabel", ylabel);
         gp_str(&v, "datafile", file);
@@ -1737,8 +1857,9 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
             sb_printf(&v, "array XV[1] = [NaN]; ");
         else
             gp_arr(&v, "XV", &xs);
-        rc = draw(c, "sweep.gp", &v, image);
+        rc = draw(c, "sweep.gp", &v, image, &cap);
         sb_free(&v);
+        sb_free(&cap);
     }
     sb_free(&titles.items);
     sb_free(&colors.items);
@@ -1755,15 +1876,17 @@ static int plot_sweep(struct ctx *c, const char *name)
     file_part(s.fname, name);
     int rc = sweep_runs_load(c, &s);
     const struct display *show = display_of(c, "sweep", name);
-    if (show == NULL)
+    if (show == NULL) {
+        sweep_runs_free(&s);
         return err_input(c->err, NULL, 0, "--sweep", "sweep '%s' is of a domain this hetsim "
                          "does not know: nothing to draw", name);
+    }
     const char *const *dflt = show->sweep_metrics;
     const char *const *mets = c->metrics ? (const char *const *)c->metrics : dflt;
     int nm = c->metrics ? c->nmetrics : count_names(dflt);
     for (int a = 0; rc == 0 && a < s.nax; a++)
         for (int m = 0; rc == 0 && m < nm && s.ax[a].nvals >= 2; m++)
-            rc = sweep_figure(c, &s, a, mets[m]);
+            rc = sweep_figure(c, &s, a, mets[m], show->entity);
     sweep_runs_free(&s);
     if (rc < 0)
         err_prefix(c->err, "plotting sweep '%s': ", name);
@@ -1916,12 +2039,25 @@ static int plot_db(struct ctx *c)
     return rc;
 }
 
+/* The formats: gnuplot's terminal with its options, and the scales that make every one the
+ * same figure.  The templates size a figure in pixels and its fonts in points, which pngcairo
+ * and svg draw a pixel each; a PDF is sized at 96 pixels to the inch, its fonts and lines
+ * scaled to match (pdfcairo's own scales are 0.5 and half a point). */
+static const struct { const char *format, *term; double sz, fs; } formats[] = {
+    { "png", "pngcairo", 1, 1 },
+    { "svg", "svg", 1, 1 },
+    { "pdf", "pdfcairo fontscale 0.75 linewidth 1.6", 1.0 / 96, 1 },
+};
+
 int plot_all(const struct plot_opts *o, int *nfig, struct errbuf *err)
 {
     *nfig = 0;
-    if (strcmp(o->format, "png") != 0 && strcmp(o->format, "svg") != 0)
-        return err_input(err, NULL, 0, "--format", "'%s' must be png or svg", o->format);
-    struct ctx c = { .o = o, .term = strcmp(o->format, "svg") == 0 ? "svg" : "pngcairo",
+    size_t f = 0;
+    while (f < sizeof formats / sizeof formats[0] && strcmp(o->format, formats[f].format) != 0)
+        f++;
+    if (f == sizeof formats / sizeof formats[0])
+        return err_input(err, NULL, 0, "--format", "'%s' must be png, svg or pdf", o->format);
+    struct ctx c = { .o = o, .term = formats[f].term, .sz = formats[f].sz, .fs = formats[f].fs,
                      .err = err };
     if (db_open_reader(&c.h, o->db_path) != SQLITE_OK) {
         err_input(err, o->db_path, 0, NULL, "cannot open database: %s", sqlite3_errmsg(c.h));

@@ -8,10 +8,13 @@
  * against each swept axis other than seed, one line per policy (and combination of the other
  * axes), mean over seeds with 95% confidence intervals.
  *
- * Data files go to OUT/data/, images to OUT/<experiment or sweep>_<figure>.<png|svg> (an
- * experiment's settings other than the plain one: <experiment>_<8 hex digits>_<figure>).  The
- * gnuplot scripts are templates under results/plots/ (found through the data root) that read
- * their inputs from variables set with -e, so they can be edited without touching C.
+ * Data files go to OUT/data/, images to OUT/<experiment or sweep>_<figure>.<png|svg|pdf> (an
+ * experiment's settings other than the plain one: <experiment>_<8 hex digits>_<figure>), and
+ * beside each its caption, <figure>.txt (what it shows, its runs, the settings that differ,
+ * its data files).  A file name has one dot.  Metrics are shown by their display names and
+ * units (report_metric_info), the domain's rows by its noun (display.entity).  The gnuplot
+ * scripts are templates under results/plots/ (found through the data root) that read their
+ * inputs from variables set with -e, so they can be edited without touching C.
  *
  * Ownership: the caller owns everything in plot_opts; nothing is kept after plot_all returns.
  */
@@ -23,7 +26,7 @@
 
 struct plot_opts {
     const char *db_path, *out_dir;
-    const char *format;                 /* "png" or "svg" */
+    const char *format;                 /* "png", "svg" or "pdf" */
     const char *baseline;               /* NULL: fifo if the experiment ran it, else its first */
     const char *const *metrics;         /* --metric values, each a name or a comma list */
     int         nmetrics;               /* 0: jct_mean for sweeps, the key set for the bars */

@@ -17,10 +17,16 @@
  * t(0.975, n-1) s / sqrt(n).  Grouped ratios are paired: this run / its baseline run per seed,
  * then mean and half-width over the seeds that have a baseline run.
  *
- * Columns: the domains' defaults (their displays) or --columns (each checked against the metrics table), a
- * ratio for each but counts of jobs and utilizations; a run lacking one has an empty cell.
- * Units come from report_metric_unit, a table of rules on the name, so that a metric added
- * to the schema gets one here without an edit.
+ * Columns: the domains' defaults (their displays), those and every other metric of the
+ * selected runs (--all), or --columns (each checked against the metrics table); a ratio for
+ * each but utilizations and counts of entities; a run lacking one has an empty cell.  Labels,
+ * units and senses come from metric_rules, one table of names and families, with suffix
+ * rules that give a metric added later a unit before it has a row.
+ *
+ * Layout: a table for people has a header of two lines (names, then units) and, with a
+ * baseline, its ratios as a second grid below the values with the same row keys, so that
+ * each stays within a terminal's 100 columns; its notes are wrapped to that width.  The
+ * overrides column is left out for people when empty in every row.
  *
  * Overrides: report_config_diff over the configs of the rows printed (the latest run of each
  * group when grouping), without the name and the sweep axes shown as columns.  It walks the
@@ -374,100 +380,236 @@ int report_where_add(char **where, const char *expr)
 
 enum { EXACT, PREFIX, SUFFIX };
 
-/* First match wins: exact names, then the suffixes that outrank a prefix (ftf_unfair_frac is
- * a fraction, jobs_per_h a rate), then prefixes, then the plain unit suffixes. */
-static const struct unit_rule {
+/* Every summary metric a world writes, by name: what a figure, a page or a header calls it,
+ * its unit and which way is better.  First match wins: exact names, then families by prefix
+ * or suffix (a family's label takes the rest of the name for its "%s": util_A100 is "A100
+ * utilization"), then suffixes that give a unit only (label NULL: the key is shown whole).
+ * A trailing _window or _steady (the figure over the measurement window of time, or over the
+ * steady-state window of jobs) keeps the unit and the sense of the metric it follows and adds
+ * to its label.  A new metric is one line here; one the table lacks shows its key, with a unit
+ * when a suffix rule knows it.  Units: s (every time is stored in seconds; a figure may show
+ * ms, h or days), fraction, ratio, x (a ratio to a baseline), the entities a domain counts
+ * (jobs, requests, pods), containers, GPUs, GPU-h, CPU-s, tokens, tokens/s, requests/s, GB,
+ * USD, count. */
+static const struct metric_rule {
     const char *pat;
     int         kind;
+    const char *label;          /* NULL: the key itself */
     const char *unit;
-} unit_rules[] = {
-    { "gpu_hours", EXACT, "h" },
-    { "cost_usd", EXACT, "USD" },
-    { "throughput_norm", EXACT, "jobs" },     /* jobs' worth of full-speed progress */
-    { "window_start_s", EXACT, "s" },
-    { "window_end_s", EXACT, "s" },
-    { "tokens_per_s", EXACT, "tokens/s" },
-    { "cpu_seconds", EXACT, "s" },
-    { "containers_mean", EXACT, "containers" },
-    { "gavel_utilization", EXACT, "fraction" },
-    { "jain_index", EXACT, "fraction" },
-    { "slo_attainment", EXACT, "fraction" },
-    { "sla_violation_prob", EXACT, "fraction" },
-    { "preemptions", EXACT, "count" },
-    { "requests_total", EXACT, "count" },
-    { "intervals", EXACT, "count" },
-    { "scale_outs", EXACT, "count" },
-    { "scale_ins", EXACT, "count" },
-    { "capacity_capped", EXACT, "count" },
-    { "containers_max", EXACT, "containers" },
-    { "migrations", EXACT, "count" },
-    { "_frac", SUFFIX, "fraction" },
-    { "_per_s", SUFFIX, "per s" },
-    { "_per_h", SUFFIX, "per h" },
-    { "makespan", PREFIX, "s" },
-    { "jct_", PREFIX, "s" },
-    { "queue_", PREFIX, "s" },
-    { "ttft_", PREFIX, "s" },
-    { "tpot_", PREFIX, "s" },
-    { "e2e_", PREFIX, "s" },
-    { "solver_time_", PREFIX, "s" },
-    { "util_", PREFIX, "fraction" },
-    { "ftf_", PREFIX, "ratio" },
-    { "jobs_", PREFIX, "jobs" },
-    { "_s", SUFFIX, "s" },
-    { "_h", SUFFIX, "h" },
-    { "_usd", SUFFIX, "USD" },
+    int         higher;         /* 1: a larger value is better */
+} metric_rules[] = {
+    /* training */
+    { "jct_mean", EXACT, "mean JCT", "s", 0 },
+    { "jct_p50", EXACT, "median JCT", "s", 0 },
+    { "jct_p95", EXACT, "P95 JCT", "s", 0 },
+    { "jct_p99", EXACT, "P99 JCT", "s", 0 },
+    { "makespan", EXACT, "makespan", "s", 0 },
+    { "queue_delay_mean", EXACT, "mean queueing delay", "s", 0 },
+    { "ftf_mean", EXACT, "mean finish-time fairness \xcf\x81", "ratio", 0 },
+    { "ftf_max", EXACT, "worst finish-time fairness \xcf\x81", "ratio", 0 },
+    { "ftf_unfair_frac", EXACT, "share of jobs with \xcf\x81 > 1", "fraction", 0 },
+    { "jain_index", EXACT, "Jain's index over 1/\xcf\x81", "fraction", 1 },
+    /* jobs' worth of full-speed progress per unit time, over the window of arrivals */
+    { "throughput_norm_window", EXACT, "normalized throughput", "jobs", 1 },
+    { "throughput_norm", EXACT, "normalized throughput, whole run", "jobs", 1 },
+    { "jobs_done", EXACT, "jobs done", "jobs", 1 },
+    { "jobs_total", EXACT, "jobs", "jobs", 0 },
+    { "jobs_unfinished", EXACT, "jobs unfinished", "jobs", 0 },
+    { "jobs", EXACT, "jobs", "jobs", 0 },               /* jobs_steady: the window's jobs */
+    { "gpu_hours", EXACT, "GPU time", "GPU-h", 0 },
+    { "cost_usd", EXACT, "cost", "USD", 0 },
+    { "preemptions", EXACT, "preemptions", "count", 0 },
+    { "migrations", EXACT, "migrations", "count", 0 },
+    { "util_total", EXACT, "GPU utilization, all types", "fraction", 1 },
+    { "gavel_utilization", EXACT, "utilization (Gavel's definition)", "fraction", 1 },
+    { "window_start_s", EXACT, "measurement window start", "s", 0 },
+    { "window_end_s", EXACT, "measurement window end", "s", 0 },
+    { "sia_rounds", EXACT, "Sia rounds", "count", 0 },
+    { "sia_ilp_branched", EXACT, "Sia rounds that branched", "count", 0 },
+    { "sia_ilp_limit_hits", EXACT, "Sia rounds not proven optimal", "count", 0 },
+    { "sia_ilp_nodes_max", EXACT, "most branch-and-bound nodes of a Sia round", "count", 0 },
+    { "sia_rounding_gap_mean", EXACT, "mean rounding gap of a Sia round", "fraction", 0 },
+    { "sia_rounding_gap_max", EXACT, "worst rounding gap of a Sia round", "fraction", 0 },
+    /* every world */
+    { "solver_time_mean", EXACT, "mean decision time (wall clock)", "s", 0 },
+    { "solver_time_max", EXACT, "longest decision time (wall clock)", "s", 0 },
+    /* serving */
+    { "ttft_mean", EXACT, "mean TTFT", "s", 0 },
+    { "ttft_p50", EXACT, "median TTFT", "s", 0 },
+    { "ttft_p95", EXACT, "P95 TTFT", "s", 0 },
+    { "ttft_p99", EXACT, "P99 TTFT", "s", 0 },
+    { "tpot_mean", EXACT, "mean TPOT", "s", 0 },
+    { "tpot_p50", EXACT, "median TPOT", "s", 0 },
+    { "tpot_p95", EXACT, "P95 TPOT", "s", 0 },
+    { "tpot_p99", EXACT, "P99 TPOT", "s", 0 },
+    { "e2e_mean", EXACT, "mean end-to-end latency", "s", 0 },
+    { "e2e_p50", EXACT, "median end-to-end latency", "s", 0 },
+    { "e2e_p95", EXACT, "P95 end-to-end latency", "s", 0 },
+    { "e2e_p99", EXACT, "P99 end-to-end latency", "s", 0 },
+    { "e2e_per_token_mean", EXACT, "mean latency per output token", "s", 0 },
+    { "queue_mean", EXACT, "mean queueing delay", "s", 0 },
+    { "tokens_per_s", EXACT, "output throughput", "tokens/s", 1 },
+    { "tokens_out", EXACT, "output tokens", "tokens", 0 },
+    { "requests_per_s", EXACT, "request throughput", "requests/s", 1 },
+    { "slo_attainment", EXACT, "SLO attainment", "fraction", 1 },
+    { "slo_goodput_per_s", EXACT, "requests within the SLO", "requests/s", 1 },
+    { "requests_total", EXACT, "requests", "requests", 0 },
+    { "requests", EXACT, "requests", "requests", 0 },   /* requests_steady */
+    { "requests_done", EXACT, "requests done", "requests", 1 },
+    { "requests_dropped", EXACT, "requests dropped", "requests", 0 },
+    { "requests_unfinished", EXACT, "requests unfinished", "requests", 0 },
+    { "kv_used_frac", EXACT, "KV cache in use", "fraction", 0 },
+    { "kv_moved_gb", EXACT, "KV cache moved", "GB", 0 },
+    { "iterations", EXACT, "iterations", "count", 0 },
+    { "rebalances", EXACT, "rebalances", "count", 0 },
+    /* microservices */
+    { "containers_mean", EXACT, "mean containers", "containers", 0 },
+    { "containers_max", EXACT, "most containers", "containers", 0 },
+    { "cpu_seconds", EXACT, "CPU time allocated", "CPU-s", 0 },
+    { "sla_violation_prob", EXACT, "SLA violation probability", "fraction", 0 },
+    { "sla_miss_frac", EXACT, "requests over the SLA", "fraction", 0 },
+    { "intervals", EXACT, "decision intervals", "count", 0 },
+    { "scale_outs", EXACT, "containers added", "containers", 0 },
+    { "scale_ins", EXACT, "containers removed", "containers", 0 },
+    { "capacity_capped", EXACT, "decisions cut to fit", "count", 0 },
+    { "app_rt_cleaned", EXACT, "trace calls cleaned", "count", 0 },
+    /* placement */
+    { "pods_listed", EXACT, "pods in the trace", "pods", 0 },
+    { "pods_drawn", EXACT, "pods drawn", "pods", 0 },
+    { "pods_dropped", EXACT, "pods left out", "pods", 0 },
+    { "pods_total", EXACT, "pods", "pods", 0 },
+    { "pods_placed", EXACT, "pods placed", "pods", 1 },
+    { "pods_unallocated", EXACT, "pods not placed", "pods", 0 },
+    { "pod_types", EXACT, "pod types", "count", 0 },
+    { "gpus_total", EXACT, "GPUs", "GPUs", 0 },
+    { "gpus_unallocated", EXACT, "idle GPUs", "GPUs", 0 },
+    { "gpus_fragmented", EXACT, "fragmented GPUs", "GPUs", 0 },
+    { "arrived_gpu_frac", EXACT, "GPU load arrived", "fraction", 0 },
+    { "gpu_alloc_frac", EXACT, "GPUs allocated", "fraction", 1 },
+    { "milli_alloc_frac", EXACT, "GPU capacity allocated", "fraction", 1 },
+    { "cpu_alloc_frac", EXACT, "CPU allocated", "fraction", 1 },
+    { "mem_alloc_frac", EXACT, "memory allocated", "fraction", 1 },
+    { "frag_frac", EXACT, "fragmented share of idle GPU", "fraction", 0 },
+    { "frag_cluster_frac", EXACT, "fragmented share of all GPU", "fraction", 0 },
+    { "idle_q1_lack_both_frac", EXACT, "idle GPU, Q-I (pods lack GPU and CPU)", "fraction", 0 },
+    { "idle_q2_lack_gpu_frac", EXACT, "idle GPU, Q-II (pods lack GPU)", "fraction", 0 },
+    { "idle_q3_satisfied_frac", EXACT, "idle GPU, Q-III (pods fit)", "fraction", 0 },
+    { "idle_q4_lack_cpu_frac", EXACT, "idle GPU, Q-IV (pods lack CPU)", "fraction", 0 },
+    { "idle_xl_satisfied_frac", EXACT, "idle GPU, x-axis (pods fit)", "fraction", 0 },
+    { "idle_xr_lack_cpu_frac", EXACT, "idle GPU, x-axis (pods lack CPU)", "fraction", 0 },
+    { "idle_no_access_frac", EXACT, "idle GPU no pod may use", "fraction", 0 },
+    /* families */
+    { "util_", PREFIX, "%s utilization", "fraction", 1 },
+    /* units only: a metric the table lacks keeps its key (these suffixes outrank the
+     * prefixes: jobs_per_h is a rate, ftf_late_frac a fraction) */
+    { "_frac", SUFFIX, NULL, "fraction", 0 },
+    { "_per_s", SUFFIX, NULL, "per s", 0 },
+    { "_per_h", SUFFIX, NULL, "per h", 0 },
+    { "jct_", PREFIX, NULL, "s", 0 },
+    { "ttft_", PREFIX, NULL, "s", 0 },
+    { "tpot_", PREFIX, NULL, "s", 0 },
+    { "e2e_", PREFIX, NULL, "s", 0 },
+    { "queue_", PREFIX, NULL, "s", 0 },
+    { "solver_time_", PREFIX, NULL, "s", 0 },
+    { "ftf_", PREFIX, NULL, "ratio", 0 },
+    { "jobs_", PREFIX, NULL, "jobs", 0 },
+    { "requests_", PREFIX, NULL, "requests", 0 },
+    { "pods_", PREFIX, NULL, "pods", 0 },
+    { "throughput_", PREFIX, NULL, "", 1 },
+    { "_s", SUFFIX, NULL, "s", 0 },
+    { "_h", SUFFIX, NULL, "h", 0 },
+    { "_usd", SUFFIX, NULL, "USD", 0 },
 };
 
-/* name without a trailing "_window" or "_steady" (a figure over the measurement window of
- * time, or over the steady-state window of jobs, has the unit and the sense of the figure over
- * the whole run) */
-static size_t base_len(const char *name)
+/* the qualifiers a name may end with, and what they add to its label */
+static const struct { const char *suffix, *label; } qualifiers[] = {
+    { "_window", ", window" },
+    { "_steady", ", steady state" },
+};
+
+/* The first rule for the first n bytes of name (exact: only its exact rows), or NULL. */
+static const struct metric_rule *rule_of(const char *name, size_t n, int exact)
+{
+    for (size_t i = 0; i < sizeof metric_rules / sizeof metric_rules[0]; i++) {
+        const struct metric_rule *r = &metric_rules[i];
+        size_t k = strlen(r->pat);
+        if ((r->kind == EXACT && n == k && strncmp(name, r->pat, k) == 0) ||
+            (!exact && r->kind == PREFIX && n > k && strncmp(name, r->pat, k) == 0) ||
+            (!exact && r->kind == SUFFIX && n > k && strncmp(name + n - k, r->pat, k) == 0))
+            return r;
+    }
+    return NULL;
+}
+
+void report_metric_info(const char *name, struct report_metric *out)
 {
     size_t n = strlen(name);
-    if (n > 7 && strcmp(name + n - 7, "_window") == 0)
-        return n - 7;
-    if (n > 7 && strcmp(name + n - 7, "_steady") == 0)
-        return n - 7;
-    return n;
+    /* a row of its own, else the metric a qualifier follows, else any rule */
+    const struct metric_rule *r = rule_of(name, n, 1);
+    int q = -1;
+    for (size_t i = 0; r == NULL && i < sizeof qualifiers / sizeof qualifiers[0]; i++) {
+        size_t k = strlen(qualifiers[i].suffix);
+        if (n > k && strcmp(name + n - k, qualifiers[i].suffix) == 0 &&
+            (r = rule_of(name, n - k, 0)) != NULL) {
+            q = (int)i;
+            n -= k;
+        }
+    }
+    if (r == NULL)
+        r = rule_of(name, n, 0);
+    out->unit = r ? r->unit : "";
+    out->higher_better = r ? r->higher : 0;
+    out->known = r != NULL && r->label != NULL;
+    if (!out->known) {
+        snprintf(out->label, sizeof out->label, "%s", name);
+        return;
+    }
+    int len;
+    if (r->kind == PREFIX) {
+        size_t k = strlen(r->pat);
+        char rest[64];
+        snprintf(rest, sizeof rest, "%.*s", (int)(n - k), name + k);
+        len = snprintf(out->label, sizeof out->label, r->label, rest);
+    } else {
+        len = snprintf(out->label, sizeof out->label, "%s", r->label);
+    }
+    if (q >= 0 && len >= 0 && (size_t)len < sizeof out->label)
+        snprintf(out->label + len, sizeof out->label - (size_t)len, "%s", qualifiers[q].label);
 }
 
 const char *report_metric_unit(const char *name)
 {
-    size_t n = base_len(name);
-    for (size_t i = 0; i < sizeof unit_rules / sizeof unit_rules[0]; i++) {
-        const struct unit_rule *r = &unit_rules[i];
-        size_t k = strlen(r->pat);
-        if ((r->kind == EXACT && n == k && strncmp(name, r->pat, k) == 0) ||
-            (r->kind == PREFIX && n >= k && strncmp(name, r->pat, k) == 0) ||
-            (r->kind == SUFFIX && n > k && strncmp(name + n - k, r->pat, k) == 0))
-            return r->unit;
-    }
-    return "";
+    struct report_metric m;
+    report_metric_info(name, &m);
+    return m.unit;
 }
 
 int report_metric_higher_better(const char *name)
 {
-    static const char *const higher[] = { "util_", "throughput", "jain_index", "jobs_done",
-                                          "slo_attainment", "tokens_per_s", "gavel_utilization",
-                                          "gpu_alloc_frac", "milli_alloc_frac", "cpu_alloc_frac",
-                                          "mem_alloc_frac", "pods_placed" };
-    size_t n = base_len(name);
-    for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++) {
-        size_t k = strlen(higher[i]);
-        /* the entries ending in '_' or naming a family ("throughput") are prefixes */
-        int prefix = higher[i][k - 1] == '_' || strcmp(higher[i], "throughput") == 0;
-        if (n >= k && strncmp(name, higher[i], k) == 0 && (prefix || n == k))
-            return 1;
-    }
-    return 0;
+    struct report_metric m;
+    report_metric_info(name, &m);
+    return m.higher_better;
 }
 
-/* a ratio to the baseline is shown for every metric but counts of jobs and utilizations, whose
- * differences read better than their ratios */
+void report_metric_title(const char *name, char *out, size_t cap)
+{
+    struct report_metric m;
+    report_metric_info(name, &m);
+    if (*m.unit != '\0')
+        snprintf(out, cap, "%s (%s)", m.label, m.unit);
+    else
+        snprintf(out, cap, "%s", m.label);
+}
+
+/* A ratio to the baseline is shown for every metric but utilizations and counts of a domain's
+ * entities (jobs_done, requests_unfinished, pods_placed ...), whose differences read better
+ * than their ratios. */
 static int has_ratio(const char *name)
 {
-    return strncmp(name, "jobs_", 5) != 0 && strncmp(name, "util_", 5) != 0;
+    const char *u = report_metric_unit(name);
+    int entities = (strcmp(u, "jobs") == 0 || strcmp(u, "requests") == 0 ||
+                    strcmp(u, "pods") == 0) && strncmp(name, u, strlen(u)) == 0;
+    return strncmp(name, "util_", 5) != 0 && !entities;
 }
 
 /* ------------------------------------------------------------------ configs */
@@ -716,8 +858,9 @@ struct ropts {
     const char *const *columns;     /* as given (comma lists) */
     int            ncolumns;
     display_fn     display_of;      /* the domains' default columns, or NULL */
+    int            all;             /* the defaults, then every metric of the runs */
     char         **col;             /* the metrics shown, resolved */
-    int            ncol;
+    int            ncol, col_cap;
 };
 
 struct row {
@@ -1007,7 +1150,9 @@ static int by_first(const void *a, const void *b)
 struct grid {
     char **cell;                /* row-major, the header first */
     size_t n, cap;
-    int    ncols, nleft;        /* the first nleft columns and the last are text (left-aligned) */
+    int    nhead;               /* header rows: 2 in a table (names, units), else 1 */
+    int    ncols, nleft;        /* the first nleft columns are text (left-aligned), */
+    int    last_text;           /* and the last when set (overrides) */
     int    oom;
 };
 
@@ -1063,17 +1208,20 @@ static void put_real(struct grid *g, double v)
 }
 
 /* a metric for people, by its unit: times to 0.1 s (or h), or to 3 digits below a second
- * (microservice latencies are milliseconds), counts whole (3 places when a mean is not),
- * fractions and ratios to 3 places, money to the cent */
+ * (microservice latencies are milliseconds), counts whole (a mean that is not: one place, 3
+ * below 10), fractions and ratios to 3 places, money to the cent */
 static void human(char *b, size_t cap, const char *unit, double v)
 {
     if (strcmp(unit, "s") == 0 && v != 0 && fabs(v) < 1)
         snprintf(b, cap, "%.3g", v);
-    else if (strcmp(unit, "s") == 0 || strcmp(unit, "h") == 0)
+    else if (strcmp(unit, "s") == 0 || strcmp(unit, "h") == 0 || strcmp(unit, "GPU-h") == 0 ||
+             strcmp(unit, "CPU-s") == 0)
         snprintf(b, cap, "%.1f", v);
-    else if (strcmp(unit, "jobs") == 0 || strcmp(unit, "count") == 0 ||
-             strcmp(unit, "containers") == 0)
-        snprintf(b, cap, v == rint(v) ? "%.0f" : "%.3f", v);
+    else if (strcmp(unit, "jobs") == 0 || strcmp(unit, "requests") == 0 ||
+             strcmp(unit, "pods") == 0 || strcmp(unit, "containers") == 0 ||
+             strcmp(unit, "GPUs") == 0 || strcmp(unit, "tokens") == 0 ||
+             strcmp(unit, "count") == 0)
+        snprintf(b, cap, v == rint(v) ? "%.0f" : fabs(v) >= 10 ? "%.1f" : "%.3f", v);
     else if (strcmp(unit, "USD") == 0)
         snprintf(b, cap, "%.2f", v);
     else if (strcmp(unit, "fraction") == 0 || strcmp(unit, "ratio") == 0)
@@ -1113,58 +1261,89 @@ static void put_value(struct grid *g, const struct ropts *o, int col, double v, 
         put(g, "%s", a);
 }
 
-/* a header cell: the bare name for programs (CSV), with its unit for people */
-static void put_head(struct grid *g, const struct ropts *o, const char *name, const char *unit)
+/* What a grid holds: the values, the ratios to the baseline, the overrides column.  A table
+ * for people (REPORT_TABLE) prints the values and the ratios as two grids, one below the
+ * other, so that each fits a terminal; the other formats put them side by side in one. */
+enum { PART_VALUES = 1, PART_RATIOS = 2, PART_OVERRIDES = 4 };
+
+/* A header cell.  A table's header has two lines (g->nhead 2): the name, then the unit in
+ * parentheses, so that a column is as wide as its name; CSV has the bare name (what programs
+ * read); Markdown "name (unit)"; HTML the metric's label and unit, a newline, then the name
+ * (print_html sets it as code).  label NULL: a column that is no metric (run, policy, ...). */
+static void put_head(struct grid *g, const struct ropts *o, int line, const char *name,
+                     const char *label, const char *unit)
 {
-    if (o->format == REPORT_CSV || *unit == '\0')
+    if (g->nhead == 2)
+        line == 0 ? put(g, "%s", name) : *unit ? put(g, "(%s)", unit) : put(g, "%s", "");
+    else if (o->format == REPORT_CSV || *unit == '\0')
         put(g, "%s", name);
+    else if (o->format == REPORT_HTML && label != NULL)
+        put(g, "%s (%s)\n%s", label, unit, name);
     else
         put(g, "%s (%s)", name, unit);
 }
 
-static void put_header(struct grid *g, const struct ropts *o, const struct rows *rs)
+/* Header line `line` (0, or 1 for a table's units) of the given parts. */
+static void put_header_line(struct grid *g, const struct ropts *o, const struct rows *rs,
+                            int parts, int line)
 {
-    put(g, o->group ? "group" : "run");
-    put(g, "experiment");
-    put(g, "policy");
+    put_head(g, o, line, o->group ? "group" : "run", NULL, "");
+    put_head(g, o, line, "experiment", NULL, "");
+    put_head(g, o, line, "policy", NULL, "");
     for (int a = 0; a < rs->naxes; a++)
-        put(g, "%s", rs->axes[a]);
-    if (o->group)
-        put_head(g, o, "n", "seeds");
+        put_head(g, o, line, rs->axes[a], NULL, "");
+    if (o->group && (parts & PART_VALUES))
+        put_head(g, o, line, "n", NULL, "seeds");
     int csv_ci = o->group && o->format == REPORT_CSV;
-    for (int c = 0; c < o->ncol; c++) {
-        put_head(g, o, o->col[c], report_metric_unit(o->col[c]));
+    for (int c = 0; (parts & PART_VALUES) && c < o->ncol; c++) {
+        struct report_metric m;
+        report_metric_info(o->col[c], &m);
+        put_head(g, o, line, o->col[c], m.label, m.unit);
         if (csv_ci)
             put(g, "%s_ci95", o->col[c]);
     }
-    if (o->baseline != NULL) {
+    if ((parts & PART_RATIOS) && o->baseline != NULL) {
+        /* alone in a table of ratios, a column is its metric's name: the title says the rest */
+        int alone = !(parts & PART_VALUES);
         for (int c = 0; c < o->ncol; c++)
             if (has_ratio(o->col[c])) {
-                char name[256];
+                struct report_metric m;
+                report_metric_info(o->col[c], &m);
+                char name[256], label[256];
                 snprintf(name, sizeof name, "%s/%s", o->col[c], o->baseline);
-                put_head(g, o, name, "x");
+                snprintf(label, sizeof label, "%s / %s", m.label, o->baseline);
+                put_head(g, o, line, alone ? o->col[c] : name, label, alone ? "" : "x");
                 if (csv_ci)
                     put(g, "%s_ci95", name);
             }
         if (o->group)
-            put_head(g, o, "n_paired", "seeds");
+            put_head(g, o, line, "n_paired", NULL, "seeds");
     }
-    put(g, "overrides");
-    g->ncols = (int)g->n;
+    if (parts & PART_OVERRIDES)
+        put_head(g, o, line, "overrides", NULL, "");
+}
+
+static void put_header(struct grid *g, const struct ropts *o, const struct rows *rs, int parts)
+{
+    size_t before = g->n;
+    for (int line = 0; line < g->nhead; line++)
+        put_header_line(g, o, rs, parts, line);
+    g->ncols = (int)((g->n - before) / (size_t)g->nhead);
     g->nleft = 3 + rs->naxes;
+    g->last_text = (parts & PART_OVERRIDES) != 0;
 }
 
 static void put_run(struct grid *g, const struct ropts *o, const struct rows *rs,
-                    const struct row *r, struct row *const *base, size_t nb)
+                    const struct row *r, struct row *const *base, size_t nb, int parts)
 {
     put(g, "%lld", (long long)r->id);
     put(g, "%s", r->experiment);
     put(g, "%s", r->policy);
     for (int a = 0; a < rs->naxes; a++)
         put(g, "%s", r->axis[a]);
-    for (int c = 0; c < o->ncol; c++)
+    for (int c = 0; (parts & PART_VALUES) && c < o->ncol; c++)
         put_value(g, o, c, r->v[c], 0, NAN);
-    if (o->baseline != NULL) {
+    if ((parts & PART_RATIOS) && o->baseline != NULL) {
         const struct row *b = find_base(base, nb, r);
         for (int c = 0; c < o->ncol; c++)
             if (has_ratio(o->col[c])) {
@@ -1172,12 +1351,13 @@ static void put_run(struct grid *g, const struct ropts *o, const struct rows *rs
                 put_value(g, o, -1, isinf(v) ? NAN : v, 0, NAN);
             }
     }
-    put(g, "%s", r->overrides ? r->overrides : "");
+    if (parts & PART_OVERRIDES)
+        put(g, "%s", r->overrides ? r->overrides : "");
 }
 
 static void put_group(struct grid *g, const struct ropts *o, const struct rows *rs,
                       const struct group *gr, struct row *const *base, size_t nb,
-                      double *scratch)
+                      double *scratch, int parts)
 {
     const struct row *r = gr->latest;
     put(g, "%.*s", o->format == REPORT_CSV ? 16 : 8, r->group);
@@ -1185,9 +1365,10 @@ static void put_group(struct grid *g, const struct ropts *o, const struct rows *
     put(g, "%s", r->policy);
     for (int a = 0; a < rs->naxes; a++)
         put(g, "%s", r->axis[a]);
-    put(g, "%zu", gr->n);
     double mean, half;
-    for (int c = 0; c < o->ncol; c++) {
+    if (parts & PART_VALUES)
+        put(g, "%zu", gr->n);
+    for (int c = 0; (parts & PART_VALUES) && c < o->ncol; c++) {
         size_t k = 0;
         for (size_t i = 0; i < gr->n; i++)
             if (!isnan(gr->seed[i]->v[c]))
@@ -1195,7 +1376,7 @@ static void put_group(struct grid *g, const struct ropts *o, const struct rows *
         stats_mean_ci(scratch, k, &mean, NULL, &half);
         put_value(g, o, c, mean, 1, half);
     }
-    if (o->baseline != NULL) {
+    if ((parts & PART_RATIOS) && o->baseline != NULL) {
         size_t paired = 0;
         for (size_t i = 0; i < gr->n; i++)
             paired += find_base(base, nb, gr->seed[i]) != NULL;
@@ -1214,7 +1395,8 @@ static void put_group(struct grid *g, const struct ropts *o, const struct rows *
         }
         put(g, "%zu", paired);
     }
-    put(g, "%s", r->overrides ? r->overrides : "");
+    if (parts & PART_OVERRIDES)
+        put(g, "%s", r->overrides ? r->overrides : "");
 }
 
 /* display width of UTF-8 text: continuation bytes take no column */
@@ -1270,8 +1452,14 @@ static void html_notes(FILE *out, const char *notes)
     }
 }
 
-/* An HTML table: the header row in <thead>, numbers right-aligned (class num), the
- * overrides cell in class settings. */
+/* 1 when column k of g holds text (left-aligned) */
+static int text_col(const struct grid *g, size_t k)
+{
+    return (int)k < g->nleft || (g->last_text && (int)k + 1 == g->ncols);
+}
+
+/* An HTML table: the header row in <thead> (a metric's label, then its name as code),
+ * numbers right-aligned (class num), the overrides cell in class settings. */
 static void print_html(const struct grid *g, FILE *out)
 {
     size_t nc = (size_t)g->ncols, nr = g->n / nc;
@@ -1279,11 +1467,26 @@ static void print_html(const struct grid *g, FILE *out)
     for (size_t i = 0; i < nr; i++) {
         fputs(i == 0 ? "<thead><tr>" : "<tr>", out);
         for (size_t k = 0; k < nc; k++) {
-            int text = (int)k < g->nleft || k + 1 == nc;
-            fputs(i == 0 ? "<th>" : text ? (k + 1 == nc ? "<td class=\"settings\">" : "<td>")
-                                         : "<td class=\"num\">", out);
-            report_html_text(out, g->cell[i * nc + k]);
-            fputs(i == 0 ? "</th>" : "</td>", out);
+            const char *s = g->cell[i * nc + k];
+            int text = text_col(g, k), settings = g->last_text && k + 1 == nc;
+            if (i == 0) {
+                size_t n = strcspn(s, "\n");
+                char *label = strndup(s, n);
+                fputs("<th>", out);
+                report_html_text(out, label ? label : "");
+                if (s[n] == '\n') {
+                    fputs("<br><code>", out);
+                    report_html_text(out, s + n + 1);
+                    fputs("</code>", out);
+                }
+                fputs("</th>", out);
+                free(label);
+                continue;
+            }
+            fputs(settings ? "<td class=\"settings\">" : text ? "<td>" : "<td class=\"num\">",
+                  out);
+            report_html_text(out, s);
+            fputs("</td>", out);
         }
         fputs(i == 0 ? "</tr></thead>\n<tbody>\n" : "</tr>\n", out);
     }
@@ -1304,6 +1507,7 @@ static void print_grid(const struct grid *g, int format, FILE *out)
             w[i % nc] = cw;
     }
     for (size_t i = 0; i < nr; i++) {
+        int pending = 0;        /* blanks owed before the next text: none at a line's end */
         for (size_t k = 0; k < nc; k++) {
             const char *s = g->cell[i * nc + k];
             if (format == REPORT_CSV) {
@@ -1319,20 +1523,20 @@ static void print_grid(const struct grid *g, int format, FILE *out)
                         fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
                 fputc(' ', out);
             } else {
-                int pad = w ? w[k] - width_of(s) : 0;
-                int left = (int)k < g->nleft || k + 1 == nc;
-                if (!left)
-                    fprintf(out, "%*s", pad, "");
-                fputs(s, out);
-                /* no trailing blanks before an empty last cell */
-                if (k + 1 < nc && !(k + 2 == nc && *g->cell[i * nc + k + 1] == '\0'))
-                    fprintf(out, "%*s", left ? pad + 2 : 2, "");
+                int pad = w ? w[k] - width_of(s) : 0, left = text_col(g, k);
+                pending += left ? 0 : pad;
+                if (*s != '\0') {
+                    fprintf(out, "%*s", pending, "");
+                    fputs(s, out);
+                    pending = 0;
+                }
+                pending += (left ? pad : 0) + 2;
             }
         }
         fputs(format == REPORT_MARKDOWN ? "|\n" : "\n", out);
-        if (i == 0 && format == REPORT_MARKDOWN) {
+        if (i + 1 == (size_t)g->nhead && format == REPORT_MARKDOWN) {
             for (size_t k = 0; k < nc; k++)
-                fputs((int)k < g->nleft || k + 1 == nc ? "|---" : "|---:", out);
+                fputs(text_col(g, k) ? "|---" : "|---:", out);
             fputs("|\n", out);
         }
     }
@@ -1390,16 +1594,55 @@ static int unknown_column(sqlite3 *h, const char *db_path, const char *name,
                      db_path, name, n ? "metrics: " : "it has none", list);
 }
 
-/* Append name to o->col (room for 64 more) unless it is there. */
+/* Append name to o->col unless it is there. */
 static int add_column(struct ropts *o, const char *name, struct errbuf *err)
 {
     for (int i = 0; i < o->ncol; i++)
         if (strcmp(o->col[i], name) == 0)
             return 0;
+    if (o->ncol + 1 >= o->col_cap) {
+        int cap = o->col_cap ? 2 * o->col_cap : 16;
+        char **grown = realloc(o->col, (size_t)cap * sizeof *grown);
+        if (grown == NULL)
+            return err_run(err, "out of memory");
+        o->col = grown;
+        o->col_cap = cap;
+    }
     if ((o->col[o->ncol] = strdup(name)) == NULL)
         return err_run(err, "out of memory");
     o->ncol++;
     return 0;
+}
+
+/* --all: after the defaults, every other metric some selected run has, by name. */
+static int all_columns(sqlite3 *h, struct ropts *o, const int64_t *ids, size_t n,
+                       struct errbuf *err)
+{
+    sqlite3_stmt *q;
+    if (prep(h, "SELECT DISTINCT name FROM metrics WHERE run_id IN (SELECT value FROM "
+                "json_each(?1)) ORDER BY name", &q, err) < 0)
+        return -1;
+    /* the ids as a JSON array: one query, however many runs */
+    size_t cap = 2 + 21 * (n + 1);
+    char *list = malloc(cap);
+    if (list == NULL) {
+        sqlite3_finalize(q);
+        return err_run(err, "out of memory");
+    }
+    size_t len = (size_t)snprintf(list, cap, "[");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(list + len, cap - len, "%s%lld", i ? "," : "",
+                                (long long)ids[i]);
+    snprintf(list + len, cap - len, "]");
+    sqlite3_bind_text(q, 1, list, -1, SQLITE_STATIC);
+    int rc = 0, s;
+    while (rc == 0 && (s = sqlite3_step(q)) == SQLITE_ROW)
+        rc = add_column(o, col_text(q, 0), err);
+    if (rc == 0 && s != SQLITE_DONE)
+        rc = err_run(err, "reading metrics: %s", sqlite3_errmsg(h));
+    sqlite3_finalize(q);
+    free(list);
+    return rc;
 }
 
 /* The default columns: those of the domains of the selected runs (ids, n), in the order the
@@ -1409,16 +1652,11 @@ static int add_column(struct ropts *o, const char *name, struct errbuf *err)
 static int default_columns(sqlite3 *h, struct ropts *o, const int64_t *ids, size_t n,
                            struct errbuf *err)
 {
-    char **grown = realloc(o->col, 256 * sizeof *grown);
     int64_t *sorted = malloc((n + 1) * sizeof *sorted);
-    if (grown == NULL || sorted == NULL) {
-        free(sorted);
-        if (grown != NULL)
-            o->col = grown;
+    if (sorted == NULL)
         return err_run(err, "out of memory");
-    }
-    o->col = grown;
-    memcpy(sorted, ids, n * sizeof *sorted);
+    if (n > 0)              /* ids is NULL when no run was selected */
+        memcpy(sorted, ids, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, cmp_id);
     sqlite3_stmt *q;
     if (prep(h, "SELECT min(id), domain FROM runs GROUP BY domain ORDER BY min(id)", &q,
@@ -1470,13 +1708,15 @@ static int default_columns(sqlite3 *h, struct ropts *o, const int64_t *ids, size
     for (size_t k = 0; rc == 0 && k < ndom; k++) {
         const char *domain = dom[k].name;
         const struct display *d = o->display_of ? o->display_of(domain) : NULL;
+        if (d == NULL && o->all)
+            continue;           /* its metrics come with the rest */
         if (d == NULL) {
             rc = err_input(err, NULL, 0, "--columns", "the database has runs of the '%s' "
                            "domain, whose metrics this hetsim does not know: name them with "
-                           "--columns", domain);
+                           "--columns, or --all", domain);
             break;
         }
-        for (int c = 0; rc == 0 && d->report_columns[c] != NULL && o->ncol < 250; c++)
+        for (int c = 0; rc == 0 && d->report_columns[c] != NULL; c++)
             rc = add_column(o, d->report_columns[c], err);
     }
     for (size_t k = 0; k < ndom; k++)
@@ -1495,8 +1735,12 @@ static int resolve_columns(sqlite3 *h, const char *db_path, struct ropts *o,
         cap += strlen(o->columns[i]) / 2 + 1;
     if ((o->col = calloc(cap, sizeof *o->col)) == NULL)
         return err_run(err, "out of memory");
+    o->col_cap = (int)cap;
     if (o->ncolumns == 0)
-        return default_columns(h, o, ids, nids, err);
+        return default_columns(h, o, ids, nids, err) < 0 ||
+                       (o->all && all_columns(h, o, ids, nids, err) < 0)
+                   ? -1
+                   : 0;
     sqlite3_stmt *q;
     if (prep(h, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", &q, err) < 0)
         return -1;
@@ -1568,15 +1812,72 @@ static int set_overrides(struct row *const *shown, size_t n, const struct rows *
     return rc;
 }
 
-/* the footnote of the ratios: which way is better, for the ratio columns shown */
-static void ratio_note(FILE *out, const struct ropts *o)
+/* What the ratios are and which way is better, for the ratio columns shown: a table's title
+ * of its grid of ratios, a note under the others. */
+static void ratio_title(FILE *out, const struct ropts *o)
 {
+    fprintf(out, o->group
+            ? "ratios to %s (x): for each seed, the group's run / the latest %s run of the same "
+              "experiment, seed and settings, then their mean over the n_paired seeds\n"
+            : "ratios to %s (x): this run / the latest %s run of the same experiment, seed "
+              "and settings\n",
+            o->baseline, o->baseline);
     int k = 0;
     fprintf(out, "(below 1 is better");
     for (int c = 0; c < o->ncol; c++)
         if (has_ratio(o->col[c]) && report_metric_higher_better(o->col[c]))
             fprintf(out, "%s%s", k++ ? ", " : ", except ", o->col[c]);
     fprintf(out, ")\n");
+}
+
+/* The width a table's notes are wrapped to: the terminal columns hetsim's tables fit. */
+enum { NOTE_WIDTH = 100 };
+
+/* Each line of text, wrapped at blanks to NOTE_WIDTH columns (a longer word stays whole);
+ * continuation lines are indented by two. */
+static void put_wrapped(FILE *out, const char *text)
+{
+    while (text != NULL && *text) {
+        const char *p = text, *end = text + strcspn(text, "\n");
+        int indent = 0;
+        while (p < end) {
+            /* the last blank at which the line still fits, or the end when all of it does */
+            int room = NOTE_WIDTH - indent, w = 0;
+            const char *cut = NULL, *q;
+            for (q = p; q < end; q++) {
+                if (*q == ' ') {
+                    if (w > room)
+                        break;
+                    cut = q;
+                }
+                w += ((unsigned char)*q & 0xC0) != 0x80;
+            }
+            if (q == end && w <= room)
+                cut = end;
+            if (cut == NULL)        /* one word wider than the line: kept whole */
+                cut = memchr(p, ' ', (size_t)(end - p)) ? memchr(p, ' ', (size_t)(end - p)) : end;
+            fprintf(out, "%*s%.*s\n", indent, "", (int)(cut - p), p);
+            for (p = cut; p < end && *p == ' '; p++)
+                ;
+            indent = 2;
+        }
+        text = end + (*end == '\n');
+    }
+}
+
+/* The header and the rows of a grid: one row per group (o->group) or per shown run. */
+static void fill(struct grid *g, const struct ropts *o, const struct rows *rs, int parts,
+                 const struct group *grp, size_t ngrp, struct row *const *base, size_t nb,
+                 double *scratch)
+{
+    put_header(g, o, rs, parts);
+    if (o->group)
+        for (size_t i = 0; i < ngrp; i++)
+            put_group(g, o, rs, &grp[i], base, nb, scratch, parts);
+    else
+        for (size_t i = 0; i < rs->n; i++)
+            if (rs->r[i].shown)
+                put_run(g, o, rs, &rs->r[i], base, nb, parts);
 }
 
 static int print_report(const char *db_path, struct ropts *o, FILE *out, struct errbuf *err)
@@ -1587,7 +1888,7 @@ static int print_report(const char *db_path, struct ropts *o, FILE *out, struct 
     int64_t *ids = NULL;
     size_t nids = 0;
     struct rows rs = { 0 };
-    struct grid g = { 0 };
+    struct grid g = { 0 }, rg = { 0 };     /* the values (all, but in a table), the ratios */
     struct row **base = NULL, **mem = NULL, **pick = NULL;
     struct group *grp = NULL;
     double *scratch = NULL;
@@ -1664,24 +1965,41 @@ static int print_report(const char *db_path, struct ropts *o, FILE *out, struct 
     for (size_t i = 0; i < nrows; i++)
         differ |= *mem[i]->overrides != '\0';
 
-    put_header(&g, o, &rs);
-    if (o->group)
-        for (size_t i = 0; i < ngrp; i++)
-            put_group(&g, o, &rs, &grp[i], base, nb, scratch);
-    else
-        for (size_t i = 0; i < rs.n; i++)
-            if (rs.r[i].shown)
-                put_run(&g, o, &rs, &rs.r[i], base, nb);
-    if (g.oom) {
+    /* a table prints the ratios as a second grid below the values; the overrides only when
+     * some row has one (CSV always: programs read a fixed set of columns) */
+    int table = o->format == REPORT_TABLE, ratios = o->baseline != NULL && nshown > 0;
+    int parts = PART_VALUES | (table ? 0 : PART_RATIOS) |
+                (differ || o->format == REPORT_CSV ? PART_OVERRIDES : 0);
+    g.nhead = table ? 2 : 1;
+    rg.nhead = 1;
+    fill(&g, o, &rs, parts, grp, ngrp, base, nb, scratch);
+    if (table && ratios)
+        fill(&rg, o, &rs, PART_RATIOS, grp, ngrp, base, nb, scratch);
+    if (g.oom || rg.oom) {
         err_run(err, "out of memory");
         goto out;
     }
     print_grid(&g, o->format, out);
-    if (o->format == REPORT_TABLE || o->format == REPORT_HTML) {
-        /* HTML: the same notes, each line a paragraph */
+    if (table && ratios) {
+        char *title = NULL;
+        size_t ntitle = 0;
+        FILE *tf = open_memstream(&title, &ntitle);
+        if (tf == NULL) {
+            err_run(err, "out of memory");
+            goto out;
+        }
+        ratio_title(tf, o);
+        fclose(tf);
+        fputc('\n', out);
+        put_wrapped(out, title);
+        free(title);
+        print_grid(&rg, o->format, out);
+    }
+    if (table || o->format == REPORT_HTML) {
+        /* HTML: the same notes, each line a paragraph; a table's wrapped to its width */
         char *notes = NULL;
         size_t nnotes = 0;
-        FILE *nf = o->format == REPORT_HTML ? open_memstream(&notes, &nnotes) : out;
+        FILE *nf = open_memstream(&notes, &nnotes);
         if (nf == NULL) {
             err_run(err, "out of memory");
             goto out;
@@ -1693,16 +2011,8 @@ static int print_report(const char *db_path, struct ropts *o, FILE *out, struct 
             fprintf(nf, "mean \u00b1 half-width of its 95%% confidence interval over the n "
                     "seeds of a group (Student t, n-1 degrees of freedom); a seed run twice "
                     "counts once, with its latest run\n");
-        if (o->baseline != NULL && nshown > 0) {
-            fprintf(nf, o->group
-                    ? "ratios (x): for each seed, the group's run / the latest %s run of the "
-                      "same experiment, seed and settings, then their mean over the n_paired "
-                      "seeds "
-                    : "ratios (x): this run / the latest %s run of the same experiment, seed "
-                      "and settings ",
-                    o->baseline);
-            ratio_note(nf, o);
-        }
+        if (ratios && !table)
+            ratio_title(nf, o);
         if (differ)
             fprintf(nf, "overrides: the settings in which a row's experiment differs from the "
                     "other rows' (policy and seed aside%s), as --set takes them\n",
@@ -1713,11 +2023,12 @@ static int print_report(const char *db_path, struct ropts *o, FILE *out, struct 
             fprintf(nf, "(%zu group%s of runs differ%s only in the seed: --group shows "
                     "mean \u00b1 95%% CI per group)\n", multi, multi == 1 ? "" : "s",
                     multi == 1 ? "s" : "");
-        if (nf != out) {
-            fclose(nf);
+        fclose(nf);
+        if (table)
+            put_wrapped(out, notes);
+        else
             html_notes(out, notes);
-            free(notes);
-        }
+        free(notes);
     }
     rc = 0;
 out:
@@ -1729,6 +2040,7 @@ out:
     free(grp);
     free(scratch);
     grid_free(&g);
+    grid_free(&rg);
     rows_free(&rs);
     for (int c = 0; c < o->ncol; c++)
         free(o->col[c]);
@@ -1748,6 +2060,7 @@ int report_print_query(const char *db_path, const struct report_opts *o,
         r.group = q->group;
         r.columns = q->columns;
         r.ncolumns = q->ncolumns;
+        r.all = q->all;
     }
     return print_report(db_path, &r, out, err);
 }

@@ -5,17 +5,21 @@
  * baseline's run of the same experiment, seed and settings), or with `group` one row per group
  * of runs that differ only in their seed: per metric the mean over the seeds and the half-width
  * of its 95% confidence interval (Student t), and ratios to the baseline paired by seed.  The
- * metrics are the defaults of the runs' domains (display_of) or the caller's; the last column, `overrides`, names the
- * settings in which a row's config differs from the other rows' (report_config_diff).
- * Formats: an aligned table and Markdown (headers with units: report_metric_unit), CSV (bare
- * metric names, RFC 4180 quoting, full precision).
+ * metrics are the defaults of the runs' domains (display_of: a handful, so that a table fits
+ * 100 columns), every metric of the runs after them (--all) or the caller's; the last column,
+ * `overrides`, names the settings in which a row's config differs from the other rows'
+ * (report_config_diff), and is left out for people when no row has one.  Formats: an aligned
+ * table (a header of names, then units; the ratios as a second table below the values; notes
+ * wrapped to 100 columns), Markdown and HTML (headers with units, from report_metric_info),
+ * CSV (bare metric names, RFC 4180 quoting, full precision, every column).
  *
  * Runs are chosen by report_select: an experiment, a sweep, and an SQL boolean expression over
  * the columns of `runs` plus param(KEY) (a swept field or any field of the run's config) and
  * metric(NAME) (a summary figure).
  *
- * Metric names and run configs are read by two helpers that plot uses too: the unit and the
- * better direction of a metric, from rules on its name, and what differs between configs.
+ * Metric names and run configs are read by two helpers that plot and html use too: the
+ * display name, unit and better direction of a metric, from one table of names and rules,
+ * and what differs between configs.
  *
  * Ownership: the database is opened read-only and closed before report_print returns; nothing
  * is kept.  report_select's id array, report_config_diff's strings are the caller's to free().
@@ -53,6 +57,8 @@ struct report_query {
     int            group;           /* one row per group of seeds: n, mean and CI */
     const char *const *columns;     /* metric names or comma lists of them (--columns), */
     int            ncolumns;        /* each in the database; 0: the domains' defaults */
+    int            all;             /* with no columns: the defaults, then every other metric
+                                       the selected runs have, by name (--all) */
 };
 
 int report_print(const char *db_path, const struct report_opts *o, FILE *out,
@@ -83,13 +89,24 @@ int report_where_add(char **where, const char *expr);
 /* Write s with <, >, & and " as HTML entities. */
 void report_html_text(FILE *out, const char *s);
 
-/* The unit of summary metric `name`, from rules on the name (one table in report.c, so a new
- * metric gets a unit without an edit here): "s" (jct_*, queue_*, makespan, ttft_*, ... and
- * *_s), "h", "fraction" (util_*, *_frac, jain_index, slo_attainment), "ratio" (ftf_*),
- * "jobs", "count", "USD", ...; a trailing "_window" is ignored.  "" when no rule knows it. */
+/* What a summary metric is, from one table in report.c (exact names, families such as
+ * util_<type>, and suffix rules that give a unit only): the name figures, pages and headers
+ * show, its unit, and which way is better.  A trailing _window or _steady keeps the unit and
+ * sense of the metric it follows and qualifies its label ("mean JCT, steady state").  A
+ * name the table lacks keeps its key whole as its label (known 0), with the unit of a suffix
+ * rule (*_s: s, *_frac: fraction, ...) or "". */
+struct report_metric {
+    char        label[96];      /* "mean JCT", "A100 utilization", or the key */
+    const char *unit;           /* "s", "fraction", "ratio", "jobs", "tokens/s", ...; or "" */
+    int         higher_better;  /* 1 when a larger value is better (throughput, utilization) */
+    int         known;          /* the table names it */
+};
+void report_metric_info(const char *name, struct report_metric *out /* out */);
+/* Its unit alone ("" when no rule knows it), and its sense alone. */
 const char *report_metric_unit(const char *name);
-/* 1 when a larger value of the metric is better (utilization, throughput, jobs done, ...). */
 int report_metric_higher_better(const char *name);
+/* "mean JCT (s)": the label, with the unit in parentheses when there is one. */
+void report_metric_title(const char *name, char *out, size_t cap);
 
 /* What differs between n run configs (runs.config_json texts; NULL or text that is not a JSON
  * object counts as {}), leaving out "policies", "seed" and the nexclude dotted paths: the

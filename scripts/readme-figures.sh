@@ -66,7 +66,7 @@ derm-why derm-predictors micro-speed heet-claims iadeep-claims iadeep-why gavel-
 mux-speed speed timeline-cost"
 
 gen_run_table() {
-    "$hetsim" run default --db "$tmp/run.db" 2>/dev/null | cut -c1-132 | sed "s/ *$//"
+    "$hetsim" run default --db "$tmp/run.db" 2>/dev/null
 }
 
 gen_report_group() {

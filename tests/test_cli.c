@@ -52,7 +52,7 @@ Test(cli, default_experiment_end_to_end)
 
     o = RUN("report", "--db", db, "--baseline", "fifo");
     cr_assert_eq(o.status, 0, "%s", o.err);
-    cr_assert(strstr(o.out, "srtf") && strstr(o.out, "jct_mean/fifo"), "%s", o.out);
+    cr_assert(strstr(o.out, "srtf") && strstr(o.out, "\nratios to fifo (x)"), "%s", o.out);
     th_out_free(&o);
     o = RUN("report", "--db", db, "--format", "csv");
     cr_assert_eq(o.status, 0);

@@ -97,12 +97,16 @@ Test(html, the_page_is_self_contained, .timeout = 120)
     cr_assert_eq(count(html, "id='f1_gpPt0'"), 1);
     cr_assert_eq(count(html, "id='f3_gpPt0'"), 1);
     cr_assert_eq(count(html, "id='gpPt0'"), 0);
-    cr_assert(strstr(html, "html_small_jct_mean_vs_workload.arrival_scale") != NULL);
+    cr_assert(strstr(html, "html_small_jct_mean_vs_workload-arrival_scale") != NULL);
+    /* each figure's caption: what it shows, its data */
+    cr_assert(strstr(html, "<figcaption>sweep html_small: mean JCT.<br>") != NULL);
+    cr_assert_eq(count(html, "Data: data/html_small_"), 3);
     /* the tables: runs with the swept axis as a column, ratios to fifo paired by seed */
     cr_assert(strstr(html, "<h2 id=\"runs\">") != NULL);
-    cr_assert(strstr(html, "<th>jct_mean (s)</th>") != NULL);
     cr_assert(strstr(html, "<th>workload.arrival_scale</th>") != NULL);
-    cr_assert(strstr(html, "<th>jct_mean/fifo (x)</th>") != NULL);
+    /* headers: the metric's label and unit, then its name */
+    cr_assert(strstr(html, "<th>mean JCT / fifo (x)<br><code>jct_mean/fifo</code></th>") != NULL);
+    cr_assert(strstr(html, "<th>mean JCT (s)<br><code>jct_mean</code></th>") != NULL);
     cr_assert(strstr(html, "<th>n_paired (seeds)</th>") != NULL, "grouped over the 2 seeds");
     /* the settings that differ, with how many runs hold each value */
     cr_assert(strstr(html, "<code>workload.arrival_scale</code></td><td class=\"settings\">"

@@ -1111,7 +1111,13 @@ static const struct row rows[] = {
       "hetsim report: --format must be table, csv or markdown, not 'xml'" },
     { "cli_plot_format", EXP(E_OK),
       { "plot", "--db", "%d/t.db", "--format", "jpg", "--out", "%d/plots" }, 2,
-      "hetsim: --format: 'jpg' must be png or svg", .setup = empty_db },
+      "hetsim: --format: 'jpg' must be png, svg or pdf", .setup = empty_db },
+    { "cli_report_all_and_columns", EXP(E_OK),
+      { "report", "--db", "%d/t.db", "--all", "--columns", "jct_mean" }, 2,
+      "hetsim report: --all or --columns, not both" },
+    { "cli_report_html_all", EXP(E_OK),
+      { "report", "--db", "%d/t.db", "--html", "%d/r.html", "--all" }, 2,
+      "hetsim report: --html takes --sweep or --experiment, --baseline and --db" },
 
     /* -------- the database (I/O, not the user's input: exit 1) -------- */
     { "db_directory_uncreatable", { { "e.json", E_OK }, { "afile", "a regular file" } },

@@ -382,16 +382,16 @@ Test(plot, sweep_lines_means_and_intervals)
     cr_assert_eq(o.status, 0, "%s", o.err);
     cr_assert(strstr(o.out, "wrote 5 figures") != NULL, "%s", o.out);
     th_out_free(&o);
-    check_png(out, "load_jct_mean_vs_workload.arrival_scale");
+    check_png(out, "load_jct_mean_vs_workload-arrival_scale");
     check_png(out, "load_jct_mean_vs_cluster");
-    check_png(out, "load_makespan_vs_workload.arrival_scale");
+    check_png(out, "load_makespan_vs_workload-arrival_scale");
     check_png(out, "load_makespan_vs_cluster");
     check_png(out, "exp2_summary");
     char f[1200];
     snprintf(f, sizeof f, "%s/exp_summary.png", out);
     cr_assert(!file_exists(f), "runs changed by a sweep axis are not the experiment's");
 
-    snprintf(f, sizeof f, "%s/data/load_jct_mean_vs_workload.arrival_scale.dat", out);
+    snprintf(f, sizeof f, "%s/data/load_jct_mean_vs_workload-arrival_scale.dat", out);
     double v[4];        /* after x: mean, CI half-width, seeds, sd */
     /* fifo, a b, scale 1: seeds give 90, 130 (the later run), 125 */
     cr_assert_eq(data_row(f, "fifo, cluster=a b", "1", v, 4), 4);
@@ -468,8 +468,8 @@ Test(plot, awkward_names)
     cr_assert(weird[0] != '\0');
     char *svg = check_svg(out, weird, 20);
     /* the titles arrive as they are (the SVG escapes only XML's own characters) */
-    cr_assert(strstr(svg, "fi fo &quot;x&quot; 'y' @z (run 1; 3 of 4 jobs)") != NULL ||
-                  strstr(svg, "fi fo \"x\" 'y' @z (run 1; 3 of 4 jobs)") != NULL,
+    cr_assert(strstr(svg, "fi fo &quot;x&quot; 'y' @z (3 of 4 jobs)") != NULL ||
+                  strstr(svg, "fi fo \"x\" 'y' @z (3 of 4 jobs)") != NULL,
               "policy title not found");
     cr_assert(strstr(svg, "`touch ") != NULL && strstr(svg, "$HOME \\n") != NULL,
               "experiment title not found");
@@ -524,7 +524,7 @@ Test(plot, bad_options_and_empty_database)
     static const struct {
         const char *opt, *val, *msg;
     } bad[] = {
-        { "--format", "jpg", "--format: 'jpg' must be png or svg" },
+        { "--format", "jpg", "--format: 'jpg' must be png, svg or pdf" },
         { "--baseline", "nope", "--baseline: no runs of policy 'nope'" },
         { "--metric", "jct_mean,nope", "--metric: no run in" },
         { "--metric", "jct_mean,,x", "--metric: empty metric name" },
@@ -659,9 +659,17 @@ Test(plot, settings_get_their_own_figures, .timeout = 120)
     cr_assert_eq(data_rows(f), 300);
     snprintf(f, sizeof f, "%s/data/default_srtf_jct_cdf.dat", out);
     cr_assert_eq(data_rows(f), 300);
+    /* titles name no settings (a figure a paper prints); the caption beside it does */
     char *svg = check_svg(out, "default_jct_cdf", 20);
-    cr_assert(strstr(svg, "settings: workload.max_jobs=(unset)") != NULL, "plain title");
+    cr_assert(strstr(svg, "settings") == NULL && strstr(svg, "(unset)") == NULL, "plain title");
+    cr_assert(strstr(svg, "<text>default: job completion time CDF, seed 1</text>") != NULL,
+              "plain title");
     free(svg);
+    snprintf(f, sizeof f, "%s/default_jct_cdf.txt", out);
+    char *txt = slurp(f, NULL);
+    cr_assert(strstr(txt, "): workload.max_jobs=(unset)\n") != NULL, "%s", txt);
+    cr_assert(strstr(txt, "fifo run 3, srtf run 4") != NULL, "%s", txt);
+    free(txt);
     /* the others: a stem per setting, a title naming it, and only its own runs */
     const int jobs[] = { 40, 0, 30 };
     for (int i = 0; i < 3; i += 2) {
@@ -677,9 +685,16 @@ Test(plot, settings_get_their_own_figures, .timeout = 120)
             char name[300];
             snprintf(name, sizeof name, "%s_%s", stem, fig[k]);
             svg = check_svg(out, name, 20);
-            snprintf(want, sizeof want, "settings: %s", sets[i]);
+            /* the title names the setting by its file names' digits, the caption spells it */
+            snprintf(want, sizeof want, "<text>default [%.8s]: ", stem + strlen("default_"));
             cr_assert(strstr(svg, want) != NULL, "%s: no '%s'", name, want);
+            cr_assert(strstr(svg, sets[i]) == NULL, "%s: settings in the figure", name);
             free(svg);
+            snprintf(f, sizeof f, "%s/%s.txt", out, name);
+            txt = slurp(f, NULL);
+            snprintf(want, sizeof want, "): %s\n", sets[i]);
+            cr_assert(strstr(txt, want) != NULL, "%s: no '%s' in\n%s", name, want, txt);
+            free(txt);
         }
         const char *pols[] = { "fifo", "srtf" };
         for (int p = 0; p < 2; p++) {
@@ -739,10 +754,14 @@ Test(plot, one_seed_is_never_several)
         char *svg = check_svg(out, name, 10);
         cr_assert(strstr(svg, "one seed") != NULL && strstr(svg, "seeds") == NULL,
                   "%s claims seeds", name);
-        char want[32];
-        snprintf(want, sizeof want, "settings: v=%d", v);
-        cr_assert(strstr(svg, want) != NULL, "%s: no '%s'", name, want);
         free(svg);
+        char want[32];
+        snprintf(want, sizeof want, "): v=%d\n", v);
+        snprintf(f, sizeof f, "%s/%s.txt", out, name);
+        char *txt = slurp(f, NULL);
+        cr_assert(strstr(txt, want) != NULL, "%s: no '%s' in\n%s", name, want, txt);
+        cr_assert(strstr(txt, "(one seed)") != NULL, "%s", txt);
+        free(txt);
     }
     cr_assert(strstr(o.out, "wrote 3 figures") != NULL, "a summary per setting: %s", o.out);
     th_out_free(&o);
@@ -771,7 +790,7 @@ Test(plot, sweep_lines_split_by_settings_the_axes_do_not_name)
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
     char f[1200];
-    snprintf(f, sizeof f, "%s/data/load_jct_mean_vs_workload.arrival_scale.dat", out);
+    snprintf(f, sizeof f, "%s/data/load_jct_mean_vs_workload-arrival_scale.dat", out);
     double x[4];
     cr_assert_eq(data_row(f, "fifo, v=0", "1", x, 4), 4);
     cr_assert_float_eq(x[0], 101.5, 1e-9);
@@ -824,7 +843,7 @@ Test(plot, figures_a_paper_can_use, .timeout = 60)
                           "jct_mean,ftf_mean,util_total");
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
-    char *svg = check_svg(out, "paper_jct_mean_vs_workload.arrival_scale", 10);
+    char *svg = check_svg(out, "paper_jct_mean_vs_workload-arrival_scale", 10);
     /* in days, with its unit; the axis says what it is */
     cr_assert(strstr(svg, "<text>mean JCT (days)</text>") != NULL, "no days label");
     cr_assert(strstr(svg, "arrival-time scale (1: the trace's pace; smaller: denser arrivals, "
@@ -842,12 +861,12 @@ Test(plot, figures_a_paper_can_use, .timeout = 60)
      * a fraction's upper end at 1 */
     char f[1200];
     double v[6];
-    snprintf(f, sizeof f, "%s/data/paper_jct_mean_vs_workload.arrival_scale.dat", out);
+    snprintf(f, sizeof f, "%s/data/paper_jct_mean_vs_workload-arrival_scale.dat", out);
     cr_assert_eq(data_row(f, "fifo", "0.1", v, 6), 6);
     cr_assert_lt(v[0] - v[1], 0, "the test needs an interval crossing 0");
     cr_assert_float_eq(v[4], 0, 0);
     cr_assert_float_eq(v[5], v[0] + v[1], 1e-6);
-    snprintf(f, sizeof f, "%s/data/paper_util_total_vs_workload.arrival_scale.dat", out);
+    snprintf(f, sizeof f, "%s/data/paper_util_total_vs_workload-arrival_scale.dat", out);
     cr_assert_eq(data_row(f, "fifo", "1", v, 6), 6);
     cr_assert_gt(v[0] + v[1], 1);
     cr_assert_float_eq(v[5], 1, 0);
@@ -897,6 +916,231 @@ Test(plot, time_axes_read_in_hours_or_days, .timeout = 60)
     cr_assert_gt(ky, xl, "the key (y %g) is below the axis label (y %g)", ky, xl);
     free(util);
     free(queue);
+    free(path);
+    free(out);
+}
+
+/* Each --format writes its own kind of file, each beginning with its magic bytes, and a
+ * caption beside it */
+Test(plot, formats_png_svg_and_pdf)
+{
+    char *path = tpath("formats.db"), *out = tpath("formats");
+    db *d = fresh_db(path);
+    struct metric a[] = { { "jct_mean", 100 } }, b[] = { { "jct_mean", 80 } };
+    add_run(d, "e", "fifo", 1, NULL, NULL, 0, a, 1, 6);
+    add_run(d, "e", "srtf", 1, NULL, NULL, 0, b, 1, 6);
+    db_close(d);
+    static const struct {
+        const char *format, *magic, *magic2;
+    } fmt[] = {
+        { "png", "\x89PNG\r\n\x1a\n", NULL },
+        { "svg", "<?xml", "<svg" },
+        { "pdf", "%PDF-", NULL },
+    };
+    const char *figs[] = { "e_jct_cdf", "e_ftf_cdf", "e_util", "e_queue", "e_summary" };
+    for (size_t k = 0; k < sizeof fmt / sizeof fmt[0]; k++) {
+        char dir[1200];
+        snprintf(dir, sizeof dir, "%s_%s", out, fmt[k].format);
+        struct th_out o = RUN("plot", "--db", path, "--out", dir, "--format", fmt[k].format);
+        cr_assert_eq(o.status, 0, "%s: %s", fmt[k].format, o.err);
+        cr_assert(strstr(o.out, "wrote 5 figures") != NULL, "%s", o.out);
+        th_out_free(&o);
+        for (int i = 0; i < 5; i++) {
+            char f[1300];
+            snprintf(f, sizeof f, "%s/%s.%s", dir, figs[i], fmt[k].format);
+            size_t n;
+            char *b2 = slurp(f, &n);
+            cr_assert(n > 1000, "%s: %zu bytes", f, n);
+            cr_assert(memcmp(b2, fmt[k].magic, strlen(fmt[k].magic)) == 0 ||
+                          (fmt[k].magic2 && memcmp(b2, fmt[k].magic2,
+                                                   strlen(fmt[k].magic2)) == 0),
+                      "%s does not start as a %s does", f, fmt[k].format);
+            free(b2);
+            snprintf(f, sizeof f, "%s/%s.txt", dir, figs[i]);
+            char *cap = slurp(f, NULL);
+            cr_assert(strncmp(cap, "e: ", 3) == 0 && strstr(cap, "Data: ") != NULL, "%s", cap);
+            free(cap);
+        }
+    }
+    free(path);
+    free(out);
+}
+
+/* File names have one dot, before their extension (LaTeX reads the rest as one): a dot of a
+ * name becomes '-', and a name with a '-' of its own gets its hash, so that "a.b" and "a-b"
+ * do not share a file */
+Test(plot, file_names_have_one_dot)
+{
+    char *path = tpath("dots.db"), *out = tpath("dots");
+    db *d = fresh_db(path);
+    struct metric m[] = { { "jct_mean", 10 } };
+    const char *exps[] = { "v1.2", "v1-2" };
+    for (int e = 0; e < 2; e++) {
+        add_run(d, exps[e], "fifo", 1, NULL, NULL, 0, m, 1, 4);
+        add_run(d, exps[e], "srt.f", 1, NULL, NULL, 0, m, 1, 4);
+    }
+    for (int k = 0; k < 2; k++)
+        for (int s = 1; s <= 2; s++) {
+            char sj[8];
+            snprintf(sj, sizeof sj, "%d", s);
+            struct db_param prm[] = { { "policy", "\"fifo\"" }, { "seed", sj },
+                                      { "sim.restore_delay_s", k ? "30" : "0" } };
+            struct metric mm[] = { { "jct_mean", 100.0 + k + s } };
+            add_run(d, "exp", "fifo", s, "sw.eep", prm, 3, mm, 1, 0);
+        }
+    db_close(d);
+    struct th_out o = RUN("plot", "--db", path, "--out", out, "--metric", "jct_mean");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    char sub[1200];
+    int images = 0;
+    for (int dd = 0; dd < 2; dd++) {
+        snprintf(sub, sizeof sub, dd ? "%s/data" : "%s", out);
+        DIR *dir = opendir(sub);
+        cr_assert_not_null(dir, "%s", sub);
+        for (struct dirent *de; (de = readdir(dir)) != NULL;) {
+            if (de->d_name[0] == '.')
+                continue;
+            if (strcmp(de->d_name, "data") == 0)
+                continue;
+            const char *dot = strchr(de->d_name, '.');
+            cr_assert(dot != NULL && strchr(dot + 1, '.') == NULL, "%s: not one dot",
+                      de->d_name);
+            images += strcmp(dot, ".png") == 0;
+        }
+        closedir(dir);
+    }
+    /* two experiments' figures, apart; the sweep's axis with its dot as '-' */
+    cr_assert(file_exists(strcat(strcpy(sub, out), "/v1-2_jct_cdf.png")), "%s", sub);
+    check_png(out, "sw-eep_jct_mean_vs_sim-restore_delay_s");
+    int v12 = 0;
+    DIR *dir = opendir(out);
+    for (struct dirent *de; (de = readdir(dir)) != NULL;)
+        v12 += strncmp(de->d_name, "v1-2", 4) == 0 && strstr(de->d_name, "_jct_cdf.png") != NULL;
+    closedir(dir);
+    cr_assert_eq(v12, 2, "v1.2 and v1-2 each have their own CDF");
+    cr_assert_eq(images, 2 * 5 + 1);
+    free(path);
+    free(out);
+}
+
+/* The y of the dashed line across the plot at 1 in gnuplot's SVG of a summary: the dashed
+ * path spanning more than half of the figure's width. */
+static double ref_line_y(const char *svg)
+{
+    for (const char *p = svg; (p = strstr(p, "stroke-dasharray=' ")) != NULL; p++) {
+        const char *dpath = strstr(p, "d='M");
+        double x0, y0, x1, y1;
+        if (dpath && sscanf(dpath, "d='M%lf,%lf L%lf,%lf", &x0, &y0, &x1, &y1) == 4 &&
+            x1 - x0 > 500 && fabs(y1 - y0) < 0.01)
+            return y0;
+    }
+    return -1;
+}
+
+/* How many value labels (font size 9) of a summary's SVG overlap the line at y; *n receives
+ * how many there are.  A label's digits span its baseline Y up to 0.75 of its size. */
+static int labels_on_line(const char *svg, double y, int *n)
+{
+    int bad = 0;
+    *n = 0;
+    for (const char *p = svg; (p = strstr(p, "<g transform=\"translate(")) != NULL; p++) {
+        double lx, ly;
+        if (sscanf(p, "<g transform=\"translate(%lf,%lf)", &lx, &ly) != 2)
+            continue;
+        const char *end = strchr(p, '>'), *size = strstr(p, "font-size=\"9.00\""),
+                   *rot = strstr(p, "rotate");
+        if (end == NULL || size == NULL || size > end || (rot != NULL && rot < end))
+            continue;
+        (*n)++;
+        bad += !(ly <= y - 1.5 || ly - 0.75 * 9 >= y + 1.5);
+    }
+    return bad;
+}
+
+/* Value labels never sit on the dashed line at 1, on a linear axis (ratios near 1) or a
+ * logarithmic one (ratios from 0.01 to 50, bars from 1); tick labels are the metrics'
+ * display names, whole */
+Test(plot, value_labels_keep_off_the_line_and_ticks_name_metrics)
+{
+    char *path = tpath("labels.db"), *out = tpath("labels");
+    db *d = fresh_db(path);
+    /* jct_mean: 0.98, 1.0, 1.02 of fifo's; makespan 0.5, 0.97, 1.2; a metric the table lacks */
+    const double jct[] = { 100, 98, 100, 102 }, mk[] = { 10, 5, 9.7, 12 };
+    const char *pols[] = { "fifo", "a", "b", "c" };
+    for (int p = 0; p < 4; p++) {
+        struct metric m[] = { { "jct_mean", jct[p] }, { "makespan", mk[p] },
+                              { "mystery_metric_name", 1 + 0.01 * p } };
+        add_run(d, "near", pols[p], 1, NULL, NULL, 0, m, 3, 0);
+    }
+    const double wide[] = { 1, 0.01, 0.99, 50 };
+    for (int p = 0; p < 4; p++) {
+        struct metric m[] = { { "jct_mean", wide[p] }, { "makespan", 1.0 / wide[p] } };
+        add_run(d, "wide", pols[p], 1, NULL, NULL, 0, m, 2, 0);
+    }
+    db_close(d);
+    struct th_out o = RUN("plot", "--db", path, "--out", out, "--format", "svg", "--metric",
+                          "jct_mean,makespan,mystery_metric_name", "--experiment", "near");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    char *svg = check_svg(out, "near_summary", 10);
+    double y = ref_line_y(svg);
+    cr_assert_gt(y, 0, "no line at 1");
+    int n, bad = labels_on_line(svg, y, &n);
+    cr_assert_eq(n, 9, "value labels: %d", n);
+    cr_assert_eq(bad, 0, "%d of %d labels on the line at 1 (y %g)", bad, n, y);
+    cr_assert(strstr(svg, ">mean JCT<") != NULL && strstr(svg, "jct_mean<") == NULL,
+              "ticks: display names");
+    cr_assert(strstr(svg, ">mystery_metric_name<") != NULL, "a key the table lacks, whole");
+    free(svg);
+    o = RUN("plot", "--db", path, "--out", out, "--format", "svg", "--experiment", "wide",
+            "--metric", "jct_mean,makespan");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    svg = check_svg(out, "wide_summary", 10);
+    y = ref_line_y(svg);
+    cr_assert_gt(y, 0, "no line at 1");
+    bad = labels_on_line(svg, y, &n);
+    cr_assert_eq(n, 6, "value labels: %d", n);
+    cr_assert_eq(bad, 0, "%d of %d labels on the line at 1 (y %g)", bad, n, y);
+    /* ratios from 0.01 to 100: a log axis, its ticks in decades */
+    cr_assert(strstr(svg, "> 0.01</tspan>") != NULL && strstr(svg, "> 100</tspan>") != NULL,
+              "log ticks");
+    free(svg);
+    char f[1200];
+    snprintf(f, sizeof f, "%s/wide_summary.txt", out);
+    char *cap = slurp(f, NULL);
+    cr_assert(strstr(cap, "logarithmic") != NULL, "%s", cap);
+    free(cap);
+    free(path);
+    free(out);
+}
+
+/* A latency CDF ticks below a second (most TTFT and microservice latencies are there) and
+ * says what its rows are: requests, not jobs */
+Test(plot, latency_cdfs_tick_below_a_second, .timeout = 60)
+{
+    char *path = tpath("micro.db"), *out = tpath("micro");
+    remove(path);
+    struct th_out o = RUN("run", "socialnet", "--db", path, "--set", "workload.duration_s=60");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.err, " requests done,") != NULL && strstr(o.err, "jobs") == NULL, "%s",
+              o.err);
+    th_out_free(&o);
+    o = RUN("plot", "--db", path, "--out", out, "--format", "svg");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    char *svg = check_svg(out, "socialnet_e2e_cdf", 10);
+    cr_assert(strstr(svg, ">10 ms</tspan>") != NULL && strstr(svg, ">100 ms</tspan>") != NULL,
+              "ticks below a second");
+    cr_assert(strstr(svg, ">fraction of requests<") != NULL, "the domain's noun");
+    cr_assert(strstr(svg, "jobs") == NULL, "jobs on a figure of requests");
+    free(svg);
+    char f[1200];
+    snprintf(f, sizeof f, "%s/socialnet_e2e_cdf.txt", out);
+    char *cap = slurp(f, NULL);
+    cr_assert(strstr(cap, "of all the run's requests") != NULL, "%s", cap);
+    free(cap);
     free(path);
     free(out);
 }

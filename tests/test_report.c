@@ -587,24 +587,99 @@ Test(report, metric_units_from_names)
         { "jct_mean", "s" },           { "jct_p50", "s" },         { "jct_p99_window", "s" },
         { "makespan", "s" },           { "queue_delay_mean", "s" }, { "ttft_p99", "s" },
         { "tpot_p50", "s" },           { "e2e_p95", "s" },         { "solver_time_max", "s" },
-        { "gpu_hours", "h" },          { "util_total", "fraction" }, { "util_A100", "fraction" },
+        { "gpu_hours", "GPU-h" },      { "util_total", "fraction" }, { "util_A100", "fraction" },
         { "ftf_unfair_frac", "fraction" }, { "jain_index", "fraction" },
         { "slo_attainment", "fraction" }, { "ftf_mean", "ratio" },  { "ftf_max", "ratio" },
         { "jobs_done", "jobs" },       { "jobs_unfinished", "jobs" }, { "throughput_norm", "jobs" },
         { "cost_usd", "USD" },         { "preemptions", "count" }, { "idle_s", "s" },
-        { "jobs_per_h", "per h" },     { "mystery", "" },
+        { "jobs_per_h", "per h" },     { "mystery", "" },          { "tokens_per_s", "tokens/s" },
+        { "requests_done", "requests" }, { "pods_unallocated", "pods" },
+        { "containers_mean", "containers" }, { "cpu_seconds", "CPU-s" },
+        { "gpus_unallocated", "GPUs" }, { "jct_p90", "s" },        { "jct_p90_steady", "s" },
+        { "requests_steady", "requests" }, { "ttft_p99_steady", "s" },
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         cr_assert_str_eq(report_metric_unit(want[i][0]), want[i][1], "%s", want[i][0]);
     cr_assert(report_metric_higher_better("util_total"));
     cr_assert(report_metric_higher_better("throughput_norm"));
+    cr_assert(report_metric_higher_better("throughput_norm_window"));
     cr_assert(report_metric_higher_better("jobs_done"));
     cr_assert(report_metric_higher_better("jain_index"));
     cr_assert(report_metric_higher_better("milli_alloc_frac"));     /* placement */
+    cr_assert(report_metric_higher_better("tokens_per_s"));         /* serving */
+    cr_assert(report_metric_higher_better("requests_done"));
     cr_assert(!report_metric_higher_better("frag_frac"));
     cr_assert(!report_metric_higher_better("jct_mean"));
     cr_assert(!report_metric_higher_better("jobs_unfinished"));
     cr_assert(!report_metric_higher_better("ftf_max"));
+    cr_assert(!report_metric_higher_better("containers_mean"));
+}
+
+/* Display names: one table, a label per metric; a family takes the rest of the name, a
+ * qualifier adds to its metric's label, and a name the table lacks stays whole. */
+Test(report, metric_labels_from_one_table)
+{
+    static const char *const want[][2] = {
+        { "jct_mean", "mean JCT" },
+        { "jct_p99", "P99 JCT" },
+        { "containers_mean", "mean containers" },
+        { "ttft_p50", "median TTFT" },
+        { "tokens_per_s", "output throughput" },
+        { "milli_alloc_frac", "GPU capacity allocated" },
+        { "util_A100-40GB", "A100-40GB utilization" },
+        { "util_total", "GPU utilization, all types" },
+        { "util_T4_window", "T4 utilization, window" },
+        { "jct_mean_steady", "mean JCT, steady state" },
+        { "throughput_norm_window", "normalized throughput" },
+        /* the table lacks these: the key, whole, never cut at an underscore */
+        { "mystery_metric_name", "mystery_metric_name" },
+        { "jct_p90_steady", "jct_p90_steady" },
+        { "sla_violation_prob_x", "sla_violation_prob_x" },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct report_metric m;
+        report_metric_info(want[i][0], &m);
+        cr_assert_str_eq(m.label, want[i][1], "%s", want[i][0]);
+        cr_assert_eq(m.known, strcmp(want[i][0], want[i][1]) != 0, "%s", want[i][0]);
+    }
+    char t[128];
+    report_metric_title("cpu_seconds", t, sizeof t);
+    cr_assert_str_eq(t, "CPU time allocated (CPU-s)");
+    report_metric_title("jct_p50", t, sizeof t);
+    cr_assert_str_eq(t, "median JCT (s)");
+    report_metric_title("mystery", t, sizeof t);
+    cr_assert_str_eq(t, "mystery", "no unit, no parentheses");
+    /* every metric the shipped worlds write has a label of its own (tests/golden/runs.txt
+     * holds a run of every non-placement policy; placement's are listed here) */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/golden/runs.txt", getenv("HETSIM_DATA"));
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    char line[512], exp[128], pol[128], name[256];
+    int checked = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "%127s %127s %255s", exp, pol, name) == 3 && strcmp(name, "run") != 0 &&
+            strcmp(name, "rows") != 0) {
+            struct report_metric m;
+            report_metric_info(name, &m);
+            cr_assert(m.known && *m.unit != '\0', "%s (%s, %s) has no label or unit", name,
+                      exp, pol);
+            checked++;
+        }
+    fclose(f);
+    cr_assert_gt(checked, 500);
+    static const char *const placement[] = {
+        "pods_listed", "pods_drawn", "pods_dropped", "pods_total", "pods_placed",
+        "pods_unallocated", "pod_types", "gpus_total", "arrived_gpu_frac", "gpu_alloc_frac",
+        "milli_alloc_frac", "cpu_alloc_frac", "mem_alloc_frac", "frag_frac", "frag_cluster_frac",
+        "gpus_unallocated", "gpus_fragmented", "idle_q1_lack_both_frac", "idle_q2_lack_gpu_frac",
+        "idle_q3_satisfied_frac", "idle_q4_lack_cpu_frac", "idle_xl_satisfied_frac",
+        "idle_xr_lack_cpu_frac", "idle_no_access_frac" };
+    for (size_t i = 0; i < sizeof placement / sizeof placement[0]; i++) {
+        struct report_metric m;
+        report_metric_info(placement[i], &m);
+        cr_assert(m.known && *m.unit != '\0', "%s", placement[i]);
+    }
 }
 
 /* two settings of the default experiment made with --set: each row names its own */
@@ -627,15 +702,15 @@ Test(report, overrides_name_the_set_and_headers_carry_units)
     cr_assert_eq(c.nrows, 1 + 4, "%s", o.out);
     /* CSV headers stay bare names, the ratios as scripts read them */
     csv_col(&c, "jct_mean/fifo");
-    csv_col(&c, "jct_p50");
+    csv_col(&c, "jct_p99");
     int ov = csv_col(&c, "overrides");
     cr_assert_eq(ov, csv_ncols(&c, 0) - 1, "overrides is the last column");
     for (int r = 1; r < c.nrows; r++)
         cr_assert_str_eq(c.row[r][ov], r <= 2 ? "workload.max_jobs=40" : "workload.max_jobs=30",
                          "run %s", c.row[r][0]);
-    near(csv_num(&c, 1, "jct_p50"),
-         th_db_value(dbp, "SELECT value FROM metrics WHERE run_id = 1 AND name = 'jct_p50'"),
-         "jct_p50 of run 1");
+    near(csv_num(&c, 1, "jct_p99"),
+         th_db_value(dbp, "SELECT value FROM metrics WHERE run_id = 1 AND name = 'jct_p99'"),
+         "jct_p99 of run 1");
     near(csv_num(&c, 1, "jobs_done"), 40, "jobs_done of run 1");
     csv_free(&c);
     th_out_free(&o);
@@ -648,27 +723,43 @@ Test(report, overrides_name_the_set_and_headers_carry_units)
     csv_free(&c);
     th_out_free(&o);
 
-    /* for people: units in every metric header, and what the overrides are */
+    /* for people: a header of two lines, the names then their units; the ratios in a grid
+     * of their own below, titled; what the overrides are */
     o = RUN("report", "--db", dbp, "--baseline", "fifo");
     cr_assert_eq(o.status, 0, "%s", o.err);
-    const char *const heads[] = { "jobs_done (jobs)", "jct_mean (s)", "jct_p50 (s)",
-                                  "jct_p99 (s)", "makespan (s)", "ftf_mean (ratio)",
-                                  "throughput_norm_window (jobs)", "util_total (fraction)",
-                                  "jct_mean/fifo (x)", "throughput_norm_window/fifo (x)",
-                                  "overrides" };
-    char *nl = strchr(o.out, '\n');
-    cr_assert_not_null(nl);
-    *nl = '\0';
-    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
-        cr_assert(strstr(o.out, heads[i]) != NULL, "no '%s' in %s", heads[i], o.out);
-    cr_assert(strstr(nl + 1, "workload.max_jobs=40\n") != NULL, "%s", nl + 1);
-    cr_assert(strstr(nl + 1, "except throughput_norm_window)") != NULL, "%s", nl + 1);
-    cr_assert(strstr(nl + 1, "overrides: the settings") != NULL, "%s", nl + 1);
+    char *l1 = o.out, *l2 = strchr(l1, '\n') + 1, *rest = strchr(l2, '\n') + 1;
+    l2[-1] = rest[-1] = '\0';
+    const char *const names[] = { "run", "experiment", "policy", "jobs_done", "jct_mean",
+                                  "jct_p99", "makespan", "ftf_mean", "overrides" };
+    const char *const units[] = { "(jobs)", "(s)", "(s)", "(s)", "(ratio)" };
+    char *tok, *save;
+    size_t k = 0;
+    for (tok = strtok_r(l1, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save), k++)
+        cr_assert(k < 9 && strcmp(tok, names[k]) == 0, "header word %zu: %s", k, tok);
+    cr_assert_eq(k, 9);
+    for (k = 0, tok = strtok_r(l2, " ", &save); tok; tok = strtok_r(NULL, " ", &save), k++)
+        cr_assert(k < 5 && strcmp(tok, units[k]) == 0, "unit %zu: %s", k, tok);
+    cr_assert_eq(k, 5);
+    cr_assert(strstr(rest, "workload.max_jobs=40\n") != NULL, "%s", rest);
+    char *title = strstr(rest, "\nratios to fifo (x): this run / the latest fifo run of the same "
+                               "experiment, seed and settings\n(below 1 is better)\nrun  "
+                               "experiment  policy  jct_mean  jct_p99  makespan  ftf_mean\n");
+    cr_assert_not_null(title, "%s", rest);
+    cr_assert(strstr(title, "overrides: the settings") != NULL, "%s", rest);
     th_out_free(&o);
     o = RUN("report", "--db", dbp, "--group", "--format", "markdown", "--columns",
             "gpu_hours,util_total");
-    cr_assert(strstr(o.out, "| group | experiment | policy | n (seeds) | gpu_hours (h) | "
+    cr_assert(strstr(o.out, "| group | experiment | policy | n (seeds) | gpu_hours (GPU-h) | "
                             "util_total (fraction) | overrides |") != NULL, "%s", o.out);
+    th_out_free(&o);
+    /* with nothing to override, no overrides column for people (CSV keeps it) */
+    o = RUN("report", "--db", dbp, "--where", "param('workload.max_jobs') = 40", "--format",
+            "markdown");
+    cr_assert(strstr(o.out, "| ftf_mean (ratio) |\n") != NULL, "%s", o.out);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--where", "param('workload.max_jobs') = 40", "--format",
+            "csv");
+    cr_assert(strstr(o.out, ",ftf_mean,overrides\n") != NULL, "%s", o.out);
     th_out_free(&o);
 }
 
@@ -697,11 +788,11 @@ Test(report, columns_choose_and_reject)
     csv_free(&c);
     th_out_free(&o);
 
-    /* the default columns include jct_p50, empty here: no run has it */
+    /* the default columns include jct_p99, empty here: no run has it */
     o = RUN("report", "--db", dbp, "--format", "csv");
     c = csv_parse(o.out, ',');
-    cr_assert_str_eq(c.row[0][csv_col(&c, "jct_mean") + 1], "jct_p50");
-    cr_assert(isnan(csv_num(&c, 1, "jct_p50")));
+    cr_assert_str_eq(c.row[0][csv_col(&c, "jct_mean") + 1], "jct_p99");
+    cr_assert(isnan(csv_num(&c, 1, "jct_p99")));
     csv_free(&c);
     th_out_free(&o);
     o = RUN("report", "--db", dbp);
@@ -849,4 +940,89 @@ Test(report, default_columns_follow_the_selected_runs, .timeout = 120)
     cr_assert(strstr(o.out, "frag_frac") != NULL && strstr(o.out, "jct_mean") != NULL, "%s",
               o.out);
     th_out_free(&o);
+}
+
+/* The widest line of text (UTF-8: continuation bytes take no column). */
+static int widest(const char *text)
+{
+    int w = 0, max = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') {
+            w = 0;
+            continue;
+        }
+        w += ((unsigned char)*p & 0xC0) != 0x80;
+        max = w > max ? w : max;
+    }
+    return max;
+}
+
+/* The tables people read fit a terminal of 100 columns: `make run`'s (the default experiment,
+ * both policies, ratios to fifo) and, for a shipped experiment of every other domain, the
+ * table `hetsim run` prints (ratios to its first policy) and `hetsim report`'s. */
+Test(report, tables_fit_100_columns, .timeout = 120)
+{
+    static const struct {
+        const char *experiment, *set;
+    } shipped[] = {
+        { "default", NULL },
+        { "hetis_testbed", NULL },                      /* serving, five policies */
+        { "socialnet", "workload.duration_s=600" },     /* microservices */
+        { "derm_trainticket", "workload.duration_s=600" },   /* its longest name */
+        { "fgd_openb", "sim.load=0.2" },                /* placement, six policies */
+    };
+    for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) {
+        char dbp[512];
+        snprintf(dbp, sizeof dbp, "%s/width_%zu.db", th_tmpdir(), i);
+        remove(dbp);
+        struct th_out o = shipped[i].set
+                              ? RUN("run", shipped[i].experiment, "--db", dbp, "--set",
+                                    shipped[i].set)
+                              : RUN("run", shipped[i].experiment, "--db", dbp);
+        cr_assert_eq(o.status, 0, "%s: %s", shipped[i].experiment, o.err);
+        cr_assert(strstr(o.out, "\nratios to ") != NULL, "%s", o.out);
+        cr_assert_leq(widest(o.out), 100, "hetsim run %s:\n%s", shipped[i].experiment, o.out);
+        th_out_free(&o);
+        o = RUN("report", "--db", dbp);
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        cr_assert_leq(widest(o.out), 100, "hetsim report of %s:\n%s", shipped[i].experiment,
+                      o.out);
+        th_out_free(&o);
+    }
+}
+
+/* --all: the domain's default columns first, then every other metric the selected runs have,
+ * by name; not with --columns */
+Test(report, all_shows_every_metric)
+{
+    static const struct spec runs[] = {
+        { "exp", "fifo", 1, 1, 100, 1000, NULL, 0, 0, 12.5 },
+        { "exp", "fft", 1, 1, 80, -1, NULL, 0, 0, 0 },       /* no makespan, no gpu_hours */
+        { "other", "fft", 1, 2, 70, 5, NULL, 0, 0, 0 },
+    };
+    char *dbp = make_db("all.db", runs, 3);
+    struct th_out o = RUN("report", "--db", dbp, "--all", "--format", "csv");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    struct csv c = csv_parse(o.out, ',');
+    const char *const want[] = { "run", "experiment", "policy", "jobs_done", "jct_mean",
+                                 "jct_p99", "makespan", "ftf_mean", "gpu_hours", "overrides",
+                                 NULL };
+    for (int k = 0; want[k] != NULL; k++)
+        cr_assert_str_eq(c.row[0][k], want[k], "column %d: %s", k, o.out);
+    cr_assert_eq(csv_ncols(&c, 0), 10);
+    near(csv_num(&c, 1, "gpu_hours"), 12.5, "gpu_hours");
+    csv_free(&c);
+    th_out_free(&o);
+    /* the selected runs' metrics only: fft's have no gpu_hours */
+    o = RUN("report", "--db", dbp, "--all", "--format", "csv", "--where", "policy = 'fft'");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.out, "gpu_hours") == NULL, "%s", o.out);
+    cr_assert(strstr(o.out, ",makespan,") != NULL, "a default column stays: %s", o.out);
+    th_out_free(&o);
+    o = RUN("report", "--db", dbp, "--all", "--columns", "jct_mean");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "--all or --columns, not both") != NULL, "%s", o.err);
+    cr_assert_str_eq(o.out, "");
+    th_out_free(&o);
+    free(dbp);
 }

@@ -77,10 +77,10 @@ static char *reproduce(const char *name, const char *const *figures, int nclaims
 
 Test(reproduce, fft_script_runs_end_to_end, .timeout = 300)
 {
-    static const char *const figs[] = { "fft_load_jct_mean_vs_workload.arrival_scale.png",
-                                        "fft_load_jct_mean_steady_vs_workload.arrival_scale.png",
-                                        "fft_load_ftf_mean_vs_workload.arrival_scale.png",
-                                        "fft_load_ftf_max_vs_workload.arrival_scale.png", NULL };
+    static const char *const figs[] = { "fft_load_jct_mean_vs_workload-arrival_scale.png",
+                                        "fft_load_jct_mean_steady_vs_workload-arrival_scale.png",
+                                        "fft_load_ftf_mean_vs_workload-arrival_scale.png",
+                                        "fft_load_ftf_max_vs_workload-arrival_scale.png", NULL };
     char *text = reproduce("fft", figs, 9, 4);
     cr_assert(strstr(text, "JCT vs Gavel max-min (paper: up to 1/5.2=0.19)") != NULL, "%s",
               text);
@@ -90,9 +90,9 @@ Test(reproduce, fft_script_runs_end_to_end, .timeout = 300)
 Test(reproduce, oef_script_runs_end_to_end, .timeout = 300)
 {
     static const char *const figs[] = {
-        "oef_load_throughput_norm_window_vs_workload.rate_per_hour.png",
-        "oef_load_jct_mean_vs_workload.rate_per_hour.png",
-        "oef_load_ftf_mean_vs_workload.rate_per_hour.png", NULL };
+        "oef_load_throughput_norm_window_vs_workload-rate_per_hour.png",
+        "oef_load_jct_mean_vs_workload-rate_per_hour.png",
+        "oef_load_ftf_mean_vs_workload-rate_per_hour.png", NULL };
     char *text = reproduce("oef", figs, 7, 3);
     cr_assert(strstr(text, "throughput vs Gavel max-min (paper: up to 1.32)") != NULL, "%s",
               text);
@@ -101,9 +101,9 @@ Test(reproduce, oef_script_runs_end_to_end, .timeout = 300)
 Test(reproduce, derm_script_runs_end_to_end, .timeout = 300)
 {
     static const char *const figs[] = {
-        "derm_load_containers_mean_vs_workload.rate_per_s.png",
-        "derm_load_sla_violation_prob_vs_workload.rate_per_s.png",
-        "derm_load_e2e_p95_vs_workload.rate_per_s.png", NULL };
+        "derm_load_containers_mean_vs_workload-rate_per_s.png",
+        "derm_load_sla_violation_prob_vs_workload-rate_per_s.png",
+        "derm_load_e2e_p95_vs_workload-rate_per_s.png", NULL };
     /* five ratios and four policies' own violation probabilities, at three loads */
     char *text = reproduce("derm", figs, 9, 3);
     cr_assert(strstr(text, "containers vs static worst case (paper: 0.316)") != NULL, "%s", text);
@@ -114,9 +114,9 @@ Test(reproduce, derm_script_runs_end_to_end, .timeout = 300)
 Test(reproduce, fgd_script_runs_end_to_end, .timeout = 300)
 {
     /* FGD's experiment on the openb lists of ../shared, in QUICK mode on every tenth node */
-    static const char *const figs[] = { "fgd_openb_milli_alloc_frac_vs_sim.load.png",
-                                        "fgd_openb_frag_frac_vs_sim.load.png",
-                                        "fgd_openb_gpus_unallocated_vs_sim.load.png",
+    static const char *const figs[] = { "fgd_openb_milli_alloc_frac_vs_sim-load.png",
+                                        "fgd_openb_frag_frac_vs_sim-load.png",
+                                        "fgd_openb_gpus_unallocated_vs_sim-load.png",
                                         "fgd_alloc_vs_arrived.png", "fgd_frag_vs_arrived.png",
                                         NULL };
     char *text = reproduce("fgd", figs, 13, 2);
@@ -128,9 +128,9 @@ Test(reproduce, fgd_script_runs_end_to_end, .timeout = 300)
 Test(reproduce, hetis_script_runs_end_to_end, .timeout = 300)
 {
     static const char *const figs[] = {
-        "hetis_load_quick_tokens_per_s_vs_workload.rate_per_s.png",
-        "hetis_load_quick_e2e_mean_vs_workload.rate_per_s.png",
-        "hetis_load_quick_ttft_p95_vs_workload.rate_per_s.png", NULL };
+        "hetis_load_quick_tokens_per_s_vs_workload-rate_per_s.png",
+        "hetis_load_quick_e2e_mean_vs_workload-rate_per_s.png",
+        "hetis_load_quick_ttft_p95_vs_workload-rate_per_s.png", NULL };
     char *text = reproduce("hetis", figs, 9, 5);
     cr_assert(strstr(text, "throughput vs Splitwise (paper: up to 2.25)") != NULL, "%s", text);
     cr_assert(strstr(text, "Llama-2-13B") == NULL, "the quick run is the headline only");
@@ -139,9 +139,9 @@ Test(reproduce, hetis_script_runs_end_to_end, .timeout = 300)
 Test(reproduce, iadeep_script_runs_end_to_end, .timeout = 300)
 {
     /* IADeep's sweep on the 3090 table of ../shared, QUICK: 60 jobs a run */
-    static const char *const figs[] = { "iadeep_load_jct_mean_vs_workload.rate_per_hour.png",
-                                        "iadeep_load_makespan_vs_workload.rate_per_hour.png",
-                                        "iadeep_load_util_total_vs_workload.rate_per_hour.png",
+    static const char *const figs[] = { "iadeep_load_jct_mean_vs_workload-rate_per_hour.png",
+                                        "iadeep_load_makespan_vs_workload-rate_per_hour.png",
+                                        "iadeep_load_util_total_vs_workload-rate_per_hour.png",
                                         NULL };
     int status;
     char *text = reproduce_with("iadeep", "iadeep", "", &status);
@@ -173,9 +173,9 @@ Test(reproduce, gavel_colocation_script_runs_end_to_end, .timeout = 300)
 {
     /* Gavel's cluster with its measured pairs, QUICK: 60 jobs a run; 11 ratios and 2 values */
     static const char *const figs[] = {
-        "gavel_coloc_load_jct_mean_vs_workload.rate_per_hour.png",
-        "gavel_coloc_load_makespan_vs_workload.rate_per_hour.png",
-        "gavel_coloc_load_queue_delay_mean_vs_workload.rate_per_hour.png", NULL };
+        "gavel_coloc_load_jct_mean_vs_workload-rate_per_hour.png",
+        "gavel_coloc_load_makespan_vs_workload-rate_per_hour.png",
+        "gavel_coloc_load_queue_delay_mean_vs_workload-rate_per_hour.png", NULL };
     char *text = reproduce("gavel_colocation", figs, 13, 4);
     cr_assert(strstr(text, "NOT REPRODUCED") != NULL, "%s", text);
     cr_assert(strstr(text, "mean JCT, IADeep vs exclusive GPUs") != NULL, "%s", text);
@@ -187,11 +187,11 @@ Test(reproduce, heet_script_runs_end_to_end, .timeout = 300)
     int status;
     char *text = reproduce_with("heet", "heet", "", &status);
     cr_assert_eq(status, 0, "%s", text);
-    static const char *const figs[] = { "heet_load_jct_mean_vs_workload.arrival_scale.png",
-                                        "heet_load_jct_p50_vs_workload.arrival_scale.png",
-                                        "heet_load_makespan_vs_workload.arrival_scale.png",
-                                        "sia_load_jct_mean_vs_workload.arrival_scale.png",
-                                        "sia_load_jct_p50_vs_workload.arrival_scale.png", NULL };
+    static const char *const figs[] = { "heet_load_jct_mean_vs_workload-arrival_scale.png",
+                                        "heet_load_jct_p50_vs_workload-arrival_scale.png",
+                                        "heet_load_makespan_vs_workload-arrival_scale.png",
+                                        "sia_load_jct_mean_vs_workload-arrival_scale.png",
+                                        "sia_load_jct_p50_vs_workload-arrival_scale.png", NULL };
     for (int i = 0; figs[i] != NULL; i++) {
         char p[900];
         snprintf(p, sizeof p, "%s/heet/%s", th_tmpdir(), figs[i]);

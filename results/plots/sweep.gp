@@ -1,22 +1,23 @@
 # A metric against one swept axis: one line per policy (and combination of the other swept
 # axes), points at the mean over seeds with 95% confidence intervals.
-# Variables: term, outfile, plottitle, subtitle, xlabel, ylabel, datafile (one block per line,
+# Variables: term, sz and fs (the terminal, its size and font scales: see plot.c), outfile,
+# plottitle, subtitle, xlabel, ylabel, datafile (one block per line,
 # gnuplot index: x, mean, CI half-width or NaN, seeds, sd, CI low, CI high, the interval's ends
 # clipped at the metric's natural bounds), cat (1: x is a category index, points are not
 # joined), logx and logy (log axes), revx (1: the axis runs from its largest value on the left,
-# so that load grows to the right), yscale (the values are divided by it: 3600 for hours),
-# xmin and xmax (the x values' range); arrays XV (the distinct x values, for the ticks), T (line
-# titles), C (line types: one per policy),
-# D (1, 2, ...: one per combination of the other axes, drawn as dash and point type), XL
-# (category names when cat).
+# so that load grows to the right), yscale (the values are divided by it: 3600 for hours,
+# 0.001 for ms), xmin and xmax (the x values' range); arrays XV (the distinct x values, for the
+# ticks), T (line titles), C (line types: one per policy), D (1, 2, ...: one per combination of
+# the other axes, drawn as dash and point type), XL (category names when cat).
 n = |T|
-set terminal term size 960, 600 + 20*int((n+1)/2) font ",11" background rgb "white"
+set terminal @term size 960*sz, (600 + 20*int((n+1)/2))*sz font sprintf(",%g", 11*fs) \
+    background rgb "white"
 set output outfile
 set title plottitle."\n".subtitle noenhanced
 set xlabel xlabel noenhanced
 set ylabel ylabel noenhanced
 # the key below the plot, off the data
-set key below maxrows int((n+1)/2) noenhanced
+set key below maxrows int((n+1)/2) noenhanced height 1
 set grid
 # the axes end at the data (plus margins), not at the next round tic
 set autoscale yfix

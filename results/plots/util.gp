@@ -1,12 +1,13 @@
 # Utilization over time, one panel per GPU type (the first: all types), one line per policy.
-# Variables: term, outfile, plottitle, tdiv and tunit (the time axis: 3600 and "hours", or
-# 86400 and "days"), tmax (its end in that unit: soon after the last busy GPU); arrays P
-# (panel titles), S and E (panel p draws entries S[p]..E[p] of F, T, C), F (data files: time in seconds,
-# busy fraction over the sample period ending then), T (key titles), C (line types, one per
-# policy, so a policy has the same colour in every panel).
+# Variables: term, sz and fs (the terminal, its size and font scales: see plot.c), outfile,
+# plottitle, tdiv and tunit (the time axis: 3600 and "hours", or 86400 and "days"), tmax (its
+# end in that unit: soon after the last busy GPU); arrays P (panel titles), S and E (panel p
+# draws entries S[p]..E[p] of F, T, C), F (data files: time in seconds, busy fraction over the
+# sample period ending then), T (key titles), C (line types, one per policy, so a policy has
+# the same colour in every panel).
 npan = |P|
 H = 150 + 210*npan
-set terminal term size 900, H font ",11" background rgb "white"
+set terminal @term size 900*sz, H*sz font sprintf(",%g", 11*fs) background rgb "white"
 set output outfile
 # the panels leave room at the top for the title and the key, off the data
 top = 1 - 110.0/H

@@ -4,7 +4,7 @@
 # TrainTicket's 12 services with 4 graph types whose mix switches regimes, over a day of its
 # load shape at three peak rates and five seeds (workloads/sweeps/derm_load.json: 60 runs of
 # a day each, every request drawn).  Writes results/out/derm/: the database, the figures
-# derm_load_{containers_mean,sla_violation_prob,e2e_p95}_vs_workload.rate_per_s.png,
+# derm_load_{containers_mean,sla_violation_prob,e2e_p95}_vs_workload-rate_per_s.png,
 # report.md, report.csv and report_<baseline>.csv; prints each claim at every load, checked
 # against scripts/reproduce/bands/derm.csv, then why the violations happen (from one more run
 # of Derm with a time series every interval).  QUICK=1 compresses the day into an hour.

@@ -4,7 +4,7 @@
 # a 128-GPU T4 / V100 / A10 cluster with 600 Philly-derived jobs, at four arrival densities
 # and five seeds (workloads/sweeps/fft_load.json: 4 policies x 4 loads x 5 seeds = 80 runs;
 # an FFT run takes 25-50 s).  Writes results/out/fft/: the database,
-# fft_load_{jct_mean,jct_mean_steady,ftf_mean,ftf_max}_vs_workload.arrival_scale.png,
+# fft_load_{jct_mean,jct_mean_steady,ftf_mean,ftf_max}_vs_workload-arrival_scale.png,
 # report.md, report.csv and one report_<baseline>.csv per baseline; prints each claim at every
 # load, checked against scripts/reproduce/bands/fft.csv.  See scripts/reproduce/common.sh for
 # JOBS, OUT, QUICK and BANDS.

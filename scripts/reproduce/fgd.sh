@@ -6,7 +6,7 @@
 # GPU packing, GPU clustering, Tetris' dot product and random fit, five seeds each
 # (workloads/sweeps/fgd_openb.json: 6 policies x 2 loads x 5 seeds = 60 runs of 1-3 s).
 # Writes results/out/fgd/: the database, fgd_openb_{milli_alloc_frac,frag_frac,
-# gpus_unallocated}_vs_sim.load.png, the curves against arrived load of every run at 1.3x
+# gpus_unallocated}_vs_sim-load.png, the curves against arrived load of every run at 1.3x
 # (fgd_alloc_vs_arrived.png, fgd_frag_vs_arrived.png), report.md, report.csv and
 # report_<baseline>.csv; prints FGD's own figures beside the measured ones at both loads,
 # checked against scripts/reproduce/bands/fgd.csv.  See scripts/reproduce/common.sh for JOBS,

@@ -8,7 +8,7 @@
 # 2. sia_load: Sia against Heet, AFS and SRSF at Sia's cluster scale, 64 GPUs of three types
 #    and 160 jobs (workloads/sweeps/sia_load.json: 80 runs of about a second).
 # Writes results/out/heet/ and results/out/sia/ (OUT=DIR: both there): the databases
-# heet.db and sia.db, {heet,sia}_load_{jct_mean,...}_vs_workload.arrival_scale.png, report.md,
+# heet.db and sia.db, {heet,sia}_load_{jct_mean,...}_vs_workload-arrival_scale.png, report.md,
 # report.csv and report_<baseline>.csv; prints each claim at every load, checked against
 # scripts/reproduce/bands/heet.csv and bands/sia.csv.  See scripts/reproduce/common.sh for
 # JOBS, OUT, QUICK and BANDS.

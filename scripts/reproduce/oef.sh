@@ -6,7 +6,7 @@
 # and five seeds (workloads/sweeps/oef_load.json: 60 runs of about a second).  Throughput is
 # measured while jobs keep arriving (throughput_norm_window: the mean, from the first arrival
 # to the last, of the jobs' summed speed over their fastest type's).  Writes results/out/oef/:
-# the database, oef_load_{throughput_norm_window,jct_mean,ftf_mean}_vs_workload.
+# the database, oef_load_{throughput_norm_window,jct_mean,ftf_mean}_vs_workload-
 # rate_per_hour.png, report.md, report.csv and report_<baseline>.csv; prints each claim at
 # every load, checked against scripts/reproduce/bands/oef.csv.  See
 # scripts/reproduce/common.sh for JOBS, OUT, QUICK and BANDS.

@@ -205,9 +205,9 @@ static int cmd_run(int argc, char **argv)
         }
         ids[nids++] = res.run_id;
         if (!ss.a.quiet)
-            fprintf(stderr, "run %lld: %s, %s: %lld jobs done, %llu events in %.2f s\n",
+            fprintf(stderr, "run %lld: %s, %s: %lld %s done, %llu events in %.2f s\n",
                     (long long)res.run_id, e->name, res.policy, (long long)res.tot.entities_done,
-                    (unsigned long long)res.tot.events, res.wall_s);
+                    e->world->entity, (unsigned long long)res.tot.events, res.wall_s);
     }
     if (!ss.a.quiet) {
         struct report_opts ro = { .format = REPORT_TABLE,
@@ -315,22 +315,28 @@ static int where_opt(char **where, const char *expr)
 static const char report_help[] =
     "usage: hetsim report [--db FILE] [--format table|csv|markdown] [--baseline POLICY]\n"
     "                     [--group] [--experiment NAME] [--sweep NAME] [--where EXPR]\n"
-    "                     [--columns NAME[,NAME...]]\n"
+    "                     [--columns NAME[,NAME...] | --all]\n"
     "       hetsim report --html OUT.html [--sweep NAME | --experiment NAME] [--db FILE]\n"
     "                     [--baseline POLICY]\n"
-    "Compare runs from the metrics database: one row per run with its key metrics, and in\n"
-    "the last column (overrides) the settings in which its experiment differs from the other\n"
-    "rows', as --set takes them (policy and seed aside).  Table and markdown headers carry\n"
-    "units: s, h, fraction, ratio, jobs, x (a ratio to the baseline).\n\n"
+    "Compare runs from the metrics database: one row per run with a handful of its domain's\n"
+    "metrics, and in the last column (overrides, when some row has one) the settings in which\n"
+    "its experiment differs from the other rows', as --set takes them (policy and seed\n"
+    "aside).  A table's header gives each metric's name, then its unit (s, fraction, ratio,\n"
+    "jobs, requests, pods, containers, tokens/s ...); the ratios to a baseline follow in a\n"
+    "table of their own, so that each fits 100 columns.  Markdown headers say \"name (unit)\".\n\n"
     "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
     "  -f, --format FMT       table (aligned, the default), csv (RFC 4180 quoting, full\n"
     "                         precision, bare metric names, empty for a missing value) or\n"
     "                         markdown\n"
     "  -c, --columns LIST     the metrics to show, comma-separated (may be repeated), each\n"
     "                         one some run in the database has (default: the runs'\n"
-    "                         domain's own, for training jobs_done, jct_mean, jct_p50,\n"
-    "                         jct_p99, makespan, ftf_mean, ftf_max, throughput_norm_window,\n"
-    "                         util_total); a run without one shows it empty\n"
+    "                         domain's own: training jobs_done, jct_mean, jct_p99, makespan,\n"
+    "                         ftf_mean; serving ttft_p50, ttft_p99, tpot_p99, tokens_per_s,\n"
+    "                         slo_attainment; microservices containers_mean,\n"
+    "                         sla_violation_prob, e2e_p95, e2e_p99; placement gpu_alloc_frac,\n"
+    "                         milli_alloc_frac, frag_frac, gpus_unallocated); a run without\n"
+    "                         one shows it empty\n"
+    "  -a, --all              the default columns, then every other metric the runs have\n"
     "  -b, --baseline POLICY  add each metric's ratio to the baseline run: the latest run of\n"
     "                         POLICY with the same experiment, seed and config apart from the\n"
     "                         policy (below 1 is better, except where higher is better:\n"
@@ -371,7 +377,8 @@ static int cmd_report(int argc, char **argv)
         { "baseline", required_argument, NULL, 'b' }, { "experiment", required_argument, NULL, 'e' },
         { "sweep", required_argument, NULL, 's' },    { "where", required_argument, NULL, 'w' },
         { "group", no_argument, NULL, 'g' },          { "columns", required_argument, NULL, 'c' },
-        { "html", required_argument, NULL, 'H' },     { "help", no_argument, NULL, 'h' },
+        { "all", no_argument, NULL, 'a' },            { "html", required_argument, NULL, 'H' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *html = NULL;
@@ -388,8 +395,8 @@ static int cmd_report(int argc, char **argv)
     int c, rc = -1;
     opterr = 0;
     optind = 1;
-    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gc:H:h", opts, NULL)) != -1) {
-        table_opts += c == 'g' || c == 'c' || c == 'w' || c == 'f';
+    while (rc < 0 && (c = getopt_long(argc, argv, "d:f:b:e:s:w:gc:aH:h", opts, NULL)) != -1) {
+        table_opts += c == 'g' || c == 'c' || c == 'w' || c == 'f' || c == 'a';
         switch (c) {
         case 'd': dbp = optarg; break;
         case 'b': o.baseline = optarg; break;
@@ -397,6 +404,7 @@ static int cmd_report(int argc, char **argv)
         case 's': q.sweep = optarg; break;
         case 'g': q.group = 1; break;
         case 'c': columns[q.ncolumns++] = optarg; break;
+        case 'a': q.all = 1; break;
         case 'w': rc = where_opt(&where, optarg); break;
         case 'H': html = optarg; break;
         case 'f':
@@ -415,10 +423,13 @@ static int cmd_report(int argc, char **argv)
     }
     if (rc < 0 && optind != argc)
         rc = usage_error("unexpected argument '%s'", argv[optind]);
+    if (rc < 0 && q.all && q.ncolumns > 0)
+        rc = usage_error("%s", "--all or --columns, not both (--all: the default columns, then "
+                               "every other metric)");
     if (rc < 0 && html != NULL && table_opts > 0)
         rc = usage_error("%s", "--html takes --sweep or --experiment, --baseline and --db (the "
-                               "page has its own tables: no --format, --group, --where or "
-                               "--columns)");
+                               "page has its own tables: no --format, --group, --where, "
+                               "--columns or --all)");
     if (rc < 0 && html != NULL && q.sweep != NULL && o.experiment != NULL)
         rc = usage_error("%s", "--html takes --sweep or --experiment, not both");
     if (rc < 0 && access(dbp, R_OK) != 0) {
@@ -535,27 +546,32 @@ static int cmd_export(int argc, char **argv)
 }
 
 static const char plot_help[] =
-    "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY]\n"
+    "usage: hetsim plot [--db FILE] [--out DIR] [--format png|svg|pdf] [--baseline POLICY]\n"
     "                   [--metric NAME[,NAME...]]... [--experiment NAME]... [--sweep NAME]...\n"
     "                   [--log x|y]...\n"
-    "Draw figures with gnuplot: images in DIR (default results/out), their data in DIR/data.\n"
+    "Draw figures with gnuplot: images in DIR (default results/out), beside each its caption\n"
+    "(FIGURE.txt: what it shows, its runs, the settings that differ, its data files), and the\n"
+    "numbers behind them in DIR/data.\n"
     "Per experiment and setting (runs whose configs differ only in policy and seed; the\n"
     "experiment as run without overrides keeps the plain file names, other settings add 8\n"
-    "hex digits and say in the title what differs): JCT and finish-time fairness CDFs, GPU\n"
-    "utilization over time by GPU type and queue length (one seed, the latest run of each\n"
-    "policy), and bars of each policy's metrics as a ratio to the baseline's run with the\n"
-    "same seed (--baseline; default fifo when the setting ran it, else its first policy),\n"
-    "averaged over distinct seeds with 95% CIs.\n"
+    "hex digits, which their titles show): CDFs of the domain's per-job or per-request\n"
+    "figures (JCT, finish-time fairness; TTFT, TPOT, end-to-end latency), GPU utilization\n"
+    "over time by GPU type and queue length (one seed, the latest run of each policy), and\n"
+    "bars of each policy's metrics as a ratio to the baseline's run with the same seed\n"
+    "(--baseline; default fifo when the setting ran it, else its first policy), averaged over\n"
+    "distinct seeds with 95% CIs, on a log axis from 1 when the ratios span 20 times.\n"
     "Per sweep: each --metric (default jct_mean, ftf_mean, makespan) against each swept axis\n"
     "other than seed, one line per policy and combination of the other axes, mean over seeds\n"
     "with 95% CIs, clipped at the metric's natural bounds (>= 0; <= 1 for fractions).\n"
-    "Times read in hours or days where seconds would run to tens of thousands; an axis whose\n"
-    "smaller values mean more load (workload.arrival_scale) runs from its largest value, so\n"
-    "that load grows to the right; an axis is logarithmic where its values span decades.\n"
+    "Metrics read by their display names and units; times in ms below a second, in hours or\n"
+    "days where seconds would run to tens of thousands; an axis whose smaller values mean\n"
+    "more load (workload.arrival_scale) runs from its largest value, so that load grows to\n"
+    "the right; an axis is logarithmic where its values span decades.  A file name has one\n"
+    "dot: the dots of a name become '-' (load_jct_mean_vs_workload-arrival_scale.png).\n"
     "\n"
     "  -d, --db FILE          the database (default " DEFAULT_DB ")\n"
     "  -o, --out DIR          where images go (default results/out), their data in DIR/data\n"
-    "  -f, --format FMT       png (the default) or svg\n"
+    "  -f, --format FMT       png (the default), svg or pdf (vector, gnuplot's pdfcairo)\n"
     "  -b, --baseline POLICY  the policy the bars are ratios to\n"
     "  -m, --metric NAMES     the metrics of the sweeps' figures and of the bars instead of\n"
     "                         the defaults, comma-separated or repeated\n"
@@ -1216,7 +1232,7 @@ static const struct cmd commands[] = {
       "compare runs from the database, or write an HTML page of them" },
     { "export", cmd_export, "--table NAME [--db FILE] [--format csv|tsv] [--where EXPR] "
       "[--out FILE] [--wide]", "write a table of the database as CSV (pandas, R)" },
-    { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg] [--baseline POLICY] "
+    { "plot", cmd_plot, "[--db FILE] [--out DIR] [--format png|svg|pdf] [--baseline POLICY] "
       "[--metric NAME] [--experiment NAME] [--sweep NAME] [--log x|y]",
       "draw figures with gnuplot" },
     { "trace", cmd_trace, "[--db FILE] [--run N] [--out FILE]",

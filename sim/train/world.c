@@ -54,9 +54,9 @@ static const char *const sim_keys[] = { "restore_delay_s", "restore_fixed_s", "s
                                         "restart_s", "restore_by_type", NULL };
 static const char *const model_keys[] = { "elastic", NULL };
 static const char default_elastic[] = "models/data/pollux/applications.json";
-static const char *const report_columns[] = {
-    "jobs_done", "jct_mean", "jct_p50", "jct_p99", "makespan", "ftf_mean", "ftf_max",
-    "throughput_norm_window", "util_total", NULL };
+/* a handful, so that a table fits 100 columns: the rest with --columns or --all */
+static const char *const report_columns[] = { "jobs_done", "jct_mean", "jct_p99", "makespan",
+                                              "ftf_mean", NULL };
 static const char *const bar_metrics[] = { "jct_mean", "jct_p99", "makespan", "ftf_mean",
                                            "ftf_max", "throughput_norm_window", "util_total",
                                            NULL };
