@@ -430,6 +430,14 @@ static const struct metric_rule {
     { "sia_ilp_nodes_max", EXACT, "most branch-and-bound nodes of a Sia round", "count", 0 },
     { "sia_rounding_gap_mean", EXACT, "mean rounding gap of a Sia round", "fraction", 0 },
     { "sia_rounding_gap_max", EXACT, "worst rounding gap of a Sia round", "fraction", 0 },
+    /* what a policy predicted against what the world measured (multiplexing) */
+    { "pred_error_mean", EXACT, "mean prediction error of slowdowns", "fraction", 0 },
+    { "pred_unseen_error_mean", EXACT, "mean prediction error, unmeasured combinations",
+      "fraction", 0 },
+    { "pred_scored", EXACT, "predictions scored", "count", 0 },
+    { "pred_unseen_scored", EXACT, "predictions of unmeasured combinations", "count", 0 },
+    { "pred_profiled", EXACT, "job-type pairs profiled", "count", 0 },
+    { "pred_observed", EXACT, "shared configurations observed", "count", 0 },
     /* every world */
     { "solver_time_mean", EXACT, "mean decision time (wall clock)", "s", 0 },
     { "solver_time_max", EXACT, "longest decision time (wall clock)", "s", 0 },
