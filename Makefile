@@ -5,7 +5,8 @@
 #                   comparison table, write results/out/hetsim.db and plots
 #   make test       install missing packages, build, run every test
 #   make bench      benchmarks (not part of the tests)
-#   make check-layers   every #include against the layer rule (make test runs it)
+#   make check-layers   every #include against the layer rule, and no two files that include
+#                   or call each other (make test runs it)
 #   make readme-figures rewrite the README's figures from fresh runs (FIGURES="NAME ..."
 #                   for some; scripts/readme-figures.sh --list names them)
 #   make golden     rewrite tests/golden/runs.txt (reference runs), when a change means to
@@ -108,16 +109,18 @@ run: deps
 	./$(BIN) run default --db results/out/hetsim.db
 	./$(BIN) plot --db results/out/hetsim.db --out results/out
 
-# every #include against the layer rule (README, "Architecture"; scripts/check-layers.sh)
-check-layers:
-	@scripts/check-layers.sh
+# every #include against the layer rule (README, "Architecture"), and no two files that
+# include or call each other (scripts/check-layers.sh): calls are read from the objects
+check-layers: $(LIB_OBJ)
+	@scripts/check-layers.sh $(BUILD)
 
 # the figures the README quotes, from fresh runs (scripts/readme-figures.sh)
 readme-figures: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	HETSIM=./$(BIN) sh scripts/readme-figures.sh
 
-test: deps check-layers
+test: deps
+	@$(MAKE) --no-print-directory check-layers
 	@$(MAKE) --no-print-directory $(BIN) $(TEST_BIN)
 	@# the MPI test runs build/mpi/hetsim when it was built: keep it current
 	@if [ -x build/mpi/hetsim ]; then $(MAKE) --no-print-directory MPI=1; fi

@@ -46,7 +46,7 @@
 
 #include "../sim/base/jobj.h"
 #include "../sim/base/tio.h"
-#include "heet_fit.h"
+#include "heet_csv.h"
 
 enum { JT_MAX_ALIASES = 4 };
 
@@ -408,12 +408,12 @@ static int load_heet_csv(tput *t, const char *path, struct errbuf *err)
 {
     struct heet_point *pt;
     int n;
-    if (heet_fit_read(t->cat, path, &pt, &n, err) < 0)
+    if (heet_csv_read(t->cat, path, &pt, &n, err) < 0)
         return -1;
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         char name[JT_NAME_MAX];
-        heet_fit_jobtype(pt[i].model, pt[i].batch, name, sizeof name);
+        heet_csv_jobtype(pt[i].model, pt[i].batch, name, sizeof name);
         int jt = find_or_add(t, name, err);
         if (jt < 0)
             rc = -1;

@@ -3,7 +3,7 @@
  *
  * Three sources, one answer, in this order:
  *  - profiled tables (job type x GPU type x workers x consolidated/spread), from hetsim's own
- *    CSV format, from Heet's published CSV (models/heet_fit.h reads it) or read straight from
+ *    CSV format, from Heet's published CSV (models/heet_csv.h reads it) or read straight from
  *    Gavel's simulation_throughputs.json;
  *  - fitted step-time models per (job type, GPU type) (struct tput_fit, a JSON file of fits:
  *    models/data/profiles/heet_fit.json, written by `hetsim model fit heet`), for data whose
