@@ -483,6 +483,51 @@ const char th_mixed_cluster[] =
     " { \"count\": 2, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
     " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 } ] }";
 
+void th_view_init(struct th_view *tv, const cluster *cl, const tput *m, struct train_job *jobs,
+                  int n, double now_s, double round_s, double restore_s)
+{
+    cr_assert(n >= 0 && n <= TH_VIEW_MAX);
+    struct train_view *v = calloc(1, sizeof *v);
+    occ *o = occ_create(cl);
+    cr_assert(v != NULL && o != NULL);
+    *v = (struct train_view){ .now = sim_from_sec(now_s), .cl = cl, .occ = o, .model = m,
+                              .jobs = jobs, .active_head = -1, .waiting_head = -1,
+                              .running_head = -1, .next_active = tv->next_active,
+                              .next_waiting = tv->next_waiting,
+                              .next_running = tv->next_running,
+                              .round = round_s > 0 ? sim_from_sec(round_s) : 0,
+                              .restore_delay_s = restore_s, .restore_fixed_s = 0,
+                              .storage_gbs = 1 };
+    int32_t *tail[3] = { &v->active_head, &v->waiting_head, &v->running_head };
+    for (int k = n - 1; k >= 0; k--) {         /* built back to front: index order */
+        struct train_job *j = &jobs[k];
+        j->slot = k;
+        int run = j->state == JOB_RUNNING;
+        tv->next_active[k] = *tail[0];
+        *tail[0] = k;
+        v->n_active++;
+        if (run) {
+            tv->next_running[k] = *tail[2];
+            *tail[2] = k;
+            v->n_running++;
+            cr_assert(j->ngpu > 0 && j->gpus != NULL);
+            occ_take(o, j->gpus, j->ngpu, OCC_WHOLE);
+        } else {
+            tv->next_waiting[k] = *tail[1];
+            *tail[1] = k;
+            v->n_waiting++;
+        }
+    }
+    tv->v = v;
+}
+
+void th_view_fini(struct th_view *tv)
+{
+    occ_destroy((occ *)tv->v->occ);
+    free(tv->v);
+    tv->v = NULL;
+}
+
 struct job_spec *th_random_jobs(const tput *m, int n, unsigned long seed, double mean_gap_s)
 {
     static const char *const names[] = { "ResNet-18 (batch size 64)", "ResNet-50 (batch size 64)",

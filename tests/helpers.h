@@ -97,6 +97,23 @@ extern void (*th_check_decision)(void *ctx, const struct train_view *v,
                                  const struct grant_list *out);
 extern void *th_check_ctx;
 
+/* A training view built by hand, for calling a policy or one of its mechanisms on a state
+ * the test chose: jobs[0..n) all active, slot = index, in index order; the running ones
+ * (state JOB_RUNNING, with ngpu, gpu_type and gpus set) hold their GPUs in the occupancy;
+ * the others wait.  Rates come from the model (no memo); a restart costs restore_s; round_s
+ * > 0 is the round's length.  th_view_fini frees what th_view_init allocated (the jobs stay
+ * the caller's). */
+enum { TH_VIEW_MAX = 64 };
+struct train_job;
+struct th_view {
+    struct train_view *v;
+    int32_t            next_active[TH_VIEW_MAX], next_waiting[TH_VIEW_MAX],
+                       next_running[TH_VIEW_MAX];
+};
+void th_view_init(struct th_view *tv, const cluster *cl, const tput *m, struct train_job *jobs,
+                  int n, double now_s, double round_s, double restore_s);
+void th_view_fini(struct th_view *tv);
+
 /* 8 V100 (2 NVLink servers), 8 T4 (2 PCIe servers), 8 A100 (1 NVSwitch server), IB between
  * them: the small mixed cluster the policy tests share (JSON text for th_cluster). */
 extern const char th_mixed_cluster[];
