@@ -71,14 +71,17 @@ struct th_rec {                 /* what the world reported for one job */
     int       user, workers;
     double    arrival, first, finish, rho, attained;
     int       preemptions, migrations;
+    double    work, best_rate;  /* iterations; its rate with its workers on its fastest type */
 };
 
 struct th_result {
     struct th_rec *r;           /* in the order jobs left */
     int            n;
     long long      decisions, events;
-    double         makespan;
+    double         makespan, end;
     int            max_busy;    /* most GPUs granted at once (checked at every decision) */
+    double         busy_gpu_s;  /* granted GPU-seconds, every type */
+    int            batch_set;   /* 1: some grant set a job's batch (IADeep's tuning) */
 };
 
 /* Run `policy` (params: JSON object text or NULL) on the jobs; asserts the run succeeds.
@@ -87,6 +90,13 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
                                int n, const char *policy, const char *params,
                                const struct train_config *cfg);
 void th_result_free(struct th_result *r);
+/* What every run of rigid jobs must satisfy (asserts, naming `what`): all n jobs finished,
+ * each started at or after its arrival and finished no sooner than it would alone on its
+ * fastest GPU type (unless the policy set batches: a smaller batch may progress faster by
+ * its statistical efficiency), holding no more GPU-seconds than its workers between its
+ * start and its end; the jobs' GPU-seconds add up to what the world granted, within the
+ * cluster's capacity over the run, and no more GPUs were ever granted than it has. */
+void th_check_run(const struct th_result *r, int n, const cluster *cl, const char *what);
 const struct th_rec *th_find(const struct th_result *r, long long id);
 /* Called by th_run_policy after each decision, before the world applies it, with the view the
  * policy saw and the list it returned (NULL: none, the default).  A test that checks every

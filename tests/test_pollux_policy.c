@@ -6,8 +6,9 @@
  * here from models/goodput.h: speedup over the fair share, the restart factor, the power
  * mean with p = -1), the constraints on its answer (node capacity, max replicas, at most
  * one distributed job per node, unchanged lists kept), and end to end on Pollux's
- * workload-1: every job completes, the agent chooses batches, and the mean JCT is printed
- * beside Tiresias's and Optimus's in Pollux's simulator (2473.65 s, 4087.06 s).
+ * workload-1: every job completes, the agent chooses batches, and the mean JCT is at least
+ * 5% below Tiresias's and Optimus's in Pollux's simulator (2473.65 s, 4087.06 s), the
+ * paper's claim.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -549,6 +550,15 @@ Test(pollux_policy, workload1_end_to_end, .timeout = 240)
         cr_assert_geq(r.r[i].finish, r.r[i].arrival);
         sum += r.r[i].finish - r.r[i].arrival;
     }
+    double mean = sum / r.n;
     printf("pollux on workload-1: mean JCT %.2f s (Pollux's simulator: tiresias 2473.65 s, "
-           "optimus 4087.06 s)\n", sum / r.n);
+           "optimus 4087.06 s)\n", mean);
+    /* Pollux's claim, on its own workload and cluster: a lower mean JCT than Tiresias and
+     * Optimus in its simulator (hetsim's Pollux mode reproduces both to the job:
+     * tests/test_pollux.c's calibration), by at least 5% (hetsim's pollux: 12% below
+     * Tiresias) */
+    cr_assert_lt(mean, 0.95 * 2473.65, "pollux's mean JCT %.2f s is not 5%% below Tiresias's "
+                 "2473.65 s", mean);
+    cr_assert_lt(mean, 0.95 * 4087.06, "pollux's mean JCT %.2f s is not 5%% below Optimus's "
+                 "4087.06 s", mean);
 }
