@@ -227,6 +227,48 @@ void tput_destroy(tput *t)
     free(t);
 }
 
+static int rt_copy(struct rate_tab *dst, const struct rate_tab *src)
+{
+    *dst = (struct rate_tab){ NULL, 0, 0 };
+    if (src->cap == 0)
+        return 0;
+    if ((dst->slot = malloc(src->cap * sizeof *dst->slot)) == NULL)
+        return -1;
+    memcpy(dst->slot, src->slot, src->cap * sizeof *dst->slot);
+    dst->cap = src->cap;
+    dst->n = src->n;
+    return 0;
+}
+
+int tput_copy(tput **out, const tput *src, struct errbuf *err)
+{
+    tput *t;
+    if (tput_create(&t, src->cat, err) < 0)
+        return -1;
+    t->spread_link = src->spread_link;
+    int failed = rt_copy(&t->meas, &src->meas) < 0 || rt_copy(&t->fit_at, &src->fit_at) < 0;
+    if (!failed && src->ntypes > 0) {
+        failed = (t->types = malloc((size_t)src->ntypes * sizeof *t->types)) == NULL;
+        if (!failed) {
+            memcpy(t->types, src->types, (size_t)src->ntypes * sizeof *t->types);
+            t->ntypes = t->capt = src->ntypes;
+        }
+    }
+    if (!failed && src->nfits > 0) {
+        failed = (t->fits = malloc((size_t)src->nfits * sizeof *t->fits)) == NULL;
+        if (!failed) {
+            memcpy(t->fits, src->fits, (size_t)src->nfits * sizeof *t->fits);
+            t->nfits = t->capf = src->nfits;
+        }
+    }
+    if (failed) {
+        tput_destroy(t);
+        return err_run(err, "out of memory");
+    }
+    *out = t;
+    return 0;
+}
+
 const catalog *tput_catalog(const tput *t) { return t->cat; }
 int tput_ntypes(const tput *t) { return t->ntypes; }
 const struct jobtype *tput_type(const tput *t, int id) { return &t->types[id].jt; }
