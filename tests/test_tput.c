@@ -305,3 +305,33 @@ Test(tput, a_copy_is_independent_of_its_source)
     cr_assert_lt(tput_measured(m, jt, gt4, 1, 0), 0);
     tput_destroy(c);
 }
+
+/* A copy of the shipped model (Gavel's table, Heet's fits, the analytical model) gives every
+ * rate the original gives: every job type on every GPU type with 1 to 8 workers, packed and
+ * spread. */
+Test(tput, a_copy_of_the_shipped_model_answers_as_it_does)
+{
+    catalog *sc = th_catalog();
+    tput *sm = th_models(sc), *c;
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(tput_copy(&c, sm, &err), 0, "%s", err.msg);
+    int eth = catalog_link_find(sc, "ethernet-25g"), fitted = 0;
+    for (int jt = 0; jt < tput_ntypes(sm); jt++)
+        for (int g = 0; g < catalog_ngpus(sc); g++) {
+            fitted += tput_fit_of(sm, jt, g) != NULL;
+            const struct gpu_spec *gs = catalog_gpu(sc, g);
+            for (int w = 1; w <= 8; w *= 2)
+                for (int nodes = 1; nodes <= 2; nodes++) {
+                    struct placement p = { g, w, nodes, -1 };
+                    if (w > 1)
+                        p.link = nodes > 1 ? eth : gs->nvlink >= 0 ? gs->nvlink : gs->pcie;
+                    cr_assert_eq(tput_rate(c, jt, &p), tput_rate(sm, jt, &p), "%s on %d %s",
+                                 tput_type(sm, jt)->name, w, gs->name);
+                }
+        }
+    cr_assert_gt(fitted, 0, "the shipped model has fits: the copy must carry them");
+    tput_destroy(c);
+    tput_destroy(sm);
+    catalog_destroy(sc);
+}
