@@ -157,7 +157,10 @@ join "$tmp/uses" "$tmp/defs" | awk '$2 != $3 { print $2, $3 }' | sort -u > "$tmp
 circles() {                     # circles KIND EDGES: prints them, returns how many
     awk -v kind="$1" -v allow="$allow_circles" '
         BEGIN { na = split(allow, a, " ")
-                for (i = 1; i <= na; i++) { split(a[i], p, ":"); ok[p[1] " " p[2]] = ok[p[2] " " p[1]] = 1 } }
+                for (i = 1; i <= na; i++) {
+                    split(a[i], p, ":")
+                    ok[p[1] " " p[2]] = ok[p[2] " " p[1]] = 1
+                } }
         { e[$1 " " $2] = 1; from[NR] = $1; to[NR] = $2 }
         END { c = 0
               for (i = 1; i <= NR; i++)
@@ -168,7 +171,10 @@ circles() {                     # circles KIND EDGES: prints them, returns how m
 cut_allowed() {                 # the edges without the allowed circles' (for tsort)
     awk -v allow="$allow_circles" '
         BEGIN { na = split(allow, a, " ")
-                for (i = 1; i <= na; i++) { split(a[i], p, ":"); ok[p[1] " " p[2]] = ok[p[2] " " p[1]] = 1 } }
+                for (i = 1; i <= na; i++) {
+                    split(a[i], p, ":")
+                    ok[p[1] " " p[2]] = ok[p[2] " " p[1]] = 1
+                } }
         !ok[$1 " " $2]' "$1"
 }
 loops=0

@@ -109,9 +109,12 @@ static void hsetup(void)
     free(tp);
     free(pp);
     hcl = th_cluster(hcat, "{\"network\": \"ethernet-25g\", \"groups\": ["
-                           "{\"count\": 1, \"gpu\": \"T4\", \"gpus_per_node\": 4, \"intra\": \"pcie3\"},"
-                           "{\"count\": 1, \"gpu\": \"A10\", \"gpus_per_node\": 4, \"intra\": \"pcie4\"},"
-                           "{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4, \"intra\": \"nvlink2\"}]}");
+                           "{\"count\": 1, \"gpu\": \"T4\", \"gpus_per_node\": 4, "
+                           "\"intra\": \"pcie3\"},"
+                           "{\"count\": 1, \"gpu\": \"A10\", \"gpus_per_node\": 4, "
+                           "\"intra\": \"pcie4\"},"
+                           "{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4, "
+                           "\"intra\": \"nvlink2\"}]}");
 }
 
 static void hteardown(void)

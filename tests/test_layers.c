@@ -80,7 +80,8 @@ static void two_modules(const struct tree *t)
     put(t, "models/a.c", "#include \"a.h\"\n#include \"../sim/base/u.h\"\n"
                          "int a_one(void) { return u_one(); }\n");
     put(t, "models/b.h", "#ifndef B_H\n#define B_H\nint b_two(void);\n#endif\n");
-    put(t, "models/b.c", "#include \"b.h\"\n#include \"a.h\"\nint b_two(void) { return a_one(); }\n");
+    put(t, "models/b.c", "#include \"b.h\"\n#include \"a.h\"\n"
+                         "int b_two(void) { return a_one(); }\n");
 }
 
 Test(layers, a_clean_tree_passes)
@@ -100,7 +101,8 @@ Test(layers, an_include_against_the_rule_is_refused)
     tree_init(&t, "rule");
     two_modules(&t);
     put(&t, "sched/p.h", "#ifndef P_H\n#define P_H\nint p_x(void);\n#endif\n");
-    put(&t, "models/c.c", "#include \"../sched/p.h\"\nint c_x(void);\nint c_x(void) { return 0; }\n");
+    put(&t, "models/c.c", "#include \"../sched/p.h\"\n"
+                          "int c_x(void);\nint c_x(void) { return 0; }\n");
     char *out;
     cr_assert_eq(check(&t, &out), 1, "%s", out);
     cr_assert(strstr(out, "models/c.c:1: includes sched/p.h (layer models may not include "
@@ -159,9 +161,11 @@ Test(layers, a_loop_of_three_calls_is_refused)
     two_modules(&t);
     /* b -> a (two_modules), a -> c, c -> b */
     put(&t, "models/c.h", "#ifndef C_H\n#define C_H\nint c_three(void);\n#endif\n");
-    put(&t, "models/c.c", "#include \"c.h\"\n#include \"b.h\"\nint c_three(void) { return b_two(); }\n");
+    put(&t, "models/c.c", "#include \"c.h\"\n#include \"b.h\"\n"
+                          "int c_three(void) { return b_two(); }\n");
     put(&t, "models/a.c", "#include \"a.h\"\n#include \"c.h\"\n"
-                          "int a_one(void) { return 1; }\nint a_back(void) { return c_three(); }\n");
+                          "int a_one(void) { return 1; }\n"
+                          "int a_back(void) { return c_three(); }\n");
     char *out;
     cr_assert_eq(check(&t, &out), 1, "%s", out);
     cr_assert(strstr(out, "circle: a loop of calls through these files") != NULL, "%s", out);

@@ -1,11 +1,11 @@
 /*
  * test_policies: promises every training policy in the registry keeps, checked on the same
- * random workload — every job finishes, no sooner than it would alone on its fastest GPU
- * type (unless the policy changed its batch, as IADeep's tuning does), holding no more GPU-seconds than its workers between its start and its end; the
- * jobs' GPU-seconds add up to what the world granted, within the cluster's capacity; no GPU
- * is ever granted beyond its capacity (the world fails the run if it is), and two runs give
- * identical results (determinism).  A new policy is
- * covered as soon as it is registered.
+ * random workload — every job finishes, no sooner than it would alone on its fastest GPU type
+ * (unless the policy changed its batch, as IADeep's tuning does), holding no more GPU-seconds
+ * than its workers between its start and its end; the jobs' GPU-seconds add up to what the
+ * world granted, within the cluster's capacity; no GPU is ever granted beyond its capacity (the
+ * world fails the run if it is), and two runs give identical results (determinism).  A new
+ * policy is covered as soon as it is registered.
  */
 #include <criterion/criterion.h>
 #include <gsl/gsl_randist.h>

@@ -216,8 +216,10 @@ static void toy_setup(void)
     free(tp);
     free(pp);
     tcl = th_cluster(tcat, "{\"network\": \"ethernet-25g\", \"groups\": ["
-                           "{\"count\": 1, \"gpu\": \"T4\", \"gpus_per_node\": 4, \"intra\": \"pcie3\"},"
-                           "{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4, \"intra\": \"nvlink2\"}]}");
+                           "{\"count\": 1, \"gpu\": \"T4\", \"gpus_per_node\": 4, "
+                           "\"intra\": \"pcie3\"},"
+                           "{\"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4, "
+                           "\"intra\": \"nvlink2\"}]}");
     t4 = catalog_gpu_find(tcat, "T4");
     v100 = catalog_gpu_find(tcat, "V100");
 }

@@ -10,9 +10,10 @@
  * a finite rate >= 0 on 1 to 16 RTX 2080Ti in both placement classes, and steps > 0.
  *
  * The application's own (T4) profile is a cut of Pollux's cifar10 (fz_pollux_apps: a few
- * placements, three epochs; batches 128 and 256 only): Sia's files bring only the RTX profile, and the rest of
- * siaprof_load's work is per application, batch size and epoch, so that the shipped
- * applications (six of them, up to 100 epochs) made a run take a tenth of a second.
+ * placements, three epochs; batches 128 and 256 only): Sia's files bring only the RTX
+ * profile, and the rest of siaprof_load's work is per application, batch size and epoch, so
+ * that the shipped applications (six of them, up to 100 epochs) made a run take a tenth of a
+ * second.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,15 +1,15 @@
 /*
  * fuzz_tput: the throughput readers of models/tput.h — a profile (tput_load_profile, which
- * tells hetsim's profile CSV, Heet's CSV (models/heet_fit.c) and a JSON file of fits apart by
+ * tells hetsim's profile CSV, Heet's CSV (models/heet_csv.c) and a JSON file of fits apart by
  * their first line) and Gavel's simulation_throughputs.json (tput_load_gavel).
  *
  * Input: one selector byte (even: a profile, odd: Gavel JSON), then the file, written to the
  * scratch directory.  The table is loaded on top of the shipped catalog and job types (read
- * once, copied for each input), as an experiment's "models" does; after a successful load the model is asked for the rate of
- * every job type the file touched (a table entry or a fit on some GPU type, at the worker
- * counts asked) on every GPU type with 1 to 8 workers, packed and spread (>= 0, never NaN).
- * The rates of the types it did not touch do not depend on the input (the shipped types
- * carry no table): asking for them each run only cost the harness two thirds of its speed.
+ * once, copied for each input), as an experiment's "models" does; after a successful load the
+ * model is asked for the rate of every job type the file touched (a table entry or a fit on
+ * some GPU type, at the worker counts asked) on every GPU type with 1 to 8 workers, packed and
+ * spread (>= 0, never NaN).  The rates of the types it did not touch do not depend on the input
+ * (the shipped types carry no table): asking for them each run took a fifth of its time.
  */
 #include <math.h>
 #include <stdlib.h>
