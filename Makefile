@@ -5,7 +5,8 @@
 #                   comparison table, write results/out/hetsim.db and plots
 #   make test       install missing packages, build, run every test
 #   make bench      benchmarks (not part of the tests)
-#   make check-layers   every #include against the layer rule (make test runs it)
+#   make check-layers   every #include against the layer rule, and no two files that include
+#                   or call each other (make test runs it)
 #   make readme-figures rewrite the README's figures from fresh runs (FIGURES="NAME ..."
 #                   for some; scripts/readme-figures.sh --list names them)
 #   make golden     rewrite tests/golden/runs.txt (reference runs), when a change means to
@@ -108,16 +109,18 @@ run: deps
 	./$(BIN) run default --db results/out/hetsim.db
 	./$(BIN) plot --db results/out/hetsim.db --out results/out
 
-# every #include against the layer rule (README, "Architecture"; scripts/check-layers.sh)
-check-layers:
-	@scripts/check-layers.sh
+# every #include against the layer rule (README, "Architecture"), and no two files that
+# include or call each other (scripts/check-layers.sh): calls are read from the objects
+check-layers: $(LIB_OBJ)
+	@scripts/check-layers.sh $(BUILD)
 
 # the figures the README quotes, from fresh runs (scripts/readme-figures.sh)
 readme-figures: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	HETSIM=./$(BIN) sh scripts/readme-figures.sh
 
-test: deps check-layers
+test: deps
+	@$(MAKE) --no-print-directory check-layers
 	@$(MAKE) --no-print-directory $(BIN) $(TEST_BIN)
 	@# the MPI test runs build/mpi/hetsim when it was built: keep it current
 	@if [ -x build/mpi/hetsim ]; then $(MAKE) --no-print-directory MPI=1; fi
@@ -160,27 +163,31 @@ clean:
 	rm -rf build hetsim
 
 # ---- fuzzing: libFuzzer harnesses tests/fuzz/fuzz_NAME.c (clang; not part of make test) ----
-#   make fuzz FUZZ_SECONDS=N    run every harness N seconds (default 60), one after the other;
-#                               fails if any of them crashes
+#   make fuzz FUZZ_SECONDS=N    run every harness N seconds (default 60), one after the other
+#                               (tests/fuzz/run.sh), then print each one's executions, per
+#                               wall and per CPU second; fails if any of them crashes or runs
+#                               fewer than FUZZ_MIN_RATE (default 1000) executions per CPU
+#                               second (FUZZ_MIN_RATE=0: no floor)
 #   make fuzz FUZZ_TARGETS="jsonf tio"      only these harnesses
 #   make fuzz-build             build them: build/fuzz/fuzz_NAME (run one with -help=1)
 # Seeds come from tests/fuzz/corpus/NAME/ (committed); what libFuzzer adds goes to
 # tests/fuzz/corpus-run/NAME/ (ignored); crashes are written to tests/fuzz/crashes/NAME/ and
 # the log of a run to build/fuzz/NAME.log.  The library is rebuilt in build/fuzz/ with the
 # same sanitizers (ASan + UBSan, every report fatal) and libFuzzer's coverage, no main.
-FUZZ_CC      ?= clang
-FUZZ_SECONDS ?= 60
-FUZZ_ARGS    ?=
-FUZZ_BUILD   := build/fuzz
-FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CC       ?= clang
+FUZZ_SECONDS  ?= 60
+FUZZ_ARGS     ?=
+FUZZ_MIN_RATE ?= 1000
+FUZZ_BUILD    := build/fuzz
+FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # clang warns where gcc does not (e.g. -Wstring-concatenation): library warnings are shown but
 # not fatal here, so that the fuzz build does not depend on the compiler; harnesses use -Werror
-FUZZ_CFLAGS  := $(filter-out -Werror,$(CFLAGS_W)) -O1 -g $(FUZZ_SAN) $(PKG_CFLAGS) \
-                -DHETSIM_DATADIR='"$(CURDIR)"'
-FUZZ_ALL     := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_TARGETS ?= $(FUZZ_ALL)
-FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(FUZZ_BUILD)/gen/schema_sql.o
-FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_CFLAGS   := $(filter-out -Werror,$(CFLAGS_W)) -O1 -g $(FUZZ_SAN) $(PKG_CFLAGS) \
+                 -DHETSIM_DATADIR='"$(CURDIR)"'
+FUZZ_ALL      := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS  ?= $(FUZZ_ALL)
+FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(FUZZ_BUILD)/gen/schema_sql.o
+FUZZ_BIN      := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 .PHONY: fuzz fuzz-build
 
@@ -209,22 +216,7 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/tests/fuzz
 fuzz-build: $(FUZZ_BIN)
 
 fuzz: $(FUZZ_BIN)
-	@failed=; for t in $(FUZZ_TARGETS); do \
-	    mkdir -p tests/fuzz/corpus-run/$$t tests/fuzz/crashes/$$t; \
-	    dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
-	    echo "== fuzz_$$t: $(FUZZ_SECONDS) s (log: $(FUZZ_BUILD)/$$t.log)"; \
-	    if HETSIM_DATA=$(CURDIR) $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
-	           -timeout=30 -print_final_stats=1 $$dict \
-	           -artifact_prefix=tests/fuzz/crashes/$$t/ $(FUZZ_ARGS) \
-	           tests/fuzz/corpus-run/$$t tests/fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.log 2>&1; \
-	    then grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|Done)' \
-	             $(FUZZ_BUILD)/$$t.log | sed 's/^/   /'; \
-	    else failed="$$failed $$t"; \
-	         grep -E -A12 '^==[0-9]+==ERROR|runtime error|^fuzz harness|Test unit written' \
-	             $(FUZZ_BUILD)/$$t.log | head -40 | sed 's/^/   /'; \
-	    fi; \
-	done; \
-	if [ -n "$$failed" ]; then echo "fuzz: crashes in:$$failed (reproducers in tests/fuzz/crashes/)"; \
-	    exit 1; fi
+	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_MIN_RATE) "$(FUZZ_ARGS)" \
+	    $(FUZZ_TARGETS)
 
 -include $(shell find build -name '*.d' 2>/dev/null)

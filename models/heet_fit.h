@@ -4,9 +4,8 @@
  * user keeps it, ../shared/traces/heet/elastic_profiles.csv on the development machine, and
  * ships only the fitted parameters, models/data/profiles/heet_fit.json).
  *
- * Input: Heet's CSV, gpu_type,model,batch_size,workers,epoch_time_s,batch_time_s, one row
- * per (GPU type, model in vgg19 / resnet152 / densenet121, global batch, 1-4 workers on one
- * host); the job type of a row is "<Model> CIFAR-10 (batch size B)" of jobtypes.json.
+ * Input: Heet's CSV as models/heet_csv.h reads it (points per GPU type, model, global batch
+ * and 1-4 workers on one host).
  *
  * Model: struct tput_fit (models/tput.h), per-worker samples b = B / n,
  *   t(B, n) = step_s + sample_s b + max(0, sync_s 2 (n-1)/n + worker_s (n-1) - overlap sample_s b)
@@ -24,7 +23,7 @@
  * order, so the fit is deterministic).  Cost per pair: 101 x 2^m x 15 solves of at most 4
  * unknowns.
  *
- * Ownership: heet_fit_read allocates the points (caller frees); everything else is pure.
+ * Ownership: everything here is pure.
  */
 #ifndef HETSIM_HEET_FIT_H
 #define HETSIM_HEET_FIT_H
@@ -32,23 +31,10 @@
 #include <stdio.h>
 
 #include "catalog.h"
+#include "heet_csv.h"
 #include "tput.h"
 
-enum { HEET_NMODELS = 3, HEET_FIT_NPARAM = 5, HEET_FIT_MAX_MULTI = 12, HEET_FIT_MAX_BATCH = 8 };
-
-/* The model column's names and the job-type names they stand for. */
-extern const char *const heet_fit_models[HEET_NMODELS];     /* vgg19, resnet152, densenet121 */
-void heet_fit_jobtype(int model, int batch, char *buf, size_t cap);
-
-struct heet_point {
-    int    gpu, model, batch, workers;
-    long   line;                /* in the CSV */
-    double batch_s;             /* measured seconds per global step */
-};
-
-/* Read Heet's CSV: every row checked (file, line, field) before *out is set. */
-int heet_fit_read(const catalog *cat, const char *path, struct heet_point **out, int *n,
-                  struct errbuf *err);
+enum { HEET_FIT_NPARAM = 5, HEET_FIT_MAX_MULTI = 12, HEET_FIT_MAX_BATCH = 8 };
 
 struct heet_fit {
     int             gpu, model, points;

@@ -46,7 +46,7 @@
 
 #include "../sim/base/jobj.h"
 #include "../sim/base/tio.h"
-#include "heet_fit.h"
+#include "heet_csv.h"
 
 enum { JT_MAX_ALIASES = 4 };
 
@@ -225,6 +225,48 @@ void tput_destroy(tput *t)
     free(t->memo->slot);
     free(t->memo);
     free(t);
+}
+
+static int rt_copy(struct rate_tab *dst, const struct rate_tab *src)
+{
+    *dst = (struct rate_tab){ NULL, 0, 0 };
+    if (src->cap == 0)
+        return 0;
+    if ((dst->slot = malloc(src->cap * sizeof *dst->slot)) == NULL)
+        return -1;
+    memcpy(dst->slot, src->slot, src->cap * sizeof *dst->slot);
+    dst->cap = src->cap;
+    dst->n = src->n;
+    return 0;
+}
+
+int tput_copy(tput **out, const tput *src, struct errbuf *err)
+{
+    tput *t;
+    if (tput_create(&t, src->cat, err) < 0)
+        return -1;
+    t->spread_link = src->spread_link;
+    int failed = rt_copy(&t->meas, &src->meas) < 0 || rt_copy(&t->fit_at, &src->fit_at) < 0;
+    if (!failed && src->ntypes > 0) {
+        failed = (t->types = malloc((size_t)src->ntypes * sizeof *t->types)) == NULL;
+        if (!failed) {
+            memcpy(t->types, src->types, (size_t)src->ntypes * sizeof *t->types);
+            t->ntypes = t->capt = src->ntypes;
+        }
+    }
+    if (!failed && src->nfits > 0) {
+        failed = (t->fits = malloc((size_t)src->nfits * sizeof *t->fits)) == NULL;
+        if (!failed) {
+            memcpy(t->fits, src->fits, (size_t)src->nfits * sizeof *t->fits);
+            t->nfits = t->capf = src->nfits;
+        }
+    }
+    if (failed) {
+        tput_destroy(t);
+        return err_run(err, "out of memory");
+    }
+    *out = t;
+    return 0;
 }
 
 const catalog *tput_catalog(const tput *t) { return t->cat; }
@@ -408,12 +450,12 @@ static int load_heet_csv(tput *t, const char *path, struct errbuf *err)
 {
     struct heet_point *pt;
     int n;
-    if (heet_fit_read(t->cat, path, &pt, &n, err) < 0)
+    if (heet_csv_read(t->cat, path, &pt, &n, err) < 0)
         return -1;
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         char name[JT_NAME_MAX];
-        heet_fit_jobtype(pt[i].model, pt[i].batch, name, sizeof name);
+        heet_csv_jobtype(pt[i].model, pt[i].batch, name, sizeof name);
         int jt = find_or_add(t, name, err);
         if (jt < 0)
             rc = -1;

@@ -3,7 +3,7 @@
  *
  * Three sources, one answer, in this order:
  *  - profiled tables (job type x GPU type x workers x consolidated/spread), from hetsim's own
- *    CSV format, from Heet's published CSV (models/heet_fit.h reads it) or read straight from
+ *    CSV format, from Heet's published CSV (models/heet_csv.h reads it) or read straight from
  *    Gavel's simulation_throughputs.json;
  *  - fitted step-time models per (job type, GPU type) (struct tput_fit, a JSON file of fits:
  *    models/data/profiles/heet_fit.json, written by `hetsim model fit heet`), for data whose
@@ -18,8 +18,8 @@
  * workers: n workers each stepping every t seconds give n / t.  For a fixed global batch
  * (scaling "strong", the Heet/Pollux profiles) an iteration is one global step: 1 / t.
  *
- * Ownership: tput_create allocates, tput_destroy frees; the catalog must outlive it.  After
- * loading, every function is a pure read: no hidden state, safe to share.
+ * Ownership: tput_create and tput_copy allocate, tput_destroy frees; the catalog must outlive
+ * it.  After loading, every function is a pure read: no hidden state, safe to share.
  */
 #ifndef HETSIM_TPUT_H
 #define HETSIM_TPUT_H
@@ -51,6 +51,10 @@ struct jobtype {
 
 int  tput_create(tput **out, const catalog *cat, struct errbuf *err);
 void tput_destroy(tput *t);
+/* A deep copy of src (its job types, tables and fits, on the same catalog), which then
+ * changes independently of it: 0, or -1 when out of memory.  Loading a model once and
+ * copying it is far cheaper than reading its files again (the fuzz harnesses do). */
+int  tput_copy(tput **out, const tput *src, struct errbuf *err);
 
 /*
  * A fitted step-time model of one job type on one GPU type, n workers sharing `link`, each

@@ -1,8 +1,20 @@
 #!/bin/sh
 # check-layers: every #include "..." of the library against the layer rule (README,
-# "Architecture").  A folder is a layer; a file may include its own layer and the layers its
-# rule lists, nothing else.  Prints each broken include as FILE:LINE: includes TARGET (layer
-# A may not include layer B) and exits 1; prints one summary line and exits 0 when all hold.
+# "Architecture"), and no circles between files.  A folder is a layer; a file may include its
+# own layer and the layers its rule lists, nothing else.  Inside a layer, dependencies point
+# one way too: no two files include each other, and no two of the library's files call each
+# other (nor does a longer chain of includes or calls close a loop), so that every pair of
+# modules has a lower and an upper one.  Prints each broken include as FILE:LINE: includes
+# TARGET (layer A may not include layer B), each circle as "circle: A <-> B (calls)", and
+# exits 1; prints one summary line and exits 0 when all hold.
+#
+#   scripts/check-layers.sh [BUILD]     BUILD: where the library's objects are (build/rel by
+#                                       default; `make check-layers` builds them first)
+#
+# Calls are read from the objects: file A calls file B when A.o refers to a symbol (function
+# or variable) that B.o defines (nm), which a declaration written into A.c instead of B's
+# header cannot hide.  HETSIM_LAYERS_ROOT checks another tree of the same folders (the tests
+# plant circles in one).
 #
 #   sim/base        leaf utilities: nothing of hetsim
 #   models          performance models: sim/base
@@ -21,7 +33,13 @@
 #
 # "A world's view" is what a policy may know of it: its *_view.h headers and grant.h.
 set -eu
-cd "$(dirname "$0")/.."
+cd "${HETSIM_LAYERS_ROOT:-$(dirname "$0")/..}"
+build=${1:-build/rel}
+export LC_ALL=C
+
+# Circles known when this check began to refuse them, each to be split; the micro world's
+# pair is split on its own branch.  LEAD: delete this list when that branch is merged.
+allow_circles="sim/micro/alibaba.c:sim/micro/app.c"
 
 worlds="train serve micro place"
 domains="training:train elastic:train multiplex:train serving:serve micro:micro placement:place"
@@ -85,6 +103,9 @@ allowed() {                     # allowed FROM_LAYER TARGET_PATH TARGET_LAYER
 }
 
 files=$(find sim models results sched workloads -name '*.[ch]' | sort)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+: > "$tmp/includes"
 bad=0 n=0
 for f in $files; do
     from=$(layer_of "$f")
@@ -100,6 +121,7 @@ for f in $files; do
             bad=$((bad + 1))
             continue
         fi
+        echo "$f $target" >> "$tmp/includes"
         to=$(layer_of "$target")
         if ! allowed "$from" "$target" "$to"; then
             echo "$f:$line: includes $target (layer $from may not include layer $to)"
@@ -107,8 +129,73 @@ for f in $files; do
         fi
     done
 done
-if [ "$bad" -gt 0 ]; then
-    echo "check-layers: $bad of $n includes break the layer rule (scripts/check-layers.sh)"
+
+# ---- calls: A B when A's object refers to a symbol B's object defines
+srcs=$(echo "$files" | grep '\.c$' | grep -v '^sim/cli/main\.c$')
+: > "$tmp/defs"
+: > "$tmp/uses"
+missing=0
+for f in $srcs; do
+    o="$build/${f%.c}.o"
+    if [ ! -f "$o" ]; then
+        missing=$((missing + 1))
+        continue
+    fi
+    nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 { print $3, f }' >> "$tmp/defs"
+    nm -u "$o" | awk -v f="$f" '{ print $NF, f }' >> "$tmp/uses"
+done
+if [ "$missing" -gt 0 ]; then
+    echo "check-layers: $missing of the library's files have no object under $build/:" \
+         "run make check-layers, which builds them"
     exit 1
 fi
-echo "check-layers: $n includes in $(echo "$files" | wc -l) files follow the layer rule"
+sort -k1,1 -o "$tmp/defs" "$tmp/defs"
+sort -k1,1 -o "$tmp/uses" "$tmp/uses"
+join "$tmp/uses" "$tmp/defs" | awk '$2 != $3 { print $2, $3 }' | sort -u > "$tmp/calls"
+
+# ---- circles: a pair of files with edges both ways, then any longer loop (tsort)
+circles() {                     # circles KIND EDGES: prints them, returns how many
+    awk -v kind="$1" -v allow="$allow_circles" '
+        BEGIN { na = split(allow, a, " ")
+                for (i = 1; i <= na; i++) {
+                    split(a[i], p, ":")
+                    ok[p[1] " " p[2]] = ok[p[2] " " p[1]] = 1
+                } }
+        { e[$1 " " $2] = 1; from[NR] = $1; to[NR] = $2 }
+        END { c = 0
+              for (i = 1; i <= NR; i++)
+                  if (from[i] < to[i] && e[to[i] " " from[i]] && !ok[from[i] " " to[i]]) {
+                      printf "circle: %s <-> %s (%s each other)\n", from[i], to[i], kind; c++ }
+              exit c > 0 }' "$2"
+}
+cut_allowed() {                 # the edges without the allowed circles' (for tsort)
+    awk -v allow="$allow_circles" '
+        BEGIN { na = split(allow, a, " ")
+                for (i = 1; i <= na; i++) {
+                    split(a[i], p, ":")
+                    ok[p[1] " " p[2]] = ok[p[2] " " p[1]] = 1
+                } }
+        !ok[$1 " " $2]' "$1"
+}
+loops=0
+for kind in includes calls; do
+    if ! circles "$kind" "$tmp/$kind"; then
+        loops=$((loops + 1))
+    elif ! cut_allowed "$tmp/$kind" | tsort > /dev/null 2> "$tmp/tsort"; then
+        echo "circle: a loop of $kind through these files (tsort):"
+        grep -v 'input contains a loop' "$tmp/tsort" | sed 's/^tsort: /    /'
+        loops=$((loops + 1))
+    fi
+done
+
+if [ "$bad" -gt 0 ]; then
+    echo "check-layers: $bad of $n includes break the layer rule (scripts/check-layers.sh)"
+fi
+if [ "$loops" -gt 0 ]; then
+    echo "check-layers: files that include or call each other: split what they share into" \
+         "the lower one (scripts/check-layers.sh)"
+fi
+[ "$bad" -eq 0 ] && [ "$loops" -eq 0 ] || exit 1
+echo "check-layers: $n includes in $(echo "$files" | wc -l) files follow the layer rule;" \
+     "$(wc -l < "$tmp/calls") calls between $(echo "$srcs" | wc -l) files, no circles" \
+     "(allowed for now: $allow_circles)"

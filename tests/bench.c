@@ -38,13 +38,6 @@
 
 enum { NINC = 1 << 20 };       /* pre-drawn increments, cycled */
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* CPU seconds (user + system) this process has used: what a loaded machine does not stretch,
  * so that time the machine gives to others counts against neither queue of the core bench */
 static double cpu_s(void)
@@ -246,13 +239,11 @@ static const char experiment_fmt[] =
 
 static const char *timeline_set[] = { "sim.timeline=true" };
 static int with_timeline;       /* the next trace_run sets sim.timeline */
-static int measure_cpu;         /* run_forked returns the child's CPU seconds, not its wall */
 
-/* One run as cmd_run does it; prints its line.  Returns 0 or 1.  *wall_out gets its wall
- * time, or with with_timeline set its CPU time (the comparison of bench_timeline). */
-static double last_cpu;
-
-static int trace_run(const char *experiment_path, const char *db_path, double *wall_out)
+/* One run as cmd_run does it, in a child process of its own; prints its line.  Returns 0 or
+ * 1.  *cpu_out gets its CPU seconds (user + system, from loading the experiment to the
+ * committed rows): wall time on a shared machine says more of the others' load. */
+static int trace_run(const char *experiment_path, const char *db_path, double *cpu_out)
 {
     struct errbuf err;
     err_clear(&err);
@@ -261,7 +252,7 @@ static int trace_run(const char *experiment_path, const char *db_path, double *w
     db *d = NULL;
     struct run_result res;
     int rc = 1;
-    double t0 = wall_now();
+    double t0 = cpu_s();
     if (experiment_load(&e, experiment_path, (char *const *)timeline_set, with_timeline, &err) < 0 ||
         run_env_open(&env, e, &err) < 0 ||
         (db_path != NULL && db_open(&d, db_path, &err) < 0))
@@ -271,16 +262,14 @@ static int trace_run(const char *experiment_path, const char *db_path, double *w
         goto out;
     db_close(d);
     d = NULL;
-    double wall = wall_now() - t0;
-    *wall_out = wall;
-    last_cpu = cpu_s();
-    printf("  %-12s jobs %lld (done %lld), events %llu, %.2f M events/s, wall %.2f s "
-           "(simulation %.2f s), peak %.1f MB, util_total %.2f\n",
+    double cpu = cpu_s() - t0;
+    *cpu_out = cpu;
+    printf("  %-12s jobs %lld (done %lld), events %llu, %.2f M events per CPU s, %.2f CPU s, "
+           "peak %.1f MB, util_total %.2f\n",
            with_timeline ? "+ timeline:" : db_path ? "with db:" : "without db:",
            (long long)res.tot.entities_in,
            (long long)res.tot.entities_done, (unsigned long long)res.tot.events,
-           (double)res.tot.events / wall / 1e6, wall, res.wall_s, peak_mb(),
-           run_metric(&res, "util_total"));
+           (double)res.tot.events / cpu / 1e6, cpu, peak_mb(), run_metric(&res, "util_total"));
     rc = 0;
 out:
     if (rc != 0)
@@ -291,8 +280,8 @@ out:
     return rc;
 }
 
-/* The child reports its wall time through a pipe, so the parent can compare run sizes. */
-static int run_forked(const char *experiment_path, const char *db_path, double *wall_out)
+/* The child reports its CPU time through a pipe, so the parent can compare run sizes. */
+static int run_forked(const char *experiment_path, const char *db_path, double *cpu_out)
 {
     int fd[2];
     if (pipe(fd) < 0) {
@@ -307,20 +296,18 @@ static int run_forked(const char *experiment_path, const char *db_path, double *
     }
     if (pid == 0) {
         close(fd[0]);
-        double wall = 0;
-        int rc = trace_run(experiment_path, db_path, &wall);
+        double cpu = 0;
+        int rc = trace_run(experiment_path, db_path, &cpu);
         fflush(stdout);
-        if (measure_cpu)
-            wall = last_cpu;
-        rc |= write(fd[1], &wall, sizeof wall) != (ssize_t)sizeof wall;
+        rc |= write(fd[1], &cpu, sizeof cpu) != (ssize_t)sizeof cpu;
         _exit(rc);
     }
     close(fd[1]);
     int status;
-    ssize_t got = read(fd[0], wall_out, sizeof *wall_out);
+    ssize_t got = read(fd[0], cpu_out, sizeof *cpu_out);
     close(fd[0]);
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-        got != (ssize_t)sizeof *wall_out) {
+        got != (ssize_t)sizeof *cpu_out) {
         fprintf(stderr, "bench: trace run failed\n");
         return 1;
     }
@@ -372,7 +359,6 @@ static int bench_timeline(const char *experiment_path, const char *db_path)
 {
     long long rows0, rows1;
     double mb0, mb1, plain = 0, tl = 0;
-    measure_cpu = 1;
     remove_db(db_path);
     int rc = run_forked(experiment_path, db_path, &plain);
     db_size(db_path, &rows0, &mb0);
@@ -380,7 +366,6 @@ static int bench_timeline(const char *experiment_path, const char *db_path)
     with_timeline = 1;
     rc = rc || run_forked(experiment_path, db_path, &tl);
     with_timeline = 0;
-    measure_cpu = 0;
     db_size(db_path, &rows1, &mb1);
     if (rc == 0)
         printf("  timeline: %lld rows (%.1f per job), %.2f CPU s against %.2f without "
@@ -406,14 +391,11 @@ static int bench_trace(void)
            RATE_PER_HOUR " jobs/h\n");
     double small = 0, small_nodb = 0, large = 0, large_nodb = 0;
     /* in CPU seconds, the child's own, so that the others' load is left out */
-    measure_cpu = 1;
     int rc = write_experiment(experiment_path, 100000);
     rc = rc || run_forked(experiment_path, db_path, &small) || run_forked(experiment_path, NULL, &small_nodb);
     rc = rc || bench_timeline(experiment_path, db_path);
-    measure_cpu = 1;          /* bench_timeline turned it off */
     rc = rc || write_experiment(experiment_path, 1000000) || run_forked(experiment_path, db_path, &large) ||
          run_forked(experiment_path, NULL, &large_nodb);
-    measure_cpu = 0;
     if (rc == 0) {
         printf("  1,000,000 jobs: %.2f CPU s with the database, %.2f without: %.2f x "
                "(issue 16's target: at most 2 x)\n", large, large_nodb, large / large_nodb);

@@ -398,7 +398,7 @@ static int keep_rec(void *ctx, const struct train_record *r, struct errbuf *err)
         r->trace_id, j->user, j->workers, sim_to_sec(j->arrival),
         j->first_start >= 0 ? sim_to_sec(j->first_start) : -1,
         r->finish >= 0 ? sim_to_sec(r->finish) : -1, r->rho, train_view_attained(j, j->updated),
-        j->preemptions, j->migrations };
+        j->preemptions, j->migrations, j->work, r->best_rate };
     return 0;
 }
 
@@ -418,6 +418,8 @@ static int watched(void *ctx, const struct train_view *v, struct grant_list *out
     int rc = policy_train_decide(w->p, v, out, err);
     if (rc == 0 && th_check_decision != NULL)
         th_check_decision(th_check_ctx, v, out);
+    for (size_t k = 0; rc == 0 && k < out->n; k++)
+        w->res->batch_set |= out->g[k].batch > 0;
     int busy = 0;
     for (int g = 0; g < cluster_ngpus(v->cl); g++)
         busy += occ_used(v->occ, g) > 0;
@@ -456,10 +458,39 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
     res.decisions = (long long)tot.decisions;
     res.events = (long long)tot.events;
     res.makespan = sim_to_sec(tot.makespan);
+    res.end = sim_to_sec(tot.end);
+    for (int i = 0; i < CLUSTER_MAX_TYPES; i++)
+        res.busy_gpu_s += tot.busy_gpu_s[i];
     train_destroy(world);
     policy_close(p);
     jsonf_destroy(doc);
     return res;
+}
+
+void th_check_run(const struct th_result *r, int n, const cluster *cl, const char *what)
+{
+    cr_assert_eq(r->n, n, "%s: %d of %d jobs reported", what, r->n, n);
+    double attained = 0;
+    for (int k = 0; k < r->n; k++) {
+        const struct th_rec *x = &r->r[k];
+        cr_assert_geq(x->finish, x->arrival, "%s: job %lld unfinished", what, x->id);
+        cr_assert(x->first >= x->arrival && x->first <= x->finish, "%s: job %lld started at "
+                  "%g, arrived at %g, finished at %g", what, x->id, x->first, x->arrival,
+                  x->finish);
+        double alone = x->work / x->best_rate;
+        cr_assert(r->batch_set || x->finish - x->arrival >= alone * (1 - 1e-9), "%s: job %lld "
+                  "took %g s, alone on its fastest type %g s", what, x->id,
+                  x->finish - x->arrival, alone);
+        cr_assert_leq(x->attained, x->workers * (x->finish - x->first) * (1 + 1e-9) + 1e-6,
+                      "%s: job %lld holds %g GPU-s in %g s on %d GPUs", what, x->id,
+                      x->attained, x->finish - x->first, x->workers);
+        attained += x->attained;
+    }
+    cr_assert_float_eq(attained, r->busy_gpu_s, 1e-6 * r->busy_gpu_s, "%s: jobs hold %.6f "
+                       "GPU-s, the world granted %.6f", what, attained, r->busy_gpu_s);
+    cr_assert_leq(r->busy_gpu_s, cluster_ngpus(cl) * r->end * (1 + 1e-9), "%s", what);
+    cr_assert_leq(r->max_busy, cluster_ngpus(cl), "%s", what);
+    cr_assert_gt(r->max_busy, 0, "%s: no GPU ever granted", what);
 }
 
 void th_result_free(struct th_result *r)
@@ -482,6 +513,51 @@ const char th_mixed_cluster[] =
     " { \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 },\n"
     " { \"count\": 2, \"gpu\": \"T4\", \"gpus_per_node\": 4 },\n"
     " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 8 } ] }";
+
+void th_view_init(struct th_view *tv, const cluster *cl, const tput *m, struct train_job *jobs,
+                  int n, double now_s, double round_s, double restore_s)
+{
+    cr_assert(n >= 0 && n <= TH_VIEW_MAX);
+    struct train_view *v = calloc(1, sizeof *v);
+    occ *o = occ_create(cl);
+    cr_assert(v != NULL && o != NULL);
+    *v = (struct train_view){ .now = sim_from_sec(now_s), .cl = cl, .occ = o, .model = m,
+                              .jobs = jobs, .active_head = -1, .waiting_head = -1,
+                              .running_head = -1, .next_active = tv->next_active,
+                              .next_waiting = tv->next_waiting,
+                              .next_running = tv->next_running,
+                              .round = round_s > 0 ? sim_from_sec(round_s) : 0,
+                              .restore_delay_s = restore_s, .restore_fixed_s = 0,
+                              .storage_gbs = 1 };
+    int32_t *tail[3] = { &v->active_head, &v->waiting_head, &v->running_head };
+    for (int k = n - 1; k >= 0; k--) {         /* built back to front: index order */
+        struct train_job *j = &jobs[k];
+        j->slot = k;
+        int run = j->state == JOB_RUNNING;
+        tv->next_active[k] = *tail[0];
+        *tail[0] = k;
+        v->n_active++;
+        if (run) {
+            tv->next_running[k] = *tail[2];
+            *tail[2] = k;
+            v->n_running++;
+            cr_assert(j->ngpu > 0 && j->gpus != NULL);
+            occ_take(o, j->gpus, j->ngpu, OCC_WHOLE);
+        } else {
+            tv->next_waiting[k] = *tail[1];
+            *tail[1] = k;
+            v->n_waiting++;
+        }
+    }
+    tv->v = v;
+}
+
+void th_view_fini(struct th_view *tv)
+{
+    occ_destroy((occ *)tv->v->occ);
+    free(tv->v);
+    tv->v = NULL;
+}
 
 struct job_spec *th_random_jobs(const tput *m, int n, unsigned long seed, double mean_gap_s)
 {

@@ -71,14 +71,17 @@ struct th_rec {                 /* what the world reported for one job */
     int       user, workers;
     double    arrival, first, finish, rho, attained;
     int       preemptions, migrations;
+    double    work, best_rate;  /* iterations; its rate with its workers on its fastest type */
 };
 
 struct th_result {
     struct th_rec *r;           /* in the order jobs left */
     int            n;
     long long      decisions, events;
-    double         makespan;
+    double         makespan, end;
     int            max_busy;    /* most GPUs granted at once (checked at every decision) */
+    double         busy_gpu_s;  /* granted GPU-seconds, every type */
+    int            batch_set;   /* 1: some grant set a job's batch (IADeep's tuning) */
 };
 
 /* Run `policy` (params: JSON object text or NULL) on the jobs; asserts the run succeeds.
@@ -87,6 +90,13 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
                                int n, const char *policy, const char *params,
                                const struct train_config *cfg);
 void th_result_free(struct th_result *r);
+/* What every run of rigid jobs must satisfy (asserts, naming `what`): all n jobs finished,
+ * each started at or after its arrival and finished no sooner than it would alone on its
+ * fastest GPU type (unless the policy set batches: a smaller batch may progress faster by
+ * its statistical efficiency), holding no more GPU-seconds than its workers between its
+ * start and its end; the jobs' GPU-seconds add up to what the world granted, within the
+ * cluster's capacity over the run, and no more GPUs were ever granted than it has. */
+void th_check_run(const struct th_result *r, int n, const cluster *cl, const char *what);
 const struct th_rec *th_find(const struct th_result *r, long long id);
 /* Called by th_run_policy after each decision, before the world applies it, with the view the
  * policy saw and the list it returned (NULL: none, the default).  A test that checks every
@@ -96,6 +106,23 @@ struct grant_list;
 extern void (*th_check_decision)(void *ctx, const struct train_view *v,
                                  const struct grant_list *out);
 extern void *th_check_ctx;
+
+/* A training view built by hand, for calling a policy or one of its mechanisms on a state
+ * the test chose: jobs[0..n) all active, slot = index, in index order; the running ones
+ * (state JOB_RUNNING, with ngpu, gpu_type and gpus set) hold their GPUs in the occupancy;
+ * the others wait.  Rates come from the model (no memo); a restart costs restore_s; round_s
+ * > 0 is the round's length.  th_view_fini frees what th_view_init allocated (the jobs stay
+ * the caller's). */
+enum { TH_VIEW_MAX = 64 };
+struct train_job;
+struct th_view {
+    struct train_view *v;
+    int32_t            next_active[TH_VIEW_MAX], next_waiting[TH_VIEW_MAX],
+                       next_running[TH_VIEW_MAX];
+};
+void th_view_init(struct th_view *tv, const cluster *cl, const tput *m, struct train_job *jobs,
+                  int n, double now_s, double round_s, double restore_s);
+void th_view_fini(struct th_view *tv);
 
 /* 8 V100 (2 NVLink servers), 8 T4 (2 PCIe servers), 8 A100 (1 NVSwitch server), IB between
  * them: the small mixed cluster the policy tests share (JSON text for th_cluster). */

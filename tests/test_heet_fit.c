@@ -35,7 +35,7 @@ static int fresh_fit(struct heet_point **pt, int *np, struct heet_fit *fits, int
 {
     struct errbuf err;
     err_clear(&err);
-    cr_assert_eq(heet_fit_read(th_cat, heet_csv(), pt, np, &err), 0, "%s", err.msg);
+    cr_assert_eq(heet_csv_read(th_cat, heet_csv(), pt, np, &err), 0, "%s", err.msg);
     int nf = heet_fit_solve(th_cat, *pt, *np, fits, cap, &err);
     cr_assert_gt(nf, 0, "%s", err.msg);
     return nf;
@@ -126,7 +126,7 @@ Test(heet_fit, shipped_fit_equals_a_fresh_fit)
                      "on %d points", HEET_FIT_NPARAM, h->points);
         for (int b = 0; b < h->nbatch; b++) {
             char name[JT_NAME_MAX];
-            heet_fit_jobtype(h->model, h->batch[b], name, sizeof name);
+            heet_csv_jobtype(h->model, h->batch[b], name, sizeof name);
             int jt = tput_find(th_m, name);
             cr_assert_geq(jt, 0, "%s", name);
             const struct tput_fit *s = tput_fit_of(th_m, jt, h->gpu);
@@ -212,14 +212,14 @@ Test(heet_fit, reproduces_the_batch_64_slowdowns)
                                                            heet_fit_time(h, one);
             if (p->batch == 512 && p->workers == 2)
                 cr_assert_lt(fit, 1, "batch 512 on 2 GPUs is faster than on 1 (%s %s)",
-                             heet_fit_models[p->model], catalog_gpu(th_cat, p->gpu)->name);
+                             heet_csv_models[p->model], catalog_gpu(th_cat, p->gpu)->name);
             int case_ = p->batch == 64 && meas > 1.1 && (p->gpu == t4 || p->gpu == a10);
             if (case_) {
                 cr_assert_gt(fit, 1, "%s %s x%d: measured x%.2f slower, fit x%.2f",
-                             heet_fit_models[p->model], catalog_gpu(th_cat, p->gpu)->name,
+                             heet_csv_models[p->model], catalog_gpu(th_cat, p->gpu)->name,
                              p->workers, meas, fit);
                 cr_assert_lt(fabs(fit / meas - 1), 0.15, "%s %s x%d: measured x%.2f, fit x%.2f",
-                             heet_fit_models[p->model], catalog_gpu(th_cat, p->gpu)->name,
+                             heet_csv_models[p->model], catalog_gpu(th_cat, p->gpu)->name,
                              p->workers, meas, fit);
                 reproduced++;
             }
@@ -244,10 +244,10 @@ Test(heet_fit, the_table_reads_as_a_measured_profile)
     cr_assert_eq(tput_load_profile(m, path, &err), 0, "%s", err.msg);
     struct heet_point *pt;
     int np;
-    cr_assert_eq(heet_fit_read(th_cat, path, &pt, &np, &err), 0, "%s", err.msg);
+    cr_assert_eq(heet_csv_read(th_cat, path, &pt, &np, &err), 0, "%s", err.msg);
     for (int k = 0; k < np; k++) {
         char name[JT_NAME_MAX];
-        heet_fit_jobtype(pt[k].model, pt[k].batch, name, sizeof name);
+        heet_csv_jobtype(pt[k].model, pt[k].batch, name, sizeof name);
         int jt = tput_find(m, name);
         cr_assert_geq(jt, 0, "%s", name);
         cr_assert_float_eq(tput_measured(m, jt, pt[k].gpu, pt[k].workers, 0), 1 / pt[k].batch_s,

@@ -735,7 +735,7 @@ static const struct row rows[] = {
       { RUN }, 2, AT("prof.csv", 2) "workers: '0' is not a worker count in [1, 4096]" },
     { "profile_negative_rate", PROF(PR("V100", "1", "-4.4")),
       { RUN }, 2, AT("prof.csv", 2) "iters_per_s: '-4.4' is not a rate >= 0" },
-    /* Heet's CSV as a profile (models/heet_fit.h) and the JSON file of fits (models/tput.c) */
+    /* Heet's CSV as a profile (models/heet_csv.h) and the JSON file of fits (models/tput.c) */
     { "heet_csv_header", PROF("gpu_type,model,batch,workers,epoch_time_s,batch_time_s\n"),
       { RUN }, 2, AT("prof.csv", 1) "batch: header column 3 must be 'batch_size'" },
     { "heet_csv_unknown_gpu", PROF(HEETHDR "T5,vgg19,64,1,10,0.1\n"),

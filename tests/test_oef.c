@@ -887,10 +887,7 @@ static void run_end_to_end(const char *params)
     struct train_config cfg = { .restore_delay_s = 10, .until = SIM_NEVER };
     struct th_result a = th_run_policy(cl, th_m, jobs, N, "oef", params, &cfg);
     struct th_result b = th_run_policy(cl, th_m, jobs, N, "oef", params, &cfg);
-    cr_assert_eq(a.n, N, "%s: %d of %d jobs reported", params, a.n, N);
-    for (int i = 0; i < a.n; i++)
-        cr_assert_geq(a.r[i].finish, a.r[i].arrival, "%s: job %lld unfinished", params, a.r[i].id);
-    cr_assert_leq(a.max_busy, cluster_ngpus(cl));
+    th_check_run(&a, N, cl, params);
     cr_assert_eq(a.n, b.n);
     cr_assert_eq(a.decisions, b.decisions);
     cr_assert_eq(a.events, b.events);

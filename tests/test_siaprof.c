@@ -90,6 +90,27 @@ Test(siaprof, rates_are_the_profiles_rows)
     tput_destroy(t);
 }
 
+/* A configuration's goodput with gradient accumulation, by hand: cifar10 at a global batch
+ * of 4096 on one RTX 2080Ti, whose largest local batch is 1024, accumulates 3 steps of 1024
+ * (B' = B, so no change of statistical efficiency): one optimizer step is step + 3 (step -
+ * sync), the row "1024,0.3097095489501953,0.0002873400039970875,1" of placements-rtx.csv:
+ * 0.309710 + 3 x 0.309422 = 1.237976 s, 0.807770 steps/s.  At 2048: one accumulation,
+ * 0.619132 s. */
+Test(siaprof, accumulation_by_hand)
+{
+    const char *const gpus[] = { "RTX2080Ti" };
+    tput *t = loaded(gpus, 1);
+    int rtx = catalog_gpu_find(th_cat, "RTX2080Ti");
+    const double step = 0.3097095489501953, sync = 0.0002873400039970875;
+    cr_assert_float_eq(tput_measured(t, type_of(t, "cifar10", 4096), rtx, 1, 0),
+                       1 / (step + 3 * (step - sync)), 1e-12);
+    cr_assert_float_eq(tput_measured(t, type_of(t, "cifar10", 4096), rtx, 1, 0), 0.807770,
+                       1e-6);
+    cr_assert_float_eq(tput_measured(t, type_of(t, "cifar10", 2048), rtx, 1, 0),
+                       1 / (step + (step - sync)), 1e-12);
+    tput_destroy(t);
+}
+
 /* A cluster with none of Sia's types is an error, not an empty model */
 Test(siaprof, a_cluster_without_sia_types)
 {

@@ -282,3 +282,56 @@ Test(tput, a_fit_tells_its_own_sync_and_fixed_compute)
      * 0.126, and 3 more passes of its compute, 0.074 each */
     cr_assert_float_eq(train_speed_batch_on(m, jt, 512, &p), 1 / (0.126 + 3 * 0.074), 1e-9);
 }
+
+/* A copy answers as its source does and then goes its own way: a table entry added to the
+ * copy is not in the source, and the source's rates stay as they were. */
+Test(tput, a_copy_is_independent_of_its_source)
+{
+    struct errbuf err;
+    err_clear(&err);
+    tput *c;
+    cr_assert_eq(tput_copy(&c, m, &err), 0, "%s", err.msg);
+    cr_assert_eq(tput_ntypes(c), tput_ntypes(m));
+    int jt = tput_find(c, "toy-measured");
+    cr_assert_eq(jt, tput_find(m, "toy-measured"));
+    struct placement p = { gv100, 2, 1, nvlink2 };
+    cr_assert_float_eq(tput_rate(c, jt, &p), 18, 1e-12);
+    struct placement q = { gt4, 1, 1, -1 };
+    double before = tput_rate(m, jt, &q);
+    cr_assert_float_eq(tput_rate(c, jt, &q), before, 1e-12);
+    cr_assert_eq(tput_put_measured(c, jt, gt4, 1, 0, 3, &err), 0);
+    cr_assert_float_eq(tput_rate(c, jt, &q), 3, 1e-12);
+    cr_assert_float_eq(tput_rate(m, jt, &q), before, 1e-12);
+    cr_assert_lt(tput_measured(m, jt, gt4, 1, 0), 0);
+    tput_destroy(c);
+}
+
+/* A copy of the shipped model (Gavel's table, Heet's fits, the analytical model) gives every
+ * rate the original gives: every job type on every GPU type with 1 to 8 workers, packed and
+ * spread. */
+Test(tput, a_copy_of_the_shipped_model_answers_as_it_does)
+{
+    catalog *sc = th_catalog();
+    tput *sm = th_models(sc), *c;
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(tput_copy(&c, sm, &err), 0, "%s", err.msg);
+    int eth = catalog_link_find(sc, "ethernet-25g"), fitted = 0;
+    for (int jt = 0; jt < tput_ntypes(sm); jt++)
+        for (int g = 0; g < catalog_ngpus(sc); g++) {
+            fitted += tput_fit_of(sm, jt, g) != NULL;
+            const struct gpu_spec *gs = catalog_gpu(sc, g);
+            for (int w = 1; w <= 8; w *= 2)
+                for (int nodes = 1; nodes <= 2; nodes++) {
+                    struct placement p = { g, w, nodes, -1 };
+                    if (w > 1)
+                        p.link = nodes > 1 ? eth : gs->nvlink >= 0 ? gs->nvlink : gs->pcie;
+                    cr_assert_eq(tput_rate(c, jt, &p), tput_rate(sm, jt, &p), "%s on %d %s",
+                                 tput_type(sm, jt)->name, w, gs->name);
+                }
+        }
+    cr_assert_gt(fitted, 0, "the shipped model has fits: the copy must carry them");
+    tput_destroy(c);
+    tput_destroy(sm);
+    catalog_destroy(sc);
+}

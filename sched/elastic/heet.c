@@ -46,6 +46,7 @@
 #include "../assign.h"
 #include "../plan.h"
 #include "../policy.h"
+#include "heet.h"
 
 struct est {                    /* per job type: its estimated rates, once per run */
     int    valid;
@@ -182,12 +183,32 @@ static int slot_use(const struct heet *h, const struct hj *x, int i, int s)
     return best;
 }
 
-static int slot_size(int gpus, int active)
+int heet_slot_size(int gpus, int active, int kmax)
 {
-    if (active <= 0)
-        return 4;
-    double r = (double)gpus / active;
-    return r <= 1.5 ? 1 : r >= 3 ? 4 : 2;
+    int s = 4;
+    if (active > 0) {
+        double r = (double)gpus / active;
+        s = r <= 1.5 ? 1 : r >= 3 ? 4 : 2;
+    }
+    return s > kmax ? kmax : s;
+}
+
+double heet_weight(double left, double thr1, double thr_s)
+{
+    if (!(thr1 > 0) || !(thr_s > 0))
+        return INFINITY;
+    /* R t(s)^2 / t(1) with t = 1 / thr */
+    return left * thr1 / (thr_s * thr_s);
+}
+
+double heet_price_donor(double thr_n, double thr_n1)
+{
+    return thr_n > 0 ? 2 * (thr_n - thr_n1) / thr_n : 0;
+}
+
+double heet_price_taker(double thr1, double thr_s)
+{
+    return thr1 / thr_s;
 }
 
 /* Trading (step 4): one GPU at a time from the cheapest donor to the dearest waiting job. */
@@ -200,8 +221,8 @@ static void trade(struct heet *h, size_t n, int s)
             const struct hj *x = &h->j[k];
             if (x->type < 0 || x->n <= 1 || x->n <= x->lo)
                 continue;
-            double a = thr_of(h, x, x->type, x->n), b = thr_of(h, x, x->type, x->n - 1);
-            double p = a > 0 ? 2 * (a - b) / a : 0;
+            double p = heet_price_donor(thr_of(h, x, x->type, x->n),
+                                        thr_of(h, x, x->type, x->n - 1));
             if (d < 0 || p < p1) {
                 d = (int)k;
                 p1 = p;
@@ -217,7 +238,7 @@ static void trade(struct heet *h, size_t n, int s)
             double one = thr_of(h, x, t, 1), at_s = thr_of(h, x, t, clamp(s, 1, x->hi));
             if (!(one > 0) || !(at_s > 0))
                 continue;
-            double p = one / at_s;
+            double p = heet_price_taker(one, at_s);
             if (r < 0 || p > p2) {
                 r = (int)k;
                 p2 = p;
@@ -247,9 +268,7 @@ static int heet_train(void *self, const struct train_view *v, struct grant_list 
     if (failed)
         return err_run(err, "out of memory");
 
-    int s = slot_size(total, v->n_active);
-    if (s > h->kmax)
-        s = h->kmax;
+    int s = heet_slot_size(total, v->n_active, h->kmax);
     size_t n = 0;
     for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
         struct hj *x = &h->j[n];
@@ -271,9 +290,8 @@ static int heet_train(void *self, const struct train_view *v, struct grant_list 
         for (int i = 0; i < nt; i++) {
             int size = slot_use(h, x, i, s);
             double t1 = thr_of(h, x, i, 1), ts = thr_of(h, x, i, size);
-            /* w = R t(s)^2 / t(1) with t = 1 / thr */
-            h->cost[n * nt + i] = x->lo > s || x->lo > x->hi || !(t1 > 0) || !(ts > 0)
-                                      ? INFINITY : x->left * t1 / (ts * ts);
+            h->cost[n * nt + i] = x->lo > s || x->lo > x->hi ? INFINITY
+                                                             : heet_weight(x->left, t1, ts);
         }
         n++;
     }

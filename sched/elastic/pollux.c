@@ -64,6 +64,7 @@
 #include "../../sim/base/grow.h"
 #include "../../sim/train/elastic_view.h"
 #include "../policy.h"
+#include "pollux.h"
 
 enum { MAX_NODES_PER_JOB = 16, MAX_R = 64, MEMO_N = MAX_NODES_PER_JOB + 1, MEMO_R = MAX_R + 1 };
 
@@ -182,6 +183,47 @@ static struct goodput_limits limits_of(const struct elastic_job *j)
                                     l->max_local_bsz, 1 };
 }
 
+void pollux_fair_share(int gpus, int nodes, int jobs, int *fair_n, int *fair_r)
+{
+    int g = gpus > 0 ? gpus : 1;
+    *fair_r = jobs > 0 ? (gpus + jobs - 1) / jobs : 1;
+    if (*fair_r < 1)
+        *fair_r = 1;
+    *fair_n = nodes > 0 ? (nodes + g - 1) / g : 1;
+    if (*fair_n > *fair_r)
+        *fair_n = *fair_r;
+}
+
+double pollux_fair_goodput(const struct elastic_job *j, int fair_n, int fair_r)
+{
+    if (!j->has_perf)
+        return 1;
+    struct goodput_limits gl = limits_of(j);
+    struct goodput_choice c;
+    goodput_optimize(&j->perf, &j->grad, &gl, fair_n, fair_r, &c);
+    if (!(c.goodput > 0))
+        goodput_optimize(&j->perf, &j->grad, &gl, 1, 1, &c);
+    return c.goodput > 0 ? c.goodput : 1;
+}
+
+double pollux_speedup(const struct elastic_job *j, int n, int r, double fair_goodput,
+                      int fair_r)
+{
+    if (r == 0)
+        return 0;
+    if (!j->has_perf)
+        return (double)r / fair_r;      /* Pollux's prior: linear scaling */
+    struct goodput_limits l = limits_of(j);
+    struct goodput_choice c;
+    goodput_optimize(&j->perf, &j->grad, &l, n, r, &c);
+    return c.goodput / fair_goodput;
+}
+
+double pollux_restart_factor(double age_s, int restarts, double restart_s)
+{
+    return fmax(age_s - restarts * restart_s, 0) / (age_s + restart_s);
+}
+
 /* SPEEDUP_j(n, r), memoised. */
 static double speedup(struct search *s, int32_t j, int32_t n, int32_t r)
 {
@@ -191,17 +233,8 @@ static double speedup(struct search *s, int32_t j, int32_t n, int32_t r)
     if (n > MAX_NODES_PER_JOB || r > MAX_R)
         return 0;
     double *m = &s->o->memo[((size_t)j * MEMO_N + (size_t)n) * MEMO_R + (size_t)r];
-    if (*m >= 0)
-        return *m;
-    const struct elastic_job *jb = &s->v->jobs[j];
-    if (!jb->has_perf) {
-        *m = (double)r / s->fair_r;     /* Pollux's prior: linear scaling */
-    } else {
-        struct goodput_limits l = limits_of(jb);
-        struct goodput_choice c;
-        goodput_optimize(&jb->perf, &jb->grad, &l, n, r, &c);
-        *m = c.goodput / s->o->basegp[j];
-    }
+    if (*m < 0)
+        *m = pollux_speedup(&s->v->jobs[j], n, r, s->o->basegp[j], s->fair_r);
     return *m;
 }
 
@@ -470,12 +503,7 @@ static int pollux_elastic(void *self, const struct elastic_view *v, struct elast
     if (reserve(o, (size_t)J, (size_t)N, err) < 0)
         return -1;
     struct search s = { .o = o, .v = v, .J = J, .N = N, .G = G > 0 ? G : 1 };
-    s.fair_r = J > 0 ? (G + J - 1) / J : 1;
-    if (s.fair_r < 1)
-        s.fair_r = 1;
-    s.fair_n = N > 0 ? (N + s.G - 1) / s.G : 1;
-    if (s.fair_n > s.fair_r)
-        s.fair_n = s.fair_r;
+    pollux_fair_share(G, N, J, &s.fair_n, &s.fair_r);
     /* last call's speedups: both views list jobs in increasing id */
     double *tm = o->memo;
     o->memo = o->memo_old;
@@ -520,17 +548,9 @@ static int pollux_elastic(void *self, const struct elastic_view *v, struct elast
         if (l->elastic_max_replicas > 0 && l->elastic_max_replicas < mr)
             mr = l->elastic_max_replicas;
         o->maxr[j] = mr;
-        double age = v->now_s - jb->submit_s;
-        o->factor[j] = fmax(age - jb->restarts * o->restart_s, 0) / (age + o->restart_s);
-        o->basegp[j] = 1;
-        if (jb->has_perf) {
-            struct goodput_limits gl = limits_of(jb);
-            struct goodput_choice c;
-            goodput_optimize(&jb->perf, &jb->grad, &gl, s.fair_n, s.fair_r, &c);
-            if (!(c.goodput > 0))
-                goodput_optimize(&jb->perf, &jb->grad, &gl, 1, 1, &c);
-            o->basegp[j] = c.goodput > 0 ? c.goodput : 1;
-        }
+        o->factor[j] = pollux_restart_factor(v->now_s - jb->submit_s, jb->restarts,
+                                             o->restart_s);
+        o->basegp[j] = pollux_fair_goodput(jb, s.fair_n, s.fair_r);
         int32_t *b = o->base + (size_t)j * N;
         memset(b, 0, (size_t)N * sizeof *b);
         for (int32_t g = 0; g < jb->nalloc; g++)

@@ -305,16 +305,15 @@ static void sia_destroy(void *self)
     free(s);
 }
 
-static int sia_train(void *self, const struct train_view *v, struct grant_list *out,
-                     struct errbuf *err)
+int sia_configs(const struct train_view *v, double p, struct sia_cfg **c, size_t *cap,
+                size_t *nc)
 {
-    struct sia *s = self;
     const int *types;
     int nt = cluster_types(v->cl, &types), failed = 0, count[CLUSTER_MAX_TYPES];
     for (int i = 0; i < nt; i++)
         count[i] = cluster_type_count(v->cl, types[i]);
-    size_t nc = 0;
     double round_s = v->round > 0 ? sim_to_sec(v->round) : 60;
+    *nc = 0;
     for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
         double base = 0;
         for (int i = 0; i < nt; i++) {
@@ -334,13 +333,27 @@ static int sia_train(void *self, const struct train_view *v, struct grant_list *
                 double g = train_view_rate(v, j, types[i], m);
                 if (!(g > 0))
                     continue;
-                s->c = plan_grow(s->c, &s->ccap, nc + 1, sizeof *s->c, &failed);
+                *c = plan_grow(*c, cap, *nc + 1, sizeof **c, &failed);
                 if (failed)
-                    return err_run(err, "out of memory");
-                double val = pow(g / base, s->p) * (i == cur && m == j->ngpu ? 1 : keep);
-                s->c[nc++] = (struct sia_cfg){ j->slot, i, m, val };
+                    return -1;
+                double val = pow(g / base, p) * (i == cur && m == j->ngpu ? 1 : keep);
+                (*c)[(*nc)++] = (struct sia_cfg){ j->slot, i, m, val };
             }
     }
+    return 0;
+}
+
+static int sia_train(void *self, const struct train_view *v, struct grant_list *out,
+                     struct errbuf *err)
+{
+    struct sia *s = self;
+    const int *types;
+    int nt = cluster_types(v->cl, &types), failed = 0, count[CLUSTER_MAX_TYPES];
+    for (int i = 0; i < nt; i++)
+        count[i] = cluster_type_count(v->cl, types[i]);
+    size_t nc;
+    if (sia_configs(v, s->p, &s->c, &s->ccap, &nc) < 0)
+        return err_run(err, "out of memory");
     struct plan p;
     plan_begin(&p, v, s->scratch, out, PLAN_FULL);
     if (nc == 0)

@@ -1,8 +1,10 @@
 /*
  * sia: the integer program of Sia's per-round allocation (sched/elastic/sia.c says what it
- * models), exposed so that tests can hold its answer against brute force.
+ * models) and the configurations it chooses among, exposed so that tests can hold the
+ * answer against brute force and the values against hand-computed ones.
  *
- * Ownership: the caller owns every array; sia_solve keeps nothing between calls.
+ * Ownership: the caller owns every array; sia_solve and sia_configs keep nothing between
+ * calls.
  */
 #ifndef HETSIM_SIA_H
 #define HETSIM_SIA_H
@@ -11,6 +13,7 @@
 #include <stdint.h>
 
 #include "../../sim/base/err.h"
+#include "../../sim/train/train_view.h"
 
 /* One configuration of one job: `n` GPUs of type slot `type`, worth `v` (> 0).  A job's
  * configurations are consecutive in the array (same `job`). */
@@ -45,5 +48,13 @@ struct sia_result {
 int sia_solve(const struct sia_cfg *c, size_t nc, int nt, const int *count,
               const struct sia_how *how, unsigned char *pick, struct sia_result *res,
               struct errbuf *err);
+
+/* The configurations of every active job of the view and their values (sia.c's header):
+ * v_jc = (G_jc / G_j0)^p x (c is the job's current (type, count) ? 1 : max(0.05, 1 - r_j /
+ * T)), T the view's round (60 s when it has none), r_j train_view_restore_s.  Written to
+ * *c (grown as plan_grow grows, capacity *cap), *nc of them, each job's consecutive; type is
+ * the cluster's type slot.  0, or -1 when out of memory. */
+int sia_configs(const struct train_view *v, double p, struct sia_cfg **c, size_t *cap,
+                size_t *nc);
 
 #endif

@@ -386,7 +386,7 @@ static int model_fit_heet(int argc, char **argv)
     enum { CAP = 64 };
     struct heet_fit fits[CAP];
     int np = 0, nf = 0, rc = 0;
-    if (catalog_load(&cat, gp, lp, &err) < 0 || heet_fit_read(cat, path, &pt, &np, &err) < 0 ||
+    if (catalog_load(&cat, gp, lp, &err) < 0 || heet_csv_read(cat, path, &pt, &np, &err) < 0 ||
         (nf = heet_fit_solve(cat, pt, np, fits, CAP, &err)) < 0) {
         rc = fail(&err);
         goto out;
@@ -396,7 +396,7 @@ static int model_fit_heet(int argc, char **argv)
         printf("gpu,model,batch,workers,measured_s,model_s,error_pct\n");
     for (int i = 0; i < nf; i++) {
         const struct heet_fit *h = &fits[i];
-        const char *g = catalog_gpu(cat, h->gpu)->name, *m = heet_fit_models[h->model];
+        const char *g = catalog_gpu(cat, h->gpu)->name, *m = heet_csv_models[h->model];
         if (!csv)
             printf("%s on %s (%s): sample_s %.4g, step_s %.4g, sync_s %.4g, worker_s %.4g, "
                    "overlap %.2f; %d points, %d parameters, median |error| %.1f%%, worst %.1f%%\n",

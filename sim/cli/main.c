@@ -8,6 +8,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1268,8 +1271,23 @@ static int cmd_help(int argc, char **argv)
     return 0;
 }
 
+/* glibc gives the top of the heap back to the kernel whenever more than 128 KiB of it is
+ * free, and takes it again, page by zeroed page, at the next allocation that needs it.  GLPK
+ * allocates and frees its simplex workspace on every glp_simplex call, and LP policies make
+ * thousands of calls: gavel_ftf on pai_scale at 100,000 jobs spent 5.0 of its 17.2 CPU s in
+ * the kernel (1.96 M minor page faults, 300 per decision, for a peak of 11.5 MB).  Keeping
+ * up to 64 MiB of free heap (never more than the run's peak) takes that to 0.1 s; no result
+ * depends on it. */
+static void keep_heap(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+    keep_heap();
     if (argc < 2) {
         cmd_help(0, NULL);
         return 2;

@@ -1,7 +1,8 @@
 /*
  * fuzzutil: scratch files, input cutting and the shipped models for the fuzz harnesses.
- * Everything a harness writes stays inside one mkdtemp directory under /tmp, removed at exit
- * (a crashing run leaves it behind; it holds only the last input).
+ * Everything a harness writes stays inside one mkdtemp directory under /dev/shm (a tmpfs),
+ * else /tmp, removed at exit with its subfolders (a crashing run leaves it behind; it holds
+ * only the last input).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fuzzutil.h"
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../sim/run/experiment.h"
@@ -18,9 +20,10 @@
 
 static char scratch[64];
 
-static void scratch_remove(void)
+/* remove a directory and everything under it (the harnesses make subfolders) */
+static void remove_tree(const char *dir)
 {
-    DIR *d = opendir(scratch);
+    DIR *d = opendir(dir);
     if (d == NULL)
         return;
     struct dirent *e;
@@ -28,19 +31,28 @@ static void scratch_remove(void)
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        snprintf(p, sizeof p, "%s/%s", scratch, e->d_name);
-        unlink(p);
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (unlink(p) != 0)
+            remove_tree(p);
     }
     closedir(d);
-    rmdir(scratch);
+    rmdir(dir);
+}
+
+static void scratch_remove(void)
+{
+    remove_tree(scratch);
 }
 
 const char *fz_dir(void)
 {
     if (scratch[0] == '\0') {
-        snprintf(scratch, sizeof scratch, "/tmp/hetsim-fuzz-XXXXXX");
+        /* in memory where there is a tmpfs: every input is written to a file, and a disk
+         * file system's metadata updates cost more than many a harness's parse */
+        const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        snprintf(scratch, sizeof scratch, "%s/hetsim-fuzz-XXXXXX", base);
         if (mkdtemp(scratch) == NULL)
-            fz_fail("cannot create a scratch directory under /tmp");
+            fz_fail("cannot create a scratch directory under %s", base);
         atexit(scratch_remove);
     }
     return scratch;
@@ -125,6 +137,145 @@ const tput *fz_models(void)
         }
     }
     return t;
+}
+
+/* ---- a cut of Pollux's applications ---- */
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        fz_fail("cannot read %s", path);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf != NULL && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    if (buf == NULL)
+        fz_fail("out of memory reading %s", path);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* lines of `from` (shipped, under the data root) kept by keep(line, number) into `to`
+ * (under the scratch directory); the header always */
+static void cut_file(const char *from_rel, const char *to_rel,
+                     int (*keep)(const char *line, int n))
+{
+    char from[PATH_MAX_LEN], to[PATH_MAX_LEN];
+    fz_shipped(from, sizeof from, from_rel);
+    snprintf(to, sizeof to, "%s/%s", fz_dir(), to_rel);
+    FILE *in = fopen(from, "r"), *o = fopen(to, "w");
+    if (in == NULL || o == NULL)
+        fz_fail("cannot cut %s into %s", from, to);
+    char line[4096];
+    for (int n = 0; fgets(line, sizeof line, in) != NULL; n++)
+        if (n == 0 || keep(line, n))
+            fputs(line, o);
+    fclose(in);
+    if (fclose(o) != 0)
+        fz_fail("cannot write %s", to);
+}
+
+static int few_placements(const char *line, int n)
+{
+    (void)n;
+    static const char *const keep[] = { "1,", "2,", "11,", NULL };
+    for (int i = 0; keep[i] != NULL; i++)
+        if (strncmp(line, keep[i], strlen(keep[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static int first_rows(const char *line, int n)
+{
+    (void)line;
+    return n <= 12;
+}
+
+static int three_epochs(const char *line, int n)
+{
+    (void)line;
+    return n <= 3;
+}
+
+static void mkdirs(const char *rel)
+{
+    char p[PATH_MAX_LEN];
+    int n = snprintf(p, sizeof p, "%s/%s", fz_dir(), rel);
+    for (int i = (int)strlen(fz_dir()) + 1; i <= n; i++)
+        if (p[i] == '/' || p[i] == '\0') {
+            char c = p[i];
+            p[i] = '\0';
+            mkdir(p, 0755);
+            p[i] = c;
+        }
+}
+
+const char *fz_pollux_apps(const char *const *apps)
+{
+    static char path[PATH_MAX_LEN];
+    if (path[0] != '\0')
+        return path;
+    static const char dir[] = "models/data/pollux";
+    char p[PATH_MAX_LEN];
+    size_t len;
+    fz_shipped(p, sizeof p, "models/data/pollux/applications.json");
+    char *text = slurp(p, &len);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "applications");
+    if (!cJSON_IsArray(list))
+        fz_fail("shipped applications.json has no applications");
+    mkdirs(dir);
+    for (cJSON *a = list->child, *next; a != NULL; a = next) {
+        next = a->next;
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "name"));
+        int wanted = apps == NULL;
+        for (int i = 0; apps != NULL && apps[i] != NULL && name != NULL; i++)
+            wanted |= strcmp(apps[i], name) == 0;
+        if (!wanted || name == NULL) {
+            cJSON_Delete(cJSON_DetachItemViaPointer(list, a));
+            continue;
+        }
+        cJSON *me = cJSON_GetObjectItemCaseSensitive(a, "max_epochs");
+        if (!cJSON_IsNumber(me) || me->valuedouble > 3)
+            cJSON_ReplaceItemInObjectCaseSensitive(a, "max_epochs", cJSON_CreateNumber(3));
+        char from[PATH_MAX_LEN], to[PATH_MAX_LEN];
+        snprintf(to, sizeof to, "%s/%s", dir, name);
+        mkdirs(to);
+        snprintf(from, sizeof from, "%s/%s/placements.csv", dir, name);
+        snprintf(to, sizeof to, "%s/%s/placements.csv", dir, name);
+        cut_file(from, to, few_placements);
+        snprintf(from, sizeof from, "%s/%s/scalability.csv", dir, name);
+        snprintf(to, sizeof to, "%s/%s/scalability.csv", dir, name);
+        cut_file(from, to, first_rows);
+        char adir[PATH_MAX_LEN];
+        snprintf(from, sizeof from, "%s/%s", dir, name);
+        fz_shipped(adir, sizeof adir, from);
+        DIR *d = opendir(adir);
+        if (d == NULL)
+            fz_fail("cannot list %s", adir);
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            if (strncmp(e->d_name, "validation-", 11) != 0)
+                continue;
+            snprintf(from, sizeof from, "%s/%s/%s", dir, name, e->d_name);
+            cut_file(from, from, three_epochs);
+        }
+        closedir(d);
+    }
+    char *out = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    if (out == NULL)
+        fz_fail("out of memory");
+    fz_write(path, sizeof path, "models/data/pollux/applications.json", out, strlen(out));
+    free(out);
+    return path;
 }
 
 void fz_check_err(int rc, const struct errbuf *err, const char *what)

@@ -1,7 +1,8 @@
 /*
  * fuzzutil: what the libFuzzer harnesses in tests/fuzz/ share — a private scratch directory
- * under /tmp for inputs that the library reads by path, cutting an input into parts at a
- * separator byte, the shipped catalog and models (loaded once), and the clean-error check.
+ * under /dev/shm (or /tmp) for inputs that the library reads by path, cutting an input into
+ * parts at a separator byte, the shipped catalog and models (loaded once), and the
+ * clean-error check.
  *
  * Ownership: fz_dir's directory and the files written into it live until the process exits
  * (removed by an atexit handler); fz_catalog / fz_models are loaded once and never freed.
@@ -25,7 +26,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-/* This process's scratch directory, /tmp/hetsim-fuzz-XXXXXX, created on first use. */
+/* This process's scratch directory, /dev/shm/hetsim-fuzz-XXXXXX (a tmpfs; /tmp/... where
+ * there is none), created on first use. */
 const char *fz_dir(void);
 
 /* Write len bytes to fz_dir()/name and put the full path in out (cap bytes).  Aborts if the
@@ -45,6 +47,14 @@ void fz_shipped(char *out, size_t cap, const char *rel);
 /* The shipped catalog, and the shipped job types + profiles on it (loaded once). */
 const catalog *fz_catalog(void);
 const tput    *fz_models(void);
+
+/* A cut of Pollux's shipped applications (models/data/pollux), written into the scratch
+ * directory at the same relative path on the first call (so that an experiment naming the
+ * shipped file reads the cut): only the applications named in apps (NULL-terminated; NULL:
+ * all six), each with its placements 1, 2 and 11, its first 12 multi-node rows and every
+ * validation file cut to 3 epochs (max_epochs at most 3).  Reading the whole profiles took
+ * most of a run of the harnesses that load them.  Returns the cut applications.json. */
+const char *fz_pollux_apps(const char *const *apps);
 
 /* A failed call (rc < 0) must leave a message and an error class; a successful one none.
  * Aborts otherwise, naming `what`.  With FUZZ_VERBOSE set in the environment, every call's
