@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS runs (
                                         -- a sweep skips a run whose hash is already here)
     version       TEXT    NOT NULL,     -- hetsim version that wrote the run
     sim_end_s     REAL    NOT NULL,     -- simulated clock when the run stopped
-    stop_reason   TEXT    NOT NULL,     -- drained | time_limit | event_limit
+    stop_reason   TEXT    NOT NULL,     -- drained | time_limit | event_limit | stalled
     events        INTEGER NOT NULL,     -- events processed
     decisions     INTEGER NOT NULL,     -- policy invocations
     jobs_total    INTEGER NOT NULL,     -- entities that arrived
@@ -140,7 +140,7 @@ CREATE TABLE IF NOT EXISTS samples (
 );
 CREATE INDEX IF NOT EXISTS samples_run ON samples(run_id, name);
 
--- Summary figures, one row per (run, name).  Names are a stable interface; see README.md,
+-- Summary figures, one row per (run, name).  Names are a stable interface; see doc/database.md,
 -- "Metrics".  solver_time_mean and solver_time_max are wall clock.
 CREATE TABLE IF NOT EXISTS metrics (
     run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -167,7 +167,7 @@ CREATE INDEX IF NOT EXISTS runs_config_hash ON runs(config_hash);
 -- rows, so sweeps stay small).  One row per interval of one entity on one resource, or on none
 -- while it waits; an entity on n resources at once has n rows for the interval.  Between its
 -- arrival and its end every moment of an entity is in some row (intervals of zero length are
--- not stored).  Every world writes them (README, "Inside a run"; sim/core/world.h):
+-- not stored).  Every world writes them (doc/figures.md, "Inside a run"; sim/core/world.h):
 --   training      entity = jobs.job_id, resource = a GPU id (GPUs are numbered node by node in
 --                 the cluster file's order; in Gavel mode, which does not place jobs, a
 --                 position among the GPUs of the type; in Pollux mode, which counts GPUs per

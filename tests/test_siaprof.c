@@ -163,6 +163,46 @@ Test(siaprof, sia_workload_end_to_end, .timeout = 120)
     free(b);
 }
 
+/* A run that can make no more progress stops: fixed-size SRSF runs yolov3 at batch 64 on its
+ * trace's 4 GPUs, a size no GPU type of Sia's cluster can run it at, so jobs 31, 51 and 52
+ * wait on an idle cluster once the others are done.  The run stops "stalled" a week (and a
+ * thousand decisions) later, with those three unfinished, instead of deciding the same thing
+ * until an event limit; and says so. */
+Test(siaprof, a_run_that_cannot_progress_stops_stalled, .timeout = 120)
+{
+    if (sia_dir() == NULL)
+        cr_skip_test("no Sia profiles");
+    char set[1200], db[512], wl[1200];
+    snprintf(set, sizeof set, "models.elastic_sia=%s", sia_dir());
+    snprintf(db, sizeof db, "%s/siastall.db", th_tmpdir());
+    remove(db);
+    snprintf(wl, sizeof wl, "workload.trace=%s/pollux_sia/sia_sosp23/workloads/"
+             "philly_workload-1.csv", th_shared_dir("traces"));
+    struct th_out o = th_hetsim((const char *const[]){ "run", "sia_workload", "--policy", "srsf",
+                                                       "--set", set, "--set", wl, "--set",
+                                                       "workload.max_jobs=60", "--db", db, "-q",
+                                                       NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_assert(strstr(o.err, "sia_workload under srsf stalled at") != NULL, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "SELECT count(*) FROM runs WHERE stop_reason = 'stalled'"), 1);
+    cr_assert_eq(th_db_value(db, "SELECT value FROM metrics WHERE name = 'jobs_unfinished'"), 3);
+    cr_assert_eq(th_db_value(db, "SELECT count(*) FROM jobs WHERE finish_s IS NULL AND "
+                                 "first_start_s IS NULL AND job_id IN (31, 51, 52)"), 3);
+    /* stopped a week after the last job ended, not later: the stall rule's bound */
+    double last = th_db_value(db, "SELECT max(finish_s) FROM jobs");
+    double end = th_db_value(db, "SELECT sim_end_s FROM runs");
+    cr_assert(end >= last + 7 * 86400 && end < last + 7 * 86400 + 86400, "end %g, last %g",
+              end, last);
+    /* a policy that runs it (AFS, on fewer GPUs) drains */
+    o = th_hetsim((const char *const[]){ "run", "sia_workload", "--policy", "afs", "--set", set,
+                                         "--set", wl, "--set", "workload.max_jobs=60", "--db",
+                                         db, "-q", NULL });
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "SELECT count(*) FROM runs WHERE stop_reason = 'drained'"), 1);
+}
+
 /* Sia's quad profile (RTX 6000) was measured on one node: its points lie on one plane and
  * cannot be triangulated.  Sia interpolates only for placements its traces lack, so a
  * cluster with one 4-GPU RTX 6000 node runs (every placement on it is measured), and its

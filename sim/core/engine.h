@@ -31,8 +31,10 @@ struct engine_limits {
     uint64_t max_events;    /* stop after this many events (0: none) */
 };
 
-/* Why engine_run returned. */
-enum engine_stop { ENGINE_DRAINED, ENGINE_UNTIL, ENGINE_MAX_EVENTS, ENGINE_STOPPED, ENGINE_FAILED };
+/* Why engine_run returned; ENGINE_STALLED is a world's own verdict on an ENGINE_STOPPED run
+ * (nothing it could still do would change its state: run.h's "stalled"). */
+enum engine_stop { ENGINE_DRAINED, ENGINE_UNTIL, ENGINE_MAX_EVENTS, ENGINE_STOPPED, ENGINE_FAILED,
+                   ENGINE_STALLED };
 
 engine *engine_create(size_t capacity_hint);
 void    engine_destroy(engine *e);

@@ -211,6 +211,7 @@ static const char *stop_name(int stop)
     switch (stop) {
     case ENGINE_UNTIL:      return "time_limit";
     case ENGINE_MAX_EVENTS: return "event_limit";
+    case ENGINE_STALLED:    return "stalled";
     default:                return "drained";
     }
 }
@@ -317,6 +318,10 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
     watching = 0;
     if (!ran)
         goto out;
+    if (res->tot.stop == ENGINE_STALLED)
+        fprintf(stderr, "hetsim: note: %s under %s stalled at %.0f s: every GPU idle, nothing "
+                "left to arrive, and waiting work the policy never starts (left unfinished; "
+                "stop_reason 'stalled')\n", e->name, ep->label, sim_to_sec(res->tot.end));
     /* the policy's solver times: every domain's decisions go through the timed dispatch */
     struct policy_stats ps;
     policy_get_stats(pol, &ps);

@@ -47,6 +47,10 @@
 
 enum ev_kind { EV_ARRIVAL = 1, EV_FINISH, EV_ROUND, EV_SAMPLE, EV_TIMER };
 
+/* A stall (on_instant_end) stops the run after this many idle decisions over this long. */
+enum { STALL_DECISIONS = 1000 };
+#define STALL_S (7 * 86400.0)
+
 struct jobx {                       /* world-private part of a job, by slot */
     evq_handle finish_ev;
     int32_t    prev_active, prev_waiting, prev_running;
@@ -97,6 +101,11 @@ struct train {
     int32_t             free_head;  /* recycled slots, linked through next_active */
     int32_t             active_head, active_tail, waiting_head, waiting_tail, running_head;
     int32_t             n_active, n_waiting, n_running;
+    /* a stall: decisions in a row that left every GPU idle with jobs waiting and none to
+     * arrive, since when, and whether the run was stopped for it */
+    int64_t             stall_decisions;
+    simtime             stall_since;
+    int                 stalled;
     int64_t             next_id;
 
     struct job_spec     pending;    /* next job of the source */
@@ -887,6 +896,22 @@ static int on_instant_end(void *ctx, struct errbuf *err)
     w->tot.decisions++;
     if (w->dec.decide(w->dec.ctx, &v, &w->grants, err) < 0 || apply(w, &w->grants, err) < 0)
         return ENGINE_FAIL;
+    /* Every GPU idle, nothing to arrive, jobs waiting, and the policy starts none of them:
+     * what it will see next differs from this view only by the clock (e.g. a fixed-size
+     * policy whose job runs on no GPU type at its size).  After STALL_DECISIONS such decisions
+     * in a row over STALL_S of simulated time, the run stops ("stalled"), its waiting jobs
+     * unfinished, instead of deciding the same thing until a limit. */
+    if (!w->have_pending && w->n_running == 0 && w->n_active > 0) {
+        if (w->stall_decisions++ == 0)
+            w->stall_since = now(w);
+        if (w->stall_decisions >= STALL_DECISIONS &&
+            now(w) - w->stall_since >= sim_from_sec(STALL_S)) {
+            w->stalled = 1;
+            return ENGINE_STOP;
+        }
+    } else {
+        w->stall_decisions = 0;
+    }
     if ((v.reason & WAKE_ROUND) && w->cfg.round_samples && round_samples(w, err) < 0)
         return ENGINE_FAIL;
     if (w->sink.tick != NULL)
@@ -1042,6 +1067,8 @@ int train_run(train *w, struct train_totals *out, struct errbuf *err)
     int stop = engine_run(w->eng, handle, on_instant_end, w, &lim, err);
     if (stop == ENGINE_FAILED)
         return -1;
+    if (w->stalled)
+        stop = ENGINE_STALLED;
     simtime t = engine_now(w->eng);
     account(w, t);
     /* jobs still active when a limit stopped the run leave unfinished */
