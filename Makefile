@@ -109,7 +109,7 @@ run: deps
 	./$(BIN) run default --db results/out/hetsim.db
 	./$(BIN) plot --db results/out/hetsim.db --out results/out
 
-# every #include against the layer rule (README, "Architecture"), and no two files that
+# every #include against the layer rule (doc/architecture.md), and no two files that
 # include or call each other (scripts/check-layers.sh): calls are read from the objects
 check-layers: $(LIB_OBJ)
 	@scripts/check-layers.sh $(BUILD)

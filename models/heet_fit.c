@@ -224,7 +224,7 @@ int heet_fit_write(FILE *f, const catalog *cat, const struct heet_fit *fits, int
 {
     fprintf(f, "{\n  \"note\": \"Fitted step-time models of Heet's job types, hetsim's own "
                "parameters: the measured table (github.com/mozizhao/elastic, no licence stated) "
-               "is not shipped. Regenerate with the command below; README, 'Models', gives the "
+               "is not shipped. Regenerate with the command below; doc/elastic.md gives the "
                "method and the residuals. median_err and max_err are |relative errors| of the "
                "fit on its own points.\",\n");
     fprintf(f, "  \"source\": \"%s\",\n", source);

@@ -452,7 +452,7 @@ static int load_fit(llm_catalog *c, const char *path, struct errbuf *err)
     for (int k = 0; moved[k] != NULL; k++)
         if (cJSON_GetObjectItemCaseSensitive(s.node, moved[k]) != NULL) {
             field_error(&s, moved[k], err, "an engine's overhead: it belongs under "
-                        "\"engines\" (README, \"The LLM latency model\")");
+                        "\"engines\" (doc/serving.md, \"The LLM latency model\")");
             goto out;
         }
     if (jobj_known(&s, sys_keys, err) < 0 ||

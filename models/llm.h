@@ -1,6 +1,6 @@
 /*
  * llm: LLM architectures and their serving latency on a GPU type — a roofline per kernel with
- * fitted efficiency factors (the fit: models/llm_fit.h; its method and residuals: README,
+ * fitted efficiency factors (the fit: models/llm_fit.h; its method and residuals: doc/serving.md,
  * "The LLM latency model").
  *
  * One transformer layer of a batch of T new tokens (prefill tokens of every prompt chunk plus

@@ -1,6 +1,6 @@
 #!/bin/sh
-# check-layers: every #include "..." of the library against the layer rule (README,
-# "Architecture"), and no circles between files.  A folder is a layer; a file may include its
+# check-layers: every #include "..." of the library against the layer rule
+# (doc/architecture.md), and no circles between files.  A folder is a layer; a file may include its
 # own layer and the layers its rule lists, nothing else.  Inside a layer, dependencies point
 # one way too: no two files include each other, and no two of the library's files call each
 # other (nor does a longer chain of includes or calls close a loop), so that every pair of

@@ -1,6 +1,6 @@
 #!/bin/sh
-# readme-figures: the figures the README quotes, made by running hetsim, never typed.  Each
-# block of README.md between
+# readme-figures: the figures the README and doc/*.md quote, made by running hetsim, never
+# typed.  Each block of README.md or of a page of doc/ between
 #     <!-- figures: NAME -->
 # and
 #     <!-- /figures -->
@@ -53,6 +53,10 @@
 #   hetis-why      from hetis.sh's runs: throughput, latency, KV use and moves, preemptions per
 #                  policy and rate (mean over the seeds), Llama-2-70B, 13B and OPT-30B
 #   serve-speed    tests/bench_serve alone (a minute)
+#   sia-workload   sia_workload on Sia's three traces under Sia, Heet, AFS and SRSF: mean
+#                  JCT and Sia's paired ratios with bootstrap intervals (12 runs, seconds)
+#   claims-summary from the claims blocks of doc/reproduce.md (run the *-claims generators
+#                  first): per ledger, the rows that hold and its first statement
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -63,7 +67,7 @@ trap 'rm -rf "$tmp"' EXIT
 generators="run-table report-group calibration pollux-calibration pollux-policy fft-claims fft-why oef-claims
 oef-why fgd-claims fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims
 derm-why derm-predictors micro-speed heet-claims iadeep-claims iadeep-why gavel-colocation-claims
-mux-speed speed timeline-cost"
+mux-speed speed timeline-cost sia-workload claims-summary"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null
@@ -146,6 +150,106 @@ gen_pollux_policy() {
                    100 * (1 - v["pollux"] / v["pollux_tiresias"]), 100 * (1 - v["pollux"] / v["optimus"])
             printf "the Pollux paper (OSDI 2021): 37-50%% lower than its baselines (0.50-0.63 of them)\n"
         }' "$tmp/m.csv"
+}
+
+# From the claims blocks of doc/reproduce.md (made by the *-claims generators, so run them
+# first): per ledger, how many rows hold, and its first statement (continued while a row ends
+# with "...").
+gen_claims_summary() {
+    awk '
+        /^The claims as / {
+            f = $0; sub(/.*claims\//, "", f); sub(/\.csv.*/, "", f)
+            name = f; nrow = 0; want = 1; next
+        }
+        name != "" && /^  (holds|FLIPPED|MISSING|-) / {
+            v = $1; t = $0; sub(/^  [^ ]+ +/, "", t)
+            if (want) {
+                if (nrow) { sub(/ \.\.\.$/, "", text); sub(/^\.\.\. /, "", t) }
+                text = nrow ? text " " t : t; nrow++
+                want = t ~ /\.\.\.$/ && nrow < 3
+            }
+            next
+        }
+        name != "" && /^claims: / {
+            n = $0; sub(/^claims: /, "", n); sub(/ of scripts.*/, "", n)
+            sub(/ rows$/, "", n)
+            if ($0 ~ /hold$/ && $0 ~ /all/) { sub(/^all /, "", n); n = n " of " n " hold" }
+            else { split($0, w, " "); n = w[2] " of " w[4] " no longer hold" }
+            printf "%-17s %s\n", name, n
+            line = ""; words = split(text, ww, " ")
+            for (i = 1; i <= words; i++) {
+                if (length(line) + length(ww[i]) + 1 > 84) { printf "  %s\n", line; line = "" }
+                line = line == "" ? ww[i] : line " " ww[i]
+            }
+            if (line != "") printf "  %s\n", line
+            name = ""
+        }' doc/reproduce.md
+}
+
+# Sia's own workloads (sia_workload on its three traces) under Sia, Heet, AFS and fixed-size
+# SRSF: mean JCT over the jobs each finished, and Sia's ratio to each baseline over the jobs
+# both finished, with a 95% bootstrap interval over those jobs (2,000 resamples, paired by job;
+# a Park-Miller generator seeded with 1, so the figures do not depend on the awk).
+gen_sia_workload() {
+    wdir=../shared/traces/pollux_sia/sia_sosp23/workloads
+    db=$tmp/siaw.db
+    for t in philly saturn newtrace; do
+        for p in sia heet afs srsf; do
+            "$hetsim" run sia_workload --policy "$p" --set "workload.trace=$wdir/${t}_workload-1.csv" \
+                --db "$db" -q 2>/dev/null
+        done
+    done
+    printf '%-9s %5s %8s %8s %8s %8s   %-21s %-21s %-21s\n' trace jobs sia heet afs srsf \
+        "sia / afs" "sia / heet" "sia / srsf"
+    for t in philly saturn newtrace; do
+        sqlite3 -separator ' ' "$db" "SELECT r.policy, j.job_id, coalesce(j.jct_s, -1) FROM jobs j
+            JOIN runs r ON r.id = j.run_id
+            WHERE json_extract(r.config_json, '$.workload.trace') LIKE '%/${t}_workload-1.csv'
+            ORDER BY r.policy, j.job_id" |
+        awk -v trace="$t" '
+            function rnd() { seed = (16807 * seed) % 2147483647; return seed / 2147483647 }
+            { jct[$1, $2] = $3; if (!($2 in seen)) { seen[$2] = 1; ids[++n] = $2 } }
+            END {
+                split("sia heet afs srsf", pol, " ")
+                for (k = 1; k <= 4; k++) {
+                    s = 0; c = 0; u = 0
+                    for (i = 1; i <= n; i++)
+                        if (jct[pol[k], ids[i]] >= 0) { s += jct[pol[k], ids[i]]; c++ } else u++
+                    mean[k] = s / c; unf[k] = u
+                }
+                printf "%-9s %5d", trace, n
+                for (k = 1; k <= 4; k++) printf " %8.1f", mean[k]
+                printf "  "
+                for (k = 3; k >= 2; k--) ratio(k)
+                ratio(4)
+                printf "\n"
+                for (k = 1; k <= 4; k++)
+                    if (unf[k] > 0)
+                        printf "          (%s left %d jobs unfinished: stalled, doc/reproduce.md)\n", pol[k], unf[k]
+            }
+            function ratio(k,    m, i, a, b, r, sa, sb, x, j, lo, hi, v) {
+                m = 0
+                for (i = 1; i <= n; i++)
+                    if (jct[pol[1], ids[i]] >= 0 && jct[pol[k], ids[i]] >= 0) {
+                        m++; a[m] = jct[pol[1], ids[i]]; b[m] = jct[pol[k], ids[i]]
+                    }
+                sa = 0; sb = 0
+                for (i = 1; i <= m; i++) { sa += a[i]; sb += b[i] }
+                seed = 1
+                for (r = 1; r <= 2000; r++) {
+                    x = 0; v = 0
+                    for (i = 1; i <= m; i++) { j = int(rnd() * m) + 1; x += a[j]; v += b[j] }
+                    rs[r] = x / v
+                }
+                # sort the 2,000 ratios (insertion sort is enough here)
+                for (i = 2; i <= 2000; i++) {
+                    x = rs[i]
+                    for (j = i - 1; j >= 1 && rs[j] > x; j--) rs[j + 1] = rs[j]
+                    rs[j + 1] = x
+                }
+                printf " %5.3f [%5.3f, %5.3f]", sa / sb, rs[50], rs[1951]
+            }'
+    done
 }
 
 gen_claims() {
@@ -373,6 +477,8 @@ gen() {
         BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench_fgd.bin ;;
     llm-fit) OUT="$tmp/llm_fit.json" HETSIM="$hetsim" sh scripts/fit-llm.sh ;;
     hetis-claims) gen_claims hetis ;;
+    claims-summary) gen_claims_summary ;;
+    sia-workload) gen_sia_workload ;;
     hetis-why) gen_hetis_why ;;
     serve-speed) make --no-print-directory -s build/rel/bench_serve.bin >/dev/null 2>&1 &&
                  HETSIM_DATA="$root" build/rel/bench_serve.bin ;;
@@ -395,8 +501,13 @@ esac
 
 [ -x "$hetsim" ] || make --no-print-directory -s hetsim
 for g in ${FIGURES:-$generators}; do
-    grep -q "<!-- figures: $g -->" README.md || continue
-    echo "readme-figures: $g" >&2
+    # the page that holds the block: the README or one of doc/*.md
+    page=
+    for f in README.md doc/*.md; do
+        if grep -q "<!-- figures: $g -->" "$f"; then page=$f; break; fi
+    done
+    [ -n "$page" ] || continue
+    echo "readme-figures: $g ($page)" >&2
     gen "$g" > "$tmp/$g.out"
     awk -v name="$g" -v file="$tmp/$g.out" '
         $0 == "<!-- figures: " name " -->" {
@@ -405,6 +516,6 @@ for g in ${FIGURES:-$generators}; do
             print "```"; skip = 1; next
         }
         skip && $0 == "<!-- /figures -->" { skip = 0 }
-        !skip' README.md > "$tmp/README.md"
-    cp "$tmp/README.md" README.md
+        !skip' "$page" > "$tmp/page.md"
+    cp "$tmp/page.md" "$page"
 done

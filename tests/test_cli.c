@@ -3,7 +3,7 @@
  * default experiment, determinism (same seed, same rows; another seed, other rows), bad input
  * rejected with file:line:field and exit 2 and nothing written, usage errors, the report,
  * validate, workload and plot commands, every listing of `hetsim list` by its content, the
- * README's --set example run as printed, and an LP policy's run keeping its heap (its minor
+ * doc/experiments.md's --set example run as printed, and an LP policy's run keeping its heap (its minor
  * page faults).
  */
 #define _DEFAULT_SOURCE
@@ -467,7 +467,7 @@ Test(cli, list_cuts_descriptions_to_one_line)
     free(saved);
 }
 
-/* The README's --set example for a policy's parameters, run exactly as it is printed (in a
+/* doc/experiments.md's --set example for a policy's parameters, run exactly as it is printed (in a
  * scratch directory, so that it writes results/out/hetsim.db there): the policy's field
  * reaches the run. */
 Test(cli, readme_set_policy_example_runs)
@@ -476,7 +476,7 @@ Test(cli, readme_set_policy_example_runs)
         "./hetsim run default --policy fifo --set 'policies.0={\"name\": \"fifo\", "
         "\"backfill\": true}'";
     char readme[600];
-    snprintf(readme, sizeof readme, "%s/README.md", HETSIM_DATADIR);
+    snprintf(readme, sizeof readme, "%s/doc/experiments.md", HETSIM_DATADIR);
     FILE *f = fopen(readme, "r");
     cr_assert_not_null(f);
     char buf[1024];
@@ -484,7 +484,7 @@ Test(cli, readme_set_policy_example_runs)
     while (!found && fgets(buf, sizeof buf, f) != NULL)
         found = strncmp(buf, line, strlen(line)) == 0 && strchr(" \n", buf[strlen(line)]);
     fclose(f);
-    cr_assert(found, "README.md has no line '%s'", line);
+    cr_assert(found, "doc/experiments.md has no line '%s'", line);
     char dir[600];
     snprintf(dir, sizeof dir, "%s/readme_set", th_tmpdir());
     cr_assert_eq(mkdir(dir, 0755), 0);

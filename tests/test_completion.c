@@ -180,7 +180,7 @@ Test(completion, heet_held_back_points)
 /* On the shipped fits, the cluster's truth in Heet's experiments.  Measured when this was
  * written, mean / worst over 42 cells: estimate 0.395 / 2.486; no gain 0.375 / 2.012; column
  * mean 0.546 / 3.079; linear 2.157.  On the fits the estimate is no better than "no gain"
- * (README, Heet, says why: the fits scale worse than the table they were fitted to), so its
+ * (doc/reproduce.md, Heet, says why: the fits scale worse than the table they were fitted to), so its
  * error here cannot tell a working completion from one that answers 0: it must beat the
  * column mean and linear scaling, and stay within 10% of "no gain" on the mean; the
  * completion itself is checked on the same fits by held_back_efficiencies_beat_the_column_

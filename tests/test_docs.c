@@ -3,8 +3,8 @@
  * command table of sim/cli/main.c, sweep and merge included), every option its --help names,
  * long (--name) or short (-x), anywhere in the text, must appear in doc/hetsim.1 under that
  * command (from `.SS hetsim CMD` to the next .SS or .SH) and in the rows of that command's
- * table in the README's "Command reference" (from "### `hetsim CMD" to the next heading).
- * A command without options still needs both sections.  Every figure block of the README is
+ * table of doc/commands.md (from "## `hetsim CMD" to the next heading).
+ * A command without options still needs both sections.  Every figure block of the pages is
  * made by scripts/readme-figures.sh, and the cheapest is checked against a fresh run.
  */
 #include <criterion/criterion.h>
@@ -158,15 +158,12 @@ static char *man_section(const char *man, const char *cmd)
     return s;
 }
 
-/* The table rows of the README's Command reference entry for cmd. */
-static char *readme_rows(const char *readme, const char *cmd)
+/* The table rows of doc/commands.md's entry for cmd. */
+static char *readme_rows(const char *ref, const char *cmd)
 {
-    char *ref = section(readme, "## Command reference", (const char *const[]){ "## ", NULL });
-    cr_assert_not_null(ref, "README.md has no '## Command reference' section");
     char head[64];
-    snprintf(head, sizeof head, "### `hetsim %.47s", cmd);
+    snprintf(head, sizeof head, "## `hetsim %.47s", cmd);
     char *s = section(ref, head, (const char *const[]){ "#", NULL });
-    free(ref);
     if (s == NULL)
         return NULL;
     size_t w = 0;
@@ -214,9 +211,9 @@ Test(docs, the_help_is_read_as_the_test_expects)
     cr_assert_str_eq(opts[1], "-q");
 }
 
-Test(docs, every_option_of_every_help_is_in_the_man_page_and_the_readme)
+Test(docs, every_option_of_every_help_is_in_the_man_page_and_the_reference)
 {
-    char *man = read_text("doc/hetsim.1"), *readme = read_text("README.md");
+    char *man = read_text("doc/hetsim.1"), *readme = read_text("doc/commands.md");
     char cmds[MAX_CMDS][OPT_LEN], missing[8192] = "";
     int n = commands(cmds);
     cr_assert_geq(n, 12);
@@ -233,7 +230,7 @@ Test(docs, every_option_of_every_help_is_in_the_man_page_and_the_readme)
                                   "\n  doc/hetsim.1: no '.SS hetsim %s'", cmds[c]);
         if (rs == NULL)
             k += (size_t)snprintf(missing + k, sizeof missing - k,
-                                  "\n  README.md: no '### `hetsim %s' under Command reference",
+                                  "\n  doc/commands.md: no '## `hetsim %s'",
                                   cmds[c]);
         for (int i = 0; i < m && k < sizeof missing; i++) {
             if (ms != NULL && !has_token(ms, opts[i]))
@@ -241,7 +238,7 @@ Test(docs, every_option_of_every_help_is_in_the_man_page_and_the_readme)
                                       "\n  doc/hetsim.1, hetsim %s: %s", cmds[c], opts[i]);
             if (rs != NULL && k < sizeof missing && !has_token(rs, opts[i]))
                 k += (size_t)snprintf(missing + k, sizeof missing - k,
-                                      "\n  README.md Command reference, hetsim %s: %s",
+                                      "\n  doc/commands.md, hetsim %s: %s",
                                       cmds[c], opts[i]);
         }
         free(ms);
@@ -272,21 +269,26 @@ static char *shell(const char *cmd)
     return buf;
 }
 
-Test(docs, every_figure_of_the_readme_comes_from_a_generator)
+Test(docs, every_figure_of_the_pages_comes_from_a_generator)
 {
-    /* each <!-- figures: NAME --> block names a generator of scripts/readme-figures.sh, and
-     * is filled (a fenced block of its output, closed by <!-- /figures -->) */
+    /* each <!-- figures: NAME --> block of the README and of doc/ pages names a generator of
+     * scripts/readme-figures.sh, once in all the pages, and is filled (a fenced block of its
+     * output, closed by <!-- /figures -->) */
     char cmd[900];
     snprintf(cmd, sizeof cmd, "sh %s/scripts/readme-figures.sh --list", HETSIM_DATADIR);
     char *gens = shell(cmd);
-    char *readme = read_text("README.md");
+    snprintf(cmd, sizeof cmd, "cd %s && cat README.md doc/*.md", HETSIM_DATADIR);
+    char *readme = shell(cmd);
     int blocks = 0;
     for (const char *p = readme; (p = strstr(p, "<!-- figures: ")) != NULL; p++) {
         char name[64];
         cr_assert_eq(sscanf(p, "<!-- figures: %63[a-z-] -->", name), 1);
         char line[80];
         snprintf(line, sizeof line, "%s\n", name);
-        cr_assert(strstr(gens, line) != NULL, "README block '%s' has no generator", name);
+        cr_assert(strstr(gens, line) != NULL, "block '%s' has no generator", name);
+        char again[96];
+        snprintf(again, sizeof again, "<!-- figures: %s -->", name);
+        cr_assert_null(strstr(p + 1, again), "block '%s' appears twice", name);
         const char *end = strstr(p, "<!-- /figures -->");
         cr_assert_not_null(end, "block '%s' is not closed", name);
         cr_assert(strstr(p, "\n```\n") != NULL && strstr(p, "\n```\n") < end &&
@@ -294,7 +296,7 @@ Test(docs, every_figure_of_the_readme_comes_from_a_generator)
                   "block '%s' is empty: run make readme-figures", name);
         blocks++;
     }
-    cr_assert_geq(blocks, 7, "%d blocks", blocks);
+    cr_assert_geq(blocks, 20, "%d blocks", blocks);
     free(gens);
     free(readme);
 }
@@ -319,4 +321,48 @@ Test(docs, the_readme_run_table_is_what_make_run_prints)
               (int)(e - b), b, fresh);
     free(fresh);
     free(readme);
+}
+
+/* Every ```sh block of the README and of doc/ runs as printed (scripts/doc-test.sh: in a
+ * scratch copy of the project, a page's blocks in order; a block marked skip says why), so
+ * the pages cannot drift from the tool; and the runner itself fails a block that fails. */
+Test(docs, every_command_block_of_the_pages_runs, .timeout = 900)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cd %s && HETSIM=%s sh scripts/doc-test.sh 2>&1", HETSIM_DATADIR,
+             HETSIM_BIN);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    static char out[1 << 17];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "doc-test: ") != NULL && strstr(out, " 0 failed") != NULL, "%s", out);
+    /* at least the README's tour and a block of most pages ran */
+    int ran = 0;
+    for (const char *q = out; (q = strstr(q, "\nok ")) != NULL; q++)
+        ran++;
+    cr_assert_geq(ran, 12, "%s", out);
+
+    /* a page with a failing block fails, naming its line; a skipped one is not run */
+    char page[600];
+    snprintf(page, sizeof page, "%s/doc_bad.md", th_tmpdir());
+    FILE *f = fopen(page, "w");
+    cr_assert_not_null(f);
+    fputs("# bad\n\n```sh\n./hetsim list policies > /dev/null\n```\n\n"
+          "<!-- doc-test: skip not this one -->\n```sh\nexit 7\n```\n\n"
+          "```sh\n./hetsim run no_such_experiment\n```\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd %s && HETSIM=%s DOC_PAGES=%s sh scripts/doc-test.sh 2>&1",
+             HETSIM_DATADIR, HETSIM_BIN, page);
+    p = popen(cmd, "r");
+    n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    st = pclose(p);
+    cr_assert_neq(st, 0, "%s", out);
+    cr_assert(strstr(out, "FAIL  ") != NULL && strstr(out, "doc_bad.md:12") != NULL, "%s", out);
+    cr_assert(strstr(out, "skip  ") != NULL && strstr(out, "(not this one)") != NULL, "%s", out);
+    cr_assert(strstr(out, "1 failed") != NULL && strstr(out, "2 blocks run, 1 skipped") != NULL,
+              "%s", out);
 }

@@ -5,7 +5,7 @@
  * Calibration (skipped when ../shared/traces/heet/elastic_profiles.csv is absent, as on a
  * user's machine): the shipped fits equal a fresh fit of the table (so that
  * models/data/profiles/heet_fit.json is regenerable), their errors stay within the bands
- * README "Models" documents, and the batch-64 slowdowns the fit reproduces.
+ * doc/elastic.md documents, and the batch-64 slowdowns the fit reproduces.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -148,7 +148,7 @@ Test(heet_fit, shipped_fit_equals_a_fresh_fit)
     free(pt);
 }
 
-/* The bands README "Models" states: median and worst |relative error| per GPU type over its
+/* The bands doc/elastic.md states: median and worst |relative error| per GPU type over its
  * 24 points (measured when this was written: T4 1.5% / 9.6%, A10 1.8% / 5.2%, V100 5.0% /
  * 40.0% — its batch-64 VGG-19 on 2 GPUs, 0.044 s between 0.024 and 0.031 —, K80 5.3% /
  * 19.8%; all 96: 2.8% / 40.0%). */

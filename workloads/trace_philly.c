@@ -1,6 +1,6 @@
 /*
  * trace_philly: the Philly-derived job list of the Pollux/Sia artifacts (Jeon et al., ATC
- * 2019, CC-BY 4.0; README, "Workloads"): timestamp, duration, num_gpus, gpu_time, cluster.
+ * 2019, CC-BY 4.0; doc/experiments.md, "Workloads"): timestamp, duration, num_gpus, gpu_time, cluster.
  *
  * Every field of every row is checked, filtered out or not:
  *   timestamp  "YYYY-MM-DD HH:MM:SS", years 1900-9999

@@ -2,7 +2,7 @@
  * workload: turns an experiment's "workload" object into a stream of jobs.  The formats
  * (`hetsim list formats`) are found by name in workload_registry (workloads/reader.h says
  * what a format is; workloads/registry.c lists them):
- *   hetsim     hetsim's own CSV (README, "Trace format"), streamed
+ *   hetsim     hetsim's own CSV (doc/experiments.md, "hetsim's trace format"), streamed
  *   gavel      Gavel's tab-separated traces, 7-field (old) and 10-field (current), streamed
  *   philly     the Philly-derived job list (submit time, duration, GPUs, VC), sorted in memory
  *   synthetic  Poisson arrivals with job-type, worker-count and duration distributions (GSL)

@@ -19,7 +19,7 @@
  * (github.com/buzy-coder/IADeep, iadeep-scheduler-extender) predicts no interference until
  * its online table holds more than utils.TotalRecords = 21 rows (header included, so 21
  * combinations: about 58% of its 8 models' 36 pairs).  known_pairs defaults to 0.5, each pair
- * drawn independently (about half); the README's ablation sweeps 0, 0.25, 0.5 and 1.  The
+ * drawn independently (about half); doc/multiplexing.md's ablation sweeps 0, 0.25, 0.5 and 1.  The
  * learned kind believes the world's share law with pressure exponent `pressure_exp`
  * (default 0.655, intf_pressure_exp_default: Lucid's fit, not the experiment's setting).
  *

@@ -13,7 +13,8 @@
 # results, like `make golden`).
 #
 # Claims: scripts/reproduce/claims/<paper>.csv (LEDGER_FILE=PATH: another), the ledger of
-# what the README says of the paper's claims, one row per statement:
+# what hetsim's pages (README.md, doc/reproduce.md) say of the paper's claims, one row per
+# statement:
 #   id,policy,baseline,metric,load,relation,wording
 # baseline "value" reads the policy's own figure instead of a ratio; load is a value of the
 # sweep's axis, several joined by ';', or '*' for every load; relation is one of
@@ -21,7 +22,7 @@
 #   above T     the 95% CI lies entirely above T
 #   level T     the 95% CI contains T (no difference shown)
 #   within A B  the mean lies in [A, B] (e.g. within 10% of a paper's figure)
-# and wording is the README's sentence (the rest of the line, commas allowed), where {range}
+# and wording is the pages' sentence (the rest of the line, commas allowed), where {range}
 # becomes the span of the means over the row's loads.  claims_ledger checks every row of the
 # full run and fails (exit 1) naming each row whose conclusion flipped; a quick run prints the
 # rows unchecked (LEDGER_MODE=quick checks them anyway, for tests).
@@ -211,7 +212,7 @@ claims_ledger() {
     [ "$mode" = "${LEDGER_MODE:-full}" ] && check=1
     echo
     if [ $check = 1 ]; then
-        echo "The claims as this README states them, each checked on this run ($ledger):"
+        echo "The claims as these pages state them, each checked on this run ($ledger):"
     else
         echo "The claims of $ledger (a $mode run: shown, not checked; the full run checks them):"
     fi

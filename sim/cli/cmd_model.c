@@ -33,7 +33,7 @@ static const char model_help[] =
     "                        [--measured FILE] [--fit-source NAME] [--out FILE]\n"
     "                        [--format table|csv]\n"
     "       hetsim model fit heet FILE [--out FILE] [--format table|csv]\n"
-    "llm: the modelled latency of one LLM deployment (README, \"The LLM latency model\"):\n"
+    "llm: the modelled latency of one LLM deployment (doc/serving.md, \"The LLM latency model\"):\n"
     "prefill_ms, one iteration that prefills B prompts of P tokens (their first tokens\n"
     "included), and decode_ms, one decode step of B requests whose context is C tokens,\n"
     "on pp pipeline stages of tp GPUs each; with the weights one GPU holds and the KV\n"
@@ -570,7 +570,7 @@ static int model_fit(int argc, char **argv)
     if (out != NULL) {
         FILE *f = fopen(out, "w");
         if (f == NULL || llm_fit_write(f, lc, res, n, "Fitted by `hetsim model fit` "
-                                       "(scripts/fit-llm.sh); README, 'The LLM latency model', "
+                                       "(scripts/fit-llm.sh); doc/serving.md, 'The LLM latency model', "
                                        "gives the method and these residuals.") < 0 ||
             fclose(f) != 0) {
             fprintf(stderr, "hetsim: %s: cannot write\n", out);

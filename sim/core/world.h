@@ -73,7 +73,7 @@ struct world_writer {
                 const struct row_value *v, int n, struct errbuf *err);
     /* One point of the time series `name`, in time order within the series. */
     int  (*sample)(void *ctx, simtime t, const char *name, double value, struct errbuf *err);
-    /* One summary figure (the metrics table; names are a stable interface, README). */
+    /* One summary figure (the metrics table; names are a stable interface, doc/database.md). */
     int  (*metric)(void *ctx, const char *name, double value, struct errbuf *err);
     /* Now and then, for a progress line: simulated time and entities done (may be NULL). */
     void (*progress)(void *ctx, simtime t, int64_t done);

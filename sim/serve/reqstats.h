@@ -2,7 +2,7 @@
  * reqstats: the serving world's summary — per-request figures into the run's metrics, on
  * the helpers of sim/base/stats.h.
  *
- * Names (seconds for times, fractions for ratios; README "The metrics database"):
+ * Names (seconds for times, fractions for ratios; doc/database.md):
  * requests_total, requests_done, requests_dropped (never fit their instance's KV cache),
  * requests_unfinished (in the system when a limit stopped the run); ttft_mean, ttft_p50,
  * ttft_p95, ttft_p99; tpot_mean, tpot_p50, tpot_p99 (requests of two tokens or more);

@@ -2,7 +2,7 @@
  * summary: the training world's summary — per-job figures into the run's summary metrics
  * (the `metrics` table), on top of the generic helpers of sim/base/stats.h.
  *
- * Metric names are a stable interface (DESIGN.md, README "Metrics"): jct_mean, jct_p50,
+ * Metric names are a stable interface (DESIGN.md, doc/database.md): jct_mean, jct_p50,
  * jct_p95, jct_p99, makespan, queue_delay_mean, ftf_mean, ftf_max, ftf_unfair_frac,
  * jain_index, util_<gputype>, util_total, jobs_done, preemptions, migrations,
  * solver_time_mean, solver_time_max, plus jobs_total, jobs_unfinished, gpu_hours, cost_usd.
