@@ -34,6 +34,7 @@
 #include "../base/path.h"
 #include "../base/tio.h"
 #include "alibaba.h"
+#include "calltree.h"
 
 enum { MAX_SERVICES = 4096, MAX_GRAPHS = 4096, MAX_CALLS = 100000 };
 
@@ -41,14 +42,8 @@ void app_free(struct app *a)
 {
     if (a == NULL)
         return;
-    for (int g = 0; g < a->view.ngraphs; g++) {
-        struct micro_graph *gr = &a->graph[g];
-        free((void *)gr->calls);
-        free((void *)gr->stage_off);
-        free((void *)gr->child_off);
-        free((void *)gr->child);
-        free((void *)gr->calls_per_service);
-    }
+    for (int g = 0; g < a->view.ngraphs; g++)
+        calltree_free(&a->graph[g]);
     free(a->graph);
     free(a->svc);
     free(a);
@@ -68,127 +63,6 @@ static int service_find(const struct app *a, const char *name)
         if (strcmp(a->svc[k].name, name) == 0)
             return k;
     return -1;
-}
-
-/* ---------------------------------------------------------------- trees */
-
-struct order {
-    int idx, stage;
-};
-
-static int cmp_order(const void *x, const void *y)
-{
-    const struct order *a = x, *b = y;
-    return a->stage != b->stage ? (a->stage < b->stage ? -1 : 1) : (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-static double min_latency(const struct app *a, const struct micro_graph *g, int i)
-{
-    const struct micro_call *c = &g->calls[i];
-    double t = c->count * a->svc[c->service].lat.shift;
-    for (int s = g->stage_off[i]; s < g->stage_off[i + 1]; s++) {
-        double m = 0;
-        for (int j = g->child_off[s]; j < g->child_off[s + 1]; j++) {
-            double v = min_latency(a, g, g->child[j]);
-            m = v > m ? v : m;
-        }
-        t += m;
-    }
-    return t;
-}
-
-int app_graph_build(struct app *a, struct micro_graph *g, struct micro_call *raw, int n,
-                    const char *file, long line, const char *field, struct errbuf *err)
-{
-    int root = -1;
-    for (int i = 0; i < n; i++)
-        if (raw[i].parent < 0) {
-            if (root >= 0)
-                return err_input(err, file, line, field, "graph '%s' has two root calls "
-                                 "(calls %d and %d name no parent): a request enters at one",
-                                 g->name, root, i);
-            root = i;
-        }
-    /* a parent chain that never reaches the root goes round a cycle */
-    for (int i = 0; i < n; i++) {
-        int at = i, steps = 0;
-        while (at >= 0 && steps <= n) {
-            at = raw[at].parent;
-            steps++;
-        }
-        if (at >= 0) {
-            char path[512];
-            int len = 0, k = i;
-            for (int s = 0; s <= n && len < 400; s++) {
-                len += snprintf(path + len, sizeof path - len, "%s%d", s ? " -> " : "", k);
-                k = raw[k].parent;
-                if (k == i) {
-                    snprintf(path + len, sizeof path - len, " -> %d", k);
-                    break;
-                }
-            }
-            return err_input(err, file, line, field, "graph '%s' has a cycle of calls "
-                             "(each the parent of the next, by position): %s", g->name, path);
-        }
-    }
-    if (root < 0)
-        return err_input(err, file, line, field, "graph '%s' has no root call (every call "
-                         "names a parent)", g->name);
-    struct micro_call *calls = calloc((size_t)n, sizeof *calls);
-    int *stage_off = calloc((size_t)n + 1, sizeof *stage_off);
-    int *child_off = calloc((size_t)n + 1, sizeof *child_off);
-    int *child = calloc((size_t)n + 1, sizeof *child);
-    int *newidx = calloc((size_t)n, sizeof *newidx), *queue = calloc((size_t)n, sizeof *queue);
-    struct order *kids = calloc((size_t)n, sizeof *kids);
-    double *per = calloc((size_t)a->view.nservices + 1, sizeof *per);
-    if (!calls || !stage_off || !child_off || !child || !newidx || !queue || !kids || !per) {
-        free(calls), free(stage_off), free(child_off), free(child);
-        free(newidx), free(queue), free(kids), free(per);
-        return err_run(err, "out of memory");
-    }
-    /* breadth first from the root: children of a call in (stage, file order) */
-    int head = 0, tail = 0, nstages = 0, nchild = 0;
-    queue[tail++] = root;
-    newidx[root] = 0;
-    while (head < tail) {
-        int r = queue[head];
-        int me = head++;
-        calls[me] = raw[r];
-        int nk = 0;
-        for (int j = 0; j < n; j++)
-            if (raw[j].parent == r)
-                kids[nk++] = (struct order){ j, raw[j].stage };
-        qsort(kids, (size_t)nk, sizeof *kids, cmp_order);
-        stage_off[me] = nstages;
-        for (int k = 0; k < nk; k++) {
-            if (k == 0 || kids[k].stage != kids[k - 1].stage)
-                child_off[nstages++] = nchild;
-            newidx[kids[k].idx] = tail;
-            child[nchild++] = tail;
-            queue[tail++] = kids[k].idx;
-        }
-    }
-    stage_off[n] = nstages;
-    child_off[nstages] = nchild;
-    for (int i = 0; i < n; i++) {
-        calls[i].parent = raw[queue[i]].parent < 0 ? -1 : newidx[raw[queue[i]].parent];
-        per[calls[i].service] += calls[i].count;
-    }
-    /* stage_off must be monotone for calls without children: fill from the right */
-    for (int i = n - 1; i >= 0; i--)
-        if (stage_off[i] > stage_off[i + 1])
-            stage_off[i] = stage_off[i + 1];
-    free(newidx);
-    free(queue);
-    free(kids);
-    g->ncalls = n;
-    g->calls = calls;
-    g->stage_off = stage_off;
-    g->child_off = child_off;
-    g->child = child;
-    g->calls_per_service = per;
-    g->min_latency_s = min_latency(a, g, 0);
-    return 0;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -460,7 +334,7 @@ static int read_graphs(struct app *a, const struct jobj *root, struct errbuf *er
         const char *file;
         long line;
         jsonf_where(g.doc, calls, &file, &line);
-        if (app_graph_build(a, gr, raw, nc, file, line, p, err) < 0) {
+        if (calltree_build(gr, a->svc, a->view.nservices, raw, nc, file, line, p, err) < 0) {
             /* name the calls of a cycle by their ids */
             goto out;
         }
@@ -527,7 +401,7 @@ static int derm_graph(struct app *a, int gi, const char *name, const int *n, con
         }
     if (nc == 0)
         return err_input(err, file, 0, "n", "chain '%s' calls no service", name);
-    return app_graph_build(a, g, raw, nc, file, 0, name, err);
+    return calltree_build(g, a->svc, a->view.nservices, raw, nc, file, 0, name, err);
 }
 
 static int load_derm(struct app *a, const char *path, struct errbuf *err)
@@ -726,7 +600,17 @@ int app_load(struct app **out, const struct jobj *root, const char *key, const c
         struct jobj obj;
         if (jobj_obj(&obj, root, key, JREQ, err) < 0)
             goto out;
-        rc = alibaba_load(a, &obj, base_dir, err);
+        struct alibaba_app t;
+        rc = alibaba_load(&t, &obj, base_dir, err);
+        /* its tables are the app's now, built or half built (app_free frees them) */
+        a->svc = t.svc;
+        a->graph = t.graph;
+        a->view.nservices = t.nservices;
+        a->view.ngraphs = t.ngraphs;
+        a->cleaned = t.cleaned;
+        a->traces = t.traces;
+        snprintf(a->source, sizeof a->source, "%s", t.source);
+        snprintf(a->view.name, sizeof a->view.name, "alibaba");
     } else {
         jsonf_error(root->doc, node, key, err, "must be a file name or an object "
                     "{\"alibaba\": FILE, ...}");
