@@ -287,10 +287,11 @@ int alibaba_load(struct alibaba_app *a, const struct jobj *o, const char *base_d
 {
     static const char *const keys[] = { "alibaba", "max_graphs", "service", "note", NULL };
     static const char *const skeys[] = { "max_load", "slowdown", "shift_frac", "default_ms",
-                                         "containers", "cpus", "memory_gb", "note", NULL };
+                                         "containers", "cpus", "memory_gb", "concurrency",
+                                         "note", NULL };
     memset(a, 0, sizeof *a);
     const char *file;
-    int64_t max_graphs = 16, init = 1;
+    int64_t max_graphs = 16, init = 1, conc = 1;
     double max_load = 200, slowdown = 0.5, shift_frac = 0.5, default_ms = 1, cpus = 0.2,
            mem = 1;
     struct jobj sv;
@@ -305,6 +306,7 @@ int alibaba_load(struct alibaba_app *a, const struct jobj *o, const char *base_d
          jobj_num(&sv, "shift_frac", JOPT, 0, 0.99, &shift_frac, err) < 0 ||
          jobj_num(&sv, "default_ms", JOPT, 1e-6, 1e7, &default_ms, err) < 0 ||
          jobj_int(&sv, "containers", JOPT, 1, 1000000, &init, err) < 0 ||
+         jobj_int(&sv, "concurrency", JOPT, 1, 100000, &conc, err) < 0 ||
          jobj_num(&sv, "cpus", JOPT, 1e-4, 1e4, &cpus, err) < 0 ||
          jobj_num(&sv, "memory_gb", JOPT, 1e-4, 1e5, &mem, err) < 0))
         return -1;
@@ -621,6 +623,7 @@ int alibaba_load(struct alibaba_app *a, const struct jobj *o, const char *base_d
         m->cpus = cpus;
         m->memory_gb = mem;
         m->init = (int)init;
+        m->concurrency = (int)conc;
     }
     free(svc_est), free(svc_n), free(svc_cap);
     a->nservices = nsvc;

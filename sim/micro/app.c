@@ -149,7 +149,7 @@ static int read_services(struct app *a, const struct jobj *root, const struct ap
                          struct errbuf *err)
 {
     static const char *const keys[] = { "name", "latency", "containers", "cpus", "memory_gb",
-                                        "note", NULL };
+                                        "concurrency", "note", NULL };
     static const char *const ckeys[] = { "cpus", "memory_gb", "note", NULL };
     struct jobj cont;
     double cpus = 0.2, mem = 1.0;
@@ -172,12 +172,13 @@ static int read_services(struct app *a, const struct jobj *root, const struct ap
         struct jobj s;
         struct micro_service *sv = &a->svc[i];
         const char *name;
-        int64_t init = 1;
+        int64_t init = 1, conc = 1;
         sv->cpus = cpus;
         sv->memory_gb = mem;
         if (jobj_elem(&s, root, "services", e, i, err) < 0 || jobj_known(&s, keys, err) < 0 ||
             jobj_str(&s, "name", JREQ, &name, err) < 0 ||
             jobj_int(&s, "containers", JOPT, 1, 1000000, &init, err) < 0 ||
+            jobj_int(&s, "concurrency", JOPT, 1, 100000, &conc, err) < 0 ||
             jobj_num(&s, "cpus", JOPT, 1e-4, 1e4, &sv->cpus, err) < 0 ||
             jobj_num(&s, "memory_gb", JOPT, 1e-4, 1e5, &sv->memory_gb, err) < 0)
             return -1;
@@ -192,6 +193,7 @@ static int read_services(struct app *a, const struct jobj *root, const struct ap
             return jsonf_error(s.doc, nn, p, err, "service '%s' is named twice", name);
         snprintf(sv->name, sizeof sv->name, "%s", name);
         sv->init = (int)init;
+        sv->concurrency = (int)conc;
         if (read_latency(&s, &sv->lat, o, err) < 0)
             return -1;
     }
@@ -523,6 +525,7 @@ static int load_derm(struct app *a, const char *path, struct errbuf *err)
         sv->cpus = 0.2;
         sv->memory_gb = 1;
         sv->init = pods[k] > 0 ? pods[k] : 1;
+        sv->concurrency = 1;
         if (!seen[k])
             continue;       /* no call reaches it: a placeholder fit */
         sv->lat = (struct mslat){ .kind = MSLAT_DERM, .shift = s[k] * 1e-3, .a = a1[k] * 1e3,

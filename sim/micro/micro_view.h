@@ -34,6 +34,7 @@ struct micro_service {
     struct mslat lat;           /* one call's latency against load per ready container */
     double       cpus, memory_gb;   /* one container */
     int          init;          /* containers when the run starts */
+    int          concurrency;   /* calls a container serves at once (the queueing truth) */
 };
 
 /* A call of a graph: `count` sequential calls of `service`, then its children by stage. */

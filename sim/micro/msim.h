@@ -32,6 +32,9 @@ struct msim_config {
     uint64_t max_events;
     struct window measure;          /* to <= from: the whole run */
     int      timeline;              /* sim.timeline: write the timeline rows (msim.c) */
+    int      queueing;              /* requests mode: the queueing truth (else the fit's) */
+    int      routing;               /* queueing: enum mqueue_routing */
+    double   smooth_s;              /* queueing: time constant of the load rates follow */
 };
 
 typedef struct msim msim;
