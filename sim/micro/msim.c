@@ -2,19 +2,39 @@
  * msim: the microservice world's run (msim.h).
  *
  * Time is cut into decision intervals [t, t + interval).  At each boundary the interval that
- * ends is closed — its requests read from the source (a spec of `count` requests spread
- * uniformly over its span, named stream "spread"), each service's load computed as the
- * calls of those requests per second, each request's latency drawn (requests mode) or the
- * interval's latency distribution computed (analytical mode) with the containers that were
- * ready at each moment — and then the policy decides the containers of the next interval.
- * A scale-in takes effect at once (containers still starting go first); a scale-out
- * allocates its containers at once (they count in containers_mean and cpu_seconds) and
- * makes them ready after startup_s, an event of the engine.  The first decision, at t = 0,
- * deploys before any request and takes effect at once.
+ * ends is closed and then the policy decides the containers of the next one.  A scale-in
+ * takes effect at once (containers still starting go first); a scale-out allocates its
+ * containers at once (they count in containers_mean and cpu_seconds) and makes them ready
+ * after startup_s, an event of the engine.  The first decision, at t = 0, deploys before any
+ * request and takes effect at once.  Requests come from the source as specs of `count`
+ * requests spread uniformly over a span (named stream "spread"); either truth reads the
+ * same arrivals.
  *
- * A call's latency at load w per ready container is s + Exp(rate(w)) (models/mslat.h); a call
- * of `count` repetitions draws count s + Gamma(count, rate) in one draw.  A request's
- * end-to-end latency is its root call's: own latency, then each stage's slowest child.
+ * The fit's truth (truth "fit", and the analytical mode): the interval is closed as a whole
+ * — its requests read, each service's load computed as the calls of those requests per
+ * second, each request's latency drawn (requests mode, stream "latency") or the interval's
+ * latency distribution computed (analytical) with the containers that were ready at each
+ * moment.  A call's latency at load w per ready container is s + Exp(rate(w))
+ * (models/mslat.h); a call of `count` repetitions draws count s + Gamma(count, rate) in one
+ * draw; a request's latency is its root call's: own latency, then each stage's slowest
+ * child.  No request waits for another.
+ *
+ * The queueing truth (truth "queueing", the requests mode's default): calls are events in
+ * continuous time.  At each boundary the next interval's arrivals are read, and each enters
+ * when it arrives (one pending arrival event at a time).  A request is a tree of frames, one
+ * per call in flight: a frame's repetition travels its service's shift (an event when the
+ * shift is not 0), arrives at the service — routed to a ready container, queued or started,
+ * its departure an event (mqueue.h) — and at its departure the frame issues its next
+ * repetition, or its next stage's children (all at once), or, done, tells its parent, whose
+ * stage ends with its last child; the root's end is the request's.  Frames and requests
+ * come from free lists (no allocation per call).  Loads are the calls that arrived at each
+ * service in the interval, per second; latencies and quantiles are those of the calls and
+ * requests that completed in it (a request in flight at a boundary counts in the interval
+ * it completes in, as a monitor records it when it ends), and the run goes on, deciding
+ * every interval, until the last request has completed.  The containers follow the
+ * allocation's ready count (mqueue_set_ready at every change); a removed container drains
+ * its calls (drain_seconds, container-seconds kept apart from the allocation's).  A run
+ * stopped at sim.until leaves its calls in flight.
  *
  * Decisions that do not fit the CPU nodes (first-fit, largest containers first) are scaled
  * down to the largest uniform fraction that fits (every service keeps one container), then
@@ -25,9 +45,10 @@
  * quantile exceeds the SLA, among those with requests); containers_mean (time-averaged
  * allocated containers), containers_max, cpu_seconds (core-seconds allocated);
  * scale_outs and scale_ins (containers added and removed); capacity_capped (decisions
- * scaled down to fit); requests_total; intervals.  Time series per interval: rate,
- * e2e_q, containers_total, containers_<service>, load_<service> (calls/s per ready
- * container), mix_<graph>.
+ * scaled down to fit); requests_total; intervals; the queueing truth's drain_seconds.
+ * Time series per interval: rate, e2e_q, containers_total, containers_<service>,
+ * load_<service> (calls/s per ready container), mix_<graph>, and the queueing truth's
+ * calls_<service> (calls waiting or in service at the interval's end).
  *
  * The timeline (sim.timeline): the entity is a service (its index in the application), and
  * each of its containers is a resource of its own (resource_type: the service's name, no
@@ -41,8 +62,9 @@
  * (stop); the rows' container-seconds are containers_mean's numerator.  O(containers
  * changed) per change, written as each interval ends.
  *
- * Cost per interval: requests mode O(requests x calls) draws; analytical O(graphs x calls x
- * lattice points) (plus O(points x support) per parallel stage).
+ * Cost per interval: requests mode O(requests x calls) draws (the queueing truth: two
+ * events per call, one where the shift is 0); analytical O(graphs x calls x lattice points)
+ * (plus O(points x support) per parallel stage).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "msim.h"
