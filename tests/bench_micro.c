@@ -79,10 +79,10 @@ int main(void)
             best = c < best ? c : best;
         }
         printf("micro, per request, %s truth: socialnet, one hour at 500 requests/s (%lld "
-               "requests, %.1f M events), derm, with the database: %.2f CPU s (best of 3; "
+               "requests, %llu events), derm, with the database: %.2f CPU s (best of 3; "
                "target < 10 s), %.2f M requests per CPU s, e2e_p95 %.4f s\n",
                t ? "fit's" : "queueing", (long long)res.tot.entities_in,
-               (double)res.tot.events / 1e6, best, res.tot.entities_in / best / 1e6,
+               (unsigned long long)res.tot.events, best, res.tot.entities_in / best / 1e6,
                run_metric(&res, "e2e_p95"));
     }
 

@@ -103,7 +103,7 @@ static int st_handle(void *world, const struct evq_event *ev, struct errbuf *err
     double t = sim_to_sec(now);
     if (ev->kind == EV_DEP) {
         uint32_t tag = (uint32_t)ev->arg;
-        cr_assert_eq(mqueue_depart(s->q, s->k, s->cont[tag], now), 0);
+        mqueue_depart(s->q, s->k, s->cont[tag]);
         if (s->departed++ >= s->warm)
             hist_add(&s->h, t - s->t_in[tag] + s->shift);
         return ENGINE_CONTINUE;
@@ -112,7 +112,7 @@ static int st_handle(void *world, const struct evq_event *ev, struct errbuf *err
         return ENGINE_CONTINUE;
     uint32_t tag = (uint32_t)s->next_tag++;
     s->t_in[tag] = t;
-    int c = mqueue_arrive(s->q, s->k, tag, now);
+    int c = mqueue_arrive(s->q, s->k, tag, now, now);
     cr_assert_geq(c, 0);
     s->cont[tag] = c;
     if (s->probe != NULL)
@@ -397,8 +397,8 @@ Test(micro_queue, routing_against_the_formulas, .timeout = 120)
 struct drain_world {
     engine *eng;
     mqueue *q;
-    int     cont[16], departed;
-    simtime last;
+    int     cont[16], departed, draining_at_last;
+    simtime last, last_of[16];
 };
 
 static int drain_handle(void *world, const struct evq_event *ev, struct errbuf *err)
@@ -406,9 +406,10 @@ static int drain_handle(void *world, const struct evq_event *ev, struct errbuf *
     struct drain_world *d = world;
     (void)err;
     simtime now = engine_now(d->eng);
-    cr_assert_eq(mqueue_depart(d->q, 0, d->cont[ev->arg], now), 0);
+    mqueue_depart(d->q, 0, d->cont[ev->arg]);
     d->departed++;
     d->last = now;
+    d->last_of[d->cont[ev->arg]] = now;
     return ENGINE_CONTINUE;
 }
 
@@ -425,7 +426,7 @@ Test(micro_queue, removed_containers_drain_and_leave)
     cr_assert_eq(mqueue_set_ready(d.q, 0, 2, 0), 0);
     /* round robin: calls 0, 2, 4 to the first container, 1 and 3 to the second */
     for (uint32_t t = 0; t < 5; t++)
-        d.cont[t] = mqueue_arrive(d.q, 0, t, 0);
+        d.cont[t] = mqueue_arrive(d.q, 0, t, 0, 0);
     cr_assert_neq(d.cont[0], d.cont[1]);
     cr_assert_eq(d.cont[0], d.cont[2]);
     cr_assert_eq(mqueue_in_system(d.q, 0), 5);
@@ -433,7 +434,7 @@ Test(micro_queue, removed_containers_drain_and_leave)
     cr_assert_eq(mqueue_set_ready(d.q, 0, 1, 0), 0);
     cr_assert_eq(mqueue_draining(d.q, 0), 1);
     for (uint32_t t = 5; t < 8; t++) {
-        d.cont[t] = mqueue_arrive(d.q, 0, t, 0);
+        d.cont[t] = mqueue_arrive(d.q, 0, t, 0, 0);
         cr_assert_eq(d.cont[t], d.cont[0], "a new call went to the draining container");
     }
     struct errbuf err;
@@ -443,9 +444,11 @@ Test(micro_queue, removed_containers_drain_and_leave)
     cr_assert_eq(d.departed, 8);
     cr_assert_eq(mqueue_in_system(d.q, 0), 0);
     cr_assert_eq(mqueue_draining(d.q, 0), 0);
-    double area = mqueue_take_drain(d.q, 0, d.last);
+    /* removed at 0, it drained until its last call (the second of its two) departed */
+    double area = mqueue_take_drain(d.q, 0);
+    cr_assert_float_eq(area, sim_to_sec(d.last_of[d.cont[1]]), 1e-9);
     cr_assert(area > 0 && area < sim_to_sec(d.last), "%g", area);
-    cr_assert_float_eq(mqueue_take_drain(d.q, 0, d.last), 0, 0);
+    cr_assert_float_eq(mqueue_take_drain(d.q, 0), 0, 0);
     /* an idle container leaves at once */
     cr_assert_eq(mqueue_set_ready(d.q, 0, 3, d.last), 0);
     cr_assert_eq(mqueue_set_ready(d.q, 0, 1, d.last), 0);

@@ -4,10 +4,12 @@
  * Per service: its containers in slots (a removed container's slot is reused once it has
  * drained), the ready ones in the order they joined (the routing's list), a cursor into
  * that list (round robin; where joining the shortest queue starts looking, so that equal
- * queues take turns), and the measured load.  Per container: servers busy and a ring
- * of the tags waiting, in arrival order.  Invariants: busy <= servers; a container has
- * waiting calls only while all its servers are busy; a ready container is in the list
- * exactly once, a draining one never; a draining container with no call is freed.
+ * queues take turns), and the measured load.  Per container: the calls bound for it and
+ * not yet departed, and when each of its servers comes free (the departure of the last call
+ * it took).  Invariants: a ready container is in the list exactly once, a draining one
+ * never; a draining container with no call left is freed; the calls routed to a container
+ * arrive in the order they were routed, so its servers' free times are those of a FIFO
+ * queue fed in arrival order.
  *
  * The measured load: each arrival at service k adds 1 / smooth_s to a rate that decays by
  * exp(-dt / smooth_s) between arrivals (an exponentially weighted count of the calls per
@@ -26,10 +28,9 @@
 enum { C_FREE, C_READY, C_DRAINING };
 
 struct ctr {
-    int       state;
-    int       busy;
-    uint32_t *wait;         /* ring of waiting tags */
-    int       head, len, cap;
+    int      state;
+    int      calls;         /* routed to it, not departed */
+    simtime *free;          /* [servers]: when each server comes free */
 };
 
 struct svcq {
@@ -43,7 +44,6 @@ struct svcq {
     simtime     ew_t;
     int         draining;
     double      drain_area; /* container-seconds */
-    simtime     drain_t;
     int64_t     insys;
 };
 
@@ -88,7 +88,7 @@ void mqueue_destroy(mqueue *q)
     for (int k = 0; q->s != NULL && k < q->c.nservices; k++) {
         struct svcq *s = &q->s[k];
         for (int i = 0; i < s->nc; i++)
-            free(s->c[i].wait);
+            free(s->c[i].free);
         free(s->c);
         free(s->ready);
     }
@@ -100,28 +100,34 @@ void mqueue_destroy(mqueue *q)
     free(q);
 }
 
-static void drain_to(struct svcq *s, simtime now)
+/* a slot for a new ready container, its servers free from now */
+static int new_slot(struct svcq *s, simtime now)
 {
-    s->drain_area += s->draining * sim_to_sec(now - s->drain_t);
-    s->drain_t = now;
-}
-
-/* a slot for a new ready container */
-static int new_slot(struct svcq *s)
-{
-    for (int i = 0; i < s->nc; i++)
+    int slot = -1;
+    for (int i = 0; i < s->nc && slot < 0; i++)
         if (s->c[i].state == C_FREE)
-            return i;
-    if (s->nc == s->capc) {
-        int nc = s->capc ? 2 * s->capc : 8;
-        struct ctr *n = realloc(s->c, (size_t)nc * sizeof *n);
-        if (n == NULL)
+            slot = i;
+    if (slot < 0) {
+        if (s->nc == s->capc) {
+            int nc = s->capc ? 2 * s->capc : 8;
+            struct ctr *n = realloc(s->c, (size_t)nc * sizeof *n);
+            if (n == NULL)
+                return -1;
+            s->c = n;
+            s->capc = nc;
+        }
+        simtime *f = malloc((size_t)s->servers * sizeof *f);
+        if (f == NULL)
             return -1;
-        s->c = n;
-        s->capc = nc;
+        s->c[s->nc] = (struct ctr){ .state = C_FREE, .free = f };
+        slot = s->nc++;
     }
-    s->c[s->nc] = (struct ctr){ .state = C_FREE };
-    return s->nc++;
+    struct ctr *c = &s->c[slot];
+    c->state = C_READY;
+    c->calls = 0;
+    for (int j = 0; j < s->servers; j++)
+        c->free[j] = now;
+    return slot;
 }
 
 int mqueue_set_ready(mqueue *q, int k, int n, simtime now)
@@ -135,59 +141,43 @@ int mqueue_set_ready(mqueue *q, int k, int n, simtime now)
         s->capready = n;
     }
     while (s->nready < n) {
-        int slot = new_slot(s);
+        int slot = new_slot(s, now);
         if (slot < 0)
             return -1;
-        s->c[slot].state = C_READY;
-        s->c[slot].busy = 0;
-        s->c[slot].head = s->c[slot].len = 0;
         s->ready[s->nready++] = slot;
     }
     while (s->nready > n) {
         /* the fewest calls, the newest of equals */
         int best = s->nready - 1;
-        for (int i = s->nready - 2; i >= 0; i--) {
-            const struct ctr *a = &s->c[s->ready[i]], *b = &s->c[s->ready[best]];
-            if (a->busy + a->len < b->busy + b->len)
+        for (int i = s->nready - 2; i >= 0; i--)
+            if (s->c[s->ready[i]].calls < s->c[s->ready[best]].calls)
                 best = i;
-        }
         struct ctr *c = &s->c[s->ready[best]];
         memmove(s->ready + best, s->ready + best + 1,
                 (size_t)(s->nready - best - 1) * sizeof *s->ready);
         s->nready--;
-        if (c->busy + c->len == 0) {
+        if (c->calls == 0) {
             c->state = C_FREE;
-        } else {
-            drain_to(s, now);
-            c->state = C_DRAINING;
-            s->draining++;
+            continue;
         }
+        /* it drains until its last call departs, which is known */
+        simtime last = now;
+        for (int j = 0; j < s->servers; j++)
+            last = c->free[j] > last ? c->free[j] : last;
+        s->drain_area += sim_to_sec(last - now);
+        c->state = C_DRAINING;
+        s->draining++;
     }
     if (s->cursor >= s->nready)
         s->cursor = 0;
     return 0;
 }
 
-/* start tag's service at container `slot` of service k */
-static int start(mqueue *q, int k, struct svcq *s, int slot, uint32_t tag, simtime now)
-{
-    s->c[slot].busy++;
-    double w = s->nready > 0 ? s->ew / s->nready : s->ew;
-    double mu = q->c.rate(q->c.rate_ctx, k, w);
-    assert(mu > 0 && "a service rate is positive");
-    simtime d = sim_from_sec(gsl_ran_exponential(q->rng, 1 / mu));
-    return engine_at(q->eng, now + d, q->c.depart_kind, tag, NULL);
-}
-
-int mqueue_arrive(mqueue *q, int k, uint32_t tag, simtime now)
+int mqueue_arrive(mqueue *q, int k, uint32_t tag, simtime now, simtime at)
 {
     struct svcq *s = &q->s[k];
     assert(s->nready > 0 && "every service keeps a ready container");
-    if (now != s->ew_t) {
-        s->ew *= exp(-(double)(now - s->ew_t) * q->inv_tau_us);
-        s->ew_t = now;
-    }
-    s->ew += q->add;
+    assert(at >= now && at >= s->ew_t && "calls reach a service in the order they are routed");
     int pos = s->cursor;
     if (q->c.routing == MQUEUE_RANDOM) {
         pos = (int)gsl_rng_uniform_int(q->route, (unsigned long)s->nready);
@@ -195,10 +185,10 @@ int mqueue_arrive(mqueue *q, int k, uint32_t tag, simtime now)
         int best = -1, bn = 0;
         for (int i = 0; i < s->nready; i++) {
             int p = pos + i < s->nready ? pos + i : pos + i - s->nready;
-            const struct ctr *c = &s->c[s->ready[p]];
-            if (best < 0 || c->busy + c->len < bn) {
+            int n = s->c[s->ready[p]].calls;
+            if (best < 0 || n < bn) {
                 best = p;
-                bn = c->busy + c->len;
+                bn = n;
                 if (bn == 0)
                     break;
             }
@@ -208,46 +198,37 @@ int mqueue_arrive(mqueue *q, int k, uint32_t tag, simtime now)
     s->cursor = pos + 1 < s->nready ? pos + 1 : 0;
     int slot = s->ready[pos];
     struct ctr *c = &s->c[slot];
-    s->insys++;
-    if (c->busy < s->servers)
-        return start(q, k, s, slot, tag, now) < 0 ? -1 : slot;
-    if (c->len == c->cap) {
-        int nc = c->cap ? 2 * c->cap : 16;
-        uint32_t *w = malloc((size_t)nc * sizeof *w);
-        if (w == NULL)
-            return -1;
-        for (int i = 0; i < c->len; i++)
-            w[i] = c->wait[(c->head + i) % c->cap];
-        free(c->wait);
-        c->wait = w;
-        c->cap = nc;
-        c->head = 0;
+    /* the load as of this arrival */
+    if (at != s->ew_t) {
+        s->ew *= exp(-(double)(at - s->ew_t) * q->inv_tau_us);
+        s->ew_t = at;
     }
-    int at = c->head + c->len;
-    c->wait[at < c->cap ? at : at - c->cap] = tag;
-    c->len++;
-    return slot;
+    s->ew += q->add;
+    /* FIFO: the first server to come free, at the earliest at the arrival */
+    int j = 0;
+    for (int i = 1; i < s->servers; i++)
+        if (c->free[i] < c->free[j])
+            j = i;
+    simtime start = c->free[j] > at ? c->free[j] : at;
+    double mu = q->c.rate(q->c.rate_ctx, k, s->ew / s->nready);
+    assert(mu > 0 && "a service rate is positive");
+    c->free[j] = start + sim_from_sec(gsl_ran_exponential(q->rng, 1 / mu));
+    c->calls++;
+    s->insys++;
+    return engine_at(q->eng, c->free[j], q->c.depart_kind, tag, NULL) < 0 ? -1 : slot;
 }
 
-int mqueue_depart(mqueue *q, int k, int cont, simtime now)
+void mqueue_depart(mqueue *q, int k, int cont)
 {
     struct svcq *s = &q->s[k];
     struct ctr *c = &s->c[cont];
-    assert(c->busy > 0 && c->state != C_FREE);
-    c->busy--;
+    assert(c->calls > 0 && c->state != C_FREE);
+    c->calls--;
     s->insys--;
-    if (c->len > 0) {
-        uint32_t tag = c->wait[c->head];
-        c->head = c->head + 1 < c->cap ? c->head + 1 : 0;
-        c->len--;
-        return start(q, k, s, cont, tag, now);
-    }
-    if (c->state == C_DRAINING && c->busy == 0) {
-        drain_to(s, now);
+    if (c->state == C_DRAINING && c->calls == 0) {
         s->draining--;
         c->state = C_FREE;
     }
-    return 0;
 }
 
 int64_t mqueue_in_system(const mqueue *q, int k)
@@ -260,10 +241,9 @@ int mqueue_draining(const mqueue *q, int k)
     return q->s[k].draining;
 }
 
-double mqueue_take_drain(mqueue *q, int k, simtime now)
+double mqueue_take_drain(mqueue *q, int k)
 {
     struct svcq *s = &q->s[k];
-    drain_to(s, now);
     double a = s->drain_area;
     s->drain_area = 0;
     return a;

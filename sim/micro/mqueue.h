@@ -3,26 +3,33 @@
  * world's queueing truth (msim.c drives it; README, "Microservices").
  *
  * A service's ready containers each have `servers` servers (its concurrency) and one FIFO
- * queue.  A call that arrives at a service is routed to one of its ready containers (one
- * drawn uniformly, so that each container's arrivals stay Poisson; round robin; or the one
- * with the fewest calls in it: join the shortest queue), starts service there if a server
- * is free and waits in line otherwise.  Its service time is exponential,
- * of the rate the caller's function gives for the service's load per ready container, that
- * load measured from the calls that arrived (an exponentially weighted rate of time
- * constant smooth_s, as of the latest arrival, over the ready containers).  A departure is
- * an engine event of the configured kind whose argument is the call's tag; the caller hands
- * it back with mqueue_depart, which gives the server the next call in line.  Containers
- * join at once (mqueue_set_ready: a container still starting is the caller's business) and
- * leave by draining: a removed container takes no new call and is gone once its last call
- * departs.
+ * queue.  A call bound for a service is routed to one of its ready containers (one drawn
+ * uniformly, so that each container's arrivals stay Poisson; round robin; or the one with
+ * the fewest calls bound for it or in it: join the shortest queue), arrives there after its
+ * transit, takes the first server to come free (at once if one is free: FIFO) and is served
+ * for an exponential time, of the rate the caller's function gives for the service's load
+ * per ready container as measured when it arrives: an exponentially weighted rate of the
+ * calls that arrived, time constant smooth_s, over the ready containers.
+ *
+ * A call's passage is decided when it is routed, by the FIFO recursion (Lindley's; with c
+ * servers, Kiefer and Wolfowitz's): its start is the later of its arrival and the earliest
+ * time one of the container's servers comes free, and that server is then busy until its
+ * departure.  This is exact because calls reach a container in the order they are routed
+ * to it (every call of a service has the same transit, and calls are routed in time order),
+ * and no later arrival changes an earlier call's passage in a FIFO queue.  The departure is
+ * an engine event of the configured kind whose argument is the call's tag; the caller
+ * hands it back with mqueue_depart.  Containers join at once (mqueue_set_ready: a
+ * container still starting is the caller's business) and leave by draining: a removed
+ * container takes no new call and is gone once its last call departs.
  *
  * Randomness: the service times from the named stream "service" (one draw per call, in the
- * order services start), random routing from "routing" (one draw per call), so that
+ * order calls are routed), random routing from "routing" (one draw per call), so that
  * neither shifts the other or the arrivals.
  *
  * Ownership: mqueue_create allocates; mqueue_destroy frees.  The engine is the caller's and
- * must outlive the queue.  Per call: O(1) at random or round robin, O(ready containers) to
- * join the shortest queue; no allocation but the growth of a container's queue.
+ * must outlive the queue.  One event per call; O(1) per call at random or round robin with
+ * one server, O(servers) with several, O(ready containers) to join the shortest queue; no
+ * allocation but a new container's.
  */
 #ifndef HETSIM_MQUEUE_H
 #define HETSIM_MQUEUE_H
@@ -54,26 +61,29 @@ struct mqueue_config {
 int  mqueue_create(mqueue **out, const struct mqueue_config *c, engine *eng);
 void mqueue_destroy(mqueue *q);
 
-/* Service k has n ready containers from now on (n >= 0): new ones join the routing at once;
- * removed ones, those with the fewest calls first (the newest of equals), take no new call
- * and leave when their last call departs.  0, or -1 out of memory. */
+/* Service k has n ready containers from now on (n >= 0): new ones take calls at once;
+ * removed ones, those with the fewest calls bound for them first (the newest of equals),
+ * take no new call and leave when their last call departs.  0, or -1 out of memory. */
 int mqueue_set_ready(mqueue *q, int k, int n, simtime now);
 
-/* Call `tag` arrives at service k now (which has a ready container): routed, then started
- * or queued.  Returns its container (hand it back to mqueue_depart), or -1 out of memory. */
-int mqueue_arrive(mqueue *q, int k, uint32_t tag, simtime now);
+/* Call `tag` is routed now to a ready container of service k (which has one), where it
+ * arrives at `at` (>= now; for service k, no earlier than the arrival of the call routed
+ * before it) and passes as above; its departure is an engine event.  Returns its
+ * container (hand it back to mqueue_depart), or -1 out of memory. */
+int mqueue_arrive(mqueue *q, int k, uint32_t tag, simtime now, simtime at);
 
-/* The call in service at container `cont` of service k departs now (its departure event):
- * the server takes the next call in line.  0, or -1 out of memory. */
-int mqueue_depart(mqueue *q, int k, int cont, simtime now);
+/* The departure of a call of container `cont` of service k (at its event). */
+void mqueue_depart(mqueue *q, int k, int cont);
 
-/* Calls at service k now, waiting or in service (draining containers included). */
+/* Calls of service k bound for its containers, waiting or in service now (draining
+ * containers included). */
 int64_t mqueue_in_system(const mqueue *q, int k);
-/* Its containers that still drain, and the container-seconds they drained since the last
- * call of this function, up to now. */
+/* Its containers that still drain, and the container-seconds its removed containers drain
+ * (from removal to their last departure), summed since the last call of this function. */
 int     mqueue_draining(const mqueue *q, int k);
-double  mqueue_take_drain(mqueue *q, int k, simtime now);
-/* The load its service times follow now: calls/s per ready container. */
+double  mqueue_take_drain(mqueue *q, int k);
+/* The load its service times follow: calls/s per ready container, as of its latest
+ * arrival. */
 double  mqueue_load(const mqueue *q, int k);
 
 #endif

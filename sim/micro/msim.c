@@ -22,11 +22,12 @@
  * The queueing truth (truth "queueing", the requests mode's default): calls are events in
  * continuous time.  At each boundary the next interval's arrivals are read, and each enters
  * when it arrives (one pending arrival event at a time).  A request is a tree of frames, one
- * per call in flight: a frame's repetition travels its service's shift (an event when the
- * shift is not 0), arrives at the service — routed to a ready container, queued or started,
- * its departure an event (mqueue.h) — and at its departure the frame issues its next
- * repetition, or its next stage's children (all at once), or, done, tells its parent, whose
- * stage ends with its last child; the root's end is the request's.  Frames and requests
+ * per call in flight: a frame's repetition is routed to a ready container of its service,
+ * which it reaches after the service's shift, and its passage there (its wait, its service,
+ * its departure: an event) is decided at once by the FIFO recursion (mqueue.h); at its
+ * departure the frame issues its next repetition, or its next stage's children (all at
+ * once), or, done, tells its parent, whose stage ends with its last child; the root's end
+ * is the request's.  Frames and requests
  * come from free lists (no allocation per call).  Loads are the calls that arrived at each
  * service in the interval, per second; latencies and quantiles are those of the calls and
  * requests that completed in it (a request in flight at a boundary counts in the interval
@@ -62,9 +63,9 @@
  * (stop); the rows' container-seconds are containers_mean's numerator.  O(containers
  * changed) per change, written as each interval ends.
  *
- * Cost per interval: requests mode O(requests x calls) draws (the queueing truth: two
- * events per call, one where the shift is 0); analytical O(graphs x calls x lattice points)
- * (plus O(points x support) per parallel stage).
+ * Cost per interval: requests mode O(requests x calls) draws (the queueing truth: one event
+ * per call); analytical O(graphs x calls x lattice points) (plus O(points x support) per
+ * parallel stage).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "msim.h"
@@ -86,7 +87,7 @@
 #include "micro.h"
 #include "mqueue.h"
 
-enum { EV_TICK = 1, EV_READY = 2, EV_ARRIVE = 3, EV_VISIT = 4, EV_DEPART = 5 };
+enum { EV_TICK = 1, EV_READY = 2, EV_ARRIVE = 3, EV_DEPART = 4 };
 enum { HBINS = 26000 };
 #define HBASE 1e-6
 #define HRATIO 1.001
@@ -214,7 +215,10 @@ struct msim {
     double               *mmc;          /* [S * MMC_POINTS] per-server rates, services with
                                            several servers per container */
     double               *mmc_step;     /* [S] the load between two of its points */
-    int64_t              *visits;       /* [S] calls arrived at each service this interval */
+    int64_t              *visits;       /* [S] calls that arrive at each service this
+                                           interval, and (next) in the next one */
+    int64_t              *visits_next;
+    simtime               t_next;       /* the end of the interval being filled */
     int64_t               done_iv;      /* requests completed this interval */
     double                miss_done;    /* ... over the SLA */
     int                   counted;      /* this interval is measured */
@@ -905,33 +909,23 @@ static void frame_free(msim *m, int32_t f)
 }
 
 /* frame f's next repetition leaves its caller now: it reaches its service after the
- * service's shift (at once when that is 0) */
+ * service's shift, its passage there decided at once (mqueue.h) */
 static int q_issue(msim *m, int32_t f, simtime now)
 {
     struct frame *fr = &m->fr[f];
     const struct micro_graph *g = &m->a->graph[m->rq[fr->req].g];
     int k = g->calls[fr->call].service;
-    fr->issued = now;
     simtime at = now + m->shift_us[k];
-    if (at > now)
-        return engine_at(m->eng, at, EV_VISIT, (uint64_t)f, NULL);
-    int c = mqueue_arrive(m->mq, k, (uint32_t)f, now);
+    fr->issued = now;
+    int c = mqueue_arrive(m->mq, k, (uint32_t)f, now, at);
     if (c < 0)
         return -1;
     m->fr[f].cont = c;
-    m->visits[k]++;
-    return 0;
-}
-
-static int q_visit(msim *m, int32_t f, simtime now)
-{
-    const struct micro_graph *g = &m->a->graph[m->rq[m->fr[f].req].g];
-    int k = g->calls[m->fr[f].call].service;
-    int c = mqueue_arrive(m->mq, k, (uint32_t)f, now);
-    if (c < 0)
-        return -1;
-    m->fr[f].cont = c;
-    m->visits[k]++;
+    /* its load counts in the interval it arrives in */
+    if (at < m->t_next)
+        m->visits[k]++;
+    else
+        m->visits_next[k]++;
     return 0;
 }
 
@@ -1006,9 +1000,7 @@ static int q_depart(msim *m, int32_t f, simtime now, struct errbuf *err)
     const struct micro_graph *g = &m->a->graph[m->rq[fr->req].g];
     const struct micro_call *c = &g->calls[fr->call];
     int k = c->service;
-    if (mqueue_depart(m->mq, k, fr->cont, now) < 0)
-        return err_run(err, "out of memory");
-    fr = &m->fr[f];
+    mqueue_depart(m->mq, k, fr->cont);
     m->csum[k] += sim_to_sec(now - fr->issued);
     m->ccount[k]++;
     if (++fr->rep < c->count)
@@ -1053,7 +1045,8 @@ static int close_interval_q(msim *m, simtime t1, double *q_out, double *miss_out
     double dt = sim_to_sec(t1 - m->t0);
     for (int k = 0; k < m->S; k++) {
         m->load[k] = (double)m->visits[k] / dt;
-        m->visits[k] = 0;
+        m->visits[k] = m->visits_next[k];
+        m->visits_next[k] = 0;
         m->cmean[k] = m->ccount[k] > 0 ? m->csum[k] / (double)m->ccount[k] : 0;
         m->csum[k] = 0;
         m->ccount[k] = 0;
@@ -1459,7 +1452,7 @@ static int boundary(msim *m, simtime now, struct errbuf *err)
         /* containers removed but still serving their calls: reported apart (drain_seconds),
          * the allocation being what the policy holds */
         for (int k = 0; m->mq != NULL && k < m->S; k++) {
-            double d = mqueue_take_drain(m->mq, k, now);
+            double d = mqueue_take_drain(m->mq, k);
             if (m->counted)
                 m->drain_s += d;
         }
@@ -1483,6 +1476,7 @@ static int boundary(msim *m, simtime now, struct errbuf *err)
     for (int k = 0; k < m->S; k++)
         m->ready0[k] = m->svc[k].ready;
     simtime next = now + sim_from_sec(m->c.interval_s);
+    m->t_next = next;
     if (next > m->c.until) {
         m->stopped = 1;
         /* the calls in flight are left where they are */
@@ -1509,9 +1503,6 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
     case EV_DEPART:
         rc = q_depart(m, (int32_t)ev->arg, now, err);
         break;
-    case EV_VISIT:
-        rc = q_visit(m, (int32_t)ev->arg, now) < 0 ? err_run(err, "out of memory") : 0;
-        break;
     case EV_ARRIVE:
         rc = q_arrive(m, now, err);
         break;
@@ -1532,7 +1523,8 @@ static int queue_init(msim *m)
     int S = m->S;
     int *servers = calloc((size_t)S, sizeof *servers);
     m->shift_us = calloc((size_t)S, sizeof *m->shift_us);
-    m->visits = calloc((size_t)S, sizeof *m->visits);
+    m->visits = calloc(2 * (size_t)S, sizeof *m->visits);
+    m->visits_next = m->visits != NULL ? m->visits + S : NULL;
     m->mmc_step = calloc((size_t)S, sizeof *m->mmc_step);
     m->mmc = calloc((size_t)S * MMC_POINTS, sizeof *m->mmc);
     m->frfree = m->rqfree = -1;
