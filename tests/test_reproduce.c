@@ -1,7 +1,7 @@
 /*
  * test_reproduce: the scripts in scripts/reproduce run end to end, in their QUICK mode (every
  * run cut to its first 60 jobs, or for FGD's placement runs every tenth node, or Derm's day
- * to 15 minutes, so a paper's whole sweep takes seconds to a minute): the sweep, the
+ * to 10 minutes, so a paper's whole sweep takes seconds to a minute): the sweep, the
  * figures, the reports, and the claims table with a mean and interval at every load, each
  * inside its stored band; and a figure outside its band (or without one) fails the script.
  */

@@ -12,14 +12,14 @@
 # (queueing/, fit/, socialnet/, ...) report.md, report.csv and report_<baseline>.csv;
 # prints each claim at every load, checked against scripts/reproduce/bands/derm.csv, then
 # why the violations happen under each truth (from one more run of Derm per truth with a
-# time series every interval).  QUICK=1 compresses the day into 15 minutes and runs
+# time series every interval).  QUICK=1 compresses the day into 10 minutes and runs
 # TrainTicket only.  See scripts/reproduce/common.sh for JOBS, OUT, QUICK and BANDS.
 #
 # Beside common.sh (left as it is): the claims of several sweeps in one database, each from
 # its own directory of reports, with the band file's `mode` column carrying the sweep
 # (full, full_fit, full_socialnet, ...: common.sh's BANDS=write clears only `full`/`quick`,
 # so this script clears the others itself).
-quick_sets="--set workload.duration_s=900 --set workload.shape_period_s=900"
+quick_sets="--set workload.duration_s=600 --set workload.shape_period_s=600"
 . "$(dirname "$0")/common.sh"
 
 base_mode=$mode
@@ -32,8 +32,8 @@ sweep_of() {
     root=$out
 }
 
-# claims SWEEP DIR MODE TITLE SLA: its reports into $root/DIR, then the claims, band-checked
-# under MODE
+# claims SWEEP DIR MODE TITLE SLA: its reports into $root/DIR (the first sweep's next to the
+# figures), then the claims, band-checked under MODE
 claims_of() {
     sweep=$1 out=$root/$2 mode=$3
     mkdir -p "$out"
@@ -42,7 +42,18 @@ claims_of() {
         grep -v "^$mode," "$bands" > "$bands.tmp" || true
         mv "$bands.tmp" "$bands"
     fi
-    claims_header "$4"
+    if [ "$2" = . ]; then
+        claims_header "$4"
+    else
+        # the same table's next section: its title and loads (common.sh's header said how
+        # to read the figures once)
+        echo
+        echo "$4"
+        awk -F, -v axis="$axis" '
+            NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+            !seen[$h[axis]]++ { loads = loads sprintf("%16s", $h[axis]) }
+            END { printf "  %-48s%s\n", axis, loads }' "$out/report_${first}.csv"
+    fi
     claim "containers vs static worst case (paper: 0.316)" derm static_worst containers_mean
     claim "  ... vs Erms" derm erms containers_mean
     claim "  ... vs FIRM-style reactive" derm firm containers_mean
@@ -67,7 +78,7 @@ if [ "$base_mode" = full ]; then
         sweep_of ${app}_load_fit
     done
 fi
-claims_of derm_load queueing "$base_mode" \
+claims_of derm_load . "$base_mode" \
     "Derm (ISCA 2024): the paper's claims (ratios Derm / baseline) beside this reproduction
 on TrainTicket under the queueing truth (every container a FIFO server)" "550 ms"
 claims_of derm_load_fit fit "${base_mode}_fit" \
@@ -82,7 +93,8 @@ if [ "$base_mode" = full ]; then
     claims_of alibaba_load_fit alibaba_fit full_alibaba_fit \
         "... the same under the fit's truth" "1.5 s"
 fi
-echo "figures: $root/*_vs_workload.rate_per_s.png; reports: $root/<sweep>/report.md"
+echo "figures: $root/*_vs_workload.rate_per_s.png; reports: $root/report.md (derm_load),"
+echo "$root/{fit,socialnet,socialnet_fit,alibaba,alibaba_fit}/report.md"
 claims_end
 
 # ---- why: one more day of Derm at the fitted peak under each truth, seed 1, a sample
