@@ -1040,7 +1040,7 @@ static int q_arrive(msim *m, simtime now, struct errbuf *err)
 
 /* the queueing truth's interval [t0, t1): loads from the calls that arrived at each
  * service, latencies from the requests (and calls) that completed in it */
-static int close_interval_q(msim *m, simtime t1, double *q_out, double *miss_out)
+static void close_interval_q(msim *m, simtime t1, double *q_out, double *miss_out)
 {
     double dt = sim_to_sec(t1 - m->t0);
     for (int k = 0; k < m->S; k++) {
@@ -1069,7 +1069,6 @@ static int close_interval_q(msim *m, simtime t1, double *q_out, double *miss_out
     *q_out = q_iv;
     *miss_out = m->miss_done;
     m->miss_done = 0;
-    return 0;
 }
 
 /* ---------------------------------------------------------------- one interval */
