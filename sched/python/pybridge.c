@@ -1,0 +1,1606 @@
+/*
+ * pybridge: the embedded interpreter, the module `hetsim` that policies see, and one decider
+ * per domain that calls a module's hooks (pybridge.h says what a module provides).
+ *
+ * Cost of a decision beyond the hook's own Python: one call, the attribute reads it makes
+ * (each a C getter on the world's struct), and the check of its answer (for training a copy
+ * of the occupancy, O(GPUs), as a C policy's plan makes one).  Job objects are made once per
+ * job, kept by slot.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "pybridge.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../plan.h"
+#include "../../sim/base/grow.h"
+#include "../../sim/base/path.h"
+#include "../../sim/base/rng.h"
+
+/* ------------------------------------------------------------------ the instance */
+
+struct pyview;
+
+struct pypol {
+    struct policy_ops  ops;     /* first: the policy layer holds &ops */
+    struct train_hooks th;
+    char               name[PATH_MAX_LEN + 8];      /* "py:FILE" as given */
+    char               path[PATH_MAX_LEN];          /* FILE resolved */
+    const char        *params[65];                  /* PARAMS, NULL-terminated */
+    PyObject          *param_names;                 /* the strings params[] points into */
+    PyObject          *mod;
+    PyObject          *hook[3];                     /* by domain, see enum below */
+    int                hook_line[3];                /* their `def` lines */
+    const char        *hook_name[3];
+    double             timeout_s;
+    const cluster     *cl;
+    /* training */
+    struct pyview     *tview;
+    PyObject         **jobs;    /* Job objects by slot */
+    size_t             jcap;
+    uint8_t           *marks;   /* grant_check's marks, jcap bytes */
+    uint8_t           *changed; /* per grant of the list being checked */
+    size_t             chcap;
+    occ               *scratch; /* a plan's */
+    occ               *chk;     /* the check's */
+    struct grant_list *out_list;        /* the decision's, while it runs */
+    uint64_t           decision;
+};
+
+enum { HOOK_DECIDE, HOOK_AUX, HOOK_AUX2 };
+
+/* ------------------------------------------------------------------ the interpreter */
+
+static int py_live;             /* Python policies open in this process */
+static int py_tab_added;
+static PyTypeObject *t_job, *t_view, *t_list, *t_iter, *t_plan;
+static PyObject *e_timeout;     /* hetsim.PolicyTimeout */
+
+/* The watchdog: samples the CPU clock of the thread that calls hooks while a call runs. */
+static struct {
+    pthread_t       th;
+    int             up, stop;
+    pthread_mutex_t mu;
+    pthread_cond_t  cv;
+    clockid_t       cpu;
+    atomic_ullong   call;       /* hook calls begun */
+    atomic_int      in_hook;
+    double          limit_s;    /* of the call running */
+    unsigned long   main_ident; /* the thread that calls hooks (Python's id) */
+} wd = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static double clock_s(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    unsigned long long seen = 0, fired = 0;
+    double last = 0, spent = 0;
+    pthread_mutex_lock(&wd.mu);
+    while (!wd.stop) {
+        double period = wd.limit_s / 4 < 0.25 ? wd.limit_s / 4 : 0.25;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        long ns = until.tv_nsec + (long)(period * 1e9);
+        until.tv_sec += ns / 1000000000L;
+        until.tv_nsec = ns % 1000000000L;
+        pthread_cond_timedwait(&wd.cv, &wd.mu, &until);
+        if (wd.stop)
+            break;
+        unsigned long long call = atomic_load(&wd.call);
+        double cpu = clock_s(wd.cpu);
+        if (atomic_load(&wd.in_hook) && call == seen)
+            spent += cpu - last;
+        else
+            spent = 0;          /* a new call began since the last look: count from now */
+        seen = call;
+        last = cpu;
+        if (atomic_load(&wd.in_hook) && spent >= wd.limit_s && fired != call) {
+            /* Raise in the hook's thread.  The GIL is had when that thread lets it go
+             * between bytecodes; a pending call would not do (3.11 sets the eval breaker for
+             * pending calls only when the main thread adds them). */
+            fired = call;
+            pthread_mutex_unlock(&wd.mu);
+            PyGILState_STATE g = PyGILState_Ensure();
+            if (atomic_load(&wd.in_hook) && atomic_load(&wd.call) == call)
+                PyThreadState_SetAsyncExc(wd.main_ident, e_timeout);
+            PyGILState_Release(g);
+            pthread_mutex_lock(&wd.mu);
+        }
+    }
+    pthread_mutex_unlock(&wd.mu);
+    return NULL;
+}
+
+static PyObject *hetsim_module_init(void);
+
+static int interp_up(struct errbuf *err)
+{
+    if (py_live++ > 0)
+        return 0;
+    if (!py_tab_added) {
+        if (PyImport_AppendInittab("hetsim", hetsim_module_init) < 0) {
+            py_live--;
+            return err_run(err, "python: cannot register the module hetsim");
+        }
+        py_tab_added = 1;
+    }
+    PyConfig cfg;
+    PyConfig_InitIsolatedConfig(&cfg);
+    cfg.install_signal_handlers = 0;
+    cfg.parse_argv = 0;
+    cfg.write_bytecode = 0;
+    PyStatus st = Py_InitializeFromConfig(&cfg);
+    PyConfig_Clear(&cfg);
+    if (PyStatus_Exception(st)) {
+        py_live--;
+        return err_run(err, "python: cannot start the interpreter: %s",
+                       st.err_msg ? st.err_msg : "?");
+    }
+    /* its types exist once it is imported, whether the policy imports it or not */
+    PyObject *m = PyImport_ImportModule("hetsim");
+    if (m == NULL) {
+        PyErr_Print();
+        Py_FinalizeEx();
+        py_live--;
+        return err_run(err, "python: cannot import the module hetsim");
+    }
+    Py_DECREF(m);
+    wd.main_ident = PyThread_get_thread_ident();
+    if (pthread_getcpuclockid(pthread_self(), &wd.cpu) != 0)
+        wd.cpu = CLOCK_PROCESS_CPUTIME_ID;
+    return 0;
+}
+
+static void interp_down(void)
+{
+    if (--py_live > 0)
+        return;
+    if (wd.up) {
+        pthread_mutex_lock(&wd.mu);
+        wd.stop = 1;
+        pthread_cond_signal(&wd.cv);
+        pthread_mutex_unlock(&wd.mu);
+        PyThreadState *ts = PyEval_SaveThread();   /* it may be waiting for the GIL */
+        pthread_join(wd.th, NULL);
+        PyEval_RestoreThread(ts);
+        wd.up = wd.stop = 0;
+    }
+    Py_FinalizeEx();
+    t_job = t_view = t_list = t_iter = t_plan = NULL;
+    e_timeout = NULL;
+}
+
+/* ------------------------------------------------------------------ errors */
+
+/* The Python error pending, as an input error of b's file: the innermost line of the file
+ * in its traceback (else `line`), the exception, and the traceback after it. */
+static int py_error(struct pypol *b, const char *hook, int line, struct errbuf *err)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL && value != NULL)
+        PyException_SetTraceback(value, tb);
+    char what[384] = "unknown error", trace[ERR_MSG_MAX] = "";
+    /* a syntax error's line is its own */
+    if (type != NULL && PyErr_GivenExceptionMatches(type, PyExc_SyntaxError) && value != NULL) {
+        PyObject *ln = PyObject_GetAttrString(value, "lineno");
+        if (ln != NULL && PyLong_Check(ln))
+            line = (int)PyLong_AsLong(ln);
+        Py_XDECREF(ln);
+        PyErr_Clear();
+    }
+    for (PyTracebackObject *t = (PyTracebackObject *)tb; t != NULL; t = t->tb_next) {
+        PyCodeObject *code = PyFrame_GetCode(t->tb_frame);
+        const char *fn = PyUnicode_AsUTF8(code->co_filename);
+        int mine = fn != NULL && strcmp(fn, b->path) == 0;
+        Py_DECREF(code);
+        if (mine) {             /* 3.11 computes tb_lineno lazily */
+            PyObject *ln = PyObject_GetAttrString((PyObject *)t, "tb_lineno");
+            if (ln != NULL && PyLong_Check(ln))
+                line = (int)PyLong_AsLong(ln);
+            Py_XDECREF(ln);
+        }
+    }
+    PyErr_Clear();
+    if (value != NULL) {
+        PyObject *s = PyObject_Str(value);
+        const char *cs = s ? PyUnicode_AsUTF8(s) : NULL;
+        if (e_timeout != NULL && PyErr_GivenExceptionMatches(type, e_timeout))
+            snprintf(what, sizeof what, "%s: the hook ran longer than sim.policy_timeout_s = %g "
+                     "CPU seconds", ((PyTypeObject *)type)->tp_name, b->timeout_s);
+        else
+            snprintf(what, sizeof what, "%s: %s", ((PyTypeObject *)type)->tp_name,
+                     cs ? cs : "?");
+        Py_XDECREF(s);
+        PyErr_Clear();
+    }
+    if (tb != NULL) {
+        PyObject *tbm = PyImport_ImportModule("traceback");
+        PyObject *lines = tbm ? PyObject_CallMethod(tbm, "format_exception", "OOO", type,
+                                                    value, tb) : NULL;
+        PyObject *sep = lines ? PyUnicode_FromString("") : NULL;
+        PyObject *all = sep ? PyUnicode_Join(sep, lines) : NULL;
+        const char *cs = all ? PyUnicode_AsUTF8(all) : NULL;
+        if (cs != NULL) {       /* the end of a long one: the innermost frames */
+            size_t n = strlen(cs), keep = sizeof trace - 512;
+            snprintf(trace, sizeof trace, "\n%s%s", n > keep ? "..." : "",
+                     n > keep ? cs + n - keep : cs);
+            size_t m = strlen(trace);
+            if (m > 0 && trace[m - 1] == '\n')
+                trace[m - 1] = '\0';
+        }
+        Py_XDECREF(all);
+        Py_XDECREF(sep);
+        Py_XDECREF(lines);
+        Py_XDECREF(tbm);
+        PyErr_Clear();
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return err_input(err, b->path, line, hook, "%s%s", what, trace);
+}
+
+/* What hook `h` returned is wrong: an input error at its `def` line. */
+static int bad_return(struct pypol *b, int h, struct errbuf *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int bad_return(struct pypol *b, int h, struct errbuf *err, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    err_clear(err);
+    return err_input(err, b->path, b->hook_line[h], b->hook_name[h], "%s", msg);
+}
+
+/* A short repr of o for a message. */
+static void repr_of(PyObject *o, char *buf, size_t cap)
+{
+    PyObject *r = PyObject_Repr(o);
+    const char *s = r ? PyUnicode_AsUTF8(r) : NULL;
+    snprintf(buf, cap, "%.120s%s", s ? s : "?", s && strlen(s) > 120 ? "..." : "");
+    Py_XDECREF(r);
+    PyErr_Clear();
+}
+
+/* Call hook h with args (a new tuple, stolen), the watchdog counting.  A new reference, or
+ * NULL with err set. */
+static PyObject *call_hook(struct pypol *b, int h, PyObject *args, struct errbuf *err)
+{
+    if (args == NULL)
+        return py_error(b, b->hook_name[h], b->hook_line[h], err), NULL;
+    if (!wd.up) {
+        wd.limit_s = b->timeout_s;
+        if (pthread_create(&wd.th, NULL, watchdog, NULL) == 0)
+            wd.up = 1;
+    }
+    wd.limit_s = b->timeout_s;
+    atomic_fetch_add(&wd.call, 1);
+    atomic_store(&wd.in_hook, 1);
+    PyObject *r = PyObject_Call(b->hook[h], args, NULL);
+    atomic_store(&wd.in_hook, 0);
+    Py_DECREF(args);
+    if (r == NULL)
+        py_error(b, b->hook_name[h], b->hook_line[h], err);
+    return r;
+}
+
+/* ------------------------------------------------------------------ training: Job */
+
+struct pyview {
+    PyObject_HEAD
+    const struct train_view *v;     /* during a decision, else NULL */
+    struct pypol *b;                /* NULL once the policy closed */
+    PyObject     *types;            /* tuple of the cluster's GPU types */
+    PyObject     *lists[3];         /* active, waiting, running */
+};
+
+struct pyjob {
+    PyObject_HEAD
+    struct pyview *view;
+    int32_t        slot;
+    int64_t        id;
+};
+
+static const struct train_job *job_of(struct pyjob *o)
+{
+    const struct train_view *v = o->view->v;
+    if (v == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "a Job can be read only during the decision "
+                        "that handed it out");
+        return NULL;
+    }
+    const struct train_job *j = &v->jobs[o->slot];
+    if (j->id != o->id || j->state == JOB_DONE) {
+        PyErr_Format(PyExc_RuntimeError, "job %lld has finished", (long long)o->id);
+        return NULL;
+    }
+    return j;
+}
+
+#define JOB_INT(field)                                                                      \
+    static PyObject *job_##field(PyObject *self, void *c)                                   \
+    {                                                                                       \
+        (void)c;                                                                            \
+        const struct train_job *j = job_of((struct pyjob *)self);                           \
+        return j ? PyLong_FromLongLong((long long)j->field) : NULL;                         \
+    }
+#define JOB_DBL(field)                                                                      \
+    static PyObject *job_##field(PyObject *self, void *c)                                   \
+    {                                                                                       \
+        (void)c;                                                                            \
+        const struct train_job *j = job_of((struct pyjob *)self);                           \
+        return j ? PyFloat_FromDouble(j->field) : NULL;                                     \
+    }
+JOB_INT(jtype) JOB_INT(workers) JOB_INT(min_workers) JOB_INT(max_workers) JOB_INT(batch)
+JOB_INT(user) JOB_INT(arrival) JOB_INT(state) JOB_INT(first_start) JOB_INT(preemptions)
+JOB_INT(migrations) JOB_INT(ngpu) JOB_INT(gpu_type) JOB_INT(share) JOB_INT(sliced)
+JOB_INT(run_from) JOB_INT(updated) JOB_INT(last_grant)
+JOB_DBL(weight) JOB_DBL(work) JOB_DBL(rate) JOB_DBL(done) JOB_DBL(attained)
+
+static PyObject *job_id(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLongLong((long long)((struct pyjob *)self)->id);
+}
+
+static PyObject *job_slot(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(((struct pyjob *)self)->slot);
+}
+
+static PyObject *job_gpus(PyObject *self, void *c)
+{
+    (void)c;
+    const struct train_job *j = job_of((struct pyjob *)self);
+    if (j == NULL)
+        return NULL;
+    PyObject *t = PyTuple_New(j->ngpu);
+    for (int i = 0; t != NULL && i < j->ngpu; i++)
+        PyTuple_SET_ITEM(t, i, PyLong_FromLong(j->gpus[i]));
+    return t;
+}
+
+static PyObject *job_repr(PyObject *self)
+{
+    struct pyjob *o = (struct pyjob *)self;
+    return PyUnicode_FromFormat("<job %lld>", (long long)o->id);
+}
+
+static void job_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pyjob *)self)->view);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+#define G(name, doc) { #name, job_##name, NULL, doc, NULL }
+static PyGetSetDef job_getset[] = {
+    G(id, "unique, in arrival order"), G(slot, "index of the job in the world (reused)"),
+    G(jtype, "job type id"), G(workers, "requested workers"),
+    G(min_workers, "fewest GPUs it runs on"), G(max_workers, "most GPUs it runs on"),
+    G(batch, "batch size (0: its type's)"), G(user, "tenant"), G(weight, "priority weight"),
+    G(arrival, "arrival, microseconds"), G(work, "total iterations"),
+    G(state, "hetsim.QUEUED, RUNNING or PREEMPTED"),
+    G(first_start, "first start, microseconds (-1: never ran)"),
+    G(preemptions, "times preempted"), G(migrations, "times moved or resized"),
+    G(ngpu, "GPUs held now"), G(gpu_type, "type of its first GPU, -1 when it holds none"),
+    G(share, "thousandths of each GPU it holds"), G(sliced, "1: its GPUs are time-sliced"),
+    G(gpus, "the GPU ids it holds (a tuple)"), G(rate, "iterations/s while it runs"),
+    G(run_from, "progress accrues from here, microseconds (after a restore)"),
+    G(updated, "when done and attained were last brought up to date, microseconds"),
+    G(done, "iterations completed as of updated (view.done(job): as of now)"),
+    G(attained, "GPU-seconds received as of updated (view.attained(job): as of now)"),
+    G(last_grant, "when its current grant took effect, microseconds"),
+    { NULL, NULL, NULL, NULL, NULL },
+};
+#undef G
+
+static PyType_Slot job_slots[] = {
+    { Py_tp_getset, job_getset },
+    { Py_tp_repr, job_repr },
+    { Py_tp_dealloc, job_dealloc },
+    { Py_tp_doc, "A training job of the view (sim/train/train_view.h, struct train_job): "
+                 "read-only, valid during the decision that handed it out." },
+    { 0, NULL },
+};
+
+static PyType_Spec job_spec = { "hetsim.Job", sizeof(struct pyjob), 0, Py_TPFLAGS_DEFAULT,
+                                job_slots };
+
+/* The Job object of slot s (a borrowed reference), made when the slot holds a job the
+ * policy has not seen. */
+static PyObject *job_at(struct pyview *view, int32_t s)
+{
+    struct pypol *b = view->b;
+    if ((size_t)s >= b->jcap) {
+        size_t old = b->jcap, n = (size_t)s + 1 > 2 * old ? (size_t)s + 1 : 2 * old;
+        PyObject **a = realloc(b->jobs, n * sizeof *a);
+        uint8_t *m = a ? realloc(b->marks, n) : NULL;
+        if (a != NULL)
+            b->jobs = a;
+        if (m == NULL)
+            return PyErr_NoMemory();
+        b->marks = m;
+        memset(b->jobs + old, 0, (n - old) * sizeof *a);
+        memset(b->marks + old, 0, n - old);
+        b->jcap = n;
+    }
+    struct pyjob *o = (struct pyjob *)b->jobs[s];
+    if (o != NULL && o->id == view->v->jobs[s].id)
+        return (PyObject *)o;
+    Py_XDECREF(o);
+    o = PyObject_New(struct pyjob, t_job);
+    if (o == NULL)
+        return (PyObject *)(b->jobs[s] = NULL);
+    Py_INCREF(view);
+    o->view = view;
+    o->slot = s;
+    o->id = view->v->jobs[s].id;
+    b->jobs[s] = (PyObject *)o;
+    return (PyObject *)o;
+}
+
+/* ------------------------------------------------------------------ training: job lists */
+
+enum { L_ACTIVE, L_WAITING, L_RUNNING };
+
+struct pylist {
+    PyObject_HEAD
+    struct pyview *view;
+    int which;
+};
+
+struct pyiter {
+    PyObject_HEAD
+    struct pyview *view;
+    int which;
+    int32_t cur;
+    uint64_t decision;
+};
+
+static const struct train_view *live(struct pyview *view)
+{
+    if (view->v == NULL)
+        PyErr_SetString(PyExc_RuntimeError, "the view can be read only during a decision");
+    return view->v;
+}
+
+static Py_ssize_t list_len(PyObject *self)
+{
+    struct pylist *l = (struct pylist *)self;
+    const struct train_view *v = live(l->view);
+    if (v == NULL)
+        return -1;
+    return l->which == L_ACTIVE ? v->n_active : l->which == L_WAITING ? v->n_waiting
+                                                                        : v->n_running;
+}
+
+static PyObject *list_iter(PyObject *self)
+{
+    struct pylist *l = (struct pylist *)self;
+    const struct train_view *v = live(l->view);
+    if (v == NULL)
+        return NULL;
+    struct pyiter *it = PyObject_New(struct pyiter, t_iter);
+    if (it == NULL)
+        return NULL;
+    Py_INCREF(l->view);
+    it->view = l->view;
+    it->which = l->which;
+    it->cur = l->which == L_ACTIVE ? v->active_head : l->which == L_WAITING ? v->waiting_head
+                                                                            : v->running_head;
+    it->decision = l->view->b->decision;
+    return (PyObject *)it;
+}
+
+static PyObject *iter_next(PyObject *self)
+{
+    struct pyiter *it = (struct pyiter *)self;
+    const struct train_view *v = live(it->view);
+    if (v == NULL)
+        return NULL;
+    if (it->view->b->decision != it->decision) {
+        PyErr_SetString(PyExc_RuntimeError, "a job list can be walked only during the "
+                        "decision that handed it out");
+        return NULL;
+    }
+    if (it->cur < 0)
+        return NULL;
+    int32_t s = it->cur;
+    const int32_t *next = it->which == L_ACTIVE ? v->next_active
+                          : it->which == L_WAITING ? v->next_waiting : v->next_running;
+    it->cur = next[s];
+    PyObject *o = job_at(it->view, s);
+    Py_XINCREF(o);
+    return o;
+}
+
+static void list_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pylist *)self)->view);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static void iter_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pyiter *)self)->view);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot list_slots[] = {
+    { Py_sq_length, list_len },
+    { Py_tp_iter, list_iter },
+    { Py_tp_dealloc, list_dealloc },
+    { Py_tp_doc, "Jobs of a list of the view, in the view's order (iterate; len)." },
+    { 0, NULL },
+};
+static PyType_Spec list_spec = { "hetsim.JobList", sizeof(struct pylist), 0,
+                                 Py_TPFLAGS_DEFAULT, list_slots };
+
+static PyType_Slot iter_slots[] = {
+    { Py_tp_iter, PyObject_SelfIter },
+    { Py_tp_iternext, iter_next },
+    { Py_tp_dealloc, iter_dealloc },
+    { 0, NULL },
+};
+static PyType_Spec iter_spec = { "hetsim.JobIter", sizeof(struct pyiter), 0,
+                                 Py_TPFLAGS_DEFAULT, iter_slots };
+
+/* ------------------------------------------------------------------ training: the view */
+
+static PyObject *view_get_now(PyObject *self, void *c)
+{
+    (void)c;
+    const struct train_view *v = live((struct pyview *)self);
+    return v ? PyLong_FromLongLong((long long)v->now) : NULL;
+}
+
+static PyObject *view_get_now_s(PyObject *self, void *c)
+{
+    (void)c;
+    const struct train_view *v = live((struct pyview *)self);
+    return v ? PyFloat_FromDouble(sim_to_sec(v->now)) : NULL;
+}
+
+static PyObject *view_get_reason(PyObject *self, void *c)
+{
+    (void)c;
+    const struct train_view *v = live((struct pyview *)self);
+    return v ? PyLong_FromUnsignedLong(v->reason) : NULL;
+}
+
+static PyObject *view_get_round(PyObject *self, void *c)
+{
+    (void)c;
+    const struct train_view *v = live((struct pyview *)self);
+    return v ? PyLong_FromLongLong((long long)v->round) : NULL;
+}
+
+static PyObject *view_get_round_index(PyObject *self, void *c)
+{
+    (void)c;
+    const struct train_view *v = live((struct pyview *)self);
+    return v ? PyLong_FromLongLong((long long)v->round_index) : NULL;
+}
+
+static PyObject *view_get_list(PyObject *self, void *c)
+{
+    struct pyview *view = (struct pyview *)self;
+    if (live(view) == NULL)
+        return NULL;
+    PyObject *l = view->lists[(intptr_t)c];
+    Py_INCREF(l);
+    return l;
+}
+
+static PyObject *view_get_types(PyObject *self, void *c)
+{
+    (void)c;
+    PyObject *t = ((struct pyview *)self)->types;
+    Py_INCREF(t);
+    return t;
+}
+
+static PyObject *view_get_ngpus(PyObject *self, void *c)
+{
+    (void)c;
+    struct pyview *view = (struct pyview *)self;
+    return view->b ? PyLong_FromLong(cluster_ngpus(view->b->cl)) : NULL;
+}
+
+static PyGetSetDef view_getset[] = {
+    { "now", view_get_now, NULL, "the clock, microseconds", NULL },
+    { "now_s", view_get_now_s, NULL, "the clock, seconds", NULL },
+    { "reason", view_get_reason, NULL, "why it is asked: hetsim.WAKE_* bits", NULL },
+    { "round", view_get_round, NULL, "round length (WAKE_ROUND policies), microseconds",
+      NULL },
+    { "round_index", view_get_round_index, NULL, "rounds begun so far", NULL },
+    { "active", view_get_list, NULL, "arrived, unfinished jobs, in arrival order",
+      (void *)(intptr_t)L_ACTIVE },
+    { "waiting", view_get_list, NULL, "queued and preempted jobs, in order of entering the "
+      "queue", (void *)(intptr_t)L_WAITING },
+    { "running", view_get_list, NULL, "running jobs, most recently started first",
+      (void *)(intptr_t)L_RUNNING },
+    { "types", view_get_types, NULL, "the cluster's GPU types (catalog ids), cluster order",
+      NULL },
+    { "ngpus", view_get_ngpus, NULL, "GPUs of the cluster (ids 0 .. ngpus-1)", NULL },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+/* Parse a Job of this view from o; NULL with a Python error when it is not one. */
+static const struct train_job *arg_job(struct pyview *view, PyObject *o)
+{
+    if (Py_TYPE(o) != t_job || ((struct pyjob *)o)->view != view) {
+        PyErr_Format(PyExc_TypeError, "expected a Job of this view, got %.80s",
+                     Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    return job_of((struct pyjob *)o);
+}
+
+static int arg_type(struct pyview *view, PyObject *o, int *out)
+{
+    long t = PyLong_AsLong(o);
+    if (t == -1 && PyErr_Occurred())
+        return -1;
+    if (t < 0 || t > INT32_MAX || cluster_type_slot(view->b->cl, (int)t) < 0) {
+        PyErr_Format(PyExc_ValueError, "GPU type %ld is not one of the cluster's (view.types)",
+                     t);
+        return -1;
+    }
+    *out = (int)t;
+    return 0;
+}
+
+static PyObject *view_rate(PyObject *self, PyObject *const *a, Py_ssize_t n)
+{
+    struct pyview *view = (struct pyview *)self;
+    int type;
+    long w;
+    const struct train_job *j;
+    if (n != 3) {
+        PyErr_SetString(PyExc_TypeError, "rate(job, gpu_type, n)");
+        return NULL;
+    }
+    if (live(view) == NULL || (j = arg_job(view, a[0])) == NULL ||
+        arg_type(view, a[1], &type) < 0 || ((w = PyLong_AsLong(a[2])) == -1 && PyErr_Occurred()))
+        return NULL;
+    if (w < 1 || w > cluster_ngpus(view->b->cl))
+        return PyFloat_FromDouble(0);
+    return PyFloat_FromDouble(train_view_rate(view->v, j, type, (int)w));
+}
+
+static PyObject *view_restore_s(PyObject *self, PyObject *arg)
+{
+    struct pyview *view = (struct pyview *)self;
+    const struct train_job *j;
+    if (live(view) == NULL || (j = arg_job(view, arg)) == NULL)
+        return NULL;
+    return PyFloat_FromDouble(train_view_restore_s(view->v, j));
+}
+
+static PyObject *view_done(PyObject *self, PyObject *arg)
+{
+    struct pyview *view = (struct pyview *)self;
+    const struct train_job *j;
+    if (live(view) == NULL || (j = arg_job(view, arg)) == NULL)
+        return NULL;
+    return PyFloat_FromDouble(train_view_done(j, view->v->now));
+}
+
+static PyObject *view_attained(PyObject *self, PyObject *arg)
+{
+    struct pyview *view = (struct pyview *)self;
+    const struct train_job *j;
+    if (live(view) == NULL || (j = arg_job(view, arg)) == NULL)
+        return NULL;
+    return PyFloat_FromDouble(train_view_attained(j, view->v->now));
+}
+
+static PyObject *view_type_count(PyObject *self, PyObject *arg)
+{
+    struct pyview *view = (struct pyview *)self;
+    int type;
+    if (arg_type(view, arg, &type) < 0)
+        return NULL;
+    return PyLong_FromLong(cluster_type_count(view->b->cl, type));
+}
+
+static PyObject *view_type_name(PyObject *self, PyObject *arg)
+{
+    struct pyview *view = (struct pyview *)self;
+    int type;
+    if (arg_type(view, arg, &type) < 0)
+        return NULL;
+    return PyUnicode_FromString(catalog_gpu(cluster_catalog(view->b->cl), type)->name);
+}
+
+static PyObject *view_free(PyObject *self, PyObject *arg)
+{
+    struct pyview *view = (struct pyview *)self;
+    int type;
+    if (live(view) == NULL || arg_type(view, arg, &type) < 0)
+        return NULL;
+    return PyLong_FromLong(occ_free_whole(view->v->occ, type));
+}
+
+static PyObject *view_gpu_type(PyObject *self, PyObject *arg)
+{
+    struct pyview *view = (struct pyview *)self;
+    long g = PyLong_AsLong(arg);
+    if (g == -1 && PyErr_Occurred())
+        return NULL;
+    if (g < 0 || g >= cluster_ngpus(view->b->cl)) {
+        PyErr_Format(PyExc_ValueError, "GPU id %ld outside 0 .. %d", g,
+                     cluster_ngpus(view->b->cl) - 1);
+        return NULL;
+    }
+    return PyLong_FromLong(cluster_gpu_type(view->b->cl, (int)g));
+}
+
+static PyObject *plan_begin_py(struct pyview *view, int full);
+
+static PyObject *view_plan(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kws[] = { "full", NULL };
+    int full = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p", kws, &full))
+        return NULL;
+    return plan_begin_py((struct pyview *)self, full);
+}
+
+static PyMethodDef view_methods[] = {
+    { "rate", (PyCFunction)(void (*)(void))view_rate, METH_FASTCALL,
+      "rate(job, gpu_type, n): iterations/s of job on n GPUs of that type, placed as well as "
+      "the cluster allows (0: it cannot run there)" },
+    { "restore_s", view_restore_s, METH_O, "restore_s(job): seconds a restart costs it" },
+    { "done", view_done, METH_O, "done(job): iterations it has completed by now" },
+    { "attained", view_attained, METH_O, "attained(job): GPU-seconds it has received by now" },
+    { "type_count", view_type_count, METH_O, "type_count(gpu_type): GPUs of that type" },
+    { "type_name", view_type_name, METH_O, "type_name(gpu_type): its catalog name" },
+    { "free", view_free, METH_O, "free(gpu_type): whole GPUs of that type free right now" },
+    { "gpu_type", view_gpu_type, METH_O, "gpu_type(gpu_id): the type of a GPU" },
+    { "plan", (PyCFunction)(void (*)(void))view_plan, METH_VARARGS | METH_KEYWORDS,
+      "plan(full=False): a plan of this decision (sched/plan.h): from the current occupancy "
+      "(jobs it does not mention keep their GPUs), or with full=True from an empty cluster "
+      "(running jobs it does not grant are preempted)" },
+    { NULL, NULL, 0, NULL },
+};
+
+static void view_dealloc(PyObject *self)
+{
+    struct pyview *view = (struct pyview *)self;
+    Py_XDECREF(view->types);
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(view->lists[i]);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot view_slots[] = {
+    { Py_tp_getset, view_getset },
+    { Py_tp_methods, view_methods },
+    { Py_tp_dealloc, view_dealloc },
+    { Py_tp_doc, "What a training policy sees (sim/train/train_view.h), read-only." },
+    { 0, NULL },
+};
+static PyType_Spec view_spec = { "hetsim.TrainView", sizeof(struct pyview), 0,
+                                 Py_TPFLAGS_DEFAULT, view_slots };
+
+/* ------------------------------------------------------------------ training: the plan */
+
+struct pyplan {
+    PyObject_HEAD
+    struct pyview *view;
+    struct plan    p;
+    uint64_t       decision;        /* the decision it belongs to */
+    long long      wake_at;
+};
+
+static struct pyplan *the_plan;     /* one per process is enough: one decision at a time */
+
+static PyObject *plan_begin_py(struct pyview *view, int full)
+{
+    const struct train_view *v = live(view);
+    if (v == NULL)
+        return NULL;
+    struct pypol *b = view->b;
+    if (the_plan != NULL && the_plan->decision == b->decision && the_plan->view == view) {
+        PyErr_SetString(PyExc_RuntimeError, "one plan per decision: this decision has one");
+        return NULL;
+    }
+    if (the_plan == NULL) {
+        the_plan = PyObject_New(struct pyplan, t_plan);
+        if (the_plan == NULL)
+            return NULL;
+        the_plan->view = NULL;
+    }
+    Py_XDECREF(the_plan->view);
+    Py_INCREF(view);
+    the_plan->view = view;
+    the_plan->decision = b->decision;
+    the_plan->wake_at = 0;
+    plan_begin(&the_plan->p, v, b->scratch, b->out_list, full ? PLAN_FULL : PLAN_DELTA);
+    Py_INCREF(the_plan);
+    return (PyObject *)the_plan;
+}
+
+static int plan_live(struct pyplan *pl)
+{
+    if (pl->view == NULL || pl->view->v == NULL || pl->view->b == NULL ||
+        pl->decision != pl->view->b->decision) {
+        PyErr_SetString(PyExc_RuntimeError, "a plan can be used only during its decision");
+        return -1;
+    }
+    return 0;
+}
+
+/* A C error of the planner as a Python exception. */
+static PyObject *plan_fail(struct errbuf *err)
+{
+    PyErr_SetString(PyExc_RuntimeError, err->msg);
+    return NULL;
+}
+
+static PyObject *plan_place_py(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kws[] = { "job", "gpu_type", "n", "spread", NULL };
+    struct pyplan *pl = (struct pyplan *)self;
+    PyObject *jo, *to;
+    long n;
+    int spread = 0, type;
+    const struct train_job *j;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOl|p", kws, &jo, &to, &n, &spread) ||
+        plan_live(pl) < 0 || (j = arg_job(pl->view, jo)) == NULL || arg_type(pl->view, to, &type) < 0)
+        return NULL;
+    if (n < 1 || n > cluster_ngpus(pl->view->b->cl)) {
+        PyErr_Format(PyExc_ValueError, "place: %ld GPUs", n);
+        return NULL;
+    }
+    struct errbuf err = { 0 };
+    int rc = plan_place(&pl->p, j, type, (int)n, spread ? OCC_SPREAD : OCC_PACK, &err);
+    if (rc < 0)
+        return plan_fail(&err);
+    return PyBool_FromLong(rc == 0);
+}
+
+static PyObject *plan_keep_py(PyObject *self, PyObject *arg)
+{
+    struct pyplan *pl = (struct pyplan *)self;
+    const struct train_job *j;
+    if (plan_live(pl) < 0 || (j = arg_job(pl->view, arg)) == NULL)
+        return NULL;
+    struct errbuf err = { 0 };
+    int rc = plan_keep(&pl->p, j, &err);
+    if (rc < 0)
+        return plan_fail(&err);
+    return PyBool_FromLong(rc == 0);
+}
+
+static PyObject *plan_free_py(PyObject *self, PyObject *arg)
+{
+    struct pyplan *pl = (struct pyplan *)self;
+    int type;
+    if (plan_live(pl) < 0 || arg_type(pl->view, arg, &type) < 0)
+        return NULL;
+    return PyLong_FromLong(plan_free(&pl->p, type));
+}
+
+static PyObject *type_or_none(int t)
+{
+    if (t < 0)
+        Py_RETURN_NONE;
+    return PyLong_FromLong(t);
+}
+
+static PyObject *plan_most_free_py(PyObject *self, PyObject *arg)
+{
+    struct pyplan *pl = (struct pyplan *)self;
+    long n = PyLong_AsLong(arg);
+    if ((n == -1 && PyErr_Occurred()) || plan_live(pl) < 0)
+        return NULL;
+    return type_or_none(plan_most_free_type(&pl->p, n < 1 ? 1 : (int)n));
+}
+
+static PyObject *plan_fastest_py(PyObject *self, PyObject *const *a, Py_ssize_t na)
+{
+    struct pyplan *pl = (struct pyplan *)self;
+    const struct train_job *j;
+    long n;
+    if (na != 2) {
+        PyErr_SetString(PyExc_TypeError, "fastest_type(job, n)");
+        return NULL;
+    }
+    if (plan_live(pl) < 0 || (j = arg_job(pl->view, a[0])) == NULL ||
+        ((n = PyLong_AsLong(a[1])) == -1 && PyErr_Occurred()))
+        return NULL;
+    return type_or_none(plan_fastest_type(&pl->p, j, n < 1 ? 1 : (int)n));
+}
+
+/* commit(picks): picks an iterable of (job, gpu_type, n) */
+static PyObject *plan_commit_py(PyObject *self, PyObject *arg)
+{
+    struct pyplan *pl = (struct pyplan *)self;
+    if (plan_live(pl) < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(arg, "commit(picks): picks must be a sequence of "
+                                         "(job, gpu_type, n)");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    struct plan_pick *picks = malloc((size_t)(n > 0 ? n : 1) * sizeof *picks);
+    if (picks == NULL) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    PyObject *r = NULL;
+    int count[CLUSTER_MAX_TYPES] = { 0 };
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(seq, k);
+        long w;
+        int type;
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 3) {
+            PyErr_Format(PyExc_TypeError, "commit: pick %zd is not a (job, gpu_type, n) "
+                         "tuple", k);
+            goto out;
+        }
+        const struct train_job *j = arg_job(pl->view, PyTuple_GET_ITEM(e, 0));
+        if (j == NULL || arg_type(pl->view, PyTuple_GET_ITEM(e, 1), &type) < 0 ||
+            ((w = PyLong_AsLong(PyTuple_GET_ITEM(e, 2))) == -1 && PyErr_Occurred()))
+            goto out;
+        int ts = cluster_type_slot(pl->view->b->cl, type);
+        if (w < 1 || (count[ts] += (int)w) > plan_free(&pl->p, type)) {
+            PyErr_Format(PyExc_ValueError, "commit: pick %zd (job %lld, %ld GPUs of type %d) "
+                         "exceeds the free GPUs of its type", k, (long long)j->id, w, type);
+            goto out;
+        }
+        picks[k] = (struct plan_pick){ j, type, (int)w };
+    }
+    struct errbuf err = { 0 };
+    if (plan_commit(&pl->p, picks, (int)n, &err) < 0) {
+        plan_fail(&err);
+        goto out;
+    }
+    r = Py_None;
+    Py_INCREF(r);
+out:
+    free(picks);
+    Py_DECREF(seq);
+    return r;
+}
+
+static PyObject *plan_get_wake(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLongLong(((struct pyplan *)self)->wake_at);
+}
+
+static int plan_set_wake(PyObject *self, PyObject *val, void *c)
+{
+    (void)c;
+    long long t = val ? PyLong_AsLongLong(val) : 0;
+    if (t == -1 && PyErr_Occurred())
+        return -1;
+    ((struct pyplan *)self)->wake_at = t;
+    return 0;
+}
+
+static PyMethodDef plan_methods[] = {
+    { "place", (PyCFunction)(void (*)(void))plan_place_py, METH_VARARGS | METH_KEYWORDS,
+      "place(job, gpu_type, n, spread=False): grant job n whole free GPUs of that type, "
+      "packed on the fewest nodes (or one per node); True if granted, False if no room" },
+    { "keep", plan_keep_py, METH_O, "keep(job): grant a running job what it holds; False if "
+      "its GPUs were taken" },
+    { "commit", plan_commit_py, METH_O, "commit(picks): grant every (job, gpu_type, n); "
+      "running jobs that stay on their type and count keep their very GPUs, the others are "
+      "packed after them (plan_commit)" },
+    { "free", plan_free_py, METH_O, "free(gpu_type): whole GPUs of that type still free in "
+      "the plan" },
+    { "most_free_type", plan_most_free_py, METH_O, "most_free_type(n): the type with the most "
+      "free GPUs, at least n (ties: cluster order), or None" },
+    { "fastest_type", (PyCFunction)(void (*)(void))plan_fastest_py, METH_FASTCALL,
+      "fastest_type(job, n): the type with n free GPUs where job runs fastest, or None" },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef plan_getset[] = {
+    { "wake_at", plan_get_wake, plan_set_wake, "ask to be called again at this time, "
+      "microseconds (> now; 0: no request)", NULL },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+static void plan_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pyplan *)self)->view);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot plan_slots[] = {
+    { Py_tp_methods, plan_methods },
+    { Py_tp_getset, plan_getset },
+    { Py_tp_dealloc, plan_dealloc },
+    { Py_tp_doc, "A decision being built on a scratch copy of the occupancy (sched/plan.h)." },
+    { 0, NULL },
+};
+static PyType_Spec plan_spec = { "hetsim.Plan", sizeof(struct pyplan), 0, Py_TPFLAGS_DEFAULT,
+                                 plan_slots };
+
+/* ------------------------------------------------------------------ training: the decider */
+
+/* Append a plain list of grants (job, gpus[, share]) to out. */
+static int take_grants(struct pypol *b, PyObject *r, struct grant_list *out, struct errbuf *err)
+{
+    PyObject *seq = PySequence_Fast(r, "");
+    if (seq == NULL) {
+        PyErr_Clear();
+        char rep[160];
+        repr_of(r, rep, sizeof rep);
+        return bad_return(b, HOOK_DECIDE, err, "returned %s; expected a plan (view.plan()), "
+                          "a list of (job, gpus) or (job, gpus, share) grants, or None", rep);
+    }
+    int rc = 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int ids_small[64];
+    for (Py_ssize_t k = 0; k < n && rc == 0; k++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(seq, k);
+        char rep[160];
+        Py_ssize_t m = PyTuple_Check(e) ? PyTuple_GET_SIZE(e) : 0;
+        const struct train_job *j = NULL;
+        PyObject *gs = NULL;
+        long share = OCC_WHOLE;
+        if (m == 2 || m == 3) {
+            j = arg_job(b->tview, PyTuple_GET_ITEM(e, 0));
+            gs = j ? PySequence_Fast(PyTuple_GET_ITEM(e, 1), "") : NULL;
+            if (gs != NULL && m == 3) {
+                share = PyLong_AsLong(PyTuple_GET_ITEM(e, 2));
+                if (share == -1 && PyErr_Occurred())
+                    Py_CLEAR(gs);
+            }
+        }
+        if (gs == NULL) {
+            PyErr_Clear();
+            repr_of(e, rep, sizeof rep);
+            rc = bad_return(b, HOOK_DECIDE, err, "grant %zd is %s; expected (job, gpus) or "
+                            "(job, gpus, share): a Job of this view, a list of GPU ids, a "
+                            "share in thousandths", k, rep);
+            break;
+        }
+        Py_ssize_t ng = PySequence_Fast_GET_SIZE(gs);
+        int *ids = ng <= 64 ? ids_small : malloc((size_t)ng * sizeof *ids);
+        if (ids == NULL)
+            rc = err_run(err, "out of memory");
+        for (Py_ssize_t i = 0; rc == 0 && i < ng; i++) {
+            long g = PyLong_AsLong(PySequence_Fast_GET_ITEM(gs, i));
+            if ((g == -1 && PyErr_Occurred()) || g < INT32_MIN || g > INT32_MAX) {
+                PyErr_Clear();
+                repr_of(e, rep, sizeof rep);
+                rc = bad_return(b, HOOK_DECIDE, err, "grant %zd is %s; expected GPU ids "
+                                "(integers)", k, rep);
+            }
+            else
+                ids[i] = (int)g;
+        }
+        if (rc == 0 && (share < 0 || share > 65535))
+            rc = bad_return(b, HOOK_DECIDE, err, "grant %zd gives job %lld a share of %ld; "
+                            "expected 1 .. 1000 thousandths", k, (long long)j->id, share);
+        if (rc == 0 && grant_add(out, j->slot, ids, (int)ng, (int)share) < 0)
+            rc = err_run(err, "out of memory");
+        if (ids != ids_small)
+            free(ids);
+        Py_DECREF(gs);
+    }
+    Py_DECREF(seq);
+    return rc;
+}
+
+/* The world's checks of a grant list (grant_check), then the fit the world's apply checks as
+ * it installs the grants: jobs whose grant changes give back their GPUs first (and, in a full
+ * list, running jobs left out), then each changed grant must fit on what is left. */
+static int check_grants(struct pypol *b, const struct train_view *v, struct grant_list *out,
+                        struct errbuf *err)
+{
+    int rc = grant_check(out, v->jobs, (int32_t)b->jcap, cluster_ngpus(v->cl), b->marks, err);
+    if (rc == 0 && out->n > b->chcap) {
+        uint8_t *c = realloc(b->changed, out->n);
+        if (c == NULL)
+            rc = err_run(err, "out of memory");
+        else {
+            b->changed = c;
+            b->chcap = out->n;
+        }
+    }
+    if (rc == 0) {
+        occ_copy(b->chk, v->occ);
+        for (size_t k = 0; k < out->n; k++) {
+            const struct grant *g = &out->g[k];
+            const struct train_job *j = &v->jobs[g->slot];
+            b->changed[k] = !grant_same(j, grant_ids(out, g), g->ngpu, g->share, g->batch,
+                                        g->sliced);
+            if (b->changed[k] && j->state == JOB_RUNNING)
+                occ_release(b->chk, j->gpus, j->ngpu, j->share);
+        }
+        if (out->full)
+            for (int32_t s = v->running_head; s >= 0; s = v->next_running[s])
+                if ((size_t)s >= b->jcap || !b->marks[s])
+                    occ_release(b->chk, v->jobs[s].gpus, v->jobs[s].ngpu, v->jobs[s].share);
+        for (size_t k = 0; k < out->n && rc == 0; k++) {
+            const struct grant *g = &out->g[k];
+            if (!b->changed[k] || g->ngpu == 0)
+                continue;
+            const int *ids = grant_ids(out, g);
+            if (!occ_fits(b->chk, ids, g->ngpu, g->share))
+                rc = err_run(err, "policy over-allocated: job %lld was granted GPU %d beyond "
+                             "its capacity", (long long)v->jobs[g->slot].id, ids[0]);
+            else
+                occ_take(b->chk, ids, g->ngpu, g->share);
+        }
+    }
+    grant_check_clear(out, (int32_t)b->jcap, b->marks);
+    if (rc < 0) {
+        char msg[ERR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return bad_return(b, HOOK_DECIDE, err, "returned a decision the world refuses: %s",
+                          msg);
+    }
+    return 0;
+}
+
+static int py_train_decide(void *self, const struct train_view *v, struct grant_list *out,
+                           struct errbuf *err)
+{
+    struct pypol *b = self;
+    b->decision++;
+    b->tview->v = v;
+    b->out_list = out;
+    PyObject *args = PyTuple_Pack(1, (PyObject *)b->tview);
+    PyObject *r = call_hook(b, HOOK_DECIDE, args, err);
+    int rc = r == NULL ? -1 : 0;
+    int planned = the_plan != NULL && the_plan->view == b->tview &&
+                  the_plan->decision == b->decision;
+    if (rc == 0 && r == (PyObject *)the_plan && planned) {
+        out->wake_at = the_plan->wake_at;
+    } else if (rc == 0 && planned) {
+        char rep[160];
+        repr_of(r, rep, sizeof rep);
+        rc = bad_return(b, HOOK_DECIDE, err, "made a plan but returned %s; expected the plan",
+                        rep);
+    } else if (rc == 0 && r != Py_None) {
+        rc = take_grants(b, r, out, err);
+    }
+    if (rc == 0)
+        rc = check_grants(b, v, out, err);
+    Py_XDECREF(r);
+    b->tview->v = NULL;
+    b->out_list = NULL;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the module hetsim */
+
+static PyObject *hetsim_module_init(void)
+{
+    static PyModuleDef def = { PyModuleDef_HEAD_INIT, "hetsim",
+                               "What hetsim's Python policies see (doc/python.md).", -1,
+                               NULL, NULL, NULL, NULL, NULL };
+    PyObject *m = PyModule_Create(&def);
+    if (m == NULL)
+        return NULL;
+    t_job = (PyTypeObject *)PyType_FromSpec(&job_spec);
+    t_view = (PyTypeObject *)PyType_FromSpec(&view_spec);
+    t_list = (PyTypeObject *)PyType_FromSpec(&list_spec);
+    t_iter = (PyTypeObject *)PyType_FromSpec(&iter_spec);
+    t_plan = (PyTypeObject *)PyType_FromSpec(&plan_spec);
+    e_timeout = PyErr_NewExceptionWithDoc("hetsim.PolicyTimeout", "A hook ran longer than "
+                                          "sim.policy_timeout_s CPU seconds.",
+                                          PyExc_TimeoutError, NULL);
+    if (t_job == NULL || t_view == NULL || t_list == NULL || t_iter == NULL || t_plan == NULL ||
+        e_timeout == NULL || PyModule_AddObjectRef(m, "PolicyTimeout", e_timeout) < 0 ||
+        PyModule_AddObjectRef(m, "Job", (PyObject *)t_job) < 0 ||
+        PyModule_AddObjectRef(m, "TrainView", (PyObject *)t_view) < 0 ||
+        PyModule_AddObjectRef(m, "Plan", (PyObject *)t_plan) < 0 ||
+        PyModule_AddIntConstant(m, "QUEUED", JOB_QUEUED) < 0 ||
+        PyModule_AddIntConstant(m, "RUNNING", JOB_RUNNING) < 0 ||
+        PyModule_AddIntConstant(m, "PREEMPTED", JOB_PREEMPTED) < 0 ||
+        PyModule_AddIntConstant(m, "WAKE_ARRIVAL", WAKE_ARRIVAL) < 0 ||
+        PyModule_AddIntConstant(m, "WAKE_COMPLETION", WAKE_COMPLETION) < 0 ||
+        PyModule_AddIntConstant(m, "WAKE_ROUND", WAKE_ROUND) < 0 ||
+        PyModule_AddIntConstant(m, "WAKE_TIMER", WAKE_TIMER) < 0 ||
+        PyModule_AddIntConstant(m, "WHOLE", OCC_WHOLE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* ------------------------------------------------------------------ loading */
+
+static void pol_free(struct pypol *b)
+{
+    if (b == NULL)
+        return;
+    if (b->tview != NULL) {
+        b->tview->v = NULL;
+        b->tview->b = NULL;
+    }
+    if (the_plan != NULL && the_plan->view == b->tview) {
+        Py_CLEAR(the_plan);
+    }
+    for (size_t s = 0; s < b->jcap; s++)
+        Py_XDECREF(b->jobs[s]);
+    Py_XDECREF((PyObject *)b->tview);
+    for (int h = 0; h < 3; h++)
+        Py_XDECREF(b->hook[h]);
+    Py_XDECREF(b->param_names);
+    Py_XDECREF(b->mod);
+    free(b->jobs);
+    free(b->marks);
+    free(b->changed);
+    occ_destroy(b->scratch);
+    occ_destroy(b->chk);
+    free(b);
+}
+
+static void py_destroy(void *self)
+{
+    (void)self;                 /* pybridge_unload frees the instance, ops and all */
+}
+
+static int py_create_unused(void **self, const struct jobj *params, const struct policy_env *env,
+                            struct errbuf *err)
+{
+    (void)self;
+    (void)params;
+    (void)env;
+    return err_run(err, "a Python policy is created by pybridge_create");
+}
+
+/* The hook `name` of the module: a new reference and its `def` line, or NULL (absent). */
+static PyObject *hook_of(struct pypol *b, const char *name, int *line)
+{
+    PyObject *f = PyObject_GetAttrString(b->mod, name);
+    if (f == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    *line = 0;
+    if (PyFunction_Check(f))
+        *line = ((PyCodeObject *)PyFunction_GetCode(f))->co_firstlineno;
+    return f;
+}
+
+static int read_file(const char *path, char **out, struct errbuf *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return err_input(err, path, 0, NULL, "cannot open the policy: %s", strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *s = malloc(cap);
+    while (s != NULL) {
+        size_t got = fread(s + n, 1, cap - n - 1, f);
+        n += got;
+        if (n + 1 < cap)
+            break;
+        char *t = realloc(s, cap * 2);
+        if (t == NULL) {
+            free(s);
+            s = NULL;
+        }
+        s = t;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (s == NULL)
+        return err_run(err, "out of memory");
+    if (bad) {
+        free(s);
+        return err_input(err, path, 0, NULL, "cannot read the policy");
+    }
+    s[n] = '\0';
+    *out = s;
+    return 0;
+}
+
+/* Run the file as a fresh module (not in sys.modules: each policy its own globals). */
+static int exec_module(struct pypol *b, struct errbuf *err)
+{
+    char *src = NULL;
+    if (read_file(b->path, &src, err) < 0)
+        return -1;
+    /* its folder first on sys.path, for its own imports */
+    char dir[PATH_MAX_LEN];
+    path_dirname(dir, sizeof dir, b->path);
+    PyObject *sp = PySys_GetObject("path"), *d = PyUnicode_FromString(dir);
+    if (sp != NULL && d != NULL && PySequence_Contains(sp, d) == 0)
+        PyList_Insert(sp, 0, d);
+    Py_XDECREF(d);
+    b->mod = PyModule_New("hetsim_policy");
+    PyObject *g = b->mod ? PyModule_GetDict(b->mod) : NULL;
+    PyObject *code = NULL, *r = NULL;
+    if (g != NULL && PyDict_SetItemString(g, "__file__", PyUnicode_FromString(b->path)) == 0 &&
+        PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+        code = Py_CompileString(src, b->path, Py_file_input);
+    free(src);
+    if (code != NULL)
+        r = PyEval_EvalCode(code, g, g);
+    Py_XDECREF(code);
+    if (r == NULL)
+        return py_error(b, NULL, 0, err);
+    Py_DECREF(r);
+    return 0;
+}
+
+/* A module-level constant: an input error naming the module when it has the wrong type. */
+static PyObject *module_attr(struct pypol *b, const char *name)
+{
+    PyObject *o = PyObject_GetAttrString(b->mod, name);
+    if (o == NULL)
+        PyErr_Clear();
+    return o;
+}
+
+static int read_header(struct pypol *b, struct errbuf *err)
+{
+    static const char *const domains[] = { "training", "placement", "serving", "micro", NULL };
+    PyObject *dom = module_attr(b, "DOMAIN");
+    const char *ds = dom && PyUnicode_Check(dom) ? PyUnicode_AsUTF8(dom) : NULL;
+    int di = -1;
+    for (int i = 0; ds != NULL && domains[i] != NULL; i++)
+        if (strcmp(ds, domains[i]) == 0)
+            di = i;
+    Py_XDECREF(dom);
+    if (di < 0)
+        return err_input(err, b->path, 0, "DOMAIN", "the module must set DOMAIN to "
+                         "\"training\", \"placement\", \"serving\" or \"micro\"");
+    b->ops.domain = domains[di];
+    /* PARAMS */
+    PyObject *ps = module_attr(b, "PARAMS");
+    if (ps != NULL) {
+        b->param_names = PySequence_Tuple(ps);
+        Py_DECREF(ps);
+        Py_ssize_t n = b->param_names ? PyTuple_GET_SIZE(b->param_names) : -1;
+        if (n < 0 || n > 64) {
+            PyErr_Clear();
+            return err_input(err, b->path, 0, "PARAMS", "expected a tuple of at most 64 "
+                             "parameter names");
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *s = PyTuple_GET_ITEM(b->param_names, i);
+            if (!PyUnicode_Check(s) || (b->params[i] = PyUnicode_AsUTF8(s)) == NULL) {
+                PyErr_Clear();
+                return err_input(err, b->path, 0, "PARAMS", "parameter names are strings");
+            }
+        }
+        b->params[n] = NULL;
+        b->ops.params = b->params;
+    }
+    PyObject *sd = module_attr(b, "SEEDED");
+    if (sd != NULL && PyObject_IsTrue(sd) == 1)
+        b->ops.flags |= POLICY_SEEDED;
+    Py_XDECREF(sd);
+    PyErr_Clear();
+    return 0;
+}
+
+static int need_hook(struct pypol *b, int h, const char *name, struct errbuf *err)
+{
+    b->hook_name[h] = name;
+    b->hook[h] = hook_of(b, name, &b->hook_line[h]);
+    if (b->hook[h] == NULL || !PyCallable_Check(b->hook[h]))
+        return err_input(err, b->path, 0, name, "a %s policy defines %s()", b->ops.domain,
+                         name);
+    return 0;
+}
+
+static int bind_training(struct pypol *b, struct errbuf *err)
+{
+    if (need_hook(b, HOOK_DECIDE, "decide", err) < 0)
+        return -1;
+    b->th.wake = WAKE_ARRIVAL | WAKE_COMPLETION;
+    b->th.round_s = 0;
+    PyObject *w = module_attr(b, "WAKE"), *rs = module_attr(b, "ROUND_S");
+    long wake = w ? PyLong_AsLong(w) : (long)b->th.wake;
+    double round_s = rs ? PyFloat_AsDouble(rs) : 0;
+    Py_XDECREF(w);
+    Py_XDECREF(rs);
+    if (PyErr_Occurred() || wake <= 0 || (wake & ~(long)(WAKE_ARRIVAL | WAKE_COMPLETION |
+                                                         WAKE_ROUND)) != 0) {
+        PyErr_Clear();
+        return err_input(err, b->path, 0, "WAKE", "expected a sum of hetsim.WAKE_ARRIVAL, "
+                         "WAKE_COMPLETION and WAKE_ROUND");
+    }
+    if (!(round_s >= 0 && round_s <= 1e9)) {
+        PyErr_Clear();
+        return err_input(err, b->path, 0, "ROUND_S", "expected seconds in [0, 1e9]");
+    }
+    if ((wake & WAKE_ROUND) && round_s == 0)
+        round_s = 60;
+    b->th.wake = (unsigned)wake;
+    b->th.round_s = round_s;
+    b->th.decide = py_train_decide;
+    b->ops.train = &b->th;
+    b->tview = PyObject_New(struct pyview, t_view);
+    if (b->tview == NULL)
+        return py_error(b, NULL, 0, err);
+    b->tview->v = NULL;
+    b->tview->b = b;
+    b->tview->types = NULL;
+    for (int i = 0; i < 3; i++)
+        b->tview->lists[i] = NULL;
+    const int *types;
+    int nt = cluster_types(b->cl, &types);
+    b->tview->types = PyTuple_New(nt);
+    for (int i = 0; b->tview->types != NULL && i < nt; i++)
+        PyTuple_SET_ITEM(b->tview->types, i, PyLong_FromLong(types[i]));
+    for (int i = 0; i < 3; i++) {
+        struct pylist *l = PyObject_New(struct pylist, t_list);
+        if (l == NULL)
+            return py_error(b, NULL, 0, err);
+        Py_INCREF(b->tview);
+        l->view = b->tview;
+        l->which = i;
+        b->tview->lists[i] = (PyObject *)l;
+    }
+    if (b->tview->types == NULL)
+        return py_error(b, NULL, 0, err);
+    if ((b->scratch = occ_create(b->cl)) == NULL || (b->chk = occ_create(b->cl)) == NULL)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
+int pybridge_load(const struct policy_ops **out, const char *file,
+                  const struct policy_env *env, struct errbuf *err)
+{
+    *out = NULL;
+    struct pypol *b = calloc(1, sizeof *b);
+    if (b == NULL)
+        return err_run(err, "out of memory");
+    snprintf(b->name, sizeof b->name, "%s%s", PYBRIDGE_PREFIX, file);
+    if (file[0] == '\0' || path_resolve(b->path, sizeof b->path, env->base_dir, file) < 0) {
+        free(b);
+        return err_input(err, file[0] ? file : "py:", 0, NULL, "no such Python policy file "
+                         "(looked next to the experiment, in the current directory and under "
+                         "%s)", path_data_root());
+    }
+    if (env->cl == NULL) {
+        free(b);
+        return err_run(err, "a Python policy needs the cluster");
+    }
+    if (interp_up(err) < 0) {
+        free(b);
+        return -1;
+    }
+    b->ops = (struct policy_ops){ .name = b->name, .summary = "a policy written in Python",
+                                  .create = py_create_unused, .destroy = py_destroy };
+    b->cl = env->cl;
+    b->timeout_s = env->timeout_s > 0 ? env->timeout_s : 600;
+    int rc = exec_module(b, err);
+    if (rc == 0)
+        rc = read_header(b, err);
+    if (rc == 0 && strcmp(b->ops.domain, "training") == 0)
+        rc = bind_training(b, err);
+    else if (rc == 0)
+        rc = err_input(err, b->path, 0, "DOMAIN", "Python policies of the %s domain are not "
+                       "supported yet", b->ops.domain);
+    if (rc < 0) {
+        pol_free(b);
+        interp_down();
+        return -1;
+    }
+    *out = &b->ops;
+    return 0;
+}
+
+/* A JSON value of the experiment as a Python value (numbers that are whole and exact as
+ * doubles become int). */
+static PyObject *from_json(const cJSON *j)
+{
+    if (cJSON_IsBool(j))
+        return PyBool_FromLong(cJSON_IsTrue(j));
+    if (cJSON_IsNull(j))
+        Py_RETURN_NONE;
+    if (cJSON_IsNumber(j)) {
+        double x = j->valuedouble;
+        if (x == (double)(long long)x && x > -9007199254740992.0 && x < 9007199254740992.0)
+            return PyLong_FromLongLong((long long)x);
+        return PyFloat_FromDouble(x);
+    }
+    if (cJSON_IsString(j))
+        return PyUnicode_FromString(j->valuestring);
+    if (cJSON_IsArray(j)) {
+        PyObject *l = PyList_New(0);
+        for (const cJSON *e = j->child; l != NULL && e != NULL; e = e->next) {
+            PyObject *x = from_json(e);
+            if (x == NULL || PyList_Append(l, x) < 0)
+                Py_CLEAR(l);
+            Py_XDECREF(x);
+        }
+        return l;
+    }
+    PyObject *d = PyDict_New();
+    for (const cJSON *e = j->child; d != NULL && e != NULL; e = e->next) {
+        PyObject *x = from_json(e);
+        if (x == NULL || PyDict_SetItemString(d, e->string, x) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(x);
+    }
+    return d;
+}
+
+int pybridge_create(const struct policy_ops *ops, void **self, const struct jobj *params,
+                    const struct policy_env *env, struct errbuf *err)
+{
+    struct pypol *b = (struct pypol *)ops;
+    PyObject *d = PyDict_New();
+    for (const cJSON *e = params->node ? params->node->child : NULL; d && e; e = e->next) {
+        if (strcmp(e->string, "name") == 0 || strcmp(e->string, "label") == 0)
+            continue;
+        PyObject *x = from_json(e);
+        if (x == NULL || PyDict_SetItemString(d, e->string, x) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(x);
+    }
+    int line = 0;
+    PyObject *init = hook_of(b, "init", &line), *r = NULL;
+    if (d != NULL && init != NULL) {
+        PyObject *rmod = PyImport_ImportModule("random");
+        PyObject *rng = rmod ? PyObject_CallMethod(rmod, "Random", "K", (unsigned long long)
+                                                   rng_derive_seed(env->seed, "python_policy"))
+                             : NULL;
+        Py_XDECREF(rmod);
+        if (rng != NULL) {
+            b->hook[HOOK_AUX2] = init;
+            b->hook_line[HOOK_AUX2] = line;
+            b->hook_name[HOOK_AUX2] = "init";
+            init = NULL;
+            r = call_hook(b, HOOK_AUX2, PyTuple_Pack(2, d, rng), err);
+            Py_DECREF(rng);
+            Py_XDECREF(r);
+            Py_DECREF(d);
+            return r == NULL ? -1 : (*self = b, 0);
+        }
+    }
+    Py_XDECREF(init);
+    if (d == NULL || PyErr_Occurred()) {
+        Py_XDECREF(d);
+        return py_error(b, "init", line, err);
+    }
+    Py_DECREF(d);
+    *self = b;
+    return 0;
+}
+
+void pybridge_unload(const struct policy_ops *ops)
+{
+    if (ops == NULL)
+        return;
+    pol_free((struct pypol *)ops);
+    interp_down();
+}
