@@ -9,6 +9,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 #include "pybridge.h"
 
@@ -317,6 +318,7 @@ struct pyjob {
     struct pyview *view;
     int32_t        slot;
     int64_t        id;
+    PyObject      *dict;            /* what the policy keeps on it (job.x = ...) */
 };
 
 static const struct train_job *job_of(struct pyjob *o)
@@ -387,6 +389,7 @@ static PyObject *job_repr(PyObject *self)
 
 static void job_dealloc(PyObject *self)
 {
+    Py_XDECREF(((struct pyjob *)self)->dict);
     Py_XDECREF(((struct pyjob *)self)->view);
     PyTypeObject *tp = Py_TYPE(self);
     tp->tp_free(self);
@@ -415,12 +418,20 @@ static PyGetSetDef job_getset[] = {
 };
 #undef G
 
+static PyMemberDef job_members[] = {
+    { "__dictoffset__", T_PYSSIZET, offsetof(struct pyjob, dict), READONLY, NULL },
+    { NULL, 0, 0, 0, NULL },
+};
+
 static PyType_Slot job_slots[] = {
     { Py_tp_getset, job_getset },
+    { Py_tp_members, job_members },
     { Py_tp_repr, job_repr },
     { Py_tp_dealloc, job_dealloc },
     { Py_tp_doc, "A training job of the view (sim/train/train_view.h, struct train_job): "
-                 "read-only, valid during the decision that handed it out." },
+                 "its fields read-only, valid during a decision; the same object every "
+                 "decision until the job leaves, so a policy may keep its own attributes on "
+                 "it (job.rates = ...)." },
     { 0, NULL },
 };
 
@@ -456,6 +467,7 @@ static PyObject *job_at(struct pyview *view, int32_t s)
     o->view = view;
     o->slot = s;
     o->id = view->v->jobs[s].id;
+    o->dict = NULL;
     b->jobs[s] = (PyObject *)o;
     return (PyObject *)o;
 }
