@@ -418,6 +418,8 @@ static const char *garbage_db(void)
 #define PODS_OK PODS_HDR "p0,4000,1024,1,500,\np1,2000,1024,0,0,\np2,8000,4096,2,1000,T4\n"
 /* the files of a placement row: the experiment, the node list, the pod list */
 #define PLACE(e, n, p) { { "e.json", e }, { "n.csv", n }, { "p.csv", p } }
+/* a Python policy p.py (its text) run by the training experiment */
+#define PYF(text) { { "e.json", E_POL("[\"py:p.py\"]") }, { "p.py", text } }
 
 /* Pollux mode: an experiment one field per line (2 name, 3 mode, 4 cluster, 5 workload,
  * 6 policies, 7 whatever `more` adds) and a Pollux workload w.csv (header on line 1) */
@@ -1845,6 +1847,66 @@ static const struct row rows[] = {
     { "native_pollux_workload", { { "e.json", E_WL(WL_X) }, { "w.csv", XOK } },
       { RUN }, 2, AT("w.csv", 2) "application: job a is an elastic application's (cifar10): it "
                                  "runs in Pollux-compatible mode" },
+    /* -------- policies written in Python (sched/python/pybridge.c): the module p.py -------- */
+    { "py_file_missing", EXP(E_POL("[\"py:nope.py\"]")),
+      { RUN }, 2, "nope.py: no such Python policy file" },
+    { "py_syntax_error", PYF("DOMAIN = 'training'\ndef decide(view)\n    return None\n"),
+      { RUN }, 2, AT("p.py", 2) "SyntaxError: expected ':'" },
+    { "py_no_domain", PYF("def decide(view):\n    return None\n"),
+      { RUN }, 2, "p.py: DOMAIN: the module must set DOMAIN to \"training\"" },
+    { "py_no_hook", PYF("DOMAIN = 'training'\n"),
+      { RUN }, 2, "p.py: decide: a training policy defines decide()" },
+    { "py_exception_in_hook",
+      PYF("DOMAIN = 'training'\ndef half(x):\n    return 1 / x\ndef decide(view):\n"
+          "    return half(0)\n"),
+      { RUN }, 2, AT("p.py", 3) "decide: ZeroDivisionError: division by zero*Traceback*"
+                                "line 5, in decide*line 3, in half" },
+    { "py_exception_in_init",
+      PYF("DOMAIN = 'training'\ndef init(params, rng):\n    raise ValueError('no')\n"
+          "def decide(view):\n    return None\n"),
+      { RUN }, 2, AT("p.py", 3) "init: ValueError: no" },
+    { "py_wrong_return_type", PYF("DOMAIN = 'training'\ndef decide(view):\n    return 42\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: returned 42; expected a plan (view.plan()), a list of "
+                                "(job, gpus) or (job, gpus, share) grants, or None" },
+    { "py_grant_not_a_job",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    return [(7, [0])]\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: grant 0 is (7, [0]); expected (job, gpus)" },
+    { "py_over_allocation",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n"
+          "    return [(j, list(range(j.workers))) for j in view.waiting]\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: returned a decision the world refuses: policy "
+                                "over-allocated: job 1 was granted GPU 0" },
+    { "py_twice_granted",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    j = next(iter(view.waiting))\n"
+          "    return [(j, [0]), (j, [1])]\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: returned a decision the world refuses: policy granted "
+                                "an unknown, finished or twice-granted job" },
+    { "py_share_out_of_range",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    j = next(iter(view.waiting))\n"
+          "    return [(j, [0], 1500)]\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: returned*a share of 1500/1000" },
+    { "py_plan_made_list_returned",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    view.plan()\n    return []\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: made a plan but returned []; expected the plan" },
+    { "py_hook_over_time",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    while True:\n        pass\n"),
+      { "run", "%d/e.json", "--db", "%d/t.db", "-q", "--set", "sim.policy_timeout_s=0.3" }, 2,
+      AT("p.py", 3) "decide: PolicyTimeout: the hook ran longer than sim.policy_timeout_s = 0.3 "
+                    "CPU seconds" },
+    { "py_timeout_zero", { { "e.json", E_MORE("\"sim\": { \"policy_timeout_s\": 0 }") } },
+      { RUN }, 2, AT("e.json", 7) "sim.policy_timeout_s: 0 is out of range" },
+    { "py_unknown_parameter",
+      { { "e.json", E_POL("[{ \"name\": \"py:p.py\", \"backfil\": true }]") },
+        { "p.py", "DOMAIN = 'training'\nPARAMS = ('backfill',)\ndef decide(view):\n"
+                  "    return None\n" } },
+      { RUN }, 2, AT("e.json", 6) "policies[0].backfil: unknown field (did you mean "
+                                  "'backfill'?" },
+    { "py_wrong_domain", PYF("DOMAIN = 'placement'\ndef place(view, pod):\n    return None\n"),
+      { RUN }, 2, AT("e.json", 6) "policies[0]: policy 'py:p.py' is for the placement domain; "
+                                  "the experiment is training" },
+    { "py_bad_wake", PYF("DOMAIN = 'training'\nWAKE = 'often'\ndef decide(view):\n"
+                         "    return None\n"),
+      { RUN }, 2, "p.py: WAKE: expected a sum of hetsim.WAKE_ARRIVAL" },
 };
 #pragma GCC diagnostic pop
 

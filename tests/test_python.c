@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../sched/policy.h"
 #include "../sim/base/rng.h"
@@ -80,6 +81,30 @@ Test(python, examples_match_their_c_policies, .timeout = 600)
     for (int e = 0; exps[e] != NULL; e++)
         for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
             same(exps[e], pairs[k][0], pairs[k][1], NULL);
+}
+
+/* bestfit on FGD's openb lists (../shared, not shipped: skipped without them), at half the
+ * load, with both tie rules: the Python version draws from the same GSL streams. */
+Test(python, bestfit_matches_on_the_openb_lists, .timeout = 300)
+{
+    char nodes[1024], trace[1024], sn[3000];
+    snprintf(nodes, sizeof nodes, "%s/openb_node_list_gpu_node.csv",
+             th_shared_dir("traces/alibaba_gpu2023"));
+    snprintf(trace, sizeof trace, "%s/openb_pod_list_default.csv",
+             th_shared_dir("traces/alibaba_gpu2023"));
+    if (access(nodes, R_OK) != 0 || access(trace, R_OK) != 0)
+        cr_skip_test("the openb lists are not in ../shared");
+    snprintf(sn, sizeof sn, "{ \"name\": \"x\", \"seed\": 42, \"domain\": \"placement\", "
+             "\"cluster\": \"node_list\", \"nodes\": \"%s\",\n \"workload\": { \"format\": "
+             "\"openb\", \"trace\": \"%s\" },\n \"sim\": { \"order\": \"shuffled\", "
+             "\"load\": 0.6 },\n \"policies\": [\"bestfit\", \"py:sched/python/bestfit.py\",\n"
+             " { \"name\": \"bestfit\", \"ties\": \"random\", \"label\": \"c_r\" },\n"
+             " { \"name\": \"py:sched/python/bestfit.py\", \"ties\": \"random\", "
+             "\"label\": \"py_r\" }] }\n", nodes, trace);
+    char *exp = th_write("openb.json", sn);
+    same(exp, "bestfit", "py:sched/python/bestfit.py", NULL);
+    same(exp, "c_r", "py_r", NULL);
+    free(exp);
 }
 
 /* The same policies with parameters, from an experiment file: labels pick each one. */

@@ -26,9 +26,13 @@
 #include "../../sim/base/path.h"
 #include "../../sim/base/rng.h"
 
+#include <gsl/gsl_randist.h>
+#include <limits.h>
+
 /* ------------------------------------------------------------------ the instance */
 
 struct pyview;
+struct pyplace;
 
 struct pypol {
     struct policy_ops  ops;     /* first: the policy layer holds &ops */
@@ -54,6 +58,10 @@ struct pypol {
     occ               *chk;     /* the check's */
     struct grant_list *out_list;        /* the decision's, while it runs */
     uint64_t           decision;
+    uint64_t           seed;
+    /* placement */
+    struct place_hooks ph;
+    struct pyplace    *pview;
 };
 
 enum { HOOK_DECIDE, HOOK_AUX, HOOK_AUX2 };
@@ -62,7 +70,9 @@ enum { HOOK_DECIDE, HOOK_AUX, HOOK_AUX2 };
 
 static int py_live;             /* Python policies open in this process */
 static int py_tab_added;
-static PyTypeObject *t_job, *t_view, *t_list, *t_iter, *t_plan;
+static PyTypeObject *t_job, *t_view, *t_list, *t_iter, *t_plan, *t_pview, *t_node, *t_pod,
+                    *t_stream;
+static uint64_t cur_seed;       /* the seed of the policy whose hook runs (hetsim.stream) */
 static PyObject *e_timeout;     /* hetsim.PolicyTimeout */
 
 /* The watchdog: samples the CPU clock of the thread that calls hooks while a call runs. */
@@ -181,7 +191,7 @@ static void interp_down(void)
         wd.up = wd.stop = 0;
     }
     Py_FinalizeEx();
-    t_job = t_view = t_list = t_iter = t_plan = NULL;
+    t_job = t_view = t_list = t_iter = t_plan = t_pview = t_node = t_pod = t_stream = NULL;
     e_timeout = NULL;
 }
 
@@ -293,6 +303,7 @@ static PyObject *call_hook(struct pypol *b, int h, PyObject *args, struct errbuf
             wd.up = 1;
     }
     wd.limit_s = b->timeout_s;
+    cur_seed = b->seed;
     atomic_fetch_add(&wd.call, 1);
     atomic_store(&wd.in_hook, 1);
     PyObject *r = PyObject_Call(b->hook[h], args, NULL);
@@ -1214,13 +1225,466 @@ static int py_train_decide(void *self, const struct train_view *v, struct grant_
     return rc;
 }
 
+
+static int need_hook(struct pypol *b, int h, const char *name, struct errbuf *err);
+
+/* ------------------------------------------------------------------ fields by offset */
+
+/* A read-only field of a C struct, for the getters of the objects below. */
+struct field {
+    size_t off;
+    char   kind;                /* 'i' int, 'l' int64_t, 'u' uint64_t, 'd' double, 's' char *,
+                                   'I' int32_t[count] */
+    int    count;
+};
+
+static PyObject *field_get(const void *base, const struct field *f)
+{
+    const char *p = (const char *)base + f->off;
+    switch (f->kind) {
+    case 'i': return PyLong_FromLong(*(const int *)p);
+    case 'l': return PyLong_FromLongLong((long long)*(const int64_t *)p);
+    case 'u': return PyLong_FromUnsignedLongLong((unsigned long long)*(const uint64_t *)p);
+    case 'd': return PyFloat_FromDouble(*(const double *)p);
+    case 's': return PyUnicode_FromString(*(const char *const *)p);
+    default: {
+        int n = f->count;
+        PyObject *t = PyTuple_New(n);
+        for (int i = 0; t != NULL && i < n; i++)
+            PyTuple_SET_ITEM(t, i, PyLong_FromLong(((const int32_t *)p)[i]));
+        return t;
+    }
+    }
+}
+
+/* ------------------------------------------------------------------ placement */
+
+struct pyplace {
+    PyObject_HEAD
+    const struct place_view *v;         /* during a decision, else NULL */
+    const struct place_pod  *pod;
+    struct pypol            *b;
+    PyObject                *nodes;     /* tuple of Node objects, made at the first pod */
+    PyObject                *podobj;    /* the Pod object, one for the run */
+};
+
+struct pynode {
+    PyObject_HEAD
+    struct pyplace *view;
+    int             idx;
+};
+
+struct pypod {
+    PyObject_HEAD
+    struct pyplace *view;
+};
+
+static const struct place_view *plive(struct pyplace *pv)
+{
+    if (pv->v == NULL)
+        PyErr_SetString(PyExc_RuntimeError, "the view can be read only during a decision");
+    return pv->v;
+}
+
+#define NF(name, kind) { offsetof(struct place_node, name), kind, 0 }
+static const struct field node_fields[] = {
+    NF(name, 's'), NF(model, 'i'), NF(ngpus, 'i'), NF(cpu_milli, 'l'), NF(mem_mib, 'l'),
+    NF(cpu_free, 'l'), NF(mem_free, 'l'), NF(ntags, 'i'), NF(version, 'u'),
+};
+#undef NF
+
+static PyObject *node_get(PyObject *self, void *c)
+{
+    struct pynode *o = (struct pynode *)self;
+    const struct place_view *v = plive(o->view);
+    if (v == NULL)
+        return NULL;
+    const struct place_node *n = &v->nodes[o->idx];
+    intptr_t k = (intptr_t)c;
+    if (k == -1)
+        return PyLong_FromLong(o->idx);
+    if (k == -2) {
+        struct field f = { offsetof(struct place_node, gpu_free), 'I', n->ngpus };
+        return field_get(n, &f);
+    }
+    if (k == -3) {
+        struct field f = { offsetof(struct place_node, tag_pods), 'I', PLACE_NTAGS };
+        return field_get(n, &f);
+    }
+    return field_get(n, &node_fields[k]);
+}
+
+#define NG(name, k, doc) { name, node_get, NULL, doc, (void *)(intptr_t)(k) }
+static PyGetSetDef node_getset[] = {
+    NG("index", -1, "its index in view.nodes (fixed for the run)"),
+    NG("name", 0, "the node list's sn"), NG("model", 1, "GPU model: an index of view.models"),
+    NG("ngpus", 2, "GPUs"), NG("cpu_milli", 3, "CPU capacity, milli"),
+    NG("mem_mib", 4, "memory capacity, MiB"), NG("cpu_free", 5, "CPU free, milli"),
+    NG("mem_free", 6, "memory free, MiB"), NG("ntags", 7, "kinds of GPU pod it holds"),
+    NG("version", 8, "changes whenever anything of the node does"),
+    NG("gpu_free", -2, "milli free on each GPU (a tuple)"),
+    NG("tag_pods", -3, "GPU pods it holds by kind (index 0: sharing, n: n whole GPUs)"),
+    { NULL, NULL, NULL, NULL, NULL },
+};
+#undef NG
+
+#define PF(name, kind) { offsetof(struct place_pod, name), kind, 0 }
+static const struct field pod_fields[] = {
+    PF(name, 's'), PF(cpu_milli, 'l'), PF(mem_mib, 'l'), PF(num_gpu, 'i'), PF(gpu_milli, 'i'),
+    PF(models, 'u'), PF(tag, 'i'),
+};
+#undef PF
+
+static PyObject *pod_get(PyObject *self, void *c)
+{
+    struct pypod *o = (struct pypod *)self;
+    if (plive(o->view) == NULL)
+        return NULL;
+    return field_get(o->view->pod, &pod_fields[(intptr_t)c]);
+}
+
+#define PG(name, k, doc) { name, pod_get, NULL, doc, (void *)(intptr_t)(k) }
+static PyGetSetDef pod_getset[] = {
+    PG("name", 0, "the pod's name"), PG("cpu_milli", 1, "CPU, milli"),
+    PG("mem_mib", 2, "memory, MiB"), PG("num_gpu", 3, "GPUs (0: CPU only)"),
+    PG("gpu_milli", 4, "milli of each GPU (below 1000: it shares one)"),
+    PG("models", 5, "GPU models it may use: bit m is view.models[m]; 0: any"),
+    PG("tag", 6, "its kind (0 sharing, n whole GPUs, -1 CPU only)"),
+    { NULL, NULL, NULL, NULL, NULL },
+};
+#undef PG
+
+static PyObject *pview_get(PyObject *self, void *c)
+{
+    struct pyplace *pv = (struct pyplace *)self;
+    const struct place_view *v = plive(pv);
+    if (v == NULL)
+        return NULL;
+    if ((intptr_t)c == 0)
+        return PyLong_FromLongLong((long long)v->seq);
+    if ((intptr_t)c == 1) {
+        Py_INCREF(pv->nodes);
+        return pv->nodes;
+    }
+    PyObject *t = PyTuple_New(v->nmodels);
+    for (int i = 0; t != NULL && i < v->nmodels; i++)
+        PyTuple_SET_ITEM(t, i, PyUnicode_FromString(v->models[i]));
+    return t;
+}
+
+static PyGetSetDef pview_getset[] = {
+    { "seq", pview_get, NULL, "the pod's position in the arrival sequence", (void *)0 },
+    { "nodes", pview_get, NULL, "the nodes (a tuple of Node, in the list's order)", (void *)1 },
+    { "models", pview_get, NULL, "GPU model names by bit index", (void *)2 },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+/* A node of this view from a Node or an index. */
+static const struct place_node *arg_node(struct pyplace *pv, PyObject *o)
+{
+    long i = Py_TYPE(o) == t_node ? ((struct pynode *)o)->idx : PyLong_AsLong(o);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (i < 0 || i >= pv->v->nnodes) {
+        PyErr_Format(PyExc_ValueError, "node %ld outside 0 .. %d", i, pv->v->nnodes - 1);
+        return NULL;
+    }
+    return &pv->v->nodes[i];
+}
+
+static PyObject *pview_fits(PyObject *self, PyObject *arg)
+{
+    struct pyplace *pv = (struct pyplace *)self;
+    const struct place_node *n;
+    if (plive(pv) == NULL || (n = arg_node(pv, arg)) == NULL)
+        return NULL;
+    return PyBool_FromLong(place_view_fits(n, pv->pod));
+}
+
+static PyObject *pview_gpu_free(PyObject *self, PyObject *arg)
+{
+    struct pyplace *pv = (struct pyplace *)self;
+    const struct place_node *n;
+    if (plive(pv) == NULL || (n = arg_node(pv, arg)) == NULL)
+        return NULL;
+    return PyLong_FromLongLong((long long)place_view_gpu_free(n));
+}
+
+static PyObject *pview_gpus_idle(PyObject *self, PyObject *arg)
+{
+    struct pyplace *pv = (struct pyplace *)self;
+    const struct place_node *n;
+    if (plive(pv) == NULL || (n = arg_node(pv, arg)) == NULL)
+        return NULL;
+    return PyLong_FromLong(place_view_gpus_idle(n));
+}
+
+static PyMethodDef pview_methods[] = {
+    { "fits", pview_fits, METH_O, "fits(node): can the node take the pod at all (CPU, memory, "
+      "GPU model and room): place_view_fits" },
+    { "gpu_free", pview_gpu_free, METH_O, "gpu_free(node): free milli over its GPUs" },
+    { "gpus_idle", pview_gpus_idle, METH_O, "gpus_idle(node): its GPUs with all milli free" },
+    { NULL, NULL, 0, NULL },
+};
+
+static void node_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pynode *)self)->view);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static void pod_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pypod *)self)->view);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static void pview_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pyplace *)self)->nodes);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot node_slots[] = {
+    { Py_tp_getset, node_getset }, { Py_tp_dealloc, node_dealloc },
+    { Py_tp_doc, "A node of the placement view (struct place_node), read-only." }, { 0, NULL },
+};
+static PyType_Spec node_spec = { "hetsim.Node", sizeof(struct pynode), 0, Py_TPFLAGS_DEFAULT,
+                                 node_slots };
+static PyType_Slot pod_slots[] = {
+    { Py_tp_getset, pod_getset }, { Py_tp_dealloc, pod_dealloc },
+    { Py_tp_doc, "The pod to place (struct place_pod), read-only." }, { 0, NULL },
+};
+static PyType_Spec pod_spec = { "hetsim.Pod", sizeof(struct pypod), 0, Py_TPFLAGS_DEFAULT,
+                                pod_slots };
+static PyType_Slot pview_slots[] = {
+    { Py_tp_getset, pview_getset }, { Py_tp_methods, pview_methods },
+    { Py_tp_dealloc, pview_dealloc },
+    { Py_tp_doc, "What a placement policy sees (sim/place/place_view.h), read-only." },
+    { 0, NULL },
+};
+static PyType_Spec pview_spec = { "hetsim.PlaceView", sizeof(struct pyplace), 0,
+                                  Py_TPFLAGS_DEFAULT, pview_slots };
+
+/* The nodes' objects, made once: nodes never move. */
+static int make_nodes(struct pyplace *pv)
+{
+    if (pv->nodes != NULL && PyTuple_GET_SIZE(pv->nodes) == pv->v->nnodes)
+        return 0;
+    Py_CLEAR(pv->nodes);
+    PyObject *t = PyTuple_New(pv->v->nnodes);
+    for (int i = 0; t != NULL && i < pv->v->nnodes; i++) {
+        struct pynode *n = PyObject_New(struct pynode, t_node);
+        if (n == NULL) {
+            Py_CLEAR(t);
+            break;
+        }
+        Py_INCREF(pv);
+        n->view = pv;
+        n->idx = i;
+        PyTuple_SET_ITEM(t, i, (PyObject *)n);
+    }
+    pv->nodes = t;
+    return t != NULL ? 0 : -1;
+}
+
+static int py_place_decide(void *self, const struct place_view *v, const struct place_pod *pod,
+                           struct place_choice *out, struct errbuf *err)
+{
+    struct pypol *b = self;
+    struct pyplace *pv = b->pview;
+    pv->v = v;
+    pv->pod = pod;
+    out->node = -1;
+    out->ngpus = 0;
+    PyObject *r = NULL;
+    int rc = -1;
+    if (make_nodes(pv) < 0)
+        py_error(b, b->hook_name[HOOK_DECIDE], b->hook_line[HOOK_DECIDE], err);
+    else
+        r = call_hook(b, HOOK_DECIDE, PyTuple_Pack(2, (PyObject *)pv, pv->podobj), err);
+    if (r == Py_None) {
+        rc = 0;
+    } else if (r != NULL) {
+        char rep[160];
+        repr_of(r, rep, sizeof rep);
+        PyObject *gs = NULL;
+        long node = -2;
+        if (PyTuple_Check(r) && PyTuple_GET_SIZE(r) == 2) {
+            PyObject *no = PyTuple_GET_ITEM(r, 0);
+            node = Py_TYPE(no) == t_node ? ((struct pynode *)no)->idx : PyLong_AsLong(no);
+            gs = PySequence_Fast(PyTuple_GET_ITEM(r, 1), "");
+        }
+        Py_ssize_t ng = gs ? PySequence_Fast_GET_SIZE(gs) : 0;
+        int ok = gs != NULL && !PyErr_Occurred() && node >= INT32_MIN && node <= INT32_MAX &&
+                 ng <= PLACE_MAX_GPUS;
+        for (Py_ssize_t i = 0; ok && i < ng; i++) {
+            long g = PyLong_AsLong(PySequence_Fast_GET_ITEM(gs, i));
+            ok = !(g == -1 && PyErr_Occurred()) && g >= INT32_MIN && g <= INT32_MAX;
+            out->gpus[i] = (int)g;
+        }
+        Py_XDECREF(gs);
+        PyErr_Clear();
+        if (!ok) {
+            rc = bad_return(b, HOOK_DECIDE, err, "returned %s; expected None (no node) or "
+                            "(node, [gpu indices on it]), at most %d GPUs", rep, PLACE_MAX_GPUS);
+        } else {
+            out->node = (int)node;
+            out->ngpus = (int)ng;
+            rc = place_view_check(v, pod, out, err);
+            if (rc < 0) {
+                char msg[ERR_MSG_MAX];
+                snprintf(msg, sizeof msg, "%s", err->msg);
+                rc = bad_return(b, HOOK_DECIDE, err, "returned %s, which the world refuses: %s",
+                                rep, msg);
+            }
+        }
+    }
+    Py_XDECREF(r);
+    pv->v = NULL;
+    pv->pod = NULL;
+    return rc;
+}
+
+static int bind_placement(struct pypol *b, struct errbuf *err)
+{
+    if (need_hook(b, HOOK_DECIDE, "place", err) < 0)
+        return -1;
+    b->ph.decide = py_place_decide;
+    b->ops.place = &b->ph;
+    b->pview = PyObject_New(struct pyplace, t_pview);
+    if (b->pview == NULL)
+        return py_error(b, NULL, 0, err);
+    b->pview->v = NULL;
+    b->pview->pod = NULL;
+    b->pview->b = b;
+    b->pview->nodes = NULL;
+    b->pview->podobj = NULL;
+    struct pypod *po = PyObject_New(struct pypod, t_pod);
+    if (po == NULL)
+        return py_error(b, NULL, 0, err);
+    Py_INCREF(b->pview);
+    po->view = b->pview;
+    b->pview->podobj = (PyObject *)po;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ hetsim.stream */
+
+/* A GSL stream named per purpose from the run's seed (sim/base/rng.h), as C policies draw:
+ * what a Python policy needs to repeat a C policy's draws exactly. */
+struct pystream {
+    PyObject_HEAD
+    gsl_rng *r;
+};
+
+static PyObject *stream_new(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (name == NULL)
+        return NULL;
+    struct pystream *s = PyObject_New(struct pystream, t_stream);
+    if (s == NULL)
+        return NULL;
+    if ((s->r = rng_stream(cur_seed, name)) == NULL) {
+        Py_DECREF(s);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)s;
+}
+
+static PyObject *stream_uniform_int(PyObject *self, PyObject *arg)
+{
+    unsigned long n = PyLong_AsUnsignedLong(arg);
+    if (n == (unsigned long)-1 && PyErr_Occurred())
+        return NULL;
+    if (n == 0) {
+        PyErr_SetString(PyExc_ValueError, "uniform_int(n) needs n >= 1");
+        return NULL;
+    }
+    return PyLong_FromUnsignedLong(gsl_rng_uniform_int(((struct pystream *)self)->r, n));
+}
+
+static PyObject *stream_uniform(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyFloat_FromDouble(gsl_rng_uniform(((struct pystream *)self)->r));
+}
+
+/* shuffle(list of ints) -> a new list, permuted as gsl_ran_shuffle permutes an int array */
+static PyObject *stream_shuffle(PyObject *self, PyObject *arg)
+{
+    PyObject *seq = PySequence_Fast(arg, "shuffle: expected a sequence of integers");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int *a = malloc((size_t)(n > 0 ? n : 1) * sizeof *a);
+    PyObject *out = NULL;
+    if (a == NULL) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if ((x == -1 && PyErr_Occurred()) || x < INT_MIN || x > INT_MAX) {
+            PyErr_SetString(PyExc_ValueError, "shuffle: expected integers");
+            goto done;
+        }
+        a[i] = (int)x;
+    }
+    gsl_ran_shuffle(((struct pystream *)self)->r, a, (size_t)n, sizeof *a);
+    out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++)
+        PyList_SET_ITEM(out, i, PyLong_FromLong(a[i]));
+done:
+    free(a);
+    Py_DECREF(seq);
+    return out;
+}
+
+static void stream_dealloc(PyObject *self)
+{
+    if (((struct pystream *)self)->r != NULL)
+        gsl_rng_free(((struct pystream *)self)->r);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyMethodDef stream_methods[] = {
+    { "uniform_int", stream_uniform_int, METH_O, "uniform_int(n): gsl_rng_uniform_int, 0..n-1" },
+    { "uniform", stream_uniform, METH_NOARGS, "uniform(): gsl_rng_uniform, [0, 1)" },
+    { "shuffle", stream_shuffle, METH_O, "shuffle(ints): a new list, as gsl_ran_shuffle" },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyType_Slot stream_slots[] = {
+    { Py_tp_methods, stream_methods }, { Py_tp_dealloc, stream_dealloc },
+    { Py_tp_doc, "hetsim.stream(name): the GSL stream `name` of the run's seed." }, { 0, NULL },
+};
+static PyType_Spec stream_spec = { "hetsim.Stream", sizeof(struct pystream), 0,
+                                   Py_TPFLAGS_DEFAULT, stream_slots };
+
+static PyMethodDef hetsim_functions[] = {
+    { "stream", stream_new, METH_O, "stream(name): the run's GSL random stream `name` "
+      "(MT19937 seeded with rng_derive_seed(seed, name), sim/base/rng.h), as C policies draw" },
+    { NULL, NULL, 0, NULL },
+};
+
 /* ------------------------------------------------------------------ the module hetsim */
 
 static PyObject *hetsim_module_init(void)
 {
     static PyModuleDef def = { PyModuleDef_HEAD_INIT, "hetsim",
                                "What hetsim's Python policies see (doc/python.md).", -1,
-                               NULL, NULL, NULL, NULL, NULL };
+                               hetsim_functions, NULL, NULL, NULL, NULL };
     PyObject *m = PyModule_Create(&def);
     if (m == NULL)
         return NULL;
@@ -1229,10 +1693,15 @@ static PyObject *hetsim_module_init(void)
     t_list = (PyTypeObject *)PyType_FromSpec(&list_spec);
     t_iter = (PyTypeObject *)PyType_FromSpec(&iter_spec);
     t_plan = (PyTypeObject *)PyType_FromSpec(&plan_spec);
+    t_pview = (PyTypeObject *)PyType_FromSpec(&pview_spec);
+    t_node = (PyTypeObject *)PyType_FromSpec(&node_spec);
+    t_pod = (PyTypeObject *)PyType_FromSpec(&pod_spec);
+    t_stream = (PyTypeObject *)PyType_FromSpec(&stream_spec);
     e_timeout = PyErr_NewExceptionWithDoc("hetsim.PolicyTimeout", "A hook ran longer than "
                                           "sim.policy_timeout_s CPU seconds.",
                                           PyExc_TimeoutError, NULL);
     if (t_job == NULL || t_view == NULL || t_list == NULL || t_iter == NULL || t_plan == NULL ||
+        t_pview == NULL || t_node == NULL || t_pod == NULL || t_stream == NULL ||
         e_timeout == NULL || PyModule_AddObjectRef(m, "PolicyTimeout", e_timeout) < 0 ||
         PyModule_AddObjectRef(m, "Job", (PyObject *)t_job) < 0 ||
         PyModule_AddObjectRef(m, "TrainView", (PyObject *)t_view) < 0 ||
@@ -1267,6 +1736,14 @@ static void pol_free(struct pypol *b)
     for (size_t s = 0; s < b->jcap; s++)
         Py_XDECREF(b->jobs[s]);
     Py_XDECREF((PyObject *)b->tview);
+    if (b->pview != NULL) {
+        b->pview->v = NULL;
+        b->pview->b = NULL;
+        /* the nodes and the pod point back at the view: break the cycle */
+        Py_CLEAR(b->pview->nodes);
+        Py_CLEAR(b->pview->podobj);
+        Py_DECREF(b->pview);
+    }
     for (int h = 0; h < 3; h++)
         Py_XDECREF(b->hook[h]);
     Py_XDECREF(b->param_names);
@@ -1512,12 +1989,16 @@ int pybridge_load(const struct policy_ops **out, const char *file,
     b->ops = (struct policy_ops){ .name = b->name, .summary = "a policy written in Python",
                                   .create = py_create_unused, .destroy = py_destroy };
     b->cl = env->cl;
+    b->seed = env->seed;
+    cur_seed = env->seed;
     b->timeout_s = env->timeout_s > 0 ? env->timeout_s : 600;
     int rc = exec_module(b, err);
     if (rc == 0)
         rc = read_header(b, err);
     if (rc == 0 && strcmp(b->ops.domain, "training") == 0)
         rc = bind_training(b, err);
+    else if (rc == 0 && strcmp(b->ops.domain, "placement") == 0)
+        rc = bind_placement(b, err);
     else if (rc == 0)
         rc = err_input(err, b->path, 0, "DOMAIN", "Python policies of the %s domain are not "
                        "supported yet", b->ops.domain);
