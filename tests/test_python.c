@@ -107,6 +107,30 @@ Test(python, bestfit_matches_on_the_openb_lists, .timeout = 300)
     free(exp);
 }
 
+/* A round-robin router against highend_only's round robin on the shipped Azure code trace:
+ * two H100 replicas, so the turn matters (least_work, the default, gives other rows). */
+static const char rr_exp[] =
+    "{ \"name\": \"rr\", \"domain\": \"serving\", \"seed\": 1, \"cluster\": \"a100_h100\",\n"
+    "  \"model\": \"llama-2-70b\", \"slo\": { \"ttft_s\": 5, \"tpot_s\": 0.1 },\n"
+    "  \"workload\": { \"format\": \"azure_llm\", \"trace\": "
+    "\"workloads/traces/azure_llm/AzureLLMInferenceTrace_code.csv\", \"arrival_scale\": 0.25 },\n"
+    "  \"policies\": [{ \"name\": \"highend_only\", \"routing\": \"round_robin\", "
+    "\"label\": \"c_rr\" },\n"
+    "    { \"name\": \"py:sched/python/round_robin.py\", \"label\": \"py_rr\" },\n"
+    "    \"highend_only\"],\n"
+    "  \"sim\": { \"sample_s\": 60, \"overlong\": \"truncate\" } }\n";
+
+Test(python, round_robin_matches_highend_only_round_robin, .timeout = 300)
+{
+    char *exp = th_write("rr.json", rr_exp);
+    same(exp, "c_rr", "py_rr", NULL);
+    char *a = rows_of(exp, "py_rr", NULL, "a.db"), *b = rows_of(exp, "highend_only", NULL, "b.db");
+    cr_assert_str_neq(a, b, "the routing rule changed nothing");
+    free(a);
+    free(b);
+    free(exp);
+}
+
 /* The same policies with parameters, from an experiment file: labels pick each one. */
 static const char params_exp[] =
     "{ \"name\": \"params\", \"seed\": 3, \"cluster\": \"mixed_small\",\n"

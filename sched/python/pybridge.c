@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "../plan.h"
+#include "../route.h"
 #include "../../sim/base/grow.h"
 #include "../../sim/base/path.h"
 #include "../../sim/base/rng.h"
@@ -33,6 +34,7 @@
 
 struct pyview;
 struct pyplace;
+struct pyserve;
 
 struct pypol {
     struct policy_ops  ops;     /* first: the policy layer holds &ops */
@@ -62,6 +64,9 @@ struct pypol {
     /* placement */
     struct place_hooks ph;
     struct pyplace    *pview;
+    /* serving */
+    struct serve_hooks sh;
+    struct pyserve    *sview;
 };
 
 enum { HOOK_DECIDE, HOOK_AUX, HOOK_AUX2 };
@@ -71,7 +76,7 @@ enum { HOOK_DECIDE, HOOK_AUX, HOOK_AUX2 };
 static int py_live;             /* Python policies open in this process */
 static int py_tab_added;
 static PyTypeObject *t_job, *t_view, *t_list, *t_iter, *t_plan, *t_pview, *t_node, *t_pod,
-                    *t_stream;
+                    *t_stream, *t_sview, *t_load, *t_req;
 static uint64_t cur_seed;       /* the seed of the policy whose hook runs (hetsim.stream) */
 static PyObject *e_timeout;     /* hetsim.PolicyTimeout */
 
@@ -192,6 +197,7 @@ static void interp_down(void)
     }
     Py_FinalizeEx();
     t_job = t_view = t_list = t_iter = t_plan = t_pview = t_node = t_pod = t_stream = NULL;
+    t_sview = t_load = t_req = NULL;
     e_timeout = NULL;
 }
 
@@ -1575,6 +1581,471 @@ static int bind_placement(struct pypol *b, struct errbuf *err)
     return 0;
 }
 
+/* ------------------------------------------------------------------ serving */
+
+struct pyserve {
+    PyObject_HEAD
+    const struct serve_env_view *env;       /* during deploy */
+    const struct serve_view     *v;         /* during route */
+    const struct serve_req_view *req;
+    struct pypol                *b;
+    PyObject                    *loads;     /* tuple of Load objects, one per instance */
+    PyObject                    *reqobj;
+};
+
+struct pyload {
+    PyObject_HEAD
+    struct pyserve *view;
+    int             idx;
+};
+
+static PyObject *serve_env_get(PyObject *self, void *c)
+{
+    struct pyserve *sv = (struct pyserve *)self;
+    const struct serve_env_view *e = sv->env ? sv->env : sv->v ? sv->v->env : NULL;
+    if (e == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "the view can be read only during a call");
+        return NULL;
+    }
+    switch ((intptr_t)c) {
+    case 0: {
+        const int *types;
+        int nt = cluster_types(e->cl, &types);
+        PyObject *t = PyTuple_New(nt);
+        for (int i = 0; t != NULL && i < nt; i++)
+            PyTuple_SET_ITEM(t, i, PyLong_FromLong(types[i]));
+        return t;
+    }
+    case 1: return PyLong_FromLong(cluster_ngpus(e->cl));
+    case 2: return PyLong_FromLong(cluster_nnodes(e->cl));
+    case 3: return PyUnicode_FromString(e->arch->name);
+    case 4: return PyLong_FromLong(e->arch->layers);
+    }
+    return NULL;
+}
+
+static PyObject *serve_route_get(PyObject *self, void *c)
+{
+    struct pyserve *sv = (struct pyserve *)self;
+    if (sv->v == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "the routing view can be read only during route");
+        return NULL;
+    }
+    switch ((intptr_t)c) {
+    case 0: return PyLong_FromLongLong((long long)sv->v->now);
+    case 1: return PyLong_FromLong(sv->v->n);
+    case 2: return PyFloat_FromDouble(sv->v->mean_output);
+    case 3: Py_INCREF(sv->loads); return sv->loads;
+    }
+    return NULL;
+}
+
+static PyGetSetDef serve_getset[] = {
+    { "types", serve_env_get, NULL, "the cluster's GPU types (catalog ids)", (void *)0 },
+    { "ngpus", serve_env_get, NULL, "GPUs of the cluster", (void *)1 },
+    { "nnodes", serve_env_get, NULL, "nodes of the cluster", (void *)2 },
+    { "model", serve_env_get, NULL, "the model served", (void *)3 },
+    { "layers", serve_env_get, NULL, "its layers", (void *)4 },
+    { "now", serve_route_get, NULL, "route: the clock, microseconds", (void *)0 },
+    { "n", serve_route_get, NULL, "route: instances", (void *)1 },
+    { "mean_output", serve_route_get, NULL, "route: mean output tokens of the requests "
+      "finished so far (0 before the first)", (void *)2 },
+    { "loads", serve_route_get, NULL, "route: each instance's load (a tuple of Load)",
+      (void *)3 },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+static const struct serve_env_view *senv(struct pyserve *sv)
+{
+    const struct serve_env_view *e = sv->env ? sv->env : sv->v ? sv->v->env : NULL;
+    if (e == NULL)
+        PyErr_SetString(PyExc_RuntimeError, "the view can be read only during a call");
+    return e;
+}
+
+static PyObject *serve_high_type(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    const struct serve_env_view *e = senv((struct pyserve *)self);
+    return e ? PyLong_FromLong(route_high_type(e->cl)) : NULL;
+}
+
+static PyObject *serve_node_gpus(PyObject *self, PyObject *arg)
+{
+    const struct serve_env_view *e = senv((struct pyserve *)self);
+    long n = e ? PyLong_AsLong(arg) : -1;
+    if (e == NULL || (n == -1 && PyErr_Occurred()))
+        return NULL;
+    if (n < 0 || n >= cluster_nnodes(e->cl)) {
+        PyErr_Format(PyExc_ValueError, "node %ld outside 0 .. %d", n, cluster_nnodes(e->cl) - 1);
+        return NULL;
+    }
+    int32_t ids[256];
+    if (cluster_max_gpus_per_node(e->cl) > 256)
+        return PyErr_NoMemory();
+    int k = route_node_gpus(e->cl, (int)n, ids);
+    PyObject *t = PyTuple_New(k);
+    for (int i = 0; t != NULL && i < k; i++)
+        PyTuple_SET_ITEM(t, i, PyLong_FromLong(ids[i]));
+    return t;
+}
+
+static PyObject *serve_gpu_type(PyObject *self, PyObject *arg)
+{
+    const struct serve_env_view *e = senv((struct pyserve *)self);
+    long g = e ? PyLong_AsLong(arg) : -1;
+    if (e == NULL || (g == -1 && PyErr_Occurred()))
+        return NULL;
+    if (g < 0 || g >= cluster_ngpus(e->cl)) {
+        PyErr_Format(PyExc_ValueError, "GPU %ld outside 0 .. %d", g, cluster_ngpus(e->cl) - 1);
+        return NULL;
+    }
+    return PyLong_FromLong(cluster_gpu_type(e->cl, (int)g));
+}
+
+static PyObject *serve_type_name(PyObject *self, PyObject *arg)
+{
+    const struct serve_env_view *e = senv((struct pyserve *)self);
+    long t = e ? PyLong_AsLong(arg) : -1;
+    if (e == NULL || (t == -1 && PyErr_Occurred()))
+        return NULL;
+    if (t < 0 || t > INT32_MAX || cluster_type_slot(e->cl, (int)t) < 0) {
+        PyErr_Format(PyExc_ValueError, "GPU type %ld is not one of the cluster's", t);
+        return NULL;
+    }
+    return PyUnicode_FromString(catalog_gpu(cluster_catalog(e->cl), (int)t)->name);
+}
+
+static PyObject *deployment_to_py(const struct serve_deployment *d)
+{
+    PyObject *l = PyList_New(d->n);
+    for (int i = 0; l != NULL && i < d->n; i++) {
+        const struct serve_instance *in = &d->inst[i];
+        PyObject *st = PyList_New(in->nstages);
+        for (int s = 0; st != NULL && s < in->nstages; s++) {
+            PyObject *g = PyTuple_New(in->stages[s].ngpu);
+            for (int k = 0; g != NULL && k < in->stages[s].ngpu; k++)
+                PyTuple_SET_ITEM(g, k, PyLong_FromLong(in->stages[s].gpus[k]));
+            PyObject *pair = g ? Py_BuildValue("(Ni)", g, in->stages[s].layers) : NULL;
+            if (pair == NULL) {
+                Py_CLEAR(st);
+                break;
+            }
+            PyList_SET_ITEM(st, s, pair);
+        }
+        PyObject *inst = st ? Py_BuildValue("(iN)", in->role, st) : NULL;
+        if (inst == NULL) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, i, inst);
+    }
+    return l;
+}
+
+/* replicas(types, tp=0, prompt=1024, output=128): route_replicas (sched/route.h) */
+static PyObject *serve_replicas(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kws[] = { "types", "tp", "prompt", "output", NULL };
+    const struct serve_env_view *e = senv((struct pyserve *)self);
+    PyObject *types;
+    long long tp = 0;
+    struct route_ref ref = { 1024, 128 };
+    if (e == NULL ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "O|Ldd", kws, &types, &tp, &ref.prompt,
+                                     &ref.output))
+        return NULL;
+    unsigned char mask[ROUTE_MAX_TYPES] = { 0 };
+    PyObject *seq = PySequence_Fast(types, "replicas: types must be a sequence of GPU types");
+    if (seq == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        long t = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if ((t == -1 && PyErr_Occurred()) || t < 0 || t >= ROUTE_MAX_TYPES) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "replicas: GPU type %ld out of range", t);
+            return NULL;
+        }
+        mask[t] = 1;
+    }
+    Py_DECREF(seq);
+    if (tp < 0 || tp > SERVE_MAX_TP || !(ref.prompt >= 1) || !(ref.output >= 1)) {
+        PyErr_SetString(PyExc_ValueError, "replicas: tp in 0..8, prompt and output >= 1");
+        return NULL;
+    }
+    struct serve_deployment *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return PyErr_NoMemory();
+    struct errbuf err = { 0 };
+    PyObject *r = NULL;
+    if (route_replicas(e, mask, tp, &ref, d, &err) < 0)
+        PyErr_SetString(PyExc_ValueError, err.msg);
+    else
+        r = deployment_to_py(d);
+    free(d);
+    return r;
+}
+
+static PyMethodDef serve_methods[] = {
+    { "high_type", serve_high_type, METH_NOARGS, "high_type(): the cluster's high-end GPU "
+      "type (highest fp16 FLOP/s, then memory bandwidth)" },
+    { "node_gpus", serve_node_gpus, METH_O, "node_gpus(n): the GPU ids of node n" },
+    { "gpu_type", serve_gpu_type, METH_O, "gpu_type(gpu): its type" },
+    { "type_name", serve_type_name, METH_O, "type_name(t): the catalog name" },
+    { "replicas", (PyCFunction)(void (*)(void))serve_replicas, METH_VARARGS | METH_KEYWORDS,
+      "replicas(types, tp=0, prompt=1024, output=128): unified replicas of the model on the "
+      "nodes of those types, the TP degree serving the most reference requests a second "
+      "(route_replicas, sched/route.h), as a deployment" },
+    { NULL, NULL, 0, NULL },
+};
+
+#define LF(name, kind) { offsetof(struct serve_inst_load, name), kind, 0 }
+static const struct field load_fields[] = {
+    { offsetof(struct serve_inst_load, role), 'I', 0 },
+    LF(pending_prefill, 'l'), LF(kv_free, 'd'), LF(speed, 'd'),
+};
+#undef LF
+
+static PyObject *load_get(PyObject *self, void *c)
+{
+    struct pyload *o = (struct pyload *)self;
+    const struct serve_view *v = o->view->v;
+    if (v == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "a Load can be read only during route");
+        return NULL;
+    }
+    const struct serve_inst_load *l = &v->load[o->idx];
+    switch ((intptr_t)c) {
+    case 0: return PyLong_FromLong(l->role);
+    case 1: return PyLong_FromLong(l->waiting);
+    case 2: return PyLong_FromLong(l->running);
+    case 3: return field_get(l, &load_fields[1]);
+    case 4: return field_get(l, &load_fields[2]);
+    case 5: return field_get(l, &load_fields[3]);
+    }
+    return PyLong_FromLong(o->idx);
+}
+
+static PyGetSetDef load_getset[] = {
+    { "role", load_get, NULL, "hetsim.UNIFIED, PREFILL or DECODE", (void *)0 },
+    { "waiting", load_get, NULL, "requests routed, not admitted", (void *)1 },
+    { "running", load_get, NULL, "requests admitted", (void *)2 },
+    { "pending_prefill", load_get, NULL, "prompt tokens not yet prefilled", (void *)3 },
+    { "kv_free", load_get, NULL, "fraction of its KV cache free", (void *)4 },
+    { "speed", load_get, NULL, "modelled tokens/s when full", (void *)5 },
+    { "index", load_get, NULL, "the instance", (void *)6 },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+static PyObject *req_get(PyObject *self, void *c)
+{
+    struct pyserve *sv = ((struct pyload *)self)->view;
+    if (sv->req == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "a request can be read only during route");
+        return NULL;
+    }
+    switch ((intptr_t)c) {
+    case 0: return PyLong_FromLongLong((long long)sv->req->id);
+    case 1: return PyLong_FromLong(sv->req->prompt);
+    case 2: return PyLong_FromLong(sv->req->want_role);
+    }
+    return PyLong_FromLong(sv->req->from);
+}
+
+static PyGetSetDef req_getset[] = {
+    { "id", req_get, NULL, "the trace's request id", (void *)0 },
+    { "prompt", req_get, NULL, "prompt tokens", (void *)1 },
+    { "want_role", req_get, NULL, "hetsim.PREFILL: an instance for its prompt; hetsim.DECODE: "
+      "a decode-only instance after prefill on from_inst", (void *)2 },
+    { "from_inst", req_get, NULL, "with DECODE: the prefill instance", (void *)3 },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+static void load_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pyload *)self)->view);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static void sview_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pyserve *)self)->loads);
+    Py_XDECREF(((struct pyserve *)self)->reqobj);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot sview_slots[] = {
+    { Py_tp_getset, serve_getset }, { Py_tp_methods, serve_methods },
+    { Py_tp_dealloc, sview_dealloc },
+    { Py_tp_doc, "What a serving policy sees (sim/serve/serve_view.h): deploy's environment "
+                 "and route's loads, read-only." }, { 0, NULL },
+};
+static PyType_Spec sview_spec = { "hetsim.ServeView", sizeof(struct pyserve), 0,
+                                  Py_TPFLAGS_DEFAULT, sview_slots };
+static PyType_Slot load_slots[] = {
+    { Py_tp_getset, load_getset }, { Py_tp_dealloc, load_dealloc },
+    { Py_tp_doc, "An instance's load now (struct serve_inst_load), read-only." }, { 0, NULL },
+};
+static PyType_Spec load_spec = { "hetsim.Load", sizeof(struct pyload), 0, Py_TPFLAGS_DEFAULT,
+                                 load_slots };
+static PyType_Slot req_slots[] = {
+    { Py_tp_getset, req_getset }, { Py_tp_dealloc, load_dealloc },
+    { Py_tp_doc, "The request being routed (struct serve_req_view), read-only." }, { 0, NULL },
+};
+static PyType_Spec req_spec = { "hetsim.Request", sizeof(struct pyload), 0, Py_TPFLAGS_DEFAULT,
+                                req_slots };
+
+static int py_serve_deploy(void *self, const struct serve_env_view *v,
+                           struct serve_deployment *out, struct errbuf *err)
+{
+    struct pypol *b = self;
+    struct pyserve *sv = b->sview;
+    sv->env = v;
+    PyObject *r = call_hook(b, HOOK_AUX, PyTuple_Pack(1, (PyObject *)sv), err);
+    int rc = r == NULL ? -1 : 0;
+    char rep[160] = "";
+    if (r != NULL)
+        repr_of(r, rep, sizeof rep);
+    PyObject *seq = r ? PySequence_Fast(r, "") : NULL;
+    Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 0;
+    if (rc == 0 && (seq == NULL || n < 1 || n > SERVE_MAX_INSTANCES)) {
+        PyErr_Clear();
+        rc = bad_return(b, HOOK_AUX, err, "returned %s; expected a list of 1 to %d instances, "
+                        "each (role, [(gpus, layers), ...])", rep, SERVE_MAX_INSTANCES);
+    }
+    memset(out, 0, sizeof *out);
+    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
+        PyObject *in = PySequence_Fast_GET_ITEM(seq, i), *stages = NULL;
+        struct serve_instance *si = &out->inst[i];
+        long role = -1;
+        if (PyTuple_Check(in) && PyTuple_GET_SIZE(in) == 2) {
+            role = PyLong_AsLong(PyTuple_GET_ITEM(in, 0));
+            stages = PySequence_Fast(PyTuple_GET_ITEM(in, 1), "");
+        }
+        Py_ssize_t ns = stages ? PySequence_Fast_GET_SIZE(stages) : 0;
+        int ok = stages != NULL && !PyErr_Occurred() && role >= SERVE_UNIFIED &&
+                 role <= SERVE_DECODE && ns >= 1 && ns <= SERVE_MAX_STAGES;
+        si->role = (int32_t)role;
+        si->nstages = (int32_t)ns;
+        for (Py_ssize_t s = 0; ok && s < ns; s++) {
+            PyObject *st = PySequence_Fast_GET_ITEM(stages, s), *g = NULL;
+            long layers = -1;
+            if (PyTuple_Check(st) && PyTuple_GET_SIZE(st) == 2) {
+                g = PySequence_Fast(PyTuple_GET_ITEM(st, 0), "");
+                layers = PyLong_AsLong(PyTuple_GET_ITEM(st, 1));
+            }
+            Py_ssize_t ng = g ? PySequence_Fast_GET_SIZE(g) : 0;
+            ok = g != NULL && !PyErr_Occurred() && ng >= 1 && ng <= SERVE_MAX_TP &&
+                 layers >= 1 && layers <= INT32_MAX;
+            si->stages[s].ngpu = (int32_t)ng;
+            si->stages[s].layers = (int32_t)layers;
+            for (Py_ssize_t k = 0; ok && k < ng; k++) {
+                long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(g, k));
+                ok = !(x == -1 && PyErr_Occurred()) && x >= INT32_MIN && x <= INT32_MAX;
+                si->stages[s].gpus[k] = (int32_t)x;
+            }
+            Py_XDECREF(g);
+        }
+        Py_XDECREF(stages);
+        PyErr_Clear();
+        if (!ok) {
+            char irep[160];
+            repr_of(in, irep, sizeof irep);
+            rc = bad_return(b, HOOK_AUX, err, "instance %zd is %s; expected (role, [(gpus, "
+                            "layers), ...]): role hetsim.UNIFIED, PREFILL or DECODE, 1 to %d "
+                            "stages of 1 to %d GPU ids and at least one layer", i, irep,
+                            SERVE_MAX_STAGES, SERVE_MAX_TP);
+        }
+    }
+    out->n = (int32_t)n;
+    char msg[ERR_MSG_MAX];
+    if (rc == 0 && serve_check_deployment(v, out, msg, sizeof msg) < 0)
+        rc = bad_return(b, HOOK_AUX, err, "returned a deployment the world refuses: %s", msg);
+    Py_XDECREF(seq);
+    Py_XDECREF(r);
+    sv->env = NULL;
+    return rc;
+}
+
+static int py_serve_route(void *self, const struct serve_view *v, const struct serve_req_view *q,
+                          int32_t *inst, struct errbuf *err)
+{
+    struct pypol *b = self;
+    struct pyserve *sv = b->sview;
+    if (sv->loads == NULL || PyTuple_GET_SIZE(sv->loads) != v->n) {
+        Py_CLEAR(sv->loads);
+        PyObject *t = PyTuple_New(v->n);
+        for (int i = 0; t != NULL && i < v->n; i++) {
+            struct pyload *l = PyObject_New(struct pyload, t_load);
+            if (l == NULL) {
+                Py_CLEAR(t);
+                break;
+            }
+            Py_INCREF(sv);
+            l->view = sv;
+            l->idx = i;
+            PyTuple_SET_ITEM(t, i, (PyObject *)l);
+        }
+        if (t == NULL)
+            return py_error(b, "route", b->hook_line[HOOK_DECIDE], err);
+        sv->loads = t;
+    }
+    sv->v = v;
+    sv->req = q;
+    PyObject *r = call_hook(b, HOOK_DECIDE, PyTuple_Pack(2, (PyObject *)sv, sv->reqobj), err);
+    int rc = r == NULL ? -1 : 0;
+    if (rc == 0) {
+        long i = PyLong_Check(r) && !PyBool_Check(r) ? PyLong_AsLong(r) : -2;
+        char rep[160];
+        repr_of(r, rep, sizeof rep);
+        PyErr_Clear();
+        if (i == -2 || i < INT32_MIN || i > INT32_MAX) {
+            rc = bad_return(b, HOOK_DECIDE, err, "returned %s; expected an instance index", rep);
+        } else if (serve_view_route_check(v, q, (int32_t)i, err) < 0) {
+            char msg[ERR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            rc = bad_return(b, HOOK_DECIDE, err, "returned %s, which the world refuses: %s",
+                            rep, msg);
+        } else {
+            *inst = (int32_t)i;
+        }
+    }
+    Py_XDECREF(r);
+    sv->v = NULL;
+    sv->req = NULL;
+    return rc;
+}
+
+static int bind_serving(struct pypol *b, struct errbuf *err)
+{
+    if (need_hook(b, HOOK_DECIDE, "route", err) < 0 || need_hook(b, HOOK_AUX, "deploy", err) < 0)
+        return -1;
+    b->sh.deploy = py_serve_deploy;
+    b->sh.route = py_serve_route;
+    b->ops.serve = &b->sh;
+    b->sview = PyObject_New(struct pyserve, t_sview);
+    if (b->sview == NULL)
+        return py_error(b, NULL, 0, err);
+    b->sview->env = NULL;
+    b->sview->v = NULL;
+    b->sview->req = NULL;
+    b->sview->b = b;
+    b->sview->loads = NULL;
+    b->sview->reqobj = NULL;
+    struct pyload *q = PyObject_New(struct pyload, t_req);
+    if (q == NULL)
+        return py_error(b, NULL, 0, err);
+    Py_INCREF(b->sview);
+    q->view = b->sview;
+    q->idx = 0;
+    b->sview->reqobj = (PyObject *)q;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ hetsim.stream */
 
 /* A GSL stream named per purpose from the run's seed (sim/base/rng.h), as C policies draw:
@@ -1697,11 +2168,18 @@ static PyObject *hetsim_module_init(void)
     t_node = (PyTypeObject *)PyType_FromSpec(&node_spec);
     t_pod = (PyTypeObject *)PyType_FromSpec(&pod_spec);
     t_stream = (PyTypeObject *)PyType_FromSpec(&stream_spec);
+    t_sview = (PyTypeObject *)PyType_FromSpec(&sview_spec);
+    t_load = (PyTypeObject *)PyType_FromSpec(&load_spec);
+    t_req = (PyTypeObject *)PyType_FromSpec(&req_spec);
     e_timeout = PyErr_NewExceptionWithDoc("hetsim.PolicyTimeout", "A hook ran longer than "
                                           "sim.policy_timeout_s CPU seconds.",
                                           PyExc_TimeoutError, NULL);
     if (t_job == NULL || t_view == NULL || t_list == NULL || t_iter == NULL || t_plan == NULL ||
         t_pview == NULL || t_node == NULL || t_pod == NULL || t_stream == NULL ||
+        t_sview == NULL || t_load == NULL || t_req == NULL ||
+        PyModule_AddIntConstant(m, "UNIFIED", SERVE_UNIFIED) < 0 ||
+        PyModule_AddIntConstant(m, "PREFILL", SERVE_PREFILL) < 0 ||
+        PyModule_AddIntConstant(m, "DECODE", SERVE_DECODE) < 0 ||
         e_timeout == NULL || PyModule_AddObjectRef(m, "PolicyTimeout", e_timeout) < 0 ||
         PyModule_AddObjectRef(m, "Job", (PyObject *)t_job) < 0 ||
         PyModule_AddObjectRef(m, "TrainView", (PyObject *)t_view) < 0 ||
@@ -1736,6 +2214,12 @@ static void pol_free(struct pypol *b)
     for (size_t s = 0; s < b->jcap; s++)
         Py_XDECREF(b->jobs[s]);
     Py_XDECREF((PyObject *)b->tview);
+    if (b->sview != NULL) {
+        b->sview->b = NULL;
+        Py_CLEAR(b->sview->loads);
+        Py_CLEAR(b->sview->reqobj);
+        Py_DECREF(b->sview);
+    }
     if (b->pview != NULL) {
         b->pview->v = NULL;
         b->pview->b = NULL;
@@ -1999,6 +2483,8 @@ int pybridge_load(const struct policy_ops **out, const char *file,
         rc = bind_training(b, err);
     else if (rc == 0 && strcmp(b->ops.domain, "placement") == 0)
         rc = bind_placement(b, err);
+    else if (rc == 0 && strcmp(b->ops.domain, "serving") == 0)
+        rc = bind_serving(b, err);
     else if (rc == 0)
         rc = err_input(err, b->path, 0, "DOMAIN", "Python policies of the %s domain are not "
                        "supported yet", b->ops.domain);
