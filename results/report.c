@@ -480,6 +480,7 @@ static const struct metric_rule {
     { "scale_outs", EXACT, "containers added", "containers", 0 },
     { "scale_ins", EXACT, "containers removed", "containers", 0 },
     { "capacity_capped", EXACT, "decisions cut to fit", "count", 0 },
+    { "drain_seconds", EXACT, "time removed containers drained", "container-s", 0 },
     { "app_rt_cleaned", EXACT, "trace calls cleaned", "count", 0 },
     /* placement */
     { "pods_listed", EXACT, "pods in the trace", "pods", 0 },

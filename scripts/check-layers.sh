@@ -39,10 +39,6 @@ cd "${HETSIM_LAYERS_ROOT:-$(dirname "$0")/..}"
 build=${1:-build/rel}
 export LC_ALL=C
 
-# Circles known when this check began to refuse them, each to be split; the micro world's
-# pair is split on its own branch.  LEAD: delete this list when that branch is merged.
-allow_circles="sim/micro/alibaba.c:sim/micro/app.c"
-
 worlds="train serve micro place"
 domains="training:train elastic:train multiplex:train serving:serve micro:micro placement:place"
 
@@ -162,33 +158,19 @@ join "$tmp/uses" "$tmp/defs" | awk '$2 != $3 { print $2, $3 }' | sort -u > "$tmp
 
 # ---- circles: a pair of files with edges both ways, then any longer loop (tsort)
 circles() {                     # circles KIND EDGES: prints them, returns how many
-    awk -v kind="$1" -v allow="$allow_circles" '
-        BEGIN { na = split(allow, a, " ")
-                for (i = 1; i <= na; i++) {
-                    split(a[i], p, ":")
-                    ok[p[1] " " p[2]] = ok[p[2] " " p[1]] = 1
-                } }
+    awk -v kind="$1" '
         { e[$1 " " $2] = 1; from[NR] = $1; to[NR] = $2 }
         END { c = 0
               for (i = 1; i <= NR; i++)
-                  if (from[i] < to[i] && e[to[i] " " from[i]] && !ok[from[i] " " to[i]]) {
+                  if (from[i] < to[i] && e[to[i] " " from[i]]) {
                       printf "circle: %s <-> %s (%s each other)\n", from[i], to[i], kind; c++ }
               exit c > 0 }' "$2"
-}
-cut_allowed() {                 # the edges without the allowed circles' (for tsort)
-    awk -v allow="$allow_circles" '
-        BEGIN { na = split(allow, a, " ")
-                for (i = 1; i <= na; i++) {
-                    split(a[i], p, ":")
-                    ok[p[1] " " p[2]] = ok[p[2] " " p[1]] = 1
-                } }
-        !ok[$1 " " $2]' "$1"
 }
 loops=0
 for kind in includes calls; do
     if ! circles "$kind" "$tmp/$kind"; then
         loops=$((loops + 1))
-    elif ! cut_allowed "$tmp/$kind" | tsort > /dev/null 2> "$tmp/tsort"; then
+    elif ! tsort "$tmp/$kind" > /dev/null 2> "$tmp/tsort"; then
         echo "circle: a loop of $kind through these files (tsort):"
         grep -v 'input contains a loop' "$tmp/tsort" | sed 's/^tsort: /    /'
         loops=$((loops + 1))
@@ -204,5 +186,4 @@ if [ "$loops" -gt 0 ]; then
 fi
 [ "$bad" -eq 0 ] && [ "$loops" -eq 0 ] || exit 1
 echo "check-layers: $n includes in $(echo "$files" | wc -l) files follow the layer rule;" \
-     "$(wc -l < "$tmp/calls") calls between $(echo "$srcs" | wc -l) files, no circles" \
-     "(allowed for now: $allow_circles)"
+     "$(wc -l < "$tmp/calls") calls between $(echo "$srcs" | wc -l) files, no circles"

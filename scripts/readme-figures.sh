@@ -26,10 +26,11 @@
 #                  results/out/fgd, resumed if already there)
 #   fgd-why        from fgd.sh's runs: where each policy's idle GPU is left, per load
 #   fgd-speed      tests/bench_fgd.c alone (fgd_openb's six policies, time and memory)
-#   derm-claims    scripts/reproduce/derm.sh's claims table and why Derm's intervals break the
-#                  SLA (60 day-long runs into results/out/derm, resumed if already there)
+#   derm-claims    scripts/reproduce/derm.sh's claims tables and ledgers under both truths and
+#                  why Derm's intervals break the SLA (360 runs into results/out/derm, resumed
+#                  if already there)
 #   derm-why       from derm.sh's runs: containers, violations, misses and P95 per policy
-#                  and load (mean over the seeds)
+#                  and load (mean over the seeds), under each truth
 #   derm-predictors  scripts/fit/derm_trainticket.sh's predictor errors on Derm's sequences
 #                  (DERM=DIR, default ../shared/traces/derm)
 #   micro-speed    the microservice world's benchmark (build/rel/bench_micro.bin)
@@ -329,7 +330,10 @@ gen_oef_why() {
 }
 
 gen_derm_why() {
+    echo "queueing truth (derm_load):"
     why_report derm derm_load workload.rate_per_s containers_mean,sla_violation_prob,sla_miss_frac,e2e_p95
+    echo "fit's truth (derm_load_fit):"
+    why_report derm derm_load_fit workload.rate_per_s containers_mean,sla_violation_prob,sla_miss_frac,e2e_p95
 }
 
 gen_derm_predictors() {

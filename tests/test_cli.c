@@ -296,9 +296,9 @@ Test(cli, list_describes_shipped_files)
         "2021 artifact)...\n",
         "\nsia_workload       Sia's own workload on Sia's own cluster (SOSP'23 artifact): the "
         "160 jobs of...\n", NULL });
-    assert_listing("sweeps", 15, 100, (const char *const[]){
-        "\nload               The README's sweep tour: four policies on the 48-GPU mixed "
-        "cluster as the...\n", "derm_load          Derm's headline comparison (ISCA 2024)",
+    assert_listing("sweeps", 20, 100, (const char *const[]){
+        "\nload                The README's sweep tour: four policies on the 48-GPU mixed "
+        "cluster as the...\n", "derm_load           Derm's headline comparison (ISCA 2024)",
         NULL });
     assert_listing("clusters", 16, 100, (const char *const[]){
         "alibaba_pai2020     6742 GPUs: 1596 P100, 994 T4, 2240 K80, 1080 V100-32GB, "

@@ -4,7 +4,7 @@
  * workload to a few minutes), run through the CLI: together they use every registered policy
  * but the placement ones (their openb lists stay in ../shared; test_fgd compares those), in
  * every world and mode — training native, Gavel and Pollux mode, elastic and shared GPUs,
- * serving, and microservices per request and analytical.  For
+ * serving, and microservices per request (under both truths) and analytical.  For
  * each run the file holds its summary metrics at full precision (%.17g; solver times, which
  * are wall clock, left out), its end, events and decisions, and a hash of every row it wrote
  * (jobs, GPU seconds, samples, requests).  A change that moves any
@@ -33,10 +33,13 @@ static const struct { const char *experiment, *set[2]; } experiments[] = {
     /* elastic (native and Pollux mode) and shared GPUs */
     { "heet_testbed", { JOBS150 } },    { "sia_3types", { JOBS150 } },
     { "pollux_wl1", { JOBS150 } },      { "iadeep_3090", { JOBS150 } },
-    /* microservices: every request drawn, then the analytical mode; critical paths */
+    /* microservices: every request followed through queues (the queueing truth), every
+     * request's latency drawn from the fit, the analytical mode; critical paths */
     { "socialnet", { "workload.duration_s=120" } },
+    { "socialnet", { "workload.duration_s=120", "truth=fit" } },
     { "socialnet", { "mode=analytical" } },
     { "alibaba_graphs", { "workload.duration_s=300" } },
+    { "alibaba_graphs", { "workload.duration_s=300", "truth=fit" } },
     /* IADeep reading the world's rates (an upper bound: its behaviour before it learned);
      * last, so that the other runs keep their ids */
     { "iadeep_3090", { JOBS150, "policies=[{\"name\": \"iadeep\", \"label\": "

@@ -1287,6 +1287,43 @@ static const struct row rows[] = {
         { "pars.csv", ",chain,ms,n,a1,b1,s\n0,-3e40,0,22,-0.05,6.6,0.3\n" } },
       { RUN }, 2, AT("pars.csv", 2) "chain: -3e40: Derm's chains are 1 (simple) and 2 "
       "(complex)" },
+    /* the truths (queueing: FIFO containers; fit), routing, the load window, concurrency */
+    { "micro_truth_fit_ok", { { "e.json", MEXP(",\n \"truth\": \"fit\"") }, { "a.json", MOK } },
+      { RUN }, 0, "", 1 },
+    { "micro_truth_unknown", { { "e.json", MEXP(",\n \"truth\": \"queue\"") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 9) "truth: 'queue' is not one of" },
+    { "micro_truth_queueing_analytical",
+      { { "e.json", MEXP(",\n \"mode\": \"analytical\", \"truth\": \"queueing\"") },
+        { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 9) "truth: the analytical mode computes the fit's latency "
+      "distribution, so its truth is \"fit\" by definition" },
+    { "micro_routing_jsq_ok",
+      { { "e.json", MEXP(",\n \"routing\": \"jsq\"") }, { "a.json", MOK } }, { RUN }, 0, "", 1 },
+    { "micro_routing_unknown",
+      { { "e.json", MEXP(",\n \"routing\": \"least\"") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 9) "routing: 'least' is not one of" },
+    { "micro_load_window_zero",
+      { { "e.json", MEXP(",\n \"sim\": { \"load_window_s\": 0 }") }, { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 9) "sim.load_window_s: 0 is out of range" },
+    { "micro_concurrency_ok",
+      MICRO(MAPP("  { \"name\": \"a\", \"concurrency\": 4, \"latency\": { \"model\": "
+                 "\"derm\", \"a\": -0.01, \"b\": 2, \"shift_ms\": 1, \"max_load\": 100 } }",
+                 MB, MG)), { RUN }, 0, "", 1 },
+    { "micro_concurrency_zero",
+      MICRO(MAPP("  { \"name\": \"a\", \"concurrency\": 0, \"latency\": { \"model\": "
+                 "\"derm\", \"a\": -0.01, \"b\": 2, \"shift_ms\": 1, \"max_load\": 100 } }",
+                 MB, MG)),
+      { RUN }, 2, AT("a.json", 3) "services[0].concurrency: 0 is out of range" },
+    { "micro_concurrency_fraction",
+      MICRO(MAPP("  { \"name\": \"a\", \"concurrency\": 1.5, \"latency\": { \"model\": "
+                 "\"derm\", \"a\": -0.01, \"b\": 2, \"shift_ms\": 1, \"max_load\": 100 } }",
+                 MB, MG)),
+      { RUN }, 2, AT("a.json", 3) "services[0].concurrency" },
+    { "alibaba_concurrency_zero",
+      { { "e.json", MEXPF("{ \"alibaba\": \"ali.csv\", \"service\": { \"concurrency\": 0 } }",
+                          "5000", MWL, "[\"derm\"]", "") },
+        { "ali.csv", AHDR "0,T,1,0,,http,svcAAAAAAAA,x,10\n" } },
+      { RUN }, 2, AT("e.json", 5) "app.service.concurrency: 0 is out of range" },
 
     /* -------- serving (sim/serve, workloads/trace_azure.c, trace_requests.c, synth_llm.c) */
     { "serve_azure_ok", AZFILE(S_OK, AZ_OK), { RUN }, 0, NULL, 1 },

@@ -136,7 +136,8 @@ static void agree(const char *policy, const char *set)
     snprintf(pol, sizeof pol, "[\"%s\"]", policy);
     char *e = experiment("agree.json", pol, "");
     char *dr = tmp("agree_r.db"), *da = tmp("agree_a.db");
-    struct th_out o = RUN("run", e, "--db", dr, "-q", "--set", set);
+    /* the analytical mode computes the fit's distribution: the fit's truth per request */
+    struct th_out o = RUN("run", e, "--db", dr, "-q", "--set", "truth=fit", "--set", set);
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
     o = RUN("run", e, "--db", da, "-q", "--set", "mode=analytical", "--set", set);
@@ -212,7 +213,8 @@ Test(micro, summary_agrees_with_rows_and_series, .timeout = 60)
 {
     char *e = experiment("sum.json", "[\"firm\", \"derm\"]", "");
     char *db = tmp("sum.db");
-    struct th_out o = RUN("run", e, "--db", db, "-q");
+    /* the fit's truth: its run ends with the workload, ten whole intervals */
+    struct th_out o = RUN("run", e, "--db", db, "-q", "--set", "truth=fit");
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
     for (int r = 1; r <= 2; r++) {
@@ -288,16 +290,25 @@ Test(micro, measure_window_counts_its_requests, .timeout = 60)
 {
     char *e = experiment("win.json", "[\"static_worst\"]", "");
     char *db = tmp("win.db");
-    struct th_out o = RUN("run", e, "--db", db, "-q", "--set", "sim.measure_window=[120,360]");
-    cr_assert_eq(o.status, 0, "%s", o.err);
-    th_out_free(&o);
-    /* the intervals starting at 120, 180, 240 and 300 s */
-    cr_assert_float_eq(metric(db, 1, "requests_total"),
-                       th_db_value(db, "SELECT count(*) FROM requests WHERE arrival_s >= 120 "
-                                       "AND arrival_s < 360"), 0);
-    cr_assert_float_eq(metric(db, 1, "e2e_mean"),
-                       th_db_value(db, "SELECT avg(e2e_s) FROM requests WHERE arrival_s >= 120 "
-                                       "AND arrival_s < 360"), 1e-9);
+    /* the fit's truth counts a request in the interval it arrived in; the queueing truth in
+     * the one it completed in (the intervals starting at 120, 180, 240 and 300 s) */
+    static const char *const truth[2] = { "truth=fit", "truth=queueing" };
+    static const char *const col[2] = { "arrival_s", "finish_s" };
+    for (int t = 0; t < 2; t++) {
+        struct th_out o = RUN("run", e, "--db", db, "-q", "--set", "sim.measure_window=[120,360]",
+                              "--set", truth[t]);
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+        char q[256];
+        snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d AND %s >= 120 "
+                 "AND %s < 360", t + 1, col[t], col[t]);
+        cr_assert_float_eq(metric(db, t + 1, "requests_total"), th_db_value(db, q), 0, "%s",
+                           truth[t]);
+        snprintf(q, sizeof q, "SELECT avg(e2e_s) FROM requests WHERE run_id = %d AND %s >= 120 "
+                 "AND %s < 360", t + 1, col[t], col[t]);
+        cr_assert_float_eq(metric(db, t + 1, "e2e_mean"), th_db_value(db, q), 1e-9, "%s",
+                           truth[t]);
+    }
     free(e);
     free(db);
 }
@@ -421,4 +432,110 @@ Test(micro, validate_workload_and_list, .timeout = 60)
     cr_assert(strstr(o.out, "the seed changes nothing"), "%s", o.out);
     th_out_free(&o);
     free(e), free(csv), free(db1), free(db2);
+}
+
+/* An interval's quantile worked by hand, under both truths.  Two graph types whose calls
+ * take exactly their shift (a rate of 1e12 per ms: no wait, no service time to speak of):
+ * "fast" 10 ms, "slow" 100 ms.  In [0, 60 s) 90 fast and 10 slow requests: sorted, the
+ * quantile 0.95 sits at position 0.95 x 99 = 94.05, among the slow ones: 100 ms (their
+ * mean would be 19 ms).  In [60, 120 s) 99 fast and 1 slow: position 94.05 is a fast one,
+ * 10 ms.  So e2e_q is 0.1 then 0.01. */
+Test(micro, interval_quantile_by_hand, .timeout = 60)
+{
+    static const char app[] =
+        "{ \"services\": [\n"
+        "  { \"name\": \"f\", \"latency\": { \"model\": \"derm\", \"a\": 0, \"b\": 1e12, "
+        "\"shift_ms\": 10, \"max_load\": 1e6 } },\n"
+        "  { \"name\": \"s\", \"latency\": { \"model\": \"derm\", \"a\": 0, \"b\": 1e12, "
+        "\"shift_ms\": 100, \"max_load\": 1e6 } } ],\n"
+        "  \"graphs\": [ { \"name\": \"fast\", \"calls\": [ { \"id\": \"x\", \"service\": \"f\" } ] },\n"
+        "    { \"name\": \"slow\", \"calls\": [ { \"id\": \"x\", \"service\": \"s\" } ] } ] }\n";
+    free(th_write("hand_app.json", app));
+    char csv[8192];
+    int len = snprintf(csv, sizeof csv, "id,arrival_s,graph\n");
+    for (int i = 0; i < 100; i++)       /* 0.5 s apart from 1 s on */
+        len += snprintf(csv + len, sizeof csv - len, "%d,%.1f,%s\n", i, 1 + 0.5 * i,
+                        i % 10 == 3 ? "slow" : "fast");
+    for (int i = 0; i < 100; i++)
+        len += snprintf(csv + len, sizeof csv - len, "%d,%.1f,%s\n", 100 + i, 61 + 0.5 * i,
+                        i == 50 ? "slow" : "fast");
+    char *trace = th_write("hand_trace.csv", csv);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{ \"name\": \"hand\", \"domain\": \"micro\", \"cluster\": \"tiny_cluster.json\",\n"
+             "  \"app\": \"hand_app.json\", \"sla_ms\": 100,\n"
+             "  \"workload\": { \"format\": \"micro_trace\", \"trace\": \"%s\" },\n"
+             "  \"policies\": [\"static_worst\"], \"sim\": { \"sample_s\": 60 } }\n", trace);
+    free(th_write("tiny_cluster.json", cluster_json));
+    char *e = th_write("hand.json", text);
+    char *db = tmp("hand.db");
+    static const char *const truth[2] = { "truth=fit", "truth=queueing" };
+    for (int t = 0; t < 2; t++) {
+        struct th_out o = RUN("run", e, "--db", db, "-q", "--set", truth[t]);
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+        char q[256];
+        snprintf(q, sizeof q, "SELECT value FROM samples WHERE run_id = %d AND name = 'e2e_q' "
+                 "AND t_s = 60", t + 1);
+        cr_assert_float_eq(th_db_value(db, q), 0.1, 1e-6, "%s", truth[t]);
+        snprintf(q, sizeof q, "SELECT value FROM samples WHERE run_id = %d AND name = 'e2e_q' "
+                 "AND t_s = 120", t + 1);
+        cr_assert_float_eq(th_db_value(db, q), 0.01, 1e-6, "%s", truth[t]);
+        cr_assert_float_eq(metric(db, t + 1, "requests_total"), 200, 0, "%s", truth[t]);
+        cr_assert_float_eq(metric(db, t + 1, "e2e_mean"), (189 * 0.01 + 11 * 0.1) / 200, 1e-6,
+                           "%s", truth[t]);
+    }
+    free(e), free(db), free(trace);
+}
+
+/* A surge past the containers' capacity, containers held fixed (static_worst provisions
+ * once, for a peak of 150 calls/s: 2 containers): under the fit's truth the interval after
+ * the surge is back to its latency at once; the queueing truth's backlog spills into it.
+ * One service, Derm's form rate = 2000 - 19 w per s (capacity 2000 / 19 = 105 calls/s a
+ * container); 60 requests/s, then 300/s from 120 s to 180 s (knots 10 s apart, linear
+ * between): some 90 calls/s more than the 210 the pair can take, about 5000 calls behind at
+ * 180 s, which at 210 - 60 = 150 calls/s take more than 30 s of the next interval. */
+Test(micro, a_surge_queues_only_under_the_queueing_truth, .timeout = 60)
+{
+    static const char app[] =
+        "{ \"services\": [ { \"name\": \"s\", \"containers\": 2, \"latency\": { \"model\": "
+        "\"derm\", \"a\": -0.019, \"b\": 2, \"max_load\": 100 } } ],\n"
+        "  \"graphs\": [ { \"name\": \"g\", \"calls\": [ { \"id\": \"x\", \"service\": \"s\" } ] } ] }\n";
+    free(th_write("surge_app.json", app));
+    free(th_write("tiny_cluster.json", cluster_json));
+    char *e = th_write("surge.json",
+        "{ \"name\": \"surge\", \"domain\": \"micro\", \"cluster\": \"tiny_cluster.json\",\n"
+        "  \"app\": \"surge_app.json\", \"sla_ms\": 50,\n"
+        "  \"workload\": { \"format\": \"micro_poisson\", \"duration_s\": 360, \"rate_per_s\": 300,\n"
+        "                  \"rate_file\": \"surge_rate.csv\", \"rate_step_s\": 10 },\n"
+        "  \"policies\": [ { \"name\": \"static_worst\", \"peak_rate\": 150 } ],\n"
+        "  \"sim\": { \"sample_s\": 60 } }\n");
+    char rates[512];
+    int len = snprintf(rates, sizeof rates, "rate\n");
+    for (int i = 0; i < 37; i++)
+        len += snprintf(rates + len, sizeof rates - len, "%s\n",
+                        i >= 12 && i <= 18 ? "1" : "0.2");
+    free(th_write("surge_rate.csv", rates));
+    char *db = tmp("surge.db");
+    for (int t = 0; t < 2; t++) {
+        struct th_out o = RUN("run", e, "--db", db, "-q", "--set",
+                              t ? "truth=queueing" : "truth=fit");
+        cr_assert_eq(o.status, 0, "%s", o.err);
+        th_out_free(&o);
+    }
+    double fit = th_db_value(db, "SELECT value FROM samples WHERE run_id = 1 AND "
+                                 "name = 'e2e_q' AND t_s = 240");
+    double que = th_db_value(db, "SELECT value FROM samples WHERE run_id = 2 AND "
+                                 "name = 'e2e_q' AND t_s = 240");
+    double before = th_db_value(db, "SELECT value FROM samples WHERE run_id = 2 AND "
+                                    "name = 'e2e_q' AND t_s = 120");
+    cr_log_info("P95 of the interval after the surge: fit %.4f s, queueing %.4f s (before the "
+                "surge %.4f s)", fit, que, before);
+    cr_assert_lt(fit, 0.05, "the fit recovers at once");
+    cr_assert_gt(que, 1.0, "the backlog spills over");
+    cr_assert_lt(before, 0.05);
+    /* the containers never changed, and every request completed */
+    cr_assert_float_eq(metric(db, 2, "containers_mean"), 2, 0);
+    cr_assert_float_eq(metric(db, 2, "requests_total"), metric(db, 1, "requests_total"), 0);
+    free(e), free(db);
 }

@@ -157,15 +157,70 @@ Test(micro_policies, erms_by_hand)
                             .hist_rate = hr, .hist_mix = hm };
     decide("erms", NULL, &v, out);
     cr_assert_eq(out[0], 3);
-    load[0] = 301;
+    v.rate = load[0] = 301;
     decide("erms", NULL, &v, out);
     cr_assert_eq(out[0], 4);
     /* 3000 calls/s: the target needs ceil(0.5e-3 * 3000 / 0.05) = 30 containers, more than
      * the 6 that keep the load below the inflection (500 per container) */
-    load[0] = 3000;
+    v.rate = load[0] = 3000;
     decide("erms", NULL, &v, out);
     cr_assert_eq(out[0], 30);
     app_free(a);
+}
+
+/* Erms' latency-target split (sched/micro/erms.c) on graphs worked by hand.  Profiles
+ * (P95 = a w + b, ms and calls/s): A 0.04 w + 1, B 0.09 w + 2, C 0.16 w + 1; inflections
+ * far away.
+ *   fan: A, then B and C in parallel; 1000 requests/s; SLA 20 ms.  Weights sqrt(a rate):
+ *     A 0.2, B 0.3, C 0.4; the parallel stage merges to sqrt(0.3^2 + 0.4^2) = 0.5 with
+ *     intercept max(2, 1) = 2 ms; the graph: weight 0.7, intercepts 3 ms, slack 17 ms.
+ *     A's target 1 + 0.2 * 17 / 0.7 = 5.857 ms: ceil(0.04 * 1000 / 4.857) = 9 containers;
+ *     the stage's 2 + 0.5 * 17 / 0.7 = 14.143 ms, whole to each branch: B ceil(90 / 12.143)
+ *     = 8, C ceil(160 / 13.143) = 13.  (Merging the stage by its heaviest branch, 0.4,
+ *     would give A 8; by the sum, 0.7, A 11.)
+ *   shared: "solo" calls B alone, "pair" calls A then B; 1000 requests/s, half each.  In
+ *     pair, weights sqrt(0.04 * 500) = 0.1414 and sqrt(0.09 * 500) = 0.2121: B's target
+ *     2 + 0.2121 * 17 / 0.3536 = 12.2 ms, A's 1 + 0.1414 * 17 / 0.3536 = 7.8 ms; in solo
+ *     B's is 20 ms.  B is shared: its shortest target at the summed 1000 calls/s,
+ *     ceil(0.09 * 1000 / 10.2) = 9; A ceil(0.04 * 500 / 6.8) = 3.  (Weighing B by its
+ *     load from both types, 1000, would give B's target 13.55 ms and 8 containers.) */
+Test(micro_policies, erms_targets_split_by_hand)
+{
+#define PROF(n, a, b) "{ \"name\": \"" n "\", \"latency\": { \"model\": \"erms\", \"shift_ms\": " \
+    "0.1, \"max_load\": 100000, \"inflection\": 100000, \"before\": { \"slope\": " a ", " \
+    "\"intercept\": " b " } } }"
+    struct app *fan = app_from("{ \"services\": [ " PROF("A", "0.04", "1") ", "
+                               PROF("B", "0.09", "2") ", " PROF("C", "0.16", "1") " ], "
+                               "\"graphs\": [ { \"name\": \"fan\", \"calls\": [ { \"id\": \"a\", "
+                               "\"service\": \"A\" }, { \"id\": \"b\", \"service\": \"B\", "
+                               "\"parent\": \"a\" }, { \"id\": \"c\", \"service\": \"C\", "
+                               "\"parent\": \"a\" } ] } ] }");
+    int cont[3] = { 1, 1, 1 }, out[3];
+    double mix[2] = { 1, 0 }, load[3] = { 1000, 1000, 1000 }, cm[3] = { 0 }, gq[2] = { 0 };
+    double hr[1] = { 1000 }, hm[2] = { 1, 0 };
+    struct micro_view v = { .interval_s = 60, .sla_s = 0.020, .quantile = 0.95,
+                            .app = &fan->view, .containers = cont, .ready = cont,
+                            .capacity_cpus = 1000, .have_last = 1, .rate = 1000, .mix = mix,
+                            .load = load, .call_mean_s = cm, .graph_p95_s = gq, .nhist = 1,
+                            .hist_rate = hr, .hist_mix = hm };
+    decide("erms", NULL, &v, out);
+    cr_assert_eq(out[0], 9);
+    cr_assert_eq(out[1], 8);
+    cr_assert_eq(out[2], 13);
+    app_free(fan);
+    struct app *sh = app_from("{ \"services\": [ " PROF("A", "0.04", "1") ", "
+                              PROF("B", "0.09", "2") " ], \"graphs\": [ { \"name\": \"solo\", "
+                              "\"calls\": [ { \"id\": \"b\", \"service\": \"B\" } ] }, { "
+                              "\"name\": \"pair\", \"calls\": [ { \"id\": \"a\", \"service\": "
+                              "\"A\" }, { \"id\": \"b\", \"service\": \"B\", \"parent\": \"a\" "
+                              "} ] } ] }");
+#undef PROF
+    mix[0] = mix[1] = 0.5;
+    v.app = &sh->view;
+    decide("erms", NULL, &v, out);
+    cr_assert_eq(out[0], 3);
+    cr_assert_eq(out[1], 9);
+    app_free(sh);
 }
 
 Test(micro_policies, erms_grows_with_load)

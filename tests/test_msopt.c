@@ -253,3 +253,42 @@ Test(msopt, critical_path_needs_fewer_containers_on_fan_out)
     cr_assert_float_eq(calls[1], 1, 0);
     app_free(a);
 }
+
+/* One Lagrangian step (msopt_step) worked by hand.  Two services, loads w = (10, 20)
+ * calls/s per container, workloads gamma = (100, 400), the constraint G = 0.9 against
+ * q = 0.95 and its gradient g = (0.01, 0.02).  The multiplier's loads are
+ * w_k(mu) = sqrt(gamma_k / (mu g_k)) = sqrt(gamma_k g_k) / (g_k sqrt(mu)), so the
+ * linearized constraint is G + sum g_k w_k - (sqrt(1) + sqrt(8)) / sqrt(mu)
+ * = 1.4 - 3.828427 / sqrt(mu) = 0.95: sqrt(mu) = 8.507616, mu = 72.37953; then
+ * w(mu) = (1 / 0.0850762, 2.828427 / 0.1701523) = (11.75417, 16.62291), and the step goes
+ * half way: (10.87709, 18.31146). */
+Test(msopt, lagrangian_step_by_hand)
+{
+    struct app *a = app_from("{ \"services\": [\n"
+        "  { \"name\": \"x\", \"latency\": { \"model\": \"derm\", \"a\": -1e-9, \"b\": 1, "
+        "\"max_load\": 1000000 } },\n"
+        "  { \"name\": \"y\", \"latency\": { \"model\": \"derm\", \"a\": -1e-9, \"b\": 1, "
+        "\"max_load\": 1000000 } } ],\n"
+        "  \"graphs\": [ { \"name\": \"g\", \"calls\": [ { \"id\": \"x\", \"service\": \"x\" },"
+        " { \"id\": \"y\", \"service\": \"y\", \"parent\": \"x\" } ] } ] }");
+    double gamma[2] = { 100, 400 }, g[2] = { 0.01, 0.02 }, w[2] = { 10, 20 }, wm[2];
+    struct msopt_chain ch = { a->view.graph[0].calls_per_service, 1, 0 };
+    struct msopt_problem p = { .app = &a->view, .gamma = gamma, .chain = &ch, .nchains = 1,
+                               .sla_s = 0.1, .quantile = 0.95, .iterations = 30 };
+    double mu = msopt_step(&p, 0.9, g, w, wm);
+    double r = 3.8284271247461903 / 0.45;
+    cr_assert_float_eq(mu, r * r, 1e-9 * r * r);
+    cr_assert_float_eq(wm[0], 1 / (0.01 * r), 1e-9);
+    cr_assert_float_eq(wm[1], sqrt(8.0) / (0.02 * r), 1e-9);
+    cr_assert_float_eq(w[0], 10 + 0.5 * (1 / (0.01 * r) - 10), 1e-9);
+    cr_assert_float_eq(w[1], 20 + 0.5 * (sqrt(8.0) / (0.02 * r) - 20), 1e-9);
+    cr_assert_float_eq(w[0], 10.87709, 1e-5);
+    cr_assert_float_eq(w[1], 18.31146, 1e-5);
+    /* a service the constraint does not feel (g <= 0) stays; a load past max_load is held
+     * at it */
+    double g2[2] = { 0, 0.02 }, v[2] = { 10, 20 };
+    msopt_step(&p, 0.9, g2, v, wm);
+    cr_assert_float_eq(v[0], 10, 0);
+    cr_assert_lt(v[1], 20);
+    app_free(a);
+}

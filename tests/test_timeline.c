@@ -829,8 +829,11 @@ Test(timeline, two_services_over_three_intervals_by_hand)
 Test(timeline, micro_run_cut_inside_an_interval, .timeout = 60)
 {
     char *db = dbpath("cut.db");
+    /* the fit's truth: 300 events are its first intervals (the queueing truth's calls would
+     * take them all inside the first) */
     struct th_out o = RUN("run", "derm_trainticket", "--policy", "erms", "--db", db, "-q",
-                          "--set", "sim.timeline=true", "--set", "sim.max_events=300");
+                          "--set", "sim.timeline=true", "--set", "sim.max_events=300",
+                          "--set", "truth=fit");
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
     cr_assert_float_eq(th_db_value(db, "SELECT count(*) FROM runs WHERE stop_reason = "

@@ -225,6 +225,45 @@ static int within_cap(const struct msopt_problem *p, const int *n)
     return !(p->cap_cpus > 0) || cpus_of(p, n) <= p->cap_cpus + 1e-9;
 }
 
+double msopt_step(const struct msopt_problem *p, double G, const double *g, double *w,
+                  double *wm)
+{
+    const struct micro_app *a = p->app;
+    int S = a->nservices;
+    double q = p->quantile, mu = 0;
+    /* the multiplier that meets the constraint to first order: the linearized constraint
+     * grows with mu (loads fall), so bisect on log mu */
+    double lo = -70, hi = 70;
+    for (int b = 0; b < 100; b++) {
+        double lin = G;
+        mu = exp(0.5 * (lo + hi));
+        for (int k = 0; k < S; k++) {
+            if (!(g[k] > 0)) {
+                wm[k] = w[k];
+                continue;
+            }
+            double v = sqrt(p->gamma[k] / (mu * g[k]));
+            double wmax = a->svc[k].lat.max_load;
+            v = v > wmax ? wmax : v < 1e-9 * wmax ? 1e-9 * wmax : v;
+            wm[k] = v;
+            lin -= g[k] * (v - w[k]);
+        }
+        double was_lo = lo, was_hi = hi;
+        if (lin >= q)
+            hi = 0.5 * (lo + hi);
+        else
+            lo = 0.5 * (lo + hi);
+        /* the interval no longer narrows: every later step would repeat this one */
+        if (lo == was_lo && hi == was_hi)
+            break;
+    }
+    /* damped: half way to the multiplier's loads */
+    for (int k = 0; k < S; k++)
+        if (g[k] > 0)
+            w[k] += 0.5 * (wm[k] - w[k]);
+    return mu;
+}
+
 static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result *res,
                      struct errbuf *err)
 {
@@ -279,33 +318,7 @@ static int solve_all(const struct msopt_problem *p, int *n, struct msopt_result 
         }
         if (!any)
             break;
-        /* the multiplier that meets the constraint to first order */
-        double lo = -70, hi = 70;
-        for (int b = 0; b < 100; b++) {
-            double mu = exp(0.5 * (lo + hi)), lin = G;
-            for (int k = 0; k < S; k++) {
-                if (!(g[k] > 0)) {
-                    wm[k] = w[k];
-                    continue;
-                }
-                double v = sqrt(p->gamma[k] / (mu * g[k]));
-                double wmax = a->svc[k].lat.max_load;
-                v = v > wmax ? wmax : v < 1e-9 * wmax ? 1e-9 * wmax : v;
-                wm[k] = v;
-                lin -= g[k] * (v - w[k]);
-            }
-            double was_lo = lo, was_hi = hi;
-            if (lin >= q)
-                hi = 0.5 * (lo + hi);
-            else
-                lo = 0.5 * (lo + hi);
-            /* the interval no longer narrows: every later step would repeat this one */
-            if (lo == was_lo && hi == was_hi)
-                break;
-        }
-        for (int k = 0; k < S; k++)
-            if (g[k] > 0)
-                w[k] += 0.5 * (wm[k] - w[k]);
+        msopt_step(p, G, g, w, wm);
         long long total = round_up(p, w, cand);
         if (within_cap(p, cand) && memo_prob(&memo, p, cand, T) >= q) {
             res->feasible_iterates++;

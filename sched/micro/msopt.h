@@ -62,6 +62,14 @@ void   msopt_path_calls(const struct micro_app *a, int g, const double *w, doubl
 /* The smallest n_k each service may have: 1, and enough to keep its load within its fit. */
 int    msopt_floor(const struct msopt_problem *p, int k);
 
+/* One Lagrangian iteration's move (msopt.c): at loads w, where the constraint's value is G
+ * and its gradient g (g_k = -dG/dw_k; services with g_k <= 0 stay where they are), the
+ * multiplier mu at which the loads w_k(mu) = sqrt(gamma_k / (mu g_k)), each within
+ * (0, max_load], meet the constraint to first order, G - sum_k g_k (w_k(mu) - w_k) = q;
+ * w then moves half way to w(mu).  wm: scratch of nservices.  Returns mu. */
+double msopt_step(const struct msopt_problem *p, double G, const double *g, double *w,
+                  double *wm);
+
 /* Solve; 0 (with res->feasible 0 when no allocation within the cap meets the SLA: then n is
  * the fastest allocation found), -1 out of memory. */
 int msopt_solve(const struct msopt_problem *p, int *n, struct msopt_result *res,

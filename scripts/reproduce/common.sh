@@ -28,7 +28,8 @@
 # rows unchecked (LEDGER_MODE=quick checks them anyway, for tests).
 #
 # Bands: scripts/reproduce/bands/<paper>.csv (BANDS_FILE=PATH: another), one line per figure:
-#   mode,policy,baseline,metric,load,lo,hi        (mode: full or quick)
+#   mode,policy,baseline,metric,load,lo,hi        (mode: full or quick, or full_X / quick_X
+#                                                  for a script's several sweeps, as derm.sh)
 # a regression alarm, recorded as mean -+ max(2 CI, 5% of |mean|, 0.005), never below 0 (every
 # figure here is a non-negative metric or a ratio of two) and never wider than a claim of the
 # ledger on the same figure (a band cannot straddle the T of a below/above row).  A figure
@@ -119,7 +120,8 @@ claim_column() {
         # the claim on this figure at load `at` bounds its band: cap_lo <= band <= cap_hi
         function caps(at) {
             clo = "-inf"; chi = "inf"
-            if (mode != lmode) return
+            split(mode, mm, "_")        # full_fit (a sweep of several) checks as full
+            if (mm[1] != lmode) return
             for (k = 1; k <= nl; k++)
                 if (lload[k] == "*" || index(";" lload[k] ";", ";" at ";") > 0) {
                     if (lkind[k] == "below" && (chi == "inf" || lt[k] < chi + 0)) chi = lt[k]

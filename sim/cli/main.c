@@ -262,10 +262,16 @@ static int cmd_validate(int argc, char **argv)
         snprintf(size, sizeof size, "%d CPU nodes", cpu_nodes);
     else
         snprintf(size, sizeof size, "%d GPUs", cluster_ngpus(ss.env.cl));
+    char more[512] = "";
+    if (e->world->describe != NULL) {
+        more[0] = ';';
+        more[1] = ' ';
+        e->world->describe(e->world_config, more + 2, sizeof more - 2);
+    }
     printf("%s: ok: experiment '%s', %lld %s, cluster '%s' with %s, %d polic%s; the seed "
-           "%s\n", e->path, e->name, (long long)njobs, e->world->entity,
+           "%s%s\n", e->path, e->name, (long long)njobs, e->world->entity,
            cluster_name(ss.env.cl), size, e->npolicies, e->npolicies == 1 ? "y" : "ies",
-           seeded ? "changes the runs" : "changes nothing");
+           seeded ? "changes the runs" : "changes nothing", more);
 out:
     session_close(&ss);
     return rc;

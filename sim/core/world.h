@@ -137,6 +137,9 @@ struct world_ops {
     /* Does the seed change the world's own choices under this config and decider (beyond
      * the workload's and the policy's)?  NULL: never. */
     int  (*uses_seed)(const void *config, const void *decider);
+    /* What `hetsim validate` says of this config beyond the common line (e.g. which truth
+     * measures a run), into buf; NULL: nothing. */
+    void (*describe)(const void *config, char *buf, size_t cap);
     /* Read every entity of env->source and check it as a run will (env->decider and out may
      * be NULL), counting them; with `list` != NULL write them as the world's trace format
      * (`hetsim workload`). */

@@ -38,6 +38,7 @@
 
 #include "../base/path.h"
 #include "../base/tio.h"
+#include "calltree.h"
 
 enum { C_TRACE, C_RPC, C_UM, C_DM, C_RT, C_TS, C_NUM };
 static const char *const colnames[C_NUM] = { "traceid", "rpcid", "um", "dm", "rt",
@@ -281,13 +282,16 @@ static void stages(struct node *nd, int n, struct sibling *sib)
 
 /* ---------------------------------------------------------------- the file */
 
-int alibaba_load(struct app *a, const struct jobj *o, const char *base_dir, struct errbuf *err)
+int alibaba_load(struct alibaba_app *a, const struct jobj *o, const char *base_dir,
+                 struct errbuf *err)
 {
     static const char *const keys[] = { "alibaba", "max_graphs", "service", "note", NULL };
     static const char *const skeys[] = { "max_load", "slowdown", "shift_frac", "default_ms",
-                                         "containers", "cpus", "memory_gb", "note", NULL };
+                                         "containers", "cpus", "memory_gb", "concurrency",
+                                         "note", NULL };
+    memset(a, 0, sizeof *a);
     const char *file;
-    int64_t max_graphs = 16, init = 1;
+    int64_t max_graphs = 16, init = 1, conc = 1;
     double max_load = 200, slowdown = 0.5, shift_frac = 0.5, default_ms = 1, cpus = 0.2,
            mem = 1;
     struct jobj sv;
@@ -302,6 +306,7 @@ int alibaba_load(struct app *a, const struct jobj *o, const char *base_dir, stru
          jobj_num(&sv, "shift_frac", JOPT, 0, 0.99, &shift_frac, err) < 0 ||
          jobj_num(&sv, "default_ms", JOPT, 1e-6, 1e7, &default_ms, err) < 0 ||
          jobj_int(&sv, "containers", JOPT, 1, 1000000, &init, err) < 0 ||
+         jobj_int(&sv, "concurrency", JOPT, 1, 100000, &conc, err) < 0 ||
          jobj_num(&sv, "cpus", JOPT, 1e-4, 1e4, &cpus, err) < 0 ||
          jobj_num(&sv, "memory_gb", JOPT, 1e-4, 1e5, &mem, err) < 0))
         return -1;
@@ -313,7 +318,6 @@ int alibaba_load(struct app *a, const struct jobj *o, const char *base_dir, stru
                            err, "file '%s' not found (looked next to the experiment, in the "
                            "current directory and under %s)", file, path_data_root());
     snprintf(a->source, sizeof a->source, "%s", path);
-    snprintf(a->view.name, sizeof a->view.name, "alibaba");
 
     tio *r;
     if (tio_open(&r, path, err) < 0)
@@ -619,18 +623,20 @@ int alibaba_load(struct app *a, const struct jobj *o, const char *base_dir, stru
         m->cpus = cpus;
         m->memory_gb = mem;
         m->init = (int)init;
+        m->concurrency = (int)conc;
     }
     free(svc_est), free(svc_n), free(svc_cap);
-    a->view.nservices = nsvc;
+    a->nservices = nsvc;
     for (int t = 0; t < keep; t++) {
         struct micro_graph *g = &a->graph[t];
         snprintf(g->name, sizeof g->name, "g%d", t);
         g->weight = (double)types[t].count;
         for (int k = 0; k < types[t].ncalls; k++)
             types[t].calls[k].service = map[types[t].calls[k].service];
-        if (app_graph_build(a, g, types[t].calls, types[t].ncalls, path, 0, g->name, err) < 0)
+        if (calltree_build(g, a->svc, a->nservices, types[t].calls, types[t].ncalls, path, 0,
+                           g->name, err) < 0)
             goto out;
-        a->view.ngraphs = t + 1;
+        a->ngraphs = t + 1;
     }
     rc = 0;
     goto out;

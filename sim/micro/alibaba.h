@@ -8,15 +8,29 @@
  * cleaned: the call stays in its tree, its rt is not used, and app->cleaned counts them.
  * Service latencies come from the cleaned rts and a template (alibaba.c).
  *
- * Ownership: alibaba_load fills the services and graphs of an empty app (app.c frees them).
+ * It builds on calltree (the tables of each graph) and knows nothing of app.c, which calls it.
+ *
+ * Ownership: alibaba_load fills *out; what it allocated (svc, graph and each graph's tables,
+ * calltree_free) is the caller's, also when it fails (the counts say how much was built).
  */
 #ifndef HETSIM_ALIBABA_H
 #define HETSIM_ALIBABA_H
 
 #include "../base/jobj.h"
-#include "app.h"
+#include "micro_view.h"
 
-/* Read {"alibaba": FILE, "max_graphs": N, "service": {...}} at `o`. */
-int alibaba_load(struct app *a, const struct jobj *o, const char *base_dir, struct errbuf *err);
+/* What a trace gives: its services and graph types, and its counts. */
+struct alibaba_app {
+    struct micro_service *svc;
+    struct micro_graph   *graph;
+    int                   nservices, ngraphs;
+    int64_t               cleaned;      /* calls whose rt was <= 0 (not used) */
+    int64_t               traces;       /* call trees read */
+    char                  source[4096]; /* the trace file, resolved */
+};
+
+/* Read {"alibaba": FILE, "max_graphs": N, "service": {...}} at `o` into *out (zeroed here). */
+int alibaba_load(struct alibaba_app *out, const struct jobj *o, const char *base_dir,
+                 struct errbuf *err);
 
 #endif

@@ -3,7 +3,7 @@
  * graph types as call trees — read from one of three sources (micro.h):
  *
  *   a JSON file   {"name", "container": {"cpus", "memory_gb"}, "services": [...],
- *                  "graphs": [...]} (README, "Microservices"), units ms and calls/s;
+ *                  "graphs": [...]} (doc/microservices.md), units ms and calls/s;
  *   Derm's fits   its all_pars.csv (columns found by name: chain, ms, n, a1, b1, s): the 12
  *                 TrainTicket services, lambda = a1 w + b1 per call (1/ms), shift s, each
  *                 fit used up to Derm's cut-off rate 0.8/ms (its resourceAllocation.py); its
@@ -34,6 +34,7 @@
 #include "../base/path.h"
 #include "../base/tio.h"
 #include "alibaba.h"
+#include "calltree.h"
 
 enum { MAX_SERVICES = 4096, MAX_GRAPHS = 4096, MAX_CALLS = 100000 };
 
@@ -41,14 +42,8 @@ void app_free(struct app *a)
 {
     if (a == NULL)
         return;
-    for (int g = 0; g < a->view.ngraphs; g++) {
-        struct micro_graph *gr = &a->graph[g];
-        free((void *)gr->calls);
-        free((void *)gr->stage_off);
-        free((void *)gr->child_off);
-        free((void *)gr->child);
-        free((void *)gr->calls_per_service);
-    }
+    for (int g = 0; g < a->view.ngraphs; g++)
+        calltree_free(&a->graph[g]);
     free(a->graph);
     free(a->svc);
     free(a);
@@ -68,127 +63,6 @@ static int service_find(const struct app *a, const char *name)
         if (strcmp(a->svc[k].name, name) == 0)
             return k;
     return -1;
-}
-
-/* ---------------------------------------------------------------- trees */
-
-struct order {
-    int idx, stage;
-};
-
-static int cmp_order(const void *x, const void *y)
-{
-    const struct order *a = x, *b = y;
-    return a->stage != b->stage ? (a->stage < b->stage ? -1 : 1) : (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-static double min_latency(const struct app *a, const struct micro_graph *g, int i)
-{
-    const struct micro_call *c = &g->calls[i];
-    double t = c->count * a->svc[c->service].lat.shift;
-    for (int s = g->stage_off[i]; s < g->stage_off[i + 1]; s++) {
-        double m = 0;
-        for (int j = g->child_off[s]; j < g->child_off[s + 1]; j++) {
-            double v = min_latency(a, g, g->child[j]);
-            m = v > m ? v : m;
-        }
-        t += m;
-    }
-    return t;
-}
-
-int app_graph_build(struct app *a, struct micro_graph *g, struct micro_call *raw, int n,
-                    const char *file, long line, const char *field, struct errbuf *err)
-{
-    int root = -1;
-    for (int i = 0; i < n; i++)
-        if (raw[i].parent < 0) {
-            if (root >= 0)
-                return err_input(err, file, line, field, "graph '%s' has two root calls "
-                                 "(calls %d and %d name no parent): a request enters at one",
-                                 g->name, root, i);
-            root = i;
-        }
-    /* a parent chain that never reaches the root goes round a cycle */
-    for (int i = 0; i < n; i++) {
-        int at = i, steps = 0;
-        while (at >= 0 && steps <= n) {
-            at = raw[at].parent;
-            steps++;
-        }
-        if (at >= 0) {
-            char path[512];
-            int len = 0, k = i;
-            for (int s = 0; s <= n && len < 400; s++) {
-                len += snprintf(path + len, sizeof path - len, "%s%d", s ? " -> " : "", k);
-                k = raw[k].parent;
-                if (k == i) {
-                    snprintf(path + len, sizeof path - len, " -> %d", k);
-                    break;
-                }
-            }
-            return err_input(err, file, line, field, "graph '%s' has a cycle of calls "
-                             "(each the parent of the next, by position): %s", g->name, path);
-        }
-    }
-    if (root < 0)
-        return err_input(err, file, line, field, "graph '%s' has no root call (every call "
-                         "names a parent)", g->name);
-    struct micro_call *calls = calloc((size_t)n, sizeof *calls);
-    int *stage_off = calloc((size_t)n + 1, sizeof *stage_off);
-    int *child_off = calloc((size_t)n + 1, sizeof *child_off);
-    int *child = calloc((size_t)n + 1, sizeof *child);
-    int *newidx = calloc((size_t)n, sizeof *newidx), *queue = calloc((size_t)n, sizeof *queue);
-    struct order *kids = calloc((size_t)n, sizeof *kids);
-    double *per = calloc((size_t)a->view.nservices + 1, sizeof *per);
-    if (!calls || !stage_off || !child_off || !child || !newidx || !queue || !kids || !per) {
-        free(calls), free(stage_off), free(child_off), free(child);
-        free(newidx), free(queue), free(kids), free(per);
-        return err_run(err, "out of memory");
-    }
-    /* breadth first from the root: children of a call in (stage, file order) */
-    int head = 0, tail = 0, nstages = 0, nchild = 0;
-    queue[tail++] = root;
-    newidx[root] = 0;
-    while (head < tail) {
-        int r = queue[head];
-        int me = head++;
-        calls[me] = raw[r];
-        int nk = 0;
-        for (int j = 0; j < n; j++)
-            if (raw[j].parent == r)
-                kids[nk++] = (struct order){ j, raw[j].stage };
-        qsort(kids, (size_t)nk, sizeof *kids, cmp_order);
-        stage_off[me] = nstages;
-        for (int k = 0; k < nk; k++) {
-            if (k == 0 || kids[k].stage != kids[k - 1].stage)
-                child_off[nstages++] = nchild;
-            newidx[kids[k].idx] = tail;
-            child[nchild++] = tail;
-            queue[tail++] = kids[k].idx;
-        }
-    }
-    stage_off[n] = nstages;
-    child_off[nstages] = nchild;
-    for (int i = 0; i < n; i++) {
-        calls[i].parent = raw[queue[i]].parent < 0 ? -1 : newidx[raw[queue[i]].parent];
-        per[calls[i].service] += calls[i].count;
-    }
-    /* stage_off must be monotone for calls without children: fill from the right */
-    for (int i = n - 1; i >= 0; i--)
-        if (stage_off[i] > stage_off[i + 1])
-            stage_off[i] = stage_off[i + 1];
-    free(newidx);
-    free(queue);
-    free(kids);
-    g->ncalls = n;
-    g->calls = calls;
-    g->stage_off = stage_off;
-    g->child_off = child_off;
-    g->child = child;
-    g->calls_per_service = per;
-    g->min_latency_s = min_latency(a, g, 0);
-    return 0;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -275,7 +149,7 @@ static int read_services(struct app *a, const struct jobj *root, const struct ap
                          struct errbuf *err)
 {
     static const char *const keys[] = { "name", "latency", "containers", "cpus", "memory_gb",
-                                        "note", NULL };
+                                        "concurrency", "note", NULL };
     static const char *const ckeys[] = { "cpus", "memory_gb", "note", NULL };
     struct jobj cont;
     double cpus = 0.2, mem = 1.0;
@@ -298,12 +172,13 @@ static int read_services(struct app *a, const struct jobj *root, const struct ap
         struct jobj s;
         struct micro_service *sv = &a->svc[i];
         const char *name;
-        int64_t init = 1;
+        int64_t init = 1, conc = 1;
         sv->cpus = cpus;
         sv->memory_gb = mem;
         if (jobj_elem(&s, root, "services", e, i, err) < 0 || jobj_known(&s, keys, err) < 0 ||
             jobj_str(&s, "name", JREQ, &name, err) < 0 ||
             jobj_int(&s, "containers", JOPT, 1, 1000000, &init, err) < 0 ||
+            jobj_int(&s, "concurrency", JOPT, 1, 100000, &conc, err) < 0 ||
             jobj_num(&s, "cpus", JOPT, 1e-4, 1e4, &sv->cpus, err) < 0 ||
             jobj_num(&s, "memory_gb", JOPT, 1e-4, 1e5, &sv->memory_gb, err) < 0)
             return -1;
@@ -318,6 +193,7 @@ static int read_services(struct app *a, const struct jobj *root, const struct ap
             return jsonf_error(s.doc, nn, p, err, "service '%s' is named twice", name);
         snprintf(sv->name, sizeof sv->name, "%s", name);
         sv->init = (int)init;
+        sv->concurrency = (int)conc;
         if (read_latency(&s, &sv->lat, o, err) < 0)
             return -1;
     }
@@ -460,7 +336,7 @@ static int read_graphs(struct app *a, const struct jobj *root, struct errbuf *er
         const char *file;
         long line;
         jsonf_where(g.doc, calls, &file, &line);
-        if (app_graph_build(a, gr, raw, nc, file, line, p, err) < 0) {
+        if (calltree_build(gr, a->svc, a->view.nservices, raw, nc, file, line, p, err) < 0) {
             /* name the calls of a cycle by their ids */
             goto out;
         }
@@ -527,7 +403,7 @@ static int derm_graph(struct app *a, int gi, const char *name, const int *n, con
         }
     if (nc == 0)
         return err_input(err, file, 0, "n", "chain '%s' calls no service", name);
-    return app_graph_build(a, g, raw, nc, file, 0, name, err);
+    return calltree_build(g, a->svc, a->view.nservices, raw, nc, file, 0, name, err);
 }
 
 static int load_derm(struct app *a, const char *path, struct errbuf *err)
@@ -649,6 +525,7 @@ static int load_derm(struct app *a, const char *path, struct errbuf *err)
         sv->cpus = 0.2;
         sv->memory_gb = 1;
         sv->init = pods[k] > 0 ? pods[k] : 1;
+        sv->concurrency = 1;
         if (!seen[k])
             continue;       /* no call reaches it: a placeholder fit */
         sv->lat = (struct mslat){ .kind = MSLAT_DERM, .shift = s[k] * 1e-3, .a = a1[k] * 1e3,
@@ -726,7 +603,17 @@ int app_load(struct app **out, const struct jobj *root, const char *key, const c
         struct jobj obj;
         if (jobj_obj(&obj, root, key, JREQ, err) < 0)
             goto out;
-        rc = alibaba_load(a, &obj, base_dir, err);
+        struct alibaba_app t;
+        rc = alibaba_load(&t, &obj, base_dir, err);
+        /* its tables are the app's now, built or half built (app_free frees them) */
+        a->svc = t.svc;
+        a->graph = t.graph;
+        a->view.nservices = t.nservices;
+        a->view.ngraphs = t.ngraphs;
+        a->cleaned = t.cleaned;
+        a->traces = t.traces;
+        snprintf(a->source, sizeof a->source, "%s", t.source);
+        snprintf(a->view.name, sizeof a->view.name, "alibaba");
     } else {
         jsonf_error(root->doc, node, key, err, "must be a file name or an object "
                     "{\"alibaba\": FILE, ...}");

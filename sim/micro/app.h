@@ -1,10 +1,11 @@
 /*
  * app: the microservice application — services with their latency fits and container sizes,
- * graph types as call trees — read from a JSON file, Derm's fit file or an Alibaba
- * call-graph trace (app.c, alibaba.c).  Its micro_app is what policies see (micro_view.h).
+ * graph types as call trees (calltree.h) — read from a JSON file, Derm's fit file or an
+ * Alibaba call-graph trace (app.c, alibaba.c: app.c calls the Alibaba reader, never the
+ * reverse).  Its micro_app is what policies see (micro_view.h).
  *
  * Ownership: app_load allocates an application and everything it points at; app_free frees
- * it.  A graph built by app_graph_build belongs to the app it was built for.
+ * it.
  */
 #ifndef HETSIM_APP_H
 #define HETSIM_APP_H
@@ -36,11 +37,5 @@ int  app_load(struct app **out, const struct jobj *root, const char *key, const 
               const struct app_opts *o, struct errbuf *err);
 void app_free(struct app *a);
 int  app_graph_find(const struct app *a, const char *name);
-
-/* The tree tables and per-service call counts of graph g from its calls (app.c; the Alibaba
- * reader builds graphs through it too).  Checks one root, known parents and no cycle; `where`
- * and `field` name the graph in errors. */
-int app_graph_build(struct app *a, struct micro_graph *g, struct micro_call *calls, int n,
-                    const char *file, long line, const char *field, struct errbuf *err);
 
 #endif

@@ -12,8 +12,11 @@
  * micro_view: the clock, the SLA, the containers each service has (allocated, and ready:
  * a container added by a scale-out serves only after the start-up delay), and what the last
  * intervals measured (request rate, graph mix, each service's load and mean call latency,
- * the end-to-end quantile).  The policy writes the containers it wants per service; the
- * world removes containers at once and starts new ones, which serve after the delay.
+ * the end-to-end quantile: under the queueing truth, the latencies of the requests and calls
+ * that completed in the interval, the loads of the calls that arrived in it).  The policy
+ * writes the containers it wants per service; the world removes containers at once (under
+ * the queueing truth they drain their calls) and starts new ones, which serve after the
+ * delay.
  *
  * Ownership: everything reachable from a view belongs to the world and is valid only during
  * the decide call; the policy writes only its output array (nservices entries).
@@ -34,6 +37,7 @@ struct micro_service {
     struct mslat lat;           /* one call's latency against load per ready container */
     double       cpus, memory_gb;   /* one container */
     int          init;          /* containers when the run starts */
+    int          concurrency;   /* calls a container serves at once (the queueing truth) */
 };
 
 /* A call of a graph: `count` sequential calls of `service`, then its children by stage. */

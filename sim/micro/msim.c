@@ -2,32 +2,54 @@
  * msim: the microservice world's run (msim.h).
  *
  * Time is cut into decision intervals [t, t + interval).  At each boundary the interval that
- * ends is closed — its requests read from the source (a spec of `count` requests spread
- * uniformly over its span, named stream "spread"), each service's load computed as the
- * calls of those requests per second, each request's latency drawn (requests mode) or the
- * interval's latency distribution computed (analytical mode) with the containers that were
- * ready at each moment — and then the policy decides the containers of the next interval.
- * A scale-in takes effect at once (containers still starting go first); a scale-out
- * allocates its containers at once (they count in containers_mean and cpu_seconds) and
- * makes them ready after startup_s, an event of the engine.  The first decision, at t = 0,
- * deploys before any request and takes effect at once.
+ * ends is closed and then the policy decides the containers of the next one.  A scale-in
+ * takes effect at once (containers still starting go first); a scale-out allocates its
+ * containers at once (they count in containers_mean and cpu_seconds) and makes them ready
+ * after startup_s, an event of the engine.  The first decision, at t = 0, deploys before any
+ * request and takes effect at once.  Requests come from the source as specs of `count`
+ * requests spread uniformly over a span (named stream "spread"); either truth reads the
+ * same arrivals.
  *
- * A call's latency at load w per ready container is s + Exp(rate(w)) (models/mslat.h); a call
- * of `count` repetitions draws count s + Gamma(count, rate) in one draw.  A request's
- * end-to-end latency is its root call's: own latency, then each stage's slowest child.
+ * The fit's truth (truth "fit", and the analytical mode): the interval is closed as a whole
+ * — its requests read, each service's load computed as the calls of those requests per
+ * second, each request's latency drawn (requests mode, stream "latency") or the interval's
+ * latency distribution computed (analytical) with the containers that were ready at each
+ * moment.  A call's latency at load w per ready container is s + Exp(rate(w))
+ * (models/mslat.h); a call of `count` repetitions draws count s + Gamma(count, rate) in one
+ * draw; a request's latency is its root call's: own latency, then each stage's slowest
+ * child.  No request waits for another.
+ *
+ * The queueing truth (truth "queueing", the requests mode's default): calls are events in
+ * continuous time.  At each boundary the next interval's arrivals are read, and each enters
+ * when it arrives (one pending arrival event at a time).  A request is a tree of frames, one
+ * per call in flight: a frame's repetition is routed to a ready container of its service,
+ * which it reaches after the service's shift, and its passage there (its wait, its service,
+ * its departure: an event) is decided at once by the FIFO recursion (mqueue.h); at its
+ * departure the frame issues its next repetition, or its next stage's children (all at
+ * once), or, done, tells its parent, whose stage ends with its last child; the root's end
+ * is the request's.  Frames and requests
+ * come from free lists (no allocation per call).  Loads are the calls that arrived at each
+ * service in the interval, per second; latencies and quantiles are those of the calls and
+ * requests that completed in it (a request in flight at a boundary counts in the interval
+ * it completes in, as a monitor records it when it ends), and the run goes on, deciding
+ * every interval, until the last request has completed.  The containers follow the
+ * allocation's ready count (mqueue_set_ready at every change); a removed container drains
+ * its calls (drain_seconds, container-seconds kept apart from the allocation's).  A run
+ * stopped at sim.until leaves its calls in flight.
  *
  * Decisions that do not fit the CPU nodes (first-fit, largest containers first) are scaled
  * down to the largest uniform fraction that fits (every service keeps one container), then
  * topped up one container at a time, round-robin.
  *
- * Summary (README, "Microservices"): e2e_mean, e2e_p50, e2e_p95, e2e_p99 over requests;
+ * Summary (doc/microservices.md): e2e_mean, e2e_p50, e2e_p95, e2e_p99 over requests;
  * sla_miss_frac (requests over the SLA); sla_violation_prob (intervals whose end-to-end
  * quantile exceeds the SLA, among those with requests); containers_mean (time-averaged
  * allocated containers), containers_max, cpu_seconds (core-seconds allocated);
  * scale_outs and scale_ins (containers added and removed); capacity_capped (decisions
- * scaled down to fit); requests_total; intervals.  Time series per interval: rate,
- * e2e_q, containers_total, containers_<service>, load_<service> (calls/s per ready
- * container), mix_<graph>.
+ * scaled down to fit); requests_total; intervals; the queueing truth's drain_seconds.
+ * Time series per interval: rate, e2e_q, containers_total, containers_<service>,
+ * load_<service> (calls/s per ready container), mix_<graph>, and the queueing truth's
+ * calls_<service> (calls waiting or in service at the interval's end).
  *
  * The timeline (sim.timeline): the entity is a service (its index in the application), and
  * each of its containers is a resource of its own (resource_type: the service's name, no
@@ -41,8 +63,9 @@
  * (stop); the rows' container-seconds are containers_mean's numerator.  O(containers
  * changed) per change, written as each interval ends.
  *
- * Cost per interval: requests mode O(requests x calls) draws; analytical O(graphs x calls x
- * lattice points) (plus O(points x support) per parallel stage).
+ * Cost per interval: requests mode O(requests x calls) draws (the queueing truth: one event
+ * per call); analytical O(graphs x calls x lattice points) (plus O(points x support) per
+ * parallel stage).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "msim.h"
@@ -62,8 +85,9 @@
 #include "../core/timeline.h"
 #include "../core/world.h"
 #include "micro.h"
+#include "mqueue.h"
 
-enum { EV_TICK = 1, EV_READY = 2 };
+enum { EV_TICK = 1, EV_READY = 2, EV_ARRIVE = 3, EV_DEPART = 4 };
 enum { HBINS = 26000 };
 #define HBASE 1e-6
 #define HRATIO 1.001
@@ -94,6 +118,21 @@ struct arrival {
     simtime t;
     int     g;
     int64_t id;
+};
+
+/* The queueing truth: a call of a request in flight (a frame), and the request.  A frame
+ * is call `call` of its request's graph: its repetitions done, then the stage it waits on
+ * and that stage's children still out; free frames and requests are linked through
+ * `parent` and `next`. */
+struct frame {
+    int32_t req, parent, call, rep, stage, left, cont;
+    simtime issued;             /* its current repetition left its caller */
+};
+
+struct qreq {
+    int64_t id;
+    int32_t g, next;
+    simtime arrival;
 };
 
 struct group {                  /* a spec, for the analytical mode */
@@ -165,6 +204,25 @@ struct msim {
     uint64_t              decisions;
     int                   stopped;
     int64_t               tl_ids;       /* container ids given */
+    /* the queueing truth (NULL: the fit's) */
+    mqueue               *mq;
+    struct frame         *fr;
+    struct qreq          *rq;
+    int32_t               nfr, capfr, frfree, nrq, caprq, rqfree;
+    int64_t               inflight, arrived;
+    size_t                ai;           /* the next of the interval's arrivals */
+    simtime              *shift_us;     /* [S] a call's transit to its service */
+    double               *mmc;          /* [S * MMC_POINTS] per-server rates, services with
+                                           several servers per container */
+    double               *mmc_step;     /* [S] the load between two of its points */
+    int64_t              *visits;       /* [S] calls that arrive at each service this
+                                           interval, and (next) in the next one */
+    int64_t              *visits_next;
+    simtime               t_next;       /* the end of the interval being filled */
+    int64_t               done_iv;      /* requests completed this interval */
+    double                miss_done;    /* ... over the SLA */
+    int                   counted;      /* this interval is measured */
+    double                drain_s;      /* container-seconds removed containers drained */
 };
 
 /* ---------------------------------------------------------------- cluster */
@@ -309,7 +367,8 @@ static int record_change(msim *m, simtime t, int k)
         m->capchg = nc;
     }
     m->chg[m->nchg++] = (struct change){ t, k, m->svc[k].ready };
-    return 0;
+    /* the queueing truth's containers follow at once */
+    return m->mq != NULL ? mqueue_set_ready(m->mq, k, m->svc[k].ready, t) : 0;
 }
 
 /* ---------------------------------------------------------------- the timeline */
@@ -803,17 +862,226 @@ static double hist_quantile(const double *hist, double total, double q)
     return NAN;
 }
 
+/* ---------------------------------------------------------------- the queueing truth */
+
+enum { MMC_POINTS = 512 };
+
+/* a server's rate at load w: the fit as a queue (models/mslat.h), tabulated for services
+ * whose containers have several servers */
+static double q_rate(void *ctx, int k, double w)
+{
+    const msim *m = ctx;
+    const struct micro_service *s = &m->a->svc[k];
+    if (s->concurrency <= 1)
+        return mslat_queue_rate(&s->lat, w);
+    const double *t = m->mmc + (size_t)k * MMC_POINTS;
+    double x = w / m->mmc_step[k];
+    if (!(x < MMC_POINTS - 1))
+        return t[MMC_POINTS - 1];
+    int i = (int)x;
+    return t[i] + (x - i) * (t[i + 1] - t[i]);
+}
+
+static int32_t frame_new(msim *m, int32_t req, int32_t parent, int32_t call)
+{
+    if (m->frfree < 0) {
+        if (m->nfr == m->capfr) {
+            int32_t nc = m->capfr ? 2 * m->capfr : 1024;
+            struct frame *n = realloc(m->fr, (size_t)nc * sizeof *n);
+            if (n == NULL)
+                return -1;
+            m->fr = n;
+            m->capfr = nc;
+        }
+        m->fr[m->nfr].parent = -1;
+        m->frfree = m->nfr++;
+    }
+    int32_t f = m->frfree;
+    m->frfree = m->fr[f].parent;
+    m->fr[f] = (struct frame){ req, parent, call, 0, -1, 0, -1, 0 };
+    return f;
+}
+
+static void frame_free(msim *m, int32_t f)
+{
+    m->fr[f].parent = m->frfree;
+    m->frfree = f;
+}
+
+/* frame f's next repetition leaves its caller now: it reaches its service after the
+ * service's shift, its passage there decided at once (mqueue.h) */
+static int q_issue(msim *m, int32_t f, simtime now)
+{
+    struct frame *fr = &m->fr[f];
+    const struct micro_graph *g = &m->a->graph[m->rq[fr->req].g];
+    int k = g->calls[fr->call].service;
+    simtime at = now + m->shift_us[k];
+    fr->issued = now;
+    int c = mqueue_arrive(m->mq, k, (uint32_t)f, now, at);
+    if (c < 0)
+        return -1;
+    m->fr[f].cont = c;
+    /* its load counts in the interval it arrives in */
+    if (at < m->t_next)
+        m->visits[k]++;
+    else
+        m->visits_next[k]++;
+    return 0;
+}
+
+/* a request's last call is done now: its latency into the interval's statistics and the
+ * run's, its row (a systematic sample of each class) */
+static int q_done(msim *m, int32_t r, simtime now, struct errbuf *err)
+{
+    const struct qreq *q = &m->rq[r];
+    const struct micro_graph *g = &m->a->graph[q->g];
+    double e = sim_to_sec(now - q->arrival);
+    if (stats_vec_push(&m->e2e_iv, e) < 0 || stats_vec_push(&m->e2e_g[q->g], e) < 0)
+        return err_run(err, "out of memory");
+    int met = e <= m->c.sla_s;
+    m->done_iv++;
+    m->miss_done += !met;
+    if (m->counted) {
+        if (stats_vec_push(&m->e2e_all, e) < 0)
+            return err_run(err, "out of memory");
+        m->e2e_sum += e;
+    }
+    int64_t seen = m->cls_seen[q->g]++;
+    double f = m->c.request_sample;
+    if (m->out->row != NULL && floor((double)(seen + 1) * f) > floor((double)seen * f)) {
+        static const char *const cols[] = { "request_id", "class", "arrival_s", "start_s",
+                                            "finish_s", "e2e_s", "sla_met" };
+        double at = sim_to_sec(q->arrival);
+        struct row_value v[7] = { row_int(q->id), row_text(g->name), row_real(at),
+                                  row_real(at), row_real(sim_to_sec(now)), row_real(e),
+                                  row_int(met) };
+        if (m->out->row(m->out->ctx, "requests", cols, v, 7, err) < 0)
+            return -1;
+    }
+    m->rq[r].next = m->rqfree;
+    m->rqfree = r;
+    m->inflight--;
+    return 0;
+}
+
+/* frame f has finished its repetitions, or the stage it waited on: start its next stage
+ * now, or, with none left, finish it and tell its parent */
+static int q_next_stage(msim *m, int32_t f, simtime now, struct errbuf *err)
+{
+    for (;;) {
+        struct frame *fr = &m->fr[f];
+        const struct micro_graph *g = &m->a->graph[m->rq[fr->req].g];
+        int s = fr->stage < 0 ? g->stage_off[fr->call] : fr->stage + 1;
+        if (s < g->stage_off[fr->call + 1]) {
+            int a = g->child_off[s], b = g->child_off[s + 1];
+            fr->stage = s;
+            fr->left = b - a;
+            int32_t req = fr->req;
+            for (int j = a; j < b; j++) {
+                int32_t c = frame_new(m, req, f, g->child[j]);
+                if (c < 0 || q_issue(m, c, now) < 0)
+                    return err_run(err, "out of memory");
+            }
+            return 0;
+        }
+        int32_t p = fr->parent, req = fr->req;
+        frame_free(m, f);
+        if (p < 0)
+            return q_done(m, req, now, err);
+        if (--m->fr[p].left > 0)
+            return 0;
+        f = p;
+    }
+}
+
+static int q_depart(msim *m, int32_t f, simtime now, struct errbuf *err)
+{
+    struct frame *fr = &m->fr[f];
+    const struct micro_graph *g = &m->a->graph[m->rq[fr->req].g];
+    const struct micro_call *c = &g->calls[fr->call];
+    int k = c->service;
+    mqueue_depart(m->mq, k, fr->cont);
+    m->csum[k] += sim_to_sec(now - fr->issued);
+    m->ccount[k]++;
+    if (++fr->rep < c->count)
+        return q_issue(m, f, now) < 0 ? err_run(err, "out of memory") : 0;
+    return q_next_stage(m, f, now, err);
+}
+
+/* the interval's next arrival: a request enters at its graph's root call */
+static int q_arrive(msim *m, simtime now, struct errbuf *err)
+{
+    const struct arrival *ar = &m->arr[m->ai++];
+    if (m->rqfree < 0) {
+        if (m->nrq == m->caprq) {
+            int32_t nc = m->caprq ? 2 * m->caprq : 256;
+            struct qreq *n = realloc(m->rq, (size_t)nc * sizeof *n);
+            if (n == NULL)
+                return err_run(err, "out of memory");
+            m->rq = n;
+            m->caprq = nc;
+        }
+        m->rq[m->nrq].next = -1;
+        m->rqfree = m->nrq++;
+    }
+    int32_t r = m->rqfree;
+    m->rqfree = m->rq[r].next;
+    m->rq[r] = (struct qreq){ ar->id, ar->g, -1, now };
+    m->inflight++;
+    m->arrived++;
+    int32_t f = frame_new(m, r, -1, 0);
+    if (f < 0 || q_issue(m, f, now) < 0)
+        return err_run(err, "out of memory");
+    if (m->ai < m->narr &&
+        engine_at(m->eng, m->arr[m->ai].t, EV_ARRIVE, 0, NULL) < 0)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
+/* the queueing truth's interval [t0, t1): loads from the calls that arrived at each
+ * service, latencies from the requests (and calls) that completed in it */
+static void close_interval_q(msim *m, simtime t1, double *q_out, double *miss_out)
+{
+    double dt = sim_to_sec(t1 - m->t0);
+    for (int k = 0; k < m->S; k++) {
+        m->load[k] = (double)m->visits[k] / dt;
+        m->visits[k] = m->visits_next[k];
+        m->visits_next[k] = 0;
+        m->cmean[k] = m->ccount[k] > 0 ? m->csum[k] / (double)m->ccount[k] : 0;
+        m->csum[k] = 0;
+        m->ccount[k] = 0;
+    }
+    double q_iv = NAN;
+    for (int g = 0; g < m->G; g++)
+        m->gq[g] = 0;
+    if (m->e2e_iv.n > 0) {
+        stats_vec_sort(&m->e2e_iv);
+        q_iv = stats_vec_quantile(&m->e2e_iv, m->c.quantile);
+        for (int g = 0; g < m->G; g++)
+            if (m->e2e_g[g].n > 0) {
+                stats_vec_sort(&m->e2e_g[g]);
+                m->gq[g] = stats_vec_quantile(&m->e2e_g[g], m->c.quantile);
+            }
+    }
+    m->e2e_iv.n = 0;
+    for (int g = 0; g < m->G; g++)
+        m->e2e_g[g].n = 0;
+    *q_out = q_iv;
+    *miss_out = m->miss_done;
+    m->miss_done = 0;
+}
+
 /* ---------------------------------------------------------------- one interval */
 
-static int close_interval(msim *m, simtime t1, struct errbuf *err)
+/* the fit's interval [t0, t1): loads from the calls of the requests that arrived in it,
+ * their latencies drawn (requests mode) or their distribution computed (analytical); r
+ * (scratch) ends as the ready vector at t1 */
+static int close_interval_fit(msim *m, simtime t1, int *r, int counted, double nreq,
+                              double *q_out, double *miss_out, struct errbuf *err)
 {
     const struct world_writer *out = m->out;
     double dt = sim_to_sec(t1 - m->t0);
-    if (gather(m, t1, err) < 0)
-        return -1;
-    double nreq = 0;
-    for (int g = 0; g < m->G; g++)
-        nreq += m->cnt[g];
+    double q_iv = NAN, miss_iv = 0;
     for (int k = 0; k < m->S; k++) {
         double calls = 0;
         for (int g = 0; g < m->G; g++)
@@ -824,12 +1092,7 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
         m->ccount[k] = 0;
     }
     /* the ready vector over the interval: ready0 then the changes in time order */
-    int *r = m->want;           /* scratch: the current ready vector */
     memcpy(r, m->ready0, (size_t)m->S * sizeof *r);
-    int counted = !(m->c.measure.to > m->c.measure.from) ||
-                  (sim_to_sec(m->t0) >= m->c.measure.from &&
-                   sim_to_sec(m->t0) < m->c.measure.to);
-    double q_iv = NAN, miss_iv = 0;
     for (int g = 0; g < m->G; g++)
         m->gq[g] = 0;
     if (!m->c.analytical) {
@@ -1028,17 +1291,50 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
             m->e2e_sum += nreq * m->mixl.lost * n * h;
         }
     }
+    *q_out = q_iv;
+    *miss_out = miss_iv;
+    return 0;
+}
+
+static int close_interval(msim *m, simtime t1, struct errbuf *err)
+{
+    const struct world_writer *out = m->out;
+    double dt = sim_to_sec(t1 - m->t0);
+    /* the fit's truth reads the interval's arrivals now; the queueing truth read them when
+     * the interval began */
+    if (m->mq == NULL && gather(m, t1, err) < 0)
+        return -1;
+    double nreq = 0;
+    for (int g = 0; g < m->G; g++)
+        nreq += m->cnt[g];
+    /* the requests the interval's latencies are of: those that arrived in it (the fit), or
+     * those that completed in it (the queueing truth) */
+    double ndone = nreq;
+    int *r = m->want;           /* scratch: the ready vector */
+    double q_iv = NAN, miss_iv = 0;
+    int counted = !(m->c.measure.to > m->c.measure.from) ||
+                  (sim_to_sec(m->t0) >= m->c.measure.from &&
+                   sim_to_sec(m->t0) < m->c.measure.to);
+    if (m->mq != NULL) {
+        close_interval_q(m, t1, &q_iv, &miss_iv);
+        ndone = (double)m->done_iv;
+        m->done_iv = 0;
+        for (int k = 0; k < m->S; k++)
+            r[k] = m->svc[k].ready;
+    } else if (close_interval_fit(m, t1, r, counted, nreq, &q_iv, &miss_iv, err) < 0) {
+        return -1;
+    }
     /* the interval's summary */
-    if (counted && nreq > 0) {
-        m->requests += (int64_t)llround(nreq);
+    if (counted && ndone > 0) {
+        m->requests += (int64_t)llround(ndone);
         m->missed += (int64_t)llround(miss_iv);
         m->intervals_req++;
         m->intervals_bad += q_iv > m->c.sla_s;
     }
     double rate = nreq / dt;
     m->last_rate = rate;
-    m->last_q = nreq > 0 ? q_iv : 0;
-    m->last_miss = nreq > 0 ? miss_iv / nreq : 0;
+    m->last_q = ndone > 0 ? q_iv : 0;
+    m->last_miss = ndone > 0 ? miss_iv / ndone : 0;
     m->have_last = 1;
     if (rate > m->peak_seen)
         m->peak_seen = rate;
@@ -1058,7 +1354,7 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
         char name[MICRO_NAME_MAX + 32];
         int tot = 0;
         if (out->sample(out->ctx, t1, "rate", rate, err) < 0 ||
-            (nreq > 0 && out->sample(out->ctx, t1, "e2e_q", q_iv, err) < 0))
+            (ndone > 0 && out->sample(out->ctx, t1, "e2e_q", q_iv, err) < 0))
             return -1;
         for (int k = 0; k < m->S; k++) {
             const struct svc_state *s = &m->svc[k];
@@ -1068,6 +1364,10 @@ static int close_interval(msim *m, simtime t1, struct errbuf *err)
                 return -1;
             snprintf(name, sizeof name, "load_%s", m->a->svc[k].name);
             if (out->sample(out->ctx, t1, name, m->load[k] / (r[k] > 0 ? r[k] : 1), err) < 0)
+                return -1;
+            snprintf(name, sizeof name, "calls_%s", m->a->svc[k].name);
+            if (m->mq != NULL &&
+                out->sample(out->ctx, t1, name, (double)mqueue_in_system(m->mq, k), err) < 0)
                 return -1;
         }
         if (out->sample(out->ctx, t1, "containers_total", tot, err) < 0)
@@ -1140,29 +1440,33 @@ static int account(msim *m, double dt)
     return 0;
 }
 
-static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
+/* A boundary: close the interval that ends now, then decide the next.  The queueing truth
+ * then reads the next interval's arrivals and lets the first one in; its run ends at the
+ * first boundary after the last request completed (the fit's, after the last arrived). */
+static int boundary(msim *m, simtime now, struct errbuf *err)
 {
-    msim *m = world;
-    simtime now = engine_now(m->eng);
-    if (ev->kind == EV_READY)
-        return on_ready(m, (int)ev->arg, now, err) < 0 ? ENGINE_FAIL : ENGINE_CONTINUE;
-    /* a boundary: close the interval that ends now, then decide the next */
     if (now > 0) {
-        int counted = !(m->c.measure.to > m->c.measure.from) ||
-                      (sim_to_sec(m->t0) >= m->c.measure.from &&
-                       sim_to_sec(m->t0) < m->c.measure.to);
-        if (counted)
+        if (m->counted)
             account(m, sim_to_sec(now - m->t0));
+        /* containers removed but still serving their calls: reported apart (drain_seconds),
+         * the allocation being what the policy holds */
+        for (int k = 0; m->mq != NULL && k < m->S; k++) {
+            double d = mqueue_take_drain(m->mq, k);
+            if (m->counted)
+                m->drain_s += d;
+        }
         if (close_interval(m, now, err) < 0 || tl_replay(m, err) < 0)
             return ENGINE_FAIL;
         m->horizon_s = sim_to_sec(now);
         m->interval++;
     }
     m->t0 = now;
+    m->counted = !(m->c.measure.to > m->c.measure.from) ||
+                 (sim_to_sec(now) >= m->c.measure.from && sim_to_sec(now) < m->c.measure.to);
     m->nchg = 0;
     for (int k = 0; k < m->S; k++)
         m->ready0[k] = m->svc[k].ready;
-    if (!m->have_next && m->ncarry == 0 && m->ngcarry == 0 && now > 0)
+    if (!m->have_next && m->ncarry == 0 && m->ngcarry == 0 && m->inflight == 0 && now > 0)
         return ENGINE_STOP;
     if (decide(m, now, err) < 0)
         return ENGINE_FAIL;
@@ -1171,11 +1475,83 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
     for (int k = 0; k < m->S; k++)
         m->ready0[k] = m->svc[k].ready;
     simtime next = now + sim_from_sec(m->c.interval_s);
+    m->t_next = next;
     if (next > m->c.until) {
         m->stopped = 1;
-        return ENGINE_CONTINUE;
+        /* the calls in flight are left where they are */
+        return m->mq != NULL ? ENGINE_STOP : ENGINE_CONTINUE;
+    }
+    if (m->mq != NULL) {
+        if (gather(m, next, err) < 0)
+            return ENGINE_FAIL;
+        m->ai = 0;
+        if (m->narr > 0 && engine_at(m->eng, m->arr[0].t, EV_ARRIVE, 0, NULL) < 0) {
+            err_run(err, "out of memory");
+            return ENGINE_FAIL;
+        }
     }
     return engine_at(m->eng, next, EV_TICK, 0, NULL) < 0 ? ENGINE_FAIL : ENGINE_CONTINUE;
+}
+
+static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
+{
+    msim *m = world;
+    simtime now = engine_now(m->eng);
+    int rc = 0;
+    switch (ev->kind) {
+    case EV_DEPART:
+        rc = q_depart(m, (int32_t)ev->arg, now, err);
+        break;
+    case EV_ARRIVE:
+        rc = q_arrive(m, now, err);
+        break;
+    case EV_READY:
+        rc = on_ready(m, (int)ev->arg, now, err);
+        break;
+    default:
+        return boundary(m, now, err);
+    }
+    return rc < 0 ? ENGINE_FAIL : ENGINE_CONTINUE;
+}
+
+/* The queueing truth's state: the containers as servers, each service's transit (its
+ * shift), and for services with several servers per container their per-server rates over
+ * loads up to the capacity (models/mslat.h), so that a call does not solve for them. */
+static int queue_init(msim *m)
+{
+    int S = m->S;
+    int *servers = calloc((size_t)S, sizeof *servers);
+    m->shift_us = calloc((size_t)S, sizeof *m->shift_us);
+    m->visits = calloc(2 * (size_t)S, sizeof *m->visits);
+    m->visits_next = m->visits != NULL ? m->visits + S : NULL;
+    m->mmc_step = calloc((size_t)S, sizeof *m->mmc_step);
+    m->mmc = calloc((size_t)S * MMC_POINTS, sizeof *m->mmc);
+    m->frfree = m->rqfree = -1;
+    if (servers == NULL || m->shift_us == NULL || m->visits == NULL || m->mmc_step == NULL ||
+        m->mmc == NULL) {
+        free(servers);
+        return -1;
+    }
+    for (int k = 0; k < S; k++) {
+        const struct micro_service *s = &m->a->svc[k];
+        servers[k] = s->concurrency > 1 ? s->concurrency : 1;
+        m->shift_us[k] = sim_from_sec(s->lat.shift);
+        if (servers[k] == 1)
+            continue;
+        double cap = mslat_capacity(&s->lat);
+        m->mmc_step[k] = cap / (MMC_POINTS - 1);
+        for (int i = 0; i < MMC_POINTS; i++)
+            m->mmc[(size_t)k * MMC_POINTS + i] =
+                mslat_queue_rate_c(&s->lat, servers[k], i * m->mmc_step[k]);
+    }
+    struct mqueue_config qc = { .nservices = S, .servers = servers, .routing = m->c.routing,
+                                .smooth_s = m->c.smooth_s, .rate = q_rate, .rate_ctx = m,
+                                .depart_kind = EV_DEPART, .seed = m->c.seed };
+    int rc = mqueue_create(&m->mq, &qc, m->eng);
+    free(servers);
+    for (int k = 0; rc == 0 && k < S; k++)
+        rc = mqueue_set_ready(m->mq, k, m->svc[k].ready, 0);
+    return rc;
 }
 
 int msim_create(msim **out, const struct msim_config *c, const cluster *cl,
@@ -1286,6 +1662,10 @@ int msim_create(msim **out, const struct msim_config *c, const cluster *cl,
     fit_capacity(m, m->want);
     for (int k = 0; k < S; k++)
         m->svc[k].alloc = m->svc[k].ready = m->want[k];
+    if (c->queueing && !c->analytical && queue_init(m) < 0) {
+        msim_destroy(m);
+        return err_run(err, "out of memory");
+    }
     m->next_sample = c->sample_s;
     *out = m;
     return 0;
@@ -1295,6 +1675,13 @@ void msim_destroy(msim *m)
 {
     if (m == NULL)
         return;
+    mqueue_destroy(m->mq);
+    free(m->fr);
+    free(m->rq);
+    free(m->shift_us);
+    free(m->visits);
+    free(m->mmc);
+    free(m->mmc_step);
     engine_destroy(m->eng);
     if (m->rng_lat)
         gsl_rng_free(m->rng_lat);
@@ -1402,12 +1789,15 @@ int msim_run(msim *m, struct world_totals *tot, struct errbuf *err)
         metric(m, "scale_outs", (double)m->scale_out, err) < 0 ||
         metric(m, "scale_ins", (double)m->scale_in, err) < 0 ||
         metric(m, "capacity_capped", (double)m->capped, err) < 0 ||
-        (m->a->traces > 0 && metric(m, "app_rt_cleaned", (double)m->a->cleaned, err) < 0))
+        (m->a->traces > 0 && metric(m, "app_rt_cleaned", (double)m->a->cleaned, err) < 0) ||
+        (m->mq != NULL && metric(m, "drain_seconds", m->drain_s, err) < 0))
         return -1;
     *tot = (struct world_totals){ .end = sim_from_sec(T), .stop = stop,
                                   .events = engine_events(m->eng), .decisions = m->decisions,
-                                  .entities_in = m->requests, .entities_done = m->requests };
-    if (m->stopped && tot->stop == ENGINE_DRAINED)
+                                  .entities_in = m->mq != NULL ? m->arrived : m->requests,
+                                  .entities_done = m->mq != NULL ? m->arrived - m->inflight
+                                                                 : m->requests };
+    if (m->stopped && (tot->stop == ENGINE_DRAINED || tot->stop == ENGINE_STOPPED))
         tot->stop = ENGINE_UNTIL;
     return 0;
 }

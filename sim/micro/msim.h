@@ -1,12 +1,16 @@
 /*
  * msim: one run of the microservice world — requests over call graphs, containers per
  * service, decisions every interval — in either of two modes:
- *   requests     every request's end-to-end latency is drawn call by call from the
- *                latency model (named stream "latency"), its row written to `requests`;
- *   analytical   each interval's end-to-end distribution is computed from the same model on
- *                a lattice (models/lattice.h), no request is drawn: fast sweeps.
- * Both see the same loads: a service's load in an interval is the calls its requests make in
- * it, per second, over its containers ready at each request's arrival.
+ *   requests     every request followed, its row written to `requests`, under one of two
+ *                truths: "queueing" (calls queue at containers that are FIFO servers,
+ *                mqueue.h; service times from stream "service") or "fit" (each call's
+ *                latency drawn from the latency model at its interval's load, stream
+ *                "latency");
+ *   analytical   each interval's end-to-end distribution is computed from the fit on a
+ *                lattice (models/lattice.h), no request is drawn: fast sweeps.
+ * Under the fit a service's load in an interval is the calls its requests make, per second,
+ * over its containers ready at each request's arrival; under the queueing truth, the calls
+ * that arrive at it (msim.c).
  *
  * Ownership: msim_create keeps pointers to the app, cluster, source, decider and writer
  * (all must outlive the run); msim_destroy frees what it allocated.
@@ -32,6 +36,9 @@ struct msim_config {
     uint64_t max_events;
     struct window measure;          /* to <= from: the whole run */
     int      timeline;              /* sim.timeline: write the timeline rows (msim.c) */
+    int      queueing;              /* requests mode: the queueing truth (else the fit's) */
+    int      routing;               /* queueing: enum mqueue_routing */
+    double   smooth_s;              /* queueing: time constant of the load rates follow */
 };
 
 typedef struct msim msim;

@@ -5,11 +5,17 @@
  *
  * Fields: "app" (app.h), "sla_ms" (the end-to-end latency bound), "sla_quantile" (0.95: the
  * SLA holds when that quantile of the end-to-end latency is within it), "mode"
- * ("requests": every request drawn; "analytical": interval distributions computed),
- * "interference" ({"cpu": cores, "mem_mb": MiB}: the interference Erms fits are read at);
- * sim.interval_s (decisions, 60 s), sim.startup_s (a new container's delay, 5 s),
- * sim.request_sample (share of requests kept as rows, per graph type, 1),
- * sim.lattice_points (the analytical mode's resolution, 1024).
+ * ("requests": every request followed; "analytical": interval distributions computed),
+ * "truth" (what a request's latency is in the requests mode: "queueing", the default, calls
+ * queue at containers that are FIFO servers, mqueue.h; "fit", every call's latency drawn
+ * from the fit at its interval's load; the analytical mode computes the fit's distribution,
+ * so its truth is the fit by definition and "queueing" there is an error), "routing"
+ * ("random", the default, "round_robin" or "jsq": how the queueing truth spreads a
+ * service's calls over its containers), "interference" ({"cpu": cores, "mem_mb": MiB}: the interference Erms fits
+ * are read at); sim.interval_s (decisions, 60 s), sim.startup_s (a new container's delay,
+ * 5 s), sim.request_sample (share of requests kept as rows, per graph type, 1),
+ * sim.lattice_points (the analytical mode's resolution, 1024), sim.load_window_s (the time
+ * constant of the load the queueing truth's service rates follow, 10 s).
  *
  * The SLA is checked against the application when read: an SLA below a graph type's
  * minimum latency (the shifts along its slowest path: no number of containers gets under
@@ -23,20 +29,27 @@
 #include "../core/world.h"
 #include "app.h"
 #include "micro.h"
+#include "mqueue.h"
 #include "msim.h"
+
+enum { TRUTH_QUEUEING, TRUTH_FIT };
 
 struct config {
     struct app *app;
     double      sla_s, quantile;
     int         analytical;
+    int         truth, routing;     /* TRUTH_*, enum mqueue_routing */
+    double      load_window_s;
     double      interval_s, startup_s, request_sample;
     int64_t     lattice_points;
 };
 
-static const char *const top_keys[] = { "app", "sla_ms", "sla_quantile", "mode",
-                                        "interference", NULL };
+static const char *const top_keys[] = { "app", "sla_ms", "sla_quantile", "mode", "truth",
+                                        "routing", "interference", NULL };
 static const char *const sim_keys[] = { "interval_s", "startup_s", "request_sample",
-                                        "lattice_points", NULL };
+                                        "lattice_points", "load_window_s", NULL };
+static const char *const truths[] = { "queueing", "fit", NULL };
+static const char *const routings[] = { "random", "round_robin", "jsq", NULL };
 /* a handful, so that a table fits 100 columns: the rest with --columns or --all */
 static const char *const report_columns[] = { "containers_mean", "sla_violation_prob",
                                               "e2e_p95", "e2e_p99", NULL };
@@ -124,12 +137,17 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
     c->startup_s = 5;
     c->request_sample = 1;
     c->lattice_points = 1024;
+    c->truth = -1;
+    c->routing = MQUEUE_RANDOM;
+    c->load_window_s = 10;
     double sla_ms = 0;
     struct jobj inter;
     struct app_opts o = { 0, 0 };
     if (jobj_num(root, "sla_ms", JREQ, 1e-6, 1e9, &sla_ms, err) < 0 ||
         jobj_num(root, "sla_quantile", JOPT, 0.5, 0.9999, &c->quantile, err) < 0 ||
         jobj_enum(root, "mode", JOPT, modes, &c->analytical, err) < 0 ||
+        jobj_enum(root, "truth", JOPT, truths, &c->truth, err) < 0 ||
+        jobj_enum(root, "routing", JOPT, routings, &c->routing, err) < 0 ||
         jobj_obj(&inter, root, "interference", JOPT, err) < 0 ||
         (inter.node != NULL &&
          (jobj_known(&inter, ikeys, err) < 0 ||
@@ -138,8 +156,18 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         jobj_num(sim, "interval_s", JOPT, 1e-3, 1e7, &c->interval_s, err) < 0 ||
         jobj_num(sim, "startup_s", JOPT, 0, 1e7, &c->startup_s, err) < 0 ||
         jobj_num(sim, "request_sample", JOPT, 0, 1, &c->request_sample, err) < 0 ||
-        jobj_int(sim, "lattice_points", JOPT, 64, 1 << 20, &c->lattice_points, err) < 0)
+        jobj_int(sim, "lattice_points", JOPT, 64, 1 << 20, &c->lattice_points, err) < 0 ||
+        jobj_num(sim, "load_window_s", JOPT, 1e-3, 1e6, &c->load_window_s, err) < 0)
         goto fail;
+    if (c->truth == TRUTH_QUEUEING && c->analytical) {
+        jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "truth"), "truth",
+                    err, "the analytical mode computes the fit's latency distribution, so its "
+                    "truth is \"fit\" by definition: the queueing truth needs \"mode\": "
+                    "\"requests\"");
+        goto fail;
+    }
+    if (c->truth < 0)
+        c->truth = c->analytical ? TRUTH_FIT : TRUTH_QUEUEING;
     if (sim->node != NULL && cJSON_GetObjectItemCaseSensitive(sim->node, "measure_jobs")) {
         jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "measure_jobs"),
                     "sim.measure_jobs", err, "the microservice world measures over time: use "
@@ -241,6 +269,8 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
         .until = env->sim->until, .max_events = env->sim->max_events,
         .measure = env->sim->measure,
         .timeline = env->sim->timeline && env->out->row != NULL,
+        .queueing = c->truth == TRUTH_QUEUEING, .routing = c->routing,
+        .smooth_s = c->load_window_s,
     };
     msim *m;
     if (msim_create(&m, &mc, env->cl, env->source, env->decider, env->out, err) < 0)
@@ -263,8 +293,27 @@ static int uses_seed(const void *config, const void *decider)
 {
     (void)decider;
     const struct config *c = config;
-    /* the per-request latencies are drawn; the analytical mode draws nothing */
+    /* the per-request latencies (or service times) are drawn; the analytical mode draws
+     * nothing */
     return !c->analytical;
+}
+
+static void describe(const void *config, char *buf, size_t cap)
+{
+    const struct config *c = config;
+    if (c->analytical)
+        snprintf(buf, cap, "truth: the fit (the analytical mode computes its distribution, "
+                 "the fit by definition)");
+    else if (c->truth == TRUTH_FIT)
+        snprintf(buf, cap, "truth: the fit (each call's latency drawn at its interval's "
+                 "load; routing and sim.load_window_s unused)");
+    else
+        snprintf(buf, cap, "truth: queueing (containers are FIFO servers, calls routed %s, "
+                 "service rates following a %g s load window)",
+                 c->routing == MQUEUE_JSQ           ? "to the shortest queue"
+                 : c->routing == MQUEUE_ROUND_ROBIN ? "round robin"
+                                                    : "to a container drawn at random",
+                 c->load_window_s);
 }
 
 const struct world_ops micro_world = {
@@ -279,6 +328,7 @@ const struct world_ops micro_world = {
     .free_config = free_config,
     .check_policy = check_policy,
     .uses_seed = uses_seed,
+    .describe = describe,
     .check_source = check_source,
     .create = create,
     .run = run,
