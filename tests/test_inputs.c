@@ -1944,6 +1944,12 @@ static const struct row rows[] = {
     { "py_bad_wake", PYF("DOMAIN = 'training'\nWAKE = 'often'\ndef decide(view):\n"
                          "    return None\n"),
       { RUN }, 2, "p.py: WAKE: expected a sum of hetsim.WAKE_ARRIVAL" },
+    { "py_micro_wrong_length", { { "e.json", MEXP_POL("[\"py:p.py\"]") },
+                                 { "a.json", MOK },
+                                 { "p.py", "DOMAIN = 'micro'\ndef decide(view):\n"
+                                           "    return [1]\n" } },
+      { RUN }, 2, AT("p.py", 2) "decide: returned [1]; expected 2 integers >= 1, the "
+                                "containers of each service" },
 };
 #pragma GCC diagnostic pop
 

@@ -131,6 +131,13 @@ Test(python, round_robin_matches_highend_only_round_robin, .timeout = 300)
     free(exp);
 }
 
+/* static_worst on the shipped socialNetwork experiment (the merged queueing truth): the
+ * Python version calls the same solver (view.solve, msopt.h) with the same worst case. */
+Test(python, static_worst_matches_on_socialnet, .timeout = 600)
+{
+    same("socialnet", "static_worst", "py:sched/python/static_worst.py", NULL);
+}
+
 /* The same policies with parameters, from an experiment file: labels pick each one. */
 static const char params_exp[] =
     "{ \"name\": \"params\", \"seed\": 3, \"cluster\": \"mixed_small\",\n"

@@ -23,6 +23,7 @@
 
 #include "../plan.h"
 #include "../route.h"
+#include "../micro/msopt.h"
 #include "../../sim/base/grow.h"
 #include "../../sim/base/path.h"
 #include "../../sim/base/rng.h"
@@ -35,6 +36,7 @@
 struct pyview;
 struct pyplace;
 struct pyserve;
+struct pymicro;
 
 struct pypol {
     struct policy_ops  ops;     /* first: the policy layer holds &ops */
@@ -67,6 +69,9 @@ struct pypol {
     /* serving */
     struct serve_hooks sh;
     struct pyserve    *sview;
+    /* micro */
+    struct micro_hooks mh;
+    struct pymicro    *mview;
 };
 
 enum { HOOK_DECIDE, HOOK_AUX, HOOK_AUX2 };
@@ -76,7 +81,7 @@ enum { HOOK_DECIDE, HOOK_AUX, HOOK_AUX2 };
 static int py_live;             /* Python policies open in this process */
 static int py_tab_added;
 static PyTypeObject *t_job, *t_view, *t_list, *t_iter, *t_plan, *t_pview, *t_node, *t_pod,
-                    *t_stream, *t_sview, *t_load, *t_req;
+                    *t_stream, *t_sview, *t_load, *t_req, *t_mview, *t_svc, *t_graph;
 static uint64_t cur_seed;       /* the seed of the policy whose hook runs (hetsim.stream) */
 static PyObject *e_timeout;     /* hetsim.PolicyTimeout */
 
@@ -197,7 +202,7 @@ static void interp_down(void)
     }
     Py_FinalizeEx();
     t_job = t_view = t_list = t_iter = t_plan = t_pview = t_node = t_pod = t_stream = NULL;
-    t_sview = t_load = t_req = NULL;
+    t_sview = t_load = t_req = t_mview = t_svc = t_graph = NULL;
     e_timeout = NULL;
 }
 
@@ -2046,6 +2051,404 @@ static int bind_serving(struct pypol *b, struct errbuf *err)
     return 0;
 }
 
+/* ------------------------------------------------------------------ microservices */
+
+struct pymicro {
+    PyObject_HEAD
+    const struct micro_view *v;         /* during a decision, else NULL */
+    struct pypol            *b;
+    PyObject                *services, *graphs;     /* made at the first decision */
+};
+
+struct pyapp {                          /* a Service or a Graph */
+    PyObject_HEAD
+    struct pymicro *view;
+    int             idx;
+};
+
+static const struct micro_view *mlive(struct pymicro *mv)
+{
+    if (mv->v == NULL)
+        PyErr_SetString(PyExc_RuntimeError, "the view can be read only during a decision");
+    return mv->v;
+}
+
+static PyObject *dtuple(const double *a, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t != NULL && i < n; i++)
+        PyTuple_SET_ITEM(t, i, PyFloat_FromDouble(a != NULL ? a[i] : 0));
+    return t;
+}
+
+static PyObject *ituple(const int *a, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t != NULL && i < n; i++)
+        PyTuple_SET_ITEM(t, i, PyLong_FromLong(a[i]));
+    return t;
+}
+
+static PyObject *mview_get(PyObject *self, void *c)
+{
+    struct pymicro *mv = (struct pymicro *)self;
+    const struct micro_view *v = mlive(mv);
+    if (v == NULL)
+        return NULL;
+    int S = v->app->nservices, G = v->app->ngraphs;
+    switch ((intptr_t)c) {
+    case 0: return PyLong_FromLongLong((long long)v->now);
+    case 1: return PyLong_FromLongLong((long long)v->interval);
+    case 2: return PyFloat_FromDouble(v->interval_s);
+    case 3: return PyFloat_FromDouble(v->sla_s);
+    case 4: return PyFloat_FromDouble(v->quantile);
+    case 5: return ituple(v->containers, S);
+    case 6: return ituple(v->ready, S);
+    case 7: return PyFloat_FromDouble(v->startup_s);
+    case 8: return PyFloat_FromDouble(v->capacity_cpus);
+    case 9: return PyFloat_FromDouble(v->capacity_memory_gb);
+    case 10: return PyFloat_FromDouble(v->peak_rate);
+    case 11: return PyBool_FromLong(v->have_last);
+    case 12: return PyFloat_FromDouble(v->rate);
+    case 13: return dtuple(v->mix, G);
+    case 14: return dtuple(v->load, S);
+    case 15: return dtuple(v->call_mean_s, S);
+    case 16: return dtuple(v->graph_p95_s, G);
+    case 17: return PyFloat_FromDouble(v->e2e_q_s);
+    case 18: return PyFloat_FromDouble(v->miss_frac);
+    case 19: return dtuple(v->hist_rate, v->nhist);
+    case 20: return dtuple(v->hist_mix, v->nhist * G);
+    case 21: Py_INCREF(mv->services); return mv->services;
+    case 22: Py_INCREF(mv->graphs); return mv->graphs;
+    case 23: return PyUnicode_FromString(v->app->name);
+    }
+    return NULL;
+}
+
+#define MG(name, k, doc) { name, mview_get, NULL, doc, (void *)(intptr_t)(k) }
+static PyGetSetDef mview_getset[] = {
+    MG("now", 0, "the clock, microseconds"), MG("interval", 1, "the interval that starts now"),
+    MG("interval_s", 2, "seconds of an interval"), MG("sla_s", 3, "the SLA's latency"),
+    MG("quantile", 4, "the SLA's quantile"),
+    MG("containers", 5, "containers allocated now per service (ready and starting)"),
+    MG("ready", 6, "containers serving now per service"),
+    MG("startup_s", 7, "a new container serves this long after it is asked for"),
+    MG("capacity_cpus", 8, "the cluster's cores"), MG("capacity_memory_gb", 9, "its memory"),
+    MG("peak_rate", 10, "requests/s at the declared peak, else the highest seen so far"),
+    MG("have_last", 11, "False before the first interval ends"),
+    MG("rate", 12, "the last interval's requests/s"), MG("mix", 13, "its graph mix"),
+    MG("load", 14, "its calls/s per service"),
+    MG("call_mean_s", 15, "its mean call latency per service (0: none)"),
+    MG("graph_p95_s", 16, "its end-to-end quantile per graph (0: none)"),
+    MG("e2e_q_s", 17, "its end-to-end quantile"), MG("miss_frac", 18, "its share over the SLA"),
+    MG("hist_rate", 19, "the latest intervals' rates, oldest first"),
+    MG("hist_mix", 20, "their mixes, interval by interval (len(hist_rate) x graphs)"),
+    MG("services", 21, "the services (a tuple of Service)"),
+    MG("graphs", 22, "the graph types (a tuple of Graph)"), MG("app", 23, "the app's name"),
+    { NULL, NULL, NULL, NULL, NULL },
+};
+#undef MG
+
+static PyObject *svc_get(PyObject *self, void *c)
+{
+    struct pyapp *o = (struct pyapp *)self;
+    const struct micro_view *v = mlive(o->view);
+    if (v == NULL)
+        return NULL;
+    const struct micro_service *s = &v->app->svc[o->idx];
+    switch ((intptr_t)c) {
+    case 0: return PyUnicode_FromString(s->name);
+    case 1: return PyFloat_FromDouble(s->cpus);
+    case 2: return PyFloat_FromDouble(s->memory_gb);
+    case 3: return PyLong_FromLong(s->init);
+    case 4: return PyLong_FromLong(s->concurrency);
+    }
+    return PyLong_FromLong(o->idx);
+}
+
+static PyGetSetDef svc_getset[] = {
+    { "name", svc_get, NULL, "its name", (void *)0 },
+    { "cpus", svc_get, NULL, "cores of one container", (void *)1 },
+    { "memory_gb", svc_get, NULL, "memory of one container", (void *)2 },
+    { "init", svc_get, NULL, "containers when the run starts", (void *)3 },
+    { "concurrency", svc_get, NULL, "calls a container serves at once (queueing truth)",
+      (void *)4 },
+    { "index", svc_get, NULL, "its index", (void *)5 },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+static PyObject *graph_get(PyObject *self, void *c)
+{
+    struct pyapp *o = (struct pyapp *)self;
+    const struct micro_view *v = mlive(o->view);
+    if (v == NULL)
+        return NULL;
+    const struct micro_graph *g = &v->app->graph[o->idx];
+    switch ((intptr_t)c) {
+    case 0: return PyUnicode_FromString(g->name);
+    case 1: return PyFloat_FromDouble(g->weight);
+    case 2: return PyLong_FromLong(g->ncalls);
+    case 3: return dtuple(g->calls_per_service, v->app->nservices);
+    case 4: return PyFloat_FromDouble(g->min_latency_s);
+    }
+    return PyLong_FromLong(o->idx);
+}
+
+static PyGetSetDef graph_getset[] = {
+    { "name", graph_get, NULL, "its name", (void *)0 },
+    { "weight", graph_get, NULL, "its share of requests when a workload gives no mix",
+      (void *)1 },
+    { "ncalls", graph_get, NULL, "calls of its tree", (void *)2 },
+    { "calls_per_service", graph_get, NULL, "calls per request of each service", (void *)3 },
+    { "min_latency_s", graph_get, NULL, "no request of it is faster", (void *)4 },
+    { "index", graph_get, NULL, "its index", (void *)5 },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+/* The arguments of prob_idle and solve: gamma (a value per service) and chains, each
+ * (graph, weight); the chain's calls are the graph's.  *g and *ch are malloc'd. */
+static int msopt_args(struct pymicro *mv, PyObject *gamma_o, PyObject *chains_o,
+                      const char *paths_s, double **g, struct msopt_chain **ch, int *nch,
+                      int *paths)
+{
+    const struct micro_view *v = mlive(mv);
+    if (v == NULL)
+        return -1;
+    int S = v->app->nservices, G = v->app->ngraphs;
+    *g = NULL;
+    *ch = NULL;
+    if (strcmp(paths_s, "all") == 0 || strcmp(paths_s, "critical") == 0) {
+        *paths = paths_s[0] == 'a' ? MSOPT_ALL : MSOPT_CRITICAL;
+    } else {
+        PyErr_SetString(PyExc_ValueError, "paths must be 'all' or 'critical'");
+        return -1;
+    }
+    PyObject *gs = PySequence_Fast(gamma_o, "gamma: a sequence of calls/s per service");
+    PyObject *cs = gs ? PySequence_Fast(chains_o, "chains: a sequence of (graph, weight)") : NULL;
+    int rc = -1;
+    if (cs == NULL)
+        goto out;
+    if (PySequence_Fast_GET_SIZE(gs) != S) {
+        PyErr_Format(PyExc_ValueError, "gamma: %d values expected (one per service)", S);
+        goto out;
+    }
+    *nch = (int)PySequence_Fast_GET_SIZE(cs);
+    *g = malloc((size_t)S * sizeof **g);
+    *ch = malloc((size_t)(*nch > 0 ? *nch : 1) * sizeof **ch);
+    if (*g == NULL || *ch == NULL) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (int k = 0; k < S; k++)
+        if (((*g)[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(gs, k))) == -1 &&
+            PyErr_Occurred())
+            goto out;
+    for (int c = 0; c < *nch; c++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(cs, c);
+        long gi = -1;
+        double w = 0;
+        if (PyTuple_Check(e) && PyTuple_GET_SIZE(e) == 2) {
+            gi = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
+            w = PyFloat_AsDouble(PyTuple_GET_ITEM(e, 1));
+        }
+        if (PyErr_Occurred() || gi < 0 || gi >= G || !(w >= 0)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "chain %d: expected (graph index, weight >= 0)", c);
+            goto out;
+        }
+        (*ch)[c] = (struct msopt_chain){ v->app->graph[gi].calls_per_service, w, (int)gi };
+    }
+    rc = 0;
+out:
+    Py_XDECREF(gs);
+    Py_XDECREF(cs);
+    if (rc < 0) {
+        free(*g);
+        free(*ch);
+        *g = NULL;
+        *ch = NULL;
+    }
+    return rc;
+}
+
+static PyObject *mview_prob_idle(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kws[] = { "gamma", "chains", "paths", NULL };
+    struct pymicro *mv = (struct pymicro *)self;
+    PyObject *go, *co;
+    const char *ps = "all";
+    double *g;
+    struct msopt_chain *ch;
+    int nch, paths;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|s", kws, &go, &co, &ps) ||
+        msopt_args(mv, go, co, ps, &g, &ch, &nch, &paths) < 0)
+        return NULL;
+    struct msopt_problem z = { .app = mv->v->app, .gamma = g, .chain = ch, .nchains = nch,
+                               .sla_s = mv->v->sla_s, .quantile = mv->v->quantile,
+                               .paths = paths };
+    double p = msopt_prob_idle(&z);
+    free(g);
+    free(ch);
+    return PyFloat_FromDouble(p);
+}
+
+static PyObject *mview_solve(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kws[] = { "gamma", "chains", "iterations", "trim", "paths", NULL };
+    struct pymicro *mv = (struct pymicro *)self;
+    PyObject *go, *co;
+    const char *ps = "all";
+    int iterations = 30, trim = 1, nch, paths;
+    double *g;
+    struct msopt_chain *ch;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ips", kws, &go, &co, &iterations, &trim,
+                                     &ps) ||
+        msopt_args(mv, go, co, ps, &g, &ch, &nch, &paths) < 0)
+        return NULL;
+    if (iterations < 1 || iterations > 10000) {
+        free(g);
+        free(ch);
+        PyErr_SetString(PyExc_ValueError, "iterations in 1 .. 10000");
+        return NULL;
+    }
+    int S = mv->v->app->nservices;
+    int *n = calloc((size_t)S, sizeof *n);
+    struct msopt_problem pr = { .app = mv->v->app, .gamma = g, .chain = ch, .nchains = nch,
+                                .sla_s = mv->v->sla_s, .quantile = mv->v->quantile,
+                                .cap_cpus = mv->v->capacity_cpus, .iterations = iterations,
+                                .trim = trim, .paths = paths };
+    struct msopt_result res;
+    struct errbuf err = { 0 };
+    PyObject *r = NULL;
+    if (n == NULL)
+        PyErr_NoMemory();
+    else if (msopt_solve(&pr, n, &res, &err) < 0)
+        PyErr_SetString(PyExc_MemoryError, err.msg);
+    else
+        r = Py_BuildValue("(NO)", ituple(n, S), res.feasible ? Py_True : Py_False);
+    free(n);
+    free(g);
+    free(ch);
+    return r;
+}
+
+static PyMethodDef mview_methods[] = {
+    { "prob_idle", (PyCFunction)(void (*)(void))mview_prob_idle, METH_VARARGS | METH_KEYWORDS,
+      "prob_idle(gamma, chains, paths='all'): Derm's model of P(latency <= SLA) with every "
+      "service at no load (msopt_prob_idle, sched/micro/msopt.h); chains: [(graph, weight)]" },
+    { "solve", (PyCFunction)(void (*)(void))mview_solve, METH_VARARGS | METH_KEYWORDS,
+      "solve(gamma, chains, iterations=30, trim=True, paths='all'): Derm's container "
+      "minimization under the SLA within the cluster's cores (msopt_solve) -> (containers, "
+      "feasible)" },
+    { NULL, NULL, 0, NULL },
+};
+
+static void app_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pyapp *)self)->view);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static void mview_dealloc(PyObject *self)
+{
+    Py_XDECREF(((struct pymicro *)self)->services);
+    Py_XDECREF(((struct pymicro *)self)->graphs);
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot mview_slots[] = {
+    { Py_tp_getset, mview_getset }, { Py_tp_methods, mview_methods },
+    { Py_tp_dealloc, mview_dealloc },
+    { Py_tp_doc, "What a microservice policy sees (sim/micro/micro_view.h), read-only." },
+    { 0, NULL },
+};
+static PyType_Spec mview_spec = { "hetsim.MicroView", sizeof(struct pymicro), 0,
+                                  Py_TPFLAGS_DEFAULT, mview_slots };
+static PyType_Slot svc_slots[] = {
+    { Py_tp_getset, svc_getset }, { Py_tp_dealloc, app_dealloc },
+    { Py_tp_doc, "A service of the app (struct micro_service), read-only." }, { 0, NULL },
+};
+static PyType_Spec svc_spec = { "hetsim.Service", sizeof(struct pyapp), 0, Py_TPFLAGS_DEFAULT,
+                                svc_slots };
+static PyType_Slot graph_slots[] = {
+    { Py_tp_getset, graph_getset }, { Py_tp_dealloc, app_dealloc },
+    { Py_tp_doc, "A graph type of the app (struct micro_graph), read-only." }, { 0, NULL },
+};
+static PyType_Spec graph_spec = { "hetsim.Graph", sizeof(struct pyapp), 0, Py_TPFLAGS_DEFAULT,
+                                  graph_slots };
+
+static PyObject *app_objects(struct pymicro *mv, PyTypeObject *tp, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t != NULL && i < n; i++) {
+        struct pyapp *o = PyObject_New(struct pyapp, tp);
+        if (o == NULL) {
+            Py_CLEAR(t);
+            break;
+        }
+        Py_INCREF(mv);
+        o->view = mv;
+        o->idx = i;
+        PyTuple_SET_ITEM(t, i, (PyObject *)o);
+    }
+    return t;
+}
+
+static int py_micro_decide(void *self, const struct micro_view *v, int *containers,
+                           struct errbuf *err)
+{
+    struct pypol *b = self;
+    struct pymicro *mv = b->mview;
+    int S = v->app->nservices;
+    if (mv->services == NULL &&
+        ((mv->services = app_objects(mv, t_svc, S)) == NULL ||
+         (mv->graphs = app_objects(mv, t_graph, v->app->ngraphs)) == NULL))
+        return py_error(b, "decide", b->hook_line[HOOK_DECIDE], err);
+    mv->v = v;
+    PyObject *r = call_hook(b, HOOK_DECIDE, PyTuple_Pack(1, (PyObject *)mv), err);
+    int rc = r == NULL ? -1 : 0;
+    if (rc == 0 && r != Py_None) {      /* None: keep the containers as they are */
+        char rep[160];
+        repr_of(r, rep, sizeof rep);
+        PyObject *seq = PySequence_Fast(r, "");
+        int ok = seq != NULL && PySequence_Fast_GET_SIZE(seq) == S;
+        for (int k = 0; ok && k < S; k++) {
+            PyObject *x = PySequence_Fast_GET_ITEM(seq, k);
+            long n = PyLong_Check(x) && !PyBool_Check(x) ? PyLong_AsLong(x) : -1;
+            ok = n >= 1 && n <= INT32_MAX;
+            if (ok)
+                containers[k] = (int)n;
+        }
+        Py_XDECREF(seq);
+        PyErr_Clear();
+        if (!ok)
+            rc = bad_return(b, HOOK_DECIDE, err, "returned %s; expected %d integers >= 1, the "
+                            "containers of each service (view.services), or None", rep, S);
+    }
+    Py_XDECREF(r);
+    mv->v = NULL;
+    return rc;
+}
+
+static int bind_micro(struct pypol *b, struct errbuf *err)
+{
+    if (need_hook(b, HOOK_DECIDE, "decide", err) < 0)
+        return -1;
+    b->mh.decide = py_micro_decide;
+    b->ops.micro = &b->mh;
+    b->mview = PyObject_New(struct pymicro, t_mview);
+    if (b->mview == NULL)
+        return py_error(b, NULL, 0, err);
+    b->mview->v = NULL;
+    b->mview->b = b;
+    b->mview->services = b->mview->graphs = NULL;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ hetsim.stream */
 
 /* A GSL stream named per purpose from the run's seed (sim/base/rng.h), as C policies draw:
@@ -2171,12 +2574,16 @@ static PyObject *hetsim_module_init(void)
     t_sview = (PyTypeObject *)PyType_FromSpec(&sview_spec);
     t_load = (PyTypeObject *)PyType_FromSpec(&load_spec);
     t_req = (PyTypeObject *)PyType_FromSpec(&req_spec);
+    t_mview = (PyTypeObject *)PyType_FromSpec(&mview_spec);
+    t_svc = (PyTypeObject *)PyType_FromSpec(&svc_spec);
+    t_graph = (PyTypeObject *)PyType_FromSpec(&graph_spec);
     e_timeout = PyErr_NewExceptionWithDoc("hetsim.PolicyTimeout", "A hook ran longer than "
                                           "sim.policy_timeout_s CPU seconds.",
                                           PyExc_TimeoutError, NULL);
     if (t_job == NULL || t_view == NULL || t_list == NULL || t_iter == NULL || t_plan == NULL ||
         t_pview == NULL || t_node == NULL || t_pod == NULL || t_stream == NULL ||
-        t_sview == NULL || t_load == NULL || t_req == NULL ||
+        t_sview == NULL || t_load == NULL || t_req == NULL || t_mview == NULL ||
+        t_svc == NULL || t_graph == NULL ||
         PyModule_AddIntConstant(m, "UNIFIED", SERVE_UNIFIED) < 0 ||
         PyModule_AddIntConstant(m, "PREFILL", SERVE_PREFILL) < 0 ||
         PyModule_AddIntConstant(m, "DECODE", SERVE_DECODE) < 0 ||
@@ -2214,6 +2621,13 @@ static void pol_free(struct pypol *b)
     for (size_t s = 0; s < b->jcap; s++)
         Py_XDECREF(b->jobs[s]);
     Py_XDECREF((PyObject *)b->tview);
+    if (b->mview != NULL) {
+        b->mview->v = NULL;
+        b->mview->b = NULL;
+        Py_CLEAR(b->mview->services);
+        Py_CLEAR(b->mview->graphs);
+        Py_DECREF(b->mview);
+    }
     if (b->sview != NULL) {
         b->sview->b = NULL;
         Py_CLEAR(b->sview->loads);
@@ -2485,6 +2899,8 @@ int pybridge_load(const struct policy_ops **out, const char *file,
         rc = bind_placement(b, err);
     else if (rc == 0 && strcmp(b->ops.domain, "serving") == 0)
         rc = bind_serving(b, err);
+    else if (rc == 0 && strcmp(b->ops.domain, "micro") == 0)
+        rc = bind_micro(b, err);
     else if (rc == 0)
         rc = err_input(err, b->path, 0, "DOMAIN", "Python policies of the %s domain are not "
                        "supported yet", b->ops.domain);
