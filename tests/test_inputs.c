@@ -449,6 +449,19 @@ static const char *garbage_db(void)
 #define SIA_WOK XHDR XJ("a", "0", "cifar10", "2", "2048") XJ("b", "30", "cifar10", "1", "4096")
 #define SIA_E(e) { { "e.json", e }, { "w.csv", SIA_WOK } }
 
+/* a placement policy in Python beside the three files of a placement row */
+static const char *py_place_file(void)
+{
+    static const char text[] = "DOMAIN = 'placement'\ndef place(view, pod):\n"
+                               "    return (0, [9] * pod.num_gpu)\n";
+    write_bytes("pol.py", text, sizeof text - 1);
+    return NULL;
+}
+
+/* a serving policy in Python: high-end replicas, and `route` (line 5) as given */
+#define PY_SERVE(route) "import hetsim\nDOMAIN = 'serving'\ndef deploy(env):\n" \
+    "    return env.replicas([env.high_type()])\ndef route(view, req):\n    " route "\n"
+
 /* ---- the table ---- */
 
 /* Rows list name, files, arguments, exit code and message, and leave the rest zero (no run
@@ -1950,6 +1963,23 @@ static const struct row rows[] = {
                                            "    return [1]\n" } },
       { RUN }, 2, AT("p.py", 2) "decide: returned [1]; expected 2 integers >= 1, the "
                                 "containers of each service" },
+    { "py_place_gpu_out_of_range",
+      PLACE(PEXPF(PCL_, PN_, PW_, "[\"py:pol.py\"]", ""), NODES_OK, PODS_OK),
+      { RUN }, 2, AT("pol.py", 2) "place: returned (0, [9*which the world refuses: pod p*: "
+                                  "the policy chose GPU 9 of node a", .setup = py_place_file },
+    { "py_serve_bad_instance",
+      { { "e.json", SEXPF(S_MODEL, S_AZ, "[\"py:p.py\"]", "") }, { "a.csv", AZ_OK },
+        { "p.py", PY_SERVE("return 5") } },
+      { RUN }, 2, AT("p.py", 5) "route: returned 5, which the world refuses: policy routed "
+                                "request*to instance 5" },
+    { "py_serve_bad_deployment",
+      { { "e.json", SEXPF(S_MODEL, S_AZ, "[\"py:p.py\"]", "") }, { "a.csv", AZ_OK },
+        { "p.py", "import hetsim\nDOMAIN = 'serving'\ndef deploy(env):\n"
+                  "    return [(hetsim.UNIFIED, [([0], 1)])]\ndef route(view, req):\n"
+                  "    return 0\n" } },
+      { RUN }, 2, AT("e.json", 7) "policies[0]: policy 'py:p.py' finds no deployment: "
+                                  "%d/p.py:3: deploy: returned a deployment the world "
+                                  "refuses: " },
 };
 #pragma GCC diagnostic pop
 

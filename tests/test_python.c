@@ -18,11 +18,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../sched/policy.h"
 #include "../sim/base/rng.h"
 #include "helpers.h"
+
+extern char **environ;
 
 #define RUN(...) th_hetsim((const char *const[]){ __VA_ARGS__, NULL })
 
@@ -248,6 +253,40 @@ Test(python, sweeps_with_workers_resume_and_report, .timeout = 300)
     free(d2);
     free(one);
     free(two);
+    free(f);
+}
+
+/* `mpirun -np 2` of the MPI build (make MPI=1) runs the Python sweep: each rank starts its
+ * own interpreter; the rows equal a plain sweep's.  Skipped without build/mpi/hetsim. */
+Test(python, mpi_ranks_run_python_policies, .timeout = 300)
+{
+    if (access(HETSIM_MPI_BIN, X_OK) != 0 || system("command -v mpirun >/dev/null") != 0)
+        cr_skip_test("no MPI build (make MPI=1) or no mpirun");
+    char *f = th_write("pympi.json", py_sweep);
+    char *mpi = tmp("pympi.db"), *plain = tmp("pympi_plain.db");
+    const char *argv[] = { "mpirun", "--oversubscribe", geteuid() == 0 ? "--allow-run-as-root"
+                                                                       : "--oversubscribe",
+                           "-np", "2", HETSIM_MPI_BIN, "sweep", f, "--db", mpi, "-q", NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    cr_assert_eq(posix_spawnp(&pid, "mpirun", &fa, NULL, (char *const *)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int status;
+    waitpid(pid, &status, 0);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "mpirun status %d", status);
+    struct th_out o = RUN("sweep", f, "--db", plain, "-q");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    char *a = th_db_dump_by_config(mpi), *b = th_db_dump_by_config(plain);
+    cr_assert_gt(strlen(a), 10000);
+    cr_assert_str_eq(a, b, "the MPI sweep differs from a plain one");
+    free(a);
+    free(b);
+    free(mpi);
+    free(plain);
     free(f);
 }
 
