@@ -78,7 +78,12 @@ enum { HOOK_DECIDE, HOOK_AUX, HOOK_AUX2 };
 
 /* ------------------------------------------------------------------ the interpreter */
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PYBRIDGE_ASAN 1             /* clang's way of saying it */
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(PYBRIDGE_ASAN)
 /* CPython 3.11 does not free everything it allocated when it is finalized (interned strings,
  * caches of its types and codecs): allocations of libpython, which LeakSanitizer (make
  * SANITIZE=address) is told to leave out.  The bridge's own allocations stay checked. */

@@ -112,6 +112,8 @@ int grant_check(struct grant_list *l, const struct train_job *jobs, int32_t nslo
         if (g->ngpu > 0 && (g->ngpu < j->min_workers || g->ngpu > j->max_workers))
             return err_run(err, "policy granted job %lld %d GPUs, outside its range [%d, %d]",
                            (long long)j->id, g->ngpu, j->min_workers, j->max_workers);
+        if (g->ngpu == 0)
+            continue;           /* a preemption: no ids (l->ids may be NULL) */
         int *ids = l->ids + g->first;
         if (g->ngpu > 1)
             qsort(ids, (size_t)g->ngpu, sizeof *ids, cmp_int);

@@ -75,7 +75,7 @@ int grant_same(const struct train_job *j, const int *ids, int n, int share, int 
 
 static inline const int *grant_ids(const struct grant_list *l, const struct grant *g)
 {
-    return l->ids + g->first;
+    return l->ids != NULL ? l->ids + g->first : NULL;  /* a list of preemptions has no ids */
 }
 
 #endif

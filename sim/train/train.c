@@ -779,7 +779,7 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
     for (size_t k = 0; k < l->n && rc == 0; k++) {
         struct grant *g = &l->g[k];
         struct train_job *j = &w->jobs[g->slot];
-        if (grant_same(j, l->ids + g->first, g->ngpu, g->share, g->batch, g->sliced))
+        if (grant_same(j, grant_ids(l, g), g->ngpu, g->share, g->batch, g->sliced))
             continue;
         l->g[nchanged++] = *g;
         settle(w, j, t);
@@ -793,7 +793,7 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
             rc = err_run(err, "policy over-allocated: job %lld was granted GPU %d beyond its "
                               "capacity", (long long)w->jobs[g->slot].id, l->ids[g->first]);
         else
-            rc = set_grant(w, &w->jobs[g->slot], l->ids + g->first, g->ngpu, g->share,
+            rc = set_grant(w, &w->jobs[g->slot], grant_ids(l, g), g->ngpu, g->share,
                            g->batch, g->sliced, err);
     }
     if (rc == 0 && w->speed->mem_gb != NULL)
