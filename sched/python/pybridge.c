@@ -110,7 +110,7 @@ static struct {
     clockid_t       cpu;
     atomic_ullong   call;       /* hook calls begun */
     atomic_int      in_hook;
-    double          limit_s;    /* of the call running */
+    atomic_llong    limit_us;   /* of the call running, CPU microseconds */
     unsigned long   main_ident; /* the thread that calls hooks (Python's id) */
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
@@ -128,7 +128,8 @@ static void *watchdog(void *arg)
     double last = 0, spent = 0;
     pthread_mutex_lock(&wd.mu);
     while (!wd.stop) {
-        double period = wd.limit_s / 4 < 0.25 ? wd.limit_s / 4 : 0.25;
+        double limit_s = (double)atomic_load(&wd.limit_us) * 1e-6;
+        double period = limit_s / 4 < 0.25 ? limit_s / 4 : 0.25;
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         long ns = until.tv_nsec + (long)(period * 1e9);
@@ -145,7 +146,7 @@ static void *watchdog(void *arg)
             spent = 0;          /* a new call began since the last look: count from now */
         seen = call;
         last = cpu;
-        if (atomic_load(&wd.in_hook) && spent >= wd.limit_s && fired != call) {
+        if (atomic_load(&wd.in_hook) && spent >= limit_s && fired != call) {
             /* Raise in the hook's thread.  The GIL is had when that thread lets it go
              * between bytecodes; a pending call would not do (3.11 sets the eval breaker for
              * pending calls only when the main thread adds them). */
@@ -324,12 +325,9 @@ static PyObject *call_hook(struct pypol *b, int h, PyObject *args, struct errbuf
 {
     if (args == NULL)
         return py_error(b, b->hook_name[h], b->hook_line[h], err), NULL;
-    if (!wd.up) {
-        wd.limit_s = b->timeout_s;
-        if (pthread_create(&wd.th, NULL, watchdog, NULL) == 0)
-            wd.up = 1;
-    }
-    wd.limit_s = b->timeout_s;
+    atomic_store(&wd.limit_us, (long long)(b->timeout_s * 1e6));
+    if (!wd.up && pthread_create(&wd.th, NULL, watchdog, NULL) == 0)
+        wd.up = 1;
     cur_seed = b->seed;
     atomic_fetch_add(&wd.call, 1);
     atomic_store(&wd.in_hook, 1);
@@ -2630,6 +2628,8 @@ static void pol_free(struct pypol *b)
     if (b->tview != NULL) {
         b->tview->v = NULL;
         b->tview->b = NULL;
+        for (int i = 0; i < 3; i++)     /* the lists point back at the view: break the cycle */
+            Py_CLEAR(b->tview->lists[i]);
     }
     if (the_plan != NULL && the_plan->view == b->tview) {
         Py_CLEAR(the_plan);
