@@ -29,6 +29,15 @@ CFLAGS   ?= $(OPT) -g
 DEPFLAGS  = -MMD -MP
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm
+# CPython, embedded for policies written in Python (sched/python/).  Debian's interpreter
+# (/usr/bin/python3-config, package python3-dev) is preferred to whatever python3-config comes
+# first on PATH (a pyenv shim would link another Python).  Only the include flags of
+# `--cflags` are taken (`--includes`): the rest (-O2 -DNDEBUG ...) would override ours.
+PY_CONFIG  ?= $(firstword $(wildcard /usr/bin/python3-config) python3-config)
+PY_CFLAGS  := $(shell $(PY_CONFIG) --includes 2>/dev/null)
+PY_LIBS    := $(shell $(PY_CONFIG) --embed --ldflags 2>/dev/null)
+PKG_CFLAGS += $(PY_CFLAGS)
+PKG_LIBS   += $(PY_LIBS)
 
 ifeq ($(MPI),1)
   # `make MPI=1`: build/mpi/hetsim, whose sweep shares its runs among MPI ranks

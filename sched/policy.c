@@ -7,6 +7,7 @@
 #include "policy.h"
 
 #include "alloc.h"
+#include "python/pybridge.h"
 #include "../sim/train/elastic_view.h"
 
 #include <stdio.h>
@@ -35,6 +36,11 @@ const struct policy_ops *policy_find(const char *name)
     return NULL;
 }
 
+int policy_is_python(const char *name)
+{
+    return strncmp(name, PYBRIDGE_PREFIX, strlen(PYBRIDGE_PREFIX)) == 0;
+}
+
 const char *policy_hint(const char *name, char *buf, size_t cap)
 {
     const char *names[128];
@@ -53,7 +59,13 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
                 const struct policy_env *env, struct errbuf *err)
 {
     *out = NULL;
-    const struct policy_ops *ops = policy_find(name);
+    /* a Python module describes itself (its domain, hooks and parameters) when it loads */
+    int py = policy_is_python(name);
+    const struct policy_ops *ops = NULL;
+    if (py && pybridge_load(&ops, name + strlen(PYBRIDGE_PREFIX), env, err) < 0)
+        return -1;
+    if (!py)
+        ops = policy_find(name);
     if (ops == NULL) {          /* experiments check names when they load; this is a backstop */
         char hint[96];
         return err_input(err, NULL, 0, "policy", "unknown policy '%s'%s (see `hetsim list "
@@ -73,19 +85,26 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
         params = &none;
     double round_s = ops->train ? ops->train->round_s : ops->serve ? ops->serve->redispatch_s : 0;
     const char *label = ops->name;
-    if (params->node != NULL &&
-        (jobj_known(params, known, err) < 0 ||
-         jobj_num(params, "round_s", JOPT, ops->serve ? 0 : 1e-3, 1e9, &round_s, err) < 0 ||
-         jobj_str(params, "label", JOPT, &label, err) < 0))
-        return -1;
-    policy *p = calloc(1, sizeof *p);
-    if (p == NULL)
-        return err_run(err, "out of memory");
+    policy *p = NULL;
+    if ((params->node != NULL &&
+         (jobj_known(params, known, err) < 0 ||
+          jobj_num(params, "round_s", JOPT, ops->serve ? 0 : 1e-3, 1e9, &round_s, err) < 0 ||
+          jobj_str(params, "label", JOPT, &label, err) < 0)) ||
+        (p = calloc(1, sizeof *p)) == NULL) {
+        if (py)
+            pybridge_unload(ops);
+        return err->code ? -1 : err_run(err, "out of memory");
+    }
     p->ops = ops;
     p->round = sim_from_sec(round_s);
     snprintf(p->label, sizeof p->label, "%s", label);
     p->trace = getenv("HETSIM_TRACE") != NULL;
-    if (ops->create(&p->self, params, env, err) < 0) {
+    /* a Python module's instance is the one pybridge_load made: create gives it its
+     * parameters and generator */
+    if (py ? pybridge_create(ops, &p->self, params, env, err) < 0
+           : ops->create(&p->self, params, env, err) < 0) {
+        if (py)
+            pybridge_unload(ops);
         free(p);
         return -1;
     }
@@ -118,6 +137,8 @@ void policy_close(policy *p)
     if (p == NULL)
         return;
     p->ops->destroy(p->self);
+    if (policy_is_python(p->ops->name))
+        pybridge_unload(p->ops);
     free(p);
 }
 

@@ -32,6 +32,12 @@ struct policy_env {
     uint64_t       seed;        /* the experiment seed: derive streams with rng_stream */
     const cluster *cl;
     const tput    *model;
+    /* Python policies (py:FILE, sched/python/pybridge.h) only: the directory of the
+     * experiment file, where a relative FILE is looked for after the working directory
+     * (NULL: none), and sim.policy_timeout_s, the CPU seconds one hook call may take
+     * (0: the default) */
+    const char    *base_dir;
+    double         timeout_s;
 };
 
 /* What a policy is beyond its hooks: how it behaves inside Gavel's round mechanism
@@ -120,6 +126,9 @@ struct policy_ops {
 extern const struct policy_ops *const policy_registry[];
 
 const struct policy_ops *policy_find(const char *name);
+/* 1 for the name of a policy written in Python, "py:FILE" (sched/python/pybridge.h): not in
+ * the registry, checked when it opens. */
+int policy_is_python(const char *name);
 
 /* " (did you mean 'fifo'?)" for a name close to a registered one, else "". */
 const char *policy_hint(const char *name, char *buf, size_t cap);

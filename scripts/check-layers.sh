@@ -25,8 +25,10 @@
 #   workloads       trace readers and generators: the worlds' job types, sim/core, sim/base,
 #                   models
 #   sched           policy head, registry, solvers: the worlds' views, sim/core, sim/base,
-#                   models
+#                   models, and sched/python/pybridge.h (the dispatch layer opens py: policies)
 #   sched/<domain>  policies: their world's view, sched, sim/core, sim/base, models
+#   sched/python    the bridge to policies written in Python: every world's view, sched and
+#                   the domains' solvers (sched/*), sim/core, sim/base, models
 #   sim/run         the driver: everything below the batch and CLI layers
 #   sim/batch       sweeps, pool, MPI: sim/run and below
 #   sim/cli         main and the commands: anything
@@ -87,6 +89,12 @@ allowed() {                     # allowed FROM_LAYER TARGET_PATH TARGET_LAYER
         return 1 ;;
     sched)
         case $to in sim/base | sim/core | models) return 0 ;; esac
+        # the dispatch layer opens policies written in Python through the bridge's header
+        [ "$target" = sched/python/pybridge.h ] && return 0
+        is_view "$target" ;;
+    sched/python)               # the Python bridge: every world's view, as sched itself, and
+                                # the domains' shared solvers it offers (sched/micro/msopt.h)
+        case $to in sched | sched/* | sim/base | sim/core | models) return 0 ;; esac
         is_view "$target" ;;
     sched/*)
         case $to in sched | sim/base | sim/core | models) return 0 ;; esac

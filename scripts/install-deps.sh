@@ -8,7 +8,7 @@
 #                                      chromium for the HTML report test)
 set -eu
 
-required="libgsl-dev libcjson-dev libsqlite3-dev libcriterion-dev libglpk-dev libqhull-dev gnuplot-nox pkg-config sqlite3 gcc make"
+required="libgsl-dev libcjson-dev libsqlite3-dev libcriterion-dev libglpk-dev libqhull-dev python3-dev gnuplot-nox pkg-config sqlite3 gcc make"
 optional="openmpi-bin libopenmpi-dev clang libclang-rt-14-dev valgrind chromium"
 
 want=$required

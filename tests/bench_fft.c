@@ -125,7 +125,7 @@ int main(void)
         return 1;
     }
     const struct policy_ops *ops = policy_find("fft");
-    struct policy_env env = { 1, cl, NULL };
+    struct policy_env env = { 1, cl, NULL, NULL, 0 };
     struct errbuf err;
     err_clear(&err);
     struct jobj none = { 0 };

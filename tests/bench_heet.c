@@ -106,7 +106,7 @@ int main(void)
            "CPU s per round (getrusage), world included; target < 1 s for heet\n",
            cluster_ngpus(cl), JOBS, ROUNDS);
     for (size_t k = 0; k < sizeof policies / sizeof policies[0]; k++) {
-        struct policy_env env = { 1, cl, m };
+        struct policy_env env = { 1, cl, m, NULL, 0 };
         policy *pol;
         if (policy_open(&pol, policies[k], NULL, &env, &err) < 0)
             return fail(&err);

@@ -441,7 +441,7 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
         cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0, "%s", err.msg);
         cr_assert_eq(jobj_root(&pj, doc, &err), 0);
     }
-    struct policy_env env = { 1, cl, m };
+    struct policy_env env = { 1, cl, m, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
     struct arr_src src = { jobs, n, 0 };
@@ -686,7 +686,7 @@ struct th_serve th_serve_run(const cluster *cl, const char *model, const struct 
     llm_catalog *lc = th_llm(cluster_catalog(cl));
     const struct llm_arch *a = llm_find(lc, model);
     cr_assert_not_null(a, "%s", model);
-    struct policy_env env = { 1, cl, NULL };
+    struct policy_env env = { 1, cl, NULL, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
     struct req_src src = { q, n, 0 };

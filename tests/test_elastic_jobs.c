@@ -134,7 +134,7 @@ static void run(const cluster *cl, const struct job_spec *jobs, int n, const cha
         cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0, "%s", err.msg);
         cr_assert_eq(jobj_root(&pj, doc, &err), 0);
     }
-    struct policy_env env = { 1, cl, th_m };
+    struct policy_env env = { 1, cl, th_m, NULL, 0 };
     cr_assert_eq(policy_open(&s->p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
     struct src src = { jobs, n, 0 };
     struct entity_source es = { &src, src_next };

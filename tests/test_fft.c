@@ -94,7 +94,7 @@ static void *open_fft(const char *params)
         cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0, "%s", err.msg);
         cr_assert_eq(jobj_root(&o, doc, &err), 0);
     }
-    struct policy_env env = { 1, th_cl, th_m };
+    struct policy_env env = { 1, th_cl, th_m, NULL, 0 };
     void *self = NULL;
     cr_assert_eq(policy_find("fft")->create(&self, &o, &env, &err), 0, "%s", err.msg);
     jsonf_destroy(doc);
@@ -827,7 +827,7 @@ Test(fft, bad_parameter_is_rejected)
     cr_assert_eq(jsonf_parse(&doc, "exp.json", p, strlen(p), &err), 0);
     struct jobj o;
     jobj_root(&o, doc, &err);
-    struct policy_env env = { 1, th_cl, th_m };
+    struct policy_env env = { 1, th_cl, th_m, NULL, 0 };
     policy *pol;
     cr_assert_lt(policy_open(&pol, "fft", &o, &env, &err), 0);
     cr_assert(strstr(err.msg, "mip_gap"), "%s", err.msg);

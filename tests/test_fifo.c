@@ -85,7 +85,7 @@ Test(fifo, unknown_parameter_is_rejected)
     cr_assert_eq(jsonf_parse(&doc, "exp.json", p, strlen(p), &err), 0);
     struct jobj o;
     jobj_root(&o, doc, &err);
-    struct policy_env env = { 1, th_cl, th_m };
+    struct policy_env env = { 1, th_cl, th_m, NULL, 0 };
     policy *pol;
     cr_assert_lt(policy_open(&pol, "fifo", &o, &env, &err), 0);
     cr_assert(strstr(err.msg, "exp.json:1: backfil: unknown field (did you mean 'backfill'?"),

@@ -27,6 +27,11 @@
  *       field array (tio_split counts every field but stores 64); alibaba.c had the same.
  *   M2  sim/micro/app.c load_derm(): chain and ms were cast to int before their range was
  *       checked (1e66 is beyond int: undefined behaviour).
+ * Found by fuzz_pyreturn, fixed with it:
+ *   P1  sim/train/grant.c grant_check() (the world's check of a grant list, moved there from
+ *       train.c) and train.c apply(): a list of preemptions only has no GPU ids at all
+ *       (ids NULL), and `ids + first` on it is undefined behaviour (clang's UBSan: applying
+ *       zero offset to null pointer); grant_ids now gives NULL for such a list.
  * Found by fuzz_interference, fixed with it:
  *   I1  models/interference.c intf_load_lucid(): a batch size that is not a number was
  *       refused, but the unset value was cast to long anyway (UBSan: NaN to integer).
@@ -46,7 +51,9 @@
 #include "../sim/base/tio.h"
 #include "../sim/base/jsonf.h"
 #include "../sim/micro/app.h"
+#include "../sim/train/grant.h"
 #include "../sim/train/train.h"
+#include "../sim/train/train_view.h"
 #include "../workloads/workload.h"
 #include "helpers.h"
 
@@ -412,4 +419,33 @@ Test(fuzz_regressions, I1_lucid_batch_not_a_number)
     cr_assert(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "batchsize1") != NULL, "%s",
               err.msg);
     free(file);
+}
+
+/* ---- the check of a training policy's grants (fuzz_pyreturn) ---- */
+
+/* P1: "[(3, [])]" — the answer preempts one job and grants nothing, so its list has no ids. */
+Test(fuzz_regressions, P1_a_list_of_preemptions_only_is_checked_cleanly)
+{
+    size_t n;
+    char *bytes = repro("pyreturn/crash-8b23c0e054f01e96d3db514ec0e1771cd34e81f8", &n);
+    cr_assert_str_eq(bytes, "[(3, [])]");
+    free(bytes);
+    struct train_job jobs[4];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < 4; i++)
+        jobs[i] = (struct train_job){ .id = 10 + i, .slot = i, .workers = 1, .min_workers = 1,
+                                      .max_workers = 1, .state = JOB_QUEUED };
+    struct grant_list l;
+    grant_list_init(&l);
+    cr_assert_eq(grant_preempt(&l, 3), 0);
+    cr_assert_null(l.ids);
+    cr_assert_null(grant_ids(&l, &l.g[0]));
+    uint8_t marks[4] = { 0 };
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(grant_check(&l, jobs, 4, 8, marks, &err), 0, "%s", err.msg);
+    cr_assert_eq(marks[3], 1);
+    grant_check_clear(&l, 4, marks);
+    cr_assert_eq(marks[3], 0);
+    grant_list_fini(&l);
 }

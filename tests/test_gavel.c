@@ -81,7 +81,7 @@ static struct gavel_totals run(const cluster *cl, const char *name, struct job_s
     struct errbuf err;
     err_clear(&err);
     policy *p;
-    struct policy_env env = { seed, cl, th_m };
+    struct policy_env env = { seed, cl, th_m, NULL, 0 };
     cr_assert_eq(policy_open(&p, name, NULL, &env, &err), 0, "%s", err.msg);
     struct src s = { jobs, n, 0 };
     struct entity_source js = { &s, next_job };

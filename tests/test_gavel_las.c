@@ -83,7 +83,7 @@ static void *open_policy(const char *name)
     err_clear(&err);
     const struct policy_ops *ops = policy_find(name);
     cr_assert_not_null(ops);
-    struct policy_env env = { 1, cl, NULL };
+    struct policy_env env = { 1, cl, NULL, NULL, 0 };
     struct jobj none = { 0 };
     void *self;
     cr_assert_eq(ops->create(&self, &none, &env, &err), 0, "%s", err.msg);

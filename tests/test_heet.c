@@ -230,7 +230,7 @@ Test(heet, matching_equals_brute_force_on_hand_built_views, .init = hsetup, .fin
         struct errbuf err;
         err_clear(&err);
         policy *p;
-        struct policy_env env = { 1, hcl, hm };
+        struct policy_env env = { 1, hcl, hm, NULL, 0 };
         jsonf *doc;
         struct jobj pj;
         const char *params = "{\"oracle\": true}";

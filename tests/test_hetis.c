@@ -59,7 +59,7 @@ static policy *open_hetis(const char *params)
         cr_assert_eq(jsonf_parse(&doc, "p", params, strlen(params), &err), 0);
         cr_assert_eq(jobj_root(&pj, doc, &err), 0);
     }
-    struct policy_env env = { 1, cl, NULL };
+    struct policy_env env = { 1, cl, NULL, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, "hetis", params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
     jsonf_destroy(doc);     /* parameters are read at open */

@@ -27,7 +27,7 @@ Test(hexgen, stages_of_one_node_layers_by_speed_never_worse_than_plain)
     struct serve_config cfg;
     th_serve_config(&cfg);
     struct errbuf err;
-    struct policy_env env = { 1, cl, NULL };
+    struct policy_env env = { 1, cl, NULL, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, "hexgen", NULL, &env, &err), 0, "%s", err.msg);
     const struct serve_decider *dec = policy_decider(p);

@@ -24,7 +24,7 @@ static struct serve_deployment *deploy(cluster *cl, llm_catalog *lc, const char 
         cr_assert_eq(jsonf_parse(&doc, "p", params, strlen(params), err), 0);
         cr_assert_eq(jobj_root(&pj, doc, err), 0);
     }
-    struct policy_env env = { 1, cl, NULL };
+    struct policy_env env = { 1, cl, NULL, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, "highend_only", params ? &pj : NULL, &env, err), 0);
     static struct serve_config cfg;

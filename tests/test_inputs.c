@@ -418,6 +418,8 @@ static const char *garbage_db(void)
 #define PODS_OK PODS_HDR "p0,4000,1024,1,500,\np1,2000,1024,0,0,\np2,8000,4096,2,1000,T4\n"
 /* the files of a placement row: the experiment, the node list, the pod list */
 #define PLACE(e, n, p) { { "e.json", e }, { "n.csv", n }, { "p.csv", p } }
+/* a Python policy p.py (its text) run by the training experiment */
+#define PYF(text) { { "e.json", E_POL("[\"py:p.py\"]") }, { "p.py", text } }
 
 /* Pollux mode: an experiment one field per line (2 name, 3 mode, 4 cluster, 5 workload,
  * 6 policies, 7 whatever `more` adds) and a Pollux workload w.csv (header on line 1) */
@@ -446,6 +448,19 @@ static const char *garbage_db(void)
 #define SIA_EXP_OK SIA_EXPF(SCL_RTX, "\"sia\"")
 #define SIA_WOK XHDR XJ("a", "0", "cifar10", "2", "2048") XJ("b", "30", "cifar10", "1", "4096")
 #define SIA_E(e) { { "e.json", e }, { "w.csv", SIA_WOK } }
+
+/* a placement policy in Python beside the three files of a placement row */
+static const char *py_place_file(void)
+{
+    static const char text[] = "DOMAIN = 'placement'\ndef place(view, pod):\n"
+                               "    return (0, [9] * pod.num_gpu)\n";
+    write_bytes("pol.py", text, sizeof text - 1);
+    return NULL;
+}
+
+/* a serving policy in Python: high-end replicas, and `route` (line 5) as given */
+#define PY_SERVE(route) "import hetsim\nDOMAIN = 'serving'\ndef deploy(env):\n" \
+    "    return env.replicas([env.high_type()])\ndef route(view, req):\n    " route "\n"
 
 /* ---- the table ---- */
 
@@ -1882,6 +1897,89 @@ static const struct row rows[] = {
     { "native_pollux_workload", { { "e.json", E_WL(WL_X) }, { "w.csv", XOK } },
       { RUN }, 2, AT("w.csv", 2) "application: job a is an elastic application's (cifar10): it "
                                  "runs in Pollux-compatible mode" },
+    /* -------- policies written in Python (sched/python/pybridge.c): the module p.py -------- */
+    { "py_file_missing", EXP(E_POL("[\"py:nope.py\"]")),
+      { RUN }, 2, "nope.py: no such Python policy file" },
+    { "py_syntax_error", PYF("DOMAIN = 'training'\ndef decide(view)\n    return None\n"),
+      { RUN }, 2, AT("p.py", 2) "SyntaxError: expected ':'" },
+    { "py_no_domain", PYF("def decide(view):\n    return None\n"),
+      { RUN }, 2, "p.py: DOMAIN: the module must set DOMAIN to \"training\"" },
+    { "py_no_hook", PYF("DOMAIN = 'training'\n"),
+      { RUN }, 2, "p.py: decide: a training policy defines decide()" },
+    { "py_exception_in_hook",
+      PYF("DOMAIN = 'training'\ndef half(x):\n    return 1 / x\ndef decide(view):\n"
+          "    return half(0)\n"),
+      { RUN }, 2, AT("p.py", 3) "decide: ZeroDivisionError: division by zero*Traceback*"
+                                "line 5, in decide*line 3, in half" },
+    { "py_exception_in_init",
+      PYF("DOMAIN = 'training'\ndef init(params, rng):\n    raise ValueError('no')\n"
+          "def decide(view):\n    return None\n"),
+      { RUN }, 2, AT("p.py", 3) "init: ValueError: no" },
+    { "py_wrong_return_type", PYF("DOMAIN = 'training'\ndef decide(view):\n    return 42\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: returned 42; expected a plan (view.plan()), a list of "
+                                "(job, gpus) or (job, gpus, share) grants, or None" },
+    { "py_grant_not_a_job",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    return [(7, [0])]\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: grant 0 is (7, [0]); expected (job, gpus)" },
+    { "py_over_allocation",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n"
+          "    return [(j, list(range(j.workers))) for j in view.waiting]\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: returned a decision the world refuses: policy "
+                                "over-allocated: job 1 was granted GPU 0" },
+    { "py_twice_granted",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    j = next(iter(view.waiting))\n"
+          "    return [(j, [0]), (j, [1])]\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: returned a decision the world refuses: policy granted "
+                                "an unknown, finished or twice-granted job" },
+    { "py_share_out_of_range",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    j = next(iter(view.waiting))\n"
+          "    return [(j, [0], 1500)]\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: returned*a share of 1500/1000" },
+    { "py_plan_made_list_returned",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    view.plan()\n    return []\n"),
+      { RUN }, 2, AT("p.py", 2) "decide: made a plan but returned []; expected the plan" },
+    { "py_hook_over_time",
+      PYF("DOMAIN = 'training'\ndef decide(view):\n    while True:\n        pass\n"),
+      { "run", "%d/e.json", "--db", "%d/t.db", "-q", "--set", "sim.policy_timeout_s=0.3" }, 2,
+      AT("p.py", 3) "decide: PolicyTimeout: the hook ran longer than sim.policy_timeout_s = 0.3 "
+                    "CPU seconds" },
+    { "py_timeout_zero", { { "e.json", E_MORE("\"sim\": { \"policy_timeout_s\": 0 }") } },
+      { RUN }, 2, AT("e.json", 7) "sim.policy_timeout_s: 0 is out of range" },
+    { "py_unknown_parameter",
+      { { "e.json", E_POL("[{ \"name\": \"py:p.py\", \"backfil\": true }]") },
+        { "p.py", "DOMAIN = 'training'\nPARAMS = ('backfill',)\ndef decide(view):\n"
+                  "    return None\n" } },
+      { RUN }, 2, AT("e.json", 6) "policies[0].backfil: unknown field (did you mean "
+                                  "'backfill'?" },
+    { "py_wrong_domain", PYF("DOMAIN = 'placement'\ndef place(view, pod):\n    return None\n"),
+      { RUN }, 2, AT("e.json", 6) "policies[0]: policy 'py:p.py' is for the placement domain; "
+                                  "the experiment is training" },
+    { "py_bad_wake", PYF("DOMAIN = 'training'\nWAKE = 'often'\ndef decide(view):\n"
+                         "    return None\n"),
+      { RUN }, 2, "p.py: WAKE: expected a sum of hetsim.WAKE_ARRIVAL" },
+    { "py_micro_wrong_length", { { "e.json", MEXP_POL("[\"py:p.py\"]") },
+                                 { "a.json", MOK },
+                                 { "p.py", "DOMAIN = 'micro'\ndef decide(view):\n"
+                                           "    return [1]\n" } },
+      { RUN }, 2, AT("p.py", 2) "decide: returned [1]; expected 2 integers >= 1, the "
+                                "containers of each service" },
+    { "py_place_gpu_out_of_range",
+      PLACE(PEXPF(PCL_, PN_, PW_, "[\"py:pol.py\"]", ""), NODES_OK, PODS_OK),
+      { RUN }, 2, AT("pol.py", 2) "place: returned (0, [9*which the world refuses: pod p*: "
+                                  "the policy chose GPU 9 of node a", .setup = py_place_file },
+    { "py_serve_bad_instance",
+      { { "e.json", SEXPF(S_MODEL, S_AZ, "[\"py:p.py\"]", "") }, { "a.csv", AZ_OK },
+        { "p.py", PY_SERVE("return 5") } },
+      { RUN }, 2, AT("p.py", 5) "route: returned 5, which the world refuses: policy routed "
+                                "request*to instance 5" },
+    { "py_serve_bad_deployment",
+      { { "e.json", SEXPF(S_MODEL, S_AZ, "[\"py:p.py\"]", "") }, { "a.csv", AZ_OK },
+        { "p.py", "import hetsim\nDOMAIN = 'serving'\ndef deploy(env):\n"
+                  "    return [(hetsim.UNIFIED, [([0], 1)])]\ndef route(view, req):\n"
+                  "    return 0\n" } },
+      { RUN }, 2, AT("e.json", 7) "policies[0]: policy 'py:p.py' finds no deployment: "
+                                  "%d/p.py:3: deploy: returned a deployment the world "
+                                  "refuses: " },
 };
 #pragma GCC diagnostic pop
 

@@ -90,7 +90,7 @@ static void decide(const char *name, const char *params, const struct micro_view
 {
     policy *p;
     struct errbuf err = { 0 };
-    struct policy_env env = { 1, NULL, NULL };
+    struct policy_env env = { 1, NULL, NULL, NULL, 0 };
     jsonf *doc = NULL;
     struct jobj po = { 0 };
     if (params != NULL) {

@@ -821,7 +821,7 @@ Test(share, kernel_slice_keeps_shares_memory_and_work_conservation)
         }
         struct errbuf err;
         err_clear(&err);
-        struct policy_env env = { 1, cl, model };
+        struct policy_env env = { 1, cl, model, NULL, 0 };
         policy *p;
         cr_assert_eq(policy_open(&p, "kernel_slice", NULL, &env, &err), 0, "%s", err.msg);
         struct ks_watch w = { .inner = policy_decider(p) };
@@ -970,7 +970,7 @@ static intfpred *open_pred(const char *kind, double known, double theta)
 {
     struct errbuf err;
     intfpred *p;
-    struct policy_env env = { 7, cl, model };
+    struct policy_env env = { 7, cl, model, NULL, 0 };
     struct intfpred_opts o = { strcmp(kind, "oracle") == 0, known, theta };
     cr_assert_eq(intfpred_create(&p, &o, &env, &err), 0, "%s", err.msg);
     return p;
@@ -1214,7 +1214,7 @@ Test(share, learned_iadeep_tunes_a_gpu_again_once_it_has_observed_it)
     const char *params = "{ \"known_pairs\": 0 }";
     cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0);
     cr_assert_eq(jobj_root(&pj, doc, &err), 0);
-    struct policy_env env = { 1, cl, model };
+    struct policy_env env = { 1, cl, model, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, "iadeep", &pj, &env, &err), 0, "%s", err.msg);
     const struct train_decider *d = policy_decider(p);
@@ -1335,7 +1335,7 @@ static int truth_reads_of(const char *name, const char *params, int64_t *profile
         cr_assert_eq(jsonf_parse(&doc, "params", params, strlen(params), &err), 0, "%s", err.msg);
         cr_assert_eq(jobj_root(&pj, doc, &err), 0);
     }
-    struct policy_env env = { 1, cl, model };
+    struct policy_env env = { 1, cl, model, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
     static struct train_speed counting;

@@ -153,7 +153,7 @@ static void *open_oef_with(const char *setting, int per_job)
     struct jobj params;
     cr_assert_eq(jsonf_parse(&doc, "params", text, strlen(text), &err), 0, "%s", err.msg);
     cr_assert_eq(jobj_root(&params, doc, &err), 0);
-    struct policy_env env = { 1, cl, th_m };
+    struct policy_env env = { 1, cl, th_m, NULL, 0 };
     void *self = NULL;
     cr_assert_eq(ops->create(&self, &params, &env, &err), 0, "%s", err.msg);
     jsonf_destroy(doc);
@@ -299,7 +299,7 @@ Test(oef, rejects_an_unknown_setting)
     struct jobj params;
     cr_assert_eq(jsonf_parse(&doc, "params", text, strlen(text), &err), 0);
     cr_assert_eq(jobj_root(&params, doc, &err), 0);
-    struct policy_env env = { 1, cl, th_m };
+    struct policy_env env = { 1, cl, th_m, NULL, 0 };
     void *self = NULL;
     cr_assert_lt(policy_find("oef")->create(&self, &params, &env, &err), 0);
     cr_assert_not_null(strstr(err.msg, "noncooperative"), "%s", err.msg);

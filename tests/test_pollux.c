@@ -288,7 +288,7 @@ Test(pollux, a_lone_job_finishes_as_in_pollux_simulator)
     struct errbuf err;
     err_clear(&err);
     policy *pol;
-    struct policy_env env = { 0, two4, NULL };
+    struct policy_env env = { 0, two4, NULL, NULL, 0 };
     cr_assert_eq(policy_open(&pol, "pollux_tiresias", NULL, &env, &err), 0, "%s", err.msg);
     struct src src = { jobs, 1, 0 };
     struct entity_source es = { &src, next_job };
@@ -401,7 +401,7 @@ static void properties(const char *policy_name)
     struct errbuf err;
     err_clear(&err);
     policy *pol;
-    struct policy_env env = { 0, wl1, NULL };
+    struct policy_env env = { 0, wl1, NULL, NULL, 0 };
     cr_assert_eq(policy_open(&pol, policy_name, NULL, &env, &err), 0, "%s", err.msg);
     static struct checker c;
     memset(&c, 0, sizeof c);

@@ -242,7 +242,7 @@ static void ask(const struct inst *in, int x[3][2])
     struct errbuf err;
     err_clear(&err);
     policy *pol;
-    struct policy_env env = { 0, NULL, NULL };
+    struct policy_env env = { 0, NULL, NULL, NULL, 0 };
     cr_assert_eq(policy_open(&pol, "pollux", NULL, &env, &err), 0, "%s", err.msg);
     const struct train_decider *d = policy_decider(pol);
     cr_assert(d->adaptive_batch, "pollux's jobs choose their batch");
@@ -527,7 +527,7 @@ Test(pollux_policy, workload1_end_to_end, .timeout = 240)
     struct errbuf err;
     err_clear(&err);
     policy *pol;
-    struct policy_env env = { 0, wl1, NULL };
+    struct policy_env env = { 0, wl1, NULL, NULL, 0 };
     cr_assert_eq(policy_open(&pol, "pollux", NULL, &env, &err), 0, "%s", err.msg);
     struct watch w = { .inner = policy_decider(pol) };
     struct train_decider dec = { .ctx = &w, .elastic = watched, .adaptive_batch = 1 };

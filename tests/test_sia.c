@@ -330,7 +330,7 @@ static void decide_job0(const struct th_view *tv, int *type, int *n, int *kept)
     struct errbuf err;
     err_clear(&err);
     policy *p;
-    struct policy_env env = { 1, tcl, tm };
+    struct policy_env env = { 1, tcl, tm, NULL, 0 };
     cr_assert_eq(policy_open(&p, "sia", NULL, &env, &err), 0, "%s", err.msg);
     struct grant_list out;
     grant_list_init(&out);

@@ -25,7 +25,7 @@ Test(splitwise, prefill_on_high_end_decode_on_the_rest)
     th_serve_config(&cfg);
     struct serve_env_view v = { cl, lc, llm_find(lc, "llama-2-13b"), &cfg.set };
     struct errbuf err;
-    struct policy_env env = { 1, cl, NULL };
+    struct policy_env env = { 1, cl, NULL, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, "splitwise", NULL, &env, &err), 0, "%s", err.msg);
     const struct serve_decider *dec = policy_decider(p);

@@ -229,7 +229,7 @@ Test(tiresias, bad_thresholds_are_rejected)
         cr_assert_eq(jsonf_parse(&doc, "exp.json", bad[k], strlen(bad[k]), &err), 0);
         struct jobj o;
         jobj_root(&o, doc, &err);
-        struct policy_env env = { 1, cl, th_m };
+        struct policy_env env = { 1, cl, th_m, NULL, 0 };
         policy *pol;
         cr_assert_lt(policy_open(&pol, "tiresias", &o, &env, &err), 0, "%s accepted", bad[k]);
         cr_assert_eq(err.code, ERR_INPUT);

@@ -29,7 +29,7 @@ Test(uniform_pp, every_gpu_a_stage_layers_even)
         const char *text = by_node ? "{\"stages\": \"node\"}" : "{}";
         cr_assert_eq(jsonf_parse(&doc, "p", text, strlen(text), &err), 0);
         cr_assert_eq(jobj_root(&pj, doc, &err), 0);
-        struct policy_env env = { 1, cl, NULL };
+        struct policy_env env = { 1, cl, NULL, NULL, 0 };
         policy *p;
         cr_assert_eq(policy_open(&p, "uniform_pp", &pj, &env, &err), 0, "%s", err.msg);
         const struct serve_decider *dec = policy_decider(p);

@@ -281,34 +281,6 @@ static int init_nodes(place *p, struct errbuf *err)
     return 0;
 }
 
-/* Is the answer one the world can apply? */
-static int check_choice(const place *p, const struct place_pod *pod,
-                        const struct place_choice *c, struct errbuf *err)
-{
-    if (c->node == -1)
-        return 0;
-    if (c->node < 0 || c->node >= p->cfg->nodes->n)
-        return err_run(err, "pod %s: the policy answered node %d of %d", pod->name, c->node,
-                       p->cfg->nodes->n);
-    const struct place_node *n = &p->nodes[c->node];
-    if (!place_view_fits(n, pod))
-        return err_run(err, "pod %s: the policy chose node %s, which cannot take it", pod->name,
-                       n->name);
-    if (c->ngpus != pod->num_gpu)
-        return err_run(err, "pod %s: the policy gave it %d GPUs, not %d", pod->name, c->ngpus,
-                       pod->num_gpu);
-    for (int i = 0; i < c->ngpus; i++) {
-        int g = c->gpus[i];
-        if (g < 0 || g >= n->ngpus || n->gpu_free[g] < pod->gpu_milli)
-            return err_run(err, "pod %s: the policy chose GPU %d of node %s, which has no "
-                           "room for it", pod->name, g, n->name);
-        for (int j = 0; j < i; j++)
-            if (c->gpus[j] == g)
-                return err_run(err, "pod %s: the policy gave it GPU %d twice", pod->name, g);
-    }
-    return 0;
-}
-
 struct acct {
     int64_t gpus_used, milli_used, milli_arrived, cpu_used, mem_used;
     int64_t placed, unallocated;
@@ -411,7 +383,7 @@ int place_run(place *p, const struct place_decider *d, const struct place_sink *
         struct place_choice c = { .node = -1 };
         a.milli_arrived += pod_milli(q);
         v.seq = k;
-        if (d->decide(d->ctx, &v, &pod, &c, err) < 0 || check_choice(p, &pod, &c, err) < 0)
+        if (d->decide(d->ctx, &v, &pod, &c, err) < 0 || place_view_check(&v, &pod, &c, err) < 0)
             return -1;
         if (c.node >= 0) {
             apply(p, &pod, &c, &a);

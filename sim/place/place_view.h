@@ -84,6 +84,13 @@ struct place_decider {
  * filter). */
 int place_view_fits(const struct place_node *n, const struct place_pod *p);
 
+/* Is choice c one the world can apply to pod p in view v: no node (-1), or a node that
+ * fits the pod (place_view_fits) and num_gpu distinct GPUs of it with room for gpu_milli?
+ * The world's check of every answer, shared with policy layers that check first
+ * (sched/python/).  0, or -1 with err set (ERR_RUN). */
+int place_view_check(const struct place_view *v, const struct place_pod *p,
+                     const struct place_choice *c, struct errbuf *err);
+
 /* Total free milli of node n's GPUs. */
 int64_t place_view_gpu_free(const struct place_node *n);
 

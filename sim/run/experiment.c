@@ -127,8 +127,8 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *
                     struct errbuf *err)
 {
     static const char *const keys[] = { "sample_s", "sample_repeats", "until_s", "max_events",
-                                        "measure_window", "measure_jobs", "timeline", "note",
-                                        NULL };
+                                        "measure_window", "measure_jobs", "timeline",
+                                        "policy_timeout_s", "note", NULL };
     double sample_s = 600, until_s = 0;
     int64_t max_events = 0;
     e->sim = (struct world_sim){ .until = SIM_NEVER, .steady_first = -1, .steady_last = -1 };
@@ -140,6 +140,9 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *
         jobj_int(s, "max_events", JOPT, 0, INT64_MAX / 2, &max_events, err) < 0 ||
         jobj_bool(s, "sample_repeats", JOPT, &e->sample_repeats, err) < 0 ||
         jobj_bool(s, "timeline", JOPT, &e->sim.timeline, err) < 0)
+        return -1;
+    e->policy_timeout_s = EXPERIMENT_POLICY_TIMEOUT_S;
+    if (jobj_num(s, "policy_timeout_s", JOPT, 1e-3, 1e6, &e->policy_timeout_s, err) < 0)
         return -1;
     double win[2];
     int64_t jobs[2];
@@ -194,7 +197,7 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
             return jsonf_error(e->doc, p, field, err,
                                "must be a policy name or an object with a \"name\"");
         }
-        if (policy_find(ep->name) == NULL) {
+        if (!policy_is_python(ep->name) && policy_find(ep->name) == NULL) {
             char hint[96], f[80];
             snprintf(f, sizeof f, "%s%s", field, cJSON_IsObject(p) ? ".name" : "");
             return jsonf_error(e->doc, cJSON_IsObject(p) ? cJSON_GetObjectItemCaseSensitive(p,
@@ -318,7 +321,7 @@ int experiment_only_policy(struct experiment *e, const char *name, struct errbuf
             return 0;
         }
     /* not in the file: run it with default parameters */
-    if (policy_find(name) == NULL) {
+    if (!policy_is_python(name) && policy_find(name) == NULL) {
         char hint[96];
         return err_input(err, "--policy", 0, NULL, "unknown policy '%s'%s (see `hetsim list "
                          "policies`)", name, policy_hint(name, hint, sizeof hint));

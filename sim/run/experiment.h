@@ -47,6 +47,8 @@ struct experiment {
     char        cluster_path[PATH_MAX_LEN];
     struct jobj workload;
     struct world_sim sim;       /* the generic "sim" fields */
+    double      policy_timeout_s;   /* sim.policy_timeout_s: CPU seconds one call of a Python
+                                       policy's hook may take (sched/python/pybridge.h) */
     /* model files, resolved */
     char        gpus_path[PATH_MAX_LEN], links_path[PATH_MAX_LEN], jobtypes_path[PATH_MAX_LEN];
     char        profiles[EXPERIMENT_MAX_PROFILES][PATH_MAX_LEN];
@@ -57,6 +59,10 @@ struct experiment {
     char        elastic_sia_path[PATH_MAX_LEN];
     char        elastic_apps_path[PATH_MAX_LEN];
 };
+
+/* sim.policy_timeout_s when the experiment gives none: generous, a hook that takes this long
+ * is stuck */
+enum { EXPERIMENT_POLICY_TIMEOUT_S = 600 };
 
 /* The model files an experiment uses unless its "models" object names others (relative to the
  * data root); experiment_default_profiles is NULL-terminated. */

@@ -288,7 +288,7 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
         err_run(err, "out of memory");
         goto out;
     }
-    struct policy_env penv = { e->seed, env->cl, env->model };
+    struct policy_env penv = { e->seed, env->cl, env->model, e->base_dir, e->policy_timeout_s };
     if (open_workload(e, env, &wl, err) < 0 ||
         policy_open(&pol, ep->name, &ep->params, &penv, err) < 0 ||
         check_policy(e, pi, pol, err) < 0)
@@ -363,7 +363,7 @@ int run_check(const struct experiment *e, const struct run_env *env, struct errb
     if (open_workload(e, env, &wl, err) < 0)
         return -1;
     workload_close(wl);
-    struct policy_env penv = { e->seed, env->cl, env->model };
+    struct policy_env penv = { e->seed, env->cl, env->model, e->base_dir, e->policy_timeout_s };
     for (int i = 0; i < e->npolicies; i++) {
         policy *p;
         if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, err) < 0)
@@ -381,7 +381,7 @@ int run_seed_matters(const struct experiment *e, const struct run_env *env, char
 {
     if (workload_seeded(&e->workload))
         return 1;
-    struct policy_env penv = { e->seed, env->cl, env->model };
+    struct policy_env penv = { e->seed, env->cl, env->model, e->base_dir, e->policy_timeout_s };
     for (int i = 0; i < e->npolicies; i++) {
         policy *p;
         struct errbuf ignored;

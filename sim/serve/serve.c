@@ -199,114 +199,6 @@ int serve_request_check(const struct llm_arch *a, int overlong, struct request_s
     return 0;
 }
 
-int serve_check_deployment(const struct serve_env_view *v, const struct serve_deployment *d,
-                           char *msg, size_t cap)
-{
-    const cluster *cl = v->cl;
-    const catalog *cat = cluster_catalog(cl);
-    int ng = cluster_ngpus(cl);
-    unsigned char *used = calloc((size_t)ng, 1);
-    int rc = -1, prefill = 0, decode = 0;
-    if (used == NULL) {
-        snprintf(msg, cap, "out of memory");
-        return -1;
-    }
-    if (d->n < 1 || d->n > SERVE_MAX_INSTANCES) {
-        snprintf(msg, cap, "deployed %d instances (1 to %d)", d->n, SERVE_MAX_INSTANCES);
-        goto out;
-    }
-    for (int i = 0; i < d->n; i++) {
-        const struct serve_instance *in = &d->inst[i];
-        if (in->role < SERVE_UNIFIED || in->role > SERVE_DECODE || in->nstages < 1 ||
-            in->nstages > SERVE_MAX_STAGES || in->nattn < 0 || in->nattn > SERVE_MAX_ATTN) {
-            snprintf(msg, cap, "instance %d is malformed (role %d, %d stages, %d attention "
-                     "workers)", i, in->role, in->nstages, in->nattn);
-            goto out;
-        }
-        prefill += in->role != SERVE_DECODE;
-        decode += in->role == SERVE_DECODE;
-        int layers = 0;
-        for (int s = 0; s < in->nstages; s++) {
-            const struct serve_stage *st = &in->stages[s];
-            if (st->ngpu < 1 || st->ngpu > SERVE_MAX_TP || st->layers < 1) {
-                snprintf(msg, cap, "instance %d stage %d has %d GPUs and %d layers", i, s,
-                         st->ngpu, st->layers);
-                goto out;
-            }
-            layers += st->layers;
-            for (int k = 0; k < st->ngpu; k++) {
-                int g = st->gpus[k];
-                if (g < 0 || g >= ng || used[g]) {
-                    snprintf(msg, cap, "instance %d stage %d: GPU %d is %s", i, s, g,
-                             g < 0 || g >= ng ? "not in the cluster" : "used twice");
-                    goto out;
-                }
-                used[g] = 1;
-                if (cluster_gpu_type(cl, g) != cluster_gpu_type(cl, st->gpus[0])) {
-                    snprintf(msg, cap, "instance %d stage %d mixes GPU types (%s and %s)", i,
-                             s, catalog_gpu(cat, cluster_gpu_type(cl, st->gpus[0]))->name,
-                             catalog_gpu(cat, cluster_gpu_type(cl, g))->name);
-                    goto out;
-                }
-            }
-            double room = serve_view_stage_room(v, in, s);
-            double block = (double)v->set->block_tokens *
-                           (in->nattn > 0 ? v->arch->layers * llm_kv_head_bytes(v->arch)
-                                          : llm_kv_bytes(v->arch, st->layers, st->ngpu));
-            if (room < block) {
-                const struct gpu_spec *gs = catalog_gpu(cat, cluster_gpu_type(cl, st->gpus[0]));
-                double w = llm_weight_bytes(v->arch, st->layers, st->ngpu, s == 0,
-                                            s == in->nstages - 1);
-                snprintf(msg, cap, "cannot hold %s: instance %d stage %d puts %d layers on "
-                         "%d x %s, %.1f GB of weights a GPU beside %.1f GB of activations, "
-                         "in %.1f GB usable (sim.mem_util %.2f), leaving no room for the KV "
-                         "cache", v->arch->name, i, s, st->layers, st->ngpu, gs->name, w / 1e9,
-                         llm_activation_bytes(v->arch, st->ngpu, v->set->max_batch_tokens,
-                                              v->set->max_seqs) / 1e9,
-                         gs->mem_gb * v->set->mem_util, v->set->mem_util);
-                goto out;
-            }
-        }
-        if (layers != v->arch->layers) {
-            snprintf(msg, cap, "instance %d puts %d layers in its stages; %s has %d", i,
-                     layers, v->arch->name, v->arch->layers);
-            goto out;
-        }
-        if (in->nattn > 0 && in->nstages != 1) {
-            snprintf(msg, cap, "instance %d has attention workers and %d stages (a Hetis "
-                     "instance has one primary stage)", i, in->nstages);
-            goto out;
-        }
-        if (in->nattn > 0 && in->role != SERVE_UNIFIED) {
-            snprintf(msg, cap, "instance %d has attention workers and serves one phase only",
-                     i);
-            goto out;
-        }
-        for (int k = 0; k < in->nattn; k++) {
-            int g = in->attn[k];
-            if (g < 0 || g >= ng || used[g]) {
-                snprintf(msg, cap, "instance %d attention worker: GPU %d is %s", i, g,
-                         g < 0 || g >= ng ? "not in the cluster" : "used twice");
-                goto out;
-            }
-            used[g] = 1;
-        }
-    }
-    if (prefill == 0) {
-        snprintf(msg, cap, "deployed no instance that serves prompts");
-        goto out;
-    }
-    for (int i = 0; i < d->n && decode == 0; i++)
-        if (d->inst[i].role == SERVE_PREFILL) {
-            snprintf(msg, cap, "deployed a prefill-only instance and no decode-only one");
-            goto out;
-        }
-    rc = 0;
-out:
-    free(used);
-    return rc;
-}
-
 /* ---------------------------------------------------------------- requests and lists */
 
 static int new_slot(serve *w, struct errbuf *err)
@@ -562,13 +454,8 @@ static int route(serve *w, int32_t s, int want, int from, int32_t *out, struct e
     w->tot.decisions++;
     if (w->dec->route(w->dec->ctx, &v, &rv, &i, err) < 0)
         return -1;
-    int ok = i >= 0 && i < w->ninst &&
-             (want == SERVE_DECODE ? w->in[i].spec->role == SERVE_DECODE
-                                   : w->in[i].spec->role != SERVE_DECODE);
-    if (!ok)
-        return err_run(err, "policy routed request %lld to instance %d, which is not an "
-                       "instance serving %s", (long long)r->id, i,
-                       want == SERVE_DECODE ? "decode" : "prompts");
+    if (serve_view_route_check(&v, &rv, i, err) < 0)
+        return -1;
     *out = i;
     return 0;
 }

@@ -90,11 +90,6 @@ typedef struct serve serve;
 int serve_request_check(const struct llm_arch *a, int overlong, struct request_spec *s,
                         struct errbuf *err);
 
-/* Check a deployment against the cluster and the model: GPUs known and used once, every
- * stage of one GPU type, layers summing to the model's, weights that fit with room for at
- * least one KV block, a Hetis instance's single stage.  0, or -1 with the reason in msg. */
-int serve_check_deployment(const struct serve_env_view *v, const struct serve_deployment *d,
-                           char *msg, size_t cap);
 
 int  serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
                   const struct llm_arch *arch, const struct serve_config *cfg,

@@ -214,6 +214,20 @@ double serve_view_hetis_s(const struct serve_env_view *v, const struct serve_ins
                           const struct llm_batch *b, const struct llm_layer_part *part,
                           double attn_layer_s);
 
+/* ---- the world's checks of a policy's answers (shared with policy layers that check an
+ * answer before they return it, sched/python/) ---- */
+
+/* Check a deployment against the cluster and the model: GPUs known and used once, every
+ * stage of one GPU type, layers summing to the model's, weights that fit with room for at
+ * least one KV block, a Hetis instance's single stage.  0, or -1 with the reason in msg. */
+int serve_check_deployment(const struct serve_env_view *v, const struct serve_deployment *d,
+                           char *msg, size_t cap);
+
+/* Is instance `inst` one that serves what request r wants (prompts: unified or prefill-only;
+ * decoding: decode-only)?  0, or -1 with err set (ERR_RUN). */
+int serve_view_route_check(const struct serve_view *v, const struct serve_req_view *r,
+                           int32_t inst, struct errbuf *err);
+
 /* ---- the decider: what the world calls, a policy behind the dispatch layer ---- */
 
 struct serve_decider {

@@ -88,3 +88,54 @@ int grant_preempt(struct grant_list *l, int32_t slot)
 {
     return grant_add(l, slot, NULL, 0, 0);
 }
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int grant_check(struct grant_list *l, const struct train_job *jobs, int32_t nslots, int ngpus,
+                uint8_t *marks, struct errbuf *err)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        struct grant *g = &l->g[k];
+        if (g->slot < 0 || g->slot >= nslots || jobs[g->slot].state == JOB_DONE ||
+            marks[g->slot])
+            return err_run(err, "policy granted an unknown, finished or twice-granted job "
+                                "(slot %d)", g->slot);
+        marks[g->slot] = 1;
+        if (g->ngpu > 0 && (g->share < 1 || g->share > OCC_WHOLE))
+            return err_run(err, "policy granted job %lld a share of %d/1000",
+                           (long long)jobs[g->slot].id, g->share);
+        const struct train_job *j = &jobs[g->slot];
+        if (g->ngpu > 0 && (g->ngpu < j->min_workers || g->ngpu > j->max_workers))
+            return err_run(err, "policy granted job %lld %d GPUs, outside its range [%d, %d]",
+                           (long long)j->id, g->ngpu, j->min_workers, j->max_workers);
+        if (g->ngpu == 0)
+            continue;           /* a preemption: no ids (l->ids may be NULL) */
+        int *ids = l->ids + g->first;
+        if (g->ngpu > 1)
+            qsort(ids, (size_t)g->ngpu, sizeof *ids, cmp_int);
+        for (int i = 0; i < g->ngpu; i++)
+            if (ids[i] < 0 || ids[i] >= ngpus || (i > 0 && ids[i] == ids[i - 1]))
+                return err_run(err, "policy granted job %lld an invalid or repeated GPU id %d",
+                               (long long)j->id, ids[i]);
+    }
+    return 0;
+}
+
+void grant_check_clear(const struct grant_list *l, int32_t nslots, uint8_t *marks)
+{
+    for (size_t k = 0; k < l->n; k++)
+        if (l->g[k].slot >= 0 && l->g[k].slot < nslots)
+            marks[l->g[k].slot] = 0;
+}
+
+int grant_same(const struct train_job *j, const int *ids, int n, int share, int batch,
+               int sliced)
+{
+    return j->ngpu == n && (n == 0 || j->share == share) && (batch == 0 || batch == j->batch) &&
+           (n == 0 || j->sliced == sliced) &&
+           (n == 0 || memcmp(j->gpus, ids, (size_t)n * sizeof *ids) == 0);
+}

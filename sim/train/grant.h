@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/err.h"
 #include "../base/simtime.h"
 
 struct train_job;
@@ -56,9 +57,25 @@ int grant_add_sliced(struct grant_list *l, int32_t slot, const int *ids, int n, 
 int grant_keep(struct grant_list *l, const struct train_job *j);
 int grant_preempt(struct grant_list *l, int32_t slot);
 
+/* The check a training world applies to a policy's list before anything changes (train.c),
+ * shared so that a policy layer may run the very same check first (sched/python/): every
+ * grant names a job of jobs[0..nslots) that is not done, at most once; when it grants GPUs,
+ * a share in 1..1000 and a GPU count in the job's [min_workers, max_workers]; GPU ids in
+ * [0, ngpus), each once (each grant's ids are sorted in place).  marks has nslots bytes, all 0
+ * on entry; the slots granted are left marked (1), also on failure, for the caller to clear
+ * (grant_check_clear).  Returns 0, or -1 with err set (ERR_RUN). */
+int grant_check(struct grant_list *l, const struct train_job *jobs, int32_t nslots, int ngpus,
+                uint8_t *marks, struct errbuf *err);
+/* Clear the marks grant_check set for l's grants. */
+void grant_check_clear(const struct grant_list *l, int32_t nslots, uint8_t *marks);
+/* 1 when granting j (ids sorted, n, share, batch, sliced) changes nothing it holds now: the
+ * world then leaves it alone (no restart). */
+int grant_same(const struct train_job *j, const int *ids, int n, int share, int batch,
+               int sliced);
+
 static inline const int *grant_ids(const struct grant_list *l, const struct grant *g)
 {
-    return l->ids + g->first;
+    return l->ids != NULL ? l->ids + g->first : NULL;  /* a list of preemptions has no ids */
 }
 
 #endif

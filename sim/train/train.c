@@ -656,48 +656,12 @@ static int schedule_finish(train *w, struct train_job *j, struct errbuf *err)
     return push(w, t, EV_FINISH, (uint64_t)j->slot, &x->finish_ev, err);
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-/* Check a grant list against the world before anything changes. */
+/* Check a grant list against the world before anything changes (grant.c, shared with the
+ * policy layers that check a list before they return it). */
 static int validate(train *w, struct grant_list *l, struct errbuf *err)
 {
-    for (size_t k = 0; k < l->n; k++) {
-        struct grant *g = &l->g[k];
-        if (g->slot < 0 || g->slot >= w->nused || w->jobs[g->slot].state == JOB_DONE ||
-            w->granted[g->slot])
-            return err_run(err, "policy granted an unknown, finished or twice-granted job "
-                                "(slot %d)", g->slot);
-        w->granted[g->slot] = 1;
-        if (g->ngpu > 0 && (g->share < 1 || g->share > OCC_WHOLE))
-            return err_run(err, "policy granted job %lld a share of %d/1000",
-                           (long long)w->jobs[g->slot].id, g->share);
-        const struct train_job *j = &w->jobs[g->slot];
-        if (g->ngpu > 0 && (g->ngpu < j->min_workers || g->ngpu > j->max_workers))
-            return err_run(err, "policy granted job %lld %d GPUs, outside its range [%d, %d]",
-                           (long long)j->id, g->ngpu, j->min_workers, j->max_workers);
-        int *ids = l->ids + g->first;
-        if (g->ngpu > 1)
-            qsort(ids, (size_t)g->ngpu, sizeof *ids, cmp_int);
-        for (int i = 0; i < g->ngpu; i++)
-            if (ids[i] < 0 || ids[i] >= cluster_ngpus(w->cl) || (i > 0 && ids[i] == ids[i - 1]))
-                return err_run(err, "policy granted job %lld an invalid or repeated GPU id %d",
-                               (long long)w->jobs[g->slot].id, ids[i]);
-    }
-    return 0;
+    return grant_check(l, w->jobs, w->nused, cluster_ngpus(w->cl), w->granted, err);
 }
-
-static int same_grant(const struct train_job *j, const int *ids, int n, int share, int batch,
-                      int sliced)
-{
-    return j->ngpu == n && (n == 0 || j->share == share) && (batch == 0 || batch == j->batch) &&
-           (n == 0 || j->sliced == sliced) &&
-           (n == 0 || memcmp(j->gpus, ids, (size_t)n * sizeof *ids) == 0);
-}
-
 
 /* Install a changed grant.  A running job's old GPUs were already released. */
 static int set_grant(train *w, struct train_job *j, const int *ids, int n, int share,
@@ -806,9 +770,7 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
         for (int32_t s = w->running_head; s >= 0 && rc == 0; s = w->next_running[s])
             if (!w->granted[s] && grant_preempt(l, s) < 0)
                 rc = err_run(err, "out of memory");
-    for (size_t k = 0; k < l->n; k++)      /* marks are only needed up to here */
-        if (l->g[k].slot >= 0 && l->g[k].slot < w->nused)
-            w->granted[l->g[k].slot] = 0;
+    grant_check_clear(l, w->nused, w->granted);    /* marks are only needed up to here */
     simtime t = now(w);
     account(w, t);
     /* drop the grants that stay as they are; release the old GPUs of the others first, so a
@@ -817,7 +779,7 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
     for (size_t k = 0; k < l->n && rc == 0; k++) {
         struct grant *g = &l->g[k];
         struct train_job *j = &w->jobs[g->slot];
-        if (same_grant(j, l->ids + g->first, g->ngpu, g->share, g->batch, g->sliced))
+        if (grant_same(j, grant_ids(l, g), g->ngpu, g->share, g->batch, g->sliced))
             continue;
         l->g[nchanged++] = *g;
         settle(w, j, t);
@@ -831,7 +793,7 @@ static int apply(train *w, struct grant_list *l, struct errbuf *err)
             rc = err_run(err, "policy over-allocated: job %lld was granted GPU %d beyond its "
                               "capacity", (long long)w->jobs[g->slot].id, l->ids[g->first]);
         else
-            rc = set_grant(w, &w->jobs[g->slot], l->ids + g->first, g->ngpu, g->share,
+            rc = set_grant(w, &w->jobs[g->slot], grant_ids(l, g), g->ngpu, g->share,
                            g->batch, g->sliced, err);
     }
     if (rc == 0 && w->speed->mem_gb != NULL)

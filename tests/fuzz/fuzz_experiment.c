@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_check_err(rc, &err, "run_list_jobs");
             if (rc == 0 && (njobs < 0 || njobs > JOB_CAP))
                 fz_fail("run_list_jobs: %lld jobs with max_jobs %d", (long long)njobs, JOB_CAP);
-            struct policy_env penv = { e->seed, env.cl, env.model };
+            struct policy_env penv = { e->seed, env.cl, env.model, e->base_dir, e->policy_timeout_s };
             for (int i = 0; i < e->npolicies; i++) {
                 policy *pol = NULL;
                 err_clear(&err);
