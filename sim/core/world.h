@@ -14,6 +14,20 @@
  *   run      to completion or a limit; the world writes its per-entity rows, its time series
  *            and its summary metrics through the writer as it goes and when it ends;
  *   destroy.
+ * A run on a shared engine (co-simulation: several worlds on one cluster, sim/colocate) puts
+ * two calls in place of run:
+ *   attach   the world's events onto an engine it does not own: it becomes one of the
+ *            engine's clients (sim/core/engine.h), its events carry its client tag, so that
+ *            the engine hands each event to the world that pushed it and calls each world's
+ *            end-of-instant hook when that world had an event; it reads its first entity;
+ *   (the owner of the engine advances it, with its own limits, until it stops)
+ *   finish   given why the engine stopped: what run does when its loop ends (the rows of
+ *            the entities still in it, the summary metrics, the totals, whose `events` are
+ *            the world's own).
+ * A world that can share an engine builds its run on these two (world_run_alone: an engine
+ * of its own, attach, advance under world_sim's limits, finish), so that one world alone is
+ * the one-client case of the same code.  Worlds never call each other: whatever one world's
+ * state does to another's goes through the code that owns the engine (the broker).
  * Entities (jobs, requests) come from the workload as a stream of specs whose type the world
  * knows (sim/core/entity.h; struct job_spec for training); the policy's decider is likewise
  * the struct its view header declares (struct train_decider).  Rows go to the per-run tables of
@@ -63,6 +77,8 @@
 #include "../base/window.h"
 #include "cluster.h"
 #include "entity.h"
+
+struct engine;      /* engine.h */
 
 /* Where a world's results go: the run's rows in the database (or nowhere, for validation). */
 struct world_writer {
@@ -147,6 +163,18 @@ struct world_ops {
     /* Run to the end or a limit; writes rows, samples and the summary metrics. */
     int  (*run)(void *world, struct world_totals *out, struct errbuf *err);
     void (*destroy)(void *world);
+
+    /* On a shared engine (above): NULL where the world cannot share one; a world that can
+     * may still refuse a config (Gavel's rounds own their loop), with the reason in err.
+     * Attach at most once per created world; finish once, after the engine stopped with
+     * `stop` (enum engine_stop), writes what run writes when it ends. */
+    int  (*attach)(void *world, struct engine *e, struct errbuf *err);
+    int  (*finish)(void *world, int stop, struct world_totals *out, struct errbuf *err);
 };
+
+/* run built on attach and finish: an engine of the world's own, advanced under sim's until
+ * and max_events.  0, or -1 with the message in err. */
+int world_run_alone(const struct world_ops *ops, void *world, const struct world_sim *sim,
+                    struct world_totals *out, struct errbuf *err);
 
 #endif

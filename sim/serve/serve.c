@@ -140,7 +140,10 @@ struct serve {
     struct entity_source  *src;
     const struct serve_decider *dec;
     const struct serve_sink *sink;
-    engine                *eng;
+    engine                *eng;         /* the engine it is attached to (serve_attach) */
+    engine                *own;         /* serve_run's engine of its own, or NULL */
+    uint32_t               tag;         /* its client tag on eng, ORed into its kinds */
+    uint64_t               nevents;     /* its events handled (eng's may hold others') */
     struct serve_env_view  env;
     struct serve_deployment *dep;
     struct inst           *in;
@@ -1256,12 +1259,12 @@ static int try_launch(serve *w, int i, struct errbuf *err)
     b->busy = 1;
     in->inflight++;
     w->tot.iterations++;
-    if (engine_at(w->eng, t, EV_BATCH, (uint64_t)i << 8 | (uint64_t)slot, NULL) < 0)
+    if (engine_at(w->eng, t, EV_BATCH | w->tag, (uint64_t)i << 8 | (uint64_t)slot, NULL) < 0)
         return err_run(err, "out of memory");
     /* a pipeline may start the next batch once its first stage is free */
     if (in->S > 1 && in->inflight < in->S && !in->launch_pending) {
         in->launch_pending = 1;
-        if (engine_at(w->eng, in->stage_free[0], EV_LAUNCH, (uint64_t)i, NULL) < 0)
+        if (engine_at(w->eng, in->stage_free[0], EV_LAUNCH | w->tag, (uint64_t)i, NULL) < 0)
             return err_run(err, "out of memory");
     }
     return 1;
@@ -1375,7 +1378,7 @@ static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *
     r->state = R_XFER;
     if (tl_next(w, r, TL_MIGRATE, TL_RESTORING, to, TL_MIGRATE, err) < 0)
         return -1;
-    if (engine_at(w->eng, end, EV_XFER, (uint64_t)s, NULL) < 0)
+    if (engine_at(w->eng, end, EV_XFER | w->tag, (uint64_t)s, NULL) < 0)
         return err_run(err, "out of memory");
     return 0;
 }
@@ -1433,7 +1436,8 @@ static int read_next(serve *w, struct errbuf *err)
         return -1;
     w->have_pending = 1;
     w->last_arrival = w->pending.arrival;
-    if (engine_at(w->eng, w->pending.arrival + w->admit_delay, EV_ARRIVAL, 0, NULL) < 0)
+    if (engine_at(w->eng, w->pending.arrival + w->admit_delay, EV_ARRIVAL | w->tag, 0,
+                  NULL) < 0)
         return err_run(err, "out of memory");
     return 0;
 }
@@ -1507,7 +1511,7 @@ static int sample(serve *w, struct errbuf *err)
         return -1;
     /* the series stops once nothing is left to happen */
     if ((w->in_system > 0 || w->have_pending) &&
-        engine_at(w->eng, now + w->cfg.sample_period, EV_SAMPLE, 0, NULL) < 0)
+        engine_at(w->eng, now + w->cfg.sample_period, EV_SAMPLE | w->tag, 0, NULL) < 0)
         return err_run(err, "out of memory");
     return 0;
 }
@@ -1518,6 +1522,7 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
 {
     serve *w = world;
     int rc = 0;
+    w->nevents++;
     switch (ev->kind) {
     case EV_ARRIVAL:
         rc = arrival(w, err);
@@ -1691,9 +1696,8 @@ int serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
     w->admit_delay = sim_from_sec(llm_fit_of(llm)->first_ms * 1e-3);
     w->ntypes = cluster_types(cl, &w->types);
     w->dep = calloc(1, sizeof *w->dep);
-    w->eng = engine_create(1024);
     w->lb = linkbook_create(cluster_ngpus(cl), cluster_nnodes(cl));
-    if (w->dep == NULL || w->eng == NULL || w->lb == NULL) {
+    if (w->dep == NULL || w->lb == NULL) {
         serve_destroy(w);
         return err_run(err, "out of memory");
     }
@@ -1741,13 +1745,18 @@ void serve_destroy(serve *w)
     free(w->dep);
     free(w->dreq);
     free(w->dslot);
-    engine_destroy(w->eng);
+    engine_destroy(w->own);
     linkbook_destroy(w->lb);
     free(w);
 }
 
-int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
+int serve_attach(serve *w, engine *e, struct errbuf *err)
 {
+    if (w->eng != NULL)
+        return err_run(err, "serving world attached twice");
+    if (engine_attach(e, handle, instant_end, w, &w->tag) < 0)
+        return err_run(err, "more than %d worlds on one engine", ENGINE_MAX_CLIENTS);
+    w->eng = e;
     int explicit_window = w->cfg.measure.to > w->cfg.measure.from;
     w->win = explicit_window ? w->cfg.measure : (struct window){ INFINITY, INFINITY };
     w->tot.ntypes = w->ntypes;
@@ -1756,12 +1765,16 @@ int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
     if (!explicit_window && w->have_pending)
         w->win.from = sim_to_sec(w->pending.arrival);
     if (w->cfg.sample_period > 0 && w->have_pending &&
-        engine_at(w->eng, w->pending.arrival + w->cfg.sample_period, EV_SAMPLE, 0, NULL) < 0)
+        engine_at(w->eng, w->pending.arrival + w->cfg.sample_period, EV_SAMPLE | w->tag, 0,
+                  NULL) < 0)
         return err_run(err, "out of memory");
     w->first_arrival = w->last_sample = w->have_pending ? w->pending.arrival : 0;
     w->kv_since = w->last_sample;
-    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
-    int stop = engine_run(w->eng, handle, instant_end, w, &lim, err);
+    return 0;
+}
+
+int serve_finish(serve *w, int stop, struct serve_totals *out, struct errbuf *err)
+{
     if (stop == ENGINE_FAILED)
         return -1;
     kv_account(w);
@@ -1773,7 +1786,7 @@ int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
             return -1;
     w->tot.end = t;
     w->tot.stop = stop;
-    w->tot.events = engine_events(w->eng);
+    w->tot.events = w->nevents;
     w->tot.window = w->win;
     if (w->tot.window.to > sim_to_sec(t))
         w->tot.window.to = sim_to_sec(t);
@@ -1781,4 +1794,14 @@ int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
     w->tot.kv_util_mean = sim_to_sec(t) > from ? w->kv_int / (sim_to_sec(t) - from) : 0;
     *out = w->tot;
     return 0;
+}
+
+int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
+{
+    if (w->own == NULL && (w->own = engine_create(1024)) == NULL)
+        return err_run(err, "out of memory");
+    if (serve_attach(w, w->own, err) < 0)
+        return -1;
+    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
+    return serve_finish(w, engine_advance(w->own, &lim, err), out, err);
 }

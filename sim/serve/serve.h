@@ -17,7 +17,8 @@
  * transfers and samples — thousands per instance for an hour of traffic.  Memory follows the
  * requests in the system (slots reused); a finished request leaves only its figures.
  *
- * Ownership: serve_create allocates; serve_destroy frees.  The cluster, model, source,
+ * Ownership: serve_create allocates; serve_destroy frees it and the engine serve_run made
+ * (an engine given to serve_attach is the caller's).  The cluster, model, source,
  * decider and sink are borrowed and must outlive the world.
  */
 #ifndef HETSIM_SERVE_H
@@ -57,6 +58,7 @@ struct serve_record {
 };
 
 struct world_writer;
+struct engine;
 
 struct serve_sink {
     void *ctx;
@@ -101,7 +103,16 @@ int  serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
                   struct entity_source *src, const struct serve_decider *dec,
                   const struct serve_sink *sink, struct errbuf *err);
 void serve_destroy(serve *w);
-/* Run to the end (or a limit).  0, or -1 with the message in err. */
+/* Run to the end (or a limit) on an engine of its own: serve_attach, engine_advance under
+ * cfg's until and max_events, serve_finish.  0, or -1 with the message in err. */
 int  serve_run(serve *w, struct serve_totals *out, struct errbuf *err);
+
+/* On an engine it does not own (co-simulation): attach its handler and hook to e as a client
+ * and read its first request; whoever owns e advances it; then finish with why e stopped
+ * (enum engine_stop): the records of the requests still in the system and the totals, as
+ * serve_run ends.  `events` in the totals are this world's own.  0, or -1 with the message
+ * in err (ENGINE_FAILED: the message is already there). */
+int  serve_attach(serve *w, struct engine *e, struct errbuf *err);
+int  serve_finish(serve *w, int stop, struct serve_totals *out, struct errbuf *err);
 
 #endif

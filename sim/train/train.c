@@ -89,7 +89,10 @@ struct train {
     struct entity_source  *src;
     struct train_decider dec;
     struct train_sink   sink;
-    engine             *eng;
+    engine             *eng;        /* the engine it is attached to (train_attach) */
+    engine             *own;        /* train_run's engine of its own, or NULL */
+    uint32_t            tag;        /* its client tag on eng, ORed into its kinds */
+    uint64_t            nevents;    /* its events handled (the engine's may hold others') */
     occ                *occ;
     int                 ntypes;
     const int          *types;
@@ -343,7 +346,7 @@ static double rate_of(train *w, const struct train_job *j)
 
 static int push(train *w, simtime t, int kind, uint64_t arg, evq_handle *h, struct errbuf *err)
 {
-    if (engine_at(w->eng, t, (uint32_t)kind, arg, h) < 0)
+    if (engine_at(w->eng, t, (uint32_t)kind | w->tag, arg, h) < 0)
         return err_run(err, "out of memory (event queue)");
     return 0;
 }
@@ -973,6 +976,7 @@ static int handle(void *ctx, const struct evq_event *ev, struct errbuf *err)
 {
     train *w = ctx;
     int rc;
+    w->nevents++;
     switch (ev->kind) {
     case EV_ARRIVAL: rc = on_arrival(w, err); break;
     case EV_FINISH:  rc = on_finish(w, (int32_t)ev->arg, err); break;
@@ -1015,10 +1019,9 @@ int train_create(train **out, const cluster *cl, const tput *model,
     w->active_head = w->active_tail = w->waiting_head = w->waiting_tail = -1;
     w->running_head = w->free_head = -1;
     grant_list_init(&w->grants);
-    w->eng = engine_create(1024);
     w->occ = occ_create(cl);
     w->rates = rate_memo_create(cl, model);
-    if (w->eng == NULL || w->occ == NULL || w->rates == NULL || grow_slots(w, err) < 0) {
+    if (w->occ == NULL || w->rates == NULL || grow_slots(w, err) < 0) {
         train_destroy(w);
         return err_run(err, "out of memory");
     }
@@ -1048,12 +1051,17 @@ void train_destroy(train *w)
     grant_list_fini(&w->grants);
     occ_destroy(w->occ);
     rate_memo_destroy(w->rates);
-    engine_destroy(w->eng);
+    engine_destroy(w->own);
     free(w);
 }
 
-int train_run(train *w, struct train_totals *out, struct errbuf *err)
+int train_attach(train *w, engine *e, struct errbuf *err)
 {
+    if (w->eng != NULL)
+        return err_run(err, "training world attached twice");
+    if (engine_attach(e, handle, on_instant_end, w, &w->tag) < 0)
+        return err_run(err, "more than %d worlds on one engine", ENGINE_MAX_CLIENTS);
+    w->eng = e;
     memset(&w->tot, 0, sizeof w->tot);
     int explicit_window = w->cfg.measure.to > w->cfg.measure.from;
     /* the default window: nothing is measured before the first arrival is known, and its
@@ -1063,8 +1071,11 @@ int train_run(train *w, struct train_totals *out, struct errbuf *err)
         return -1;
     if (!explicit_window && w->have_pending)
         w->win.from = sim_to_sec(w->pending.arrival);
-    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
-    int stop = engine_run(w->eng, handle, on_instant_end, w, &lim, err);
+    return 0;
+}
+
+int train_finish(train *w, int stop, struct train_totals *out, struct errbuf *err)
+{
     if (stop == ENGINE_FAILED)
         return -1;
     if (w->stalled)
@@ -1080,7 +1091,7 @@ int train_run(train *w, struct train_totals *out, struct errbuf *err)
     }
     w->tot.end = t;
     w->tot.stop = stop;
-    w->tot.events = engine_events(w->eng);
+    w->tot.events = w->nevents;
     for (int i = 0; i < w->ntypes; i++) {
         w->tot.busy_gpu_s[i] = w->busy_int[i] / 1000.0;
         w->tot.window_busy_gpu_s[i] = w->win_busy[i] / 1000.0;
@@ -1091,4 +1102,14 @@ int train_run(train *w, struct train_totals *out, struct errbuf *err)
     w->tot.window_norm_s = w->win_norm;
     *out = w->tot;
     return 0;
+}
+
+int train_run(train *w, struct train_totals *out, struct errbuf *err)
+{
+    if (w->own == NULL && (w->own = engine_create(1024)) == NULL)
+        return err_run(err, "out of memory");
+    if (train_attach(w, w->own, err) < 0)
+        return -1;
+    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
+    return train_finish(w, engine_advance(w->own, &lim, err), out, err);
 }
