@@ -218,3 +218,218 @@ Test(cosim, independent_worlds_on_one_engine_give_what_they_give_alone)
     free(ja);
     free(jb);
 }
+
+/* ---- tenancy: a broker withholds a training world's GPUs and gives them back */
+
+#include "../sim/core/timeline.h"
+
+struct seg {
+    long long id;
+    int       gpus[8], ngpu;
+    double    from, to;
+    int       state, cause, ends;
+};
+
+struct segs {
+    struct seg s[64];
+    int        n;
+    struct recs jobs;
+    int        preemptions[8], migrations[8];
+};
+
+static int on_seg(void *ctx, const struct train_segment *sg, struct errbuf *err)
+{
+    (void)err;
+    struct segs *ss = ctx;
+    cr_assert_lt(ss->n, 64);
+    struct seg *s = &ss->s[ss->n++];
+    *s = (struct seg){ sg->trace_id, { 0 }, sg->ngpu, sim_to_sec(sg->from), sim_to_sec(sg->to),
+                       sg->state, sg->cause, sg->ends };
+    for (int i = 0; i < sg->ngpu && i < 8; i++)
+        s->gpus[i] = sg->gpus[i];
+    return 0;
+}
+
+static int on_job_seg(void *ctx, const struct train_record *r, struct errbuf *err)
+{
+    struct segs *ss = ctx;
+    ss->preemptions[r->trace_id] = r->job->preemptions;
+    ss->migrations[r->trace_id] = r->job->migrations;
+    return on_job(&ss->jobs, r, err);
+}
+
+/* 4 A100 (GPUs 0-3, node 0) and 4 V100 (GPUs 4-7, node 1) */
+static const char two_nodes[] =
+    "{ \"network\": \"ib-100g\", \"groups\": ["
+    " { \"count\": 1, \"gpu\": \"A100-40GB\", \"gpus_per_node\": 4 },"
+    " { \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4 } ] }";
+
+static struct job_spec job(int64_t id, double at, int workers, int lo, double work)
+{
+    return (struct job_spec){ .id = id, .arrival = sim_from_sec(at),
+                              .jtype = tput_find(th_m, "ResNet-50 (batch size 64)"),
+                              .workers = workers, .min_workers = lo, .max_workers = lo ? workers : 0,
+                              .work = work, .weight = 1 };
+}
+
+struct tenancy {
+    cluster     *cl;
+    policy      *p;
+    struct arr   src;
+    struct entity_source es;
+    struct segs  out;
+    train       *w;
+    engine      *e;
+};
+
+static void tenancy_open(struct tenancy *t, const char *pol, const struct job_spec *jobs, int n)
+{
+    struct errbuf err;
+    err_clear(&err);
+    t->cl = th_cluster(th_cat, two_nodes);
+    struct policy_env env = { 1, t->cl, th_m };
+    cr_assert_eq(policy_open(&t->p, pol, NULL, &env, &err), 0, "%s", err.msg);
+    t->src = (struct arr){ jobs, sizeof *jobs, n, 0 };
+    t->es = (struct entity_source){ &t->src, arr_next };
+    struct train_config cfg = { .restore_delay_s = 30, .until = SIM_NEVER };
+    struct train_sink sink = { .ctx = &t->out, .job = on_job_seg, .segment = on_seg };
+    cr_assert_eq(train_create(&t->w, t->cl, th_m, &cfg, &t->es, policy_decider(t->p), &sink,
+                              &err), 0, "%s", err.msg);
+    t->e = engine_create(0);
+    cr_assert_eq(train_attach(t->w, t->e, &err), 0, "%s", err.msg);
+}
+
+static int tenancy_until(struct tenancy *t, double until_s)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct engine_limits lim = { until_s < 0 ? SIM_NEVER : sim_from_sec(until_s), 0 };
+    int stop = engine_advance(t->e, &lim, &err);
+    cr_assert_neq(stop, ENGINE_FAILED, "%s", err.msg);
+    return stop;
+}
+
+static void tenancy_close(struct tenancy *t)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct train_totals tot;
+    cr_assert_eq(train_finish(t->w, ENGINE_DRAINED, &tot, &err), 0, "%s", err.msg);
+    train_destroy(t->w);
+    engine_destroy(t->e);
+    policy_close(t->p);
+    cluster_destroy(t->cl);
+    free(t->out.jobs.r);
+}
+
+static const struct seg *seg_of(const struct segs *ss, long long id, double from)
+{
+    for (int i = 0; i < ss->n; i++)
+        if (ss->s[i].id == id && ss->s[i].from == from)
+            return &ss->s[i];
+    cr_assert_fail("no segment of job %lld from %g", id, from);
+    return NULL;
+}
+
+/* A rigid job on withheld GPUs is preempted, resumes elsewhere after its restore, and its
+ * policy never grants a withheld GPU; given back, the GPUs serve the next job. */
+Test(cosim, withholding_preempts_a_rigid_job_and_charges_its_restore)
+{
+    struct job_spec jobs[2] = { job(1, 0, 4, 0, 5e6), job(2, 300, 4, 0, 1e5) };
+    struct tenancy t = { 0 };
+    tenancy_open(&t, "fifo", jobs, 2);
+    tenancy_until(&t, 100);
+    /* job 1 is on one of the two nodes: taking them costs its restore on 4 GPUs, taking
+     * the other nothing */
+    int node[2][4] = { { 0, 1, 2, 3 }, { 4, 5, 6, 7 } };
+    double c0 = train_reclaim_cost(t.w, node[0], 4), c1 = train_reclaim_cost(t.w, node[1], 4);
+    cr_assert(c0 == 4 * 30.0 || c1 == 4 * 30.0, "costs %g and %g", c0, c1);
+    cr_assert(c0 == 0 || c1 == 0, "costs %g and %g", c0, c1);
+    int on = c0 > 0 ? 0 : 1;
+    const int *mine = node[on], *other = node[1 - on];
+    struct errbuf err;
+    err_clear(&err);
+    int64_t affected;
+    cr_assert_eq(train_withhold(t.w, mine, 4, &affected, &err), 0, "%s", err.msg);
+    cr_assert_eq(affected, 1);
+    cr_assert_neq(train_withhold(t.w, mine + 1, 1, &affected, &err), 0, "withheld twice");
+    tenancy_until(&t, 200);
+    cr_assert_eq(train_give(t.w, mine, 4, &err), 0, "%s", err.msg);
+    cr_assert_neq(train_give(t.w, mine, 1, &err), 0, "given twice");
+    tenancy_until(&t, -1);
+    /* job 1: running on its node until the withhold, then restoring 30 s on the other */
+    const struct seg *s = seg_of(&t.out, 1, 0);
+    cr_assert(s->ngpu == 4 && s->gpus[0] == mine[0] && s->to == 100 && s->ends == TL_PREEMPT,
+              "job 1 ran on GPU %d.. until %g (ends %d)", s->gpus[0], s->to, s->ends);
+    s = seg_of(&t.out, 1, 100);
+    cr_assert(s->state == TL_RESTORING && s->cause == TL_RESUME && s->to == 130 &&
+              s->gpus[0] == other[0], "after the withhold: state %d cause %d to %g on GPU %d",
+              s->state, s->cause, s->to, s->gpus[0]);
+    cr_assert_eq(t.out.preemptions[1], 1);
+    /* job 2 arrives after the give-back and gets the node given back, the only free one */
+    s = seg_of(&t.out, 2, 300);
+    cr_assert(s->ngpu == 4 && s->gpus[0] == mine[0], "job 2 on GPU %d..", s->gpus[0]);
+    /* no segment of either job holds a withheld GPU while it was withheld */
+    for (int i = 0; i < t.out.n; i++)
+        for (int g = 0; g < t.out.s[i].ngpu; g++)
+            cr_assert(!(t.out.s[i].gpus[g] / 4 == on && t.out.s[i].from < 200 &&
+                        t.out.s[i].to > 100), "segment %d held withheld GPU %d in [%g, %g)", i,
+                      t.out.s[i].gpus[g], t.out.s[i].from, t.out.s[i].to);
+    cr_assert_eq(t.out.jobs.n, 2);
+    tenancy_close(&t);
+}
+
+/* An elastic job that stays at or above its minimum shrinks onto its other GPUs: a resize
+ * with its restore, not a preemption. */
+Test(cosim, withholding_shrinks_an_elastic_job)
+{
+    struct job_spec jobs[1] = { job(1, 0, 4, 2, 5e6) };
+    struct tenancy t = { 0 };
+    tenancy_open(&t, "fifo", jobs, 1);
+    tenancy_until(&t, 50);
+    int on = train_reclaim_cost(t.w, (int[]){ 0 }, 1) > 0 ? 0 : 1;
+    int one[1] = { 4 * on + 3 };
+    cr_assert_float_eq(train_reclaim_cost(t.w, one, 1), 3 * 30.0, 1e-9);
+    struct errbuf err;
+    err_clear(&err);
+    int64_t affected;
+    cr_assert_eq(train_withhold(t.w, one, 1, &affected, &err), 0, "%s", err.msg);
+    cr_assert_eq(affected, 1);
+    /* taking two more of its GPUs would leave 1 < its minimum of 2: a preemption on 3 */
+    int two[2] = { 4 * on + 1, 4 * on + 2 };
+    cr_assert_float_eq(train_reclaim_cost(t.w, two, 2), 3 * 30.0, 1e-9);
+    tenancy_until(&t, -1);
+    const struct seg *s = seg_of(&t.out, 1, 50);
+    cr_assert(s->ngpu == 3 && s->cause == TL_RESIZE && s->state == TL_RESTORING &&
+              s->to == 80, "after the withhold: %d GPUs, cause %d, state %d, to %g", s->ngpu,
+              s->cause, s->state, s->to);
+    for (int g = 0; g < 3; g++)
+        cr_assert_neq(s->gpus[g], one[0]);
+    cr_assert_eq(t.out.preemptions[1], 0);
+    cr_assert_eq(t.out.migrations[1], 1);
+    tenancy_close(&t);
+}
+
+/* A policy that plans from an empty cluster starts from the withheld GPUs (the view's base):
+ * srtf re-plans everything each decision and never grants them. */
+Test(cosim, a_full_plan_starts_from_the_withheld_gpus)
+{
+    struct job_spec jobs[3] = { job(1, 0, 4, 0, 1e6), job(2, 10, 4, 0, 1e6),
+                                job(3, 20, 4, 0, 1e5) };
+    struct tenancy t = { 0 };
+    tenancy_open(&t, "srtf", jobs, 3);
+    tenancy_until(&t, 5);
+    int a100[4] = { 0, 1, 2, 3 };
+    struct errbuf err;
+    err_clear(&err);
+    int64_t affected;
+    cr_assert_eq(train_withhold(t.w, a100, 4, &affected, &err), 0, "%s", err.msg);
+    tenancy_until(&t, -1);
+    for (int i = 0; i < t.out.n; i++)
+        for (int g = 0; g < t.out.s[i].ngpu; g++)
+            cr_assert(t.out.s[i].gpus[g] >= 4 || t.out.s[i].to <= 5, "segment %d of job %lld "
+                      "holds withheld GPU %d in [%g, %g)", i, t.out.s[i].id,
+                      t.out.s[i].gpus[g], t.out.s[i].from, t.out.s[i].to);
+    cr_assert_eq(t.out.jobs.n, 3);
+    tenancy_close(&t);
+}

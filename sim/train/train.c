@@ -134,6 +134,13 @@ struct train {
     double              round_last[CLUSTER_MAX_TYPES + 1];  /* last round samples written */
     int                 round_logged;
 
+    /* tenancy (co-simulation): the GPUs a broker withholds, taken whole in occ and in base
+     * (an occupancy of those alone, where a plan from an empty cluster starts) */
+    uint8_t            *withheld;   /* by GPU id; NULL until the first withhold */
+    occ                *base;
+    int                 nwithheld;
+    int64_t             reclaimed_jobs;     /* jobs preempted or shrunk by a withhold */
+
     struct train_totals tot;
 };
 
@@ -685,10 +692,16 @@ static int validate(train *w, struct grant_list *l, struct errbuf *err)
         int *ids = l->ids + g->first;
         if (g->ngpu > 1)
             qsort(ids, (size_t)g->ngpu, sizeof *ids, cmp_int);
-        for (int i = 0; i < g->ngpu; i++)
+        for (int i = 0; i < g->ngpu; i++) {
             if (ids[i] < 0 || ids[i] >= cluster_ngpus(w->cl) || (i > 0 && ids[i] == ids[i - 1]))
                 return err_run(err, "policy granted job %lld an invalid or repeated GPU id %d",
                                (long long)w->jobs[g->slot].id, ids[i]);
+            if (w->withheld != NULL && w->withheld[ids[i]])
+                return err_run(err, "policy granted job %lld GPU %d, which the broker has "
+                               "given to another tenant (a policy that plans over the whole "
+                               "cluster cannot share one: see doc/colocate.md)",
+                               (long long)w->jobs[g->slot].id, ids[i]);
+        }
     }
     return 0;
 }
@@ -856,6 +869,7 @@ static void fill_view(const train *w, struct train_view *v)
         .restore_delay_s = w->cfg.restore_delay_s, .restore_fixed_s = w->cfg.restore_fixed_s,
         .storage_gbs = w->cfg.storage_gbs, .speed = w->speed,
         .restore_by_type = w->cfg.restore_by_type,
+        .base = w->nwithheld > 0 ? w->base : NULL,
     };
 }
 
@@ -904,7 +918,7 @@ static int on_instant_end(void *ctx, struct errbuf *err)
      * policy whose job runs on no GPU type at its size).  After STALL_DECISIONS such decisions
      * in a row over STALL_S of simulated time, the run stops ("stalled"), its waiting jobs
      * unfinished, instead of deciding the same thing until a limit. */
-    if (!w->have_pending && w->n_running == 0 && w->n_active > 0) {
+    if (!w->have_pending && w->n_running == 0 && w->n_active > 0 && w->nwithheld == 0) {
         if (w->stall_decisions++ == 0)
             w->stall_since = now(w);
         if (w->stall_decisions >= STALL_DECISIONS &&
@@ -1048,11 +1062,165 @@ void train_destroy(train *w)
     free(w->hold);
     free(w->touched);
     free(w->co);
+    free(w->withheld);
+    occ_destroy(w->base);
     grant_list_fini(&w->grants);
     occ_destroy(w->occ);
     rate_memo_destroy(w->rates);
     engine_destroy(w->own);
     free(w);
+}
+
+/* ---------------------------------------------------------------- tenancy */
+
+/* The restart a job pays when it resumes after a preemption or a resize, in GPU-seconds at
+ * the size it resumes at. */
+static double restart_gpu_s(const train *w, const struct train_job *j, int ngpu)
+{
+    return restore_s(w, j->jtype) * ngpu;
+}
+
+/* How many of job j's GPUs are marked in `mark`. */
+static int marked(const struct train_job *j, const uint8_t *mark)
+{
+    int k = 0;
+    for (int i = 0; i < j->ngpu; i++)
+        k += mark[j->gpus[i]];
+    return k;
+}
+
+/* Would job j, losing k of its GPUs, shrink (an elastic job left at or above its minimum, on
+ * whole GPUs) rather than be preempted? */
+static int shrinks(const struct train_job *j, int k)
+{
+    return j->ngpu - k >= j->min_workers && j->ngpu - k > 0 && j->share == OCC_WHOLE;
+}
+
+double train_reclaim_cost(train *w, const int *gpus, int n)
+{
+    uint8_t *mark = calloc((size_t)cluster_ngpus(w->cl), 1);
+    if (mark == NULL)
+        return INFINITY;
+    for (int i = 0; i < n; i++)
+        mark[gpus[i]] = 1;
+    double cost = 0;
+    for (int32_t s = w->running_head; s >= 0; s = w->next_running[s]) {
+        const struct train_job *j = &w->jobs[s];
+        int k = marked(j, mark);
+        if (k > 0)
+            cost += restart_gpu_s(w, j, shrinks(j, k) ? j->ngpu - k : j->ngpu);
+    }
+    free(mark);
+    return cost;
+}
+
+int train_withhold(train *w, const int *gpus, int n, int64_t *affected, struct errbuf *err)
+{
+    int ng = cluster_ngpus(w->cl);
+    *affected = 0;
+    if (w->withheld == NULL) {
+        w->withheld = calloc((size_t)ng, 1);
+        w->base = occ_create(w->cl);
+        if (w->withheld == NULL || w->base == NULL)
+            return err_run(err, "out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        if (gpus[i] < 0 || gpus[i] >= ng || w->withheld[gpus[i]])
+            return err_run(err, "broker withheld GPU %d, which the training world does not "
+                           "hold", gpus[i]);
+        w->withheld[gpus[i]] = 1;
+    }
+    /* the jobs on them: shrink the elastic ones that can, preempt the others (a DELTA list
+     * through the policy's path: the restore on resume and the timeline come with it) */
+    grant_list_reset(&w->grants);
+    int *left = NULL, cap = 0, rc = 0;
+    for (int32_t s = w->running_head; s >= 0 && rc == 0; s = w->next_running[s]) {
+        const struct train_job *j = &w->jobs[s];
+        int k = marked(j, w->withheld);
+        if (k == 0)
+            continue;
+        (*affected)++;
+        if (!shrinks(j, k)) {
+            rc = grant_preempt(&w->grants, s);
+            continue;
+        }
+        if (j->ngpu > cap) {
+            int *p = realloc(left, (size_t)j->ngpu * sizeof *p);
+            if (p == NULL) {
+                rc = -1;
+                break;
+            }
+            left = p;
+            cap = j->ngpu;
+        }
+        int m = 0;
+        for (int i = 0; i < j->ngpu; i++)
+            if (!w->withheld[j->gpus[i]])
+                left[m++] = j->gpus[i];
+        rc = grant_add(&w->grants, s, left, m, j->share);
+    }
+    free(left);
+    if (rc < 0)
+        return err_run(err, "out of memory");
+    /* the GPUs newly withheld are not in occ yet: apply sees them as the policy's GPUs, which
+     * is what a shrunk job keeps (never a withheld one) */
+    for (int i = 0; i < n; i++)
+        w->withheld[gpus[i]] = 0;
+    rc = apply(w, &w->grants, err);
+    for (int i = 0; i < n; i++)
+        w->withheld[gpus[i]] = 1;
+    if (rc < 0)
+        return -1;
+    occ_take(w->occ, gpus, n, OCC_WHOLE);
+    occ_take(w->base, gpus, n, OCC_WHOLE);
+    w->nwithheld += n;
+    w->reclaimed_jobs += *affected;
+    /* what the policy decides next sees the cluster without them */
+    w->reason |= w->dec.wake & (WAKE_ARRIVAL | WAKE_COMPLETION);
+    engine_touch(w->eng, w->tag);
+    return 0;
+}
+
+int train_give(train *w, const int *gpus, int n, struct errbuf *err)
+{
+    for (int i = 0; i < n; i++)
+        if (w->withheld == NULL || gpus[i] < 0 || gpus[i] >= cluster_ngpus(w->cl) ||
+            !w->withheld[gpus[i]])
+            return err_run(err, "broker gave GPU %d, which the training world was not "
+                           "denied", gpus[i]);
+    for (int i = 0; i < n; i++)
+        w->withheld[gpus[i]] = 0;
+    occ_release(w->occ, gpus, n, OCC_WHOLE);
+    occ_release(w->base, gpus, n, OCC_WHOLE);
+    w->nwithheld -= n;
+    w->reason |= w->dec.wake & (WAKE_ARRIVAL | WAKE_COMPLETION);
+    engine_touch(w->eng, w->tag);
+    return 0;
+}
+
+void train_type_gain(const train *w, double *gain)
+{
+    for (int t = 0; t < w->ntypes; t++)
+        gain[t] = 0;
+    int n = 0;
+    for (int32_t s = w->active_head; s >= 0; s = w->next_active[s]) {
+        const struct jobx *x = &w->x[s];
+        if (!(x->best_rate > 0))
+            continue;
+        for (int t = 0; t < w->ntypes; t++)
+            gain[t] += x->type_rate[t] / x->best_rate;
+        n++;
+    }
+    for (int t = 0; t < w->ntypes && n > 0; t++)
+        gain[t] /= n;
+}
+
+int train_waiting_gpus(const train *w)
+{
+    int64_t n = 0;
+    for (int32_t s = w->waiting_head; s >= 0; s = w->next_waiting[s])
+        n += w->jobs[s].min_workers;
+    return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
 int train_attach(train *w, engine *e, struct errbuf *err)

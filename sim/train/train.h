@@ -142,5 +142,23 @@ int  train_run(train *w, struct train_totals *out, struct errbuf *err);
 int  train_attach(train *w, engine *e, struct errbuf *err);
 int  train_finish(train *w, int stop, struct train_totals *out, struct errbuf *err);
 
+/* Tenancy (co-simulation, after train_attach): a broker withholds GPUs from the world and
+ * gives them back.  Withholding preempts every job on them, or shrinks it onto the rest of
+ * its GPUs when it is elastic and stays at or above its minimum; either way it pays its
+ * restore when it runs again, as after a preemption or resize by its policy.  The withheld
+ * GPUs are then held whole by no job: the live occupancy and the view's `base` (where a plan
+ * from an empty cluster starts) show them taken, so the policy never grants them.  Both ask
+ * the policy to decide again at the end of the instant.  *affected: the jobs preempted or
+ * shrunk.  0, or -1 with the message in err (a GPU withheld twice, or given that was not). */
+int  train_withhold(train *w, const int *gpus, int n, int64_t *affected, struct errbuf *err);
+int  train_give(train *w, const int *gpus, int n, struct errbuf *err);
+/* What withholding `gpus` would cost now: the GPU-seconds of restore its jobs pay when they
+ * run again (a preempted job at its size, a shrunk one at its smaller size). */
+double train_reclaim_cost(train *w, const int *gpus, int n);
+/* Training's gain per GPU of each type (cluster_types order): the mean over active jobs of
+ * their rate there over their rate on their best type. */
+void train_type_gain(const train *w, double *gain /* out */);
+/* The GPUs the waiting jobs ask for at least (their minimum sizes). */
+int  train_waiting_gpus(const train *w);
 
 #endif
