@@ -268,8 +268,8 @@ static struct job_spec job(int64_t id, double at, int workers, int lo, double wo
 {
     return (struct job_spec){ .id = id, .arrival = sim_from_sec(at),
                               .jtype = tput_find(th_m, "ResNet-50 (batch size 64)"),
-                              .workers = workers, .min_workers = lo, .max_workers = lo ? workers : 0,
-                              .work = work, .weight = 1 };
+                              .workers = workers, .min_workers = lo,
+                              .max_workers = lo ? workers : 0, .work = work, .weight = 1 };
 }
 
 struct tenancy {
@@ -432,4 +432,124 @@ Test(cosim, a_full_plan_starts_from_the_withheld_gpus)
                       t.out.s[i].gpus[g], t.out.s[i].from, t.out.s[i].to);
     cr_assert_eq(t.out.jobs.n, 3);
     tenancy_close(&t);
+}
+
+/* ---- tenancy: a broker drains a serving instance and gives it back */
+
+struct released {
+    int    n, inst;
+    double at;
+};
+
+static void on_released(void *ctx, int inst, simtime t)
+{
+    struct released *r = ctx;
+    r->n++;
+    r->inst = inst;
+    r->at = sim_to_sec(t);
+}
+
+static const char two_a100[] =
+    "{ \"network\": \"ethernet-100g\", \"groups\": ["
+    " { \"count\": 2, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 1, \"intra\": \"pcie4\" } ] }";
+
+Test(cosim, draining_a_serving_instance_finishes_its_requests_then_releases_it)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct request_spec q[60];
+    for (int i = 0; i < 60; i++)
+        q[i] = (struct request_spec){ .id = i, .arrival = sim_from_sec(0.2 * i),
+                                      .prompt = 500, .output = 200 };
+    struct sw s = { 0 };
+    s.cl = th_cluster(cluster_catalog(th_cl), two_a100);
+    s.lc = th_llm(cluster_catalog(s.cl));
+    struct policy_env env = { 1, s.cl, NULL };
+    cr_assert_eq(policy_open(&s.p, "highend_only", NULL, &env, &err), 0, "%s", err.msg);
+    s.src = (struct arr){ q, sizeof *q, 60, 0 };
+    s.es = (struct entity_source){ &s.src, arr_next };
+    s.sink = (struct serve_sink){ .ctx = &s.out, .request = on_req };
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    cr_assert_eq(serve_create(&s.w, s.cl, s.lc, llm_find(s.lc, "llama-2-7b"), &cfg, &s.es,
+                              policy_decider(s.p), &s.sink, &err), 0, "%s", err.msg);
+    cr_assert_eq(serve_deployment_of(s.w)->n, 2, "one instance per A100");
+    struct released rel = { 0 };
+    serve_set_tenancy(s.w, &(struct serve_tenancy){ &rel, on_released });
+    engine *e = engine_create(0);
+    cr_assert_eq(serve_attach(s.w, e, &err), 0, "%s", err.msg);
+    struct engine_limits lim = { sim_from_sec(3), 0 };
+    cr_assert_eq(engine_advance(e, &lim, &err), ENGINE_UNTIL, "%s", err.msg);
+    /* instance 1 holds requests at 3 s: it drains, finishing them, and is released later */
+    cr_assert_eq(serve_drain(s.w, 1, &err), 0, "%s", err.msg);
+    cr_assert_neq(serve_drain(s.w, 1, &err), 0, "drained twice");
+    cr_assert_neq(serve_load(s.w, 1, &err), 0, "given back while draining");
+    cr_assert_eq(serve_instance_state(s.w, 1), 1);
+    lim.until = sim_from_sec(8);
+    cr_assert_eq(engine_advance(e, &lim, &err), ENGINE_UNTIL, "%s", err.msg);
+    cr_assert_eq(rel.n, 1, "released %d times", rel.n);
+    cr_assert_eq(rel.inst, 1);
+    cr_assert(rel.at > 3 && rel.at <= 8, "released at %g s", rel.at);
+    cr_assert_eq(serve_instance_state(s.w, 1), 2);
+    /* back at 8 s: up once llama-2-7b's 13.5 GB crossed PCIe 4 (31.5 GB/s), 0.43 s later */
+    double load = serve_weights_load_s(s.w, 1);
+    cr_assert_float_eq(load, 6.738e9 * 2 / 31.5e9, 0.02 * load, "load %g s", load);
+    cr_assert_eq(serve_load(s.w, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(serve_instance_state(s.w, 1), 3);
+    lim.until = sim_from_sec(8) + sim_from_sec(load) - 1;
+    engine_advance(e, &lim, &err);
+    cr_assert_eq(serve_instance_state(s.w, 1), 3, "up before its weights were loaded");
+    lim.until = SIM_NEVER;
+    int stop = engine_advance(e, &lim, &err);
+    cr_assert_eq(stop, ENGINE_DRAINED, "%s", err.msg);
+    cr_assert_eq(serve_instance_state(s.w, 1), 0);
+    cr_assert_eq(serve_finish(s.w, stop, &s.tot, &err), 0, "%s", err.msg);
+    /* every request finished (none lost in the move), and routing never picked instance 1
+     * while it was not up (the world refuses that: the run would have failed) */
+    cr_assert_eq(s.out.n, 60);
+    for (int i = 0; i < s.out.n; i++)
+        cr_assert(s.out.r[i].b > 0, "request %lld unfinished", s.out.r[i].id);
+    double prompt, mean_out;
+    int64_t nreq;
+    serve_demand(s.w, &prompt, &nreq, &mean_out);
+    cr_assert_float_eq(prompt, 60 * 500.0, 1e-9);
+    cr_assert_eq(nreq, 60);
+    cr_assert_float_eq(mean_out, 200, 1e-9);
+    engine_destroy(e);
+    sw_close(&s);
+}
+
+/* Draining the last instance up leaves nowhere to route: the next arrival is an error that
+ * says why. */
+Test(cosim, draining_every_instance_fails_the_next_routing)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct request_spec q[4];
+    for (int i = 0; i < 4; i++)
+        q[i] = (struct request_spec){ .id = i, .arrival = sim_from_sec(i), .prompt = 100,
+                                      .output = 10 };
+    struct sw s = { 0 };
+    s.cl = th_cluster(cluster_catalog(th_cl), two_a100);
+    s.lc = th_llm(cluster_catalog(s.cl));
+    struct policy_env env = { 1, s.cl, NULL };
+    cr_assert_eq(policy_open(&s.p, "highend_only", NULL, &env, &err), 0, "%s", err.msg);
+    s.src = (struct arr){ q, sizeof *q, 4, 0 };
+    s.es = (struct entity_source){ &s.src, arr_next };
+    s.sink = (struct serve_sink){ .ctx = &s.out, .request = on_req };
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    cr_assert_eq(serve_create(&s.w, s.cl, s.lc, llm_find(s.lc, "llama-2-7b"), &cfg, &s.es,
+                              policy_decider(s.p), &s.sink, &err), 0, "%s", err.msg);
+    engine *e = engine_create(0);
+    cr_assert_eq(serve_attach(s.w, e, &err), 0, "%s", err.msg);
+    struct engine_limits lim = { sim_from_sec(1.5), 0 };
+    engine_advance(e, &lim, &err);
+    cr_assert_eq(serve_drain(s.w, 0, &err), 0, "%s", err.msg);
+    cr_assert_eq(serve_drain(s.w, 1, &err), 0, "%s", err.msg);
+    lim.until = SIM_NEVER;
+    cr_assert_eq(engine_advance(e, &lim, &err), ENGINE_FAILED);
+    cr_assert(strstr(err.msg, "no instance serves prompts") != NULL, "%s", err.msg);
+    engine_destroy(e);
+    sw_close(&s);
 }

@@ -56,7 +56,12 @@
 #include "linkbook.h"
 #include "xfer.h"
 
-enum ev_kind { EV_ARRIVAL = 1, EV_BATCH, EV_LAUNCH, EV_XFER, EV_SAMPLE };
+enum ev_kind { EV_ARRIVAL = 1, EV_BATCH, EV_LAUNCH, EV_XFER, EV_SAMPLE, EV_UP };
+
+/* An instance's tenancy (co-simulation): it takes requests only when up; draining, it
+ * finishes what it admitted and takes nothing new; down, its GPUs are another tenant's;
+ * loading, they are back and its weights are on their way. */
+enum inst_state { I_UP, I_DRAINING, I_DOWN, I_LOADING };
 
 enum req_state {
     R_FREE, R_WAITING, R_RUNNING, R_XFER, R_DONE
@@ -127,6 +132,7 @@ struct inst {
     struct llm_stage lstage[SERVE_MAX_STAGES];  /* its stages as the latency model takes them */
     struct llm_layer_part *tok[SERVE_MAX_STAGES];  /* by token count (dense_s < 0: unknown) */
     int      tok_cap;
+    int      state;             /* enum inst_state */
     int      tl_node;           /* the timeline: the node of its first GPU, and its GPU types */
     char     tl_type[128];      /* in stage order, attention workers last ("A100-80GB+T4") */
 };
@@ -175,6 +181,11 @@ struct serve {
     struct serve_dispatch_req *dreq;
     int32_t                *dslot;
     int                    dcap;
+    /* tenancy (co-simulation) */
+    struct serve_tenancy   ten;
+    int                    ndraining;
+    double                 arrived_prompt;  /* prompt tokens of every request arrived */
+    int64_t                drains, loads;
 };
 
 /* ---------------------------------------------------------------- checks */
@@ -572,6 +583,10 @@ static int route(serve *w, int32_t s, int want, int from, int32_t *out, struct e
         return err_run(err, "policy routed request %lld to instance %d, which is not an "
                        "instance serving %s", (long long)r->id, i,
                        want == SERVE_DECODE ? "decode" : "prompts");
+    if (w->in[i].state != I_UP)
+        return err_run(err, "policy routed request %lld to instance %d, whose GPUs the "
+                       "broker has taken (a router must skip instances whose load says "
+                       "they are not up)", (long long)r->id, i);
     *out = i;
     return 0;
 }
@@ -1467,6 +1482,7 @@ static int arrival(serve *w, struct errbuf *err)
     if (intern_class(w, q->cls, &r->cls, err) < 0)
         return -1;
     w->in_system++;
+    w->arrived_prompt += r->prompt;
     int32_t i;
     if (route(w, s, SERVE_PREFILL, -1, &i, err) < 0 || enqueue(w, s, i, err) < 0)
         return -1;
@@ -1537,6 +1553,10 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
     case EV_XFER:
         rc = xfer_done(w, (int32_t)ev->arg, err);
         break;
+    case EV_UP:
+        w->in[ev->arg].state = I_UP;
+        w->in[ev->arg].load->up = 1;
+        break;
     case EV_SAMPLE:
         if (w->in_system == 0 && !w->have_pending) {
             w->last_sample = ev->time;
@@ -1548,6 +1568,111 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
         assert(0);
     }
     return rc < 0 ? ENGINE_FAIL : ENGINE_CONTINUE;
+}
+
+/* ---------------------------------------------------------------- tenancy */
+
+/* Send the requests waiting on draining instance i that hold no KV (never admitted, or
+ * preempted to recompute) to the instances that are up; those that arrived with their KV (a
+ * decode instance's) stay and are served. */
+static int reroute_waiting(serve *w, int i, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    int32_t s = in->wait_head;
+    while (s >= 0) {
+        int32_t next = w->r[s].next;
+        struct req *r = &w->r[s];
+        if (!r->kv_ready) {
+            list_remove(w, &in->wait_head, &in->wait_tail, s);
+            in->nwait--;
+            in->pending_prefill -= r->target - r->filled;
+            int32_t to;
+            int want = in->spec->role == SERVE_DECODE ? SERVE_DECODE : SERVE_PREFILL;
+            if (route(w, s, want, -1, &to, err) < 0 || enqueue(w, s, to, err) < 0)
+                return -1;
+        }
+        s = next;
+    }
+    return 0;
+}
+
+/* The draining instances that hold nothing any more are down: their GPUs go to the broker. */
+static int drains_done(serve *w, struct errbuf *err)
+{
+    for (int i = 0; i < w->ninst; i++) {
+        struct inst *in = &w->in[i];
+        if (in->state != I_DRAINING)
+            continue;
+        if (in->nwait > 0 && reroute_waiting(w, i, err) < 0)
+            return -1;
+        if (in->nwait > 0 || in->nrun > 0 || in->inflight > 0)
+            continue;
+        in->state = I_DOWN;
+        w->ndraining--;
+        if (w->ten.released != NULL)
+            w->ten.released(w->ten.ctx, i, engine_now(w->eng));
+    }
+    return 0;
+}
+
+void serve_set_tenancy(serve *w, const struct serve_tenancy *t) { w->ten = *t; }
+
+const struct serve_deployment *serve_deployment_of(const serve *w) { return w->dep; }
+
+int serve_instance_state(const serve *w, int i) { return w->in[i].state; }
+
+double serve_instance_speed(const serve *w, int i) { return w->in[i].load->speed; }
+
+double serve_weights_load_s(const serve *w, int i)
+{
+    const struct serve_instance *sp = w->in[i].spec;
+    const catalog *cat = cluster_catalog(w->cl);
+    double worst = 0;
+    for (int s = 0; s < sp->nstages; s++) {
+        const struct serve_stage *st = &sp->stages[s];
+        double bytes = llm_weight_bytes(w->arch, st->layers, st->ngpu, s == 0,
+                                        s == sp->nstages - 1);
+        const struct gpu_spec *g = catalog_gpu(cat, cluster_gpu_type(w->cl, st->gpus[0]));
+        double t = bytes / (catalog_link(cat, g->pcie)->bw_gbs * 1e9);
+        if (t > worst)
+            worst = t;
+    }
+    return worst;
+}
+
+int serve_drain(serve *w, int i, struct errbuf *err)
+{
+    if (i < 0 || i >= w->ninst || w->in[i].state != I_UP)
+        return err_run(err, "broker drained instance %d, which is not up", i);
+    struct inst *in = &w->in[i];
+    in->state = I_DRAINING;
+    in->load->up = 0;
+    w->ndraining++;
+    w->drains++;
+    if (reroute_waiting(w, i, err) < 0)
+        return -1;
+    engine_touch(w->eng, w->tag);       /* an idle instance is down at the end of the instant */
+    return 0;
+}
+
+int serve_load(serve *w, int i, struct errbuf *err)
+{
+    if (i < 0 || i >= w->ninst || w->in[i].state != I_DOWN)
+        return err_run(err, "broker gave back instance %d, which is not down", i);
+    w->in[i].state = I_LOADING;
+    w->loads++;
+    simtime t = engine_now(w->eng) + sim_from_sec_ceil(serve_weights_load_s(w, i));
+    if (engine_at(w->eng, t, EV_UP | w->tag, (uint64_t)i, NULL) < 0)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
+void serve_demand(const serve *w, double *prompt_tokens, int64_t *requests,
+                  double *mean_output)
+{
+    *prompt_tokens = w->arrived_prompt;
+    *requests = w->tot.reqs_in;
+    *mean_output = w->out_n > 0 ? w->out_sum / w->out_n : 0;
 }
 
 static int instant_end(void *world, struct errbuf *err)
@@ -1580,6 +1705,8 @@ static int instant_end(void *world, struct errbuf *err)
         }
     }
     w->ndirty = 0;
+    if (w->ndraining > 0 && drains_done(w, err) < 0)
+        return ENGINE_FAIL;
     return ENGINE_CONTINUE;
 }
 
@@ -1624,6 +1751,7 @@ static int setup_instance(serve *w, int i, struct errbuf *err)
     in->load = &w->load[i];
     in->load->role = sp->role;
     in->load->speed = serve_view_rate(&w->env, sp, 1024, 128) * (1024 + 128);
+    in->load->up = 1;
     in->last_rebalance = 0;
     /* the stages as the latency model takes them, and their per-token-count parts */
     int64_t cap = w->cfg.set.max_batch_tokens + w->cfg.set.max_seqs + 1;

@@ -115,4 +115,31 @@ int  serve_run(serve *w, struct serve_totals *out, struct errbuf *err);
 int  serve_attach(serve *w, struct engine *e, struct errbuf *err);
 int  serve_finish(serve *w, int stop, struct serve_totals *out, struct errbuf *err);
 
+/* Tenancy (co-simulation, after serve_attach): a broker takes an instance's GPUs and gives
+ * them back.  serve_drain stops routing to the instance (its load's `up` is 0, so routers
+ * skip it), sends the requests waiting on it without KV to the instances that are up, and
+ * lets it finish what it admitted; once it holds nothing it is down and `released` is called
+ * (at the end of an instant: at once for an idle instance).  serve_load gives a down
+ * instance its GPUs back: it takes requests again once its weights have crossed each GPU's
+ * host link (serve_weights_load_s: its largest stage shard over its GPU type's PCIe link).
+ * 0, or -1 with the message in err (draining an instance that is not up, loading one that is
+ * not down; a drain that leaves no instance up fails at its next routing). */
+struct serve_tenancy {
+    void *ctx;
+    void (*released)(void *ctx, int inst, simtime t);
+};
+void   serve_set_tenancy(serve *w, const struct serve_tenancy *t);
+int    serve_drain(serve *w, int inst, struct errbuf *err);
+int    serve_load(serve *w, int inst, struct errbuf *err);
+/* The deployment the policy made, an instance's state (0 up, 1 draining, 2 down, 3 loading),
+ * its modelled tokens/s when full (serve_inst_load.speed), its weights' load time. */
+const struct serve_deployment *serve_deployment_of(const serve *w);
+int    serve_instance_state(const serve *w, int inst);
+double serve_instance_speed(const serve *w, int inst);
+double serve_weights_load_s(const serve *w, int inst);
+/* What has arrived so far, as a router can know it: prompt tokens, requests, and the mean
+ * output of the finished ones (0 before the first). */
+void   serve_demand(const serve *w, double *prompt_tokens, int64_t *requests,
+                    double *mean_output);
+
 #endif
