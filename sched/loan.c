@@ -1,11 +1,11 @@
 /*
- * broker: lend (greedy in score order), reclaim (covering 0/1 knapsack, exact DP over
+ * loan: lend (greedy in score order), reclaim (covering 0/1 knapsack, exact DP over
  * capacities capped at the deficit), grow (multiple-choice knapsack, exact DP over GPUs), and
- * hetero_loan's type scores.  See broker.h for the model and Lyra's mechanism each follows.
+ * hetero_loan's type scores.  See loan.h for the model and Lyra's mechanism each follows.
  * Complexity: lend O(n log n); reclaim O(n * deficit) time and memory; grow O(jobs * G *
- * max extra) time, O(jobs * G) memory.
+ * max extra) time, O(jobs * G) memory; loan_plan O(nodes log nodes + nodes * 2,000).
  */
-#include "broker.h"
+#include "loan.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +26,7 @@ static int by_score(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-int broker_lend(const struct broker_offer *nodes, int n, double need, double headroom,
+int loan_lend(const struct loan_offer *nodes, int n, double need, double headroom,
                 int *lent)
 {
     double kept = 0, target = need * (1 + headroom);
@@ -58,7 +58,7 @@ int broker_lend(const struct broker_offer *nodes, int n, double need, double hea
 
 /* ---------------------------------------------------------------- reclaim */
 
-int broker_reclaim(const struct broker_loaned *nodes, int n, int deficit, int *take,
+int loan_reclaim(const struct loan_loaned *nodes, int n, int deficit, int *take,
                    double *cost, struct errbuf *err)
 {
     long total = 0;
@@ -86,7 +86,7 @@ int broker_reclaim(const struct broker_loaned *nodes, int n, int deficit, int *t
     int *pred = malloc((size_t)n * w * sizeof *pred);
     int rc = -1;
     if (best == NULL || nbest == NULL || cnt == NULL || ncnt == NULL || pred == NULL) {
-        err_run(err, "out of memory (broker reclaim)");
+        err_run(err, "out of memory (loan reclaim)");
         goto out;
     }
     for (size_t c = 0; c < w; c++) {
@@ -144,7 +144,7 @@ out:
 
 /* ---------------------------------------------------------------- grow */
 
-double broker_grow(const double *const *value, const int *extra, int njobs, int gpus, int *x,
+double loan_grow(const double *const *value, const int *extra, int njobs, int gpus, int *x,
                    struct errbuf *err)
 {
     for (int j = 0; j < njobs; j++)
@@ -158,7 +158,7 @@ double broker_grow(const double *const *value, const int *extra, int njobs, int 
     int *pick = malloc((size_t)njobs * w * sizeof *pick);
     double total = NAN;
     if (best == NULL || nbest == NULL || pick == NULL) {
-        err_run(err, "out of memory (broker knapsack)");
+        err_run(err, "out of memory (loan knapsack)");
         goto out;
     }
     for (int j = 0; j < njobs; j++) {
@@ -193,7 +193,7 @@ out:
 
 /* ---------------------------------------------------------------- hetero_loan */
 
-void broker_type_scores(const double *train_gain, const double *serve_cap, int ntypes,
+void loan_type_scores(const double *train_gain, const double *serve_cap, int ntypes,
                         double *score)
 {
     double tmax = 0, smax = 0;
@@ -208,4 +208,92 @@ void broker_type_scores(const double *train_gain, const double *serve_cap, int n
         double lost = smax > 0 ? serve_cap[t] / smax : 0;
         score[t] = lost > 0 ? gain / lost : gain > 0 ? INFINITY : 0;
     }
+}
+
+/* ---------------------------------------------------------------- a broker's decision */
+
+/* Reclaim the cheapest cover of serving's deficit among the loaned nodes with instances. */
+static int plan_reclaim(const struct colo_view *v, double target, int *idx, int *pick,
+                        struct loan_loaned *ln, int *move, struct errbuf *err)
+{
+    int m = 0;
+    double total = 0;
+    for (int k = 0; k < v->nnodes; k++) {
+        const struct colo_node *c = &v->node[k];
+        if (c->home == COLO_SERVING && c->holder == COLO_TRAINING && !c->moving &&
+            c->serve_cap > 0) {
+            idx[m++] = k;
+            total += c->serve_cap;
+        }
+    }
+    if (m == 0)
+        return 0;
+    double unit = total / 2000 > 1 ? total / 2000 : 1;
+    for (int i = 0; i < m; i++)
+        ln[i] = (struct loan_loaned){ (int)ceil(v->node[idx[i]].serve_cap / unit),
+                                      v->node[idx[i]].take_cost };
+    int deficit = (int)ceil((target - v->serve_held) / unit - 1e-9);
+    if (loan_reclaim(ln, m, deficit, pick, NULL, err) < 0)
+        return -1;
+    for (int i = 0; i < m; i++)
+        move[idx[i]] = pick[i];
+    return 0;
+}
+
+/* Lend serving's nodes in score order while training waits (see loan.h). */
+static void plan_lend(const struct colo_view *v, const struct loan_params *p,
+                      const double *type_score, int *idx, int *pick, struct loan_offer *of,
+                      int *move)
+{
+    int m = 0, with_inst = 0;
+    for (int k = 0; k < v->nnodes; k++) {
+        const struct colo_node *c = &v->node[k];
+        if (c->holder != COLO_SERVING || c->moving)
+            continue;
+        idx[m] = k;
+        of[m++] = (struct loan_offer){ c->serve_cap, type_score[c->type] };
+        with_inst += c->serve_cap > 0;
+    }
+    loan_lend(of, m, v->serve_demand, p->headroom, pick);
+    /* the nodes loan_lend spares, in its order (score, then node), until training's waiting
+     * GPUs are covered; serving keeps one node with an instance */
+    int lent = 0;
+    while (lent < v->train_waiting) {
+        int best = -1;
+        for (int i = 0; i < m; i++)
+            if (pick[i] && (best < 0 || of[i].score > of[best].score))
+                best = i;
+        if (best < 0)
+            break;
+        pick[best] = 0;
+        const struct colo_node *c = &v->node[idx[best]];
+        if (c->serve_cap > 0 && with_inst <= 1)
+            continue;
+        move[idx[best]] = 1;
+        lent += c->gpus;
+        with_inst -= c->serve_cap > 0;
+    }
+}
+
+int loan_plan(const struct colo_view *v, const struct loan_params *p, const double *type_score,
+              int *move, struct errbuf *err)
+{
+    int n = v->nnodes > 0 ? v->nnodes : 1, rc = 0;
+    for (int k = 0; k < v->nnodes; k++)
+        move[k] = 0;
+    double target = v->serve_demand * (1 + p->headroom);
+    int *idx = malloc((size_t)n * sizeof *idx), *pick = malloc((size_t)n * sizeof *pick);
+    struct loan_loaned *ln = malloc((size_t)n * sizeof *ln);
+    struct loan_offer *of = malloc((size_t)n * sizeof *of);
+    if (idx == NULL || pick == NULL || ln == NULL || of == NULL)
+        rc = err_run(err, "out of memory (loan plan)");
+    else if (v->serve_held < target)
+        rc = plan_reclaim(v, target, idx, pick, ln, move, err);
+    else if (v->train_waiting > 0)
+        plan_lend(v, p, type_score, idx, pick, of, move);
+    free(idx);
+    free(pick);
+    free(ln);
+    free(of);
+    return rc;
 }

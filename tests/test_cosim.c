@@ -437,15 +437,16 @@ Test(cosim, a_full_plan_starts_from_the_withheld_gpus)
 /* ---- tenancy: a broker drains a serving instance and gives it back */
 
 struct released {
-    int    n, inst;
+    int    n, gpu, ngpu;
     double at;
 };
 
-static void on_released(void *ctx, int inst, simtime t)
+static void on_released(void *ctx, const int *gpus, int n, simtime t)
 {
     struct released *r = ctx;
     r->n++;
-    r->inst = inst;
+    r->gpu = gpus[0];
+    r->ngpu = n;
     r->at = sim_to_sec(t);
 }
 
@@ -480,21 +481,32 @@ Test(cosim, draining_a_serving_instance_finishes_its_requests_then_releases_it)
     cr_assert_eq(serve_attach(s.w, e, &err), 0, "%s", err.msg);
     struct engine_limits lim = { sim_from_sec(3), 0 };
     cr_assert_eq(engine_advance(e, &lim, &err), ENGINE_UNTIL, "%s", err.msg);
-    /* instance 1 holds requests at 3 s: it drains, finishing them, and is released later */
-    cr_assert_eq(serve_drain(s.w, 1, &err), 0, "%s", err.msg);
+    /* instance 1 (GPU 1) holds requests at 3 s: taking its GPU drains it, finishing them;
+     * the GPU is released later */
+    int64_t drained;
+    cr_assert_eq(serve_take(s.w, (int[]){ 1 }, 1, &drained, &err), 0, "%s", err.msg);
+    cr_assert_eq(drained, 1);
     cr_assert_neq(serve_drain(s.w, 1, &err), 0, "drained twice");
+    cr_assert_neq(serve_take(s.w, (int[]){ 1 }, 1, &drained, &err), 0, "taken twice");
     cr_assert_neq(serve_load(s.w, 1, &err), 0, "given back while draining");
     cr_assert_eq(serve_instance_state(s.w, 1), 1);
     lim.until = sim_from_sec(8);
     cr_assert_eq(engine_advance(e, &lim, &err), ENGINE_UNTIL, "%s", err.msg);
     cr_assert_eq(rel.n, 1, "released %d times", rel.n);
-    cr_assert_eq(rel.inst, 1);
+    cr_assert(rel.gpu == 1 && rel.ngpu == 1, "released %d GPUs from %d", rel.ngpu, rel.gpu);
     cr_assert(rel.at > 3 && rel.at <= 8, "released at %g s", rel.at);
     cr_assert_eq(serve_instance_state(s.w, 1), 2);
     /* back at 8 s: up once llama-2-7b's 13.5 GB crossed PCIe 4 (31.5 GB/s), 0.43 s later */
     double load = serve_weights_load_s(s.w, 1);
     cr_assert_float_eq(load, 6.738e9 * 2 / 31.5e9, 0.02 * load, "load %g s", load);
-    cr_assert_eq(serve_load(s.w, 1, &err), 0, "%s", err.msg);
+    /* its capacity: the whole instance on GPU 1, half of it on two GPUs of which one is it */
+    cr_assert_float_eq(serve_capacity(s.w, (int[]){ 1 }, 1), serve_instance_speed(s.w, 1), 1e-9);
+    double per[CLUSTER_MAX_TYPES];
+    serve_type_speed(s.w, per);
+    cr_assert_float_eq(per[0], (serve_instance_speed(s.w, 0) + serve_instance_speed(s.w, 1)) / 2,
+                       1e-9);
+    cr_assert_eq(serve_give(s.w, (int[]){ 1 }, 1, &err), 0, "%s", err.msg);
+    cr_assert_neq(serve_give(s.w, (int[]){ 1 }, 1, &err), 0, "given twice");
     cr_assert_eq(serve_instance_state(s.w, 1), 3);
     lim.until = sim_from_sec(8) + sim_from_sec(load) - 1;
     engine_advance(e, &lim, &err);

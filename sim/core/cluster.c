@@ -48,6 +48,8 @@ int cluster_placeholder(const cluster *c) { return c->placeholder; }
 int cluster_nnodes(const cluster *c) { return c->nnodes; }
 int cluster_max_gpus_per_node(const cluster *c) { return c->max_per_node; }
 const struct cluster_node *cluster_node(const cluster *c, int node) { return &c->nodes[node]; }
+int cluster_ngroups(const cluster *c) { return c->ngroups; }
+const char *cluster_group_name(const cluster *c, int group) { return c->groups[group].name; }
 int cluster_gpu_node(const cluster *c, int gpu_id) { return c->gpu_node[gpu_id]; }
 int cluster_gpu_type(const cluster *c, int gpu_id) { return c->nodes[c->gpu_node[gpu_id]].gpu; }
 

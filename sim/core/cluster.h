@@ -58,6 +58,10 @@ int cluster_placeholder(const cluster *c);
 int cluster_nnodes(const cluster *c);
 int cluster_max_gpus_per_node(const cluster *c);
 const struct cluster_node *cluster_node(const cluster *c, int node);
+/* The node groups in file order (GPU and CPU ones) and the name of each: its "name", else its
+ * GPU type's. */
+int cluster_ngroups(const cluster *c);
+const char *cluster_group_name(const cluster *c, int group);
 int cluster_gpu_node(const cluster *c, int gpu_id);
 int cluster_gpu_type(const cluster *c, int gpu_id);
 

@@ -183,6 +183,7 @@ struct serve {
     int                    dcap;
     /* tenancy (co-simulation) */
     struct serve_tenancy   ten;
+    uint8_t               *denied;      /* by GPU id: taken by the broker (NULL: none yet) */
     int                    ndraining;
     double                 arrived_prompt;  /* prompt tokens of every request arrived */
     int64_t                drains, loads;
@@ -1534,6 +1535,8 @@ static int sample(serve *w, struct errbuf *err)
 
 /* ---------------------------------------------------------------- the engine's hooks */
 
+static int touches_denied(const serve *w, int i);
+
 static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
 {
     serve *w = world;
@@ -1556,6 +1559,9 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
     case EV_UP:
         w->in[ev->arg].state = I_UP;
         w->in[ev->arg].load->up = 1;
+        /* taken again while its weights were loading: it drains (down at once) */
+        if (w->denied != NULL && touches_denied(w, (int)ev->arg))
+            rc = serve_drain(w, (int)ev->arg, err);
         break;
     case EV_SAMPLE:
         if (w->in_system == 0 && !w->have_pending) {
@@ -1571,6 +1577,42 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
 }
 
 /* ---------------------------------------------------------------- tenancy */
+
+/* Every GPU of instance i (stages, then attention workers), into ids; returns how many. */
+static int inst_gpus(const serve *w, int i, int *ids)
+{
+    const struct serve_instance *sp = w->in[i].spec;
+    int n = 0;
+    for (int s = 0; s < sp->nstages; s++)
+        for (int g = 0; g < sp->stages[s].ngpu; g++)
+            ids[n++] = sp->stages[s].gpus[g];
+    for (int g = 0; g < sp->nattn; g++)
+        ids[n++] = sp->attn[g];
+    return n;
+}
+
+enum { INST_MAX_GPUS = SERVE_MAX_STAGES * SERVE_MAX_TP + SERVE_MAX_ATTN };
+
+static int touches_denied(const serve *w, int i)
+{
+    int ids[INST_MAX_GPUS], n = inst_gpus(w, i, ids);
+    for (int k = 0; k < n; k++)
+        if (w->denied[ids[k]])
+            return 1;
+    return 0;
+}
+
+/* Instance i is down: its GPUs the broker took are free. */
+static int release_denied(serve *w, int i)
+{
+    int ids[INST_MAX_GPUS], n = inst_gpus(w, i, ids), m = 0;
+    for (int k = 0; k < n; k++)
+        if (w->denied != NULL && w->denied[ids[k]])
+            ids[m++] = ids[k];
+    if (m > 0)
+        w->ten.released(w->ten.ctx, ids, m, engine_now(w->eng));
+    return 0;
+}
 
 /* Send the requests waiting on draining instance i that hold no KV (never admitted, or
  * preempted to recompute) to the instances that are up; those that arrived with their KV (a
@@ -1609,8 +1651,8 @@ static int drains_done(serve *w, struct errbuf *err)
             continue;
         in->state = I_DOWN;
         w->ndraining--;
-        if (w->ten.released != NULL)
-            w->ten.released(w->ten.ctx, i, engine_now(w->eng));
+        if (w->ten.released != NULL && release_denied(w, i) < 0)
+            return err_run(err, "out of memory");
     }
     return 0;
 }
@@ -1665,6 +1707,100 @@ int serve_load(serve *w, int i, struct errbuf *err)
     if (engine_at(w->eng, t, EV_UP | w->tag, (uint64_t)i, NULL) < 0)
         return err_run(err, "out of memory");
     return 0;
+}
+
+int serve_take(serve *w, const int *gpus, int n, int64_t *drained, struct errbuf *err)
+{
+    int ng = cluster_ngpus(w->cl);
+    *drained = 0;
+    if (w->denied == NULL && (w->denied = calloc((size_t)ng, 1)) == NULL)
+        return err_run(err, "out of memory");
+    for (int k = 0; k < n; k++) {
+        if (gpus[k] < 0 || gpus[k] >= ng || w->denied[gpus[k]])
+            return err_run(err, "broker took GPU %d, which the serving world does not hold",
+                           gpus[k]);
+        w->denied[gpus[k]] = 1;
+    }
+    /* the instances on them drain; one loading drains once up; one down already is free */
+    int later = 0;
+    for (int i = 0; i < w->ninst; i++) {
+        int st = w->in[i].state;
+        if (st == I_DOWN || !touches_denied(w, i))
+            continue;
+        later = 1;
+        if (st == I_UP) {
+            if (serve_drain(w, i, err) < 0)
+                return -1;
+            (*drained)++;
+        }
+    }
+    if (!later)
+        return 1;
+    /* say now which of them are free already (on no instance, or on one down) */
+    int *now_free = malloc((size_t)n * sizeof *now_free), m = 0;
+    if (now_free == NULL)
+        return err_run(err, "out of memory");
+    for (int k = 0; k < n; k++) {
+        int busy = 0;
+        for (int i = 0; i < w->ninst && !busy; i++) {
+            if (w->in[i].state == I_DOWN)
+                continue;
+            int ids[INST_MAX_GPUS], c = inst_gpus(w, i, ids);
+            for (int q = 0; q < c && !busy; q++)
+                busy = ids[q] == gpus[k];
+        }
+        if (!busy)
+            now_free[m++] = gpus[k];
+    }
+    if (m > 0 && w->ten.released != NULL)
+        w->ten.released(w->ten.ctx, now_free, m, engine_now(w->eng));
+    free(now_free);
+    return 0;
+}
+
+int serve_give(serve *w, const int *gpus, int n, struct errbuf *err)
+{
+    for (int k = 0; k < n; k++)
+        if (w->denied == NULL || gpus[k] < 0 || gpus[k] >= cluster_ngpus(w->cl) ||
+            !w->denied[gpus[k]])
+            return err_run(err, "broker gave GPU %d, which the serving world was not "
+                           "denied", gpus[k]);
+    for (int k = 0; k < n; k++)
+        w->denied[gpus[k]] = 0;
+    for (int i = 0; i < w->ninst; i++)
+        if (w->in[i].state == I_DOWN && !touches_denied(w, i) && serve_load(w, i, err) < 0)
+            return -1;
+    return 0;
+}
+
+double serve_capacity(const serve *w, const int *gpus, int n)
+{
+    double cap = 0;
+    for (int i = 0; i < w->ninst; i++) {
+        int ids[INST_MAX_GPUS], c = inst_gpus(w, i, ids), in = 0;
+        for (int q = 0; q < c; q++)
+            for (int k = 0; k < n; k++)
+                in += ids[q] == gpus[k];
+        cap += w->in[i].load->speed * in / c;
+    }
+    return cap;
+}
+
+void serve_type_speed(const serve *w, double *per_gpu)
+{
+    double gpus[CLUSTER_MAX_TYPES] = { 0 };
+    for (int t = 0; t < w->ntypes; t++)
+        per_gpu[t] = 0;
+    for (int i = 0; i < w->ninst; i++) {
+        int ids[INST_MAX_GPUS], c = inst_gpus(w, i, ids);
+        for (int q = 0; q < c; q++) {
+            int t = cluster_type_slot(w->cl, cluster_gpu_type(w->cl, ids[q]));
+            per_gpu[t] += w->in[i].load->speed / c;
+            gpus[t] += 1;
+        }
+    }
+    for (int t = 0; t < w->ntypes; t++)
+        per_gpu[t] = gpus[t] > 0 ? per_gpu[t] / gpus[t] : 0;
 }
 
 void serve_demand(const serve *w, double *prompt_tokens, int64_t *requests,
@@ -1873,6 +2009,7 @@ void serve_destroy(serve *w)
     free(w->dep);
     free(w->dreq);
     free(w->dslot);
+    free(w->denied);
     engine_destroy(w->own);
     linkbook_destroy(w->lb);
     free(w);

@@ -126,9 +126,21 @@ int  serve_finish(serve *w, int stop, struct serve_totals *out, struct errbuf *e
  * not down; a drain that leaves no instance up fails at its next routing). */
 struct serve_tenancy {
     void *ctx;
-    void (*released)(void *ctx, int inst, simtime t);
+    /* GPUs the broker took (serve_take) that are free now */
+    void (*released)(void *ctx, const int *gpus, int n, simtime t);
 };
 void   serve_set_tenancy(serve *w, const struct serve_tenancy *t);
+/* The broker's side, by GPU: serve_take marks the GPUs taken and drains every instance up on
+ * any of them (one loading drains once up); returns 1 when they are free at once (no
+ * instance left to drain), else 0 and `released` names them as they come free (those free
+ * already, at once).  serve_give clears them and loads every instance down that no taken GPU
+ * touches any more.  *drained: the instances it drained.  serve_capacity: tokens/s when full
+ * of the instances on the GPUs (each instance's share by its GPUs among them);
+ * serve_type_speed: by type slot, tokens/s per GPU of the instances there (0: none). */
+int    serve_take(serve *w, const int *gpus, int n, int64_t *drained, struct errbuf *err);
+int    serve_give(serve *w, const int *gpus, int n, struct errbuf *err);
+double serve_capacity(const serve *w, const int *gpus, int n);
+void   serve_type_speed(const serve *w, double *per_gpu /* out, CLUSTER_MAX_TYPES */);
 int    serve_drain(serve *w, int inst, struct errbuf *err);
 int    serve_load(serve *w, int inst, struct errbuf *err);
 /* The deployment the policy made, an instance's state (0 up, 1 draining, 2 down, 3 loading),

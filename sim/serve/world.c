@@ -256,6 +256,7 @@ struct world {
     int64_t                 done;
     serve                  *s;              /* the run (attach to finish) */
     struct serve_sink       sink;           /* borrowed by s */
+    struct world_tenancy    ten;            /* a broker's, in a co-simulation */
 };
 
 static const char *const req_cols[] = {
@@ -413,6 +414,49 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
     return world_run_alone(&serve_world, w, w->env->sim, out, err);
 }
 
+/* ---------------------------------------------------------------- tenancy (serve.h) */
+
+static void on_released(void *ctx, const int *gpus, int n, simtime t)
+{
+    const struct world_tenancy *ten = ctx;
+    ten->released(ten->ctx, gpus, n, t);
+}
+
+static void tenancy(void *world, const struct world_tenancy *t)
+{
+    struct world *w = world;
+    w->ten = *t;
+    serve_set_tenancy(w->s, &(struct serve_tenancy){ &w->ten, on_released });
+}
+
+static int take(void *world, const int *gpus, int n, int64_t *affected, struct errbuf *err)
+{
+    struct world *w = world;
+    return serve_take(w->s, gpus, n, affected, err);
+}
+
+static int give(void *world, const int *gpus, int n, struct errbuf *err)
+{
+    struct world *w = world;
+    return serve_give(w->s, gpus, n, err);
+}
+
+static double capacity(void *world, const int *gpus, int n)
+{
+    struct world *w = world;
+    return serve_capacity(w->s, gpus, n);
+}
+
+static void load(void *world, struct world_load *out)
+{
+    struct world *w = world;
+    double prompt, mean_out;
+    int64_t n;
+    serve_demand(w->s, &prompt, &n, &mean_out);
+    *out = (struct world_load){ .arrived = prompt + (double)n * mean_out };
+    serve_type_speed(w->s, out->gain);
+}
+
 const struct world_ops serve_world = {
     .domain = "serving",
     .summary = "LLM inference requests on model instances over mixed GPUs: continuous "
@@ -431,4 +475,9 @@ const struct world_ops serve_world = {
     .destroy = destroy,
     .attach = attach,
     .finish = finish,
+    .tenancy = tenancy,
+    .take = take,
+    .give = give,
+    .capacity = capacity,
+    .load = load,
 };

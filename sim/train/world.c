@@ -579,6 +579,33 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
     return write_summary(w, &tot, gavel_util, err);
 }
 
+/* ---------------------------------------------------------------- tenancy (train.h) */
+
+static int take(void *world, const int *gpus, int n, int64_t *affected, struct errbuf *err)
+{
+    struct world *w = world;
+    return train_withhold(w->t, gpus, n, affected, err) < 0 ? -1 : 1;
+}
+
+static int give(void *world, const int *gpus, int n, struct errbuf *err)
+{
+    struct world *w = world;
+    return train_give(w->t, gpus, n, err);
+}
+
+static double take_cost(void *world, const int *gpus, int n)
+{
+    struct world *w = world;
+    return train_reclaim_cost(w->t, gpus, n);
+}
+
+static void load(void *world, struct world_load *out)
+{
+    struct world *w = world;
+    *out = (struct world_load){ .waiting = train_waiting_gpus(w->t) };
+    train_type_gain(w->t, out->gain);
+}
+
 const struct world_ops train_world = {
     .domain = "training",
     .summary = "DL training jobs on GPU clusters: rounds of allocation, preemption, "
@@ -598,4 +625,8 @@ const struct world_ops train_world = {
     .destroy = destroy,
     .attach = attach,
     .finish = finish,
+    .take = take,
+    .give = give,
+    .take_cost = take_cost,
+    .load = load,
 };
