@@ -1416,6 +1416,31 @@ static const struct row rows[] = {
     { "serve_synth_prompt_field", SYNL("\"requests\": 2, \"rate_per_s\": 5, \"prompt\": { "
                                        "\"mean\": 100 }"), { RUN }, 2,
       AT("e.json", 6) "workload.prompt.mean: unknown field" },
+    /* a day's rate envelope (workload.day) */
+#define DAYS(x) SYNL("\"requests\": 20, \"rate_per_s\": 5, \"prompt\": { \"max\": 3000 }, " \
+                     "\"day\": " x)
+    { "serve_day_ok", DAYS("{ \"peak_to_trough\": 4, \"peak_hour\": 20, \"start_hour\": 19 }"),
+      { RUN }, 0, NULL, 1 },
+    { "serve_day_hourly_ok", DAYS("{ \"hourly\": [1, 2, 0.5] }"), { RUN }, 0, NULL, 1 },
+    { "serve_day_ratio_below_one", DAYS("{ \"peak_to_trough\": 0.5 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.peak_to_trough: 0.5 is out of range [1, " },
+    { "serve_day_peak_hour_25", DAYS("{ \"peak_hour\": 25 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.peak_hour: 25 is out of range" },
+    { "serve_day_unknown_field", DAYS("{ \"peak\": 14 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.peak: unknown field" },
+    { "serve_day_hourly_negative", DAYS("{ \"hourly\": [1, -1] }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.hourly[1]: a rate is a number >= 0" },
+    { "serve_day_hourly_zero", DAYS("{ \"hourly\": [0, 0] }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.hourly: the rates are all 0" },
+    { "serve_day_hourly_empty", DAYS("{ \"hourly\": [] }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.hourly: 1 to 1440 rates" },
+    { "serve_day_sine_and_hourly", DAYS("{ \"peak_to_trough\": 2, \"hourly\": [1] }"),
+      { RUN }, 2, AT("e.json", 6) "workload.day: give the sine's peak_to_trough and peak_hour, "
+                                  "or hourly rates, not both" },
+    { "serve_day_gamma", SYNL("\"requests\": 20, \"rate_per_s\": 5, \"arrivals\": \"gamma\", "
+                              "\"day\": {}"), { RUN }, 2,
+      AT("e.json", 6) "workload.day: a day's envelope shapes Poisson arrivals" },
+#undef DAYS
     /* the engine profile (sim.engine) and the factors file's engines, calibrations, links */
     { "serve_engine_ok", AZFILE(S_MORE("\"sim\": { \"engine\": \"lmdeploy\" }"), AZ_OK),
       { RUN }, 0, NULL, 1 },
