@@ -102,6 +102,11 @@ Test(colocate, runs_write_both_tenants_and_hold_every_gpu_once, .timeout = 120)
                                  "gpu_type LIKE 'A100%'"), 0, "no job ran on a loaned A100");
     cr_assert_eq(th_db_value(db, "SELECT count(*) FROM job_gpu_seconds WHERE run_id = 1 AND "
                                  "gpu_type LIKE 'A100%'"), 0, "a job ran on serving's A100s");
+    /* a loan arrives once serving's instances there have drained: at once here (they are
+     * idle), never the rest of the run (a node whose release is lost stays 'restoring',
+     * serving's, until the end) */
+    cr_assert_lt(th_db_value(db, "SELECT coalesce(max(end_s - start_s), 0) FROM timeline "
+                                 "WHERE run_id = 2 AND state = 'restoring'"), 600);
     /* the loaned GPU-hours are the timeline's training holdings on serving's GPUs */
     cr_assert_float_eq(th_db_value(db, "SELECT sum(end_s - start_s) / 3600 FROM timeline WHERE "
                                        "run_id = 2 AND entity = 1 AND resource < 12"),

@@ -8,8 +8,10 @@
  *
  * Its fields: "serving_groups" (the cluster's node groups serving holds when nothing is lent;
  * every other group is training's) and "broker": { "period_s" } (how often the policy
- * decides, default 300 s).  Both tenants run on the whole cluster; at time 0 each is denied
- * the other's nodes, and from then on a node is held by exactly one tenant at every moment:
+ * decides, default 300 s).  Serving runs on its groups alone (tenant_cluster: a cluster of
+ * its own, so its policy deploys only there; the world maps its node and GPU ids to the
+ * cluster's), training on the whole cluster, denied serving's nodes at time 0; from then on a
+ * node is held by exactly one tenant at every moment:
  * a loan is serving's until its instances have drained, then training's; a reclaim is
  * training's jobs preempted or shrunk at once and the node serving's (its weights loading).
  *
@@ -126,6 +128,50 @@ fail:
     return -1;
 }
 
+/* The groups of cl serving holds at home: keep[g] = 1; an unknown name is an input error at
+ * its place in the experiment. */
+static int serving_groups(const struct config *c, const cluster *cl, int *keep,
+                          struct errbuf *err)
+{
+    for (int g = 0; g < cluster_ngroups(cl); g++)
+        keep[g] = 0;
+    for (int i = 0; i < c->nserving; i++) {
+        int found = 0;
+        for (int g = 0; g < cluster_ngroups(cl); g++)
+            if (strcmp(cluster_group_name(cl, g), c->serving[i].name) == 0)
+                keep[g] = found = 1;
+        if (found)
+            continue;
+        char names[512], field[64];
+        size_t len = 0;
+        names[0] = '\0';
+        for (int g = 0; g < cluster_ngroups(cl) && len < sizeof names - 80; g++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'", g ? ", " : "",
+                                    cluster_group_name(cl, g));
+        snprintf(field, sizeof field, "serving_groups[%d]", i);
+        return err_input(err, c->serving[i].file, c->serving[i].line, field, "no node group "
+                         "'%s' in cluster '%s' (it has %s)", c->serving[i].name,
+                         cluster_name(cl), names);
+    }
+    return 0;
+}
+
+static int tenant_cluster(const void *config, const char *name, const cluster *cl,
+                          cluster **sub, struct errbuf *err)
+{
+    *sub = NULL;
+    if (strcmp(name, "serving") != 0)
+        return 0;               /* training may be lent any of serving's nodes */
+    int *keep = calloc((size_t)cluster_ngroups(cl) + 1, sizeof *keep);
+    if (keep == NULL)
+        return err_run(err, "out of memory");
+    int rc = serving_groups(config, cl, keep, err);
+    if (rc == 0)
+        rc = cluster_subset(sub, cl, keep, err);
+    free(keep);
+    return rc;
+}
+
 static int check_source(const struct world_env *env, FILE *list, int64_t *count,
                         struct errbuf *err)
 {
@@ -154,6 +200,9 @@ struct world {
     uint32_t         tag;
     int              nnodes;
     struct node     *nd;
+    int             *serve_node;    /* by node: its index in serving's cluster, -1: none */
+    int             *full_node;     /* by serving's node: the cluster's */
+    int              serve_slot[CLUSTER_MAX_TYPES];     /* serving's type slots in ours */
     struct colo_node *vn;           /* the view's nodes */
     int             *move;
     simtime          period;
@@ -173,6 +222,15 @@ enum { NODE_MAX_GPUS = 64 };       /* the cluster's gpus_per_node limit */
 static int node_gpus(const struct world *w, int k, int *ids)
 {
     const struct cluster_node *cn = cluster_node(w->env->cl, k);
+    for (int i = 0; i < cn->ngpus; i++)
+        ids[i] = cn->first + i;
+    return cn->ngpus;
+}
+
+/* The same in serving's cluster (node k is one of serving's home nodes). */
+static int serve_gpus(const struct world *w, int k, int *ids)
+{
+    const struct cluster_node *cn = cluster_node(w->t[COLO_SERVING]->cl, w->serve_node[k]);
     for (int i = 0; i < cn->ngpus; i++)
         ids[i] = cn->first + i;
     return cn->ngpus;
@@ -223,12 +281,13 @@ static int hand_to_training(struct world *w, int k, struct errbuf *err)
     return w->t[COLO_TRAINING]->ops->give(w->t[COLO_TRAINING]->world, ids, ng, err);
 }
 
+/* Serving's GPUs (its cluster's ids) that are free now. */
 static void on_released(void *ctx, const int *gpus, int n, simtime t)
 {
     struct world *w = ctx;
     (void)t;
     for (int i = 0; i < n && !w->failed; i++) {
-        int k = cluster_gpu_node(w->env->cl, gpus[i]);
+        int k = w->full_node[cluster_gpu_node(w->t[COLO_SERVING]->cl, gpus[i])];
         struct node *nd = &w->nd[k];
         if (!nd->moving || nd->pending <= 0)
             continue;       /* the initial partition: nothing waits for it */
@@ -241,7 +300,8 @@ static void on_released(void *ctx, const int *gpus, int n, simtime t)
 static int move_node(struct world *w, int k, struct errbuf *err)
 {
     struct node *n = &w->nd[k];
-    int ids[NODE_MAX_GPUS], ng = node_gpus(w, k, ids);
+    int ids[NODE_MAX_GPUS], ng = node_gpus(w, k, ids), sids[NODE_MAX_GPUS];
+    serve_gpus(w, k, sids);
     int64_t affected = 0;
     if (n->holder == COLO_SERVING) {            /* a loan */
         const struct world_tenant *s = w->t[COLO_SERVING];
@@ -252,7 +312,7 @@ static int move_node(struct world *w, int k, struct errbuf *err)
         n->pending = ng;
         n->cause = TL_MIGRATE;
         w->loans++;
-        int rc = s->ops->take(s->world, ids, ng, &affected, err);
+        int rc = s->ops->take(s->world, sids, ng, &affected, err);
         if (rc < 0)
             return -1;
         return rc == 1 && n->moving ? hand_to_training(w, k, err) : 0;
@@ -269,7 +329,7 @@ static int move_node(struct world *w, int k, struct errbuf *err)
     w->reclaims++;
     w->reclaim_preemptions += affected;
     const struct world_tenant *s = w->t[COLO_SERVING];
-    return s->ops->give(s->world, ids, ng, err);
+    return s->ops->give(s->world, sids, ng, err);
 }
 
 static int decide(struct world *w, struct errbuf *err)
@@ -287,18 +347,23 @@ static int decide(struct world *w, struct errbuf *err)
     v.serve_demand = dt > 0 ? (sl.arrived - w->last_arrived) / dt : 0;
     w->last_arrived = sl.arrived;
     w->last_decide = now;
-    for (int i = 0; i < v.ntypes; i++) {
+    const int *stypes;
+    int nst = cluster_types(s->cl, &stypes);
+    for (int i = 0; i < v.ntypes; i++)
         v.train_gain[i] = tl.gain[i];
-        v.serve_gain[i] = sl.gain[i];
-    }
+    for (int i = 0; i < nst; i++)
+        v.serve_gain[w->serve_slot[i]] = sl.gain[i];
     for (int k = 0; k < w->nnodes; k++) {
         const struct node *n = &w->nd[k];
-        int ids[NODE_MAX_GPUS], ng = node_gpus(w, k, ids);
+        int ids[NODE_MAX_GPUS], ng = node_gpus(w, k, ids), sids[NODE_MAX_GPUS];
+        int serves = w->serve_node[k] >= 0 && s->ops->capacity != NULL;
+        if (serves)
+            serve_gpus(w, k, sids);
         struct colo_node *c = &w->vn[k];
         *c = (struct colo_node){
             .type = cluster_type_slot(w->env->cl, cluster_node(w->env->cl, k)->gpu),
             .gpus = ng, .home = n->home, .holder = n->holder, .moving = n->moving,
-            .serve_cap = s->ops->capacity != NULL ? s->ops->capacity(s->world, ids, ng) : 0,
+            .serve_cap = serves ? s->ops->capacity(s->world, sids, ng) : 0,
             .take_cost = n->holder == COLO_TRAINING && tr->ops->take_cost != NULL
                              ? tr->ops->take_cost(tr->world, ids, ng) : 0,
         };
@@ -356,6 +421,8 @@ static void destroy(void *world)
     if (w == NULL)
         return;
     engine_destroy(w->e);
+    free(w->serve_node);
+    free(w->full_node);
     free(w->nd);
     free(w->vn);
     free(w->move);
@@ -387,34 +454,41 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
         return err_run(err, "out of memory");
     }
     w->period = sim_from_sec(c->period_s);
-    /* the home of each node: serving's groups by name */
-    int found[MAX_SERVING_GROUPS] = { 0 };
-    for (int k = 0; k < w->nnodes; k++) {
-        const char *g = cluster_group_name(env->cl, cluster_node(env->cl, k)->group);
-        w->nd[k].home = COLO_TRAINING;
-        for (int i = 0; i < c->nserving; i++)
-            if (strcmp(g, c->serving[i].name) == 0) {
-                w->nd[k].home = COLO_SERVING;
-                found[i] = 1;
-            }
-        w->nd[k].holder = w->nd[k].home;
-        w->nd[k].cause = TL_START;
+    /* the home of each node: serving's groups by name; serving's own node numbers */
+    int *keep = calloc((size_t)cluster_ngroups(env->cl) + 1, sizeof *keep);
+    w->serve_node = calloc((size_t)w->nnodes + 1, sizeof *w->serve_node);
+    w->full_node = calloc((size_t)w->nnodes + 1, sizeof *w->full_node);
+    if (keep == NULL || w->serve_node == NULL || w->full_node == NULL) {
+        free(keep);
+        destroy(w);
+        return err_run(err, "out of memory");
     }
-    for (int i = 0; i < c->nserving; i++)
-        if (!found[i]) {
-            char names[512];
-            size_t len = 0;
-            names[0] = '\0';
-            for (int g = 0; g < cluster_ngroups(env->cl) && len < sizeof names - 80; g++)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'",
-                                        g ? ", " : "", cluster_group_name(env->cl, g));
-            char field[64];
-            snprintf(field, sizeof field, "serving_groups[%d]", i);
-            destroy(w);
-            return err_input(err, c->serving[i].file, c->serving[i].line, field, "no node "
-                             "group '%s' in cluster '%s' (it has %s)", c->serving[i].name,
-                             cluster_name(env->cl), names);
-        }
+    if (serving_groups(c, env->cl, keep, err) < 0) {
+        free(keep);
+        destroy(w);
+        return -1;
+    }
+    int ns = 0;
+    for (int k = 0; k < w->nnodes; k++) {
+        int home = keep[cluster_node(env->cl, k)->group];
+        w->nd[k] = (struct node){ .home = home ? COLO_SERVING : COLO_TRAINING,
+                                  .holder = home ? COLO_SERVING : COLO_TRAINING,
+                                  .cause = TL_START };
+        w->serve_node[k] = home ? ns : -1;
+        if (home)
+            w->full_node[ns++] = k;
+    }
+    free(keep);
+    const cluster *scl = w->t[COLO_SERVING]->cl;
+    if (cluster_nnodes(scl) != ns) {
+        destroy(w);
+        return err_run(err, "serving's cluster has %d nodes, not its %d home nodes",
+                       cluster_nnodes(scl), ns);
+    }
+    const int *stypes;
+    int nst = cluster_types(scl, &stypes);
+    for (int i = 0; i < nst; i++)
+        w->serve_slot[i] = cluster_type_slot(env->cl, stypes[i]);
     *out = w;
     return 0;
 }
@@ -453,13 +527,14 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
     }
     if (engine_attach(w->e, handle, instant_end, w, &w->tag) < 0)
         return err_run(err, "too many worlds on one engine");
-    /* time 0: each tenant is denied the other's nodes */
+    /* time 0: training is denied serving's nodes (serving's cluster has no others) */
     for (int k = 0; k < w->nnodes; k++) {
+        if (w->nd[k].home != COLO_SERVING)
+            continue;
         int ids[NODE_MAX_GPUS], ng = node_gpus(w, k, ids);
-        const struct world_tenant *other = w->t[w->nd[k].home == COLO_SERVING ? COLO_TRAINING
-                                                                               : COLO_SERVING];
         int64_t affected;
-        if (other->ops->take(other->world, ids, ng, &affected, err) < 0)
+        const struct world_tenant *tr = w->t[COLO_TRAINING];
+        if (tr->ops->take(tr->world, ids, ng, &affected, err) < 0)
             return -1;
     }
     if (engine_at(w->e, w->period, EV_DECIDE | w->tag, 0, NULL) < 0)
@@ -516,6 +591,7 @@ const struct world_ops colocate_world = {
     .free_config = free,
     .check_policy = check_policy,
     .check_source = check_source,
+    .tenant_cluster = tenant_cluster,
     .create = create,
     .run = run,
     .destroy = destroy,

@@ -29,9 +29,11 @@
  * the one-client case of the same code.  Worlds never call each other: whatever one world's
  * state does to another's goes through the code that owns the engine (the broker).
  *
- * Tenancy (the colocate domain, sim/colocate): a world on a shared cluster runs on the whole
- * cluster, and a broker takes GPUs from it and gives them back (take, give): a GPU taken is
- * one the world must not use until it is given back.  Training lets go at once (its jobs on
+ * Tenancy (the colocate domain, sim/colocate): a world on a shared cluster runs on the part
+ * of it the tenant may ever hold (world_ops.tenant_cluster: a cluster of its own, laid out
+ * anew; the whole cluster when NULL), and a broker takes GPUs from it and gives them back
+ * (take, give), by the ids of the tenant's cluster: a GPU taken is one the world must not use
+ * until it is given back.  Training lets go at once (its jobs on
  * them preempted or shrunk, their restores charged); serving lets go of an instance once it
  * has drained, and takes requests again on one given back once its weights are loaded.  A
  * world says through `released` when taken GPUs are free.  What a broker may know of a
@@ -123,6 +125,7 @@ struct world_tenant {
     const char             *name;       /* its key under "tenants" (its domain) */
     const struct world_ops *ops;
     void                   *world;      /* created, not yet attached */
+    const cluster          *cl;         /* the part of the cluster it may hold (its GPU ids) */
 };
 
 /* What the driver gives a world for one run. */
@@ -177,6 +180,12 @@ struct world_ops {
                                        "tenants" object, each the domain of one tenant, which
                                        the driver reads as an experiment section, opens and
                                        creates (world_env.tenants); NULL: none, a "workload" */
+    /* A domain of tenants: the part of the cluster tenant `name` may ever hold, as a cluster
+     * of its own (*sub; NULL: the whole cluster), which the driver opens the tenant's policy
+     * and world on and frees after the run.  NULL: every tenant runs on the whole cluster.
+     * Errors name the experiment's field, file and line. */
+    int  (*tenant_cluster)(const void *config, const char *name, const cluster *cl,
+                           cluster **sub, struct errbuf *err);
     const struct display *display;      /* how its results are reported and drawn */
 
     /* Read its fields of the experiment: `root` and its "sim" object (node NULL when

@@ -311,6 +311,7 @@ static int tenant_error(struct errbuf *err, const char *name)
 struct tenant_run {
     workload            *wl;
     policy              *pol;
+    cluster             *sub;           /* its part of the cluster (NULL: all of it) */
     struct tenant_writer tw;
     struct world_writer  out;
     struct world_sim     sim;
@@ -336,9 +337,15 @@ static int tenants_open(struct tenants *ts, const struct experiment *e,
     for (int i = 0; i < e->ntenants; i++) {
         const struct experiment *te = e->tenant[i];
         struct tenant_run *t = &ts->t[i];
-        struct policy_env penv = { e->seed, env->cl, env->model };
         ts->n = i + 1;
-        ts->wt[i] = (struct world_tenant){ .name = e->tenant_name[i], .ops = te->world };
+        if (e->world->tenant_cluster != NULL &&
+            e->world->tenant_cluster(e->world_config, e->tenant_name[i], env->cl, &t->sub,
+                                     err) < 0)
+            return -1;
+        const cluster *cl = t->sub != NULL ? t->sub : env->cl;
+        struct policy_env penv = { e->seed, cl, env->model };
+        ts->wt[i] = (struct world_tenant){ .name = e->tenant_name[i], .ops = te->world,
+                                           .cl = cl };
         if (open_workload(te, env, &t->wl, err) < 0 ||
             policy_open(&t->pol, te->policies[0].name, &te->policies[0].params, &penv,
                         err) < 0 ||
@@ -349,7 +356,7 @@ static int tenants_open(struct tenants *ts, const struct experiment *e,
                                         .sample = t_sample, .metric = t_metric };
         t->sim = te->sim;
         t->sim.timeline = 0;        /* the broker's timeline shows who holds each GPU */
-        t->env = (struct world_env){ .cl = env->cl, .model = env->model, .seed = e->seed,
+        t->env = (struct world_env){ .cl = cl, .model = env->model, .seed = e->seed,
                                      .sim = &t->sim, .config = te->world_config,
                                      .source = workload_source(t->wl),
                                      .decider = policy_decider(t->pol), .out = &t->out };
@@ -379,6 +386,7 @@ static void tenants_close(struct tenants *ts)
             ts->wt[i].ops->destroy(ts->wt[i].world);
         policy_close(ts->t[i].pol);
         workload_close(ts->t[i].wl);
+        cluster_destroy(ts->t[i].sub);
     }
     ts->n = 0;
 }
@@ -487,9 +495,20 @@ out:
 
 int run_check(const struct experiment *e, const struct run_env *env, struct errbuf *err)
 {
-    for (int i = 0; i < e->ntenants; i++)
-        if (run_check(e->tenant[i], env, err) < 0)
+    for (int i = 0; i < e->ntenants; i++) {     /* each on its part of the cluster */
+        struct run_env tenv = *env;
+        cluster *sub = NULL;
+        if (e->world->tenant_cluster != NULL &&
+            e->world->tenant_cluster(e->world_config, e->tenant_name[i], env->cl, &sub,
+                                     err) < 0)
+            return -1;
+        if (sub != NULL)
+            tenv.cl = sub;
+        int rc = run_check(e->tenant[i], &tenv, err);
+        cluster_destroy(sub);
+        if (rc < 0)
             return tenant_error(err, e->tenant_name[i]);
+    }
     workload *wl;
     if (e->ntenants == 0) {
         if (open_workload(e, env, &wl, err) < 0)
