@@ -284,7 +284,7 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * run simulates, with its note). */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 24, 100, (const char *const[]){
+    assert_listing("experiments", 25, 100, (const char *const[]){
         "default            The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants        OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
@@ -296,7 +296,7 @@ Test(cli, list_describes_shipped_files)
         "2021 artifact)...\n",
         "\nsia_workload       Sia's own workload on Sia's own cluster (SOSP'23 artifact): the "
         "160 jobs of...\n", NULL });
-    assert_listing("sweeps", 15, 100, (const char *const[]){
+    assert_listing("sweeps", 16, 100, (const char *const[]){
         "\nload               The README's sweep tour: four policies on the 48-GPU mixed "
         "cluster as the...\n", "derm_load          Derm's headline comparison (ISCA 2024)",
         NULL });
