@@ -125,6 +125,72 @@ Test(colocate, same_seed_same_rows, .timeout = 120)
     free(b);
 }
 
+/* The static partition is the two tenants each alone on its part of the cluster: the same
+ * requests and jobs rows, the same metrics, to the last bit (its broker only watches). */
+Test(colocate, static_is_each_tenant_alone_on_its_nodes, .timeout = 120)
+{
+    char *serve = th_write("serve_alone.json",
+        "{ \"name\": \"s\", \"domain\": \"serving\", \"seed\": 1,\n"
+        "  \"cluster\": { \"name\": \"colo_small\", \"network\": \"ib-100g\", \"groups\": [\n"
+        "    { \"name\": \"a100\", \"count\": 3, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 4,\n"
+        "      \"intra\": \"nvswitch\" } ] },\n"
+        "  \"model\": \"llama-2-7b\", \"slo\": { \"ttft_s\": 2 }, \"policies\": [\"highend_only\"],\n"
+        "  \"workload\": { \"format\": \"llm_synthetic\", \"requests\": 600, \"rate_per_s\": 1 },\n"
+        "  \"sim\": { \"overlong\": \"truncate\" } }\n");
+    char *train = th_write("train_alone.json",
+        "{ \"name\": \"t\", \"domain\": \"training\", \"seed\": 1,\n"
+        "  \"cluster\": { \"name\": \"colo_small\", \"network\": \"ib-100g\", \"groups\": [\n"
+        "    { \"name\": \"v100\", \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 } ] },\n"
+        "  \"policies\": [\"fifo\"], \"workload\": { \"format\": \"synthetic\", \"jobs\": 30,\n"
+        "    \"rate_per_hour\": 40, \"reference_gpu\": \"V100\", \"workers\": { \"1\": 0.5, \"2\": 0.2, \"4\": 0.3 },\n"
+        "    \"duration\": { \"dist\": \"lognormal\", \"median_s\": 1800, \"sigma\": 1,\n"
+        "      \"clamp_min_s\": 60, \"clamp_max_s\": 20000 },\n"
+        "    \"job_types\": { \"ResNet-18 (batch size 64)\": 1, \"ResNet-50 (batch size 64)\": 1,\n"
+        "      \"Transformer (batch size 64)\": 1, \"LM (batch size 20)\": 1 } } }\n");
+    char *db = run_small("colo_static.db", "static");
+    char *alone = th_write("alone.db", "");
+    remove(alone);
+    const char *s_args[] = { "run", serve, "--db", alone, "-q", NULL };
+    const char *t_args[] = { "run", train, "--db", alone, "-q", NULL };
+    struct th_out o = th_hetsim(s_args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = th_hetsim(t_args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    /* the rows, run aside */
+    static const char *const co_q[] = {
+        "SELECT request_id, arrival_s, first_s, finish_s, in_tokens, out_tokens, sla_met "
+        "FROM requests WHERE run_id = 1 ORDER BY request_id",
+        "SELECT job_id, job_type, workers, arrival_s, first_start_s, finish_s, preemptions "
+        "FROM jobs WHERE run_id = 1 ORDER BY job_id", NULL };
+    static const char *const alone_q[] = {
+        "SELECT request_id, arrival_s, first_s, finish_s, in_tokens, out_tokens, sla_met "
+        "FROM requests WHERE run_id = 1 ORDER BY request_id",
+        "SELECT job_id, job_type, workers, arrival_s, first_start_s, finish_s, preemptions "
+        "FROM jobs WHERE run_id = 2 ORDER BY job_id", NULL };
+    char *a = th_query_dump(db, co_q), *b = th_query_dump(alone, alone_q);
+    cr_assert_gt(strlen(a), 1000);
+    cr_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    /* and the metrics, under the tenant's name */
+    static const char *const names[][2] = { { "serving_ttft_p99", "ttft_p99" },
+                                            { "serving_slo_attainment", "slo_attainment" },
+                                            { "training_jct_mean", "jct_mean" },
+                                            { "training_queue_delay_mean", "queue_delay_mean" } };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char q[256];
+        snprintf(q, sizeof q, "SELECT value FROM metrics WHERE run_id = %d AND name = '%s'",
+                 i < 2 ? 1 : 2, names[i][1]);
+        cr_assert_eq(metric(db, 1, names[i][0]), th_db_value(alone, q), "%s", names[i][0]);
+    }
+    free(serve);
+    free(train);
+    free(db);
+    free(alone);
+}
+
 /* A load that rises: an idle half hour (a request every 10 s) in which loan lends serving's
  * spare nodes to the waiting jobs, then ten minutes at 60 requests a second, which take them
  * back: the reclaims preempt the jobs on them, and the timeline shows serving on its GPUs
