@@ -282,9 +282,9 @@ int loan_plan(const struct colo_view *v, const struct loan_params *p, const doub
     for (int k = 0; k < v->nnodes; k++)
         move[k] = 0;
     double target = v->serve_demand * (1 + p->headroom);
-    int *idx = malloc((size_t)n * sizeof *idx), *pick = malloc((size_t)n * sizeof *pick);
-    struct loan_loaned *ln = malloc((size_t)n * sizeof *ln);
-    struct loan_offer *of = malloc((size_t)n * sizeof *of);
+    int *idx = calloc((size_t)n, sizeof *idx), *pick = calloc((size_t)n, sizeof *pick);
+    struct loan_loaned *ln = calloc((size_t)n, sizeof *ln);
+    struct loan_offer *of = calloc((size_t)n, sizeof *of);
     if (idx == NULL || pick == NULL || ln == NULL || of == NULL)
         rc = err_run(err, "out of memory (loan plan)");
     else if (v->serve_held < target)
