@@ -438,6 +438,14 @@ static const struct metric_rule {
     { "pred_unseen_scored", EXACT, "predictions of unmeasured combinations", "count", 0 },
     { "pred_profiled", EXACT, "job-type pairs profiled", "count", 0 },
     { "pred_observed", EXACT, "shared configurations observed", "count", 0 },
+    /* colocate: the broker's (its tenants' own are theirs, under the tenant's name) */
+    { "gpu_hours_serving", EXACT, "GPU time held by serving", "GPU-h", 0 },
+    { "gpu_hours_training", EXACT, "GPU time held by training", "GPU-h", 0 },
+    { "gpu_hours_loaned", EXACT, "GPU time lent to training", "GPU-h", 0 },
+    { "loans", EXACT, "nodes lent", "count", 0 },
+    { "reclaims", EXACT, "nodes reclaimed", "count", 0 },
+    { "reclaim_preemptions", EXACT, "jobs preempted by reclaims", "count", 0 },
+    { "broker_decisions", EXACT, "broker decisions", "count", 0 },
     /* every world */
     { "solver_time_mean", EXACT, "mean decision time (wall clock)", "s", 0 },
     { "solver_time_max", EXACT, "longest decision time (wall clock)", "s", 0 },
@@ -550,8 +558,23 @@ static const struct metric_rule *rule_of(const char *name, size_t n, int exact)
     return NULL;
 }
 
+/* A colocate tenant's metric: its name, "_", and the metric as the tenant's world names it. */
+static const char *const tenant_prefixes[] = { "serving_", "training_" };
+
 void report_metric_info(const char *name, struct report_metric *out)
 {
+    for (size_t i = 0; i < sizeof tenant_prefixes / sizeof tenant_prefixes[0]; i++) {
+        size_t k = strlen(tenant_prefixes[i]);
+        if (strncmp(name, tenant_prefixes[i], k) != 0 || name[k] == '\0')
+            continue;
+        report_metric_info(name + k, out);
+        if (!out->known)
+            break;
+        char rest[sizeof out->label];
+        memcpy(rest, out->label, sizeof rest);
+        snprintf(out->label, sizeof out->label, "%.*s: %.80s", (int)(k - 1), name, rest);
+        return;
+    }
     size_t n = strlen(name);
     /* a row of its own, else the metric a qualifier follows, else any rule */
     const struct metric_rule *r = rule_of(name, n, 1);

@@ -16,7 +16,11 @@ void plan_begin(struct plan *p, const struct train_view *v, occ *scratch,
     p->occ = scratch;
     p->out = out;
     if (mode == PLAN_FULL) {
-        occ_clear(scratch);
+        /* empty but for the GPUs another tenant holds (co-simulation) */
+        if (v->base != NULL)
+            occ_copy(scratch, v->base);
+        else
+            occ_clear(scratch);
         grant_full(out);
     } else {
         occ_copy(scratch, v->occ);

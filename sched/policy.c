@@ -23,6 +23,7 @@ struct policy {
     struct place_decider     place;     /* the decider of the "placement" world */
     struct serve_decider     serve;     /* the decider of the "serving" world */
     struct micro_decider     micro;     /* the decider of the "micro" world */
+    struct colo_decider      colo;      /* the decider of the "colocate" world */
     char                     label[64];
     struct policy_stats      st;
     int                      trace;
@@ -128,6 +129,8 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
     if (ops->micro != NULL)
         p->micro = (struct micro_decider){ .ctx = p, .decide = policy_micro_decide,
                                            .round = p->round };
+    if (ops->colo != NULL)
+        p->colo = (struct colo_decider){ .ctx = p, .decide = policy_colo_decide };
     *out = p;
     return 0;
 }
@@ -158,6 +161,8 @@ const void *policy_decider(const policy *p)
         return &p->place;
     if (p->ops->micro != NULL)
         return &p->micro;
+    if (p->ops->colo != NULL)
+        return &p->colo;
     return p->ops->train != NULL   ? (const void *)&p->train
            : p->ops->serve != NULL ? (const void *)&p->serve
                                    : NULL;
@@ -351,6 +356,29 @@ int policy_micro_decide(void *ctx, const struct micro_view *v, int *containers,
         fprintf(stderr, "trace: t=%.6f %s interval=%lld rate=%.3f q=%.6f containers=%d\n",
                 sim_to_sec(v->now), p->label, (long long)v->interval, v->rate, v->e2e_q_s,
                 total);
+    }
+    return rc;
+}
+
+int policy_colo_decide(void *ctx, const struct colo_view *v, int *move, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->colo->decide(p->self, v, move, err);
+    double dt = mono_s() - t0;
+    p->st.calls++;
+    p->st.time_total_s += dt;
+    if (dt > p->st.time_max_s)
+        p->st.time_max_s = dt;
+    if (rc < 0)
+        err_prefix(err, "policy %s at t=%.6f s: ", p->label, sim_to_sec(v->now));
+    if (p->trace) {
+        int moved = 0;
+        for (int k = 0; k < v->nnodes; k++)
+            moved += move[k] != 0;
+        fprintf(stderr, "trace: t=%.6f %s demand=%.1f held=%.1f waiting=%d moved=%d\n",
+                sim_to_sec(v->now), p->label, v->serve_demand, v->serve_held,
+                v->train_waiting, moved);
     }
     return rc;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "../sim/base/jobj.h"
+#include "../sim/colocate/colo_view.h"
 #include "../sim/micro/micro_view.h"
 #include "../sim/place/place_view.h"
 #include "../sim/serve/serve_view.h"
@@ -95,6 +96,12 @@ struct micro_hooks {
     int  (*decide)(void *self, const struct micro_view *v, int *containers, struct errbuf *err);
 };
 
+/* A broker policy's decision (domain "colocate", sim/colocate/colo_view.h): asked every
+ * broker period, it names the nodes to hand to the tenant not holding them. */
+struct colo_hooks {
+    int  (*decide)(void *self, const struct colo_view *v, int *move, struct errbuf *err);
+};
+
 /* Where a policy writes the figures it kept over a run (policy_ops.metrics). */
 struct policy_metric_sink {
     void *ctx;
@@ -120,6 +127,7 @@ struct policy_ops {
     const struct place_hooks *place;    /* "placement" */
     const struct serve_hooks *serve;    /* "serving" */
     const struct micro_hooks *micro;    /* "micro" */
+    const struct colo_hooks  *colo;     /* "colocate" */
 };
 
 /* The registry, NULL-terminated, in the order `hetsim list policies` prints. */
@@ -155,7 +163,8 @@ int  policy_metrics(const policy *p, const struct policy_metric_sink *out, struc
 
 /* The decider the world of the policy's domain calls, bound to this policy through the
  * timed dispatch below: a struct train_decider for "training", a struct place_decider for
- * "placement", a struct serve_decider for "serving", a struct micro_decider for "micro".
+ * "placement", a struct serve_decider for "serving", a struct micro_decider for "micro", a
+ * struct colo_decider for "colocate".
  * Valid while p is open. */
 const void *policy_decider(const policy *p);
 
@@ -178,5 +187,7 @@ int policy_serve_dispatch(void *p, struct serve_dispatch *d, struct errbuf *err)
 /* The dispatch of microservice decisions (what the micro_decider points at), timed. */
 int policy_micro_decide(void *p, const struct micro_view *v, int *containers,
                         struct errbuf *err);
+/* The dispatch of broker decisions (what the colo_decider points at), timed. */
+int policy_colo_decide(void *p, const struct colo_view *v, int *move, struct errbuf *err);
 
 #endif

@@ -42,6 +42,9 @@ extern const struct policy_ops policy_static_worst;
 extern const struct policy_ops policy_erms;
 extern const struct policy_ops policy_firm;
 extern const struct policy_ops policy_derm;
+extern const struct policy_ops policy_static;
+extern const struct policy_ops policy_loan;
+extern const struct policy_ops policy_hetero_loan;
 
 const struct policy_ops *const policy_registry[] = {
     /* training */
@@ -89,5 +92,9 @@ const struct policy_ops *const policy_registry[] = {
     &policy_erms,
     &policy_firm,
     &policy_derm,
+    /* colocate */
+    &policy_static,
+    &policy_loan,
+    &policy_hetero_loan,
     NULL,
 };

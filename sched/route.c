@@ -22,6 +22,8 @@ int route_read(struct route *r, const struct jobj *params, struct errbuf *err)
 static int serves(const struct serve_view *v, int i, int want)
 {
     int role = v->load[i].role;
+    if (!v->load[i].up)
+        return 0;
     return want == SERVE_DECODE ? role == SERVE_DECODE : role != SERVE_DECODE;
 }
 

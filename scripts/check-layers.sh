@@ -20,8 +20,8 @@
 #   models          performance models: sim/base
 #   results         the metrics database: sim/base
 #   sim/core        engine, event queue, machines: sim/base, models
-#   sim/<world>     a world (train, serve, micro, place): sim/core, sim/base, models; never another
-#                   world, sched, results or the driver
+#   sim/<world>     a world (train, serve, micro, place, colocate): sim/core, sim/base, models;
+#                   never another world, sched, results or the driver
 #   workloads       trace readers and generators: the worlds' job types, sim/core, sim/base,
 #                   models
 #   sched           policy head, registry, solvers: the worlds' views, sim/core, sim/base,
@@ -39,8 +39,8 @@ cd "${HETSIM_LAYERS_ROOT:-$(dirname "$0")/..}"
 build=${1:-build/rel}
 export LC_ALL=C
 
-worlds="train serve micro place"
-domains="training:train elastic:train multiplex:train serving:serve micro:micro placement:place"
+worlds="train serve micro place colocate"
+domains="training:train elastic:train multiplex:train serving:serve micro:micro placement:place colocate:colocate"
 
 layer_of() {                    # the layer a path belongs to
     case $1 in

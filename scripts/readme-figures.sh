@@ -56,6 +56,8 @@
 #   serve-speed    tests/bench_serve alone (a minute)
 #   sia-workload   sia_workload on Sia's three traces under Sia, Heet, AFS and SRSF: mean
 #                  JCT and Sia's paired ratios with bootstrap intervals (12 runs, seconds)
+#   colocate-claims  scripts/reproduce/colocate.sh's claims table (45 runs, about 4 minutes on
+#                  2 cores, into results/out/colocate, resumed if already there)
 #   claims-summary from the claims blocks of doc/reproduce.md (run the *-claims generators
 #                  first): per ledger, the rows that hold and its first statement
 set -eu
@@ -68,7 +70,7 @@ trap 'rm -rf "$tmp"' EXIT
 generators="run-table report-group calibration pollux-calibration pollux-policy fft-claims fft-why oef-claims
 oef-why fgd-claims fgd-why fgd-speed llm-fit hetis-claims hetis-why serve-speed derm-claims
 derm-why derm-predictors micro-speed heet-claims iadeep-claims iadeep-why gavel-colocation-claims
-mux-speed speed timeline-cost sia-workload claims-summary"
+mux-speed speed timeline-cost sia-workload colocate-claims claims-summary"
 
 gen_run_table() {
     "$hetsim" run default --db "$tmp/run.db" 2>/dev/null
@@ -481,6 +483,7 @@ gen() {
         BENCH_ONLY=timeline HETSIM_DATA="$root" build/rel/bench_fgd.bin ;;
     llm-fit) OUT="$tmp/llm_fit.json" HETSIM="$hetsim" sh scripts/fit-llm.sh ;;
     hetis-claims) gen_claims hetis ;;
+    colocate-claims) gen_claims colocate ;;
     claims-summary) gen_claims_summary ;;
     sia-workload) gen_sia_workload ;;
     hetis-why) gen_hetis_why ;;

@@ -62,6 +62,33 @@ Test(cluster, layout)
     cr_assert_eq(cluster_node(cl, 5)->net, catalog_link_find(cat, "ib-100g"));
 }
 
+/* A subset keeps the chosen groups, in order, laid out anew: node 0 of {groups 1, 3} is
+ * the cluster's node 2, GPU 0 its GPU 16; the types and counts are the subset's. */
+Test(cluster, subset_lays_out_the_chosen_groups)
+{
+    struct errbuf err;
+    err_clear(&err);
+    cluster *s;
+    int keep[4] = { 0, 1, 0, 1 };
+    cr_assert_eq(cluster_subset(&s, cl, keep, &err), 0, "%s", err.msg);
+    cr_assert_eq(cluster_nnodes(s), 3 + 4);
+    cr_assert_eq(cluster_ngpus(s), 12 + 4);
+    cr_assert_eq(cluster_ngroups(s), 2);
+    cr_assert_str_eq(cluster_group_name(s, 0), cluster_group_name(cl, 1));
+    cr_assert_eq(cluster_node(s, 0)->gpu, cluster_node(cl, 2)->gpu);
+    cr_assert_eq(cluster_node(s, 0)->intra, cluster_node(cl, 2)->intra);
+    cr_assert_eq(cluster_node(s, 3)->first, 12);
+    cr_assert_eq(cluster_node(s, 3)->intra, cluster_node(cl, 7)->intra);
+    cr_assert_eq(cluster_gpu_node(s, 12), 3);
+    const int *types;
+    int nt = cluster_types(s, &types), total = 0;
+    for (int i = 0; i < nt; i++)
+        total += cluster_type_count(s, types[i]);
+    cr_assert_eq(total, 16);
+    cr_assert_eq(cluster_max_gpus_per_node(s), 4);
+    cluster_destroy(s);
+}
+
 Test(cluster, placement_nodes_and_slowest_link)
 {
     struct placement p;

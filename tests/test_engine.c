@@ -407,3 +407,136 @@ Test(engine, hook_not_lost_when_resumed_after_stop)
     log_expect(w, want, 4);
     world_free(w);
 }
+
+/* ---------------------------------------------------------------- clients (shared engine) */
+
+/* Two worlds on one engine: each logs what it sees into a shared log, as (t, client, kind,
+ * arg), hooks as kind HOOK. */
+struct shared_log {
+    engine      *e;
+    struct entry log[64];
+    int          n;
+};
+
+struct client_world {
+    struct shared_log *s;
+    uint32_t           tag;
+    int                id;          /* logged as kind = id * 1000 + the event's kind */
+    int                hook_pushes; /* its hook pushes one event at now this many times */
+    int                stop_on_arg; /* its handler stops the loop on this arg (0: never) */
+};
+
+static void shared_add(struct shared_log *s, simtime t, uint32_t kind, uint64_t arg)
+{
+    cr_assert_lt(s->n, 64, "log overflow");
+    s->log[s->n++] = (struct entry){ t, kind, arg };
+}
+
+static int client_handler(void *ctx, const struct evq_event *ev, struct errbuf *err)
+{
+    (void)err;
+    struct client_world *c = ctx;
+    cr_assert_lt(ev->kind, (uint32_t)1 << ENGINE_KIND_BITS, "the tag reached the handler: %u",
+                 ev->kind);
+    shared_add(c->s, ev->time, (uint32_t)c->id * 1000 + ev->kind, ev->arg);
+    return c->stop_on_arg != 0 && ev->arg == (uint64_t)c->stop_on_arg ? ENGINE_STOP
+                                                                      : ENGINE_CONTINUE;
+}
+
+static int client_hook(void *ctx, struct errbuf *err)
+{
+    (void)err;
+    struct client_world *c = ctx;
+    shared_add(c->s, engine_now(c->s->e), HOOK, (uint64_t)c->id);
+    if (c->hook_pushes > 0) {
+        c->hook_pushes--;
+        cr_assert_eq(engine_at(c->s->e, engine_now(c->s->e), 7 | c->tag, 99, NULL), 0);
+    }
+    return ENGINE_CONTINUE;
+}
+
+/* Each event reaches the handler of the client that pushed it, with its own kind; events of
+ * both run in (time, push) order; at the end of an instant only the clients that had an
+ * event there are called, lowest tag first, and a hook's event at now runs before the next
+ * hook. */
+Test(engine, clients_get_their_own_events_and_hooks)
+{
+    struct shared_log s = { .e = engine_create(0) };
+    struct client_world a = { &s, 0, 1, 1, 0 }, b = { &s, 0, 2, 0, 0 };
+    cr_assert_eq(engine_attach(s.e, client_handler, client_hook, &a, &a.tag), 0);
+    cr_assert_eq(engine_attach(s.e, client_handler, client_hook, &b, &b.tag), 0);
+    cr_assert_eq(a.tag, 0);
+    cr_assert_eq(b.tag, (uint32_t)1 << ENGINE_KIND_BITS);
+    cr_assert_eq(engine_at(s.e, 5, 3 | b.tag, 10, NULL), 0);
+    cr_assert_eq(engine_at(s.e, 5, 4 | a.tag, 11, NULL), 0);
+    cr_assert_eq(engine_at(s.e, 8, 5 | b.tag, 12, NULL), 0);
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(engine_advance(s.e, &no_limits, &err), ENGINE_DRAINED);
+    static const struct entry want[] = {
+        { 5, 2003, 10 }, { 5, 1004, 11 },       /* push order at t=5, across clients */
+        { 5, HOOK, 1 }, { 5, 1007, 99 },        /* a's hook pushed at now: it runs first */
+        { 5, HOOK, 1 },                         /* a's hook again, after its own event */
+        { 5, HOOK, 2 },                         /* then b's */
+        { 8, 2005, 12 }, { 8, HOOK, 2 },        /* a had nothing at t=8: no hook for a */
+    };
+    for (int i = 0; i < s.n && i < 8; i++)
+        cr_assert(s.log[i].t == want[i].t && s.log[i].kind == want[i].kind &&
+                      s.log[i].arg == want[i].arg,
+                  "log[%d] = (t=%lld, kind %u, arg %llu), expected (t=%lld, kind %u, arg %llu)",
+                  i, (long long)s.log[i].t, s.log[i].kind, (unsigned long long)s.log[i].arg,
+                  (long long)want[i].t, want[i].kind, (unsigned long long)want[i].arg);
+    cr_assert_eq(s.n, 8, "log has %d entries, expected 8", s.n);
+    cr_assert_eq(engine_events(s.e), 4);
+    engine_destroy(s.e);
+}
+
+/* A touched client's hook runs at the end of the instant though it had no event; a
+ * detached client's events are dropped and its hook is not called; a client's stop names it. */
+Test(engine, touch_detach_and_stopper)
+{
+    struct shared_log s = { .e = engine_create(0) };
+    struct client_world a = { &s, 0, 1, 0, 0 }, b = { &s, 0, 2, 0, 21 };
+    cr_assert_eq(engine_attach(s.e, client_handler, client_hook, &a, &a.tag), 0);
+    cr_assert_eq(engine_attach(s.e, client_handler, client_hook, &b, &b.tag), 0);
+    cr_assert_eq(engine_at(s.e, 3, 1 | b.tag, 20, NULL), 0);
+    cr_assert_eq(engine_at(s.e, 4, 1 | b.tag, 21, NULL), 0);
+    cr_assert_eq(engine_at(s.e, 6, 1 | a.tag, 30, NULL), 0);
+    cr_assert_eq(engine_at(s.e, 7, 1 | b.tag, 22, NULL), 0);
+    struct errbuf err;
+    err_clear(&err);
+    struct engine_limits lim = { 3, 0 };
+    cr_assert_eq(engine_advance(s.e, &lim, &err), ENGINE_UNTIL);
+    engine_touch(s.e, a.tag);              /* the broker changed a's state at t = 3 */
+    cr_assert_eq(engine_advance(s.e, &no_limits, &err), ENGINE_STOPPED);
+    cr_assert_eq(engine_stopper(s.e), b.tag);
+    engine_detach(s.e, b.tag);
+    cr_assert_eq(engine_advance(s.e, &no_limits, &err), ENGINE_DRAINED);
+    static const struct entry want[] = {
+        { 3, 2001, 20 }, { 3, HOOK, 2 },        /* b's hook ran before the limit */
+        { 3, HOOK, 1 },                         /* a touched: its hook, no event of its own */
+        { 4, 2001, 21 },                        /* b stops here; detached, no hook for it */
+        { 6, 1001, 30 }, { 6, HOOK, 1 },        /* b's event at 7 is dropped */
+    };
+    for (int i = 0; i < s.n && i < 6; i++)
+        cr_assert(s.log[i].t == want[i].t && s.log[i].kind == want[i].kind &&
+                      s.log[i].arg == want[i].arg,
+                  "log[%d] = (t=%lld, kind %u, arg %llu), expected (t=%lld, kind %u, arg %llu)",
+                  i, (long long)s.log[i].t, s.log[i].kind, (unsigned long long)s.log[i].arg,
+                  (long long)want[i].t, want[i].kind, (unsigned long long)want[i].arg);
+    cr_assert_eq(s.n, 6, "log has %d entries, expected 6", s.n);
+    cr_assert_eq(engine_events(s.e), 3, "dropped events are not handled events");
+    engine_destroy(s.e);
+}
+
+Test(engine, at_most_max_clients)
+{
+    engine *e = engine_create(0);
+    struct client_world c = { 0 };
+    uint32_t tag;
+    for (int i = 0; i < ENGINE_MAX_CLIENTS; i++)
+        cr_assert_eq(engine_attach(e, client_handler, NULL, &c, &tag), 0);
+    cr_assert_eq(tag, (uint32_t)(ENGINE_MAX_CLIENTS - 1) << ENGINE_KIND_BITS);
+    cr_assert_eq(engine_attach(e, client_handler, NULL, &c, &tag), -1);
+    engine_destroy(e);
+}

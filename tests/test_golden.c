@@ -4,7 +4,8 @@
  * workload to a few minutes), run through the CLI: together they use every registered policy
  * but the placement ones (their openb lists stay in ../shared; test_fgd compares those), in
  * every world and mode — training native, Gavel and Pollux mode, elastic and shared GPUs,
- * serving, and microservices per request (under both truths) and analytical.  For
+ * serving, microservices per request (under both truths) and analytical, and a cluster shared
+ * by a serving and a training tenant (colocate).  For
  * each run the file holds its summary metrics at full precision (%.17g; solver times, which
  * are wall clock, left out), its end, events and decisions, and a hash of every row it wrote
  * (jobs, GPU seconds, samples, requests).  A change that moves any
@@ -44,6 +45,9 @@ static const struct { const char *experiment, *set[2]; } experiments[] = {
      * last, so that the other runs keep their ids */
     { "iadeep_3090", { JOBS150, "policies=[{\"name\": \"iadeep\", \"label\": "
                                 "\"iadeep_oracle\", \"predictor\": \"oracle\"}]" } },
+    /* one cluster, two tenants: serving and training under each broker policy */
+    { "colocate_small", { "tenants.serving.workload.requests=300",
+                          "tenants.training.workload.jobs=30" } },
     { NULL, { NULL } },
 };
 

@@ -180,6 +180,30 @@ struct row {
 #define RUN "run", "%d/e.json", "--db", "%d/t.db", "-q"
 
 
+/* ---- colocate: an experiment, one field per line: 2 name, 3 domain, 4 cluster (group a100:
+ * one A100-80GB; v100: one V100), 5 serving_groups, 6 broker, 7 "tenants", 8 its serving,
+ * 9 its training, 11 policies ---- */
+#define CEXPF(groups, broker, serving, training, pol)                                        \
+    "{\n \"name\": \"c\",\n \"domain\": \"colocate\",\n \"cluster\": { \"network\": "        \
+    "\"ib-100g\", \"groups\": [ { \"name\": \"a100\", \"count\": 1, \"gpu\": \"A100-80GB\", " \
+    "\"gpus_per_node\": 1 }, { \"name\": \"v100\", \"count\": 1, \"gpu\": \"V100\", "          \
+    "\"gpus_per_node\": 1 } ] },\n \"serving_groups\": " groups ",\n \"broker\": " broker       \
+    ",\n \"tenants\": {\n  \"serving\": " serving ",\n  \"training\": " training "\n },\n"     \
+    " \"policies\": " pol "\n}\n"
+#define C_GROUPS "[\"a100\"]"
+#define C_BROKER "{ \"period_s\": 60 }"
+#define C_SERVING_P(pol) "{ \"model\": \"llama-2-7b\", \"workload\": { \"format\": "             \
+    "\"llm_synthetic\", \"requests\": 5, \"rate_per_s\": 1 }, \"policies\": " pol ", \"sim\": "  \
+    "{ \"overlong\": \"truncate\" } }"
+#define C_SERVING C_SERVING_P("[\"highend_only\"]")
+#define C_TRAINING_P(pol) "{ \"workload\": { \"format\": \"synthetic\", \"jobs\": 3, "           \
+    "\"rate_per_hour\": 10, \"reference_gpu\": \"V100\", \"workers\": { \"1\": 1 }, "           \
+    "\"duration\": { \"dist\": \"lognormal\", \"median_s\": 600, \"sigma\": 1 }, "              \
+    "\"job_types\": { \"" R50 "\": 1 } }, \"policies\": " pol " }"
+#define C_TRAINING C_TRAINING_P("[\"fifo\"]")
+#define C_OK CEXPF(C_GROUPS, C_BROKER, C_SERVING, C_TRAINING, "[\"static\", \"loan\"]")
+#define C_POL(pol) CEXPF(C_GROUPS, C_BROKER, C_SERVING, C_TRAINING, pol)
+
 /* ---- serving: an experiment, one field per line: 2 name, 3 domain, 4 cluster (one
  * A100-80GB), 5 model, 6 workload, 7 policies, 8 what `more` adds ---- */
 #define SEXPF(model, wl, pol, more)                                                          \
@@ -1444,6 +1468,31 @@ static const struct row rows[] = {
     { "serve_synth_prompt_field", SYNL("\"requests\": 2, \"rate_per_s\": 5, \"prompt\": { "
                                        "\"mean\": 100 }"), { RUN }, 2,
       AT("e.json", 6) "workload.prompt.mean: unknown field" },
+    /* a day's rate envelope (workload.day) */
+#define DAYS(x) SYNL("\"requests\": 20, \"rate_per_s\": 5, \"prompt\": { \"max\": 3000 }, " \
+                     "\"day\": " x)
+    { "serve_day_ok", DAYS("{ \"peak_to_trough\": 4, \"peak_hour\": 20, \"start_hour\": 19 }"),
+      { RUN }, 0, NULL, 1 },
+    { "serve_day_hourly_ok", DAYS("{ \"hourly\": [1, 2, 0.5] }"), { RUN }, 0, NULL, 1 },
+    { "serve_day_ratio_below_one", DAYS("{ \"peak_to_trough\": 0.5 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.peak_to_trough: 0.5 is out of range [1, " },
+    { "serve_day_peak_hour_25", DAYS("{ \"peak_hour\": 25 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.peak_hour: 25 is out of range" },
+    { "serve_day_unknown_field", DAYS("{ \"peak\": 14 }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.peak: unknown field" },
+    { "serve_day_hourly_negative", DAYS("{ \"hourly\": [1, -1] }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.hourly[1]: a rate is a number >= 0" },
+    { "serve_day_hourly_zero", DAYS("{ \"hourly\": [0, 0] }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.hourly: the rates are all 0" },
+    { "serve_day_hourly_empty", DAYS("{ \"hourly\": [] }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.hourly: 1 to 1440 rates" },
+    { "serve_day_sine_and_hourly", DAYS("{ \"peak_to_trough\": 2, \"hourly\": [1] }"),
+      { RUN }, 2, AT("e.json", 6) "workload.day: give the sine's peak_to_trough and peak_hour, "
+                                  "or hourly rates, not both" },
+    { "serve_day_gamma", SYNL("\"requests\": 20, \"rate_per_s\": 5, \"arrivals\": \"gamma\", "
+                              "\"day\": {}"), { RUN }, 2,
+      AT("e.json", 6) "workload.day: a day's envelope shapes Poisson arrivals" },
+#undef DAYS
     /* the engine profile (sim.engine) and the factors file's engines, calibrations, links */
     { "serve_engine_ok", AZFILE(S_MORE("\"sim\": { \"engine\": \"lmdeploy\" }"), AZ_OK),
       { RUN }, 0, NULL, 1 },
@@ -1980,6 +2029,51 @@ static const struct row rows[] = {
       { RUN }, 2, AT("e.json", 7) "policies[0]: policy 'py:p.py' finds no deployment: "
                                   "%d/p.py:3: deploy: returned a deployment the world "
                                   "refuses: " },
+    /* -------- colocate: its fields, its tenants, its policies -------- */
+    { "colocate_ok", { { "e.json", C_OK } }, { RUN }, 0, "", 2 },
+    { "colocate_group_unknown",
+      { { "e.json", CEXPF("[\"h100\"]", C_BROKER, C_SERVING, C_TRAINING, "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 5) "serving_groups[0]: no node group 'h100' in cluster*'a100', "
+                                  "'v100'" },
+    { "colocate_groups_empty",
+      { { "e.json", CEXPF("[]", C_BROKER, C_SERVING, C_TRAINING, "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 5) "serving_groups: name at least one node group" },
+    { "colocate_group_not_string",
+      { { "e.json", CEXPF("[3]", C_BROKER, C_SERVING, C_TRAINING, "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 5) "serving_groups[0]: must be the name of a node group" },
+    { "colocate_groups_missing",
+      { { "e.json", CEXPF("null", C_BROKER, C_SERVING, C_TRAINING, "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 5) "serving_groups" },
+    { "colocate_period_zero",
+      { { "e.json", CEXPF(C_GROUPS, "{ \"period_s\": 0 }", C_SERVING, C_TRAINING,
+                          "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 6) "broker.period_s" },
+    { "colocate_broker_unknown_field",
+      { { "e.json", CEXPF(C_GROUPS, "{ \"period\": 60 }", C_SERVING, C_TRAINING,
+                          "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 6) "broker.period: unknown field*period_s" },
+    { "colocate_tenant_missing",
+      { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING, "null", "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 9) "tenants.training" },
+    { "colocate_tenant_two_policies",
+      { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING_P("[\"highend_only\", \"hetis\"]"),
+                          C_TRAINING, "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 8) "policies: a tenant runs one policy" },
+    { "colocate_tenant_policy_of_another_domain",
+      { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING_P("[\"fifo\"]"), C_TRAINING,
+                          "[\"static\"]") } },
+      { RUN }, 2, "tenant serving: " AT("e.json", 8) "policies[0]: policy 'fifo' is for the "
+                  "training domain; the experiment is serving" },
+    { "colocate_broker_policy_of_another_domain", { { "e.json", C_POL("[\"fifo\"]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0]: policy 'fifo' is for the training domain; the "
+                                   "experiment is colocate" },
+    { "colocate_headroom_negative",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"headroom\": -1 }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].headroom: -1 is out of range" },
+    { "colocate_tenant_bad_workload",
+      { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING,
+                          "{ \"workload\": 3, \"policies\": [\"fifo\"] }", "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 9) "tenants.training.workload: " },
 };
 #pragma GCC diagnostic pop
 

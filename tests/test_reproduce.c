@@ -141,6 +141,15 @@ Test(reproduce, hetis_script_runs_end_to_end, .timeout = 300)
     cr_assert(strstr(text, "Llama-2-13B") == NULL, "the quick run is the headline only");
 }
 
+Test(reproduce, colocate_script_runs_end_to_end, .timeout = 300)
+{
+    static const char *const figs[] = {
+        "colocate_day_training_jct_mean_vs_tenants-serving-workload-rate_per_s.png",
+        "colocate_day_serving_ttft_p99_vs_tenants-serving-workload-rate_per_s.png", NULL };
+    char *text = reproduce("colocate", figs, 11, 3);
+    cr_assert(strstr(text, "training JCT vs static (paper: 1/1.48=0.68)") != NULL, "%s", text);
+}
+
 Test(reproduce, iadeep_script_runs_end_to_end, .timeout = 300)
 {
     /* IADeep's sweep on the 3090 table of ../shared, QUICK: 60 jobs a run */

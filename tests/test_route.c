@@ -32,10 +32,10 @@ TestSuite(route, .init = setup, .fini = teardown);
 Test(route, round_robin_and_least_work_by_role)
 {
     struct serve_inst_load load[4] = {
-        { .role = SERVE_PREFILL, .pending_prefill = 5000, .speed = 1000 },
-        { .role = SERVE_DECODE, .running = 10, .speed = 100 },
-        { .role = SERVE_PREFILL, .pending_prefill = 2000, .running = 4, .speed = 1000 },
-        { .role = SERVE_DECODE, .running = 3, .speed = 100 },
+        { .role = SERVE_PREFILL, .pending_prefill = 5000, .speed = 1000, .up = 1 },
+        { .role = SERVE_DECODE, .running = 10, .speed = 100, .up = 1 },
+        { .role = SERVE_PREFILL, .pending_prefill = 2000, .running = 4, .speed = 1000, .up = 1 },
+        { .role = SERVE_DECODE, .running = 3, .speed = 100, .up = 1 },
     };
     struct serve_view v = { .n = 4, .load = load, .mean_output = 500 };
     struct route r = { ROUTE_ROUND_ROBIN, { 0, 0 } };
@@ -61,6 +61,17 @@ Test(route, round_robin_and_least_work_by_role)
     load[0].pending_prefill = 1000;
     cr_assert_eq(route_pick(&r, &v, &p, &got[0], &err), 0);
     cr_assert_eq(got[0], 0);
+    /* an instance whose GPUs a broker took is skipped, however idle, in both modes */
+    load[0].up = 0;
+    cr_assert_eq(route_pick(&r, &v, &p, &got[0], &err), 0);
+    cr_assert_eq(got[0], 2);
+    r.mode = ROUTE_ROUND_ROBIN;
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(route_pick(&r, &v, &p, &got[k], &err), 0);
+        cr_assert_eq(got[k], 2);
+    }
+    r.mode = ROUTE_LEAST_WORK;
+    load[0].up = 1;
     load[1].role = load[3].role = SERVE_PREFILL;
     cr_assert_eq(route_pick(&r, &v, &d, &got[0], &err), -1);
     cr_assert(strstr(err.msg, "no instance serves decoding") != NULL, "%s", err.msg);

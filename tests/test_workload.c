@@ -1881,3 +1881,84 @@ Test(workload, hetsim_job_types_draw_keeps_the_duration)
     free(r);
     fx_fini(&f);
 }
+
+/* ---- llm_synthetic over a day's rate envelope */
+
+#include "../sim/serve/request.h"
+
+/* Requests per hour of the day over the first `days` whole days of the workload. */
+static void hourly_counts(struct fx *f, const char *json, int days, double *count, double *total)
+{
+    struct errbuf err;
+    cr_assert_eq(fx_open(f, json, 7, &err), 0, "workload_open: %s", err.msg);
+    struct entity_source *src = workload_source(f->w);
+    struct request_spec q;
+    for (int h = 0; h < 24; h++)
+        count[h] = 0;
+    *total = 0;
+    simtime last = 0;
+    int rc;
+    while ((rc = src->next(src->ctx, &q, &err)) > 0 && q.arrival < sim_from_sec(86400.0 * days)) {
+        cr_assert_geq(q.arrival, last, "arrivals must not decrease");
+        last = q.arrival;
+        count[(int)(sim_to_sec(q.arrival) / 3600) % 24]++;
+        (*total)++;
+    }
+    cr_assert_geq(rc, 0, "%s", err.msg);
+    cr_assert_gt(rc, 0, "the workload ended before %d days", days);
+}
+
+/* The sine envelope: each hour of the day gets rate * its integral of 1 + a cos(...), within
+ * five standard deviations of a Poisson count, and the day's mean rate is rate_per_s. */
+Test(workload, llm_day_sine_envelope_shapes_the_hours)
+{
+    struct fx f;
+    fx_init(&f);
+    double c[24], total, rate = 0.5, r = 3, a = (r - 1) / (r + 1), peak = 14, days = 10;
+    hourly_counts(&f, "{ \"format\": \"llm_synthetic\", \"requests\": 1000000, \"rate_per_s\": "
+                      "0.5, \"day\": { \"peak_to_trough\": 3 } }", (int)days, c, &total);
+    for (int h = 0; h < 24; h++) {
+        double w = 2 * 3.14159265358979323846 / 24;
+        double integral = 3600 + a * 3600 / (w) * (sin(w * (h + 1 - peak)) - sin(w * (h - peak)));
+        double want = rate * days * integral;
+        cr_assert(fabs(c[h] - want) < 5 * sqrt(want), "hour %d: %g requests, expected %g", h,
+                  c[h], want);
+    }
+    double want = rate * 86400 * days;
+    cr_assert(fabs(total - want) < 5 * sqrt(want), "%g requests in %g days, expected %g", total,
+              days, want);
+    /* the busiest hour is around the peak, the quietest twelve hours away */
+    int hi = 0, lo = 0;
+    for (int h = 1; h < 24; h++) {
+        hi = c[h] > c[hi] ? h : hi;
+        lo = c[h] < c[lo] ? h : lo;
+    }
+    cr_assert(hi == 13 || hi == 14, "busiest hour %d", hi);
+    cr_assert(lo == 1 || lo == 2, "quietest hour %d", lo);
+    fx_fini(&f);
+}
+
+/* Hourly rates: an hour of rate 0 gets no request, the others their share; start_hour moves
+ * the day under the clock. */
+Test(workload, llm_day_hourly_rates)
+{
+    struct fx f;
+    fx_init(&f);
+    /* 12 two-hour bins: 0 for the first 4 hours of the day, then 1, 1, ..., 3 in the last */
+    double c[24], total;
+    hourly_counts(&f, "{ \"format\": \"llm_synthetic\", \"requests\": 1000000, \"rate_per_s\": "
+                      "0.4, \"day\": { \"hourly\": [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3], "
+                      "\"start_hour\": 2 } }", 8, c, &total);
+    /* the clock starts at 02:00: its hours h are the day's h + 2; the bins' mean is 1 */
+    for (int h = 0; h < 24; h++) {
+        int tod = (h + 2) % 24, bin = tod / 2;
+        double fb = bin < 2 ? 0 : bin == 11 ? 3 : 1;
+        double want = 0.4 * 3600 * 8 * fb;
+        if (want == 0)
+            cr_assert_eq(c[h], 0, "clock hour %d (day hour %d): %g requests", h, tod, c[h]);
+        else
+            cr_assert(fabs(c[h] - want) < 5 * sqrt(want), "clock hour %d: %g, expected %g", h,
+                      c[h], want);
+    }
+    fx_fini(&f);
+}

@@ -6,6 +6,19 @@
  *                                                                              ("prompt_tokens")
  *   output    the same for output tokens                                      ("output_tokens")
  *   class     the requests' class (default "synthetic")
+ *   day       a rate envelope over the day (Poisson arrivals only): the rate at time of day
+ *             tod is rate_per_s * f(tod), f of mean 1 over a day, either a sine of
+ *             "peak_to_trough" ratio r (f = 1 + a cos(2 pi (tod - peak) / 1 day), a =
+ *             (r - 1) / (r + 1): f's largest over its smallest is r) peaking at "peak_hour",
+ *             or "hourly": n >= 1 rates (any unit, spread evenly over the day, each held for
+ *             24/n hours, scaled to mean 1); "start_hour" is the time of day at time 0.
+ *             Arrivals are a non-homogeneous Poisson process drawn by thinning (Lewis and
+ *             Shedler): candidates at the envelope's peak rate, each kept with probability
+ *             f(tod) / max f, the draws of that choice on a stream of their own
+ *             ("arrivals_day"); the first request is drawn so too, not put at time 0.
+ *             Defaults: r = 2, peak at 14:00, start at 00:00 — an
+ *             assumption, not a fit: the Azure trace here covers one hour, which has no
+ *             daily shape; give the ratio and peak of the traffic you model, or its hours.
  * The defaults are the maximum-likelihood lognormal fits of the Azure LLM inference trace
  * (code, 2023; CC-BY 4.0): prompts median 1095 tokens, sigma 1.360, clamped to its range
  * [3, 7437]; outputs median 16.25, sigma 0.847, in [6, 1899]; its arrivals, 2.57 a second,
@@ -29,10 +42,23 @@ struct lendist {
     double median, sigma, lo, hi;
 };
 
+enum { DAY_MAX_BINS = 1440 };       /* "hourly": at most one rate a minute */
+#define DAY_S 86400.0
+#define TWO_PI 6.283185307179586
+
+struct day {
+    int    on, nbins;
+    double amp, peak_s, start_s;    /* the sine's a, its peak, the time of day at t = 0 */
+    double bin[DAY_MAX_BINS];       /* "hourly": f per bin, mean 1 */
+    double fmax;
+};
+
 struct lst {
     int64_t        n, made;
     double         mean_gap, cv, t;
     int            gamma;
+    struct day     day;
+    gsl_rng       *r_day;
     struct lendist prompt, output;
     gsl_rng       *r_arr, *r_prompt, *r_out;
     char           cls[64];
@@ -43,8 +69,8 @@ struct lst {
 static void lst_close(void *p)
 {
     struct lst *s = p;
-    gsl_rng *rs[] = { s->r_arr, s->r_prompt, s->r_out };
-    for (int i = 0; i < 3; i++)
+    gsl_rng *rs[] = { s->r_arr, s->r_prompt, s->r_out, s->r_day };
+    for (int i = 0; i < 4; i++)
         if (rs[i] != NULL)
             gsl_rng_free(rs[i]);
     free(s);
@@ -60,6 +86,17 @@ static int32_t draw(gsl_rng *r, const struct lendist *d)
     return (int32_t)x;
 }
 
+/* The envelope at time t (seconds from the start). */
+static double day_f(const struct day *d, double t)
+{
+    double tod = fmod(d->start_s + t, DAY_S);
+    if (d->nbins > 0) {
+        int k = (int)(tod / DAY_S * d->nbins);
+        return d->bin[k < d->nbins ? k : d->nbins - 1];
+    }
+    return 1 + d->amp * cos(TWO_PI * (tod - d->peak_s) / DAY_S);
+}
+
 static int lst_next(void *p, struct reader_common *c, void *spec, struct errbuf *err)
 {
     (void)c;
@@ -68,10 +105,17 @@ static int lst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
     struct request_spec *out = spec;
     if (s->made == s->n)
         return 0;
-    if (s->made > 0)
+    if (s->day.on) {            /* the first request too: the envelope may start at 0 */
+        /* thinning: candidates at the peak rate, kept in proportion to the envelope */
+        double gap = s->mean_gap / s->day.fmax;
+        do
+            s->t += gsl_ran_exponential(s->r_arr, gap);
+        while (gsl_rng_uniform(s->r_day) * s->day.fmax >= day_f(&s->day, s->t));
+    } else if (s->made > 0) {
         s->t += s->gamma ? gsl_ran_gamma(s->r_arr, 1 / (s->cv * s->cv),
                                          s->mean_gap * s->cv * s->cv)
                          : gsl_ran_exponential(s->r_arr, s->mean_gap);
+    }
     *out = (struct request_spec){ .id = s->made, .arrival = sim_from_sec(s->t),
                                   .prompt = draw(s->r_prompt, &s->prompt),
                                   .output = draw(s->r_out, &s->output), .cls = s->cls,
@@ -109,6 +153,67 @@ static int read_len(const struct jobj *cfg, const char *key, struct lendist *d,
     return 0;
 }
 
+/* "day": the envelope (see the top). */
+static int read_day(const struct jobj *cfg, int gamma, struct day *d, struct errbuf *err)
+{
+    static const char *const keys[] = { "peak_to_trough", "peak_hour", "start_hour", "hourly",
+                                        "note", NULL };
+    struct jobj o;
+    const char *note;
+    double ratio = 2, peak_h = 14, start_h = 0;
+    const cJSON *hourly = NULL;
+    if (jobj_obj(&o, cfg, "day", JOPT, err) < 0)
+        return -1;
+    if (o.node == NULL)
+        return 0;
+    if (jobj_known(&o, keys, err) < 0 ||
+        jobj_num(&o, "peak_to_trough", JOPT, 1, 1e6, &ratio, err) < 0 ||
+        jobj_num(&o, "peak_hour", JOPT, 0, 24, &peak_h, err) < 0 ||
+        jobj_num(&o, "start_hour", JOPT, 0, 24, &start_h, err) < 0 ||
+        jobj_arr(&o, "hourly", JOPT, &hourly, err) < 0 ||
+        jobj_str(&o, "note", JOPT, &note, err) < 0)
+        return -1;
+    if (gamma)
+        return jsonf_error(o.doc, o.node, "workload.day", err, "a day's envelope shapes "
+                           "Poisson arrivals (\"arrivals\": \"poisson\"), not gamma ones");
+    *d = (struct day){ .on = 1, .amp = (ratio - 1) / (ratio + 1), .peak_s = peak_h * 3600,
+                       .start_s = start_h * 3600 };
+    d->fmax = 1 + d->amp;
+    if (hourly == NULL)
+        return 0;
+    const cJSON *given = cJSON_GetObjectItemCaseSensitive(o.node, "peak_to_trough");
+    if (given == NULL)
+        given = cJSON_GetObjectItemCaseSensitive(o.node, "peak_hour");
+    if (given != NULL)
+        return jsonf_error(o.doc, given, "workload.day", err, "give the sine's peak_to_trough "
+                           "and peak_hour, or hourly rates, not both");
+    int n = cJSON_GetArraySize(hourly), i = 0;
+    double sum = 0;
+    if (n < 1 || n > DAY_MAX_BINS)
+        return jsonf_error(o.doc, hourly, "workload.day.hourly", err, "1 to %d rates over "
+                           "the day", DAY_MAX_BINS);
+    for (const cJSON *e = hourly->child; e != NULL; e = e->next, i++) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
+            char f[48];
+            snprintf(f, sizeof f, "workload.day.hourly[%d]", i);
+            return jsonf_error(o.doc, e, f, err, "a rate is a number >= 0");
+        }
+        d->bin[i] = e->valuedouble;
+        sum += e->valuedouble;
+    }
+    if (!(sum > 0))
+        return jsonf_error(o.doc, hourly, "workload.day.hourly", err, "the rates are all 0: "
+                           "no request would ever arrive");
+    d->nbins = n;
+    d->fmax = 0;
+    for (i = 0; i < n; i++) {
+        d->bin[i] *= n / sum;
+        if (d->bin[i] > d->fmax)
+            d->fmax = d->bin[i];
+    }
+    return 0;
+}
+
 static int lst_open(struct reader *r, struct reader_common *c, const struct jobj *cfg,
                     struct errbuf *err)
 {
@@ -130,6 +235,10 @@ static int lst_open(struct reader *r, struct reader_common *c, const struct jobj
         free(s);
         return -1;
     }
+    if (read_day(cfg, s->gamma, &s->day, err) < 0) {
+        free(s);
+        return -1;
+    }
     if (!s->gamma && cJSON_GetObjectItemCaseSensitive(cfg->node, "cv") != NULL) {
         free(s);
         return jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "cv"),
@@ -147,7 +256,9 @@ static int lst_open(struct reader *r, struct reader_common *c, const struct jobj
     s->r_arr = rng_stream(c->seed, "arrivals");
     s->r_prompt = rng_stream(c->seed, "prompt_tokens");
     s->r_out = rng_stream(c->seed, "output_tokens");
-    if (s->r_arr == NULL || s->r_prompt == NULL || s->r_out == NULL) {
+    s->r_day = s->day.on ? rng_stream(c->seed, "arrivals_day") : NULL;
+    if (s->r_arr == NULL || s->r_prompt == NULL || s->r_out == NULL ||
+        (s->day.on && s->r_day == NULL)) {
         lst_close(s);
         return err_run(err, "out of memory");
     }
@@ -156,14 +267,15 @@ static int lst_open(struct reader *r, struct reader_common *c, const struct jobj
 }
 
 static const char *const keys[] = { "requests", "rate_per_s", "arrivals", "cv", "prompt",
-                                    "output", "class", NULL };
+                                    "output", "class", "day", NULL };
 
 const struct workload_format synth_llm_format = {
     .name = "llm_synthetic",
     .domain = "serving",
     .arrival_at = offsetof(struct request_spec, arrival),
-    .summary = "synthetic LLM requests: Poisson or gamma arrivals, lognormal prompt and output "
-               "lengths (defaults fitted to the Azure trace)",
+    .summary = "synthetic LLM requests: Poisson (optionally over a day's rate envelope) or gamma "
+               "arrivals, lognormal prompt and output lengths (defaults fitted to the Azure "
+               "trace)",
     .flags = FORMAT_SEEDED,
     .keys = keys,
     .open = lst_open,

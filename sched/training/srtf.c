@@ -130,8 +130,8 @@ static int srtf_train(void *self, const struct train_view *v, struct grant_list 
     const int *types;
     int nt = cluster_types(v->cl, &types), npicks = 0;
     int freec[CLUSTER_MAX_TYPES];
-    for (int i = 0; i < nt; i++)
-        freec[i] = cluster_type_count(v->cl, types[i]);
+    for (int i = 0; i < nt; i++)        /* the cluster but what another tenant holds */
+        freec[i] = plan_free(&p, types[i]);
     for (size_t k = 0; k < n; k++) {
         const struct train_job *j = &v->jobs[order[k].slot];
         const struct jrates *c = &s->jr[j->slot];

@@ -1013,7 +1013,8 @@ static int list_formats(const char *what)
     return 0;
 }
 
-/* Each domain: its world, the policies for it and the workload formats of its entities. */
+/* Each domain: its world, the policies for it and the workload formats of its entities (a
+ * domain of tenants: the tenants'). */
 static int list_domains(const char *what)
 {
     (void)what;
@@ -1023,6 +1024,13 @@ static int list_domains(const char *what)
         for (int p = 0; policy_registry[p] != NULL; p++)
             if (strcmp(policy_registry[p]->domain, w->domain) == 0)
                 printf(" %s", policy_registry[p]->name);
+        if (w->tenants != NULL) {       /* its workloads are its tenants' */
+            printf("\n  tenants:");
+            for (int t = 0; w->tenants[t] != NULL; t++)
+                printf(" %s", w->tenants[t]);
+            printf("\n");
+            continue;
+        }
         printf("\n  formats:");
         for (int f = 0; workload_registry[f] != NULL; f++)
             if (strcmp(workload_registry[f]->domain, w->domain) == 0)

@@ -48,6 +48,8 @@ int cluster_placeholder(const cluster *c) { return c->placeholder; }
 int cluster_nnodes(const cluster *c) { return c->nnodes; }
 int cluster_max_gpus_per_node(const cluster *c) { return c->max_per_node; }
 const struct cluster_node *cluster_node(const cluster *c, int node) { return &c->nodes[node]; }
+int cluster_ngroups(const cluster *c) { return c->ngroups; }
+const char *cluster_group_name(const cluster *c, int group) { return c->groups[group].name; }
 int cluster_gpu_node(const cluster *c, int gpu_id) { return c->gpu_node[gpu_id]; }
 int cluster_gpu_type(const cluster *c, int gpu_id) { return c->nodes[c->gpu_node[gpu_id]].gpu; }
 
@@ -151,6 +153,80 @@ static int cpu_group(cluster *c, int i, const struct jobj *g, const char *gpath,
     snprintf(cg->file, sizeof cg->file, "%s", file);
     snprintf(cg->field, sizeof cg->field, "%s[%d]", gpath, i);
     c->ncpu++;
+    return 0;
+}
+
+/* Lay out c's GPU groups into nodes and GPU ids, and list its types: 0, -1 (out of
+ * memory) or -2 (more than CLUSTER_MAX_TYPES types). */
+static int layout(cluster *c)
+{
+    long nodes = 0, gpus = 0;
+    for (int gi = 0; gi < c->ngroups; gi++)
+        if (c->groups[gi].gpu >= 0) {
+            nodes += c->groups[gi].count;
+            gpus += (long)c->groups[gi].count * c->groups[gi].per_node;
+        }
+    c->nnodes = (int)nodes;
+    c->ngpus = (int)gpus;
+    /* a CPU-only cluster has no GPU nodes: keep one slot so that the arrays are never NULL */
+    c->nodes = calloc((size_t)c->nnodes + 1, sizeof *c->nodes);
+    c->gpu_node = calloc((size_t)c->ngpus + 1, sizeof *c->gpu_node);
+    if (c->nodes == NULL || c->gpu_node == NULL)
+        return -1;
+    int node = 0, gid = 0;
+    c->max_per_node = 0;
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        struct group *gr = &c->groups[gi];
+        if (gr->gpu < 0)
+            continue;
+        if (gr->per_node > c->max_per_node)
+            c->max_per_node = gr->per_node;
+        for (int k = 0; k < gr->count; k++, node++) {
+            c->nodes[node] = (struct cluster_node){ gi, gr->gpu, gid, gr->per_node, gr->intra,
+                                                    gr->net };
+            for (int q = 0; q < gr->per_node; q++)
+                c->gpu_node[gid++] = node;
+        }
+    }
+    /* distinct types in catalog order */
+    c->ntypes = 0;
+    for (int t = 0; t < catalog_ngpus(c->cat); t++) {
+        int cnt = 0;
+        for (int gi = 0; gi < c->ngroups; gi++)
+            if (c->groups[gi].gpu == t)
+                cnt += c->groups[gi].count * c->groups[gi].per_node;
+        if (cnt == 0)
+            continue;
+        if (c->ntypes == CLUSTER_MAX_TYPES)
+            return -2;
+        c->type_count[c->ntypes] = cnt;
+        c->types[c->ntypes++] = t;
+    }
+    return 0;
+}
+
+int cluster_subset(cluster **out, const cluster *c, const int *keep, struct errbuf *err)
+{
+    *out = NULL;
+    cluster *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return err_run(err, "out of memory");
+    *s = (struct cluster){ .cat = c->cat, .placeholder = c->placeholder };
+    snprintf(s->name, sizeof s->name, "%s", c->name);
+    s->groups = calloc((size_t)c->ngroups + 1, sizeof *s->groups);
+    s->cpu = calloc(1, sizeof *s->cpu);
+    if (s->groups == NULL || s->cpu == NULL) {
+        cluster_destroy(s);
+        return err_run(err, "out of memory");
+    }
+    for (int g = 0; g < c->ngroups; g++)
+        if (keep[g] && c->groups[g].gpu >= 0)
+            s->groups[s->ngroups++] = c->groups[g];
+    if (layout(s) < 0) {
+        cluster_destroy(s);
+        return err_run(err, "out of memory");
+    }
+    *out = s;
     return 0;
 }
 
@@ -272,40 +348,14 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
         if (per > c->max_per_node)
             c->max_per_node = (int)per;
     }
-    c->nnodes = (int)total_nodes;
-    c->ngpus = (int)total_gpus;
-    /* a CPU-only cluster has no GPU nodes: keep one slot so that the arrays are never NULL */
-    c->nodes = calloc((size_t)c->nnodes + 1, sizeof *c->nodes);
-    c->gpu_node = calloc((size_t)c->ngpus + 1, sizeof *c->gpu_node);
-    if (c->nodes == NULL || c->gpu_node == NULL)
+    (void)total_nodes;
+    int rc = layout(c);
+    if (rc == -1)
         goto oom;
-    int node = 0, gid = 0;
-    for (int gi = 0; gi < c->ngroups; gi++) {
-        struct group *gr = &c->groups[gi];
-        if (gr->gpu < 0)
-            continue;
-        for (int k = 0; k < gr->count; k++, node++) {
-            c->nodes[node] = (struct cluster_node){ gi, gr->gpu, gid, gr->per_node, gr->intra,
-                                                    gr->net };
-            for (int q = 0; q < gr->per_node; q++)
-                c->gpu_node[gid++] = node;
-        }
-    }
-    /* distinct types in catalog order */
-    for (int t = 0; t < catalog_ngpus(cat); t++) {
-        int cnt = 0;
-        for (int gi = 0; gi < c->ngroups; gi++)
-            if (c->groups[gi].gpu == t && t >= 0)
-                cnt += c->groups[gi].count * c->groups[gi].per_node;
-        if (cnt == 0)
-            continue;
-        if (c->ntypes == CLUSTER_MAX_TYPES) {
-            jsonf_error(o->doc, groups, gpath, err, "more than %d distinct GPU types",
-                        CLUSTER_MAX_TYPES);
-            goto fail;
-        }
-        c->type_count[c->ntypes] = cnt;
-        c->types[c->ntypes++] = t;
+    if (rc == -2) {
+        jsonf_error(o->doc, groups, gpath, err, "more than %d distinct GPU types",
+                    CLUSTER_MAX_TYPES);
+        goto fail;
     }
     *out = c;
     return 0;

@@ -47,6 +47,10 @@ struct cluster_cpu_group {
 int  cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
                        struct errbuf *err);
 int  cluster_load(cluster **out, const catalog *cat, const char *path, struct errbuf *err);
+/* The cluster of c's GPU groups g with keep[g] != 0 (by group, file order), laid out anew:
+ * its nodes and GPU ids count only those groups, in the same order; name, catalog and links
+ * are c's.  (A co-simulation's tenant sees only the part of the cluster it may hold.) */
+int  cluster_subset(cluster **out, const cluster *c, const int *keep, struct errbuf *err);
 void cluster_destroy(cluster *c);
 
 const char *cluster_name(const cluster *c);
@@ -58,6 +62,10 @@ int cluster_placeholder(const cluster *c);
 int cluster_nnodes(const cluster *c);
 int cluster_max_gpus_per_node(const cluster *c);
 const struct cluster_node *cluster_node(const cluster *c, int node);
+/* The node groups in file order (GPU and CPU ones) and the name of each: its "name", else its
+ * GPU type's. */
+int cluster_ngroups(const cluster *c);
+const char *cluster_group_name(const cluster *c, int group);
 int cluster_gpu_node(const cluster *c, int gpu_id);
 int cluster_gpu_type(const cluster *c, int gpu_id);
 

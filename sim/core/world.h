@@ -14,6 +14,30 @@
  *   run      to completion or a limit; the world writes its per-entity rows, its time series
  *            and its summary metrics through the writer as it goes and when it ends;
  *   destroy.
+ * A run on a shared engine (co-simulation: several worlds on one cluster, sim/colocate) puts
+ * two calls in place of run:
+ *   attach   the world's events onto an engine it does not own: it becomes one of the
+ *            engine's clients (sim/core/engine.h), its events carry its client tag, so that
+ *            the engine hands each event to the world that pushed it and calls each world's
+ *            end-of-instant hook when that world had an event; it reads its first entity;
+ *   (the owner of the engine advances it, with its own limits, until it stops)
+ *   finish   given why the engine stopped: what run does when its loop ends (the rows of
+ *            the entities still in it, the summary metrics, the totals, whose `events` are
+ *            the world's own).
+ * A world that can share an engine builds its run on these two (world_run_alone: an engine
+ * of its own, attach, advance under world_sim's limits, finish), so that one world alone is
+ * the one-client case of the same code.  Worlds never call each other: whatever one world's
+ * state does to another's goes through the code that owns the engine (the broker).
+ *
+ * Tenancy (the colocate domain, sim/colocate): a world on a shared cluster runs on the part
+ * of it the tenant may ever hold (world_ops.tenant_cluster: a cluster of its own, laid out
+ * anew; the whole cluster when NULL), and a broker takes GPUs from it and gives them back
+ * (take, give), by the ids of the tenant's cluster: a GPU taken is one the world must not use
+ * until it is given back.  Training lets go at once (its jobs on
+ * them preempted or shrunk, their restores charged); serving lets go of an instance once it
+ * has drained, and takes requests again on one given back once its weights are loaded.  A
+ * world says through `released` when taken GPUs are free.  What a broker may know of a
+ * tenant's load and of what taking GPUs costs it comes through load and take_cost.
  * Entities (jobs, requests) come from the workload as a stream of specs whose type the world
  * knows (sim/core/entity.h; struct job_spec for training); the policy's decider is likewise
  * the struct its view header declares (struct train_decider).  Rows go to the per-run tables of
@@ -64,6 +88,8 @@
 #include "cluster.h"
 #include "entity.h"
 
+struct engine;      /* engine.h */
+
 /* Where a world's results go: the run's rows in the database (or nowhere, for validation). */
 struct world_writer {
     void *ctx;
@@ -94,6 +120,14 @@ struct world_sim {
     int           timeline;         /* sim.timeline: write the `timeline` rows (below) */
 };
 
+/* A tenant world of a co-simulation, created by the driver for the colocate world. */
+struct world_tenant {
+    const char             *name;       /* its key under "tenants" (its domain) */
+    const struct world_ops *ops;
+    void                   *world;      /* created, not yet attached */
+    const cluster          *cl;         /* the part of the cluster it may hold (its GPU ids) */
+};
+
 /* What the driver gives a world for one run. */
 struct world_env {
     const cluster         *cl;
@@ -104,6 +138,26 @@ struct world_env {
     struct entity_source  *source;  /* the workload's entities (job_specs for training) */
     const void            *decider; /* the policy's decider (struct train_decider for training) */
     const struct world_writer *out;
+    const struct world_tenant *tenants; /* the colocate domain: its tenants (else NULL, 0) */
+    int                    ntenants;
+};
+
+/* What a broker hears from a tenant (tenancy, above). */
+struct world_tenancy {
+    void *ctx;
+    /* Taken GPUs that are now free (all or some of a take's), at time t. */
+    void (*released)(void *ctx, const int *gpus, int n, simtime t);
+};
+
+/* A tenant's load, as a broker may know it now. */
+struct world_load {
+    double arrived;             /* serving: the work arrived so far, tokens (prompts and the
+                                   mean finished output per request); training: 0 */
+    int    waiting;             /* training: GPUs its waiting jobs ask for at least */
+    double gain[CLUSTER_MAX_TYPES];     /* by type slot (cluster_types order): training, the
+                                           mean job's rate there over its best type's;
+                                           serving, tokens/s per GPU its instances there give
+                                           when full (0: none there) */
 };
 
 /* How a run ended. */
@@ -122,6 +176,16 @@ struct world_ops {
     const char *const *sim_keys;    /* its own fields of the experiment's "sim" object */
     const char *const *model_keys;  /* its own fields of the "models" object (its data files;
                                        read reads them from root's "models") */
+    const char *const *tenants;     /* a domain of tenants (colocate): the keys of its
+                                       "tenants" object, each the domain of one tenant, which
+                                       the driver reads as an experiment section, opens and
+                                       creates (world_env.tenants); NULL: none, a "workload" */
+    /* A domain of tenants: the part of the cluster tenant `name` may ever hold, as a cluster
+     * of its own (*sub; NULL: the whole cluster), which the driver opens the tenant's policy
+     * and world on and frees after the run.  NULL: every tenant runs on the whole cluster.
+     * Errors name the experiment's field, file and line. */
+    int  (*tenant_cluster)(const void *config, const char *name, const cluster *cl,
+                           cluster **sub, struct errbuf *err);
     const struct display *display;      /* how its results are reported and drawn */
 
     /* Read its fields of the experiment: `root` and its "sim" object (node NULL when
@@ -150,6 +214,33 @@ struct world_ops {
     /* Run to the end or a limit; writes rows, samples and the summary metrics. */
     int  (*run)(void *world, struct world_totals *out, struct errbuf *err);
     void (*destroy)(void *world);
+
+    /* On a shared engine (above): NULL where the world cannot share one; a world that can
+     * may still refuse a config (Gavel's rounds own their loop), with the reason in err.
+     * Attach at most once per created world; finish once, after the engine stopped with
+     * `stop` (enum engine_stop), writes what run writes when it ends. */
+    int  (*attach)(void *world, struct engine *e, struct errbuf *err);
+    int  (*finish)(void *world, int stop, struct world_totals *out, struct errbuf *err);
+
+    /* Tenancy (above), after attach; take, give and load NULL where the world cannot be a
+     * tenant.  take returns 1 when the GPUs are free at once (released is not called), 0
+     * when released will say when, for each of them; *affected counts the entities it
+     * disturbed (jobs preempted or shrunk, instances drained).  tenancy (NULL: take always
+     * returns 1) sets where released goes.  take_cost (NULL: nothing): what taking the GPUs
+     * now would cost the world (training: the GPU-seconds of restore its jobs pay);
+     * capacity (NULL: none): what they give it when full (serving: tokens/s of its
+     * instances on them). */
+    void   (*tenancy)(void *world, const struct world_tenancy *t);
+    int    (*take)(void *world, const int *gpus, int n, int64_t *affected, struct errbuf *err);
+    int    (*give)(void *world, const int *gpus, int n, struct errbuf *err);
+    double (*take_cost)(void *world, const int *gpus, int n);
+    double (*capacity)(void *world, const int *gpus, int n);
+    void   (*load)(void *world, struct world_load *out);
 };
+
+/* run built on attach and finish: an engine of the world's own, advanced under sim's until
+ * and max_events.  0, or -1 with the message in err. */
+int world_run_alone(const struct world_ops *ops, void *world, const struct world_sim *sim,
+                    struct world_totals *out, struct errbuf *err);
 
 #endif

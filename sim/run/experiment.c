@@ -213,6 +213,72 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
     return 0;
 }
 
+/* One tenant of e: the section `key` of its "tenants" object, read as an experiment of the
+ * domain `key`, borrowing e's document and everything of e's a tenant shares. */
+static int read_tenant(struct experiment *e, const struct jobj *tenants, const char *key,
+                       struct errbuf *err)
+{
+    static const char *const keys[] = { "workload", "policies", "sim", "models", "note",
+                                        NULL };
+    struct jobj sec, sim, models;
+    if (jobj_obj(&sec, tenants, key, JREQ, err) < 0)
+        return -1;
+    const struct world_ops *wo = world_find(key);
+    if (wo == NULL || wo->attach == NULL || wo->take == NULL)
+        return jsonf_error(e->doc, sec.node, sec.path, err, "the %s domain cannot be a tenant "
+                           "of a shared cluster", key);
+    struct experiment *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return err_run(err, "out of memory");
+    e->tenant[e->ntenants] = t;
+    e->tenant_name[e->ntenants++] = key;
+    *t = (struct experiment){ .doc = e->doc, .doc_borrowed = 1, .name = e->name,
+                              .domain = wo->domain, .description = "", .world = wo,
+                              .seed = e->seed };
+    memcpy(t->path, e->path, sizeof t->path);
+    memcpy(t->base_dir, e->base_dir, sizeof t->base_dir);
+    memcpy(t->cluster_path, e->cluster_path, sizeof t->cluster_path);
+    if (known_keys(&sec, keys, wo->top_keys, err) < 0 ||
+        jobj_obj(&t->workload, &sec, "workload", JREQ, err) < 0 ||
+        read_policies(t, &sec, err) < 0 || read_sim(t, &sec, &sim, err) < 0 ||
+        wo->read(&t->world_config, &sec, &sim, e->base_dir, err) < 0 ||
+        jobj_obj(&models, &sec, "models", JOPT, err) < 0 ||
+        (models.node != NULL && known_keys(&models, (const char *const[]){ "note", NULL },
+                                           wo->model_keys, err) < 0))
+        return -1;
+    if (t->npolicies != 1)
+        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(sec.node, "policies"),
+                           "policies", err, "a tenant runs one policy (the experiment's "
+                           "\"policies\" are the broker's)");
+    return 0;
+}
+
+static int read_tenants(struct experiment *e, const struct jobj *root, struct errbuf *err)
+{
+    struct jobj tenants;
+    if (cJSON_GetObjectItemCaseSensitive(root->node, "workload") != NULL)
+        return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(root->node, "workload"),
+                           "workload", err, "a %s experiment has a workload per tenant, in "
+                           "\"tenants\"", e->domain);
+    if (jobj_obj(&tenants, root, "tenants", JREQ, err) < 0 ||
+        jobj_known(&tenants, e->world->tenants, err) < 0)
+        return -1;
+    for (int i = 0; e->world->tenants[i] != NULL; i++)
+        if (i == EXPERIMENT_MAX_TENANTS)
+            return err_run(err, "domain %s has more than %d tenants", e->domain,
+                           EXPERIMENT_MAX_TENANTS);
+        else if (read_tenant(e, &tenants, e->world->tenants[i], err) < 0)
+            return -1;
+    /* the tenants use the experiment's model files */
+    for (int i = 0; i < e->ntenants; i++) {
+        struct experiment *t = e->tenant[i];
+        memcpy(t->gpus_path, e->gpus_path, sizeof t->gpus_path);
+        memcpy(t->links_path, e->links_path, sizeof t->links_path);
+        memcpy(t->jobtypes_path, e->jobtypes_path, sizeof t->jobtypes_path);
+    }
+    return 0;
+}
+
 int experiment_load(struct experiment **out, const char *name_or_path, char *const *sets, int nsets,
              struct errbuf *err)
 {
@@ -268,12 +334,15 @@ int experiment_load_from(struct experiment **out, const char *name_or_path, char
         jobj_str(&root, "name", JOPT, &e->name, err) < 0 ||
         jobj_str(&root, "description", JOPT, &e->description, err) < 0 ||
         jobj_int(&root, "seed", JOPT, 0, INT64_MAX, &seed, err) < 0 ||
-        jobj_obj(&e->workload, &root, "workload", JREQ, err) < 0 ||
+        (e->world->tenants == NULL &&
+         jobj_obj(&e->workload, &root, "workload", JREQ, err) < 0) ||
         read_policies(e, &root, err) < 0 || read_sim(e, &root, &sim, err) < 0 ||
         e->world->read(&e->world_config, &root, &sim, e->base_dir, err) < 0 ||
         read_models(e, &root, err) < 0)
         goto fail;
     e->seed = (uint64_t)seed;
+    if (e->world->tenants != NULL && read_tenants(e, &root, err) < 0)
+        goto fail;
     const cJSON *cl = cJSON_GetObjectItemCaseSensitive(jsonf_root(e->doc), "cluster");
     if (cl == NULL) {
         jsonf_error(e->doc, jsonf_root(e->doc), "cluster", err, "required field is missing");
@@ -306,9 +375,12 @@ void experiment_free(struct experiment *e)
 {
     if (e == NULL)
         return;
+    for (int i = 0; i < e->ntenants; i++)
+        experiment_free(e->tenant[i]);
     if (e->world != NULL && e->world_config != NULL)
         e->world->free_config(e->world_config);
-    jsonf_destroy(e->doc);
+    if (!e->doc_borrowed)
+        jsonf_destroy(e->doc);
     free(e);
 }
 

@@ -21,7 +21,7 @@
 #include "../base/path.h"
 #include "../core/world.h"
 
-enum { EXPERIMENT_MAX_POLICIES = 64, EXPERIMENT_MAX_PROFILES = 16 };
+enum { EXPERIMENT_MAX_POLICIES = 64, EXPERIMENT_MAX_PROFILES = 16, EXPERIMENT_MAX_TENANTS = 4 };
 
 struct experiment_policy {
     const char *name;
@@ -58,6 +58,15 @@ struct experiment {
      * the applications.json they extend (models.elastic, else Pollux's shipped one) */
     char        elastic_sia_path[PATH_MAX_LEN];
     char        elastic_apps_path[PATH_MAX_LEN];
+    /* A domain of tenants (world_ops.tenants: colocate): its "tenants" object, one section
+     * per tenant read as an experiment of that domain — its workload, its one policy, its
+     * "sim" and its world's fields — sharing this experiment's document, folder, seed,
+     * cluster and model files (a tenant's "models" holds only its world's own files).  Such
+     * an experiment has no "workload" of its own. */
+    struct experiment *tenant[EXPERIMENT_MAX_TENANTS];
+    const char *tenant_name[EXPERIMENT_MAX_TENANTS];
+    int         ntenants;
+    int         doc_borrowed;   /* a tenant's: the document is its parent's */
 };
 
 /* sim.policy_timeout_s when the experiment gives none: generous, a hook that takes this long

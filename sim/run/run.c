@@ -269,6 +269,128 @@ static int open_workload(const struct experiment *e, const struct run_env *env, 
     return 0;
 }
 
+/* ---------------------------------------------------------------- tenants */
+
+/* A tenant's writer: its rows as they are, its samples and metrics under its name
+ * ("serving_ttft_p99"), no progress of its own. */
+struct tenant_writer {
+    const struct world_writer *up;
+    const char *name;
+};
+
+static int t_row(void *ctx, const char *table, const char *const *cols,
+                 const struct row_value *v, int n, struct errbuf *err)
+{
+    const struct tenant_writer *t = ctx;
+    return t->up->row(t->up->ctx, table, cols, v, n, err);
+}
+
+static int t_sample(void *ctx, simtime at, const char *name, double value, struct errbuf *err)
+{
+    const struct tenant_writer *t = ctx;
+    char full[96];
+    snprintf(full, sizeof full, "%s_%s", t->name, name);
+    return t->up->sample(t->up->ctx, at, full, value, err);
+}
+
+static int t_metric(void *ctx, const char *name, double value, struct errbuf *err)
+{
+    const struct tenant_writer *t = ctx;
+    char full[96];
+    snprintf(full, sizeof full, "%s_%s", t->name, name);
+    return t->up->metric(t->up->ctx, full, value, err);
+}
+
+/* An error of tenant `name`'s: its name before the message. */
+static int tenant_error(struct errbuf *err, const char *name)
+{
+    err_prefix(err, "tenant %s: ", name);
+    return -1;
+}
+
+struct tenant_run {
+    workload            *wl;
+    policy              *pol;
+    cluster             *sub;           /* its part of the cluster (NULL: all of it) */
+    struct tenant_writer tw;
+    struct world_writer  out;
+    struct world_sim     sim;
+    struct world_env     env;
+};
+
+struct tenants {
+    struct tenant_run   t[EXPERIMENT_MAX_TENANTS];
+    struct world_tenant wt[EXPERIMENT_MAX_TENANTS];
+    int                 n;
+};
+
+static int check_policy(const struct experiment *e, int i, const policy *p, struct errbuf *err);
+static int open_workload(const struct experiment *e, const struct run_env *env, workload **wl,
+                         struct errbuf *err);
+
+/* Open each tenant of e (its workload, its policy, its world, created) writing through up. */
+static int tenants_open(struct tenants *ts, const struct experiment *e,
+                        const struct run_env *env, const struct world_writer *up,
+                        struct errbuf *err)
+{
+    memset(ts, 0, sizeof *ts);
+    for (int i = 0; i < e->ntenants; i++) {
+        const struct experiment *te = e->tenant[i];
+        struct tenant_run *t = &ts->t[i];
+        ts->n = i + 1;
+        if (e->world->tenant_cluster != NULL &&
+            e->world->tenant_cluster(e->world_config, e->tenant_name[i], env->cl, &t->sub,
+                                     err) < 0)
+            return -1;
+        const cluster *cl = t->sub != NULL ? t->sub : env->cl;
+        struct policy_env penv = { e->seed, cl, env->model, e->base_dir, te->policy_timeout_s };
+        ts->wt[i] = (struct world_tenant){ .name = e->tenant_name[i], .ops = te->world,
+                                           .cl = cl };
+        if (open_workload(te, env, &t->wl, err) < 0 ||
+            policy_open(&t->pol, te->policies[0].name, &te->policies[0].params, &penv,
+                        err) < 0 ||
+            check_policy(te, 0, t->pol, err) < 0)
+            return tenant_error(err, e->tenant_name[i]);
+        t->tw = (struct tenant_writer){ up, e->tenant_name[i] };
+        t->out = (struct world_writer){ .ctx = &t->tw, .row = up->row != NULL ? t_row : NULL,
+                                        .sample = t_sample, .metric = t_metric };
+        t->sim = te->sim;
+        t->sim.timeline = 0;        /* the broker's timeline shows who holds each GPU */
+        t->env = (struct world_env){ .cl = cl, .model = env->model, .seed = e->seed,
+                                     .sim = &t->sim, .config = te->world_config,
+                                     .source = workload_source(t->wl),
+                                     .decider = policy_decider(t->pol), .out = &t->out };
+        if (te->world->create(&ts->wt[i].world, &t->env, err) < 0)
+            return tenant_error(err, e->tenant_name[i]);
+    }
+    return 0;
+}
+
+/* The tenants' policies' own figures, under the tenant's name (their decision times, wall
+ * clock, are not kept: the run's solver_time_* are the broker's). */
+static int tenants_metrics(struct tenants *ts, struct errbuf *err)
+{
+    for (int i = 0; i < ts->n; i++) {
+        struct tenant_run *t = &ts->t[i];
+        struct policy_metric_sink pm = { &t->tw, t_metric };
+        if (policy_metrics(t->pol, &pm, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void tenants_close(struct tenants *ts)
+{
+    for (int i = 0; i < ts->n; i++) {
+        if (ts->wt[i].world != NULL)
+            ts->wt[i].ops->destroy(ts->wt[i].world);
+        policy_close(ts->t[i].pol);
+        workload_close(ts->t[i].wl);
+        cluster_destroy(ts->t[i].sub);
+    }
+    ts->n = 0;
+}
+
 /* ---------------------------------------------------------------- one run */
 
 int run_one(const struct experiment *e, int pi, const struct run_env *env,
@@ -281,6 +403,7 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
     workload *wl = NULL;
     policy *pol = NULL;
     void *world = NULL;
+    struct tenants *ts = NULL;
     char *config = experiment_config_json(e, pi);
     int rc = -1, watching = 0;
     double t0 = wall_now();
@@ -289,7 +412,7 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
         goto out;
     }
     struct policy_env penv = { e->seed, env->cl, env->model, e->base_dir, e->policy_timeout_s };
-    if (open_workload(e, env, &wl, err) < 0 ||
+    if ((e->ntenants == 0 && open_workload(e, env, &wl, err) < 0) ||
         policy_open(&pol, ep->name, &ep->params, &penv, err) < 0 ||
         check_policy(e, pi, pol, err) < 0)
         goto out;
@@ -309,8 +432,18 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
                                    .progress_events = w_progress_events };
     struct world_env we = { .cl = env->cl, .model = env->model, .seed = e->seed,
                             .sim = &e->sim, .config = e->world_config,
-                            .source = workload_source(wl), .decider = policy_decider(pol),
-                            .out = &writer };
+                            .source = wl != NULL ? workload_source(wl) : NULL,
+                            .decider = policy_decider(pol), .out = &writer };
+    if (e->ntenants > 0) {
+        if ((ts = malloc(sizeof *ts)) == NULL) {
+            err_run(err, "out of memory");
+            goto out;
+        }
+        if (tenants_open(ts, e, env, &writer, err) < 0)
+            goto out;
+        we.tenants = ts->wt;
+        we.ntenants = ts->n;
+    }
     progress_start(&wc, ep->label, wo->entity, e);
     watching = 1;
     int ran = wo->create(&world, &we, err) == 0 && wo->run(world, &res->tot, err) == 0;
@@ -331,7 +464,7 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
         goto out;
     /* and its own figures (sia's branch-and-bound counts) */
     struct policy_metric_sink pm = { &wc, w_metric };
-    if (policy_metrics(pol, &pm, err) < 0)
+    if (policy_metrics(pol, &pm, err) < 0 || (ts != NULL && tenants_metrics(ts, err) < 0))
         goto out;
     res->wall_s = wall_now() - t0;
     if (o->db != NULL) {
@@ -351,6 +484,9 @@ out:
         progress_stop(&wc);
     if (world != NULL)
         wo->destroy(world);
+    if (ts != NULL)
+        tenants_close(ts);
+    free(ts);
     policy_close(pol);
     workload_close(wl);
     free(config);
@@ -359,10 +495,26 @@ out:
 
 int run_check(const struct experiment *e, const struct run_env *env, struct errbuf *err)
 {
+    for (int i = 0; i < e->ntenants; i++) {     /* each on its part of the cluster */
+        struct run_env tenv = *env;
+        cluster *sub = NULL;
+        if (e->world->tenant_cluster != NULL &&
+            e->world->tenant_cluster(e->world_config, e->tenant_name[i], env->cl, &sub,
+                                     err) < 0)
+            return -1;
+        if (sub != NULL)
+            tenv.cl = sub;
+        int rc = run_check(e->tenant[i], &tenv, err);
+        cluster_destroy(sub);
+        if (rc < 0)
+            return tenant_error(err, e->tenant_name[i]);
+    }
     workload *wl;
-    if (open_workload(e, env, &wl, err) < 0)
-        return -1;
-    workload_close(wl);
+    if (e->ntenants == 0) {
+        if (open_workload(e, env, &wl, err) < 0)
+            return -1;
+        workload_close(wl);
+    }
     struct policy_env penv = { e->seed, env->cl, env->model, e->base_dir, e->policy_timeout_s };
     for (int i = 0; i < e->npolicies; i++) {
         policy *p;
@@ -379,6 +531,14 @@ int run_check(const struct experiment *e, const struct run_env *env, struct errb
 int run_seed_matters(const struct experiment *e, const struct run_env *env, char *why,
                      size_t cap)
 {
+    for (int i = 0; i < e->ntenants; i++)
+        if (run_seed_matters(e->tenant[i], env, why, cap))
+            return 1;
+    if (e->ntenants > 0) {
+        snprintf(why, cap, "in experiment '%s' the seed changes nothing (no tenant's workload "
+                 "or policy draws at random)", e->name);
+        return 0;
+    }
     if (workload_seeded(&e->workload))
         return 1;
     struct policy_env penv = { e->seed, env->cl, env->model, e->base_dir, e->policy_timeout_s };
@@ -407,6 +567,14 @@ int run_list(const struct experiment *e, const struct run_env *env, FILE *out,
 {
     workload *wl;
     *count = 0;
+    for (int i = 0; i < e->ntenants; i++) {
+        int64_t n;
+        if (run_list(e->tenant[i], env, out, &n, err) < 0)
+            return tenant_error(err, e->tenant_name[i]);
+        *count += n;
+    }
+    if (e->ntenants > 0)
+        return 0;
     if (open_workload(e, env, &wl, err) < 0)
         return -1;
     struct world_env we = { .cl = env->cl, .model = env->model, .seed = e->seed,

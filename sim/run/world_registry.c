@@ -5,13 +5,15 @@
 
 #include <string.h>
 
-extern const struct world_ops train_world, place_world, serve_world, micro_world;
+extern const struct world_ops train_world, place_world, serve_world, micro_world,
+    colocate_world;
 
 const struct world_ops *const world_registry[] = {
     &train_world,
     &place_world,
     &serve_world,
     &micro_world,
+    &colocate_world,
     NULL,
 };
 

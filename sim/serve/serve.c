@@ -56,7 +56,12 @@
 #include "linkbook.h"
 #include "xfer.h"
 
-enum ev_kind { EV_ARRIVAL = 1, EV_BATCH, EV_LAUNCH, EV_XFER, EV_SAMPLE };
+enum ev_kind { EV_ARRIVAL = 1, EV_BATCH, EV_LAUNCH, EV_XFER, EV_SAMPLE, EV_UP };
+
+/* An instance's tenancy (co-simulation): it takes requests only when up; draining, it
+ * finishes what it admitted and takes nothing new; down, its GPUs are another tenant's;
+ * loading, they are back and its weights are on their way. */
+enum inst_state { I_UP, I_DRAINING, I_DOWN, I_LOADING };
 
 enum req_state {
     R_FREE, R_WAITING, R_RUNNING, R_XFER, R_DONE
@@ -127,6 +132,7 @@ struct inst {
     struct llm_stage lstage[SERVE_MAX_STAGES];  /* its stages as the latency model takes them */
     struct llm_layer_part *tok[SERVE_MAX_STAGES];  /* by token count (dense_s < 0: unknown) */
     int      tok_cap;
+    int      state;             /* enum inst_state */
     int      tl_node;           /* the timeline: the node of its first GPU, and its GPU types */
     char     tl_type[128];      /* in stage order, attention workers last ("A100-80GB+T4") */
 };
@@ -140,7 +146,10 @@ struct serve {
     struct entity_source  *src;
     const struct serve_decider *dec;
     const struct serve_sink *sink;
-    engine                *eng;
+    engine                *eng;         /* the engine it is attached to (serve_attach) */
+    engine                *own;         /* serve_run's engine of its own, or NULL */
+    uint32_t               tag;         /* its client tag on eng, ORed into its kinds */
+    uint64_t               nevents;     /* its events handled (eng's may hold others') */
     struct serve_env_view  env;
     struct serve_deployment *dep;
     struct inst           *in;
@@ -172,6 +181,12 @@ struct serve {
     struct serve_dispatch_req *dreq;
     int32_t                *dslot;
     int                    dcap;
+    /* tenancy (co-simulation) */
+    struct serve_tenancy   ten;
+    uint8_t               *denied;      /* by GPU id: taken by the broker (NULL: none yet) */
+    int                    ndraining;
+    double                 arrived_prompt;  /* prompt tokens of every request arrived */
+    int64_t                drains, loads;
 };
 
 /* ---------------------------------------------------------------- checks */
@@ -456,6 +471,10 @@ static int route(serve *w, int32_t s, int want, int from, int32_t *out, struct e
         return -1;
     if (serve_view_route_check(&v, &rv, i, err) < 0)
         return -1;
+    if (w->in[i].state != I_UP)
+        return err_run(err, "policy routed request %lld to instance %d, whose GPUs the "
+                       "broker has taken (a router must skip instances whose load says "
+                       "they are not up)", (long long)r->id, i);
     *out = i;
     return 0;
 }
@@ -1143,12 +1162,12 @@ static int try_launch(serve *w, int i, struct errbuf *err)
     b->busy = 1;
     in->inflight++;
     w->tot.iterations++;
-    if (engine_at(w->eng, t, EV_BATCH, (uint64_t)i << 8 | (uint64_t)slot, NULL) < 0)
+    if (engine_at(w->eng, t, EV_BATCH | w->tag, (uint64_t)i << 8 | (uint64_t)slot, NULL) < 0)
         return err_run(err, "out of memory");
     /* a pipeline may start the next batch once its first stage is free */
     if (in->S > 1 && in->inflight < in->S && !in->launch_pending) {
         in->launch_pending = 1;
-        if (engine_at(w->eng, in->stage_free[0], EV_LAUNCH, (uint64_t)i, NULL) < 0)
+        if (engine_at(w->eng, in->stage_free[0], EV_LAUNCH | w->tag, (uint64_t)i, NULL) < 0)
             return err_run(err, "out of memory");
     }
     return 1;
@@ -1262,7 +1281,7 @@ static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *
     r->state = R_XFER;
     if (tl_next(w, r, TL_MIGRATE, TL_RESTORING, to, TL_MIGRATE, err) < 0)
         return -1;
-    if (engine_at(w->eng, end, EV_XFER, (uint64_t)s, NULL) < 0)
+    if (engine_at(w->eng, end, EV_XFER | w->tag, (uint64_t)s, NULL) < 0)
         return err_run(err, "out of memory");
     return 0;
 }
@@ -1320,7 +1339,8 @@ static int read_next(serve *w, struct errbuf *err)
         return -1;
     w->have_pending = 1;
     w->last_arrival = w->pending.arrival;
-    if (engine_at(w->eng, w->pending.arrival + w->admit_delay, EV_ARRIVAL, 0, NULL) < 0)
+    if (engine_at(w->eng, w->pending.arrival + w->admit_delay, EV_ARRIVAL | w->tag, 0,
+                  NULL) < 0)
         return err_run(err, "out of memory");
     return 0;
 }
@@ -1350,6 +1370,7 @@ static int arrival(serve *w, struct errbuf *err)
     if (intern_class(w, q->cls, &r->cls, err) < 0)
         return -1;
     w->in_system++;
+    w->arrived_prompt += r->prompt;
     int32_t i;
     if (route(w, s, SERVE_PREFILL, -1, &i, err) < 0 || enqueue(w, s, i, err) < 0)
         return -1;
@@ -1394,17 +1415,20 @@ static int sample(serve *w, struct errbuf *err)
         return -1;
     /* the series stops once nothing is left to happen */
     if ((w->in_system > 0 || w->have_pending) &&
-        engine_at(w->eng, now + w->cfg.sample_period, EV_SAMPLE, 0, NULL) < 0)
+        engine_at(w->eng, now + w->cfg.sample_period, EV_SAMPLE | w->tag, 0, NULL) < 0)
         return err_run(err, "out of memory");
     return 0;
 }
 
 /* ---------------------------------------------------------------- the engine's hooks */
 
+static int touches_denied(const serve *w, int i);
+
 static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
 {
     serve *w = world;
     int rc = 0;
+    w->nevents++;
     switch (ev->kind) {
     case EV_ARRIVAL:
         rc = arrival(w, err);
@@ -1419,6 +1443,13 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
     case EV_XFER:
         rc = xfer_done(w, (int32_t)ev->arg, err);
         break;
+    case EV_UP:
+        w->in[ev->arg].state = I_UP;
+        w->in[ev->arg].load->up = 1;
+        /* taken again while its weights were loading: it drains (down at once) */
+        if (w->denied != NULL && touches_denied(w, (int)ev->arg))
+            rc = serve_drain(w, (int)ev->arg, err);
+        break;
     case EV_SAMPLE:
         if (w->in_system == 0 && !w->have_pending) {
             w->last_sample = ev->time;
@@ -1430,6 +1461,241 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
         assert(0);
     }
     return rc < 0 ? ENGINE_FAIL : ENGINE_CONTINUE;
+}
+
+/* ---------------------------------------------------------------- tenancy */
+
+/* Every GPU of instance i (stages, then attention workers), into ids; returns how many. */
+static int inst_gpus(const serve *w, int i, int *ids)
+{
+    const struct serve_instance *sp = w->in[i].spec;
+    int n = 0;
+    for (int s = 0; s < sp->nstages; s++)
+        for (int g = 0; g < sp->stages[s].ngpu; g++)
+            ids[n++] = sp->stages[s].gpus[g];
+    for (int g = 0; g < sp->nattn; g++)
+        ids[n++] = sp->attn[g];
+    return n;
+}
+
+enum { INST_MAX_GPUS = SERVE_MAX_STAGES * SERVE_MAX_TP + SERVE_MAX_ATTN };
+
+static int touches_denied(const serve *w, int i)
+{
+    int ids[INST_MAX_GPUS], n = inst_gpus(w, i, ids);
+    for (int k = 0; k < n; k++)
+        if (w->denied[ids[k]])
+            return 1;
+    return 0;
+}
+
+/* Instance i is down: its GPUs the broker took are free. */
+static int release_denied(serve *w, int i)
+{
+    int ids[INST_MAX_GPUS], n = inst_gpus(w, i, ids), m = 0;
+    for (int k = 0; k < n; k++)
+        if (w->denied != NULL && w->denied[ids[k]])
+            ids[m++] = ids[k];
+    if (m > 0)
+        w->ten.released(w->ten.ctx, ids, m, engine_now(w->eng));
+    return 0;
+}
+
+/* Send the requests waiting on draining instance i that hold no KV (never admitted, or
+ * preempted to recompute) to the instances that are up; those that arrived with their KV (a
+ * decode instance's) stay and are served. */
+static int reroute_waiting(serve *w, int i, struct errbuf *err)
+{
+    struct inst *in = &w->in[i];
+    int32_t s = in->wait_head;
+    while (s >= 0) {
+        int32_t next = w->r[s].next;
+        struct req *r = &w->r[s];
+        if (!r->kv_ready) {
+            list_remove(w, &in->wait_head, &in->wait_tail, s);
+            in->nwait--;
+            in->pending_prefill -= r->target - r->filled;
+            int32_t to;
+            int want = in->spec->role == SERVE_DECODE ? SERVE_DECODE : SERVE_PREFILL;
+            if (route(w, s, want, -1, &to, err) < 0 || enqueue(w, s, to, err) < 0)
+                return -1;
+        }
+        s = next;
+    }
+    return 0;
+}
+
+/* The draining instances that hold nothing any more are down: their GPUs go to the broker. */
+static int drains_done(serve *w, struct errbuf *err)
+{
+    for (int i = 0; i < w->ninst; i++) {
+        struct inst *in = &w->in[i];
+        if (in->state != I_DRAINING)
+            continue;
+        if (in->nwait > 0 && reroute_waiting(w, i, err) < 0)
+            return -1;
+        if (in->nwait > 0 || in->nrun > 0 || in->inflight > 0)
+            continue;
+        in->state = I_DOWN;
+        w->ndraining--;
+        if (w->ten.released != NULL && release_denied(w, i) < 0)
+            return err_run(err, "out of memory");
+    }
+    return 0;
+}
+
+void serve_set_tenancy(serve *w, const struct serve_tenancy *t) { w->ten = *t; }
+
+const struct serve_deployment *serve_deployment_of(const serve *w) { return w->dep; }
+
+int serve_instance_state(const serve *w, int i) { return w->in[i].state; }
+
+double serve_instance_speed(const serve *w, int i) { return w->in[i].load->speed; }
+
+double serve_weights_load_s(const serve *w, int i)
+{
+    const struct serve_instance *sp = w->in[i].spec;
+    const catalog *cat = cluster_catalog(w->cl);
+    double worst = 0;
+    for (int s = 0; s < sp->nstages; s++) {
+        const struct serve_stage *st = &sp->stages[s];
+        double bytes = llm_weight_bytes(w->arch, st->layers, st->ngpu, s == 0,
+                                        s == sp->nstages - 1);
+        const struct gpu_spec *g = catalog_gpu(cat, cluster_gpu_type(w->cl, st->gpus[0]));
+        double t = bytes / (catalog_link(cat, g->pcie)->bw_gbs * 1e9);
+        if (t > worst)
+            worst = t;
+    }
+    return worst;
+}
+
+int serve_drain(serve *w, int i, struct errbuf *err)
+{
+    if (i < 0 || i >= w->ninst || w->in[i].state != I_UP)
+        return err_run(err, "broker drained instance %d, which is not up", i);
+    struct inst *in = &w->in[i];
+    in->state = I_DRAINING;
+    in->load->up = 0;
+    w->ndraining++;
+    w->drains++;
+    if (reroute_waiting(w, i, err) < 0)
+        return -1;
+    engine_touch(w->eng, w->tag);       /* an idle instance is down at the end of the instant */
+    return 0;
+}
+
+int serve_load(serve *w, int i, struct errbuf *err)
+{
+    if (i < 0 || i >= w->ninst || w->in[i].state != I_DOWN)
+        return err_run(err, "broker gave back instance %d, which is not down", i);
+    w->in[i].state = I_LOADING;
+    w->loads++;
+    simtime t = engine_now(w->eng) + sim_from_sec_ceil(serve_weights_load_s(w, i));
+    if (engine_at(w->eng, t, EV_UP | w->tag, (uint64_t)i, NULL) < 0)
+        return err_run(err, "out of memory");
+    return 0;
+}
+
+int serve_take(serve *w, const int *gpus, int n, int64_t *drained, struct errbuf *err)
+{
+    int ng = cluster_ngpus(w->cl);
+    *drained = 0;
+    if (w->denied == NULL && (w->denied = calloc((size_t)ng, 1)) == NULL)
+        return err_run(err, "out of memory");
+    for (int k = 0; k < n; k++) {
+        if (gpus[k] < 0 || gpus[k] >= ng || w->denied[gpus[k]])
+            return err_run(err, "broker took GPU %d, which the serving world does not hold",
+                           gpus[k]);
+        w->denied[gpus[k]] = 1;
+    }
+    /* the instances on them drain; one loading drains once up; one down already is free */
+    int later = 0;
+    for (int i = 0; i < w->ninst; i++) {
+        int st = w->in[i].state;
+        if (st == I_DOWN || !touches_denied(w, i))
+            continue;
+        later = 1;
+        if (st == I_UP) {
+            if (serve_drain(w, i, err) < 0)
+                return -1;
+            (*drained)++;
+        }
+    }
+    if (!later)
+        return 1;
+    /* say now which of them are free already (on no instance, or on one down) */
+    int *now_free = malloc((size_t)n * sizeof *now_free), m = 0;
+    if (now_free == NULL)
+        return err_run(err, "out of memory");
+    for (int k = 0; k < n; k++) {
+        int busy = 0;
+        for (int i = 0; i < w->ninst && !busy; i++) {
+            if (w->in[i].state == I_DOWN)
+                continue;
+            int ids[INST_MAX_GPUS], c = inst_gpus(w, i, ids);
+            for (int q = 0; q < c && !busy; q++)
+                busy = ids[q] == gpus[k];
+        }
+        if (!busy)
+            now_free[m++] = gpus[k];
+    }
+    if (m > 0 && w->ten.released != NULL)
+        w->ten.released(w->ten.ctx, now_free, m, engine_now(w->eng));
+    free(now_free);
+    return 0;
+}
+
+int serve_give(serve *w, const int *gpus, int n, struct errbuf *err)
+{
+    for (int k = 0; k < n; k++)
+        if (w->denied == NULL || gpus[k] < 0 || gpus[k] >= cluster_ngpus(w->cl) ||
+            !w->denied[gpus[k]])
+            return err_run(err, "broker gave GPU %d, which the serving world was not "
+                           "denied", gpus[k]);
+    for (int k = 0; k < n; k++)
+        w->denied[gpus[k]] = 0;
+    for (int i = 0; i < w->ninst; i++)
+        if (w->in[i].state == I_DOWN && !touches_denied(w, i) && serve_load(w, i, err) < 0)
+            return -1;
+    return 0;
+}
+
+double serve_capacity(const serve *w, const int *gpus, int n)
+{
+    double cap = 0;
+    for (int i = 0; i < w->ninst; i++) {
+        int ids[INST_MAX_GPUS], c = inst_gpus(w, i, ids), in = 0;
+        for (int q = 0; q < c; q++)
+            for (int k = 0; k < n; k++)
+                in += ids[q] == gpus[k];
+        cap += w->in[i].load->speed * in / c;
+    }
+    return cap;
+}
+
+void serve_type_speed(const serve *w, double *per_gpu)
+{
+    double gpus[CLUSTER_MAX_TYPES] = { 0 };
+    for (int t = 0; t < w->ntypes; t++)
+        per_gpu[t] = 0;
+    for (int i = 0; i < w->ninst; i++) {
+        int ids[INST_MAX_GPUS], c = inst_gpus(w, i, ids);
+        for (int q = 0; q < c; q++) {
+            int t = cluster_type_slot(w->cl, cluster_gpu_type(w->cl, ids[q]));
+            per_gpu[t] += w->in[i].load->speed / c;
+            gpus[t] += 1;
+        }
+    }
+    for (int t = 0; t < w->ntypes; t++)
+        per_gpu[t] = gpus[t] > 0 ? per_gpu[t] / gpus[t] : 0;
+}
+
+void serve_demand(const serve *w, double *prompt_tokens, int64_t *requests,
+                  double *mean_output)
+{
+    *prompt_tokens = w->arrived_prompt;
+    *requests = w->tot.reqs_in;
+    *mean_output = w->out_n > 0 ? w->out_sum / w->out_n : 0;
 }
 
 static int instant_end(void *world, struct errbuf *err)
@@ -1462,6 +1728,8 @@ static int instant_end(void *world, struct errbuf *err)
         }
     }
     w->ndirty = 0;
+    if (w->ndraining > 0 && drains_done(w, err) < 0)
+        return ENGINE_FAIL;
     return ENGINE_CONTINUE;
 }
 
@@ -1506,6 +1774,7 @@ static int setup_instance(serve *w, int i, struct errbuf *err)
     in->load = &w->load[i];
     in->load->role = sp->role;
     in->load->speed = serve_view_rate(&w->env, sp, 1024, 128) * (1024 + 128);
+    in->load->up = 1;
     in->last_rebalance = 0;
     /* the stages as the latency model takes them, and their per-token-count parts */
     int64_t cap = w->cfg.set.max_batch_tokens + w->cfg.set.max_seqs + 1;
@@ -1578,9 +1847,8 @@ int serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
     w->admit_delay = sim_from_sec(llm_fit_of(llm)->first_ms * 1e-3);
     w->ntypes = cluster_types(cl, &w->types);
     w->dep = calloc(1, sizeof *w->dep);
-    w->eng = engine_create(1024);
     w->lb = linkbook_create(cluster_ngpus(cl), cluster_nnodes(cl));
-    if (w->dep == NULL || w->eng == NULL || w->lb == NULL) {
+    if (w->dep == NULL || w->lb == NULL) {
         serve_destroy(w);
         return err_run(err, "out of memory");
     }
@@ -1628,13 +1896,19 @@ void serve_destroy(serve *w)
     free(w->dep);
     free(w->dreq);
     free(w->dslot);
-    engine_destroy(w->eng);
+    free(w->denied);
+    engine_destroy(w->own);
     linkbook_destroy(w->lb);
     free(w);
 }
 
-int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
+int serve_attach(serve *w, engine *e, struct errbuf *err)
 {
+    if (w->eng != NULL)
+        return err_run(err, "serving world attached twice");
+    if (engine_attach(e, handle, instant_end, w, &w->tag) < 0)
+        return err_run(err, "more than %d worlds on one engine", ENGINE_MAX_CLIENTS);
+    w->eng = e;
     int explicit_window = w->cfg.measure.to > w->cfg.measure.from;
     w->win = explicit_window ? w->cfg.measure : (struct window){ INFINITY, INFINITY };
     w->tot.ntypes = w->ntypes;
@@ -1643,12 +1917,16 @@ int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
     if (!explicit_window && w->have_pending)
         w->win.from = sim_to_sec(w->pending.arrival);
     if (w->cfg.sample_period > 0 && w->have_pending &&
-        engine_at(w->eng, w->pending.arrival + w->cfg.sample_period, EV_SAMPLE, 0, NULL) < 0)
+        engine_at(w->eng, w->pending.arrival + w->cfg.sample_period, EV_SAMPLE | w->tag, 0,
+                  NULL) < 0)
         return err_run(err, "out of memory");
     w->first_arrival = w->last_sample = w->have_pending ? w->pending.arrival : 0;
     w->kv_since = w->last_sample;
-    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
-    int stop = engine_run(w->eng, handle, instant_end, w, &lim, err);
+    return 0;
+}
+
+int serve_finish(serve *w, int stop, struct serve_totals *out, struct errbuf *err)
+{
     if (stop == ENGINE_FAILED)
         return -1;
     kv_account(w);
@@ -1660,7 +1938,7 @@ int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
             return -1;
     w->tot.end = t;
     w->tot.stop = stop;
-    w->tot.events = engine_events(w->eng);
+    w->tot.events = w->nevents;
     w->tot.window = w->win;
     if (w->tot.window.to > sim_to_sec(t))
         w->tot.window.to = sim_to_sec(t);
@@ -1668,4 +1946,14 @@ int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
     w->tot.kv_util_mean = sim_to_sec(t) > from ? w->kv_int / (sim_to_sec(t) - from) : 0;
     *out = w->tot;
     return 0;
+}
+
+int serve_run(serve *w, struct serve_totals *out, struct errbuf *err)
+{
+    if (w->own == NULL && (w->own = engine_create(1024)) == NULL)
+        return err_run(err, "out of memory");
+    if (serve_attach(w, w->own, err) < 0)
+        return -1;
+    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
+    return serve_finish(w, engine_advance(w->own, &lim, err), out, err);
 }

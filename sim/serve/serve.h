@@ -17,7 +17,8 @@
  * transfers and samples — thousands per instance for an hour of traffic.  Memory follows the
  * requests in the system (slots reused); a finished request leaves only its figures.
  *
- * Ownership: serve_create allocates; serve_destroy frees.  The cluster, model, source,
+ * Ownership: serve_create allocates; serve_destroy frees it and the engine serve_run made
+ * (an engine given to serve_attach is the caller's).  The cluster, model, source,
  * decider and sink are borrowed and must outlive the world.
  */
 #ifndef HETSIM_SERVE_H
@@ -57,6 +58,7 @@ struct serve_record {
 };
 
 struct world_writer;
+struct engine;
 
 struct serve_sink {
     void *ctx;
@@ -96,7 +98,55 @@ int  serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
                   struct entity_source *src, const struct serve_decider *dec,
                   const struct serve_sink *sink, struct errbuf *err);
 void serve_destroy(serve *w);
-/* Run to the end (or a limit).  0, or -1 with the message in err. */
+/* Run to the end (or a limit) on an engine of its own: serve_attach, engine_advance under
+ * cfg's until and max_events, serve_finish.  0, or -1 with the message in err. */
 int  serve_run(serve *w, struct serve_totals *out, struct errbuf *err);
+
+/* On an engine it does not own (co-simulation): attach its handler and hook to e as a client
+ * and read its first request; whoever owns e advances it; then finish with why e stopped
+ * (enum engine_stop): the records of the requests still in the system and the totals, as
+ * serve_run ends.  `events` in the totals are this world's own.  0, or -1 with the message
+ * in err (ENGINE_FAILED: the message is already there). */
+int  serve_attach(serve *w, struct engine *e, struct errbuf *err);
+int  serve_finish(serve *w, int stop, struct serve_totals *out, struct errbuf *err);
+
+/* Tenancy (co-simulation, after serve_attach): a broker takes an instance's GPUs and gives
+ * them back.  serve_drain stops routing to the instance (its load's `up` is 0, so routers
+ * skip it), sends the requests waiting on it without KV to the instances that are up, and
+ * lets it finish what it admitted; once it holds nothing it is down and `released` is called
+ * (at the end of an instant: at once for an idle instance).  serve_load gives a down
+ * instance its GPUs back: it takes requests again once its weights have crossed each GPU's
+ * host link (serve_weights_load_s: its largest stage shard over its GPU type's PCIe link).
+ * 0, or -1 with the message in err (draining an instance that is not up, loading one that is
+ * not down; a drain that leaves no instance up fails at its next routing). */
+struct serve_tenancy {
+    void *ctx;
+    /* GPUs the broker took (serve_take) that are free now */
+    void (*released)(void *ctx, const int *gpus, int n, simtime t);
+};
+void   serve_set_tenancy(serve *w, const struct serve_tenancy *t);
+/* The broker's side, by GPU: serve_take marks the GPUs taken and drains every instance up on
+ * any of them (one loading drains once up); returns 1 when they are free at once (no
+ * instance left to drain), else 0 and `released` names them as they come free (those free
+ * already, at once).  serve_give clears them and loads every instance down that no taken GPU
+ * touches any more.  *drained: the instances it drained.  serve_capacity: tokens/s when full
+ * of the instances on the GPUs (each instance's share by its GPUs among them);
+ * serve_type_speed: by type slot, tokens/s per GPU of the instances there (0: none). */
+int    serve_take(serve *w, const int *gpus, int n, int64_t *drained, struct errbuf *err);
+int    serve_give(serve *w, const int *gpus, int n, struct errbuf *err);
+double serve_capacity(const serve *w, const int *gpus, int n);
+void   serve_type_speed(const serve *w, double *per_gpu /* out, CLUSTER_MAX_TYPES */);
+int    serve_drain(serve *w, int inst, struct errbuf *err);
+int    serve_load(serve *w, int inst, struct errbuf *err);
+/* The deployment the policy made, an instance's state (0 up, 1 draining, 2 down, 3 loading),
+ * its modelled tokens/s when full (serve_inst_load.speed), its weights' load time. */
+const struct serve_deployment *serve_deployment_of(const serve *w);
+int    serve_instance_state(const serve *w, int inst);
+double serve_instance_speed(const serve *w, int inst);
+double serve_weights_load_s(const serve *w, int inst);
+/* What has arrived so far, as a router can know it: prompt tokens, requests, and the mean
+ * output of the finished ones (0 before the first). */
+void   serve_demand(const serve *w, double *prompt_tokens, int64_t *requests,
+                    double *mean_output);
 
 #endif

@@ -93,6 +93,8 @@ struct serve_inst_load {
     double  kv_free;                    /* fraction of its KV cache free */
     double  speed;                      /* its modelled tokens/s when full (serve_view_rate
                                            of a 1,024 + 128-token request), for normalizing */
+    int32_t up;                         /* 1: it takes requests; 0: a broker took its GPUs
+                                           (co-simulation): a router must skip it */
 };
 
 struct serve_view {

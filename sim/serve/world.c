@@ -254,6 +254,9 @@ struct world {
     const struct llm_arch  *arch;
     reqstats               *st;
     int64_t                 done;
+    serve                  *s;              /* the run (attach to finish) */
+    struct serve_sink       sink;           /* borrowed by s */
+    struct world_tenancy    ten;            /* a broker's, in a co-simulation */
 };
 
 static const char *const req_cols[] = {
@@ -298,6 +301,7 @@ static void destroy(void *world)
     struct world *w = world;
     if (w == NULL)
         return;
+    serve_destroy(w->s);
     reqstats_destroy(w->st);
     llm_destroy(w->lc);
     free(w);
@@ -371,29 +375,86 @@ static int write_summary(struct world *w, const struct serve_totals *t, struct e
     return 0;
 }
 
-static int run(void *world, struct world_totals *out, struct errbuf *err)
+static int attach(void *world, struct engine *e, struct errbuf *err)
 {
     struct world *w = world;
     const struct world_env *env = w->env;
+    if (w->s != NULL)
+        return err_run(err, "serving world attached twice");
     struct serve_config sc = { .set = w->cfg->set, .overlong = w->cfg->overlong,
                                .sample_period = env->sim->sample_period,
                                .until = env->sim->until, .max_events = env->sim->max_events,
                                .measure = env->sim->measure };
-    struct serve_sink sink = { w, on_request, on_sample,
-                               env->sim->timeline && env->out->row != NULL ? env->out : NULL };
-    serve *s;
-    struct serve_totals t;
-    if (serve_create(&s, env->cl, w->lc, w->arch, &sc, env->source, env->decider, &sink,
+    w->sink = (struct serve_sink){ w, on_request, on_sample,
+                                   env->sim->timeline && env->out->row != NULL ? env->out
+                                                                               : NULL };
+    if (serve_create(&w->s, env->cl, w->lc, w->arch, &sc, env->source, env->decider, &w->sink,
                      err) < 0)
         return -1;
-    int rc = serve_run(s, &t, err);
-    serve_destroy(s);
-    if (rc < 0)
+    return serve_attach(w->s, e, err);
+}
+
+static int finish(void *world, int stop, struct world_totals *out, struct errbuf *err)
+{
+    struct world *w = world;
+    struct serve_totals t;
+    if (serve_finish(w->s, stop, &t, err) < 0)
         return -1;
     *out = (struct world_totals){ .end = t.end, .stop = t.stop, .events = t.events,
                                   .decisions = t.decisions, .entities_in = t.reqs_in,
                                   .entities_done = t.reqs_done };
     return write_summary(w, &t, err);
+}
+
+extern const struct world_ops serve_world;
+
+static int run(void *world, struct world_totals *out, struct errbuf *err)
+{
+    struct world *w = world;
+    return world_run_alone(&serve_world, w, w->env->sim, out, err);
+}
+
+/* ---------------------------------------------------------------- tenancy (serve.h) */
+
+static void on_released(void *ctx, const int *gpus, int n, simtime t)
+{
+    const struct world_tenancy *ten = ctx;
+    ten->released(ten->ctx, gpus, n, t);
+}
+
+static void tenancy(void *world, const struct world_tenancy *t)
+{
+    struct world *w = world;
+    w->ten = *t;
+    serve_set_tenancy(w->s, &(struct serve_tenancy){ &w->ten, on_released });
+}
+
+static int take(void *world, const int *gpus, int n, int64_t *affected, struct errbuf *err)
+{
+    struct world *w = world;
+    return serve_take(w->s, gpus, n, affected, err);
+}
+
+static int give(void *world, const int *gpus, int n, struct errbuf *err)
+{
+    struct world *w = world;
+    return serve_give(w->s, gpus, n, err);
+}
+
+static double capacity(void *world, const int *gpus, int n)
+{
+    struct world *w = world;
+    return serve_capacity(w->s, gpus, n);
+}
+
+static void load(void *world, struct world_load *out)
+{
+    struct world *w = world;
+    double prompt, mean_out;
+    int64_t n;
+    serve_demand(w->s, &prompt, &n, &mean_out);
+    *out = (struct world_load){ .arrived = prompt + (double)n * mean_out };
+    serve_type_speed(w->s, out->gain);
 }
 
 const struct world_ops serve_world = {
@@ -412,4 +473,11 @@ const struct world_ops serve_world = {
     .create = create,
     .run = run,
     .destroy = destroy,
+    .attach = attach,
+    .finish = finish,
+    .tenancy = tenancy,
+    .take = take,
+    .give = give,
+    .capacity = capacity,
+    .load = load,
 };

@@ -89,7 +89,10 @@ struct train {
     struct entity_source  *src;
     struct train_decider dec;
     struct train_sink   sink;
-    engine             *eng;
+    engine             *eng;        /* the engine it is attached to (train_attach) */
+    engine             *own;        /* train_run's engine of its own, or NULL */
+    uint32_t            tag;        /* its client tag on eng, ORed into its kinds */
+    uint64_t            nevents;    /* its events handled (the engine's may hold others') */
     occ                *occ;
     int                 ntypes;
     const int          *types;
@@ -130,6 +133,13 @@ struct train {
     double              sample_busy[CLUSTER_MAX_TYPES];
     double              round_last[CLUSTER_MAX_TYPES + 1];  /* last round samples written */
     int                 round_logged;
+
+    /* tenancy (co-simulation): the GPUs a broker withholds, taken whole in occ and in base
+     * (an occupancy of those alone, where a plan from an empty cluster starts) */
+    uint8_t            *withheld;   /* by GPU id; NULL until the first withhold */
+    occ                *base;
+    int                 nwithheld;
+    int64_t             reclaimed_jobs;     /* jobs preempted or shrunk by a withhold */
 
     struct train_totals tot;
 };
@@ -343,7 +353,7 @@ static double rate_of(train *w, const struct train_job *j)
 
 static int push(train *w, simtime t, int kind, uint64_t arg, evq_handle *h, struct errbuf *err)
 {
-    if (engine_at(w->eng, t, (uint32_t)kind, arg, h) < 0)
+    if (engine_at(w->eng, t, (uint32_t)kind | w->tag, arg, h) < 0)
         return err_run(err, "out of memory (event queue)");
     return 0;
 }
@@ -660,7 +670,20 @@ static int schedule_finish(train *w, struct train_job *j, struct errbuf *err)
  * policy layers that check a list before they return it). */
 static int validate(train *w, struct grant_list *l, struct errbuf *err)
 {
-    return grant_check(l, w->jobs, w->nused, cluster_ngpus(w->cl), w->granted, err);
+    if (grant_check(l, w->jobs, w->nused, cluster_ngpus(w->cl), w->granted, err) < 0)
+        return -1;
+    if (w->withheld == NULL)
+        return 0;
+    for (size_t k = 0; k < l->n; k++) {
+        const struct grant *g = &l->g[k];
+        for (int i = 0; i < g->ngpu; i++)
+            if (w->withheld[grant_ids(l, g)[i]])
+                return err_run(err, "policy granted job %lld GPU %d, which the broker has "
+                               "given to another tenant (a policy that plans over the whole "
+                               "cluster cannot share one: see doc/colocate.md)",
+                               (long long)w->jobs[g->slot].id, grant_ids(l, g)[i]);
+    }
+    return 0;
 }
 
 /* Install a changed grant.  A running job's old GPUs were already released. */
@@ -815,6 +838,7 @@ static void fill_view(const train *w, struct train_view *v)
         .restore_delay_s = w->cfg.restore_delay_s, .restore_fixed_s = w->cfg.restore_fixed_s,
         .storage_gbs = w->cfg.storage_gbs, .speed = w->speed,
         .restore_by_type = w->cfg.restore_by_type,
+        .base = w->nwithheld > 0 ? w->base : NULL,
     };
 }
 
@@ -863,7 +887,7 @@ static int on_instant_end(void *ctx, struct errbuf *err)
      * policy whose job runs on no GPU type at its size).  After STALL_DECISIONS such decisions
      * in a row over STALL_S of simulated time, the run stops ("stalled"), its waiting jobs
      * unfinished, instead of deciding the same thing until a limit. */
-    if (!w->have_pending && w->n_running == 0 && w->n_active > 0) {
+    if (!w->have_pending && w->n_running == 0 && w->n_active > 0 && w->nwithheld == 0) {
         if (w->stall_decisions++ == 0)
             w->stall_since = now(w);
         if (w->stall_decisions >= STALL_DECISIONS &&
@@ -935,6 +959,7 @@ static int handle(void *ctx, const struct evq_event *ev, struct errbuf *err)
 {
     train *w = ctx;
     int rc;
+    w->nevents++;
     switch (ev->kind) {
     case EV_ARRIVAL: rc = on_arrival(w, err); break;
     case EV_FINISH:  rc = on_finish(w, (int32_t)ev->arg, err); break;
@@ -977,10 +1002,9 @@ int train_create(train **out, const cluster *cl, const tput *model,
     w->active_head = w->active_tail = w->waiting_head = w->waiting_tail = -1;
     w->running_head = w->free_head = -1;
     grant_list_init(&w->grants);
-    w->eng = engine_create(1024);
     w->occ = occ_create(cl);
     w->rates = rate_memo_create(cl, model);
-    if (w->eng == NULL || w->occ == NULL || w->rates == NULL || grow_slots(w, err) < 0) {
+    if (w->occ == NULL || w->rates == NULL || grow_slots(w, err) < 0) {
         train_destroy(w);
         return err_run(err, "out of memory");
     }
@@ -1007,15 +1031,174 @@ void train_destroy(train *w)
     free(w->hold);
     free(w->touched);
     free(w->co);
+    free(w->withheld);
+    occ_destroy(w->base);
     grant_list_fini(&w->grants);
     occ_destroy(w->occ);
     rate_memo_destroy(w->rates);
-    engine_destroy(w->eng);
+    engine_destroy(w->own);
     free(w);
 }
 
-int train_run(train *w, struct train_totals *out, struct errbuf *err)
+/* ---------------------------------------------------------------- tenancy */
+
+/* The restart a job pays when it resumes after a preemption or a resize, in GPU-seconds at
+ * the size it resumes at. */
+static double restart_gpu_s(const train *w, const struct train_job *j, int ngpu)
 {
+    return restore_s(w, j->jtype) * ngpu;
+}
+
+/* How many of job j's GPUs are marked in `mark`. */
+static int marked(const struct train_job *j, const uint8_t *mark)
+{
+    int k = 0;
+    for (int i = 0; i < j->ngpu; i++)
+        k += mark[j->gpus[i]];
+    return k;
+}
+
+/* Would job j, losing k of its GPUs, shrink (an elastic job left at or above its minimum, on
+ * whole GPUs) rather than be preempted? */
+static int shrinks(const struct train_job *j, int k)
+{
+    return j->ngpu - k >= j->min_workers && j->ngpu - k > 0 && j->share == OCC_WHOLE;
+}
+
+double train_reclaim_cost(train *w, const int *gpus, int n)
+{
+    uint8_t *mark = calloc((size_t)cluster_ngpus(w->cl), 1);
+    if (mark == NULL)
+        return INFINITY;
+    for (int i = 0; i < n; i++)
+        mark[gpus[i]] = 1;
+    double cost = 0;
+    for (int32_t s = w->running_head; s >= 0; s = w->next_running[s]) {
+        const struct train_job *j = &w->jobs[s];
+        int k = marked(j, mark);
+        if (k > 0)
+            cost += restart_gpu_s(w, j, shrinks(j, k) ? j->ngpu - k : j->ngpu);
+    }
+    free(mark);
+    return cost;
+}
+
+int train_withhold(train *w, const int *gpus, int n, int64_t *affected, struct errbuf *err)
+{
+    int ng = cluster_ngpus(w->cl);
+    *affected = 0;
+    if (w->withheld == NULL) {
+        w->withheld = calloc((size_t)ng, 1);
+        w->base = occ_create(w->cl);
+        if (w->withheld == NULL || w->base == NULL)
+            return err_run(err, "out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        if (gpus[i] < 0 || gpus[i] >= ng || w->withheld[gpus[i]])
+            return err_run(err, "broker withheld GPU %d, which the training world does not "
+                           "hold", gpus[i]);
+        w->withheld[gpus[i]] = 1;
+    }
+    /* the jobs on them: shrink the elastic ones that can, preempt the others (a DELTA list
+     * through the policy's path: the restore on resume and the timeline come with it) */
+    grant_list_reset(&w->grants);
+    int *left = NULL, cap = 0, rc = 0;
+    for (int32_t s = w->running_head; s >= 0 && rc == 0; s = w->next_running[s]) {
+        const struct train_job *j = &w->jobs[s];
+        int k = marked(j, w->withheld);
+        if (k == 0)
+            continue;
+        (*affected)++;
+        if (!shrinks(j, k)) {
+            rc = grant_preempt(&w->grants, s);
+            continue;
+        }
+        if (j->ngpu > cap) {
+            int *p = realloc(left, (size_t)j->ngpu * sizeof *p);
+            if (p == NULL) {
+                rc = -1;
+                break;
+            }
+            left = p;
+            cap = j->ngpu;
+        }
+        int m = 0;
+        for (int i = 0; i < j->ngpu; i++)
+            if (!w->withheld[j->gpus[i]])
+                left[m++] = j->gpus[i];
+        rc = grant_add(&w->grants, s, left, m, j->share);
+    }
+    free(left);
+    if (rc < 0)
+        return err_run(err, "out of memory");
+    /* the GPUs newly withheld are not in occ yet: apply sees them as the policy's GPUs, which
+     * is what a shrunk job keeps (never a withheld one) */
+    for (int i = 0; i < n; i++)
+        w->withheld[gpus[i]] = 0;
+    rc = apply(w, &w->grants, err);
+    for (int i = 0; i < n; i++)
+        w->withheld[gpus[i]] = 1;
+    if (rc < 0)
+        return -1;
+    occ_take(w->occ, gpus, n, OCC_WHOLE);
+    occ_take(w->base, gpus, n, OCC_WHOLE);
+    w->nwithheld += n;
+    w->reclaimed_jobs += *affected;
+    /* what the policy decides next sees the cluster without them */
+    w->reason |= w->dec.wake & (WAKE_ARRIVAL | WAKE_COMPLETION);
+    engine_touch(w->eng, w->tag);
+    return 0;
+}
+
+int train_give(train *w, const int *gpus, int n, struct errbuf *err)
+{
+    for (int i = 0; i < n; i++)
+        if (w->withheld == NULL || gpus[i] < 0 || gpus[i] >= cluster_ngpus(w->cl) ||
+            !w->withheld[gpus[i]])
+            return err_run(err, "broker gave GPU %d, which the training world was not "
+                           "denied", gpus[i]);
+    for (int i = 0; i < n; i++)
+        w->withheld[gpus[i]] = 0;
+    occ_release(w->occ, gpus, n, OCC_WHOLE);
+    occ_release(w->base, gpus, n, OCC_WHOLE);
+    w->nwithheld -= n;
+    w->reason |= w->dec.wake & (WAKE_ARRIVAL | WAKE_COMPLETION);
+    engine_touch(w->eng, w->tag);
+    return 0;
+}
+
+void train_type_gain(const train *w, double *gain)
+{
+    for (int t = 0; t < w->ntypes; t++)
+        gain[t] = 0;
+    int n = 0;
+    for (int32_t s = w->active_head; s >= 0; s = w->next_active[s]) {
+        const struct jobx *x = &w->x[s];
+        if (!(x->best_rate > 0))
+            continue;
+        for (int t = 0; t < w->ntypes; t++)
+            gain[t] += x->type_rate[t] / x->best_rate;
+        n++;
+    }
+    for (int t = 0; t < w->ntypes && n > 0; t++)
+        gain[t] /= n;
+}
+
+int train_waiting_gpus(const train *w)
+{
+    int64_t n = 0;
+    for (int32_t s = w->waiting_head; s >= 0; s = w->next_waiting[s])
+        n += w->jobs[s].min_workers;
+    return n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
+int train_attach(train *w, engine *e, struct errbuf *err)
+{
+    if (w->eng != NULL)
+        return err_run(err, "training world attached twice");
+    if (engine_attach(e, handle, on_instant_end, w, &w->tag) < 0)
+        return err_run(err, "more than %d worlds on one engine", ENGINE_MAX_CLIENTS);
+    w->eng = e;
     memset(&w->tot, 0, sizeof w->tot);
     int explicit_window = w->cfg.measure.to > w->cfg.measure.from;
     /* the default window: nothing is measured before the first arrival is known, and its
@@ -1025,8 +1208,11 @@ int train_run(train *w, struct train_totals *out, struct errbuf *err)
         return -1;
     if (!explicit_window && w->have_pending)
         w->win.from = sim_to_sec(w->pending.arrival);
-    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
-    int stop = engine_run(w->eng, handle, on_instant_end, w, &lim, err);
+    return 0;
+}
+
+int train_finish(train *w, int stop, struct train_totals *out, struct errbuf *err)
+{
     if (stop == ENGINE_FAILED)
         return -1;
     if (w->stalled)
@@ -1042,7 +1228,7 @@ int train_run(train *w, struct train_totals *out, struct errbuf *err)
     }
     w->tot.end = t;
     w->tot.stop = stop;
-    w->tot.events = engine_events(w->eng);
+    w->tot.events = w->nevents;
     for (int i = 0; i < w->ntypes; i++) {
         w->tot.busy_gpu_s[i] = w->busy_int[i] / 1000.0;
         w->tot.window_busy_gpu_s[i] = w->win_busy[i] / 1000.0;
@@ -1053,4 +1239,14 @@ int train_run(train *w, struct train_totals *out, struct errbuf *err)
     w->tot.window_norm_s = w->win_norm;
     *out = w->tot;
     return 0;
+}
+
+int train_run(train *w, struct train_totals *out, struct errbuf *err)
+{
+    if (w->own == NULL && (w->own = engine_create(1024)) == NULL)
+        return err_run(err, "out of memory");
+    if (train_attach(w, w->own, err) < 0)
+        return -1;
+    struct engine_limits lim = { w->cfg.until, w->cfg.max_events };
+    return train_finish(w, engine_advance(w->own, &lim, err), out, err);
 }

@@ -6,7 +6,8 @@
  * so memory follows the active jobs, not the trace), asks a decider (the policy dispatch
  * layer) for grants, and reports each finished job and each periodic sample to a sink.
  *
- * Ownership: train_create allocates; train_destroy frees the world and its engine.  The
+ * Ownership: train_create allocates; train_destroy frees the world and the engine train_run
+ * made (an engine given to train_attach is the caller's).  The
  * cluster, model, source, decider and sink are borrowed and must outlive the world.
  */
 #ifndef HETSIM_TRAIN_H
@@ -129,7 +130,35 @@ int  train_create(train **out, const cluster *cl, const tput *model,
                   struct errbuf *err);
 void train_destroy(train *w);
 
-/* Run to the end (or a limit).  Returns 0 or -1 with the message in err. */
+/* Run to the end (or a limit) on an engine of its own: train_attach, engine_advance under
+ * cfg's until and max_events, train_finish.  Returns 0 or -1 with the message in err. */
 int  train_run(train *w, struct train_totals *out, struct errbuf *err);
+
+/* On an engine it does not own (co-simulation): attach its handler and hook to e as a client
+ * and read its first job; whoever owns e advances it; then finish with why e stopped (enum
+ * engine_stop): the unfinished jobs' records and the totals, as train_run ends.  `events` in
+ * the totals are this world's own.  0, or -1 with the message in err (ENGINE_FAILED: the
+ * message is already there). */
+int  train_attach(train *w, engine *e, struct errbuf *err);
+int  train_finish(train *w, int stop, struct train_totals *out, struct errbuf *err);
+
+/* Tenancy (co-simulation, after train_attach): a broker withholds GPUs from the world and
+ * gives them back.  Withholding preempts every job on them, or shrinks it onto the rest of
+ * its GPUs when it is elastic and stays at or above its minimum; either way it pays its
+ * restore when it runs again, as after a preemption or resize by its policy.  The withheld
+ * GPUs are then held whole by no job: the live occupancy and the view's `base` (where a plan
+ * from an empty cluster starts) show them taken, so the policy never grants them.  Both ask
+ * the policy to decide again at the end of the instant.  *affected: the jobs preempted or
+ * shrunk.  0, or -1 with the message in err (a GPU withheld twice, or given that was not). */
+int  train_withhold(train *w, const int *gpus, int n, int64_t *affected, struct errbuf *err);
+int  train_give(train *w, const int *gpus, int n, struct errbuf *err);
+/* What withholding `gpus` would cost now: the GPU-seconds of restore its jobs pay when they
+ * run again (a preempted job at its size, a shrunk one at its smaller size). */
+double train_reclaim_cost(train *w, const int *gpus, int n);
+/* Training's gain per GPU of each type (cluster_types order): the mean over active jobs of
+ * their rate there over their rate on their best type. */
+void train_type_gain(const train *w, double *gain /* out */);
+/* The GPUs the waiting jobs ask for at least (their minimum sizes). */
+int  train_waiting_gpus(const train *w);
 
 #endif

@@ -95,6 +95,9 @@ struct train_view {
     const struct train_speed *speed;    /* the world's speed hook (sim/train/mux_view.h asks
                                            it about shared GPUs) */
     const double *restore_by_type;      /* by job type, where >= 0 (NULL: none) */
+    const occ     *base;                /* co-simulation: the GPUs another tenant holds, taken
+                                           whole (they are in occ too); a plan from an empty
+                                           cluster starts from this.  NULL: none */
 };
 
 /* Iterate: for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j)) */

@@ -326,12 +326,18 @@ static int check_source(const struct world_env *env, FILE *list, int64_t *count,
 
 /* ---------------------------------------------------------------- one run */
 
+extern const struct world_ops train_world;
+
 struct world {
     const struct world_env *env;
     const struct config    *cfg;
     summary                *sum;
     int64_t                 done;
     elastic                *apps;           /* Pollux mode's applications */
+    /* the native mode's run (attach to finish) */
+    train                  *t;
+    share                  *sh;             /* multiplex: the shared-GPU speed hook */
+    double                 *restore_by;     /* sim.restore_by_type by job type, or NULL */
 };
 
 static const char *const job_cols[] = {
@@ -443,6 +449,9 @@ static void destroy(void *world)
         return;
     summary_destroy(w->sum);
     elastic_destroy(w->apps);
+    train_destroy(w->t);
+    share_destroy(w->sh);
+    free(w->restore_by);
     free(w);
 }
 
@@ -482,16 +491,68 @@ static int write_summary(struct world *w, const struct train_totals *tot, double
     return 0;
 }
 
+static struct train_sink sink_of(struct world *w)
+{
+    const struct world_env *env = w->env;
+    return (struct train_sink){
+        w, on_job, on_sample,
+        env->sim->timeline && env->out->row != NULL ? on_segment : NULL,
+        env->out->progress_events != NULL ? on_tick : NULL,
+    };
+}
+
+/* The native mode on an engine it does not own (world.h's attach); Gavel's rounds and
+ * Pollux's ticks own their loops. */
+static int attach(void *world, engine *e, struct errbuf *err)
+{
+    struct world *w = world;
+    const struct world_env *env = w->env;
+    if (w->cfg->mode != MODE_NATIVE)
+        return err_run(err, "the training world shares an engine only in its native mode, "
+                       "not in %s-compatible mode", w->cfg->mode == MODE_GAVEL ? "Gavel"
+                                                                               : "Pollux");
+    if (w->t != NULL)
+        return err_run(err, "training world attached twice");
+    struct train_config tc = w->cfg->train;
+    if (resolve_restores(w->cfg, env->model, &w->restore_by, err) < 0)
+        return -1;
+    tc.restore_by_type = w->restore_by;
+    tc.sample_period = env->sim->sample_period;
+    tc.until = env->sim->until;
+    tc.max_events = env->sim->max_events;
+    tc.measure = env->sim->measure;
+    if (w->cfg->mux.on) {
+        if (share_open(&w->sh, &w->cfg->mux, env->model, err) < 0)
+            return -1;
+        tc.speed = share_speed(w->sh);
+    }
+    struct train_sink sink = sink_of(w);
+    if (train_create(&w->t, env->cl, env->model, &tc, env->source, env->decider, &sink,
+                     err) < 0)
+        return -1;
+    return train_attach(w->t, e, err);
+}
+
+static int finish(void *world, int stop, struct world_totals *out, struct errbuf *err)
+{
+    struct world *w = world;
+    struct train_totals tot;
+    if (train_finish(w->t, stop, &tot, err) < 0)
+        return -1;
+    *out = (struct world_totals){ .end = tot.end, .stop = tot.stop, .events = tot.events,
+                                  .decisions = tot.decisions, .entities_in = tot.jobs_in,
+                                  .entities_done = tot.jobs_done };
+    return write_summary(w, &tot, -1, err);
+}
+
 static int run(void *world, struct world_totals *out, struct errbuf *err)
 {
     struct world *w = world;
     const struct world_env *env = w->env;
     const struct train_decider *dec = env->decider;
-    struct train_sink sink = {
-        w, on_job, on_sample,
-        env->sim->timeline && env->out->row != NULL ? on_segment : NULL,
-        env->out->progress_events != NULL ? on_tick : NULL,
-    };
+    if (w->cfg->mode == MODE_NATIVE)
+        return world_run_alone(&train_world, w, env->sim, out, err);
+    struct train_sink sink = sink_of(w);
     struct train_totals tot;
     double gavel_util = -1;
     if (w->cfg->mode == MODE_GAVEL) {
@@ -503,7 +564,7 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
             return -1;
         tot = gt.t;
         gavel_util = gt.utilization;
-    } else if (w->cfg->mode == MODE_POLLUX) {
+    } else {
         struct pollux_config pc = {
             .tick = sim_from_sec(w->cfg->tick_s), .restart_s = w->cfg->restart_s,
             .sample_period = env->sim->sample_period, .until = env->sim->until,
@@ -511,41 +572,38 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
         };
         if (pollux_run(env->cl, w->apps, &pc, env->source, dec, &sink, &tot, err) < 0)
             return -1;
-    } else {
-        struct train_config tc = w->cfg->train;
-        double *by;
-        if (resolve_restores(w->cfg, env->model, &by, err) < 0)
-            return -1;
-        tc.restore_by_type = by;
-        tc.sample_period = env->sim->sample_period;
-        tc.until = env->sim->until;
-        tc.max_events = env->sim->max_events;
-        tc.measure = env->sim->measure;
-        share *sh = NULL;
-        if (w->cfg->mux.on) {
-            if (share_open(&sh, &w->cfg->mux, env->model, err) < 0) {
-                free(by);
-                return -1;
-            }
-            tc.speed = share_speed(sh);
-        }
-        train *t;
-        if (train_create(&t, env->cl, env->model, &tc, env->source, dec, &sink, err) < 0) {
-            share_destroy(sh);
-            free(by);
-            return -1;
-        }
-        int rc = train_run(t, &tot, err);
-        train_destroy(t);
-        share_destroy(sh);
-        free(by);
-        if (rc < 0)
-            return -1;
     }
     *out = (struct world_totals){ .end = tot.end, .stop = tot.stop, .events = tot.events,
                                   .decisions = tot.decisions, .entities_in = tot.jobs_in,
                                   .entities_done = tot.jobs_done };
     return write_summary(w, &tot, gavel_util, err);
+}
+
+/* ---------------------------------------------------------------- tenancy (train.h) */
+
+static int take(void *world, const int *gpus, int n, int64_t *affected, struct errbuf *err)
+{
+    struct world *w = world;
+    return train_withhold(w->t, gpus, n, affected, err) < 0 ? -1 : 1;
+}
+
+static int give(void *world, const int *gpus, int n, struct errbuf *err)
+{
+    struct world *w = world;
+    return train_give(w->t, gpus, n, err);
+}
+
+static double take_cost(void *world, const int *gpus, int n)
+{
+    struct world *w = world;
+    return train_reclaim_cost(w->t, gpus, n);
+}
+
+static void load(void *world, struct world_load *out)
+{
+    struct world *w = world;
+    *out = (struct world_load){ .waiting = train_waiting_gpus(w->t) };
+    train_type_gain(w->t, out->gain);
 }
 
 const struct world_ops train_world = {
@@ -565,4 +623,10 @@ const struct world_ops train_world = {
     .create = create,
     .run = run,
     .destroy = destroy,
+    .attach = attach,
+    .finish = finish,
+    .take = take,
+    .give = give,
+    .take_cost = take_cost,
+    .load = load,
 };

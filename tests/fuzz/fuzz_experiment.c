@@ -22,18 +22,19 @@
 
 enum { MAX_SETS = 8, JOB_CAP = 500 };
 
-/* Lower workload.KEY to JOB_CAP when absent, larger, or (max_jobs) 0, which means "all";
- * non-numbers are left to workload_open. */
-static void cap_field(struct experiment *e, const char *key)
+/* Lower WHERE.KEY (WHERE: "workload", or a tenant's "tenants.NAME.workload") to JOB_CAP when
+ * absent, larger, or (max_jobs) 0, which means "all"; non-numbers are left to workload_open. */
+static void cap_field(struct experiment *e, const struct jobj *wl, const char *where,
+                      const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e->workload.node, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(wl->node, key);
     int unlimited = cJSON_IsNumber(v) && v->valuedouble == 0 && strcmp(key, "max_jobs") == 0;
     if (v != NULL && (!cJSON_IsNumber(v) || (v->valuedouble <= JOB_CAP && !unlimited)))
         return;
     if (v == NULL && strcmp(key, "skip_jobs") == 0)
         return;
-    char path[64], val[16];
-    snprintf(path, sizeof path, "workload.%s", key);
+    char path[160], val[16];
+    snprintf(path, sizeof path, "%s.%s", where, key);
     snprintf(val, sizeof val, "%d", JOB_CAP);
     struct errbuf err;
     err_clear(&err);
@@ -85,8 +86,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = experiment_load(&e, path, sets, nsets, &err);
     fz_check_err(rc, &err, "experiment_load");
     if (rc == 0) {
-        cap_field(e, "max_jobs");
-        cap_field(e, "skip_jobs");
+        if (e->ntenants == 0) {
+            cap_field(e, &e->workload, "workload", "max_jobs");
+            cap_field(e, &e->workload, "workload", "skip_jobs");
+        }
+        for (int i = 0; i < e->ntenants; i++) {     /* a colocate experiment's tenants */
+            char where[96];
+            snprintf(where, sizeof where, "tenants.%s.workload", e->tenant_name[i]);
+            cap_field(e, &e->tenant[i]->workload, where, "max_jobs");
+            cap_field(e, &e->tenant[i]->workload, where, "skip_jobs");
+        }
         for (int i = 0; i < e->npolicies; i++)
             free(experiment_config_json(e, i));
         struct run_env env;
@@ -98,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             err_clear(&err);
             rc = run_list(e, &env, NULL, &njobs, &err);
             fz_check_err(rc, &err, "run_list_jobs");
-            if (rc == 0 && (njobs < 0 || njobs > JOB_CAP))
+            if (rc == 0 && (njobs < 0 || njobs > JOB_CAP * (e->ntenants > 0 ? e->ntenants : 1)))
                 fz_fail("run_list_jobs: %lld jobs with max_jobs %d", (long long)njobs, JOB_CAP);
             struct policy_env penv = { e->seed, env.cl, env.model, e->base_dir, e->policy_timeout_s };
             for (int i = 0; i < e->npolicies; i++) {

@@ -1,0 +1,299 @@
+/*
+ * loan: lend (greedy in score order), reclaim (covering 0/1 knapsack, exact DP over
+ * capacities capped at the deficit), grow (multiple-choice knapsack, exact DP over GPUs), and
+ * hetero_loan's type scores.  See loan.h for the model and Lyra's mechanism each follows.
+ * Complexity: lend O(n log n); reclaim O(n * deficit) time and memory; grow O(jobs * G *
+ * max extra) time, O(jobs * G) memory; loan_plan O(nodes log nodes + nodes * 2,000).
+ */
+#include "loan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- lend */
+
+struct ranked {
+    double score;
+    int    i;
+};
+
+static int by_score(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+int loan_lend(const struct loan_offer *nodes, int n, double need, double headroom,
+                int *lent)
+{
+    double kept = 0, target = need * (1 + headroom);
+    struct ranked small[64], *r = n <= 64 ? small : malloc((size_t)n * sizeof *r);
+    int nlent = 0;
+    for (int i = 0; i < n; i++) {
+        lent[i] = 0;
+        kept += nodes[i].cap;
+    }
+    if (r == NULL)                  /* no scratch: lend nothing, the safe answer for serving */
+        return 0;
+    for (int i = 0; i < n; i++)
+        r[i] = (struct ranked){ nodes[i].score, i };
+    qsort(r, (size_t)n, sizeof *r, by_score);
+    /* a relative slack, so that keeping exactly the target is not lost to rounding */
+    double eps = 1e-9 * (target > 1 ? target : 1);
+    for (int k = 0; k < n; k++) {
+        int i = r[k].i;
+        if (kept - nodes[i].cap >= target - eps) {
+            lent[i] = 1;
+            kept -= nodes[i].cap;
+            nlent++;
+        }
+    }
+    if (r != small)
+        free(r);
+    return nlent;
+}
+
+/* ---------------------------------------------------------------- reclaim */
+
+int loan_reclaim(const struct loan_loaned *nodes, int n, int deficit, int *take,
+                   double *cost, struct errbuf *err)
+{
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+        take[i] = 0;
+        total += nodes[i].cap;
+    }
+    if (cost != NULL)
+        *cost = 0;
+    if (deficit <= 0 || n == 0)
+        return 0;
+    if (total < deficit) {          /* not enough on loan: everything comes back */
+        for (int i = 0; i < n; i++) {
+            take[i] = 1;
+            if (cost != NULL)
+                *cost += nodes[i].cost;
+        }
+        return n;
+    }
+    /* best[c]: least (cost, count) covering min(c, deficit) with the items so far; pred[i][c]:
+     * the covered capacity before item i when the best at c took it, else -1 */
+    size_t w = (size_t)deficit + 1;
+    double *best = malloc(w * sizeof *best), *nbest = malloc(w * sizeof *nbest);
+    int *cnt = malloc(w * sizeof *cnt), *ncnt = malloc(w * sizeof *ncnt);
+    int *pred = malloc((size_t)n * w * sizeof *pred);
+    int rc = -1;
+    if (best == NULL || nbest == NULL || cnt == NULL || ncnt == NULL || pred == NULL) {
+        err_run(err, "out of memory (loan reclaim)");
+        goto out;
+    }
+    for (size_t c = 0; c < w; c++) {
+        best[c] = INFINITY;
+        cnt[c] = 0;
+    }
+    best[0] = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(nbest, best, w * sizeof *best);
+        memcpy(ncnt, cnt, w * sizeof *cnt);
+        int *p = pred + (size_t)i * w;
+        for (size_t c = 0; c < w; c++)
+            p[c] = -1;
+        for (size_t c = 0; c < w; c++) {
+            if (isinf(best[c]))
+                continue;
+            size_t to = c + (size_t)nodes[i].cap < w ? c + (size_t)nodes[i].cap : w - 1;
+            double v = best[c] + nodes[i].cost;
+            int k = cnt[c] + 1;
+            /* strictly better: lower cost, or as cheap with fewer nodes */
+            if (v < nbest[to] - 1e-12 || (fabs(v - nbest[to]) <= 1e-12 && k < ncnt[to])) {
+                nbest[to] = v;
+                ncnt[to] = k;
+                p[to] = (int)c;
+            }
+        }
+        double *t = best;
+        best = nbest;
+        nbest = t;
+        int *u = cnt;
+        cnt = ncnt;
+        ncnt = u;
+    }
+    /* walk back from full coverage */
+    int c = deficit;
+    rc = 0;
+    if (cost != NULL)
+        *cost = best[deficit];
+    for (int i = n - 1; i >= 0; i--) {
+        int from = pred[(size_t)i * w + (size_t)c];
+        if (from >= 0) {
+            take[i] = 1;
+            rc++;
+            c = from;
+        }
+    }
+out:
+    free(best);
+    free(nbest);
+    free(cnt);
+    free(ncnt);
+    free(pred);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- grow */
+
+double loan_grow(const double *const *value, const int *extra, int njobs, int gpus, int *x,
+                   struct errbuf *err)
+{
+    for (int j = 0; j < njobs; j++)
+        x[j] = 0;
+    if (njobs == 0 || gpus <= 0)
+        return 0;
+    size_t w = (size_t)gpus + 1;
+    /* best[g]: the most gained with the jobs so far using at most g GPUs; pick[j][g]: the x
+     * of job j in that best */
+    double *best = calloc(w, sizeof *best), *nbest = malloc(w * sizeof *nbest);
+    int *pick = malloc((size_t)njobs * w * sizeof *pick);
+    double total = NAN;
+    if (best == NULL || nbest == NULL || pick == NULL) {
+        err_run(err, "out of memory (loan knapsack)");
+        goto out;
+    }
+    for (int j = 0; j < njobs; j++) {
+        int *p = pick + (size_t)j * w;
+        for (size_t g = 0; g < w; g++) {
+            nbest[g] = best[g];
+            p[g] = 0;
+            for (int k = 1; k <= extra[j] && (size_t)k <= g; k++) {
+                double v = best[g - (size_t)k] + (value[j][k] - value[j][0]);
+                if (v > nbest[g] + 1e-12) {     /* ties: fewer GPUs to this job */
+                    nbest[g] = v;
+                    p[g] = k;
+                }
+            }
+        }
+        double *t = best;
+        best = nbest;
+        nbest = t;
+    }
+    total = best[gpus];
+    size_t g = (size_t)gpus;
+    for (int j = njobs - 1; j >= 0; j--) {
+        x[j] = pick[(size_t)j * w + g];
+        g -= (size_t)x[j];
+    }
+out:
+    free(best);
+    free(nbest);
+    free(pick);
+    return total;
+}
+
+/* ---------------------------------------------------------------- hetero_loan */
+
+void loan_type_scores(const double *train_gain, const double *serve_cap, int ntypes,
+                        double *score)
+{
+    double tmax = 0, smax = 0;
+    for (int t = 0; t < ntypes; t++) {
+        if (train_gain[t] > tmax)
+            tmax = train_gain[t];
+        if (serve_cap[t] > smax)
+            smax = serve_cap[t];
+    }
+    for (int t = 0; t < ntypes; t++) {
+        double gain = tmax > 0 ? train_gain[t] / tmax : 0;
+        double lost = smax > 0 ? serve_cap[t] / smax : 0;
+        score[t] = lost > 0 ? gain / lost : gain > 0 ? INFINITY : 0;
+    }
+}
+
+/* ---------------------------------------------------------------- a broker's decision */
+
+/* Reclaim the cheapest cover of serving's deficit among the loaned nodes with instances. */
+static int plan_reclaim(const struct colo_view *v, double target, int *idx, int *pick,
+                        struct loan_loaned *ln, int *move, struct errbuf *err)
+{
+    int m = 0;
+    double total = 0;
+    for (int k = 0; k < v->nnodes; k++) {
+        const struct colo_node *c = &v->node[k];
+        if (c->home == COLO_SERVING && c->holder == COLO_TRAINING && !c->moving &&
+            c->serve_cap > 0) {
+            idx[m++] = k;
+            total += c->serve_cap;
+        }
+    }
+    if (m == 0)
+        return 0;
+    double unit = total / 2000 > 1 ? total / 2000 : 1;
+    for (int i = 0; i < m; i++)
+        ln[i] = (struct loan_loaned){ (int)ceil(v->node[idx[i]].serve_cap / unit),
+                                      v->node[idx[i]].take_cost };
+    int deficit = (int)ceil((target - v->serve_held) / unit - 1e-9);
+    if (loan_reclaim(ln, m, deficit, pick, NULL, err) < 0)
+        return -1;
+    for (int i = 0; i < m; i++)
+        move[idx[i]] = pick[i];
+    return 0;
+}
+
+/* Lend serving's nodes in score order while training waits (see loan.h). */
+static void plan_lend(const struct colo_view *v, const struct loan_params *p,
+                      const double *type_score, int *idx, int *pick, struct loan_offer *of,
+                      int *move)
+{
+    int m = 0, with_inst = 0;
+    for (int k = 0; k < v->nnodes; k++) {
+        const struct colo_node *c = &v->node[k];
+        if (c->holder != COLO_SERVING || c->moving)
+            continue;
+        idx[m] = k;
+        of[m++] = (struct loan_offer){ c->serve_cap, type_score[c->type] };
+        with_inst += c->serve_cap > 0;
+    }
+    loan_lend(of, m, v->serve_demand, p->headroom, pick);
+    /* the nodes loan_lend spares, in its order (score, then node), until training's waiting
+     * GPUs are covered; serving keeps one node with an instance */
+    int lent = 0;
+    while (lent < v->train_waiting) {
+        int best = -1;
+        for (int i = 0; i < m; i++)
+            if (pick[i] && (best < 0 || of[i].score > of[best].score))
+                best = i;
+        if (best < 0)
+            break;
+        pick[best] = 0;
+        const struct colo_node *c = &v->node[idx[best]];
+        if (c->serve_cap > 0 && with_inst <= 1)
+            continue;
+        move[idx[best]] = 1;
+        lent += c->gpus;
+        with_inst -= c->serve_cap > 0;
+    }
+}
+
+int loan_plan(const struct colo_view *v, const struct loan_params *p, const double *type_score,
+              int *move, struct errbuf *err)
+{
+    int n = v->nnodes > 0 ? v->nnodes : 1, rc = 0;
+    for (int k = 0; k < v->nnodes; k++)
+        move[k] = 0;
+    double target = v->serve_demand * (1 + p->headroom);
+    int *idx = calloc((size_t)n, sizeof *idx), *pick = calloc((size_t)n, sizeof *pick);
+    struct loan_loaned *ln = calloc((size_t)n, sizeof *ln);
+    struct loan_offer *of = calloc((size_t)n, sizeof *of);
+    if (idx == NULL || pick == NULL || ln == NULL || of == NULL)
+        rc = err_run(err, "out of memory (loan plan)");
+    else if (v->serve_held < target)
+        rc = plan_reclaim(v, target, idx, pick, ln, move, err);
+    else if (v->train_waiting > 0)
+        plan_lend(v, p, type_score, idx, pick, of, move);
+    free(idx);
+    free(pick);
+    free(ln);
+    free(of);
+    return rc;
+}

@@ -1,0 +1,94 @@
+/*
+ * loan: the solvers of the broker policies that share one cluster between an LLM serving
+ * tenant and a training tenant — Lyra's capacity loaning (Li et al., EuroSys 2023) and the
+ * heterogeneous variant of hetsim's `hetero_loan`.  Pure functions of what the tenants report:
+ * a broker policy decides with them, the co-simulation applies its decision.
+ *
+ * The unit of a loan is a server (a node of the cluster), as in Lyra: a node is held by one
+ * tenant at a time.  The three decisions:
+ *
+ *   lend     serving holds nodes whose serving capacity (requests, tokens or GPUs: one unit
+ *            for all) exceeds what its load needs, with a headroom; lend the nodes it can spare
+ *            so that what it keeps still covers need * (1 + headroom).  Nodes are offered in
+ *            the order of a score (highest first): Lyra's `loan` offers them in a fixed order
+ *            (its servers are alike), `hetero_loan` by training's gain per unit of serving
+ *            capacity lost on the node's GPU type (loan_type_scores).  A node is lent when
+ *            what remains after lending it still covers the target: greedy in score order, so
+ *            a later node of smaller capacity may still go when an earlier one could not.
+ *   reclaim  serving's load rose above what it holds: take back loaned nodes whose capacity
+ *            covers the deficit at the least preemption cost.  Lyra picks the servers whose
+ *            jobs cost least to preempt; with each node's cost the sum of what reclaiming it
+ *            costs its jobs (a job on several nodes counted on each: an over-estimate when two
+ *            of its nodes are reclaimed together), the choice is a covering knapsack —
+ *            minimize sum cost_i subject to sum cap_i >= deficit — solved exactly by dynamic
+ *            programming over integer capacities.  Ties: fewer nodes, then lower node indices.
+ *   grow     the GPUs on loan are allocated to elastic jobs by a multiple-choice knapsack, as
+ *            Lyra allocates its loaned servers: job j may take x_j in [0, extra_j] more GPUs
+ *            with value value_j(x_j) (its throughput gain, value_j(0) = 0); maximize the sum
+ *            subject to sum x_j <= G.  Exact DP, O(jobs * G * max extra).
+ *
+ * hetero_loan's scores (loan_type_scores): for each GPU type, training's gain per GPU (a
+ * normalized throughput: what a training job gets on that type relative to its best type)
+ * over serving's capacity per GPU of that type (relative to serving's best type); lend the
+ * types with the highest ratio first, keep for serving the types it is relatively best on.
+ *
+ * Ownership: the caller owns every array; the functions allocate only scratch, freed before
+ * they return.
+ */
+#ifndef HETSIM_LOAN_H
+#define HETSIM_LOAN_H
+
+#include "../sim/base/err.h"
+#include "../sim/colocate/colo_view.h"
+
+/* One node serving holds, as lend sees it. */
+struct loan_offer {
+    double cap;         /* its serving capacity (> 0), in the unit of `need` */
+    double score;       /* lend higher scores first; ties: lower index first */
+};
+
+/* Which of the n nodes to lend: lent[i] = 1 or 0; returns how many.  Serving keeps at least
+ * need * (1 + headroom) of capacity (need >= 0, headroom >= 0). */
+int loan_lend(const struct loan_offer *nodes, int n, double need, double headroom,
+                int *lent /* out */);
+
+/* One loaned node, as reclaim sees it. */
+struct loan_loaned {
+    int    cap;         /* serving capacity it would give back, integer units (>= 0) */
+    double cost;        /* the preemption cost of taking it from training (>= 0) */
+};
+
+/* The least-cost set of the n loaned nodes whose capacity sums to at least `deficit`
+ * (take[i] = 1 or 0).  Returns the number taken; when even all of them fall short, takes them
+ * all.  -1 with a message in err when out of memory. */
+int loan_reclaim(const struct loan_loaned *nodes, int n, int deficit, int *take /* out */,
+                   double *cost /* out, may be NULL */, struct errbuf *err);
+
+/* The multiple-choice knapsack of loaned GPUs to elastic jobs: value[j][x] for x in
+ * [0, extra[j]] (value[j][0] is the baseline, usually 0); best x[j] with sum x <= gpus.
+ * Returns the total value gained over all-zero, or NAN with a message in err (out of
+ * memory). */
+double loan_grow(const double *const *value, const int *extra, int njobs, int gpus,
+                   int *x /* out */, struct errbuf *err);
+
+/* hetero_loan's score of each GPU type: train_gain[t] / serve_cap[t], each first normalized
+ * by its largest over the types (a type serving cannot use, serve_cap 0, scores +infinity:
+ * lend it first; a type training gains nothing on scores 0). */
+void loan_type_scores(const double *train_gain, const double *serve_cap, int ntypes,
+                        double *score /* out */);
+
+/* A broker policy's decision, Lyra's way (sched/colocate/lyra.c, hetero_loan.c): when
+ * serving's held capacity falls below demand * (1 + headroom), reclaim the least-cost cover
+ * of the deficit among its loaned nodes (loan_reclaim, capacities in units of 1/2,000 of the
+ * loaned capacity, at least 1 token/s); otherwise, while training has waiting jobs, lend
+ * serving's nodes in order of type_score[type] (highest first; ties: lower node first) as
+ * loan_lend allows, until the GPUs lent cover what training waits for, never lending
+ * serving's last node with an instance.  move[k] as struct colo_decider says.  0, or -1
+ * with err (out of memory). */
+struct loan_params {
+    double headroom;        /* >= 0 */
+};
+int loan_plan(const struct colo_view *v, const struct loan_params *p, const double *type_score,
+              int *move /* out */, struct errbuf *err);
+
+#endif

@@ -1,0 +1,342 @@
+/*
+ * test_colocate: the colocate domain end to end (sim/colocate/world.c) and its broker
+ * policies' decisions (sched/loan.h's loan_plan on hand-built views).
+ *
+ * Through the CLI and the database: every run has both tenants' rows and metrics under their
+ * names and the cluster's; a GPU is held by exactly one tenant at every moment (the timeline's
+ * holdings of each GPU tile the run without overlap) and the tenants' GPU-hours add up to the
+ * cluster's; static lends nothing, loan lends serving's nodes to training (its timeline shows
+ * training on serving's GPUs), and the same seed gives the same rows.  Decisions against hand
+ * computations: which nodes loan lends (the greedy that keeps demand * (1 + headroom), up to
+ * training's waiting GPUs, never serving's last node with an instance), which hetero_loan
+ * lends first (by type score), which a reclaim takes back (the cheapest cover).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sched/loan.h"
+#include "helpers.h"
+
+/* A small run of colocate_small: 600 requests, 30 jobs, the timeline on. */
+static char *run_small(const char *name, const char *policy)
+{
+    char *db = th_write(name, "");
+    remove(db);
+    const char *args[] = { "run", "colocate_small", "--db", db, "-q",
+                           "--set", "tenants.serving.workload.requests=600",
+                           "--set", "tenants.training.workload.jobs=30",
+                           "--set", "sim.timeline=true",
+                           policy ? "--policy" : NULL, policy, NULL };
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    return db;
+}
+
+static double metric(const char *db, int run, const char *name)
+{
+    char q[256];
+    snprintf(q, sizeof q, "SELECT value FROM metrics WHERE run_id = %d AND name = '%s'", run,
+             name);
+    return th_db_value(db, q);
+}
+
+Test(colocate, runs_write_both_tenants_and_hold_every_gpu_once, .timeout = 120)
+{
+    char *db = run_small("colo.db", NULL);
+    cr_assert_eq(th_db_value(db, "SELECT count(*) FROM runs WHERE domain = 'colocate'"), 3);
+    for (int run = 1; run <= 3; run++) {
+        char q[512];
+        /* the tenants' rows and metrics, under their names, and the cluster's */
+        snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d", run);
+        cr_assert_eq(th_db_value(db, q), 600, "run %d", run);
+        snprintf(q, sizeof q, "SELECT count(*) FROM jobs WHERE run_id = %d", run);
+        cr_assert_eq(th_db_value(db, q), 30, "run %d", run);
+        static const char *const names[] = {
+            "serving_ttft_p99", "serving_slo_attainment", "serving_requests_done",
+            "training_jct_mean", "training_queue_delay_mean", "training_jobs_done",
+            "gpu_hours_serving", "gpu_hours_training", "gpu_hours_loaned", "loans",
+            "reclaims", "reclaim_preemptions", NULL };
+        for (int i = 0; names[i] != NULL; i++) {
+            snprintf(q, sizeof q, "SELECT count(*) FROM metrics WHERE run_id = %d AND name = "
+                     "'%s'", run, names[i]);
+            cr_assert_eq(th_db_value(db, q), 1, "run %d has no metric %s", run, names[i]);
+        }
+        cr_assert_eq(metric(db, run, "serving_requests_done"), 600);
+        cr_assert_eq(metric(db, run, "training_jobs_done"), 30);
+        /* GPU-hours held add up to the cluster's 20 GPUs over the run */
+        snprintf(q, sizeof q, "SELECT sim_end_s FROM runs WHERE id = %d", run);
+        double end = th_db_value(db, q), held = metric(db, run, "gpu_hours_serving") +
+                                                metric(db, run, "gpu_hours_training");
+        cr_assert_float_eq(held, 20 * end / 3600, 1e-9 * held, "run %d: %g GPU-h held of %g",
+                           run, held, 20 * end / 3600);
+        /* each GPU's holdings tile [0, end): they sum to the run and never overlap */
+        snprintf(q, sizeof q, "SELECT count(*) FROM (SELECT resource, sum(end_s - start_s) "
+                 "AS s FROM timeline WHERE run_id = %d GROUP BY resource) WHERE abs(s - %.17g) "
+                 "> 1e-6", run, end);
+        cr_assert_eq(th_db_value(db, q), 0, "run %d: a GPU held for other than the run", run);
+        snprintf(q, sizeof q, "SELECT count(DISTINCT resource) FROM timeline WHERE run_id = %d",
+                 run);
+        cr_assert_eq(th_db_value(db, q), 20, "run %d", run);
+        snprintf(q, sizeof q, "SELECT count(*) FROM timeline a JOIN timeline b ON a.run_id = "
+                 "b.run_id AND a.resource = b.resource AND a.rowid < b.rowid AND a.start_s < "
+                 "b.end_s AND b.start_s < a.end_s WHERE a.run_id = %d", run);
+        cr_assert_eq(th_db_value(db, q), 0, "run %d: two holders of one GPU at once", run);
+        /* the training tenant's GPU-hours are its timeline's */
+        snprintf(q, sizeof q, "SELECT sum(end_s - start_s) / 3600 FROM timeline WHERE run_id "
+                 "= %d AND entity = 1", run);
+        cr_assert_float_eq(th_db_value(db, q), metric(db, run, "gpu_hours_training"), 1e-6);
+    }
+    /* static lends nothing; loan lends serving's nodes, and training runs on them */
+    cr_assert_eq(metric(db, 1, "loans"), 0);
+    cr_assert_eq(metric(db, 1, "gpu_hours_loaned"), 0);
+    cr_assert_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE run_id = 1 AND entity = 1 "
+                                 "AND resource < 12"), 0);
+    cr_assert_gt(metric(db, 2, "loans"), 0);
+    cr_assert_gt(metric(db, 2, "gpu_hours_loaned"), 0);
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE run_id = 2 AND entity = 1 "
+                                 "AND resource < 12"), 0);
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM job_gpu_seconds WHERE run_id = 2 AND "
+                                 "gpu_type LIKE 'A100%'"), 0, "no job ran on a loaned A100");
+    cr_assert_eq(th_db_value(db, "SELECT count(*) FROM job_gpu_seconds WHERE run_id = 1 AND "
+                                 "gpu_type LIKE 'A100%'"), 0, "a job ran on serving's A100s");
+    /* a loan arrives once serving's instances there have drained: at once here (they are
+     * idle), never the rest of the run (a node whose release is lost stays 'restoring',
+     * serving's, until the end) */
+    cr_assert_lt(th_db_value(db, "SELECT coalesce(max(end_s - start_s), 0) FROM timeline "
+                                 "WHERE run_id = 2 AND state = 'restoring'"), 600);
+    /* the loaned GPU-hours are the timeline's training holdings on serving's GPUs */
+    cr_assert_float_eq(th_db_value(db, "SELECT sum(end_s - start_s) / 3600 FROM timeline WHERE "
+                                       "run_id = 2 AND entity = 1 AND resource < 12"),
+                       metric(db, 2, "gpu_hours_loaned"), 1e-6);
+    free(db);
+}
+
+Test(colocate, same_seed_same_rows, .timeout = 120)
+{
+    char *a = run_small("colo_a.db", "loan"), *b = run_small("colo_b.db", "loan");
+    char *da = th_db_dump(a), *dbb = th_db_dump(b);
+    cr_assert_str_eq(da, dbb);
+    free(da);
+    free(dbb);
+    free(a);
+    free(b);
+}
+
+/* The static partition is the two tenants each alone on its part of the cluster: the same
+ * requests and jobs rows, the same metrics, to the last bit (its broker only watches). */
+Test(colocate, static_is_each_tenant_alone_on_its_nodes, .timeout = 120)
+{
+    char *serve = th_write("serve_alone.json",
+        "{ \"name\": \"s\", \"domain\": \"serving\", \"seed\": 1,\n"
+        "  \"cluster\": { \"name\": \"colo_small\", \"network\": \"ib-100g\", \"groups\": [\n"
+        "    { \"name\": \"a100\", \"count\": 3, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 4,\n"
+        "      \"intra\": \"nvswitch\" } ] },\n"
+        "  \"model\": \"llama-2-7b\", \"slo\": { \"ttft_s\": 2 }, \"policies\": [\"highend_only\"],\n"
+        "  \"workload\": { \"format\": \"llm_synthetic\", \"requests\": 600, \"rate_per_s\": 1 },\n"
+        "  \"sim\": { \"overlong\": \"truncate\" } }\n");
+    char *train = th_write("train_alone.json",
+        "{ \"name\": \"t\", \"domain\": \"training\", \"seed\": 1,\n"
+        "  \"cluster\": { \"name\": \"colo_small\", \"network\": \"ib-100g\", \"groups\": [\n"
+        "    { \"name\": \"v100\", \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 } ] },\n"
+        "  \"policies\": [\"fifo\"], \"workload\": { \"format\": \"synthetic\", \"jobs\": 30,\n"
+        "    \"rate_per_hour\": 40, \"reference_gpu\": \"V100\", \"workers\": { \"1\": 0.5, \"2\": 0.2, \"4\": 0.3 },\n"
+        "    \"duration\": { \"dist\": \"lognormal\", \"median_s\": 1800, \"sigma\": 1,\n"
+        "      \"clamp_min_s\": 60, \"clamp_max_s\": 20000 },\n"
+        "    \"job_types\": { \"ResNet-18 (batch size 64)\": 1, \"ResNet-50 (batch size 64)\": 1,\n"
+        "      \"Transformer (batch size 64)\": 1, \"LM (batch size 20)\": 1 } } }\n");
+    char *db = run_small("colo_static.db", "static");
+    char *alone = th_write("alone.db", "");
+    remove(alone);
+    const char *s_args[] = { "run", serve, "--db", alone, "-q", NULL };
+    const char *t_args[] = { "run", train, "--db", alone, "-q", NULL };
+    struct th_out o = th_hetsim(s_args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    o = th_hetsim(t_args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    /* the rows, run aside */
+    static const char *const co_q[] = {
+        "SELECT request_id, arrival_s, first_s, finish_s, in_tokens, out_tokens, sla_met "
+        "FROM requests WHERE run_id = 1 ORDER BY request_id",
+        "SELECT job_id, job_type, workers, arrival_s, first_start_s, finish_s, preemptions "
+        "FROM jobs WHERE run_id = 1 ORDER BY job_id", NULL };
+    static const char *const alone_q[] = {
+        "SELECT request_id, arrival_s, first_s, finish_s, in_tokens, out_tokens, sla_met "
+        "FROM requests WHERE run_id = 1 ORDER BY request_id",
+        "SELECT job_id, job_type, workers, arrival_s, first_start_s, finish_s, preemptions "
+        "FROM jobs WHERE run_id = 2 ORDER BY job_id", NULL };
+    char *a = th_query_dump(db, co_q), *b = th_query_dump(alone, alone_q);
+    cr_assert_gt(strlen(a), 1000);
+    cr_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    /* and the metrics, under the tenant's name */
+    static const char *const names[][2] = { { "serving_ttft_p99", "ttft_p99" },
+                                            { "serving_slo_attainment", "slo_attainment" },
+                                            { "training_jct_mean", "jct_mean" },
+                                            { "training_queue_delay_mean", "queue_delay_mean" } };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char q[256];
+        snprintf(q, sizeof q, "SELECT value FROM metrics WHERE run_id = %d AND name = '%s'",
+                 i < 2 ? 1 : 2, names[i][1]);
+        cr_assert_eq(metric(db, 1, names[i][0]), th_db_value(alone, q), "%s", names[i][0]);
+    }
+    free(serve);
+    free(train);
+    free(db);
+    free(alone);
+}
+
+/* A load that rises: an idle half hour (a request every 10 s) in which loan lends serving's
+ * spare nodes to the waiting jobs, then ten minutes at 60 requests a second, which take them
+ * back: the reclaims preempt the jobs on them, and the timeline shows serving on its GPUs
+ * again. */
+Test(colocate, a_load_rise_reclaims_loaned_nodes, .timeout = 120)
+{
+    size_t cap = 1 << 20, n = 0;
+    char *csv = malloc(cap);
+    cr_assert_not_null(csv);
+    n += (size_t)snprintf(csv + n, cap - n, "arrival_s,prompt_tokens,output_tokens\n");
+    for (int i = 0; i < 180; i++)
+        n += (size_t)snprintf(csv + n, cap - n, "%d,500,100\n", 10 * i);
+    for (int i = 0; i < 36000 && n + 64 < cap; i++)
+        n += (size_t)snprintf(csv + n, cap - n, "%.4f,900,200\n", 1800 + i / 60.0);
+    free(th_write("rise.csv", csv));
+    free(csv);
+    char *exp = th_write("rise.json",
+        "{ \"name\": \"rise\", \"domain\": \"colocate\", \"seed\": 1,\n"
+        "  \"cluster\": { \"network\": \"ib-100g\", \"groups\": [\n"
+        "    { \"name\": \"a100\", \"count\": 3, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 4 },\n"
+        "    { \"name\": \"v100\", \"count\": 1, \"gpu\": \"V100\", \"gpus_per_node\": 4 } ] },\n"
+        "  \"serving_groups\": [\"a100\"], \"broker\": { \"period_s\": 60 },\n"
+        "  \"tenants\": {\n"
+        "    \"serving\": { \"model\": \"llama-2-13b\", \"policies\": [\"highend_only\"],\n"
+        "      \"workload\": { \"format\": \"requests\", \"trace\": \"rise.csv\" } },\n"
+        "    \"training\": { \"policies\": [\"fifo\"], \"workload\": { \"format\": \"synthetic\",\n"
+        "      \"jobs\": 40, \"rate_per_hour\": 60, \"reference_gpu\": \"V100\",\n"
+        "      \"workers\": { \"1\": 0.5, \"4\": 0.5 }, \"duration\": { \"dist\": \"lognormal\",\n"
+        "      \"median_s\": 7200, \"sigma\": 0.5 }, \"job_types\": { \"ResNet-50 (batch size 64)\": 1 } } } },\n"
+        "  \"policies\": [\"static\", \"loan\"], \"sim\": { \"timeline\": true } }\n");
+    char *db = th_write("rise.db", "");
+    remove(db);
+    const char *args[] = { "run", exp, "--db", db, "-q", NULL };
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(metric(db, 1, "reclaims"), 0);
+    cr_assert_gt(metric(db, 2, "loans"), 0);
+    cr_assert_gt(metric(db, 2, "reclaims"), 0, "the load rise took nothing back");
+    /* every job a reclaim disturbed was preempted (rigid jobs), and the jobs' preemptions
+     * are at least those */
+    double rp = metric(db, 2, "reclaim_preemptions");
+    cr_assert_gt(rp, 0);
+    cr_assert_geq(th_db_value(db, "SELECT sum(preemptions) FROM jobs WHERE run_id = 2"), rp);
+    cr_assert_eq(th_db_value(db, "SELECT sum(preemptions) FROM jobs WHERE run_id = 1"), 0);
+    /* serving holds its GPUs again after the rise: a serving holding begun by a reclaim */
+    cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE run_id = 2 AND entity = 0 "
+                                 "AND cause = 'preempt' AND start_s >= 1800"), 0);
+    /* and the GPU-hours still add up */
+    double end = th_db_value(db, "SELECT sim_end_s FROM runs WHERE id = 2");
+    cr_assert_float_eq(metric(db, 2, "gpu_hours_serving") + metric(db, 2, "gpu_hours_training"),
+                       16 * end / 3600, 1e-6);
+    free(exp);
+    free(db);
+}
+
+/* ---- loan_plan on hand-built views */
+
+/* Nodes 0-2 serving's (4 GPUs, type slot 0 except node 2, slot 1), node 3 training's. */
+static struct colo_node nodes[4];
+
+static struct colo_view view(double demand, int waiting)
+{
+    nodes[0] = (struct colo_node){ 0, 4, COLO_SERVING, COLO_SERVING, 0, 100, 0 };
+    nodes[1] = (struct colo_node){ 0, 4, COLO_SERVING, COLO_SERVING, 0, 100, 0 };
+    nodes[2] = (struct colo_node){ 1, 4, COLO_SERVING, COLO_SERVING, 0, 100, 0 };
+    nodes[3] = (struct colo_node){ 1, 4, COLO_TRAINING, COLO_TRAINING, 0, 0, 0 };
+    struct colo_view v = { .nnodes = 4, .node = nodes, .serve_demand = demand,
+                           .serve_held = 300, .train_waiting = waiting, .ntypes = 2 };
+    return v;
+}
+
+static void expect_moves(const int *move, int a, int b, int c, int d)
+{
+    cr_assert(move[0] == a && move[1] == b && move[2] == c && move[3] == d,
+              "moved (%d %d %d %d), expected (%d %d %d %d)", move[0], move[1], move[2], move[3],
+              a, b, c, d);
+}
+
+Test(colocate, loan_lends_what_serving_can_spare_up_to_the_waiting_gpus)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct loan_params p = { 0.25 };
+    double same[2] = { 0, 0 };
+    int move[4];
+    /* demand 120 x 1.25 = 150 of 300: node 0 goes (200 left), node 1 cannot (100 < 150) */
+    struct colo_view v = view(120, 8);
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 1, 0, 0, 0);
+    /* 4 GPUs waiting at demand 40 (target 50): node 0 covers them, nothing more goes */
+    v = view(40, 4);
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 1, 0, 0, 0);
+    /* nothing waits: nothing is lent */
+    v = view(0, 0);
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 0, 0, 0, 0);
+    /* no demand, much waiting: all but serving's last node with an instance */
+    v = view(0, 100);
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 1, 1, 0, 0);
+    /* a node being handed over is not moved again */
+    v = view(0, 100);
+    nodes[0].moving = 1;
+    v.serve_held = 200;
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 0, 1, 0, 0);
+}
+
+Test(colocate, hetero_loan_lends_the_best_scored_type_first)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct loan_params p = { 0.25 };
+    int move[4];
+    /* training gains as much on type 1, serving gives a quarter there: type 1 scores 4x */
+    double gain[2] = { 1, 1 }, serve[2] = { 40, 10 }, score[2];
+    loan_type_scores(gain, serve, 2, score);
+    cr_assert_float_eq(score[1] / score[0], 4, 1e-12);
+    struct colo_view v = view(120, 4);
+    cr_assert_eq(loan_plan(&v, &p, score, move, &err), 0);
+    expect_moves(move, 0, 0, 1, 0);
+}
+
+Test(colocate, reclaim_takes_back_the_cheapest_cover)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct loan_params p = { 0.25 };
+    double same[2] = { 0, 0 };
+    int move[4];
+    /* nodes 0 and 1 on loan (node 0's jobs would pay 50 GPU-s of restore, node 1's none);
+     * demand 160 x 1.25 = 200 against 100 held: one node covers it, node 1 */
+    struct colo_view v = view(160, 0);
+    nodes[0].holder = nodes[1].holder = COLO_TRAINING;
+    nodes[0].take_cost = 50;
+    v.serve_held = 100;
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 0, 1, 0, 0);
+    /* demand 200 (250 wanted): both come back */
+    v.serve_demand = 200;
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 1, 1, 0, 0);
+    /* a training home node is never taken, whatever the deficit */
+    v.serve_demand = 1000;
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    cr_assert_eq(move[3], 0);
+}
