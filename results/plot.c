@@ -1844,6 +1844,7 @@ static int sweep_figure(struct ctx *c, const struct sweep_runs *s, int x, const 
         gp_num(&v, "logx", ax->numeric && xmin > 0 &&
                                (xmax / xmin >= 20 || (c->o->log & PLOT_LOG_X)));
         gp_num(&v, "logy", ymin > 0 && (ymax / ymin >= 100 || (c->o->log & PLOT_LOG_Y)));
+        gp_num(&v, "ymeanmin", ymin);
         gp_num(&v, "yscale", yscale);
         /* load grows to the right: an axis whose smaller values are more load is reversed */
         gp_num(&v, "revx", ax->numeric && falls);

@@ -8,7 +8,9 @@
 # so that load grows to the right), yscale (the values are divided by it: 3600 for hours,
 # 0.001 for ms), xmin and xmax (the x values' range); arrays XV (the distinct x values, for the
 # ticks), T (line titles), C (line types: one per policy), D (1, 2, ...: one per combination of
-# the other axes, drawn as dash and point type), XL (category names when cat).
+# the other axes, drawn as dash and point type), XL (category names when cat), ymeanmin (the
+# smallest mean: on a log axis an interval reaching 0 is drawn down to half of it, the axis'
+# foot, since log 0 would drop the whole bar).
 n = |T|
 set terminal @term size 960*sz, (600 + 20*int((n+1)/2))*sz font sprintf(",%g", 11*fs) \
     background rgb "white"
@@ -63,7 +65,9 @@ if (logy) {
 array PT[6] = [7, 5, 9, 11, 13, 15]
 pt(i) = PT[(D[i]-1)%6 + 1]
 style = cat ? "points" : "linespoints"
+# an interval's lower end; on a log axis one at or below 0 stops at the axis' foot
+lowend(v) = logy && !(v > 0) ? ymeanmin/2 : v
 plot for [i=1:n] datafile index (i-1) using (xpos(i)):($2/yscale) with @style \
          lw 2 pt pt(i) ps 1.2 lc C[i] dt D[i] title T[i], \
-     for [i=1:n] datafile index (i-1) using (xpos(i)):($2/yscale):($6/yscale):($7/yscale) \
+     for [i=1:n] datafile index (i-1) using (xpos(i)):($2/yscale):(lowend($6)/yscale):($7/yscale) \
          with yerrorbars lw 1.5 pt pt(i) ps 1.2 lc C[i] dt 1 notitle
