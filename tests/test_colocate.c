@@ -7,10 +7,11 @@
  * holdings of each GPU tile the run without overlap) and the tenants' GPU-hours add up to the
  * cluster's; static lends nothing, loan lends serving's nodes to training (its timeline shows
  * training on serving's GPUs), and the same seed gives the same rows; the cluster's util
- * figures are both tenants' busy GPU-seconds, computed by hand from their rows.  Decisions against hand
- * computations: which nodes loan lends (the greedy that keeps demand * (1 + headroom), up to
- * training's waiting GPUs, never serving's last node with an instance), which hetero_loan
- * lends first (by type score), which a reclaim takes back (the cheapest cover).
+ * figures are both tenants' busy GPU-seconds, computed by hand from their rows.  Decisions
+ * against hand computations: which nodes loan lends (the greedy that keeps demand * (1 +
+ * headroom), up to training's waiting GPUs, never serving's last node with an instance),
+ * which hetero_loan lends first (by type score), which a reclaim takes back (the cheapest
+ * cover).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -26,8 +26,9 @@
  * held, summing to the cluster's GPUs times the run), gpu_hours_loaned (serving's home
  * nodes held by training), loans, reclaims, reclaim_preemptions (training jobs preempted or
  * shrunk by reclaims), decisions; util_total and util_<GPU type>, the cluster's GPU-seconds
- * busy (by either tenant, each as it measures busy alone) over its GPU-seconds in [0, end]; with sim.timeline, one timeline row per node and holding:
- * entity 0 serving, 1 training, on each of the node's GPUs, so a trace shows the loans.
+ * busy (by either tenant, each as it measures busy alone) over its GPU-seconds in [0, end];
+ * with sim.timeline, one timeline row per node and holding: entity 0 serving, 1 training, on
+ * each of the node's GPUs, so a trace shows the loans.
  *
  * Invariants: nd[k].holder is the tenant that may use node k; nd[k].pending > 0 only while
  * serving drains it for a loan (moving); held_s sums, over tenants, to GPUs x elapsed time.
