@@ -6,10 +6,12 @@
  * names and the cluster's; a GPU is held by exactly one tenant at every moment (the timeline's
  * holdings of each GPU tile the run without overlap) and the tenants' GPU-hours add up to the
  * cluster's; static lends nothing, loan lends serving's nodes to training (its timeline shows
- * training on serving's GPUs), and the same seed gives the same rows.  Decisions against hand
- * computations: which nodes loan lends (the greedy that keeps demand * (1 + headroom), up to
- * training's waiting GPUs, never serving's last node with an instance), which hetero_loan
- * lends first (by type score), which a reclaim takes back (the cheapest cover).
+ * training on serving's GPUs), and the same seed gives the same rows; the cluster's util
+ * figures are both tenants' busy GPU-seconds, computed by hand from their rows.  Decisions
+ * against hand computations: which nodes loan lends (the greedy that keeps demand * (1 +
+ * headroom), up to training's waiting GPUs, never serving's last node with an instance),
+ * which hetero_loan lends first (by type score), which a reclaim takes back (the cheapest
+ * cover).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -111,6 +113,47 @@ Test(colocate, runs_write_both_tenants_and_hold_every_gpu_once, .timeout = 120)
     cr_assert_float_eq(th_db_value(db, "SELECT sum(end_s - start_s) / 3600 FROM timeline WHERE "
                                        "run_id = 2 AND entity = 1 AND resource < 12"),
                        metric(db, 2, "gpu_hours_loaned"), 1e-6);
+    free(db);
+}
+
+/* The cluster's utilization, by hand from the rows: on each GPU type, the GPU-seconds busy
+ * over [0, end] are training's (job_gpu_seconds) plus serving's (its own util figure times its
+ * GPUs of the type times its horizon, first arrival to end: serving holds only the A100s);
+ * util_total is the GPU-weighted mean of the types', and every figure lies in [0, 1]. */
+Test(colocate, cluster_util_is_both_tenants_busy_gpu_seconds, .timeout = 120)
+{
+    char *db = run_small("colo_util.db", NULL);
+    static const struct { const char *type; int gpus, serving_gpus; } ty[] = {
+        { "A100-80GB", 12, 12 }, { "V100-16GB", 8, 0 } };
+    for (int run = 1; run <= 3; run++) {
+        char q[512];
+        snprintf(q, sizeof q, "SELECT sim_end_s FROM runs WHERE id = %d", run);
+        double end = th_db_value(db, q);
+        snprintf(q, sizeof q, "SELECT min(arrival_s) FROM requests WHERE run_id = %d", run);
+        double first = th_db_value(db, q), weighted = 0;
+        for (size_t i = 0; i < sizeof ty / sizeof ty[0]; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "util_%s", ty[i].type);
+            double u = metric(db, run, name);
+            cr_assert(u >= 0 && u <= 1, "run %d: %s = %g", run, name, u);
+            snprintf(q, sizeof q, "SELECT coalesce(sum(gpu_s), 0) FROM job_gpu_seconds WHERE "
+                     "run_id = %d AND gpu_type = '%s'", run, ty[i].type);
+            double busy = th_db_value(db, q);
+            if (ty[i].serving_gpus > 0) {
+                snprintf(name, sizeof name, "serving_util_%s", ty[i].type);
+                busy += metric(db, run, name) * ty[i].serving_gpus * (end - first);
+            }
+            cr_assert_float_eq(u * ty[i].gpus * end, busy, 1e-9 * busy + 1e-9,
+                               "run %d, %s: %g busy GPU-s, by hand %g", run, ty[i].type,
+                               u * ty[i].gpus * end, busy);
+            weighted += u * ty[i].gpus;
+        }
+        double total = metric(db, run, "util_total");
+        cr_assert(total >= 0 && total <= 1, "run %d: util_total = %g", run, total);
+        cr_assert_float_eq(total, weighted / 20, 1e-12, "run %d", run);
+    }
+    /* loan moves training onto serving's A100s: the cluster is busier than under static */
+    cr_assert_gt(metric(db, 2, "util_total"), metric(db, 1, "util_total"));
     free(db);
 }
 

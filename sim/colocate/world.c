@@ -25,8 +25,10 @@
  * the driver's writers; its own metrics: gpu_hours_serving, gpu_hours_training (GPU-hours
  * held, summing to the cluster's GPUs times the run), gpu_hours_loaned (serving's home
  * nodes held by training), loans, reclaims, reclaim_preemptions (training jobs preempted or
- * shrunk by reclaims), decisions; with sim.timeline, one timeline row per node and holding:
- * entity 0 serving, 1 training, on each of the node's GPUs, so a trace shows the loans.
+ * shrunk by reclaims), decisions; util_total and util_<GPU type>, the cluster's GPU-seconds
+ * busy (by either tenant, each as it measures busy alone) over its GPU-seconds in [0, end];
+ * with sim.timeline, one timeline row per node and holding: entity 0 serving, 1 training, on
+ * each of the node's GPUs, so a trace shows the loans.
  *
  * Invariants: nd[k].holder is the tenant that may use node k; nd[k].pending > 0 only while
  * serving drains it for a loan (moving); held_s sums, over tenants, to GPUs x elapsed time.
@@ -493,7 +495,33 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
     return 0;
 }
 
-static int cluster_metrics(struct world *w, struct errbuf *err)
+/* The cluster's utilization over the run [0, end]: util_<type>, the GPU-seconds busy on the
+ * type's GPUs, whichever tenant holds them, over its GPUs x end; util_total, the same over all
+ * GPUs (so the GPU-weighted mean of the types').  Busy is each tenant's own measure (training:
+ * GPUs granted to a running job; serving: GPUs of an instance computing a batch); a GPU is
+ * one tenant's at a time, so the two never count the same GPU-second. */
+static int util_metrics(struct world *w, const struct world_totals *tot, struct errbuf *err)
+{
+    const struct world_writer *o = w->env->out;
+    const cluster *cl = w->env->cl;
+    double horizon = sim_to_sec(tot->end);
+    if (horizon <= 0)
+        return 0;
+    const int *types;
+    int nt = cluster_types(cl, &types);
+    double busy = 0;
+    for (int s = 0; s < nt; s++) {
+        char name[64];
+        snprintf(name, sizeof name, "util_%s", catalog_gpu(cluster_catalog(cl), types[s])->name);
+        if (o->metric(o->ctx, name, tot->busy_gpu_s[s] /
+                                    (cluster_type_count(cl, types[s]) * horizon), err) < 0)
+            return -1;
+        busy += tot->busy_gpu_s[s];
+    }
+    return o->metric(o->ctx, "util_total", busy / (cluster_ngpus(cl) * horizon), err);
+}
+
+static int cluster_metrics(struct world *w, const struct world_totals *tot, struct errbuf *err)
 {
     const struct world_writer *o = w->env->out;
     struct { const char *name; double v; } m[] = {
@@ -508,7 +536,7 @@ static int cluster_metrics(struct world *w, struct errbuf *err)
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
         if (o->metric(o->ctx, m[i].name, m[i].v, err) < 0)
             return -1;
-    return 0;
+    return util_metrics(w, tot, err);
 }
 
 static int run(void *world, struct world_totals *out, struct errbuf *err)
@@ -549,6 +577,7 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
         if (tl_close(w, k, end, TL_STOP, err) < 0)
             return -1;
     *out = (struct world_totals){ .end = end, .stop = stop };
+    double busy[CLUSTER_MAX_TYPES] = { 0 };
     for (int i = 0; i < COLO_NTENANTS; i++) {
         const struct world_tenant *t = w->t[i];
         struct world_totals tt;
@@ -560,10 +589,17 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
         out->decisions += tt.decisions;
         out->entities_in += tt.entities_in;
         out->entities_done += tt.entities_done;
+        /* its type slots are its cluster's: into the whole cluster's */
+        const int *types;
+        int nt = cluster_types(t->cl, &types);
+        for (int s = 0; s < nt; s++)
+            busy[cluster_type_slot(env->cl, types[s])] += tt.busy_gpu_s[s];
     }
     out->events += (uint64_t)w->decisions;
     out->decisions += (uint64_t)w->decisions;
-    return cluster_metrics(w, err);
+    for (int s = 0; s < CLUSTER_MAX_TYPES; s++)
+        out->busy_gpu_s[s] = busy[s];
+    return cluster_metrics(w, out, err);
 }
 
 static int check_policy(const void *config, const void *decider, char *msg, size_t cap)

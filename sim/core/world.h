@@ -166,6 +166,10 @@ struct world_totals {
     int      stop;              /* enum engine_stop */
     uint64_t events, decisions;
     int64_t  entities_in, entities_done;
+    double   busy_gpu_s[CLUSTER_MAX_TYPES];    /* GPU-seconds busy by type slot of the world's
+                                                  cluster (cluster_types order), as its
+                                                  util_<type> metrics count them; 0 where a
+                                                  world does not say */
 };
 
 struct world_ops {

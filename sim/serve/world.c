@@ -403,6 +403,8 @@ static int finish(void *world, int stop, struct world_totals *out, struct errbuf
     *out = (struct world_totals){ .end = t.end, .stop = t.stop, .events = t.events,
                                   .decisions = t.decisions, .entities_in = t.reqs_in,
                                   .entities_done = t.reqs_done };
+    for (int i = 0; i < CLUSTER_MAX_TYPES; i++)
+        out->busy_gpu_s[i] = t.busy_gpu_s[i];
     return write_summary(w, &t, err);
 }
 

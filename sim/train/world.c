@@ -542,6 +542,8 @@ static int finish(void *world, int stop, struct world_totals *out, struct errbuf
     *out = (struct world_totals){ .end = tot.end, .stop = tot.stop, .events = tot.events,
                                   .decisions = tot.decisions, .entities_in = tot.jobs_in,
                                   .entities_done = tot.jobs_done };
+    for (int i = 0; i < CLUSTER_MAX_TYPES; i++)
+        out->busy_gpu_s[i] = tot.busy_gpu_s[i];
     return write_summary(w, &tot, -1, err);
 }
 
