@@ -434,6 +434,31 @@ Test(cosim, a_full_plan_starts_from_the_withheld_gpus)
     tenancy_close(&t);
 }
 
+/* A policy that keeps its own picture of the cluster (tiresias) and grants a GPU the broker
+ * withheld is refused by the world, naming the job and the GPU. */
+Test(cosim, a_grant_of_a_withheld_gpu_is_refused)
+{
+    struct job_spec jobs[3] = { job(1, 0, 4, 0, 1e6), job(2, 10, 4, 0, 1e6),
+                                job(3, 20, 4, 0, 1e6) };
+    struct tenancy t = { 0 };
+    tenancy_open(&t, "tiresias", jobs, 3);
+    tenancy_until(&t, 5);
+    int a100[4] = { 0, 1, 2, 3 };
+    struct errbuf err;
+    err_clear(&err);
+    int64_t affected;
+    cr_assert_eq(train_withhold(t.w, a100, 4, &affected, &err), 0, "%s", err.msg);
+    struct engine_limits lim = { SIM_NEVER, 0 };
+    cr_assert_eq(engine_advance(t.e, &lim, &err), ENGINE_FAILED);
+    cr_assert(strstr(err.msg, "which the broker has given to another tenant") != NULL, "%s",
+              err.msg);
+    train_destroy(t.w);
+    engine_destroy(t.e);
+    policy_close(t.p);
+    cluster_destroy(t.cl);
+    free(t.out.jobs.r);
+}
+
 /* ---- tenancy: a broker drains a serving instance and gives it back */
 
 struct released {
