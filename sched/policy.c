@@ -175,16 +175,22 @@ static double mono_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int policy_allocate(void *ctx, const struct alloc_problem *prob, double *x, struct errbuf *err)
+/* One timed call of a policy hook, begun at t0: its count and time in the policy's stats. */
+static void timed(policy *p, double t0)
 {
-    policy *p = ctx;
-    double t0 = mono_s();
-    int rc = p->ops->train->allocate(p->self, prob, x, err);
     double dt = mono_s() - t0;
     p->st.calls++;
     p->st.time_total_s += dt;
     if (dt > p->st.time_max_s)
         p->st.time_max_s = dt;
+}
+
+int policy_allocate(void *ctx, const struct alloc_problem *prob, double *x, struct errbuf *err)
+{
+    policy *p = ctx;
+    double t0 = mono_s();
+    int rc = p->ops->train->allocate(p->self, prob, x, err);
+    timed(p, t0);
     if (rc == 0 && alloc_check(prob, x, 1e-6, err) < 0)
         rc = -1;
     if (rc < 0)
@@ -201,11 +207,7 @@ int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list
     policy *p = ctx;
     double t0 = mono_s();
     int rc = p->ops->train->decide(p->self, v, out, err);
-    double dt = mono_s() - t0;
-    p->st.calls++;
-    p->st.time_total_s += dt;
-    if (dt > p->st.time_max_s)
-        p->st.time_max_s = dt;
+    timed(p, t0);
     if (rc < 0)
         err_prefix(err, "policy %s at t=%.6f s: ", p->label, sim_to_sec(v->now));
     if (p->trace)
@@ -213,16 +215,6 @@ int policy_train_decide(void *ctx, const struct train_view *v, struct grant_list
                 sim_to_sec(v->now), p->label, v->reason, v->n_active, v->n_waiting,
                 v->n_running, out->n, out->full ? " full" : "");
     return rc;
-}
-
-/* One timed call of a policy hook (placement and serving). */
-static void timed(policy *p, double t0)
-{
-    double dt = mono_s() - t0;
-    p->st.calls++;
-    p->st.time_total_s += dt;
-    if (dt > p->st.time_max_s)
-        p->st.time_max_s = dt;
 }
 
 int policy_serve_deploy(void *ctx, const struct serve_env_view *v, struct serve_deployment *out,
@@ -342,11 +334,7 @@ int policy_micro_decide(void *ctx, const struct micro_view *v, int *containers,
     policy *p = ctx;
     double t0 = mono_s();
     int rc = p->ops->micro->decide(p->self, v, containers, err);
-    double dt = mono_s() - t0;
-    p->st.calls++;
-    p->st.time_total_s += dt;
-    if (dt > p->st.time_max_s)
-        p->st.time_max_s = dt;
+    timed(p, t0);
     if (rc < 0)
         err_prefix(err, "policy %s at t=%.6f s: ", p->label, sim_to_sec(v->now));
     if (p->trace) {
@@ -365,11 +353,7 @@ int policy_colo_decide(void *ctx, const struct colo_view *v, int *move, struct e
     policy *p = ctx;
     double t0 = mono_s();
     int rc = p->ops->colo->decide(p->self, v, move, err);
-    double dt = mono_s() - t0;
-    p->st.calls++;
-    p->st.time_total_s += dt;
-    if (dt > p->st.time_max_s)
-        p->st.time_max_s = dt;
+    timed(p, t0);
     if (rc < 0)
         err_prefix(err, "policy %s at t=%.6f s: ", p->label, sim_to_sec(v->now));
     if (p->trace) {
