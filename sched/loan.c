@@ -212,66 +212,107 @@ void loan_type_scores(const double *train_gain, const double *serve_cap, int nty
 
 /* ---------------------------------------------------------------- a broker's decision */
 
-/* Reclaim the cheapest cover of serving's deficit among the loaned nodes with instances. */
-static int plan_reclaim(const struct colo_view *v, double target, int *idx, int *pick,
-                        struct loan_loaned *ln, int *move, struct errbuf *err)
+/* A pack of nodes (colo_view.h: moved whole), as a decision sees it. */
+struct pack {
+    int    first;           /* its lowest node */
+    int    holder;          /* its nodes' holder (enum colo_holder); -1 when they differ */
+    int    settled;         /* none of its nodes is being handed over */
+    int    lendable;        /* every node a serving home node */
+    int    live;            /* serving's, settled, none loading, an instance on it */
+    int    gpus;
+    double cap, cost, score;
+};
+
+/* The packs of v into pk (v->nnodes of room), in order of their first node; of[k] the index
+ * of node k's pack.  A pack's score: the GPU-weighted mean of its nodes' type scores. */
+static int gather(const struct colo_view *v, const double *type_score, struct pack *pk,
+                  int *of)
 {
     int m = 0;
-    double total = 0;
     for (int k = 0; k < v->nnodes; k++) {
         const struct colo_node *c = &v->node[k];
-        if (c->home == COLO_SERVING && c->holder == COLO_TRAINING && !c->moving &&
-            c->serve_cap > 0) {
-            idx[m++] = k;
-            total += c->serve_cap;
+        if (c->pack >= k || c->pack < 0) {     /* its pack's first node (or malformed) */
+            pk[m] = (struct pack){ .first = k, .holder = c->holder, .settled = 1,
+                                   .lendable = 1, .live = 1 };
+            of[k] = m++;
+        } else {
+            of[k] = of[c->pack];        /* c->pack < k: gathered already */
         }
+        struct pack *p = &pk[of[k]];
+        if (c->holder != p->holder)
+            p->holder = -1;
+        p->settled &= !c->moving;
+        p->lendable &= c->home == COLO_SERVING;
+        p->live &= c->holder == COLO_SERVING && !c->moving && !c->loading;
+        p->gpus += c->gpus;
+        p->cap += c->serve_cap;
+        p->cost += c->take_cost;
+        p->score += type_score[c->type] * c->gpus;
     }
-    if (m == 0)
+    for (int i = 0; i < m; i++) {
+        pk[i].live &= pk[i].cap > 0;
+        pk[i].score = pk[i].gpus > 0 ? pk[i].score / pk[i].gpus : 0;
+    }
+    return m;
+}
+
+/* Reclaim the cheapest cover of serving's deficit among the loaned packs with instances. */
+static int plan_reclaim(const struct colo_view *v, double target, const struct pack *pk,
+                        int m, int *idx, int *pick, struct loan_loaned *ln, int *take,
+                        struct errbuf *err)
+{
+    int n = 0;
+    double total = 0;
+    for (int i = 0; i < m; i++)
+        if (pk[i].lendable && pk[i].holder == COLO_TRAINING && pk[i].settled &&
+            pk[i].cap > 0) {
+            idx[n++] = i;
+            total += pk[i].cap;
+        }
+    if (n == 0)
         return 0;
     double unit = total / 2000 > 1 ? total / 2000 : 1;
-    for (int i = 0; i < m; i++)
-        ln[i] = (struct loan_loaned){ (int)ceil(v->node[idx[i]].serve_cap / unit),
-                                      v->node[idx[i]].take_cost };
+    for (int i = 0; i < n; i++)
+        ln[i] = (struct loan_loaned){ (int)ceil(pk[idx[i]].cap / unit), pk[idx[i]].cost };
     int deficit = (int)ceil((target - v->serve_held) / unit - 1e-9);
-    if (loan_reclaim(ln, m, deficit, pick, NULL, err) < 0)
+    if (loan_reclaim(ln, n, deficit, pick, NULL, err) < 0)
         return -1;
-    for (int i = 0; i < m; i++)
-        move[idx[i]] = pick[i];
+    for (int i = 0; i < n; i++)
+        take[idx[i]] = pick[i];
     return 0;
 }
 
-/* Lend serving's nodes in score order while training waits (see loan.h). */
+/* Lend serving's packs in score order while training waits (see loan.h). */
 static void plan_lend(const struct colo_view *v, const struct loan_params *p,
-                      const double *type_score, int *idx, int *pick, struct loan_offer *of,
-                      int *move)
+                      const struct pack *pk, int m, int *idx, int *pick, struct loan_offer *of,
+                      int *take)
 {
-    int m = 0, with_inst = 0;
-    for (int k = 0; k < v->nnodes; k++) {
-        const struct colo_node *c = &v->node[k];
-        if (c->holder != COLO_SERVING || c->moving)
+    int n = 0, live = 0;
+    for (int i = 0; i < m; i++) {
+        if (!pk[i].lendable || pk[i].holder != COLO_SERVING || !pk[i].settled)
             continue;
-        idx[m] = k;
-        of[m++] = (struct loan_offer){ c->serve_cap, type_score[c->type] };
-        with_inst += c->serve_cap > 0;
+        idx[n] = i;
+        of[n++] = (struct loan_offer){ pk[i].cap, pk[i].score };
+        live += pk[i].live;
     }
-    loan_lend(of, m, v->serve_demand, p->headroom, pick);
-    /* the nodes loan_lend spares, in its order (score, then node), until training's waiting
-     * GPUs are covered; serving keeps one node with an instance */
+    loan_lend(of, n, v->serve_demand, p->headroom, pick);
+    /* the packs loan_lend spares, in its order (score, then node), until training's waiting
+     * GPUs are covered; serving keeps one pack whose instances take requests */
     int lent = 0;
     while (lent < v->train_waiting) {
         int best = -1;
-        for (int i = 0; i < m; i++)
+        for (int i = 0; i < n; i++)
             if (pick[i] && (best < 0 || of[i].score > of[best].score))
                 best = i;
         if (best < 0)
             break;
         pick[best] = 0;
-        const struct colo_node *c = &v->node[idx[best]];
-        if (c->serve_cap > 0 && with_inst <= 1)
+        const struct pack *c = &pk[idx[best]];
+        if (c->live && live <= 1)
             continue;
-        move[idx[best]] = 1;
+        take[idx[best]] = 1;
         lent += c->gpus;
-        with_inst -= c->serve_cap > 0;
+        live -= c->live;
     }
 }
 
@@ -279,21 +320,30 @@ int loan_plan(const struct colo_view *v, const struct loan_params *p, const doub
               int *move, struct errbuf *err)
 {
     int n = v->nnodes > 0 ? v->nnodes : 1, rc = 0;
-    for (int k = 0; k < v->nnodes; k++)
-        move[k] = 0;
     double target = v->serve_demand * (1 + p->headroom);
     int *idx = calloc((size_t)n, sizeof *idx), *pick = calloc((size_t)n, sizeof *pick);
+    int *of = calloc((size_t)n, sizeof *of), *take = calloc((size_t)n, sizeof *take);
+    struct pack *pk = calloc((size_t)n, sizeof *pk);
     struct loan_loaned *ln = calloc((size_t)n, sizeof *ln);
-    struct loan_offer *of = calloc((size_t)n, sizeof *of);
-    if (idx == NULL || pick == NULL || ln == NULL || of == NULL)
+    struct loan_offer *off = calloc((size_t)n, sizeof *off);
+    if (idx == NULL || pick == NULL || of == NULL || take == NULL || pk == NULL ||
+        ln == NULL || off == NULL) {
         rc = err_run(err, "out of memory (loan plan)");
-    else if (v->serve_held < target)
-        rc = plan_reclaim(v, target, idx, pick, ln, move, err);
-    else if (v->train_waiting > 0)
-        plan_lend(v, p, type_score, idx, pick, of, move);
+    } else {
+        int m = gather(v, type_score, pk, of);
+        if (v->serve_held < target)
+            rc = plan_reclaim(v, target, pk, m, idx, pick, ln, take, err);
+        else if (v->train_waiting > 0)
+            plan_lend(v, p, pk, m, idx, pick, off, take);
+    }
+    for (int k = 0; k < v->nnodes; k++)
+        move[k] = rc == 0 && take != NULL && of != NULL ? take[of[k]] : 0;
     free(idx);
     free(pick);
-    free(ln);
     free(of);
+    free(take);
+    free(pk);
+    free(ln);
+    free(off);
     return rc;
 }

@@ -83,8 +83,10 @@ void loan_type_scores(const double *train_gain, const double *serve_cap, int nty
  * loaned capacity, at least 1 token/s); otherwise, while training has waiting jobs, lend
  * serving's nodes in order of type_score[type] (highest first; ties: lower node first) as
  * loan_lend allows, until the GPUs lent cover what training waits for, never lending
- * serving's last node with an instance.  move[k] as struct colo_decider says.  0, or -1
- * with err (out of memory). */
+ * serving's last pack whose instances take requests.  Every decision is by pack (colo_view.h:
+ * the nodes serving's instances tie together move whole): a pack's capacity and cost are its
+ * nodes' sums, its score their GPU-weighted mean, so the decision passes colo_check_moves.
+ * move[k] as struct colo_decider says.  0, or -1 with err (out of memory). */
 struct loan_params {
     double headroom;        /* >= 0 */
 };

@@ -9,9 +9,11 @@
  * training on serving's GPUs), and the same seed gives the same rows; the cluster's util
  * figures are both tenants' busy GPU-seconds, computed by hand from their rows.  Decisions
  * against hand computations: which nodes loan lends (the greedy that keeps demand * (1 +
- * headroom), up to training's waiting GPUs, never serving's last node with an instance),
+ * headroom), up to training's waiting GPUs, never serving's last pack with an instance up),
  * which hetero_loan lends first (by type score), which a reclaim takes back (the cheapest
- * cover).
+ * cover); packs (nodes an instance ties) moved whole, the world's rules (colo_check_moves) on
+ * hand-built views and, as a property, on every decision loan_plan makes on random views; and
+ * a cluster where HexGen's pipelines span servers runs under both loaning brokers.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -297,10 +299,11 @@ static struct colo_node nodes[4];
 
 static struct colo_view view(double demand, int waiting)
 {
-    nodes[0] = (struct colo_node){ 0, 4, COLO_SERVING, COLO_SERVING, 0, 100, 0 };
-    nodes[1] = (struct colo_node){ 0, 4, COLO_SERVING, COLO_SERVING, 0, 100, 0 };
-    nodes[2] = (struct colo_node){ 1, 4, COLO_SERVING, COLO_SERVING, 0, 100, 0 };
-    nodes[3] = (struct colo_node){ 1, 4, COLO_TRAINING, COLO_TRAINING, 0, 0, 0 };
+    for (int k = 0; k < 4; k++)
+        nodes[k] = (struct colo_node){ .type = k >= 2, .gpus = 4, .home = COLO_SERVING,
+                                       .holder = COLO_SERVING, .serve_cap = 100, .pack = k };
+    nodes[3].home = nodes[3].holder = COLO_TRAINING;
+    nodes[3].serve_cap = 0;
     struct colo_view v = { .nnodes = 4, .node = nodes, .serve_demand = demand,
                            .serve_held = 300, .train_waiting = waiting, .ntypes = 2 };
     return v;
@@ -382,4 +385,194 @@ Test(colocate, reclaim_takes_back_the_cheapest_cover)
     v.serve_demand = 1000;
     cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
     cr_assert_eq(move[3], 0);
+}
+
+/* ---- packs: nodes a serving instance ties together (colo_view.h) */
+
+Test(colocate, loan_moves_a_pack_whole)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct loan_params p = { 0.25 };
+    double same[2] = { 0, 0 };
+    int move[4];
+    /* nodes 0 and 1 one pack (200 of capacity), node 2 its own (100) */
+    struct colo_view v = view(0, 4);
+    nodes[1].pack = 0;
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 1, 1, 0, 0);         /* 4 GPUs wanted: the pack goes, 8 GPUs */
+    cr_assert_eq(colo_check_moves(&v, move, &err), 0, "%s", err.msg);
+    /* demand 120 (target 150 of 300): the pack cannot go (100 left), node 2 can (200) */
+    v = view(120, 4);
+    nodes[1].pack = 0;
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 0, 0, 1, 0);
+    /* much waiting, no demand: the pack goes, node 2 stays (serving's last live pack) */
+    v = view(0, 100);
+    nodes[1].pack = 0;
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 1, 1, 0, 0);
+    /* all three one pack: nothing can go */
+    v = view(0, 100);
+    nodes[1].pack = nodes[2].pack = 0;
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 0, 0, 0, 0);
+    /* a reclaim takes a pack whole: nodes 0+1 (cost 50 + 0) against node 2 (cost 30) */
+    v = view(80, 0);
+    nodes[1].pack = 0;
+    for (int k = 0; k < 3; k++)
+        nodes[k].holder = COLO_TRAINING;
+    nodes[0].take_cost = 50;
+    nodes[2].take_cost = 30;
+    v.serve_held = 0;
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 0, 0, 1, 0);         /* 100 wanted: node 2 covers it for 30 */
+    v.serve_demand = 120;                   /* 150 wanted: only the pack covers it */
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 1, 1, 0, 0);
+}
+
+Test(colocate, a_loading_node_does_not_count_as_serving_s_live_one)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct loan_params p = { 0.25 };
+    double same[2] = { 0, 0 };
+    int move[4];
+    /* node 2's weights are loading: nodes 0 and 1 are serving's live ones; 0 goes, 1 stays,
+     * 2 may go (it takes no requests yet) */
+    struct colo_view v = view(0, 100);
+    nodes[2].loading = 1;
+    cr_assert_eq(colo_live_packs(&v, NULL), 2);
+    cr_assert_eq(loan_plan(&v, &p, same, move, &err), 0);
+    expect_moves(move, 1, 0, 1, 0);
+    cr_assert_eq(colo_check_moves(&v, move, &err), 0, "%s", err.msg);
+}
+
+Test(colocate, the_world_s_rules_refuse_a_split_pack_and_a_last_live_pack)
+{
+    struct errbuf err;
+    struct colo_view v = view(0, 100);
+    nodes[1].pack = 0;
+    int split[4] = { 1, 0, 0, 0 }, last[4] = { 0, 0, 1, 0 }, all[4] = { 1, 1, 1, 0 };
+    int own[4] = { 0, 0, 0, 1 }, fine[4] = { 1, 1, 0, 0 };
+    err_clear(&err);
+    cr_assert_lt(colo_check_moves(&v, split, &err), 0);
+    cr_assert(strstr(err.msg, "node 0 without node 1") != NULL, "%s", err.msg);
+    err_clear(&err);
+    cr_assert_eq(colo_check_moves(&v, last, &err), 0, "%s", err.msg);   /* the pack is left */
+    err_clear(&err);
+    cr_assert_lt(colo_check_moves(&v, all, &err), 0);
+    cr_assert(strstr(err.msg, "keeps at least one") != NULL, "%s", err.msg);
+    err_clear(&err);
+    cr_assert_lt(colo_check_moves(&v, own, &err), 0);
+    cr_assert(strstr(err.msg, "training's own") != NULL, "%s", err.msg);
+    err_clear(&err);
+    cr_assert_eq(colo_check_moves(&v, fine, &err), 0, "%s", err.msg);
+    /* with the pack's weights loading, lending node 2 leaves nothing live */
+    nodes[0].loading = 1;
+    err_clear(&err);
+    cr_assert_lt(colo_check_moves(&v, last, &err), 0);
+}
+
+/* Property: on random views (packs of random nodes, holders, moving and loading nodes, random
+ * capacities, costs, demand and waiting GPUs), loan_plan's decision always passes the world's
+ * rules, for loan's and hetero_loan's scores. */
+Test(colocate, loan_plan_keeps_the_world_s_rules_on_random_views)
+{
+    enum { N = 10, TRIALS = 3000 };
+    struct colo_node nd[N];
+    unsigned seed = 12345;
+    int moved = 0, reclaimed = 0;
+    for (int t = 0; t < TRIALS; t++) {
+        int n = 2 + (int)(rand_r(&seed) % (N - 1));
+        for (int k = 0; k < n; k++) {
+            int home = rand_r(&seed) % 4 != 0 ? COLO_SERVING : COLO_TRAINING;
+            nd[k] = (struct colo_node){ .type = rand_r(&seed) % 3, .gpus = 4 << (rand_r(&seed) % 2),
+                                        .home = home, .holder = home, .pack = k,
+                                        .serve_cap = home == COLO_SERVING && rand_r(&seed) % 5
+                                                         ? 10 + rand_r(&seed) % 200 : 0 };
+            /* join the previous serving node's pack now and then */
+            if (home == COLO_SERVING && k > 0 && nd[k - 1].home == COLO_SERVING &&
+                rand_r(&seed) % 3 == 0)
+                nd[k].pack = nd[k - 1].pack;
+        }
+        /* a pack's state is one: lent, moving or loading together (as the world moves them) */
+        for (int k = 0; k < n; k++) {
+            if (nd[k].pack != k || nd[k].home != COLO_SERVING)
+                continue;
+            int r = rand_r(&seed) % 6;
+            for (int j = k; j < n; j++) {
+                if (nd[j].pack != k)
+                    continue;
+                nd[j].holder = r == 0 ? COLO_TRAINING : COLO_SERVING;
+                nd[j].moving = r == 1;
+                nd[j].loading = r == 2;
+                nd[j].take_cost = r == 0 ? rand_r(&seed) % 100 : 0;
+            }
+        }
+        struct colo_view v = { .nnodes = n, .node = nd, .ntypes = 3,
+                               .serve_demand = rand_r(&seed) % 800,
+                               .train_waiting = rand_r(&seed) % 40 };
+        for (int k = 0; k < n; k++)
+            if (nd[k].holder == COLO_SERVING && !nd[k].moving)
+                v.serve_held += nd[k].serve_cap;
+        double same[3] = { 0, 0, 0 }, score[3], gain[3], serve[3];
+        for (int i = 0; i < 3; i++) {
+            gain[i] = rand_r(&seed) % 4;
+            serve[i] = rand_r(&seed) % 4;
+        }
+        loan_type_scores(gain, serve, 3, score);
+        struct loan_params p = { (rand_r(&seed) % 5) / 10.0 };
+        int move[N];
+        struct errbuf err;
+        for (int pol = 0; pol < 2; pol++) {
+            err_clear(&err);
+            cr_assert_eq(loan_plan(&v, &p, pol ? score : same, move, &err), 0, "%s", err.msg);
+            err_clear(&err);
+            cr_assert_eq(colo_check_moves(&v, move, &err), 0, "trial %d policy %d: %s", t, pol,
+                         err.msg);
+            for (int k = 0; k < n; k++) {
+                moved += move[k];
+                reclaimed += move[k] && nd[k].holder == COLO_TRAINING;
+            }
+        }
+    }
+    /* the property is not vacuous: both lends and reclaims happened */
+    cr_assert_gt(moved - reclaimed, 100);
+    cr_assert_gt(reclaimed, 100);
+}
+
+/* colocate_day at twice its size: HexGen's pipelines span two servers there, so a loan of one
+ * node would stop instances on others.  Both loaning brokers run past their first decisions
+ * with serving still taking requests (before packs, loan lent a node of every pipeline and
+ * the run stopped at t = 1,200 s: "no instance serves prompts"). */
+Test(colocate, brokers_keep_spanning_instances_whole, .timeout = 120)
+{
+    static const char *const brokers[] = { "loan", "hetero_loan" };
+    for (int b = 0; b < 2; b++) {
+        char *db = th_write("colo_x2.db", "");
+        remove(db);
+        const char *args[] = { "run", "colocate_day", "--db", db, "-q", "--policy", brokers[b],
+            "--set", "cluster={\"name\": \"x2\", \"network\": \"ib-200g\", \"groups\": ["
+                     "{\"name\": \"a100\", \"count\": 4, \"gpu\": \"A100-80GB\", "
+                     "\"gpus_per_node\": 8, \"intra\": \"nvswitch\"}, "
+                     "{\"name\": \"h100\", \"count\": 2, \"gpu\": \"H100\", "
+                     "\"gpus_per_node\": 8, \"intra\": \"nvswitch4\"}, "
+                     "{\"name\": \"v100\", \"count\": 8, \"gpu\": \"V100-16GB\", "
+                     "\"gpus_per_node\": 4, \"intra\": \"nvlink2\"}, "
+                     "{\"name\": \"t4\", \"count\": 8, \"gpu\": \"T4\", \"gpus_per_node\": 4, "
+                     "\"intra\": \"pcie3\"}]}",
+            "--set", "tenants.serving.workload.rate_per_s=4",
+            "--set", "tenants.serving.workload.requests=9600",
+            "--set", "tenants.training.workload.rate_per_hour=32",
+            "--set", "tenants.training.workload.jobs=100",
+            "--set", "sim.until_s=2400", NULL };
+        struct th_out o = th_hetsim(args);
+        cr_assert_eq(o.status, 0, "%s: %s", brokers[b], o.err);
+        th_out_free(&o);
+        cr_assert_gt(metric(db, 1, "serving_requests_done"), 5000, "%s", brokers[b]);
+        cr_assert_geq(metric(db, 1, "broker_decisions"), 7, "%s", brokers[b]);
+        free(db);
+    }
 }

@@ -11,6 +11,13 @@
  * training home node never goes to serving, and a node being handed over (moving) is not
  * moved again until it arrives.
  *
+ * Serving's instances may span nodes (a pipeline whose stages sit on two servers): the nodes
+ * an instance spans, and transitively those of instances sharing a node with it, are a pack,
+ * and a pack moves whole (lending one of its nodes would stop the instance on the others,
+ * stranding their GPUs).  While serving has a pack whose instances take requests, a decision
+ * must leave it one: requests need an instance up to go to.  The world refuses decisions
+ * that break either rule.
+ *
  * Units: serving's capacity and demand in tokens/s (prompt and output tokens; an instance's
  * capacity is its modelled rate on a 1,024 + 128-token request when full, its demand what
  * arrived over the last period with the mean finished output per request, as a router can
@@ -34,6 +41,10 @@ struct colo_node {
     double serve_cap;       /* tokens/s serving's instances on it give when full (0: none) */
     double take_cost;       /* held by training: the GPU-seconds of restore its jobs would
                                pay if it were taken now (0 when idle) */
+    int    pack;            /* the lowest node of its pack (itself when no instance ties it
+                               to another) */
+    int    loading;         /* 1: held by serving, an instance on it is not up yet (its
+                               weights are loading after a reclaim) */
 };
 
 struct colo_view {
@@ -58,5 +69,15 @@ struct colo_decider {
     int (*decide)(void *ctx, const struct colo_view *v, int *move /* out, by node */,
                   struct errbuf *err);
 };
+
+/* The rules above, for a decision move[] (by node) on view v: no node moving or of
+ * training's home moved, packs moved whole, and, while serving has a live pack (every node
+ * serving's, settled, none loading, an instance on one), one left after the moves.  0, or -1
+ * with the first broken rule in err (its nodes named). */
+int colo_check_moves(const struct colo_view *v, const int *move, struct errbuf *err);
+
+/* Serving's live packs on v, among the nodes move[] leaves (move NULL: all).  -1 when out of
+ * memory. */
+int colo_live_packs(const struct colo_view *v, const int *move);
 
 #endif

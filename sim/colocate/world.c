@@ -18,7 +18,8 @@
  * The broker is a client of the engine: a decision every period while the tenants have
  * events pending (the last one, with nothing pending, still decides once: a loan may be
  * what lets waiting jobs start); the policy sees a struct colo_view (colo_view.h) and names
- * the nodes to move; the world checks its rules and applies them.
+ * the nodes to move; the world checks its rules (colo_check_moves, rules.c: among them, the
+ * nodes serving's instances tie together, its ties, move whole as a pack) and applies them.
  *
  * Its rows: the tenants' (requests, jobs) as they write them; their metrics and samples with
  * the tenant's name and "_" before them (serving_ttft_p99, training_jct_mean), written by
@@ -38,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/forest.h"
 #include "../core/engine.h"
 #include "../core/timeline.h"
 #include "../core/world.h"
@@ -207,6 +209,8 @@ struct world {
     int              serve_slot[CLUSTER_MAX_TYPES];     /* serving's type slots in ours */
     struct colo_node *vn;           /* the view's nodes */
     int             *move;
+    int             *sunit;         /* by serving's GPU: serving's ties (world_ops.ties) */
+    unsigned char   *sup;
     simtime          period;
     simtime          acct;          /* held_s is accounted up to here */
     double           held_s[COLO_NTENANTS];     /* GPU-seconds held */
@@ -334,6 +338,30 @@ static int move_node(struct world *w, int k, struct errbuf *err)
     return s->ops->give(s->world, sids, ng, err);
 }
 
+/* The view's packs and loading flags from serving's ties (colo_view.h): nodes whose GPUs
+ * one unit of serving's work binds are one pack, named by its lowest node. */
+static void packs(struct world *w)
+{
+    const struct world_tenant *s = w->t[COLO_SERVING];
+    int *pack = w->move;            /* scratch until the policy fills it */
+    forest_init(pack, w->nnodes);
+    for (int k = 0; k < w->nnodes; k++)
+        w->vn[k].loading = 0;
+    if (s->ops->ties != NULL) {
+        s->ops->ties(s->world, w->sunit, w->sup);
+        for (int g = 0; g < cluster_ngpus(s->cl); g++) {
+            int a = w->full_node[cluster_gpu_node(s->cl, g)];
+            int b = w->full_node[cluster_gpu_node(s->cl, w->sunit[g])];
+            forest_join(pack, a, b);
+            const struct node *n = &w->nd[a];
+            if (!w->sup[g] && n->holder == COLO_SERVING && !n->moving)
+                w->vn[a].loading = 1;
+        }
+    }
+    for (int k = 0; k < w->nnodes; k++)
+        w->vn[k].pack = forest_root(pack, k);
+}
+
 static int decide(struct world *w, struct errbuf *err)
 {
     const struct world_tenant *s = w->t[COLO_SERVING], *tr = w->t[COLO_TRAINING];
@@ -371,20 +399,17 @@ static int decide(struct world *w, struct errbuf *err)
         };
         if (n->holder == COLO_SERVING && !n->moving)
             v.serve_held += c->serve_cap;
-        w->move[k] = 0;
     }
+    packs(w);
+    for (int k = 0; k < w->nnodes; k++)
+        w->move[k] = 0;
     w->decisions++;
     if (w->dec->decide(w->dec->ctx, &v, w->move, err) < 0)
         return -1;
-    for (int k = 0; k < w->nnodes; k++) {
-        if (!w->move[k])
-            continue;
-        if (w->nd[k].moving)
-            return err_run(err, "policy moved node %d while it was being handed over", k);
-        if (w->nd[k].home == COLO_TRAINING)
-            return err_run(err, "policy moved node %d, one of training's own: only serving's "
-                           "nodes are lent and reclaimed", k);
-    }
+    struct errbuf why;
+    err_clear(&why);
+    if (colo_check_moves(&v, w->move, &why) < 0)
+        return err_run(err, "broker at t=%.3f s: %s", sim_to_sec(now), why.msg);
     for (int k = 0; k < w->nnodes; k++)
         if (w->move[k] && move_node(w, k, err) < 0)
             return -1;
@@ -428,6 +453,8 @@ static void destroy(void *world)
     free(w->nd);
     free(w->vn);
     free(w->move);
+    free(w->sunit);
+    free(w->sup);
     free(w);
 }
 
@@ -491,6 +518,12 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
     int nst = cluster_types(scl, &stypes);
     for (int i = 0; i < nst; i++)
         w->serve_slot[i] = cluster_type_slot(env->cl, stypes[i]);
+    w->sunit = calloc((size_t)cluster_ngpus(scl) + 1, sizeof *w->sunit);
+    w->sup = calloc((size_t)cluster_ngpus(scl) + 1, sizeof *w->sup);
+    if (w->sunit == NULL || w->sup == NULL) {
+        destroy(w);
+        return err_run(err, "out of memory");
+    }
     *out = w;
     return 0;
 }

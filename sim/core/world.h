@@ -233,12 +233,18 @@ struct world_ops {
      * returns 1) sets where released goes.  take_cost (NULL: nothing): what taking the GPUs
      * now would cost the world (training: the GPU-seconds of restore its jobs pay);
      * capacity (NULL: none): what they give it when full (serving: tokens/s of its
-     * instances on them). */
+     * instances on them).  ties (NULL: nothing ties GPUs, all work runs): by GPU id of its
+     * cluster, unit[g] the smallest GPU id that work on g is bound to, directly or through
+     * other work (serving: the GPUs of an instance, and of instances sharing one, are one
+     * unit: taking any GPU of it stops all of its work), and up[g] 0 when work placed on g
+     * does not run now (serving: an instance loading its weights, draining or down), 1
+     * otherwise. */
     void   (*tenancy)(void *world, const struct world_tenancy *t);
     int    (*take)(void *world, const int *gpus, int n, int64_t *affected, struct errbuf *err);
     int    (*give)(void *world, const int *gpus, int n, struct errbuf *err);
     double (*take_cost)(void *world, const int *gpus, int n);
     double (*capacity)(void *world, const int *gpus, int n);
+    void   (*ties)(void *world, int *unit /* out */, unsigned char *up /* out */);
     void   (*load)(void *world, struct world_load *out);
 };
 

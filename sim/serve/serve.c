@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/forest.h"
 #include "../base/grow.h"
 #include "../core/engine.h"
 #include "../core/timeline.h"
@@ -1671,6 +1672,22 @@ double serve_capacity(const serve *w, const int *gpus, int n)
         cap += w->in[i].load->speed * in / c;
     }
     return cap;
+}
+
+void serve_ties(const serve *w, int *unit, unsigned char *up)
+{
+    int ng = cluster_ngpus(w->cl);
+    forest_init(unit, ng);
+    for (int g = 0; g < ng; g++)
+        up[g] = 1;
+    for (int i = 0; i < w->ninst; i++) {
+        int ids[INST_MAX_GPUS], c = inst_gpus(w, i, ids);
+        for (int q = 1; q < c; q++)
+            forest_join(unit, ids[0], ids[q]);
+        for (int q = 0; q < c && w->in[i].state != I_UP; q++)
+            up[ids[q]] = 0;
+    }
+    forest_flatten(unit, ng);
 }
 
 void serve_type_speed(const serve *w, double *per_gpu)

@@ -131,10 +131,14 @@ void   serve_set_tenancy(serve *w, const struct serve_tenancy *t);
  * already, at once).  serve_give clears them and loads every instance down that no taken GPU
  * touches any more.  *drained: the instances it drained.  serve_capacity: tokens/s when full
  * of the instances on the GPUs (each instance's share by its GPUs among them);
- * serve_type_speed: by type slot, tokens/s per GPU of the instances there (0: none). */
+ * serve_type_speed: by type slot, tokens/s per GPU of the instances there (0: none).
+ * serve_ties: by GPU id, unit[g] the smallest GPU id g shares an instance with, directly or
+ * through other instances (its own id on no instance), and up[g] 0 when an instance on g is
+ * not up (world_ops.ties). */
 int    serve_take(serve *w, const int *gpus, int n, int64_t *drained, struct errbuf *err);
 int    serve_give(serve *w, const int *gpus, int n, struct errbuf *err);
 double serve_capacity(const serve *w, const int *gpus, int n);
+void   serve_ties(const serve *w, int *unit /* out */, unsigned char *up /* out */);
 void   serve_type_speed(const serve *w, double *per_gpu /* out, CLUSTER_MAX_TYPES */);
 int    serve_drain(serve *w, int inst, struct errbuf *err);
 int    serve_load(serve *w, int inst, struct errbuf *err);

@@ -449,6 +449,12 @@ static double capacity(void *world, const int *gpus, int n)
     return serve_capacity(w->s, gpus, n);
 }
 
+static void ties(void *world, int *unit, unsigned char *up)
+{
+    struct world *w = world;
+    serve_ties(w->s, unit, up);
+}
+
 static void load(void *world, struct world_load *out)
 {
     struct world *w = world;
@@ -481,5 +487,6 @@ const struct world_ops serve_world = {
     .take = take,
     .give = give,
     .capacity = capacity,
+    .ties = ties,
     .load = load,
 };
