@@ -16,7 +16,7 @@
 . "$(dirname "$0")/common.sh"
 
 quick_sets="--set sim.until_s=7200 --set tenants.serving.workload.requests=1000 --set tenants.training.workload.jobs=40"
-cols=training_jct_mean,training_queue_delay_mean,training_jobs_done,serving_ttft_p99,serving_slo_attainment,gpu_hours_loaned,loans,reclaims,reclaim_preemptions
+cols=training_jct_mean,training_queue_delay_mean,training_jobs_done,serving_ttft_p99,serving_slo_attainment,util_total,serving_util_total,training_gpu_hours,gpu_hours_loaned,loans,reclaims,reclaim_preemptions
 
 repro_run colocate colocate_day tenants.serving.workload.rate_per_s training_jct_mean,training_queue_delay_mean,serving_ttft_p99
 repro_reports "$cols" static loan
@@ -27,6 +27,10 @@ claim "training JCT vs static (paper: 1/1.48=0.68)" loan static training_jct_mea
 claim "training jobs done in the day vs static" loan static training_jobs_done
 claim "serving P99 TTFT vs static (the cost)" loan static serving_ttft_p99
 claim "serving SLO attainment vs static" loan static serving_slo_attainment
+claim "training GPU-hours vs static (paper: usage 1.25)" loan static training_gpu_hours
+claim "serving's busy GPU-seconds vs static" loan static serving_util_total
+claim_value "cluster util_total (busy GPU-s): static" static util_total
+claim_value "  ... loan" loan util_total
 claim_value "GPU-hours lent to training (of serving's 576)" loan gpu_hours_loaned
 claim_value "reclaims" loan reclaims
 claim_value "training jobs preempted by reclaims" loan reclaim_preemptions
