@@ -419,6 +419,7 @@ static const struct metric_rule {
     { "gpu_hours", EXACT, "GPU time", "GPU-h", 0 },
     { "cost_usd", EXACT, "cost", "USD", 0 },
     { "preemptions", EXACT, "preemptions", "count", 0 },
+    { "drain_moves", EXACT, "requests moved off drained instances", "count", 0 },
     { "migrations", EXACT, "migrations", "count", 0 },
     { "util_total", EXACT, "GPU utilization, all types", "fraction", 1 },
     { "gavel_utilization", EXACT, "utilization (Gavel's definition)", "fraction", 1 },

@@ -576,3 +576,40 @@ Test(colocate, brokers_keep_spanning_instances_whole, .timeout = 120)
         free(db);
     }
 }
+
+/* serving's `sim.drain`: a loan under "migrate" moves the decoding requests of the instances
+ * it drains to others with their KV, so the nodes reach training sooner than under "finish"
+ * (where the instances finish what they admitted), and no request is lost either way. */
+Test(colocate, a_migrating_drain_hands_nodes_over_sooner, .timeout = 120)
+{
+    static const char *const modes[] = { "finish", "migrate" };
+    double handover[2], moved[2];
+    for (int m = 0; m < 2; m++) {
+        char *db = th_write("colo_drain.db", "");
+        remove(db);
+        char drain[64];
+        snprintf(drain, sizeof drain, "tenants.serving.sim.drain=%s", modes[m]);
+        const char *args[] = { "run", "colocate_day", "--db", db, "-q", "--policy", "loan",
+                               "--set", drain, "--set", "sim.until_s=14400",
+                               "--set", "tenants.serving.workload.requests=30000",
+                               "--set", "tenants.training.workload.jobs=80",
+                               "--set", "sim.timeline=true", NULL };
+        struct th_out o = th_hetsim(args);
+        cr_assert_eq(o.status, 0, "%s: %s", modes[m], o.err);
+        th_out_free(&o);
+        /* GPU-seconds of serving's nodes between a loan and training holding them */
+        handover[m] = th_db_value(db, "SELECT sum(end_s - start_s) FROM timeline "
+                                      "WHERE entity = 0 AND state = 'restoring'");
+        moved[m] = metric(db, 1, "serving_drain_moves");
+        cr_assert_gt(metric(db, 1, "loans"), 0, "%s", modes[m]);
+        cr_assert_eq(metric(db, 1, "serving_requests_unfinished") +
+                         metric(db, 1, "serving_requests_done") +
+                         metric(db, 1, "serving_requests_dropped"),
+                     metric(db, 1, "serving_requests_total"), "%s", modes[m]);
+        free(db);
+    }
+    cr_assert_eq(moved[0], 0);
+    cr_assert_gt(moved[1], 0);
+    cr_assert_lt(handover[1], handover[0] / 4, "handover %g GPU-s migrating, %g finishing",
+                 handover[1], handover[0]);
+}

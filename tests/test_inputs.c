@@ -1390,6 +1390,8 @@ static const struct row rows[] = {
       "llama-2-7b (4096 tokens" },
     { "serve_prompt_truncated_ok", AZFILE(S_MORE("\"sim\": { \"overlong\": \"truncate\" }"),
                                           AZ_OK AZ("18:17:05", "5000", "10")), { RUN }, 0, NULL, 1 },
+    { "serve_drain_unknown", AZFILE(S_MORE("\"sim\": { \"drain\": \"move\" }"), AZ_OK),
+      { RUN }, 2, AT("e.json", 8) "sim.drain: 'move' is not one of: finish, migrate" },
     { "serve_weights_do_not_fit", AZFILE(SEXPF("\"llama-2-70b\"", S_AZ, S_POL, ""), AZ_OK),
       { RUN }, 2, AT("e.json", 7) "policies[0]: policy 'highend_only' finds no deployment: "
       "llama-2-70b (138 GB of fp16 weights) fits no group or pipeline of the A100-80GB GPUs" },

@@ -972,11 +972,13 @@ static int make_room(serve *w, int i, int32_t s, int64_t tokens, int32_t *next, 
 }
 
 /* Form and start one batch on instance i if it can take one.  Returns 1 if launched. */
+static int moves_off(const serve *w, int i);
+
 static int try_launch(serve *w, int i, struct errbuf *err)
 {
     struct inst *in = &w->in[i];
     simtime now = engine_now(w->eng);
-    if (in->inflight >= in->S || in->stage_free[0] > now)
+    if (in->inflight >= in->S || in->stage_free[0] > now || moves_off(w, i))
         return 0;
     int slot = 0;
     while (in->b[slot].busy)
@@ -1193,6 +1195,7 @@ static void credit_busy(serve *w, const struct inst *in, const struct batch *b)
 }
 
 static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *err);
+static int evacuate(serve *w, int i, struct errbuf *err);
 
 static int batch_done(serve *w, int i, int slot, struct errbuf *err)
 {
@@ -1241,8 +1244,11 @@ static int batch_done(serve *w, int i, int slot, struct errbuf *err)
         }
     }
     mark_dirty(w, i);
-    return 0;
+    return evacuate(w, i, err);         /* a draining instance's requests move on */
 }
+
+static int send_kv(serve *w, int32_t s, int from, int32_t to, double compute_s,
+                   struct errbuf *err);
 
 /* A prefilled request of a prefill-only instance: its KV (prompt tokens, every layer and
  * head) moves to the decode instance its policy routes it to, each GPU's shard over the
@@ -1257,6 +1263,23 @@ static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *
     int32_t to;
     if (route(w, s, SERVE_DECODE, r->inst, &to, err) < 0)
         return -1;
+    int from = r->inst;
+    kv_release(w, src, r);
+    list_remove(w, &src->run_head, &src->run_tail, s);
+    src->nrun--;
+    mark_dirty(w, from);
+    return send_kv(w, s, from, to, compute_s, err);
+}
+
+/* Request s's KV (its filled tokens) from instance `from`'s last stage to instance to's
+ * first, streamed during the last compute_s seconds of its computing there (0: it starts
+ * now); s is on neither instance's lists meanwhile.  Its link ports are booked; it arrives
+ * (EV_XFER) when the last of them is done. */
+static int send_kv(serve *w, int32_t s, int from, int32_t to, double compute_s,
+                   struct errbuf *err)
+{
+    struct req *r = &w->r[s];
+    struct inst *src = &w->in[from];
     const struct serve_stage *a = &src->spec->stages[src->S - 1];
     const struct serve_stage *b = &w->in[to].spec->stages[0];
     double bytes = (double)r->filled * llm_kv_bytes(w->arch, w->arch->layers, 1);
@@ -1274,10 +1297,6 @@ static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *
     if (reserve(w, p, n, ready, now - sim_from_sec_ceil(compute_s), &end, err) < 0)
         return -1;
     w->tot.kv_moved_bytes += bytes;
-    kv_release(w, src, r);
-    list_remove(w, &src->run_head, &src->run_tail, s);
-    src->nrun--;
-    mark_dirty(w, r->inst);
     r->inst = to;
     r->state = R_XFER;
     if (tl_next(w, r, TL_MIGRATE, TL_RESTORING, to, TL_MIGRATE, err) < 0)
@@ -1291,12 +1310,14 @@ static int start_transfer(serve *w, int32_t s, double compute_s, struct errbuf *
 static int xfer_done(serve *w, int32_t s, struct errbuf *err)
 {
     struct req *r = &w->r[s];
+    int i = r->inst;
     r->kv_ready = 1;
-    if (enqueue(w, s, r->inst, err) < 0)
+    if (enqueue(w, s, i, err) < 0)
         return -1;
-    /* not dropped: it waits on its decode instance */
-    return r->state == R_WAITING ? tl_next(w, r, TL_RESTORED, TL_QUEUED, -1, TL_MIGRATE, err)
-                                 : 0;
+    /* not dropped: it waits on its decode instance (or moves on, if that one drains) */
+    if (r->state == R_WAITING && tl_next(w, r, TL_RESTORED, TL_QUEUED, -1, TL_MIGRATE, err) < 0)
+        return -1;
+    return w->in[i].state == I_DRAINING ? evacuate(w, i, err) : 0;
 }
 
 /* ---------------------------------------------------------------- arrivals */
@@ -1526,6 +1547,62 @@ static int reroute_waiting(serve *w, int i, struct errbuf *err)
     return 0;
 }
 
+/* Whether draining instance i moves its requests off (serve_config.drain) rather than
+ * finishing them. */
+static int moves_off(const serve *w, int i)
+{
+    return w->cfg.drain == SERVE_DRAIN_MIGRATE && w->in[i].state == I_DRAINING &&
+           !w->in[i].hetis;
+}
+
+/* Draining instance i, moving its requests off (SERVE_DRAIN_MIGRATE): every admitted request
+ * not in a batch in flight leaves now, a decoding one with its KV to an instance that is up
+ * (of its role: a decode instance's to a decode instance, else to one that takes prompts),
+ * one still in its prompt preempted (its KV released, to start over); then every waiting
+ * request leaves, with its KV if it came with it.  Requests in flight leave when their batch
+ * ends (batch_done calls this again). */
+static int evacuate(serve *w, int i, struct errbuf *err)
+{
+    if (!moves_off(w, i))
+        return 0;
+    struct inst *in = &w->in[i];
+    int want = in->spec->role == SERVE_DECODE ? SERVE_DECODE : SERVE_PREFILL;
+    for (int32_t s = in->run_head; s >= 0;) {
+        struct req *r = &w->r[s];
+        int32_t next = r->next, to;
+        if (r->batch < 0 && !decoding(r) && preempt(w, s, err) < 0)
+            return -1;
+        if (r->batch < 0 && r->state == R_RUNNING) {
+            if (route(w, s, want, want == SERVE_DECODE ? i : -1, &to, err) < 0)
+                return -1;
+            kv_release(w, in, r);
+            list_remove(w, &in->run_head, &in->run_tail, s);
+            in->nrun--;
+            w->tot.drain_moves++;
+            if (send_kv(w, s, i, to, 0, err) < 0)
+                return -1;
+        }
+        s = next;
+    }
+    for (int32_t s = in->wait_head; s >= 0;) {
+        struct req *r = &w->r[s];
+        int32_t next = r->next, to;
+        if (r->kv_ready) {
+            if (route(w, s, want, want == SERVE_DECODE ? i : -1, &to, err) < 0)
+                return -1;
+            list_remove(w, &in->wait_head, &in->wait_tail, s);
+            in->nwait--;
+            r->kv_ready = 0;
+            w->tot.drain_moves++;
+            if (send_kv(w, s, i, to, 0, err) < 0)
+                return -1;
+        }
+        s = next;
+    }
+    mark_dirty(w, i);
+    return reroute_waiting(w, i, err);
+}
+
 /* The draining instances that hold nothing any more are down: their GPUs go to the broker. */
 static int drains_done(serve *w, struct errbuf *err)
 {
@@ -1579,7 +1656,7 @@ int serve_drain(serve *w, int i, struct errbuf *err)
     in->load->up = 0;
     w->ndraining++;
     w->drains++;
-    if (reroute_waiting(w, i, err) < 0)
+    if (reroute_waiting(w, i, err) < 0 || evacuate(w, i, err) < 0)
         return -1;
     engine_touch(w->eng, w->tag);       /* an idle instance is down at the end of the instant */
     return 0;

@@ -34,6 +34,7 @@
 struct serve_config {
     struct serve_settings set;
     int      overlong;          /* enum serve_overlong */
+    int      drain;             /* enum serve_drain */
     simtime  sample_period;     /* 0: no samples */
     simtime  until;             /* SIM_NEVER: until every request is done */
     uint64_t max_events;        /* 0: none */
@@ -44,6 +45,13 @@ struct serve_config {
  * shortened so that prompt + output fits, the output cut to the context less one token if
  * it alone does not). */
 enum serve_overlong { SERVE_OVERLONG_ERROR, SERVE_OVERLONG_TRUNCATE };
+
+/* What an instance a broker drains does with the requests it admitted: finish them in place
+ * (it takes no new ones), or move them at once: each decoding request's KV crosses to an
+ * instance that is up when its batch in flight ends, a request still in its prompt starts
+ * over there (a recompute preemption).  A Hetis instance (attention on workers) always
+ * finishes in place. */
+enum serve_drain { SERVE_DRAIN_FINISH, SERVE_DRAIN_MIGRATE };
 
 /* A request leaving the world: finished, dropped (it can never fit its instance's KV
  * cache), or still in the system when the run stopped. */
@@ -75,8 +83,10 @@ struct serve_totals {
     uint64_t events, decisions;
     int64_t  reqs_in, reqs_done, reqs_dropped;
     int64_t  preemptions, iterations, rebalances;
+    int64_t  drain_moves;       /* requests moved off draining instances with their KV */
     double   tokens_out;        /* output tokens produced */
-    double   kv_moved_bytes;    /* moved by prefill-to-decode transfers and rebalancing */
+    double   kv_moved_bytes;    /* moved by prefill-to-decode transfers, rebalancing and
+                                   drain moves */
     struct window window;       /* the measurement window used, seconds */
     double   window_tokens, window_done;     /* output tokens and finished requests in it */
     int      ntypes;            /* GPU types of the cluster (cluster_types order) */

@@ -6,8 +6,10 @@
  * Its fields: "model" (an LLM of the architectures file) and "slo" ({ "ttft_s", "tpot_s" },
  * optional) at the top level; in "sim": max_batch_tokens, max_seqs, block_tokens,
  * chunked_prefill, mem_util (vLLM's scheduler and memory settings), overlong ("error" or
- * "truncate": requests longer than the model's context) and engine (the engine profile whose
- * overheads every iteration and first token pay, default the fit file's first); in "models":
+ * "truncate": requests longer than the model's context), drain ("finish" or "migrate": what
+ * an instance a co-simulation's broker takes does with its requests, serve.h) and engine (the
+ * engine profile whose overheads every iteration and first token pay, default the fit file's
+ * first); in "models":
  * llm (the architectures, default models/data/llms.json) and llm_fit (the latency model's
  * factors and engine profiles, default models/data/llm_fit.json).
  *
@@ -33,13 +35,14 @@ struct config {
     char                  engine[LLM_NAME_MAX];     /* "": the fit file's first */
     struct serve_settings set;
     int                   overlong;
+    int                   drain;        /* enum serve_drain */
     double                slo_ttft, slo_tpot;   /* < 0: none */
 };
 
 static const char *const top_keys[] = { "model", "slo", NULL };
 static const char *const sim_keys[] = { "max_batch_tokens", "max_seqs", "block_tokens",
-                                        "chunked_prefill", "mem_util", "overlong", "engine",
-                                        NULL };
+                                        "chunked_prefill", "mem_util", "overlong", "drain",
+                                        "engine", NULL };
 static const char *const model_keys[] = { "llm", "llm_fit", NULL };
 /* a handful, so that a table fits 100 columns: the rest with --columns or --all */
 static const char *const report_columns[] = { "ttft_p50", "ttft_p99", "tpot_p99",
@@ -99,6 +102,7 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
                        const char *base_dir, struct errbuf *err)
 {
     static const char *const overlongs[] = { "error", "truncate", NULL };
+    static const char *const drains[] = { "finish", "migrate", NULL };
     static const char *const slo_keys[] = { "ttft_s", "tpot_s", "note", NULL };
     struct config *c = calloc(1, sizeof *c);
     if (c == NULL)
@@ -124,6 +128,7 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         jobj_bool(sim, "chunked_prefill", JOPT, &c->set.chunked_prefill, err) < 0 ||
         jobj_num(sim, "mem_util", JOPT, 0.05, 1, &c->set.mem_util, err) < 0 ||
         jobj_enum(sim, "overlong", JOPT, overlongs, &c->overlong, err) < 0 ||
+        jobj_enum(sim, "drain", JOPT, drains, &c->drain, err) < 0 ||
         jobj_str(sim, "engine", JOPT, &engine, err) < 0 ||
         model_file(root, "llm", llm_default_models, base_dir, c->arch_path, err) < 0 ||
         model_file(root, "llm_fit", llm_default_fit, base_dir, c->fit_path, err) < 0 ||
@@ -372,6 +377,10 @@ static int write_summary(struct world *w, const struct serve_totals *t, struct e
         metric(env, "kv_moved_gb", t->kv_moved_bytes / 1e9, err) < 0 ||
         metric(env, "rebalances", (double)t->rebalances, err) < 0)
         return -1;
+    /* a tenant's instances may be drained (a broker takes their GPUs); alone, never */
+    if (w->ten.released != NULL &&
+        metric(env, "drain_moves", (double)t->drain_moves, err) < 0)
+        return -1;
     return 0;
 }
 
@@ -382,6 +391,7 @@ static int attach(void *world, struct engine *e, struct errbuf *err)
     if (w->s != NULL)
         return err_run(err, "serving world attached twice");
     struct serve_config sc = { .set = w->cfg->set, .overlong = w->cfg->overlong,
+                               .drain = w->cfg->drain,
                                .sample_period = env->sim->sample_period,
                                .until = env->sim->until, .max_events = env->sim->max_events,
                                .measure = env->sim->measure };
