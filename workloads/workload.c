@@ -114,6 +114,7 @@ int workload_open(workload **out, const struct jobj *cfg, const struct workload_
     struct reader_common *c = &w->c;
     c->model = env->model;
     c->seed = env->seed;
+    c->base_dir = env->base_dir;
     c->arrival_scale = 1.0;
     c->rebase = 0;
     const char *trace = NULL, *ref = "V100", *note;
