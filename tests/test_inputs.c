@@ -2135,12 +2135,13 @@ static const struct row rows[] = {
     { "colocate_tenant_two_policies",
       { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING_P("[\"highend_only\", \"hetis\"]"),
                           C_TRAINING, "[\"static\"]") } },
-      { RUN }, 2, AT("e.json", 8) "policies: a tenant runs one policy" },
+      { RUN }, 2, "hetsim: " AT("e.json", 8) "tenants.serving.policies: a tenant runs one "
+                              "policy" },
     { "colocate_tenant_policy_of_another_domain",
       { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING_P("[\"fifo\"]"), C_TRAINING,
                           "[\"static\"]") } },
-      { RUN }, 2, "tenant serving: " AT("e.json", 8) "policies[0]: policy 'fifo' is for the "
-                  "training domain; the experiment is serving" },
+      { RUN }, 2, "hetsim: " AT("e.json", 8) "tenants.serving.policies[0]: policy 'fifo' is for "
+                              "the training domain; the experiment is serving" },
     { "colocate_broker_policy_of_another_domain", { { "e.json", C_POL("[\"fifo\"]") } },
       { RUN }, 2, AT("e.json", 11) "policies[0]: policy 'fifo' is for the training domain; the "
                                    "experiment is colocate" },
@@ -2151,6 +2152,64 @@ static const struct row rows[] = {
       { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING,
                           "{ \"workload\": 3, \"policies\": [\"fifo\"] }", "[\"static\"]") } },
       { RUN }, 2, AT("e.json", 9) "tenants.training.workload: " },
+    /* a tenant's fields are named by their path from the top, tenants.<name>.<field>, with no
+     * "tenant <name>:" before it ("hetsim: " then the file); a file of its own keeps it */
+#define C_SWL(wl) "{ \"model\": \"llama-2-7b\", \"workload\": { \"format\": \"llm_synthetic\", " \
+    "\"requests\": 5, \"rate_per_s\": 1" wl " }, \"policies\": [\"highend_only\"], \"sim\": { " \
+    "\"overlong\": \"truncate\" } }"
+#define C_TWL(wl) "{ \"workload\": { \"format\": \"synthetic\", \"jobs\": 3, \"rate_per_hour\": " \
+    "10, \"duration\": { \"dist\": \"lognormal\", \"median_s\": "                        \
+    "600, \"sigma\": 1 }, \"job_types\": { \"" R50 "\": 1 }" wl " }, \"policies\": [\"fifo\"] }"
+#define C_TEN(serving, training) \
+    { { "e.json", CEXPF(C_GROUPS, C_BROKER, serving, training, "[\"static\"]") } }
+    { "colocate_tenant_day_hourly_negative",
+      C_TEN(C_SWL(", \"day\": { \"hourly\": [1, -1] }"), C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.day.hourly[1]: a rate is a number "
+                                 ">= 0" },
+    { "colocate_tenant_cv_poisson", C_TEN(C_SWL(", \"cv\": 3"), C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.cv: only gamma arrivals have" },
+    { "colocate_tenant_prompt_max_below_min",
+      C_TEN(C_SWL(", \"prompt\": { \"min\": 100, \"max\": 10 }"), C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.prompt.max: 10 is below min (100)" },
+    { "colocate_tenant_rates_file_missing",
+      C_TEN(C_SWL(", \"day\": { \"rates_file\": \"nope.csv\" }"), C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.day.rates_file: file 'nope.csv' not "
+                                 "found" },
+    { "colocate_tenant_rates_file_bad_row",
+      { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SWL(", \"day\": { \"rates_file\": \"d.csv\" }"),
+                          C_TRAINING, "[\"static\"]") },
+        { "d.csv", "hour,rate\n0,1\n30,2\n" } }, { RUN }, 2,
+      "hetsim: tenant serving: " AT("d.csv", 3) "hour: 30 is not an hour of the day" },
+    { "colocate_tenant_engine_unknown",
+      C_TEN("{ \"model\": \"llama-2-7b\", \"workload\": { \"format\": \"llm_synthetic\", "
+            "\"requests\": 5, \"rate_per_s\": 1 }, \"policies\": [\"highend_only\"], \"sim\": { "
+            "\"engine\": \"vllm\" } }", C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.sim.engine: no engine profile 'vllm'" },
+    { "colocate_tenant_model_unknown",
+      C_TEN("{ \"model\": \"llama-9\", \"workload\": { \"format\": \"llm_synthetic\", "
+            "\"requests\": 5, \"rate_per_s\": 1 }, \"policies\": [\"highend_only\"] }",
+            C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.model: unknown model 'llama-9'" },
+    { "colocate_tenant_overlong_prompt",
+      C_TEN("{ \"model\": \"llama-2-7b\", \"workload\": { \"format\": \"llm_synthetic\", "
+            "\"requests\": 5, \"rate_per_s\": 1, \"prompt\": { \"min\": 7000, \"max\": 7000 } }, "
+            "\"policies\": [\"highend_only\"] }", C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.prompt: 7000 prompt + " },
+    { "colocate_tenant_min_workers_above_max",
+      C_TEN(C_SERVING, C_TWL(", \"min_workers\": 4, \"max_workers\": 2")), { RUN }, 2,
+      "hetsim: " AT("e.json", 9) "tenants.training.workload.min_workers: 4 is more than "
+                                 "max_workers 2" },
+    { "colocate_tenant_reference_gpu_unknown",
+      C_TEN(C_SERVING, C_TWL(", \"reference_gpu\": \"V99\"")), { RUN }, 2,
+      "hetsim: " AT("e.json", 9) "tenants.training.workload.reference_gpu: unknown GPU type "
+                                 "'V99'" },
+    { "colocate_tenant_job_too_wide",
+      C_TEN(C_SERVING, C_TWL(", \"workers\": { \"64\": 1 }")), { RUN }, 2,
+      "hetsim: " AT("e.json", 9) "tenants.training.workload.workers.64: job 0 asks for 64 GPUs; "
+                                 "no GPU type of cluster" },
+#undef C_TEN
+#undef C_TWL
+#undef C_SWL
 };
 #pragma GCC diagnostic pop
 

@@ -63,8 +63,9 @@ struct lst {
     struct lendist prompt, output;
     gsl_rng       *r_arr, *r_prompt, *r_out;
     char           cls[64];
-    const char    *origin;      /* the experiment file and the line of the workload, for */
-    long           line;        /* errors about a drawn request */
+    const char    *origin;      /* the experiment file, the line of the workload and its */
+    long           line;        /* prompt's field, for errors about a drawn request */
+    char           prompt_field[JOBJ_FIELD_MAX];
 };
 
 static void lst_close(void *p)
@@ -116,7 +117,7 @@ static int lst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
                                   .prompt = draw(s->r_prompt, &s->prompt),
                                   .output = draw(s->r_out, &s->output), .cls = s->cls,
                                   .origin = s->origin, .line = s->line,
-                                  .prompt_field = "workload.prompt" };
+                                  .prompt_field = s->prompt_field };
     s->made++;
     return 1;
 }
@@ -138,12 +139,9 @@ static int read_len(const struct jobj *cfg, const char *key, struct lendist *d,
         jobj_num(&o, "max", JOPT, 1, 1e7, &d->hi, err) < 0 ||
         jobj_str(&o, "note", JOPT, &note, err) < 0)
         return -1;
-    if (d->hi < d->lo) {
-        char p[64];
-        snprintf(p, sizeof p, "workload.%s.max", key);
-        return jsonf_error(o.doc, cJSON_GetObjectItemCaseSensitive(o.node, "max"), p, err,
-                           "%g is below min (%g)", d->hi, d->lo);
-    }
+    if (d->hi < d->lo)
+        return jsonf_error(o.doc, cJSON_GetObjectItemCaseSensitive(o.node, "max"),
+                           JOBJ_FIELD(&o, "max"), err, "%g is below min (%g)", d->hi, d->lo);
     d->lo = ceil(d->lo);
     d->hi = floor(d->hi);
     return 0;
@@ -159,7 +157,6 @@ static int read_day(const struct jobj *cfg, int gamma, const char *base_dir, str
     const char *note, *file = NULL;
     double ratio = 2, peak_h = 14, start_h = 0;
     const cJSON *hourly = NULL;
-    char f[256];
     if (jobj_obj(&o, cfg, "day", JOPT, err) < 0)
         return -1;
     if (o.node == NULL)
@@ -191,7 +188,7 @@ static int read_day(const struct jobj *cfg, int gamma, const char *base_dir, str
     if (file != NULL) {
         char path[PATH_MAX_LEN];
         if (path_resolve(path, sizeof path, base_dir, file) < 0)
-            return jsonf_error(o.doc, given[2], jobj_field(&o, "rates_file", f, sizeof f), err,
+            return jsonf_error(o.doc, given[2], JOBJ_FIELD(&o, "rates_file"), err,
                                "file '%s' not found (looked next to the experiment, in the "
                                "current directory and under %s)", file, path_data_root());
         return dayrate_read(&d->f, path, err);
@@ -202,14 +199,14 @@ static int read_day(const struct jobj *cfg, int gamma, const char *base_dir, str
     }
     int n = cJSON_GetArraySize(hourly), i = 0;
     if (n < 1 || n > DAYRATE_MAX_STEPS)
-        return jsonf_error(o.doc, hourly, jobj_field(&o, "hourly", f, sizeof f), err,
+        return jsonf_error(o.doc, hourly, JOBJ_FIELD(&o, "hourly"), err,
                            "1 to %d rates over the day", DAYRATE_MAX_STEPS);
     double hour[DAYRATE_MAX_STEPS], rate[DAYRATE_MAX_STEPS];
     for (const cJSON *e = hourly->child; e != NULL; e = e->next, i++) {
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
             char rel[32];
             snprintf(rel, sizeof rel, "hourly[%d]", i);
-            return jsonf_error(o.doc, e, jobj_field(&o, rel, f, sizeof f), err,
+            return jsonf_error(o.doc, e, JOBJ_FIELD(&o, rel), err,
                                "a rate is a number >= 0");
         }
         hour[i] = 24.0 * i / n;
@@ -217,7 +214,7 @@ static int read_day(const struct jobj *cfg, int gamma, const char *base_dir, str
     }
     int rc = dayrate_steps(&d->f, hour, rate, n);
     if (rc < 0)
-        return jsonf_error(o.doc, hourly, jobj_field(&o, "hourly", f, sizeof f), err, "%s",
+        return jsonf_error(o.doc, hourly, JOBJ_FIELD(&o, "hourly"), err, "%s",
                            rc == -1 ? "the rates are all 0: no request would ever arrive"
                                     : "the rates cannot be scaled to mean 1 (too large or too "
                                       "small to hold in a double)");
@@ -252,16 +249,18 @@ static int lst_open(struct reader *r, struct reader_common *c, const struct jobj
     if (!s->gamma && cJSON_GetObjectItemCaseSensitive(cfg->node, "cv") != NULL) {
         free(s);
         return jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "cv"),
-                           "workload.cv", err, "only gamma arrivals have a coefficient of "
+                           JOBJ_FIELD(cfg, "cv"), err, "only gamma arrivals have a coefficient of "
                            "variation (\"arrivals\": \"gamma\")");
     }
     if (reader_blank(cls) || strlen(cls) >= sizeof s->cls) {
         free(s);
         return jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "class"),
-                           "workload.class", err, "a class is a name of 1 to 63 characters");
+                           JOBJ_FIELD(cfg, "class"), err,
+                           "a class is a name of 1 to 63 characters");
     }
     snprintf(s->cls, sizeof s->cls, "%s", cls);
     jsonf_where(cfg->doc, cfg->node, &s->origin, &s->line);
+    jobj_field(cfg, "prompt", s->prompt_field, sizeof s->prompt_field);
     s->mean_gap = 1 / rate;
     s->r_arr = rng_stream(c->seed, "arrivals");
     s->r_prompt = rng_stream(c->seed, "prompt_tokens");
