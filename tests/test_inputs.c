@@ -304,6 +304,20 @@ static const char *long_vc_philly(void)
     return NULL;
 }
 
+/* a day's rate series of 1,441 rows, one more than its reader takes */
+static const char *many_rows_dayrate(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/d.csv", th_tmpdir());
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs("hour,rate\n", f);
+    for (int i = 0; i < 1441; i++)
+        fprintf(f, "%.9f,1\n", 24.0 * i / 1441);
+    fclose(f);
+    return NULL;
+}
+
 static const char nul_hetsim_text[] = HDR JOB("0", "1", "100") "5,Res\0Net,1,100\n";
 static const char nul_gavel_text[] = G7("100", "0", "1") R50 "\tc\0md\t-step\t1\t100\t5\t1\n";
 static const char nul_philly_text[] = PHDR PJ(TS, "60", "1", "60") TS ",6\0" "0,1,60,vc1\n";
@@ -1489,11 +1503,74 @@ static const struct row rows[] = {
     { "serve_day_hourly_empty", DAYS("{ \"hourly\": [] }"), { RUN }, 2,
       AT("e.json", 6) "workload.day.hourly: 1 to 1440 rates" },
     { "serve_day_sine_and_hourly", DAYS("{ \"peak_to_trough\": 2, \"hourly\": [1] }"),
-      { RUN }, 2, AT("e.json", 6) "workload.day: give the sine's peak_to_trough and peak_hour, "
-                                  "or hourly rates, not both" },
+      { RUN }, 2, AT("e.json", 6) "workload.day: give one shape: the sine's peak_to_trough and "
+                                  "peak_hour, hourly rates or a rates_file (peak_to_trough and "
+                                  "hourly are both given)" },
     { "serve_day_gamma", SYNL("\"requests\": 20, \"rate_per_s\": 5, \"arrivals\": \"gamma\", "
                               "\"day\": {}"), { RUN }, 2,
       AT("e.json", 6) "workload.day: a day's envelope shapes Poisson arrivals" },
+    /* its rate series (workload.day.rates_file): the file d.csv */
+#define DAYF(text) { { "e.json", DAYS_J("{ \"rates_file\": \"d.csv\" }") }, { "d.csv", text } }
+#define DAYS_J(x) S_WL("{ \"format\": \"llm_synthetic\", \"requests\": 20, \"rate_per_s\": " \
+                       "5, \"prompt\": { \"max\": 3000 }, \"day\": " x " }")
+    { "serve_day_rates_file_ok", DAYF("# a day in four steps\nhour,rate\n0,1\n6.5,3\n\n"
+                                      "18,0.5\r\n23.75,0\n"), { RUN }, 0, NULL, 1 },
+    { "serve_day_rates_file_columns_swapped", DAYF("rate,hour\n2,0\n1,12\n"), { RUN }, 0,
+      NULL, 1 },
+    { "serve_day_rates_file_not_found",
+      { { "e.json", DAYS_J("{ \"rates_file\": \"nope.csv\" }") } }, { RUN }, 2,
+      AT("e.json", 6) "workload.day.rates_file: file 'nope.csv' not found" },
+    { "serve_day_rates_file_not_string", { { "e.json", DAYS_J("{ \"rates_file\": 3 }") } },
+      { RUN }, 2, AT("e.json", 6) "workload.day.rates_file: must be a string" },
+    { "serve_day_rates_file_and_hourly",
+      { { "e.json", DAYS_J("{ \"hourly\": [1], \"rates_file\": \"d.csv\" }") },
+        { "d.csv", "hour,rate\n0,1\n" } },
+      { RUN }, 2, AT("e.json", 6) "workload.day: give one shape: the sine's peak_to_trough and "
+                                  "peak_hour, hourly rates or a rates_file (hourly and "
+                                  "rates_file are both given)" },
+    { "serve_day_rates_file_and_peak_hour",
+      { { "e.json", DAYS_J("{ \"peak_hour\": 9, \"rates_file\": \"d.csv\" }") },
+        { "d.csv", "hour,rate\n0,1\n" } },
+      { RUN }, 2, AT("e.json", 6) "workload.day: give one shape*(peak_hour and rates_file are "
+                                  "both given)" },
+    { "serve_day_rates_file_empty", DAYF(""), { RUN }, 2,
+      "%d/d.csv: empty file: expected a header line (hour,rate)" },
+    { "serve_day_rates_file_bad_header", DAYF("hours,rate\n0,1\n"), { RUN }, 2,
+      AT("d.csv", 1) "hours: unknown column (did you mean 'hour'?) (the columns are hour, "
+      "rate)" },
+    { "serve_day_rates_file_no_rate_column", DAYF("hour\n0\n"), { RUN }, 2,
+      AT("d.csv", 1) "rate: required column is missing" },
+    { "serve_day_rates_file_no_rows", DAYF("hour,rate\n# nothing yet\n"), { RUN }, 2,
+      "%d/d.csv: empty trace: no rates after the header" },
+    { "serve_day_rates_file_short_row", DAYF("hour,rate\n0,1\n6\n"), { RUN }, 2,
+      AT("d.csv", 3) "expected 2 fields, found 1" },
+    { "serve_day_rates_file_hour_not_number", DAYF("hour,rate\n0,1\nnoon,2\n"), { RUN }, 2,
+      AT("d.csv", 3) "hour: 'noon' is not a number" },
+    { "serve_day_rates_file_rate_not_number", DAYF("hour,rate\n0,lots\n"), { RUN }, 2,
+      AT("d.csv", 2) "rate: 'lots' is not a rate >= 0" },
+    { "serve_day_rates_file_rate_negative", DAYF("hour,rate\n0,1\n5,-2\n"), { RUN }, 2,
+      AT("d.csv", 3) "rate: '-2' is not a rate >= 0" },
+    { "serve_day_rates_file_rate_nan", DAYF("hour,rate\n0,nan\n"), { RUN }, 2,
+      AT("d.csv", 2) "rate: 'nan' is not a rate >= 0" },
+    { "serve_day_rates_file_hours_repeat", DAYF("hour,rate\n0,1\n6,2\n6,3\n"), { RUN }, 2,
+      AT("d.csv", 4) "hour: 6 is not after the row before's (6): hours must increase" },
+    { "serve_day_rates_file_hours_decrease", DAYF("hour,rate\n12,1\n3,2\n"), { RUN }, 2,
+      AT("d.csv", 3) "hour: 3 is not after the row before's (12): hours must increase" },
+    { "serve_day_rates_file_hour_24", DAYF("hour,rate\n0,1\n24,2\n"), { RUN }, 2,
+      AT("d.csv", 3) "hour: 24 is not an hour of the day in [0, 24)" },
+    { "serve_day_rates_file_hour_negative", DAYF("hour,rate\n-1,1\n"), { RUN }, 2,
+      AT("d.csv", 2) "hour: -1 is not an hour of the day in [0, 24)" },
+    { "serve_day_rates_file_all_zero", DAYF("hour,rate\n0,0\n12,0\n"), { RUN }, 2,
+      "%d/d.csv: rate: the rates are all 0: no request would ever arrive" },
+    { "serve_day_rates_file_overflow", DAYF("hour,rate\n0,1e308\n1,1e308\n"), { RUN }, 2,
+      "%d/d.csv: rate: the rates cannot be scaled to mean 1" },
+    { "serve_day_rates_file_too_many_rows", DAYF(""), { RUN }, 2,
+      AT("d.csv", 1442) "more than 1440 rows (at most one a minute)",
+      .setup = many_rows_dayrate },
+    { "serve_day_hourly_overflow", DAYS("{ \"hourly\": [1e308, 1e308] }"), { RUN }, 2,
+      AT("e.json", 6) "workload.day.hourly: the rates cannot be scaled to mean 1" },
+#undef DAYF
+#undef DAYS_J
 #undef DAYS
     /* the engine profile (sim.engine) and the factors file's engines, calibrations, links */
     { "serve_engine_ok", AZFILE(S_MORE("\"sim\": { \"engine\": \"lmdeploy\" }"), AZ_OK),
@@ -2060,12 +2137,13 @@ static const struct row rows[] = {
     { "colocate_tenant_two_policies",
       { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING_P("[\"highend_only\", \"hetis\"]"),
                           C_TRAINING, "[\"static\"]") } },
-      { RUN }, 2, AT("e.json", 8) "policies: a tenant runs one policy" },
+      { RUN }, 2, "hetsim: " AT("e.json", 8) "tenants.serving.policies: a tenant runs one "
+                              "policy" },
     { "colocate_tenant_policy_of_another_domain",
       { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING_P("[\"fifo\"]"), C_TRAINING,
                           "[\"static\"]") } },
-      { RUN }, 2, "tenant serving: " AT("e.json", 8) "policies[0]: policy 'fifo' is for the "
-                  "training domain; the experiment is serving" },
+      { RUN }, 2, "hetsim: " AT("e.json", 8) "tenants.serving.policies[0]: policy 'fifo' is for "
+                              "the training domain; the experiment is serving" },
     { "colocate_broker_policy_of_another_domain", { { "e.json", C_POL("[\"fifo\"]") } },
       { RUN }, 2, AT("e.json", 11) "policies[0]: policy 'fifo' is for the training domain; the "
                                    "experiment is colocate" },
@@ -2076,6 +2154,64 @@ static const struct row rows[] = {
       { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING,
                           "{ \"workload\": 3, \"policies\": [\"fifo\"] }", "[\"static\"]") } },
       { RUN }, 2, AT("e.json", 9) "tenants.training.workload: " },
+    /* a tenant's fields are named by their path from the top, tenants.<name>.<field>, with no
+     * "tenant <name>:" before it ("hetsim: " then the file); a file of its own keeps it */
+#define C_SWL(wl) "{ \"model\": \"llama-2-7b\", \"workload\": { \"format\": \"llm_synthetic\", " \
+    "\"requests\": 5, \"rate_per_s\": 1" wl " }, \"policies\": [\"highend_only\"], \"sim\": { " \
+    "\"overlong\": \"truncate\" } }"
+#define C_TWL(wl) "{ \"workload\": { \"format\": \"synthetic\", \"jobs\": 3, \"rate_per_hour\": " \
+    "10, \"duration\": { \"dist\": \"lognormal\", \"median_s\": "                        \
+    "600, \"sigma\": 1 }, \"job_types\": { \"" R50 "\": 1 }" wl " }, \"policies\": [\"fifo\"] }"
+#define C_TEN(serving, training) \
+    { { "e.json", CEXPF(C_GROUPS, C_BROKER, serving, training, "[\"static\"]") } }
+    { "colocate_tenant_day_hourly_negative",
+      C_TEN(C_SWL(", \"day\": { \"hourly\": [1, -1] }"), C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.day.hourly[1]: a rate is a number "
+                                 ">= 0" },
+    { "colocate_tenant_cv_poisson", C_TEN(C_SWL(", \"cv\": 3"), C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.cv: only gamma arrivals have" },
+    { "colocate_tenant_prompt_max_below_min",
+      C_TEN(C_SWL(", \"prompt\": { \"min\": 100, \"max\": 10 }"), C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.prompt.max: 10 is below min (100)" },
+    { "colocate_tenant_rates_file_missing",
+      C_TEN(C_SWL(", \"day\": { \"rates_file\": \"nope.csv\" }"), C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.day.rates_file: file 'nope.csv' not "
+                                 "found" },
+    { "colocate_tenant_rates_file_bad_row",
+      { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SWL(", \"day\": { \"rates_file\": \"d.csv\" }"),
+                          C_TRAINING, "[\"static\"]") },
+        { "d.csv", "hour,rate\n0,1\n30,2\n" } }, { RUN }, 2,
+      "hetsim: tenant serving: " AT("d.csv", 3) "hour: 30 is not an hour of the day" },
+    { "colocate_tenant_engine_unknown",
+      C_TEN("{ \"model\": \"llama-2-7b\", \"workload\": { \"format\": \"llm_synthetic\", "
+            "\"requests\": 5, \"rate_per_s\": 1 }, \"policies\": [\"highend_only\"], \"sim\": { "
+            "\"engine\": \"vllm\" } }", C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.sim.engine: no engine profile 'vllm'" },
+    { "colocate_tenant_model_unknown",
+      C_TEN("{ \"model\": \"llama-9\", \"workload\": { \"format\": \"llm_synthetic\", "
+            "\"requests\": 5, \"rate_per_s\": 1 }, \"policies\": [\"highend_only\"] }",
+            C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.model: unknown model 'llama-9'" },
+    { "colocate_tenant_overlong_prompt",
+      C_TEN("{ \"model\": \"llama-2-7b\", \"workload\": { \"format\": \"llm_synthetic\", "
+            "\"requests\": 5, \"rate_per_s\": 1, \"prompt\": { \"min\": 7000, \"max\": 7000 } }, "
+            "\"policies\": [\"highend_only\"] }", C_TRAINING), { RUN }, 2,
+      "hetsim: " AT("e.json", 8) "tenants.serving.workload.prompt: 7000 prompt + " },
+    { "colocate_tenant_min_workers_above_max",
+      C_TEN(C_SERVING, C_TWL(", \"min_workers\": 4, \"max_workers\": 2")), { RUN }, 2,
+      "hetsim: " AT("e.json", 9) "tenants.training.workload.min_workers: 4 is more than "
+                                 "max_workers 2" },
+    { "colocate_tenant_reference_gpu_unknown",
+      C_TEN(C_SERVING, C_TWL(", \"reference_gpu\": \"V99\"")), { RUN }, 2,
+      "hetsim: " AT("e.json", 9) "tenants.training.workload.reference_gpu: unknown GPU type "
+                                 "'V99'" },
+    { "colocate_tenant_job_too_wide",
+      C_TEN(C_SERVING, C_TWL(", \"workers\": { \"64\": 1 }")), { RUN }, 2,
+      "hetsim: " AT("e.json", 9) "tenants.training.workload.workers.64: job 0 asks for 64 GPUs; "
+                                 "no GPU type of cluster" },
+#undef C_TEN
+#undef C_TWL
+#undef C_SWL
 };
 #pragma GCC diagnostic pop
 

@@ -1938,6 +1938,99 @@ Test(workload, llm_day_sine_envelope_shapes_the_hours)
     fx_fini(&f);
 }
 
+/* A rate series of uneven steps, the first after midnight: rate 2 from 03:00, 0 from 07:30, 5
+ * from 09:00 and 1 from 20:00 until 03:00 the next day.  By hand: the time-weighted mean is
+ * (2 x 4.5 + 0 x 1.5 + 5 x 11 + 1 x 7) / 24 = 71/24, so f = rate x 24/71 per step.  Each hour
+ * of the day gets rate_per_s x days x its integral of f: every hour within five standard
+ * deviations of that Poisson count, the 24 counts together within a chi-square of 24 degrees
+ * of freedom at p = 0.001 (51.18), the hour 08:00-09:00 wholly in the zero step empty. */
+static const double series_h[] = { 3, 7.5, 9, 20 }, series_r[] = { 2, 0, 5, 1 };
+
+static double series_f(double hour)             /* f at an hour of the day, by the steps */
+{
+    int k = 3;                                  /* before 03:00: the last step, wrapped */
+    for (int i = 0; i < 4; i++)
+        if (hour >= series_h[i])
+            k = i;
+    return series_r[k] * 24 / 71;
+}
+
+Test(workload, llm_day_rates_file_follows_its_steps)
+{
+    struct fx f;
+    fx_init(&f);
+    free(th_write("day_series.csv", "hour,rate\n3,2\n7.5,0\n9,5\n20,1\n"));
+    double c[24], total, rate = 0.5, days = 10, chi2 = 0;
+    hourly_counts(&f, "{ \"format\": \"llm_synthetic\", \"requests\": 1000000, \"rate_per_s\": "
+                      "0.5, \"day\": { \"rates_file\": \"day_series.csv\" } }", (int)days, c,
+                  &total);
+    for (int h = 0; h < 24; h++) {
+        double integral = 0;                    /* seconds x f, on a quarter-hour grid (the */
+        for (int q = 0; q < 4; q++)             /* steps start on quarter hours) */
+            integral += 900 * series_f(h + q / 4.0);
+        double want = rate * days * integral;
+        if (want == 0) {
+            cr_assert_eq(c[h], 0, "hour %d lies in the zero step: %g requests", h, c[h]);
+            continue;
+        }
+        cr_assert(fabs(c[h] - want) < 5 * sqrt(want), "hour %d: %g requests, expected %g", h,
+                  c[h], want);
+        chi2 += (c[h] - want) * (c[h] - want) / want;
+    }
+    cr_assert_lt(chi2, 51.18, "chi-square %g over the hours (p = 0.001 bound 51.18)", chi2);
+    double want = rate * 86400 * days;
+    cr_assert(fabs(total - want) < 5 * sqrt(want), "%g requests in %g days, expected %g", total,
+              days, want);
+    fx_fini(&f);
+}
+
+/* A rate series naming hours 0, 1, ..., 23 is the "hourly" list of its rates: the same
+ * requests, arrival for arrival, token for token. */
+Test(workload, llm_day_rates_file_equals_hourly)
+{
+    static const char *const rates[] = { "0.2", "0.1", "0.1", "0", "0.3", "0.5", "1", "2", "3",
+                                         "3.5", "4", "4", "3.75", "3", "3", "2.5", "2", "2",
+                                         "1.5", "1", "0.8", "0.6", "0.4", "0.3" };
+    char csv[1024] = "hour,rate\n", list[512] = "", json[1024];
+    for (int h = 0; h < 24; h++) {
+        size_t n = strlen(csv), m = strlen(list);
+        snprintf(csv + n, sizeof csv - n, "%d,%s\n", h, rates[h]);
+        snprintf(list + m, sizeof list - m, "%s%s", h ? ", " : "", rates[h]);
+    }
+    free(th_write("day_hours.csv", csv));
+    struct fx a, b;
+    fx_init(&a);
+    fx_init(&b);
+    struct errbuf err;
+    snprintf(json, sizeof json, "{ \"format\": \"llm_synthetic\", \"requests\": 200000, "
+             "\"rate_per_s\": 2, \"day\": { \"hourly\": [%s], \"start_hour\": 5 } }", list);
+    cr_assert_eq(fx_open(&a, json, 11, &err), 0, "%s", err.msg);
+    cr_assert_eq(fx_open(&b, "{ \"format\": \"llm_synthetic\", \"requests\": 200000, "
+                             "\"rate_per_s\": 2, \"day\": { \"rates_file\": \"day_hours.csv\", "
+                             "\"start_hour\": 5 } }", 11, &err), 0, "%s", err.msg);
+    struct entity_source *sa = workload_source(a.w), *sb = workload_source(b.w);
+    struct request_spec qa, qb;
+    int n = 0, ra, rb, at3 = 0;
+    while ((ra = sa->next(sa->ctx, &qa, &err)) > 0) {
+        at3 += (int)(sim_to_sec(qa.arrival) / 3600) % 24 == 22;
+        rb = sb->next(sb->ctx, &qb, &err);
+        cr_assert_eq(rb, 1, "the rate series ended at request %d: %s", n, err.msg);
+        cr_assert(qa.arrival == qb.arrival && qa.prompt == qb.prompt && qa.output == qb.output,
+                  "request %d: hourly %lld us %d+%d, series %lld us %d+%d", n,
+                  (long long)qa.arrival, qa.prompt, qa.output, (long long)qb.arrival, qb.prompt,
+                  qb.output);
+        n++;
+    }
+    cr_assert_eq(ra, 0, "%s", err.msg);
+    cr_assert_eq(sb->next(sb->ctx, &qb, &err), 0, "the rate series has more requests");
+    cr_assert_eq(n, 200000);
+    /* the hour of rate 0 (03:00, clock hour 22 from a 05:00 start) got none: the two agree
+     * on the shape, not only with each other */
+    cr_assert_eq(at3, 0, "%d requests in the hour of rate 0", at3);
+    fx_fini(&a);
+    fx_fini(&b);
+}
+
 /* Hourly rates: an hour of rate 0 gets no request, the others their share; start_hour moves
  * the day under the clock. */
 Test(workload, llm_day_hourly_rates)

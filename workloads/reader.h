@@ -28,6 +28,8 @@ struct reader_common {
     const tput *model;
     uint64_t    seed;
     char        path[4096];     /* resolved trace path, "" for generators */
+    const char *base_dir;       /* the experiment file's directory, for a format's own
+                                   files (NULL: the current directory, then the data root) */
     int         ref_gpu;        /* GPU type durations are measured on */
     double      arrival_scale;  /* arrivals are multiplied by this */
     int64_t     max_jobs;       /* 0: all */

@@ -69,6 +69,7 @@ struct sst {
     char   **wfield;        /* "workload.workers.8", and its line, for error messages */
     long    *wline;
     char    *origin;        /* the experiment file */
+    char     mixfield[JOBJ_FIELD_MAX];  /* the job-type mix's field, for errors of a draw */
     int      dist;
     double   a, b, clamp_lo, clamp_hi;
     int64_t  users;
@@ -179,7 +180,7 @@ static int sst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
     double dur = in_progress ? draw_residual(s) : draw_duration(s, s->r_dur);
     double work = reader_work_from_duration(c->model, jt, c->ref_gpu, workers, dur);
     if (!(work > 0))
-        return err_input(err, s->origin, 0, "workload.job_types",
+        return err_input(err, s->origin, 0, s->mixfield,
                          "job type '%s' cannot run on %d x %s (the reference GPU)",
                          tput_type(c->model, jt)->name, workers,
                          catalog_gpu(tput_catalog(c->model), c->ref_gpu)->name);
@@ -315,7 +316,7 @@ static int read_tenants(struct sst *s, struct reader_common *c, const struct job
     for (const cJSON *e = arr->child; e != NULL; e = e->next, i++) {
         struct jobj t;
         if (i == MAX_TENANTS)
-            return jsonf_error(cfg->doc, e, "workload.tenants", err, "at most %d tenants",
+            return jsonf_error(cfg->doc, e, JOBJ_FIELD(cfg, "tenants"), err, "at most %d tenants",
                                MAX_TENANTS);
         struct tenant *tn = &s->tenants[i];
         s->tweights[i] = 1;
@@ -345,12 +346,13 @@ static int read_tenants(struct sst *s, struct reader_common *c, const struct job
             return err_run(err, "out of memory");
     }
     if (s->ntenants == 0)
-        return jsonf_error(cfg->doc, arr, "workload.tenants", err, "needs at least one tenant");
+        return jsonf_error(cfg->doc, arr, JOBJ_FIELD(cfg, "tenants"), err,
+                           "needs at least one tenant");
     double sum = 0;
     for (i = 0; i < s->ntenants; i++)
         sum += s->tweights[i];
     if (!(sum > 0))
-        return jsonf_error(cfg->doc, arr, "workload.tenants", err,
+        return jsonf_error(cfg->doc, arr, JOBJ_FIELD(cfg, "tenants"), err,
                            "tenant weights must not all be zero");
     if ((s->ttab = gsl_ran_discrete_preproc((size_t)s->ntenants, s->tweights)) == NULL)
         return err_run(err, "out of memory");
@@ -366,7 +368,7 @@ static int open_stationary(struct sst *s, const struct jobj *cfg, uint64_t seed,
     double mean = synth_clamped_mean(s->dist, s->a, s->b, s->clamp_lo, s->clamp_hi);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(cfg->node, "start");
     if (!(mean > 0) || s->dur_max / mean > MAX_TRIES_PER_DRAW)
-        return jsonf_error(cfg->doc, st, "workload.start", err, "a stationary start needs "
+        return jsonf_error(cfg->doc, st, JOBJ_FIELD(cfg, "start"), err, "a stationary start needs "
                            "bounded durations: the largest (%g s) is %.3g times the mean "
                            "(%.3g s), more than %g; give a lower duration.clamp_max_s",
                            s->dur_max, s->dur_max / mean, mean, MAX_TRIES_PER_DRAW);
@@ -383,7 +385,7 @@ static int sst_open(struct reader *r, struct reader_common *c, const struct jobj
                     struct errbuf *err)
 {
     if (c->nmix == 0 && cJSON_GetObjectItemCaseSensitive(cfg->node, "tenants") == NULL)
-        return jsonf_error(cfg->doc, cfg->node, "workload.job_types", err, "the synthetic "
+        return jsonf_error(cfg->doc, cfg->node, JOBJ_FIELD(cfg, "job_types"), err, "the synthetic "
                            "format needs a job-type mix: {\"name\": weight, ...}");
     struct sst *s = calloc(1, sizeof *s);
     if (s == NULL)
@@ -392,6 +394,7 @@ static int sst_open(struct reader *r, struct reader_common *c, const struct jobj
     int start = 0;
     static const char *const starts[] = { "empty", "stationary", NULL };
     s->users = 1;
+    jobj_field(cfg, "job_types", s->mixfield, sizeof s->mixfield);
     if (jobj_int(cfg, "jobs", JREQ, 1, INT64_C(1) << 40, &s->jobs, err) < 0 ||
         jobj_num(cfg, "rate_per_hour", JREQ, 1e-6, 1e9, &rate, err) < 0 ||
         jobj_int(cfg, "users", JOPT, 1, 1000000, &s->users, err) < 0 ||
@@ -402,19 +405,19 @@ static int sst_open(struct reader *r, struct reader_common *c, const struct jobj
         read_tenants(s, c, cfg, err) < 0)
         goto fail;
     if (s->ntenants > 0 && c->nmix > 0) {
-        jsonf_error(cfg->doc, cfg->node, "workload.tenants", err,
+        jsonf_error(cfg->doc, cfg->node, JOBJ_FIELD(cfg, "tenants"), err,
                     "give either a job_types mix or tenants with their own mixes, not both");
         goto fail;
     }
     if (s->ntenants > 0 && cJSON_GetObjectItemCaseSensitive(cfg->node, "users") != NULL) {
         jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "users"),
-                    "workload.users", err, "give either users or tenants, not both (with "
+                    JOBJ_FIELD(cfg, "users"), err, "give either users or tenants, not both (with "
                     "tenants, the user is the tenant)");
         goto fail;
     }
     if (s->min_all > 0 && s->max_all > 0 && s->min_all > s->max_all) {
         jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "min_workers"),
-                    "workload.min_workers", err, "%lld is more than max_workers %lld",
+                    JOBJ_FIELD(cfg, "min_workers"), err, "%lld is more than max_workers %lld",
                     (long long)s->min_all, (long long)s->max_all);
         goto fail;
     }

@@ -7,11 +7,15 @@
  *   output    the same for output tokens                                      ("output_tokens")
  *   class     the requests' class (default "synthetic")
  *   day       a rate envelope over the day (Poisson arrivals only): the rate at time of day
- *             tod is rate_per_s * f(tod), f of mean 1 over a day, either a sine of
- *             "peak_to_trough" ratio r (f = 1 + a cos(2 pi (tod - peak) / 1 day), a =
- *             (r - 1) / (r + 1): f's largest over its smallest is r) peaking at "peak_hour",
- *             or "hourly": n >= 1 rates (any unit, spread evenly over the day, each held for
- *             24/n hours, scaled to mean 1); "start_hour" is the time of day at time 0.
+ *             tod is rate_per_s * f(tod), f of mean 1 over a day (workloads/dayrate.h),
+ *             given as one of: a sine of "peak_to_trough" ratio r (f = 1 + a cos(2 pi (tod -
+ *             peak) / 1 day), a = (r - 1) / (r + 1): f's largest over its smallest is r)
+ *             peaking at "peak_hour"; "hourly": n >= 1 rates (any unit, spread evenly over
+ *             the day, each held for 24/n hours, scaled to mean 1); or "rates_file": a CSV
+ *             rate series (hour,rate rows: each rate held from its hour to the next row's,
+ *             the last wrapping past midnight to the first, scaled to time-weighted mean 1;
+ *             a relative path is looked for next to the experiment first).  "start_hour" is
+ *             the time of day at time 0.
  *             Arrivals are a non-homogeneous Poisson process drawn by thinning (Lewis and
  *             Shedler): candidates at the envelope's peak rate, each kept with probability
  *             f(tod) / max f, the draws of that choice on a stream of their own
@@ -34,23 +38,20 @@
 
 #include <gsl/gsl_randist.h>
 
+#include "../sim/base/path.h"
 #include "../sim/base/rng.h"
 #include "../sim/serve/request.h"
+#include "dayrate.h"
 #include "reader.h"
 
 struct lendist {
     double median, sigma, lo, hi;
 };
 
-enum { DAY_MAX_BINS = 1440 };       /* "hourly": at most one rate a minute */
-#define DAY_S 86400.0
-#define TWO_PI 6.283185307179586
-
 struct day {
-    int    on, nbins;
-    double amp, peak_s, start_s;    /* the sine's a, its peak, the time of day at t = 0 */
-    double bin[DAY_MAX_BINS];       /* "hourly": f per bin, mean 1 */
-    double fmax;
+    int            on;
+    double         start_s;     /* the time of day at t = 0 */
+    struct dayrate f;
 };
 
 struct lst {
@@ -62,8 +63,9 @@ struct lst {
     struct lendist prompt, output;
     gsl_rng       *r_arr, *r_prompt, *r_out;
     char           cls[64];
-    const char    *origin;      /* the experiment file and the line of the workload, for */
-    long           line;        /* errors about a drawn request */
+    const char    *origin;      /* the experiment file, the line of the workload and its */
+    long           line;        /* prompt's field, for errors about a drawn request */
+    char           prompt_field[JOBJ_FIELD_MAX];
 };
 
 static void lst_close(void *p)
@@ -89,12 +91,7 @@ static int32_t draw(gsl_rng *r, const struct lendist *d)
 /* The envelope at time t (seconds from the start). */
 static double day_f(const struct day *d, double t)
 {
-    double tod = fmod(d->start_s + t, DAY_S);
-    if (d->nbins > 0) {
-        int k = (int)(tod / DAY_S * d->nbins);
-        return d->bin[k < d->nbins ? k : d->nbins - 1];
-    }
-    return 1 + d->amp * cos(TWO_PI * (tod - d->peak_s) / DAY_S);
+    return dayrate_f(&d->f, fmod(d->start_s + t, DAYRATE_DAY_S));
 }
 
 static int lst_next(void *p, struct reader_common *c, void *spec, struct errbuf *err)
@@ -107,10 +104,10 @@ static int lst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
         return 0;
     if (s->day.on) {            /* the first request too: the envelope may start at 0 */
         /* thinning: candidates at the peak rate, kept in proportion to the envelope */
-        double gap = s->mean_gap / s->day.fmax;
+        double gap = s->mean_gap / s->day.f.fmax;
         do
             s->t += gsl_ran_exponential(s->r_arr, gap);
-        while (gsl_rng_uniform(s->r_day) * s->day.fmax >= day_f(&s->day, s->t));
+        while (gsl_rng_uniform(s->r_day) * s->day.f.fmax >= day_f(&s->day, s->t));
     } else if (s->made > 0) {
         s->t += s->gamma ? gsl_ran_gamma(s->r_arr, 1 / (s->cv * s->cv),
                                          s->mean_gap * s->cv * s->cv)
@@ -120,7 +117,7 @@ static int lst_next(void *p, struct reader_common *c, void *spec, struct errbuf 
                                   .prompt = draw(s->r_prompt, &s->prompt),
                                   .output = draw(s->r_out, &s->output), .cls = s->cls,
                                   .origin = s->origin, .line = s->line,
-                                  .prompt_field = "workload.prompt" };
+                                  .prompt_field = s->prompt_field };
     s->made++;
     return 1;
 }
@@ -142,24 +139,22 @@ static int read_len(const struct jobj *cfg, const char *key, struct lendist *d,
         jobj_num(&o, "max", JOPT, 1, 1e7, &d->hi, err) < 0 ||
         jobj_str(&o, "note", JOPT, &note, err) < 0)
         return -1;
-    if (d->hi < d->lo) {
-        char p[64];
-        snprintf(p, sizeof p, "workload.%s.max", key);
-        return jsonf_error(o.doc, cJSON_GetObjectItemCaseSensitive(o.node, "max"), p, err,
-                           "%g is below min (%g)", d->hi, d->lo);
-    }
+    if (d->hi < d->lo)
+        return jsonf_error(o.doc, cJSON_GetObjectItemCaseSensitive(o.node, "max"),
+                           JOBJ_FIELD(&o, "max"), err, "%g is below min (%g)", d->hi, d->lo);
     d->lo = ceil(d->lo);
     d->hi = floor(d->hi);
     return 0;
 }
 
-/* "day": the envelope (see the top). */
-static int read_day(const struct jobj *cfg, int gamma, struct day *d, struct errbuf *err)
+/* "day": the envelope (see the top); a relative rates_file is resolved against base_dir. */
+static int read_day(const struct jobj *cfg, int gamma, const char *base_dir, struct day *d,
+                    struct errbuf *err)
 {
     static const char *const keys[] = { "peak_to_trough", "peak_hour", "start_hour", "hourly",
-                                        "note", NULL };
+                                        "rates_file", "note", NULL };
     struct jobj o;
-    const char *note;
+    const char *note, *file = NULL;
     double ratio = 2, peak_h = 14, start_h = 0;
     const cJSON *hourly = NULL;
     if (jobj_obj(&o, cfg, "day", JOPT, err) < 0)
@@ -171,46 +166,58 @@ static int read_day(const struct jobj *cfg, int gamma, struct day *d, struct err
         jobj_num(&o, "peak_hour", JOPT, 0, 24, &peak_h, err) < 0 ||
         jobj_num(&o, "start_hour", JOPT, 0, 24, &start_h, err) < 0 ||
         jobj_arr(&o, "hourly", JOPT, &hourly, err) < 0 ||
+        jobj_str(&o, "rates_file", JOPT, &file, err) < 0 ||
         jobj_str(&o, "note", JOPT, &note, err) < 0)
         return -1;
     if (gamma)
-        return jsonf_error(o.doc, o.node, "workload.day", err, "a day's envelope shapes "
-                           "Poisson arrivals (\"arrivals\": \"poisson\"), not gamma ones");
-    *d = (struct day){ .on = 1, .amp = (ratio - 1) / (ratio + 1), .peak_s = peak_h * 3600,
-                       .start_s = start_h * 3600 };
-    d->fmax = 1 + d->amp;
-    if (hourly == NULL)
+        return jsonf_error(o.doc, o.node, o.path, err, "a day's envelope shapes Poisson arrivals "
+                           "(\"arrivals\": \"poisson\"), not gamma ones");
+    /* one shape: the sine (either of its fields), hourly or rates_file */
+    const cJSON *given[3] = { cJSON_GetObjectItemCaseSensitive(o.node, "peak_to_trough"),
+                              hourly, cJSON_GetObjectItemCaseSensitive(o.node, "rates_file") };
+    if (given[0] == NULL)
+        given[0] = cJSON_GetObjectItemCaseSensitive(o.node, "peak_hour");
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (given[i] != NULL && given[j] != NULL)
+                return jsonf_error(o.doc, given[j], o.path, err, "give one shape: the sine's "
+                                   "peak_to_trough and peak_hour, hourly rates or a rates_file "
+                                   "(%s and %s are both given)", given[i]->string,
+                                   given[j]->string);
+    *d = (struct day){ .on = 1, .start_s = start_h * 3600 };
+    if (file != NULL) {
+        char path[PATH_MAX_LEN];
+        if (path_resolve(path, sizeof path, base_dir, file) < 0)
+            return jsonf_error(o.doc, given[2], JOBJ_FIELD(&o, "rates_file"), err,
+                               "file '%s' not found (looked next to the experiment, in the "
+                               "current directory and under %s)", file, path_data_root());
+        return dayrate_read(&d->f, path, err);
+    }
+    if (hourly == NULL) {
+        dayrate_sine(&d->f, ratio, peak_h);
         return 0;
-    const cJSON *given = cJSON_GetObjectItemCaseSensitive(o.node, "peak_to_trough");
-    if (given == NULL)
-        given = cJSON_GetObjectItemCaseSensitive(o.node, "peak_hour");
-    if (given != NULL)
-        return jsonf_error(o.doc, given, "workload.day", err, "give the sine's peak_to_trough "
-                           "and peak_hour, or hourly rates, not both");
+    }
     int n = cJSON_GetArraySize(hourly), i = 0;
-    double sum = 0;
-    if (n < 1 || n > DAY_MAX_BINS)
-        return jsonf_error(o.doc, hourly, "workload.day.hourly", err, "1 to %d rates over "
-                           "the day", DAY_MAX_BINS);
+    if (n < 1 || n > DAYRATE_MAX_STEPS)
+        return jsonf_error(o.doc, hourly, JOBJ_FIELD(&o, "hourly"), err,
+                           "1 to %d rates over the day", DAYRATE_MAX_STEPS);
+    double hour[DAYRATE_MAX_STEPS], rate[DAYRATE_MAX_STEPS];
     for (const cJSON *e = hourly->child; e != NULL; e = e->next, i++) {
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
-            char f[48];
-            snprintf(f, sizeof f, "workload.day.hourly[%d]", i);
-            return jsonf_error(o.doc, e, f, err, "a rate is a number >= 0");
+            char rel[32];
+            snprintf(rel, sizeof rel, "hourly[%d]", i);
+            return jsonf_error(o.doc, e, JOBJ_FIELD(&o, rel), err,
+                               "a rate is a number >= 0");
         }
-        d->bin[i] = e->valuedouble;
-        sum += e->valuedouble;
+        hour[i] = 24.0 * i / n;
+        rate[i] = e->valuedouble;
     }
-    if (!(sum > 0))
-        return jsonf_error(o.doc, hourly, "workload.day.hourly", err, "the rates are all 0: "
-                           "no request would ever arrive");
-    d->nbins = n;
-    d->fmax = 0;
-    for (i = 0; i < n; i++) {
-        d->bin[i] *= n / sum;
-        if (d->bin[i] > d->fmax)
-            d->fmax = d->bin[i];
-    }
+    int rc = dayrate_steps(&d->f, hour, rate, n);
+    if (rc < 0)
+        return jsonf_error(o.doc, hourly, JOBJ_FIELD(&o, "hourly"), err, "%s",
+                           rc == -1 ? "the rates are all 0: no request would ever arrive"
+                                    : "the rates cannot be scaled to mean 1 (too large or too "
+                                      "small to hold in a double)");
     return 0;
 }
 
@@ -235,23 +242,25 @@ static int lst_open(struct reader *r, struct reader_common *c, const struct jobj
         free(s);
         return -1;
     }
-    if (read_day(cfg, s->gamma, &s->day, err) < 0) {
+    if (read_day(cfg, s->gamma, c->base_dir, &s->day, err) < 0) {
         free(s);
         return -1;
     }
     if (!s->gamma && cJSON_GetObjectItemCaseSensitive(cfg->node, "cv") != NULL) {
         free(s);
         return jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "cv"),
-                           "workload.cv", err, "only gamma arrivals have a coefficient of "
+                           JOBJ_FIELD(cfg, "cv"), err, "only gamma arrivals have a coefficient of "
                            "variation (\"arrivals\": \"gamma\")");
     }
     if (reader_blank(cls) || strlen(cls) >= sizeof s->cls) {
         free(s);
         return jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "class"),
-                           "workload.class", err, "a class is a name of 1 to 63 characters");
+                           JOBJ_FIELD(cfg, "class"), err,
+                           "a class is a name of 1 to 63 characters");
     }
     snprintf(s->cls, sizeof s->cls, "%s", cls);
     jsonf_where(cfg->doc, cfg->node, &s->origin, &s->line);
+    jobj_field(cfg, "prompt", s->prompt_field, sizeof s->prompt_field);
     s->mean_gap = 1 / rate;
     s->r_arr = rng_stream(c->seed, "arrivals");
     s->r_prompt = rng_stream(c->seed, "prompt_tokens");

@@ -235,7 +235,7 @@ static int hst_open(struct reader *r, struct reader_common *c, const struct jobj
     }
     if (s->min_all > 0 && s->max_all > 0 && s->min_all > s->max_all) {
         jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "min_workers"),
-                    "workload.min_workers", err, "%lld is more than max_workers %lld",
+                    JOBJ_FIELD(cfg, "min_workers"), err, "%lld is more than max_workers %lld",
                     (long long)s->min_all, (long long)s->max_all);
         free(s);
         return -1;

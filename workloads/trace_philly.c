@@ -120,7 +120,7 @@ static int pst_open(struct reader *rd, struct reader_common *c, const struct job
                     struct errbuf *err)
 {
     if (c->nmix == 0)
-        return jsonf_error(cfg->doc, cfg->node, "workload.job_types", err,
+        return jsonf_error(cfg->doc, cfg->node, JOBJ_FIELD(cfg, "job_types"), err,
                            "the philly format needs a job-type mix: {\"name\": weight, ...}");
     const char *vc_want = NULL;
     int64_t max_workers = 0;

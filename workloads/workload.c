@@ -114,6 +114,7 @@ int workload_open(workload **out, const struct jobj *cfg, const struct workload_
     struct reader_common *c = &w->c;
     c->model = env->model;
     c->seed = env->seed;
+    c->base_dir = env->base_dir;
     c->arrival_scale = 1.0;
     c->rebase = 0;
     const char *trace = NULL, *ref = "V100", *note;
@@ -129,14 +130,15 @@ int workload_open(workload **out, const struct jobj *cfg, const struct workload_
     c->ref_gpu = catalog_gpu_find(tput_catalog(env->model), ref);
     if (c->ref_gpu < 0) {
         jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "reference_gpu"),
-                    "workload.reference_gpu", err, "unknown GPU type '%s'", ref);
+                    JOBJ_FIELD(cfg, "reference_gpu"), err,
+                    "unknown GPU type '%s'", ref);
         goto fail;
     }
     if (c->skip_jobs > 0)
         c->rebase = -1;         /* the first job kept sets it */
     if (trace != NULL && path_resolve(c->path, sizeof c->path, env->base_dir, trace) < 0) {
         jsonf_error(cfg->doc, cJSON_GetObjectItemCaseSensitive(cfg->node, "trace"),
-                    "workload.trace", err, "trace file '%s' not found (looked next to the "
+                    JOBJ_FIELD(cfg, "trace"), err, "trace file '%s' not found (looked next to the "
                     "experiment, in the current directory and under %s)", trace,
                     path_data_root());
         goto fail;

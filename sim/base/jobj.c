@@ -20,6 +20,15 @@ static void child_path(char *dst, size_t cap, const char *parent, const char *ke
     dst[n] = '\0';
 }
 
+const char *jobj_field(const struct jobj *o, const char *rel, char *buf, size_t cap)
+{
+    if (rel[0] == '[')                  /* an index of o itself: no dot */
+        snprintf(buf, cap, "%s%s", o->path, rel);
+    else
+        child_path(buf, cap, o->path, rel);
+    return buf;
+}
+
 int jobj_root(struct jobj *o, const jsonf *doc, struct errbuf *err)
 {
     o->doc = doc;

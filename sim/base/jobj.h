@@ -45,6 +45,16 @@ int jobj_arr(const struct jobj *o, const char *key, int flags, const cJSON **out
 int jobj_enum(const struct jobj *o, const char *key, int flags, const char *const *choices,
               int *out, struct errbuf *err);
 
+/* The dotted path of `rel` below o into buf (cap bytes), returned: "workload.day" and
+ * "hourly[2]" give "workload.day.hourly[2]"; a tenant's "tenants.serving.workload.day" gives
+ * "tenants.serving.workload.day.hourly[2]".  For the fields of errors that the readers above
+ * do not report themselves, so that they name the object's place in the document. */
+const char *jobj_field(const struct jobj *o, const char *rel, char *buf, size_t cap);
+/* The same into a buffer of the enclosing block (a compound literal), for an argument:
+ * jsonf_error(doc, node, JOBJ_FIELD(cfg, "trace"), err, ...). */
+enum { JOBJ_FIELD_MAX = 256 };
+#define JOBJ_FIELD(o, rel) jobj_field((o), (rel), (char[JOBJ_FIELD_MAX]){ 0 }, JOBJ_FIELD_MAX)
+
 /* Fail on any member not in `known` (NULL-terminated) or given twice, with a did-you-mean. */
 int jobj_known(const struct jobj *o, const char *const *known, struct errbuf *err);
 

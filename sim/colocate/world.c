@@ -580,7 +580,10 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
     for (int i = 0; i < COLO_NTENANTS; i++) {
         const struct world_tenant *t = w->t[i];
         if (t->ops->attach(t->world, w->e, err) < 0) {
-            err_prefix(err, "tenant %s: ", t->name);
+            char at[96];            /* a field of its section names it already */
+            snprintf(at, sizeof at, ": tenants.%s.", t->name);
+            if (strstr(err->msg, at) == NULL)
+                err_prefix(err, "tenant %s: ", t->name);
             return -1;
         }
         if (t->ops->tenancy != NULL)

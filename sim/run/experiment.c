@@ -152,12 +152,14 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *
         return -1;
     if (nwin == 2 && !(win[1] > win[0]))
         return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s->node, "measure_window"),
-                           "sim.measure_window", err, "[start_s, end_s] needs end_s > start_s");
+                           JOBJ_FIELD(s, "measure_window"), err,
+                           "[start_s, end_s] needs end_s > start_s");
     if (nwin == 2)
         e->sim.measure = (struct window){ win[0], win[1] };
     if (njobs == 2 && jobs[1] < jobs[0])
         return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(s->node, "measure_jobs"),
-                           "sim.measure_jobs", err, "[first, last] needs last >= first");
+                           JOBJ_FIELD(s, "measure_jobs"), err,
+                           "[first, last] needs last >= first");
     if (njobs == 2) {
         e->sim.steady_first = jobs[0];
         e->sim.steady_last = jobs[1];
@@ -173,17 +175,21 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
     const cJSON *arr;
     if (jobj_arr(root, "policies", JREQ, &arr, err) < 0)
         return -1;
+    char field[96];
     if (cJSON_GetArraySize(arr) == 0)
-        return jsonf_error(e->doc, arr, "policies", err, "list at least one policy");
+        return jsonf_error(e->doc, arr, jobj_field(root, "policies", field, sizeof field), err,
+                           "list at least one policy");
     int i = 0;
     for (const cJSON *p = arr->child; p != NULL; p = p->next, i++) {
-        char field[64];
-        snprintf(field, sizeof field, "policies[%d]", i);
+        char rel[32];
+        snprintf(rel, sizeof rel, "policies[%d]", i);
+        jobj_field(root, rel, field, sizeof field);
         if (i >= EXPERIMENT_MAX_POLICIES)
             return jsonf_error(e->doc, p, field, err, "at most %d policies", EXPERIMENT_MAX_POLICIES);
         struct experiment_policy *ep = &e->policies[i];
         memset(ep, 0, sizeof *ep);
         ep->node = p;
+        memcpy(ep->field, field, sizeof ep->field);
         if (cJSON_IsString(p) && p->valuestring[0] != '\0') {
             ep->name = ep->label = p->valuestring;
         } else if (cJSON_IsObject(p)) {
@@ -198,7 +204,7 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
                                "must be a policy name or an object with a \"name\"");
         }
         if (!policy_is_python(ep->name) && policy_find(ep->name) == NULL) {
-            char hint[96], f[80];
+            char hint[96], f[112];
             snprintf(f, sizeof f, "%s%s", field, cJSON_IsObject(p) ? ".name" : "");
             return jsonf_error(e->doc, cJSON_IsObject(p) ? cJSON_GetObjectItemCaseSensitive(p,
                                "name") : p, f, err, "unknown policy '%s'%s (see `hetsim list "
@@ -248,8 +254,8 @@ static int read_tenant(struct experiment *e, const struct jobj *tenants, const c
         return -1;
     if (t->npolicies != 1)
         return jsonf_error(e->doc, cJSON_GetObjectItemCaseSensitive(sec.node, "policies"),
-                           "policies", err, "a tenant runs one policy (the experiment's "
-                           "\"policies\" are the broker's)");
+                           JOBJ_FIELD(&sec, "policies"), err, "a tenant runs one "
+                           "policy (the experiment's \"policies\" are the broker's)");
     return 0;
 }
 

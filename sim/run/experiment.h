@@ -28,6 +28,8 @@ struct experiment_policy {
     const char *label;          /* "label" parameter, or the name */
     struct jobj params;         /* node NULL when given as a bare name */
     const cJSON *node;          /* its element of "policies" (NULL: named by --policy) */
+    char        field[96];      /* that element's path: "policies[1]", a tenant's
+                                   "tenants.serving.policies[0]" */
 };
 
 struct experiment {

@@ -224,7 +224,7 @@ static int policy_error(const struct experiment *e, int i, struct errbuf *err, c
 static int policy_error(const struct experiment *e, int i, struct errbuf *err, const char *fmt,
                         ...)
 {
-    char msg[512], field[32];
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -232,8 +232,7 @@ static int policy_error(const struct experiment *e, int i, struct errbuf *err, c
     const cJSON *node = e->policies[i].node;
     if (node == NULL)
         return err_input(err, "--policy", 0, NULL, "%s", msg);
-    snprintf(field, sizeof field, "policies[%d]", i);
-    return jsonf_error(e->doc, node, field, err, "%s", msg);
+    return jsonf_error(e->doc, node, e->policies[i].field, err, "%s", msg);
 }
 
 /* What an opened policy must be for this experiment: of its domain, and what its world asks
@@ -263,8 +262,9 @@ static int open_workload(const struct experiment *e, const struct run_env *env, 
     if (strcmp(domain, e->domain) != 0) {
         workload_close(*wl);
         *wl = NULL;
-        return jsonf_error(e->doc, e->workload.node, "workload.format", err, "the format is "
-                           "for the %s domain; the experiment is %s", domain, e->domain);
+        return jsonf_error(e->doc, e->workload.node, JOBJ_FIELD(&e->workload, "format"), err,
+                           "the format is for the %s domain; the experiment is %s", domain,
+                           e->domain);
     }
     return 0;
 }
@@ -301,10 +301,14 @@ static int t_metric(void *ctx, const char *name, double value, struct errbuf *er
     return t->up->metric(t->up->ctx, full, value, err);
 }
 
-/* An error of tenant `name`'s: its name before the message. */
+/* An error of tenant `name`'s: its name before the message, unless the message names a
+ * field of its section (tenants.NAME.FIELD), which says so already. */
 static int tenant_error(struct errbuf *err, const char *name)
 {
-    err_prefix(err, "tenant %s: ", name);
+    char at[96];
+    snprintf(at, sizeof at, ": tenants.%s.", name);
+    if (strstr(err->msg, at) == NULL)
+        err_prefix(err, "tenant %s: ", name);
     return -1;
 }
 

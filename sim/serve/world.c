@@ -89,9 +89,8 @@ static int model_file(const struct jobj *root, const char *key, const char *def,
         return 0;
     }
     if (path_resolve(out, PATH_MAX_LEN, base_dir, v) < 0) {
-        char p[64];
-        snprintf(p, sizeof p, "models.%s", key);
-        return jsonf_error(m.doc, cJSON_GetObjectItemCaseSensitive(m.node, key), p, err,
+        return jsonf_error(m.doc, cJSON_GetObjectItemCaseSensitive(m.node, key),
+                           JOBJ_FIELD(&m, key), err,
                            "file '%s' not found (looked next to the experiment, in the current "
                            "directory and under %s)", v, path_data_root());
     }
@@ -138,8 +137,8 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         if (llm_engine_find(lc, engine) == NULL) {
             char names[256];
             jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "engine"),
-                        "sim.engine", err, "no engine profile '%s' in %s (it has: %s)", engine,
-                        c->fit_path, llm_engine_names(lc, names, sizeof names));
+                        JOBJ_FIELD(sim, "engine"), err, "no engine profile '%s' in %s (it has: "
+                        "%s)", engine, c->fit_path, llm_engine_names(lc, names, sizeof names));
             goto fail;
         }
         snprintf(c->engine, sizeof c->engine, "%s", engine);
@@ -148,7 +147,8 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
     const struct llm_arch *a = llm_find(lc, model);
     if (a == NULL) {
         char hint[96];
-        jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "model"), "model",
+        jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "model"),
+                    JOBJ_FIELD(root, "model"),
                     err, "unknown model '%s'%s (see `hetsim list llms`)", model,
                     llm_hint(lc, model, hint, sizeof hint));
         goto fail;
@@ -157,7 +157,8 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
     if (!c->set.chunked_prefill && c->set.max_batch_tokens < c->arch.max_context) {
         const cJSON *n = sim->node ? cJSON_GetObjectItemCaseSensitive(sim->node,
                                                                       "max_batch_tokens") : NULL;
-        jsonf_error(root->doc, n != NULL ? n : root->node, "sim.max_batch_tokens", err,
+        jsonf_error(root->doc, n != NULL ? n : root->node,
+                    JOBJ_FIELD(sim, "max_batch_tokens"), err,
                     "%lld tokens: without chunked prefill an iteration must hold a whole "
                     "prompt, up to the context of %s (%d tokens)",
                     (long long)c->set.max_batch_tokens, c->arch.name, c->arch.max_context);

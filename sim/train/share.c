@@ -165,6 +165,7 @@ int share_read(struct share_config *c, const struct jobj *root, const char *base
     if (mx.node == NULL)
         return 0;
     c->on = 1;
+    snprintf(c->at, sizeof c->at, "%s", mx.path);
     const cJSON *arr = NULL;
     int64_t rank = c->mf.rank, epochs = c->mf.epochs, seed = 1;
     if (jobj_known(&mx, mux_keys, err) < 0 ||
@@ -192,7 +193,7 @@ int share_read(struct share_config *c, const struct jobj *root, const char *base
         struct jobj s;
         const char *path = NULL, *gpu = NULL;
         if (c->nsrc == SHARE_MAX_SOURCES)
-            return jsonf_error(root->doc, e, "multiplex.interference", err,
+            return jsonf_error(root->doc, e, JOBJ_FIELD(&mx, "interference"), err,
                                "at most %d tables", SHARE_MAX_SOURCES);
         int k = c->nsrc;
         if (jobj_elem(&s, &mx, "interference", e, k, err) < 0 || jobj_known(&s, src_keys, err) < 0 ||
@@ -202,21 +203,21 @@ int share_read(struct share_config *c, const struct jobj *root, const char *base
             return -1;
         const cJSON *map = cJSON_GetObjectItemCaseSensitive(e, "models");
         if (map != NULL && c->src[k].format != 2)
-            return jsonf_error(root->doc, map, "multiplex.interference.models", err, "only "
-                               "Lucid's pairs (format lucid) map their model names");
+            return jsonf_error(root->doc, map, JOBJ_FIELD(&mx, "interference.models"), err,
+                               "only Lucid's pairs (format lucid) map their model names");
         if (map != NULL && !cJSON_IsObject(map))
-            return jsonf_error(root->doc, map, "multiplex.interference.models", err, "an "
-                               "object: Lucid's model name -> hetsim job type");
+            return jsonf_error(root->doc, map, JOBJ_FIELD(&mx, "interference.models"), err,
+                               "an object: Lucid's model name -> hetsim job type");
         const cJSON *me;
         c->src[k].nmap = 0;
         cJSON_ArrayForEach(me, map) {
             int x = c->src[k].nmap;
             if (x == SHARE_MAX_MAP)
-                return jsonf_error(root->doc, me, "multiplex.interference.models", err,
+                return jsonf_error(root->doc, me, JOBJ_FIELD(&mx, "interference.models"), err,
                                    "at most %d models", SHARE_MAX_MAP);
             if (!cJSON_IsString(me) || strlen(me->string) >= 64 || strlen(me->valuestring) >= 64)
-                return jsonf_error(root->doc, me, "multiplex.interference.models", err, "'%s': "
-                                   "a job type name (a string of fewer than 64 characters)",
+                return jsonf_error(root->doc, me, JOBJ_FIELD(&mx, "interference.models"), err,
+                                   "'%s': a job type name (a string of fewer than 64 characters)",
                                    me->string);
             snprintf(c->src[k].map[x][0], 64, "%s", me->string);
             snprintf(c->src[k].map[x][1], 64, "%s", me->valuestring);
@@ -226,12 +227,12 @@ int share_read(struct share_config *c, const struct jobj *root, const char *base
         }
         if (c->src[k].format == 0 && gpu != NULL)
             return jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(e, "gpu"),
-                               "multiplex.interference.gpu", err, "Gavel's pairs name their GPU "
-                               "type on every row (worker_type): no gpu field");
+                               JOBJ_FIELD(&mx, "interference.gpu"), err, "Gavel's pairs name their "
+                               "GPU type on every row (worker_type): no gpu field");
         if (path_resolve(c->src[k].path, sizeof c->src[k].path, base_dir, path) < 0)
             return jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(e, "path"),
-                               "multiplex.interference.path", err, "'%s' not found (looked next "
-                               "to the experiment, in the current directory and under %s)",
+                               JOBJ_FIELD(&mx, "interference.path"), err, "'%s' not found (looked "
+                               "next to the experiment, in the current directory and under %s)",
                                path, path_data_root());
         snprintf(c->src[k].gpu, sizeof c->src[k].gpu, "%s", gpu ? gpu : "");
         const char *file = NULL;
@@ -240,19 +241,19 @@ int share_read(struct share_config *c, const struct jobj *root, const char *base
         c->nsrc++;
     }
     if (c->nsrc == 0)
-        return jsonf_error(root->doc, arr, "multiplex.interference", err,
+        return jsonf_error(root->doc, arr, JOBJ_FIELD(&mx, "interference"), err,
                            "needs at least one table");
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(mx.node, "gns");
     if (g != NULL && !cJSON_IsObject(g))
-        return jsonf_error(root->doc, g, "multiplex.gns", err,
+        return jsonf_error(root->doc, g, JOBJ_FIELD(&mx, "gns"), err,
                            "an object: job type -> gradient noise scale (samples)");
     cJSON_ArrayForEach(e, g) {
         if (c->ngns == SHARE_MAX_GNS)
-            return jsonf_error(root->doc, e, "multiplex.gns", err, "at most %d job types",
+            return jsonf_error(root->doc, e, JOBJ_FIELD(&mx, "gns"), err, "at most %d job types",
                                SHARE_MAX_GNS);
         if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) || e->valuedouble > 1e9)
-            return jsonf_error(root->doc, e, "multiplex.gns", err, "'%s': a gradient noise "
-                               "scale in samples, > 0", e->string);
+            return jsonf_error(root->doc, e, JOBJ_FIELD(&mx, "gns"), err, "'%s': a gradient "
+                               "noise scale in samples, > 0", e->string);
         const char *file;
         snprintf(c->gns[c->ngns].name, sizeof c->gns[c->ngns].name, "%s", e->string);
         c->gns[c->ngns].gns = e->valuedouble;
@@ -262,6 +263,15 @@ int share_read(struct share_config *c, const struct jobj *root, const char *base
     }
     return 0;
 }
+
+/* The path of a field of c's "multiplex" section, into a buffer of the caller's block. */
+static const char *mux_field(const struct share_config *c, const char *rel, char *buf,
+                             size_t cap)
+{
+    snprintf(buf, cap, "%s.%s", c->at, rel);
+    return buf;
+}
+#define MUX_FIELD(c, rel) mux_field((c), (rel), (char[256]){ 0 }, 256)
 
 int share_open(share **out, const struct share_config *c, const tput *model,
                struct errbuf *err)
@@ -281,7 +291,7 @@ int share_open(share **out, const struct share_config *c, const tput *model,
             if (tput_find(model, map[2 * k + 1]) < 0) {
                 intf_destroy(m);
                 return err_input(err, c->src[i].file, c->src[i].map_line[k],
-                                 "multiplex.interference.models", "'%s' is not a known job "
+                                 MUX_FIELD(c, "interference.models"), "'%s' is not a known job "
                                  "type (hetsim list models)", map[2 * k + 1]);
             }
         }
@@ -290,7 +300,7 @@ int share_open(share **out, const struct share_config *c, const tput *model,
         } else {
             int gpu = catalog_gpu_find(cat, c->src[i].gpu);
             rc = gpu < 0 ? err_input(err, c->src[i].file, c->src[i].line,
-                                     "multiplex.interference.gpu", "'%s' is not a GPU type of "
+                                     MUX_FIELD(c, "interference.gpu"), "'%s' is not a GPU type of "
                                      "the catalog (hetsim list gpus)", c->src[i].gpu)
                          : c->src[i].format == 1
                          ? intf_load_iadeep(m, model, c->src[i].path, gpu, err)
@@ -316,7 +326,7 @@ int share_open(share **out, const struct share_config *c, const tput *model,
         if (t < 0) {
             free(gns);
             intf_destroy(m);
-            return err_input(err, c->gns[i].file, c->gns[i].line, "multiplex.gns",
+            return err_input(err, c->gns[i].file, c->gns[i].line, MUX_FIELD(c, "gns"),
                              "'%s' is not a known job type (hetsim list models)",
                              c->gns[i].name);
         }

@@ -57,6 +57,8 @@ extern const double share_slice_overhead_default;
 enum { SHARE_MAX_SOURCES = 8, SHARE_MAX_GNS = 64, SHARE_MAX_MAP = 32 };
 struct share_config {
     int    on;                          /* the experiment has a "multiplex" section */
+    char   at[192];                     /* its path ("multiplex", a tenant's
+                                           "tenants.training.multiplex"), for messages */
     int    nsrc;
     struct {
         int  format;                    /* 0 gavel, 1 iadeep, 2 lucid */

@@ -43,6 +43,8 @@ struct config {
     double              restart_s;      /* Pollux mode: the penalty of every reallocation */
     char                elastic_path[PATH_MAX_LEN];     /* models.elastic (applications.json) */
     struct share_config mux;            /* "multiplex": shared GPUs (share.h) */
+    char                restore_at[192];    /* its path ("sim.restore_by_type", a tenant's
+                                               "tenants.training.sim.restore_by_type") */
     struct restore_entry *restore;      /* sim.restore_by_type, resolved against the model
                                            when a run starts */
     int                 nrestore;
@@ -101,6 +103,7 @@ static int read_restores(struct config *c, const struct jobj *sim, struct errbuf
         return 0;
     if (jobj_obj(&o, sim, "restore_by_type", JREQ, err) < 0)
         return -1;
+    snprintf(c->restore_at, sizeof c->restore_at, "%s", o.path);
     int n = cJSON_GetArraySize(o.node);
     c->restore = calloc((size_t)(n > 0 ? n : 1), sizeof *c->restore);
     if (c->restore == NULL)
@@ -137,8 +140,8 @@ static int resolve_restores(const struct config *c, const tput *m, double **out,
         int t = tput_find(m, c->restore[i].name);
         if (t < 0) {
             free(by);
-            char field[JT_NAME_MAX + 32];
-            snprintf(field, sizeof field, "sim.restore_by_type.%s", c->restore[i].name);
+            char field[JT_NAME_MAX + 224];
+            snprintf(field, sizeof field, "%s.%s", c->restore_at, c->restore[i].name);
             return err_input(err, c->restore[i].file, c->restore[i].line, field,
                              "unknown job type '%s' (hetsim list models)", c->restore[i].name);
         }
@@ -176,7 +179,8 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         read_restores(c, sim, err) < 0)
         goto fail;
     if (c->mode == MODE_POLLUX && c->tick_s != floor(c->tick_s)) {
-        jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "tick_s"), "sim.tick_s",
+        jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "tick_s"),
+                    JOBJ_FIELD(sim, "tick_s"),
                     err, "Pollux's interval is a whole number of seconds, not %g", c->tick_s);
         goto fail;
     }
@@ -186,9 +190,9 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
                      profiles_name ? profiles_name : default_elastic) < 0) {
         if (profiles_name != NULL)
             jsonf_error(models.doc, cJSON_GetObjectItemCaseSensitive(models.node, "elastic"),
-                        "models.elastic", err, "file '%s' not found (looked next to the "
-                        "experiment, in the current directory and under %s)", profiles_name,
-                        path_data_root());
+                        JOBJ_FIELD(&models, "elastic"), err, "file '%s' not found (looked next "
+                        "to the experiment, in the current directory and under %s)",
+                        profiles_name, path_data_root());
         else
             err_input(err, default_elastic, 0, NULL, "shipped profiles missing under %s (set "
                       "HETSIM_DATA?)", path_data_root());
@@ -197,15 +201,15 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
     if (c->mode == MODE_POLLUX && models.node != NULL &&
         cJSON_GetObjectItemCaseSensitive(models.node, "elastic_sia") != NULL) {
         jsonf_error(models.doc, cJSON_GetObjectItemCaseSensitive(models.node, "elastic_sia"),
-                    "models.elastic_sia", err, "Sia's profiles are for the native mode (one "
-                    "job type per application and batch); Pollux-compatible mode reads its one "
-                    "GPU type from models.elastic");
+                    JOBJ_FIELD(&models, "elastic_sia"), err, "Sia's profiles are for the native "
+                    "mode (one job type per application and batch); Pollux-compatible mode "
+                    "reads its one GPU type from models.elastic");
         goto fail;
     }
     if (c->mux.on && c->mode != MODE_NATIVE) {
         jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "multiplex"),
-                    "multiplex", err, "shared GPUs need the native mode: %s mechanism gives "
-                    "every job whole GPUs", c->mode == MODE_GAVEL ? "Gavel's" : "Pollux's");
+                    JOBJ_FIELD(root, "multiplex"), err, "shared GPUs need the native mode: %s "
+                    "mechanism gives every job whole GPUs", c->mode == MODE_GAVEL ? "Gavel's" : "Pollux's");
         goto fail;
     }
     *out = c;
