@@ -96,6 +96,7 @@ struct batch {
     int32_t  n, cap;
     int      busy;
     simtime  launched;
+    int32_t  fly_prev, fly_next;    /* busy: the batches in flight, in launch order */
     double   iter_s;
     double   stage_s[SERVE_MAX_STAGES];     /* compute (a Hetis instance: its primaries') */
     double   send_bytes[SERVE_MAX_STAGES];  /* activations to the next stage */
@@ -165,6 +166,8 @@ struct serve {
                                                much after it arrives */
     char                 **cls;         /* interned class names */
     int                    ncls;
+    int32_t                fly_head, fly_tail;  /* batches in flight, oldest first (as
+                                               instance x SERVE_MAX_STAGES + slot; -1) */
     int32_t                dirty_list[SERVE_MAX_INSTANCES];
     int                    ndirty;
     int                    ntypes;
@@ -548,6 +551,40 @@ static int32_t victim(serve *w, const struct inst *in, const struct req *r, int6
 
 /* ---------------------------------------------------------------- batches */
 
+/* The batches in flight, a list in launch order: launches happen at the engine's time, so
+ * appending keeps it sorted by `launched` and its head is the oldest (O(1) each way). */
+static struct batch *fly_batch(serve *w, int32_t id)
+{
+    return &w->in[id / SERVE_MAX_STAGES].b[id % SERVE_MAX_STAGES];
+}
+
+static void fly_append(serve *w, int i, int slot)
+{
+    int32_t id = i * SERVE_MAX_STAGES + slot;
+    struct batch *b = fly_batch(w, id);
+    assert(w->fly_tail < 0 || fly_batch(w, w->fly_tail)->launched <= b->launched);
+    b->fly_prev = w->fly_tail;
+    b->fly_next = -1;
+    if (w->fly_tail >= 0)
+        fly_batch(w, w->fly_tail)->fly_next = id;
+    else
+        w->fly_head = id;
+    w->fly_tail = id;
+}
+
+static void fly_remove(serve *w, int i, int slot)
+{
+    struct batch *b = &w->in[i].b[slot];
+    if (b->fly_prev >= 0)
+        fly_batch(w, b->fly_prev)->fly_next = b->fly_next;
+    else
+        w->fly_head = b->fly_next;
+    if (b->fly_next >= 0)
+        fly_batch(w, b->fly_next)->fly_prev = b->fly_prev;
+    else
+        w->fly_tail = b->fly_prev;
+}
+
 static int batch_add(struct batch *b, int32_t s, struct errbuf *err)
 {
     if (b->n == b->cap) {
@@ -656,10 +693,8 @@ static int reserve(serve *w, const struct linkbook_port *p, int n, simtime ready
         h = floor;
     if (ready < h)
         h = ready;
-    for (int i = 0; i < w->ninst; i++)
-        for (int s = 0; s < SERVE_MAX_STAGES; s++)
-            if (w->in[i].b[s].busy && w->in[i].b[s].launched < h)
-                h = w->in[i].b[s].launched;
+    if (w->fly_head >= 0 && fly_batch(w, w->fly_head)->launched < h)
+        h = fly_batch(w, w->fly_head)->launched;
     linkbook_forget(w->lb, h);
     if (linkbook_reserve(w->lb, p, n, ready, &start) < 0)
         return err_run(err, "out of memory");
@@ -1160,6 +1195,7 @@ static int try_launch(serve *w, int i, struct errbuf *err)
         in->stage_free[s] = t;
     }
     b->busy = 1;
+    fly_append(w, i, slot);
     in->inflight++;
     w->tot.iterations++;
     if (engine_at(w->eng, t, EV_BATCH | w->tag, (uint64_t)i << 8 | (uint64_t)slot, NULL) < 0)
@@ -1201,6 +1237,7 @@ static int batch_done(serve *w, int i, int slot, struct errbuf *err)
     double t = sim_to_sec(now);
     credit_busy(w, in, b);
     b->busy = 0;
+    fly_remove(w, i, slot);
     in->inflight--;
     for (int k = 0; k < b->n; k++) {
         int32_t s = b->r[k];
@@ -1843,6 +1880,7 @@ int serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
     w->dec = dec;
     w->sink = sink;
     w->free_head = -1;
+    w->fly_head = w->fly_tail = -1;
     w->env = (struct serve_env_view){ cl, llm, arch, &w->cfg.set };
     w->admit_delay = sim_from_sec(llm_fit_of(llm)->first_ms * 1e-3);
     w->ntypes = cluster_types(cl, &w->types);
