@@ -37,8 +37,11 @@
  * (migrate -> restored), queued there, running again (migrate).  Each request keeps its open
  * interval in its slot and writes it when it ends, so nothing stays of a finished request.
  *
- * Costs: a batch O(its requests + instance devices); routing O(instances); a Hetis dispatch
- * is the policy's LP.  Utilization is credited when a batch ends (a sample period's figure
+ * Costs: a batch O(its requests + instance devices), its stages' layers timed once per
+ * shape (GPU type, TP degree, link) however deep the pipeline; a transfer's reservation
+ * O(its ports x log(their live intervals)) (linkbook.c), the forget horizon O(1) from the
+ * launch-ordered list of batches in flight; routing O(instances); a Hetis dispatch is the
+ * policy's LP.  Utilization is credited when a batch ends (a sample period's figure
  * may lag by one iteration).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -882,6 +885,12 @@ static const struct llm_layer_part *layer_part(serve *w, struct inst *in, int s,
     return &in->tok[s][T];
 }
 
+/* batch_time's shape of a pipeline's stage, and one layer's time on it */
+struct shape {
+    int    gpu, tp, link;
+    double layer_s;
+};
+
 /* The modelled duration of batch b of instance i, with its per-stage (or per-device) parts. */
 static void batch_time(serve *w, int i, struct batch *b)
 {
@@ -912,10 +921,24 @@ static void batch_time(serve *w, int i, struct batch *b)
     memset(b->send_s, 0, sizeof b->send_s);
     struct llm_layer_part own;
     if (!in->hetis) {
+        /* a layer's time depends on its stage's GPU type, TP degree and link alone: it is
+           timed once per batch for all stages alike (a deep pipeline has a few shapes over
+           dozens of stages), O(stages x shapes) */
+        struct shape shape[SERVE_MAX_STAGES];
+        int nshape = 0;
         for (int s = 0; s < in->S; s++) {
             const struct serve_stage *st = &sp->stages[s];
-            b->stage_s[s] = llm_stage_with_s(c, w->arch, &in->lstage[s], &lb,
-                                             layer_part(w, in, s, lb.tokens, &own));
+            const struct llm_stage *ls = &in->lstage[s];
+            int k = 0;
+            while (k < nshape && (shape[k].gpu != ls->gpu || shape[k].tp != ls->tp ||
+                                  shape[k].link != ls->link))
+                k++;
+            if (k == nshape)
+                shape[nshape++] = (struct shape){
+                    ls->gpu, ls->tp, ls->link,
+                    llm_layer_with_s(c, w->arch, ls, &lb, layer_part(w, in, s, lb.tokens, &own),
+                                     -1) };
+            b->stage_s[s] = llm_stage_of_layer_s(c, w->arch, ls, &lb, shape[k].layer_s);
             if (s + 1 < in->S) {    /* the activations to the next stage */
                 b->send_bytes[s] = 2 * lb.tokens * w->arch->hidden;
                 b->send_s[s] = llm_send_s(c, serve_view_pair_link(w->cl, st->gpus[0],
