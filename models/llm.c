@@ -775,13 +775,20 @@ double llm_stage_ends_s(const llm_catalog *c, const struct llm_arch *a,
     return b->tokens <= 0 ? 0 : stage_ends(c, a, s, b, 0);
 }
 
+double llm_stage_of_layer_s(const llm_catalog *c, const struct llm_arch *a,
+                            const struct llm_stage *s, const struct llm_batch *b,
+                            double layer_s)
+{
+    return b->tokens <= 0 ? 0 : stage_ends(c, a, s, b, s->layers * layer_s);
+}
+
 double llm_stage_with_s(const llm_catalog *c, const struct llm_arch *a,
                         const struct llm_stage *s, const struct llm_batch *b,
                         const struct llm_layer_part *p)
 {
     if (b->tokens <= 0)
         return 0;
-    return stage_ends(c, a, s, b, s->layers * llm_layer_with_s(c, a, s, b, p, -1));
+    return llm_stage_of_layer_s(c, a, s, b, llm_layer_with_s(c, a, s, b, p, -1));
 }
 
 double llm_stage_s(const llm_catalog *c, const struct llm_arch *a, const struct llm_stage *s,

@@ -248,6 +248,12 @@ double llm_layer_with_s(const llm_catalog *c, const struct llm_arch *a,
 double llm_stage_with_s(const llm_catalog *c, const struct llm_arch *a,
                         const struct llm_stage *s, const struct llm_batch *b,
                         const struct llm_layer_part *p);
+/* The stage given one layer's time (llm_layer_with_s, which depends on the stage's gpu, tp
+ * and link but not on its layers or ends): llm_stage_with_s is exactly this of it, so that
+ * a caller may time one layer for every stage of a shape. */
+double llm_stage_of_layer_s(const llm_catalog *c, const struct llm_arch *a,
+                            const struct llm_stage *s, const struct llm_batch *b,
+                            double layer_s);
 double llm_stage_ends_s(const llm_catalog *c, const struct llm_arch *a,
                         const struct llm_stage *s, const struct llm_batch *b);
 

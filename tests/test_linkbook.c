@@ -4,9 +4,11 @@
  * common gap, a zero hold skipped), then thousands of random reservations against a plain
  * record of every interval: no two intervals of a port ever overlap (so no link carries two
  * transfers at once), each starts no earlier than it was ready, and no earlier start would
- * have fit (checked at every microsecond before it); forgetting drops only what ended.
+ * have fit (checked at every microsecond before it); forgetting drops only what ended, and
+ * forgetting as reservations go on changes none of their starts.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,4 +152,48 @@ Test(linkbook, random_reservations_never_overlap_and_start_first)
     free(s);
     linkbook_destroy(b);
     gsl_rng_free(rng);
+}
+
+/* Forgetting as it goes, a horizon trailing the reservations, changes no start: the same
+ * random reservations (many on few ports, so a port holds a long array to search) against a
+ * book that never forgets; and what the book shows afterwards is just what ends after its
+ * horizon. */
+Test(linkbook, forgetting_as_it_goes_changes_no_start)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 12);
+    linkbook *b = linkbook_create(1, 1), *all = linkbook_create(1, 1);
+    simtime horizon = 0;
+    for (int k = 0; k < 20000; k++) {
+        struct linkbook_port p[2];
+        int n = 1 + (int)gsl_rng_uniform_int(rng, 2), first = (int)gsl_rng_uniform_int(rng, 4);
+        for (int i = 0; i < n; i++)
+            p[i] = PORT((first + i) % 4, 0, 1 + (simtime)gsl_rng_uniform_int(rng, 30));
+        simtime ready = (simtime)k * 5 + (simtime)gsl_rng_uniform_int(rng, 400);
+        cr_assert_eq(take(b, p, n, ready), take(all, p, n, ready), "reservation %d", k);
+        /* every later reservation is ready at or after (k + 1) * 5 */
+        horizon = (simtime)(k + 1) * 5;
+        linkbook_forget(b, horizon);
+    }
+    struct seen v = { { 0 }, { 0 }, 0 }, w = { { 0 }, { 0 }, 0 };
+    linkbook_each(b, &v, visit);
+    linkbook_forget(all, horizon);
+    linkbook_each(all, &w, visit);
+    cr_assert_eq(v.count, w.count);
+    cr_assert_gt(v.count, 0);
+    linkbook_destroy(all);
+    linkbook_destroy(b);
+    gsl_rng_free(rng);
+}
+
+/* A reservation ready before what was forgotten breaks forget's promise: an assert.  A
+ * later forget of an earlier time takes no promise back. */
+Test(linkbook, ready_before_the_horizon_aborts, .signal = SIGABRT)
+{
+    linkbook *b = linkbook_create(1, 1);
+    struct linkbook_port p[] = { PORT(LINKBOOK_GPU_OUT, 0, 10) };
+    linkbook_forget(b, 100);
+    linkbook_forget(b, 50);
+    take(b, p, 1, 100);
+    take(b, p, 1, 99);
 }

@@ -191,6 +191,35 @@ Test(serve, a_pipeline_keeps_one_batch_per_stage_in_flight)
     cluster_destroy(cl);
 }
 
+/* A pipeline of two shapes (an A100 stage, then an RTX 3090 stage on another node): each
+ * stage is timed as its own GPU's, and the activations cross the network. */
+Test(serve, a_pipeline_of_two_gpu_types_times_each_stage_as_its_own)
+{
+    cluster *cl = th_cluster(cat, a100_and_3090);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    int a100 = catalog_gpu_find(cat, "A100-80GB"), rtx = catalog_gpu_find(cat, "RTX3090");
+    int pcie4 = catalog_link_find(cat, "pcie4"), net = catalog_link_find(cat, "ethernet-100g");
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct request_spec q[1] = { req(0, 0, 200, 1) };
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", q, 1, "uniform_pp", NULL, &cfg);
+    struct llm_batch b = { 0 };
+    llm_batch_prefill(&b, 200, 0, 1);
+    struct llm_stage s0 = { a100, 1, -1, 16, 1, 0 }, s1 = { rtx, 1, -1, 16, 0, 1 };
+    double bytes = 2 * 200.0 * 4096;
+    simtime gpu_link = sim_from_sec_ceil(llm_send_s(lc, pcie4, bytes)),
+            node_link = sim_from_sec_ceil(llm_send_s(lc, net, bytes));
+    simtime first = admit_delay() + sim_from_sec_ceil(llm_fit_of(lc)->iter_ms * 1e-3) +
+                    sim_from_sec_ceil(llm_stage_s(lc, a, &s0, &b)) +
+                    (gpu_link > node_link ? gpu_link : node_link) +
+                    sim_from_sec_ceil(llm_stage_s(lc, a, &s1, &b));
+    cr_assert_neq(llm_stage_s(lc, a, &s0, &b), llm_stage_s(lc, a, &s1, &b));
+    cr_assert_eq(sim_from_sec(th_serve_find(&r, 0)->first), first, "%f vs %f",
+                 th_serve_find(&r, 0)->first, sim_to_sec(first));
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
 Test(serve, disaggregated_kv_moves_by_hand)
 {
     cluster *cl = th_cluster(cat, a100_and_3090);

@@ -1,11 +1,23 @@
 /*
  * linkbook: the busy intervals of every port (linkbook.h).  Ports are numbered GPU out, GPU
- * in, node out, node in; each holds a sorted array of [from, to) intervals, the ones that
- * ended before the last forget removed from its front.  A reservation moves its candidate
- * start past every interval that overlaps a port's window, port by port, until one pass
- * over all ports moves nothing: the start only grows, to interval ends, so it stops; and
- * when it stops no port's window overlaps anything, and no earlier start would do (each move
- * went only as far as the end of an interval that overlapped).
+ * in, node out, node in; each holds an array of [from, to) intervals sorted by start and,
+ * since they never overlap, by end too.  A reservation moves its candidate start past every
+ * interval that overlaps a port's window, port by port, until one pass over all ports moves
+ * nothing: the start only grows, to interval ends, so it stops; and when it stops no port's
+ * window overlaps anything, and no earlier start would do (each move went only as far as
+ * the end of an interval that overlapped).
+ *
+ * Forgetting is lazy: linkbook_forget only raises the book's horizon, and a port drops the
+ * intervals that ended at or before it from its front when a reservation next touches it.
+ * The intervals it keeps before the horizon are never seen: no reservation is ready before
+ * the horizon, and one ready at t already skips the intervals that end by t.
+ *
+ * Costs: forgetting O(1), however many ports the cluster has.  A reservation finds a port's
+ * first interval ending after its candidate start by binary search and inserts its own by
+ * a move from the back (it is most often the latest): O(passes x its ports x log(the
+ * port's intervals ending after the horizon)), plus its insert's moves and each dropped
+ * interval once.  The search matters: the serving world forgets only up to the oldest
+ * launch of a batch in flight, which lies further back the more instances there are.
  */
 #include "linkbook.h"
 
@@ -25,6 +37,7 @@ struct port {
 struct linkbook {
     int          ngpus, nnodes;
     struct port *port;              /* 2 ngpus + 2 nnodes */
+    simtime      horizon;           /* the latest time forgotten up to */
 };
 
 static int nports(const linkbook *b) { return 2 * b->ngpus + 2 * b->nnodes; }
@@ -49,6 +62,7 @@ linkbook *linkbook_create(int ngpus, int nnodes)
         return NULL;
     b->ngpus = ngpus;
     b->nnodes = nnodes;
+    b->horizon = INT64_MIN;        /* nothing forgotten yet */
     b->port = calloc((size_t)(nports(b) > 0 ? nports(b) : 1), sizeof *b->port);
     if (b->port == NULL) {
         free(b);
@@ -67,17 +81,20 @@ void linkbook_destroy(linkbook *b)
     free(b);
 }
 
-/* The end of the first interval of q overlapping [t, t + dur), or t when none does. */
+/* The end of the first interval of q overlapping [t, t + dur), or t when none does: the
+ * first interval that ends after t (ends are sorted: binary search), if it starts before
+ * t + dur. */
 static simtime past_overlap(const struct port *q, simtime t, simtime dur)
 {
-    for (int k = q->head; k < q->n; k++) {
-        if (q->s[k].to <= t)
-            continue;
-        if (q->s[k].from >= t + dur)
-            break;
-        return q->s[k].to;
+    int lo = q->head, hi = q->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (q->s[mid].to <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return t;
+    return lo < q->n && q->s[lo].from < t + dur ? q->s[lo].to : t;
 }
 
 static int insert(struct port *q, simtime from, simtime to)
@@ -106,9 +123,22 @@ static int insert(struct port *q, simtime from, simtime to)
     return 0;
 }
 
+/* Drop q's intervals that ended at or before t. */
+static void trim(struct port *q, simtime t)
+{
+    while (q->head < q->n && q->s[q->head].to <= t)
+        q->head++;
+    if (q->head == q->n)
+        q->head = q->n = 0;
+}
+
 int linkbook_reserve(linkbook *b, const struct linkbook_port *p, int n, simtime ready,
                      simtime *start)
 {
+    assert(ready >= b->horizon);
+    for (int i = 0; i < n; i++)
+        if (p[i].dur > 0)
+            trim(port_of(b, p[i].dir, p[i].id), b->horizon);
     simtime t = ready;
     for (int moved = 1; moved;) {
         moved = 0;
@@ -131,14 +161,8 @@ int linkbook_reserve(linkbook *b, const struct linkbook_port *p, int n, simtime 
 
 void linkbook_forget(linkbook *b, simtime t)
 {
-    for (int i = 0; i < nports(b); i++) {
-        struct port *q = &b->port[i];
-        /* intervals are sorted by start and never overlap: their ends are sorted too */
-        while (q->head < q->n && q->s[q->head].to <= t)
-            q->head++;
-        if (q->head == q->n)
-            q->head = q->n = 0;
-    }
+    if (t > b->horizon)
+        b->horizon = t;
 }
 
 void linkbook_each(const linkbook *b, void *ctx,
@@ -161,6 +185,7 @@ void linkbook_each(const linkbook *b, void *ctx,
         }
         const struct port *q = &b->port[i];
         for (int k = q->head; k < q->n; k++)
-            fn(ctx, dir, id, q->s[k].from, q->s[k].to);
+            if (q->s[k].to > b->horizon)
+                fn(ctx, dir, id, q->s[k].from, q->s[k].to);
     }
 }

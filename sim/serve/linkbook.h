@@ -9,8 +9,10 @@
  * than its link's bandwidth, whatever transfers run at once — the serving world's KV moves,
  * pipeline sends and attention traffic.
  *
- * Cost: a reservation O(ports x their live intervals); linkbook_forget drops the intervals
- * that ended before a time no reservation will reach back to.
+ * Cost: a reservation O(its ports x their intervals that end after the last forget's time),
+ * plus each interval once when it is dropped; linkbook_forget O(1) (the ports drop what it
+ * forgot when a reservation next touches them), so a book's costs do not grow with the
+ * cluster's ports.
  *
  * Ownership: linkbook_create allocates, linkbook_destroy frees.
  */
@@ -40,7 +42,7 @@ void      linkbook_destroy(linkbook *b);
 int  linkbook_reserve(linkbook *b, const struct linkbook_port *p, int n, simtime ready,
                       simtime *start /* out */);
 /* Drop the intervals that ended at or before t: no later reservation may be ready
- * before t. */
+ * before t (asserted). */
 void linkbook_forget(linkbook *b, simtime t);
 /* Every interval held now, port by port in time order (for tests). */
 void linkbook_each(const linkbook *b, void *ctx,

@@ -37,8 +37,11 @@
  * (migrate -> restored), queued there, running again (migrate).  Each request keeps its open
  * interval in its slot and writes it when it ends, so nothing stays of a finished request.
  *
- * Costs: a batch O(its requests + instance devices); routing O(instances); a Hetis dispatch
- * is the policy's LP.  Utilization is credited when a batch ends (a sample period's figure
+ * Costs: a batch O(its requests + instance devices), its stages' layers timed once per
+ * shape (GPU type, TP degree, link) however deep the pipeline; a transfer's reservation
+ * O(its ports x log(their live intervals)) (linkbook.c), the forget horizon O(1) from the
+ * launch-ordered list of batches in flight; routing O(instances); a Hetis dispatch is the
+ * policy's LP.  Utilization is credited when a batch ends (a sample period's figure
  * may lag by one iteration).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -97,6 +100,7 @@ struct batch {
     int32_t  n, cap;
     int      busy;
     simtime  launched;
+    int32_t  fly_prev, fly_next;    /* busy: the batches in flight, in launch order */
     double   iter_s;
     double   stage_s[SERVE_MAX_STAGES];     /* compute (a Hetis instance: its primaries') */
     double   send_bytes[SERVE_MAX_STAGES];  /* activations to the next stage */
@@ -166,6 +170,8 @@ struct serve {
                                                much after it arrives */
     char                 **cls;         /* interned class names */
     int                    ncls;
+    int32_t                fly_head, fly_tail;  /* batches in flight, oldest first (as
+                                               instance x SERVE_MAX_STAGES + slot; -1) */
     int32_t                dirty_list[SERVE_MAX_INSTANCES];
     int                    ndirty;
     int                    ntypes;
@@ -549,6 +555,40 @@ static int32_t victim(serve *w, const struct inst *in, const struct req *r, int6
 
 /* ---------------------------------------------------------------- batches */
 
+/* The batches in flight, a list in launch order: launches happen at the engine's time, so
+ * appending keeps it sorted by `launched` and its head is the oldest (O(1) each way). */
+static struct batch *fly_batch(serve *w, int32_t id)
+{
+    return &w->in[id / SERVE_MAX_STAGES].b[id % SERVE_MAX_STAGES];
+}
+
+static void fly_append(serve *w, int i, int slot)
+{
+    int32_t id = i * SERVE_MAX_STAGES + slot;
+    struct batch *b = fly_batch(w, id);
+    assert(w->fly_tail < 0 || fly_batch(w, w->fly_tail)->launched <= b->launched);
+    b->fly_prev = w->fly_tail;
+    b->fly_next = -1;
+    if (w->fly_tail >= 0)
+        fly_batch(w, w->fly_tail)->fly_next = id;
+    else
+        w->fly_head = id;
+    w->fly_tail = id;
+}
+
+static void fly_remove(serve *w, int i, int slot)
+{
+    struct batch *b = &w->in[i].b[slot];
+    if (b->fly_prev >= 0)
+        fly_batch(w, b->fly_prev)->fly_next = b->fly_next;
+    else
+        w->fly_head = b->fly_next;
+    if (b->fly_next >= 0)
+        fly_batch(w, b->fly_next)->fly_prev = b->fly_prev;
+    else
+        w->fly_tail = b->fly_prev;
+}
+
 static int batch_add(struct batch *b, int32_t s, struct errbuf *err)
 {
     if (b->n == b->cap) {
@@ -657,10 +697,8 @@ static int reserve(serve *w, const struct linkbook_port *p, int n, simtime ready
         h = floor;
     if (ready < h)
         h = ready;
-    for (int i = 0; i < w->ninst; i++)
-        for (int s = 0; s < SERVE_MAX_STAGES; s++)
-            if (w->in[i].b[s].busy && w->in[i].b[s].launched < h)
-                h = w->in[i].b[s].launched;
+    if (w->fly_head >= 0 && fly_batch(w, w->fly_head)->launched < h)
+        h = fly_batch(w, w->fly_head)->launched;
     linkbook_forget(w->lb, h);
     if (linkbook_reserve(w->lb, p, n, ready, &start) < 0)
         return err_run(err, "out of memory");
@@ -848,6 +886,12 @@ static const struct llm_layer_part *layer_part(serve *w, struct inst *in, int s,
     return &in->tok[s][T];
 }
 
+/* batch_time's shape of a pipeline's stage, and one layer's time on it */
+struct shape {
+    int    gpu, tp, link;
+    double layer_s;
+};
+
 /* The modelled duration of batch b of instance i, with its per-stage (or per-device) parts. */
 static void batch_time(serve *w, int i, struct batch *b)
 {
@@ -878,10 +922,24 @@ static void batch_time(serve *w, int i, struct batch *b)
     memset(b->send_s, 0, sizeof b->send_s);
     struct llm_layer_part own;
     if (!in->hetis) {
+        /* a layer's time depends on its stage's GPU type, TP degree and link alone: it is
+           timed once per batch for all stages alike (a deep pipeline has a few shapes over
+           dozens of stages), O(stages x shapes) */
+        struct shape shape[SERVE_MAX_STAGES];
+        int nshape = 0;
         for (int s = 0; s < in->S; s++) {
             const struct serve_stage *st = &sp->stages[s];
-            b->stage_s[s] = llm_stage_with_s(c, w->arch, &in->lstage[s], &lb,
-                                             layer_part(w, in, s, lb.tokens, &own));
+            const struct llm_stage *ls = &in->lstage[s];
+            int k = 0;
+            while (k < nshape && (shape[k].gpu != ls->gpu || shape[k].tp != ls->tp ||
+                                  shape[k].link != ls->link))
+                k++;
+            if (k == nshape)
+                shape[nshape++] = (struct shape){
+                    ls->gpu, ls->tp, ls->link,
+                    llm_layer_with_s(c, w->arch, ls, &lb, layer_part(w, in, s, lb.tokens, &own),
+                                     -1) };
+            b->stage_s[s] = llm_stage_of_layer_s(c, w->arch, ls, &lb, shape[k].layer_s);
             if (s + 1 < in->S) {    /* the activations to the next stage */
                 b->send_bytes[s] = 2 * lb.tokens * w->arch->hidden;
                 b->send_s[s] = llm_send_s(c, serve_view_pair_link(w->cl, st->gpus[0],
@@ -1163,6 +1221,7 @@ static int try_launch(serve *w, int i, struct errbuf *err)
         in->stage_free[s] = t;
     }
     b->busy = 1;
+    fly_append(w, i, slot);
     in->inflight++;
     w->tot.iterations++;
     if (engine_at(w->eng, t, EV_BATCH | w->tag, (uint64_t)i << 8 | (uint64_t)slot, NULL) < 0)
@@ -1205,6 +1264,7 @@ static int batch_done(serve *w, int i, int slot, struct errbuf *err)
     double t = sim_to_sec(now);
     credit_busy(w, in, b);
     b->busy = 0;
+    fly_remove(w, i, slot);
     in->inflight--;
     for (int k = 0; k < b->n; k++) {
         int32_t s = b->r[k];
@@ -1937,6 +1997,7 @@ int serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
     w->dec = dec;
     w->sink = sink;
     w->free_head = -1;
+    w->fly_head = w->fly_tail = -1;
     w->env = (struct serve_env_view){ cl, llm, arch, &w->cfg.set };
     w->admit_delay = sim_from_sec(llm_fit_of(llm)->first_ms * 1e-3);
     w->ntypes = cluster_types(cl, &w->types);
