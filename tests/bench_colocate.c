@@ -9,7 +9,7 @@
  *     the week's end, not the count, stops arrivals).  Everything else is the shipped file's.
  *     COLO_POLICY=static (or hetero_loan) runs the week under that broker instead.
  *     Target: under 60 CPU s at k = 18.  The run is repeated at the smaller scales of
- *     COLO_SCALES (default 1,4,18) and each capped at CPU_CAP_S; the growth exponent is the
+ *     COLO_SCALES (default 1,2,4,18) and each capped at CPU_CAP_S; the growth exponent is the
  *     least-squares slope of log CPU s against log k over those that finished.
  * (b) The co-simulation's cost: colocate_day (a day) under `static` against the sum of its
  *     two tenants each run alone as a single-domain experiment of the same sections (serving
@@ -33,7 +33,7 @@
 #define HETSIM_BIN "./hetsim"
 #endif
 
-enum { CPU_CAP_S = 600, MAX_SCALES = 8, WEEK_S = 7 * 86400, DAY_S = 86400 };
+enum { CPU_CAP_S = 300, MAX_SCALES = 8, WEEK_S = 7 * 86400, DAY_S = 86400 };
 
 struct measure {
     double cpu_s, rss_mb;
@@ -166,12 +166,12 @@ static int best_of_3(const char *exp, const char *policy, const char *db, struct
     return 0;
 }
 
-/* The scales of COLO_SCALES ("1,4,18"), ascending as given; returns how many. */
+/* The scales of COLO_SCALES ("1,2,4,18"), ascending as given; returns how many. */
 static int scales(int *k)
 {
     const char *s = getenv("COLO_SCALES");
     if (s == NULL)
-        s = "1,4,18";
+        s = "1,2,4,18";
     int n = 0;
     while (*s != '\0' && n < MAX_SCALES) {
         char *end;
