@@ -208,6 +208,21 @@ static int knapsack(struct lyra *l, const struct train_view *v, int type, int gp
     return 0;
 }
 
+/* The GPU count the knapsack gives c. */
+static int size(const struct cand *c)
+{
+    return c->job->min_workers + c->x;
+}
+
+/* A placement's outcome: 1 (no room) cannot happen when the counts are right. */
+static int placed(int rc, const struct cand *c, struct errbuf *err)
+{
+    if (rc > 0)
+        return err_run(err, "lyra: job %lld's %d GPUs do not fit where the plan counted them "
+                       "free", (long long)c->job->id, size(c));
+    return rc;
+}
+
 static int lyra_train(void *self, const struct train_view *v, struct grant_list *out,
                       struct errbuf *err)
 {
@@ -229,26 +244,20 @@ static int lyra_train(void *self, const struct train_view *v, struct grant_list 
      * the starts in queue order, then the growths; they fit by count, so each is placed */
     struct plan p;
     plan_begin(&p, v, l->scratch, out, PLAN_DELTA);
-    for (int i = 0; i < n; i++) {
-        const struct cand *c = &l->c[i];
-        int want = c->job->min_workers + c->x;
-        if (c->now > 0 && want < c->now && plan_resize(&p, c->job, want, OCC_PACK, err) < 0)
+    for (int i = 0; i < n; i++)
+        if (l->c[i].now > 0 && size(&l->c[i]) < l->c[i].now &&
+            plan_resize(&p, l->c[i].job, size(&l->c[i]), OCC_PACK, err) < 0)
             return -1;
-    }
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < n; i++) {
-            const struct cand *c = &l->c[i];
-            int want = c->job->min_workers + c->x, rc = 0;
-            if (pass == 0 && c->now == 0)
-                rc = plan_place(&p, c->job, c->type, want, OCC_PACK, err);
-            else if (pass == 1 && c->now > 0 && want > c->now)
-                rc = plan_resize(&p, c->job, want, OCC_PACK, err);
-            if (rc < 0)
-                return -1;
-            if (rc > 0)
-                return err_run(err, "lyra: job %lld's %d GPUs do not fit where the plan "
-                               "counted them free", (long long)c->job->id, want);
-        }
+    for (int i = 0; i < n; i++)
+        if (l->c[i].now == 0 &&
+            placed(plan_place(&p, l->c[i].job, l->c[i].type, size(&l->c[i]), OCC_PACK, err),
+                   &l->c[i], err) < 0)
+            return -1;
+    for (int i = 0; i < n; i++)
+        if (l->c[i].now > 0 && size(&l->c[i]) > l->c[i].now &&
+            placed(plan_resize(&p, l->c[i].job, size(&l->c[i]), OCC_PACK, err), &l->c[i],
+                   err) < 0)
+            return -1;
     return 0;
 }
 
