@@ -198,11 +198,10 @@ static double brute(const struct train_view *v, const struct train_job *jobs, co
 /* One random view: up to NJ jobs on th_mixed_cluster (8 V100, 8 T4, 8 A100), some running
  * (elastic or rigid) on GPUs of one type, the others waiting (only when `queue`), and a whole
  * random node or two withheld as a broker withholds them; the decision checked. */
-static void one_view(gsl_rng *r, int queue, int *grew)
+static void one_view(const cluster *cl, gsl_rng *r, int queue, int *grew)
 {
     static const char *const names[] = { "ResNet-18 (batch size 64)", R50, TRF,
                                          "LM (batch size 20)" };
-    const cluster *cl = th_cl;
     int ng = cluster_ngpus(cl);
     occ *o = occ_create(cl), *base = occ_create(cl);
     cr_assert(o != NULL && base != NULL);
@@ -315,14 +314,14 @@ static void one_view(gsl_rng *r, int queue, int *grew)
 
 Test(lyra, random_views_keep_the_ranges_the_free_gpus_and_the_optimum)
 {
-    th_mixed_init();
+    cluster *cl = th_cluster(th_cat, th_mixed_cluster);
     gsl_rng *r = rng_stream(25, "test-lyra");
     int grew = 0;
     for (int i = 0; i < 300; i++)
-        one_view(r, i % 2, &grew);
+        one_view(cl, r, i % 2, &grew);
     cr_assert_gt(grew, 20, "only %d growths: the views do not exercise the knapsack", grew);
     gsl_rng_free(r);
-    th_mixed_fini();
+    cluster_destroy(cl);
 }
 
 /* ---- end to end */
