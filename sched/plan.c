@@ -52,6 +52,27 @@ int plan_keep(struct plan *p, const struct train_job *j, struct errbuf *err)
     return grant_keep(p->out, j) < 0 ? err_run(err, "out of memory") : 0;
 }
 
+int plan_resize(struct plan *p, const struct train_job *j, int n, int mode, struct errbuf *err)
+{
+    if (n <= j->ngpu) {
+        occ_release(p->occ, j->gpus + n, j->ngpu - n, j->share);
+        return grant_add_sliced(p->out, j->slot, j->gpus, n, j->share, 0, j->sliced) < 0
+                   ? err_run(err, "out of memory") : 0;
+    }
+    int ids_small[64];
+    int *ids = n <= 64 ? ids_small : malloc((size_t)n * sizeof *ids);
+    if (ids == NULL)
+        return err_run(err, "out of memory");
+    memcpy(ids, j->gpus, (size_t)j->ngpu * sizeof *ids);
+    int rc = 1;
+    if (occ_alloc(p->occ, j->gpu_type, n - j->ngpu, mode, ids + j->ngpu) == 0)
+        rc = grant_add_sliced(p->out, j->slot, ids, n, j->share, 0, j->sliced) < 0
+                 ? err_run(err, "out of memory") : 0;
+    if (ids != ids_small)
+        free(ids);
+    return rc;
+}
+
 int plan_free(const struct plan *p, int gpu_type)
 {
     return occ_free_whole(p->occ, gpu_type);

@@ -30,6 +30,12 @@ int plan_place(struct plan *p, const struct train_job *j, int gpu_type, int n, i
                struct errbuf *err);
 /* Re-grant j what it holds.  0 granted, 1 no room (its GPUs were taken), -1 error. */
 int plan_keep(struct plan *p, const struct train_job *j, struct errbuf *err);
+/* Resize running job j to n whole GPUs of its type, keeping as many of its own as it can: its
+ * first n GPUs when n < what it holds (the others are released in the plan, so a later
+ * placement may take them), all of them and n - held more of its type (packed or spread) when
+ * n is larger.  A DELTA plan's job: shrink before placing what the freed GPUs should hold.
+ * 0 granted, 1 no room for the extra GPUs, -1 error. */
+int plan_resize(struct plan *p, const struct train_job *j, int n, int mode, struct errbuf *err);
 
 int plan_free(const struct plan *p, int gpu_type);
 

@@ -25,6 +25,7 @@ extern const struct policy_ops policy_iadeep;
 extern const struct policy_ops policy_kernel_slice;
 extern const struct policy_ops policy_srsf;
 extern const struct policy_ops policy_afs;
+extern const struct policy_ops policy_lyra;
 extern const struct policy_ops policy_heet;
 extern const struct policy_ops policy_sia;
 extern const struct policy_ops policy_fgd;
@@ -72,6 +73,7 @@ const struct policy_ops *const policy_registry[] = {
     /* training, elastic jobs */
     &policy_srsf,
     &policy_afs,
+    &policy_lyra,
     &policy_heet,
     &policy_sia,
     /* placement */

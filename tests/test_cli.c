@@ -284,7 +284,7 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * run simulates, with its note). */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 25, 100, (const char *const[]){
+    assert_listing("experiments", 26, 100, (const char *const[]){
         "default            The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants        OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
@@ -296,7 +296,7 @@ Test(cli, list_describes_shipped_files)
         "2021 artifact)...\n",
         "\nsia_workload       Sia's own workload on Sia's own cluster (SOSP'23 artifact): the "
         "160 jobs of...\n", NULL });
-    assert_listing("sweeps", 21, 100, (const char *const[]){
+    assert_listing("sweeps", 22, 100, (const char *const[]){
         "\nload                The README's sweep tour: four policies on the 48-GPU mixed "
         "cluster as the...\n", "derm_load           Derm's headline comparison (ISCA 2024)",
         NULL });
@@ -350,7 +350,7 @@ Test(cli, list_gpus_formats_and_bad_names)
 /* every policy of sched/registry.c, one line each */
 Test(cli, list_policies_counts_every_policy)
 {
-    assert_listing("policies", 41, 0, (const char *const[]){
+    assert_listing("policies", 42, 0, (const char *const[]){
         "\nkernel_slice     training   kernel-level time slicing: jobs share GPUs by turns",
         "\niadeep           training   IADeep: place by predicted interference degradation",
         NULL });
@@ -364,7 +364,7 @@ Test(cli, list_domains_names_each_worlds_policies_and_formats)
         "training: DL training jobs on GPU clusters",
         "\n  policies: fifo fifo_perf srtf oef fft tiresias themis gavel_las gavel_las_perf "
         "gavel_ftf pollux_tiresias optimus pollux exclusive mps_even gandiva antman iadeep "
-        "kernel_slice srsf afs heet sia\n",
+        "kernel_slice srsf afs lyra heet sia\n",
         "\n  formats: hetsim gavel philly pollux synthetic\n",
         "\nplacement: pods asking for fractions of a GPU",
         "\n  policies: fgd random dotprod bestfit clustering gpupacking\n",

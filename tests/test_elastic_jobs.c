@@ -188,6 +188,7 @@ static const struct pcase cases[] = {
     { "srsf", NULL }, { "afs", NULL }, { "heet", NULL },
     { "heet", "{\"oracle\": true}" }, { "heet", "{\"max_count\": 8, \"rank\": 3}" },
     { "sia", NULL }, { "sia", "{\"p\": 1}" },
+    { "lyra", NULL }, { "lyra", "{\"backfill\": true}" },
 };
 
 /* the parameter is an index: pointers do not survive into the test's process */

@@ -48,6 +48,8 @@ static const struct { const char *experiment, *set[2]; } experiments[] = {
     /* one cluster, two tenants: serving and training under each broker policy */
     { "colocate_small", { "tenants.serving.workload.requests=300",
                           "tenants.training.workload.jobs=30" } },
+    /* Lyra's job scheduler on elastic jobs (last: the runs before keep their ids) */
+    { "heet_testbed", { JOBS150, "policies=[\"lyra\"]" } },
     { NULL, { NULL } },
 };
 

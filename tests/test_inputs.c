@@ -2212,6 +2212,18 @@ static const struct row rows[] = {
 #undef C_TEN
 #undef C_TWL
 #undef C_SWL
+    { "colocate_lyra_backfill_type",
+      { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING,
+                          C_TRAINING_P("[{ \"name\": \"lyra\", \"backfill\": 1 }]"),
+                          "[\"loan\"]") } },
+      { RUN }, 2, "hetsim: " AT("e.json", 9) "tenants.training.policies[0].backfill: "
+                                       "must be true or false" },
+    { "colocate_lyra_unknown_param",
+      { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING,
+                          C_TRAINING_P("[{ \"name\": \"lyra\", \"placement\": \"pack\" }]"),
+                          "[\"loan\"]") } },
+      { RUN }, 2, "hetsim: " AT("e.json", 9) "tenants.training.policies[0].placement: "
+                                       "unknown field" },
 };
 #pragma GCC diagnostic pop
 

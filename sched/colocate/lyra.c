@@ -10,7 +10,8 @@
  * Parameters: "headroom" (default 0.2: serving keeps 1.2 x its demand).
  * Assumptions the paper leaves open or hetsim does not model: its knapsack allocation of the
  * loaned servers to elastic jobs is the training tenant's own policy here (a job's grant on a
- * loaned node is its policy's choice); preemption cost is the GPU-seconds of restore.
+ * loaned node is its policy's choice: `lyra`, sched/elastic/lyra_grow.c, is Lyra's);
+ * preemption cost is the GPU-seconds of restore.
  */
 #include <stdlib.h>
 
