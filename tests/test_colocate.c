@@ -16,6 +16,7 @@
  * a cluster where HexGen's pipelines span servers runs under both loaning brokers.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -612,4 +613,72 @@ Test(colocate, a_migrating_drain_hands_nodes_over_sooner, .timeout = 120)
     cr_assert_gt(moved[1], 0);
     cr_assert_lt(handover[1], handover[0] / 4, "handover %g GPU-s migrating, %g finishing",
                  handover[1], handover[0]);
+}
+
+/* A broker's policy entry may run a tenant under another policy ("tenants"), so that a
+ * combination is a policy of the experiment, labelled and paired with the others like any:
+ * loan with lyra for training against loan with the section's fifo. */
+Test(colocate, a_policy_entry_names_its_tenants_policies, .timeout = 120)
+{
+    char *exp = th_write("combo.json",
+        "{ \"name\": \"combo\", \"domain\": \"colocate\", \"seed\": 1,\n"
+        "  \"cluster\": { \"network\": \"ib-100g\", \"groups\": [\n"
+        "    { \"name\": \"a100\", \"count\": 3, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 4 },\n"
+        "    { \"name\": \"v100\", \"count\": 2, \"gpu\": \"V100\", \"gpus_per_node\": 4 } ] },\n"
+        "  \"serving_groups\": [\"a100\"], \"broker\": { \"period_s\": 120 },\n"
+        "  \"tenants\": {\n"
+        "    \"serving\": { \"model\": \"llama-2-7b\", \"policies\": [\"highend_only\"],\n"
+        "      \"workload\": { \"format\": \"llm_synthetic\", \"requests\": 600, \"rate_per_s\": 1 },\n"
+        "      \"sim\": { \"overlong\": \"truncate\" } },\n"
+        "    \"training\": { \"policies\": [\"fifo\"], \"workload\": { \"format\": \"synthetic\",\n"
+        "      \"jobs\": 30, \"rate_per_hour\": 40, \"reference_gpu\": \"V100\",\n"
+        "      \"min_workers\": 1, \"max_workers\": 8, \"workers\": { \"1\": 0.5, \"4\": 0.5 },\n"
+        "      \"duration\": { \"dist\": \"lognormal\", \"median_s\": 1800, \"sigma\": 1,\n"
+        "                    \"clamp_min_s\": 60, \"clamp_max_s\": 20000 },\n"
+        "      \"job_types\": { \"ResNet-18 (batch size 64)\": 1, \"LM (batch size 20)\": 1 } } } },\n"
+        "  \"policies\": [\"loan\", { \"name\": \"loan\", \"label\": \"loan+lyra\",\n"
+        "                             \"tenants\": { \"training\": \"lyra\" } }] }\n");
+    char *db = th_write("combo.db", "");
+    remove(db);
+    const char *args[] = { "run", exp, "--db", db, "-q", NULL };
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_eq(th_db_value(db, "SELECT count(*) FROM runs WHERE policy = 'loan+lyra'"), 1);
+    /* lyra resizes elastic jobs (fifo never does): its run's jobs differ, and so does the JCT */
+    double jct_fifo = metric(db, 1, "training_jct_mean"), jct_lyra = metric(db, 2, "training_jct_mean");
+    cr_assert(fabs(jct_fifo - jct_lyra) > 1, "JCT %g under fifo, %g under lyra", jct_fifo,
+              jct_lyra);
+    /* the report pairs the combination with loan by seed, as any two policies */
+    const char *rep[] = { "report", "--db", db, "--baseline", "loan", "--columns",
+                          "training_jct_mean", "--format", "csv", NULL };
+    o = th_hetsim(rep);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    int col = -1, k = 0;
+    for (const char *c = o.out; *c != '\n' && *c != '\0'; k++) {     /* the header's column */
+        if (strncmp(c, "training_jct_mean/loan,", 23) == 0)
+            col = k;
+        c = strchr(c, ',') != NULL && strchr(c, ',') < strchr(c, '\n') ? strchr(c, ',') + 1
+                                                                       : strchr(c, '\n');
+    }
+    cr_assert_geq(col, 0, "%s", o.out);
+    const char *line = strstr(o.out, "loan+lyra,");
+    cr_assert_not_null(line, "%s", o.out);
+    while (line > o.out && line[-1] != '\n')
+        line--;
+    for (int i = 0; i < col; i++)
+        line = strchr(line, ',') + 1;
+    cr_assert_float_eq(strtod(line, NULL), jct_lyra / jct_fifo, 1e-9, "%s", o.out);
+    th_out_free(&o);
+    /* --policy picks the combination by its label, with its tenant's policy */
+    char *db2 = th_write("combo2.db", "");
+    remove(db2);
+    const char *one[] = { "run", exp, "--db", db2, "-q", "--policy", "loan+lyra", NULL };
+    o = th_hetsim(one);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    cr_assert_float_eq(metric(db2, 1, "training_jct_mean"), jct_lyra, 1e-9);
+    free(exp);
+    free(db);
+    free(db2);
 }

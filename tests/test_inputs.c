@@ -616,6 +616,10 @@ static const struct row rows[] = {
       { RUN }, 2, AT("e.json", 6) "policies[0].backfill: must be true or false" },
     { "policy_param_unknown", EXP(E_POL("[{ \"name\": \"fifo\", \"backfil\": true }]")),
       { RUN }, 2, AT("e.json", 6) "policies[0].backfil: unknown field (did you mean 'backfill'?" },
+    { "policy_tenants_outside_colocate",
+      EXP(E_POL("[{ \"name\": \"fifo\", \"tenants\": { \"training\": \"srtf\" } }]")),
+      { RUN }, 2, AT("e.json", 6) "policies[0].tenants: only a policy of a domain of tenants "
+          "(colocate) names its tenants' policies" },
     { "policy_round_negative", EXP(E_POL("[{ \"name\": \"gavel_las\", \"round_s\": -1 }]")),
       { RUN }, 2, AT("e.json", 6) "policies[0].round_s: -1 is out of range [0.001, 1e+09]" },
 
@@ -2212,6 +2216,28 @@ static const struct row rows[] = {
 #undef C_TEN
 #undef C_TWL
 #undef C_SWL
+    { "colocate_tenants_unknown_tenant",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"tenants\": { \"trainin\": \"lyra\" } }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].tenants.trainin: unknown field (did you mean "
+          "'training'?" },
+    { "colocate_tenants_unknown_policy",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"tenants\": { \"training\": \"lyr\" } }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].tenants.training: unknown policy 'lyr' (did you "
+          "mean 'lyra'?)" },
+    { "colocate_tenants_wrong_domain",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"tenants\": { \"training\": \"hexgen\" } "
+          "}]") } },
+      { RUN }, 2, "hetsim: tenant training: " AT("e.json", 11) "policies[0].tenants.training: "
+          "policy 'hexgen' is for the serving domain; the experiment is training" },
+    { "colocate_tenants_not_a_policy",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"tenants\": { \"training\": 3 } }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].tenants.training: must be a policy name or an "
+          "object with a \"name\"" },
+    { "colocate_tenants_policy_param",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"tenants\": { \"training\": { \"name\": "
+          "\"lyra\", \"backfil\": true } } }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].tenants.training.backfil: unknown field (did "
+          "you mean 'backfill'?" },
     { "colocate_lyra_backfill_type",
       { { "e.json", CEXPF(C_GROUPS, C_BROKER, C_SERVING,
                           C_TRAINING_P("[{ \"name\": \"lyra\", \"backfill\": 1 }]"),

@@ -11,6 +11,9 @@
 # results/out/colocate/ (OUT=DIR: there): colocate.db, the figures, report.md, report.csv and
 # report_<baseline>.csv; prints each claim at every load, checked against
 # scripts/reproduce/bands/colocate.csv, then the ledger scripts/reproduce/claims/colocate.csv.
+# Then Lyra's two halves on colocate_elastic (every training job elastic): static and loan
+# with training under fifo or lyra (workloads/sweeps/colocate_elastic.json, 60 runs), its
+# reports in results/out/colocate/elastic/, its ledger claims/colocate_elastic.csv.
 # QUICK=1 cuts the day to two hours (1,000 requests, 40 jobs).  See scripts/reproduce/common.sh
 # for JOBS, OUT, QUICK and BANDS.
 . "$(dirname "$0")/common.sh"
@@ -18,6 +21,8 @@
 quick_sets="--set sim.until_s=7200 --set tenants.serving.workload.requests=1000 --set tenants.training.workload.jobs=40"
 cols=training_jct_mean,training_queue_delay_mean,training_jobs_done,serving_ttft_p99,serving_slo_attainment,util_total,serving_util_total,training_gpu_hours,gpu_hours_loaned,loans,reclaims,reclaim_preemptions
 
+# both sweeps first (with BANDS=write each clears the `full`/`quick` bands), then the claims
+repro_run colocate colocate_elastic tenants.serving.workload.rate_per_s training_jct_mean
 repro_run colocate colocate_day tenants.serving.workload.rate_per_s training_jct_mean,training_queue_delay_mean,serving_ttft_p99
 repro_reports "$cols" static loan
 
@@ -37,5 +42,35 @@ claim_value "training jobs preempted by reclaims" loan reclaim_preemptions
 claim "hetero_loan: training queueing time vs loan" hetero_loan loan training_queue_delay_mean
 claim "  ... training JCT vs loan" hetero_loan loan training_jct_mean
 claim "  ... serving P99 TTFT vs loan" hetero_loan loan serving_ttft_p99
+claims_ledger
+
+# ---- Lyra's two halves: colocate_elastic (every training job elastic), the broker (static,
+# loan) crossed with training's policy (fifo, lyra), the combinations labelled policies; its
+# reports in $out/elastic, its bands under the mode <mode>_elastic, its ledger
+# claims/colocate_elastic.csv (derm.sh's way of several sweeps in one database)
+root=$out base_mode=$mode sweep=colocate_elastic
+out=$root/elastic mode=${base_mode}_elastic
+ledger=scripts/reproduce/claims/colocate_elastic.csv
+mkdir -p "$out"
+repro_reports training_jct_mean,training_queue_delay_mean,training_jobs_done,serving_ttft_p99,gpu_hours_loaned,loans \
+    static loan loan+lyra > /dev/null
+if [ "${BANDS:-}" = write ]; then
+    grep -v "^$mode," "$bands" > "$bands.tmp" || true
+    mv "$bands.tmp" "$bands"
+fi
+echo
+echo "Lyra's two halves (colocate_elastic: every training job elastic on 1 to max(8, workers) GPUs)"
+awk -F, -v axis="$axis" '
+    NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+    !seen[$h[axis]]++ { loads = loads sprintf("%16s", $h[axis]) }
+    END { printf "  %-48s%s\n", axis, loads }' "$out/report_${first}.csv"
+claim "training JCT, loan+lyra vs static (fifo)" loan+lyra static training_jct_mean
+claim "  ... loan (fifo) vs static" loan static training_jct_mean
+claim "  ... static+lyra vs static" static+lyra static training_jct_mean
+claim "  ... loan+lyra vs loan (fifo)" loan+lyra loan training_jct_mean
+claim "serving P99 TTFT, loan+lyra vs loan" loan+lyra loan serving_ttft_p99
+claim_value "GPU-hours lent: loan (fifo)" loan gpu_hours_loaned
+claim_value "  ... loan+lyra" loan+lyra gpu_hours_loaned
+mode=$base_mode
 claims_ledger
 claims_end

@@ -170,6 +170,51 @@ static int read_sim(struct experiment *e, const struct jobj *root, struct jobj *
     return 0;
 }
 
+/* Policy entry i's "tenants" (experiment.h's tenant_policy): in a domain of tenants, an
+ * object of tenant names, each a policy name or an object with a "name" and its parameters;
+ * elsewhere an error.  Whether a policy suits its tenant is run_check's (as for a section's). */
+static int read_tenant_policies(struct experiment *e, int i, struct errbuf *err)
+{
+    struct experiment_policy *ep = &e->policies[i];
+    struct jobj tp;
+    if (ep->params.node == NULL || jobj_obj(&tp, &ep->params, "tenants", JOPT, err) < 0)
+        return ep->params.node == NULL ? 0 : -1;
+    if (tp.node == NULL)
+        return 0;
+    if (e->world->tenants == NULL)
+        return jsonf_error(e->doc, tp.node, tp.path, err, "only a policy of a domain of "
+                           "tenants (colocate) names its tenants' policies");
+    if (jobj_known(&tp, e->world->tenants, err) < 0)
+        return -1;
+    for (int k = 0; e->world->tenants[k] != NULL && k < EXPERIMENT_MAX_TENANTS; k++) {
+        const char *key = e->world->tenants[k];
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(tp.node, key);
+        struct experiment_policy *q = &e->tenant_policy[i][k];
+        if (v == NULL)
+            continue;
+        q->node = v;
+        jobj_field(&tp, key, q->field, sizeof q->field);
+        if (cJSON_IsString(v) && v->valuestring[0] != '\0') {
+            q->name = q->label = v->valuestring;
+        } else if (cJSON_IsObject(v)) {
+            if (jobj_obj(&q->params, &tp, key, JREQ, err) < 0 ||
+                jobj_str(&q->params, "name", JREQ, &q->name, err) < 0)
+                return -1;
+            q->label = q->name;
+        } else {
+            return jsonf_error(e->doc, v, q->field, err,
+                               "must be a policy name or an object with a \"name\"");
+        }
+        if (!policy_is_python(q->name) && policy_find(q->name) == NULL) {
+            char hint[96];
+            return jsonf_error(e->doc, v, q->field, err, "unknown policy '%s'%s (see `hetsim "
+                               "list policies`)", q->name,
+                               policy_hint(q->name, hint, sizeof hint));
+        }
+    }
+    return 0;
+}
+
 static int read_policies(struct experiment *e, const struct jobj *root, struct errbuf *err)
 {
     const cJSON *arr;
@@ -214,6 +259,8 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
             if (strcmp(e->policies[k].label, ep->label) == 0)
                 return jsonf_error(e->doc, p, field, err, "two policies are labelled '%s' (give "
                                    "one a different \"label\")", ep->label);
+        if (read_tenant_policies(e, i, err) < 0)
+            return -1;
         e->npolicies = i + 1;
     }
     return 0;
@@ -395,6 +442,7 @@ int experiment_only_policy(struct experiment *e, const char *name, struct errbuf
     for (int i = 0; i < e->npolicies; i++)
         if (strcmp(e->policies[i].label, name) == 0) {
             e->policies[0] = e->policies[i];
+            memcpy(e->tenant_policy[0], e->tenant_policy[i], sizeof e->tenant_policy[0]);
             e->npolicies = 1;
             return 0;
         }
@@ -405,6 +453,7 @@ int experiment_only_policy(struct experiment *e, const char *name, struct errbuf
                          "policies`)", name, policy_hint(name, hint, sizeof hint));
     }
     e->policies[0] = (struct experiment_policy){ .name = name, .label = name };
+    memset(e->tenant_policy[0], 0, sizeof e->tenant_policy[0]);
     e->npolicies = 1;
     return 0;
 }

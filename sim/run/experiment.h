@@ -32,6 +32,7 @@ struct experiment_policy {
                                    "tenants.serving.policies[0]" */
 };
 
+
 struct experiment {
     jsonf      *doc;
     char        path[PATH_MAX_LEN];
@@ -43,6 +44,11 @@ struct experiment {
     int         sample_repeats;         /* store samples equal to both neighbours too */
     struct experiment_policy policies[EXPERIMENT_MAX_POLICIES];
     int         npolicies;
+    /* A domain of tenants (colocate): policies[i] may run tenant k (world->tenants order)
+     * under tenant_policy[i][k] instead of its section's policy (name NULL: the section's):
+     * { "name": "loan", "label": "loan+lyra", "tenants": { "training": "lyra" } }, so that
+     * combinations are policies of one experiment, compared by label like any other. */
+    struct experiment_policy tenant_policy[EXPERIMENT_MAX_POLICIES][EXPERIMENT_MAX_TENANTS];
     struct jobj cluster;        /* inline cluster object (node NULL if given by path) */
     const char *cluster_ref;    /* the cluster as the experiment names it: its "cluster"
                                    string, or the inline object's "name" ("inline") */

@@ -219,36 +219,45 @@ static const char *stop_name(int stop)
 /* ---------------------------------------------------------------- checks */
 
 /* An input error at policy i of e: its element of "policies", or --policy. */
-static int policy_error(const struct experiment *e, int i, struct errbuf *err, const char *fmt,
-                        ...) __attribute__((format(printf, 4, 5)));
-static int policy_error(const struct experiment *e, int i, struct errbuf *err, const char *fmt,
-                        ...)
+static int policy_error(const struct experiment *e, const struct experiment_policy *ep,
+                        struct errbuf *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int policy_error(const struct experiment *e, const struct experiment_policy *ep,
+                        struct errbuf *err, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    const cJSON *node = e->policies[i].node;
-    if (node == NULL)
+    if (ep->node == NULL)
         return err_input(err, "--policy", 0, NULL, "%s", msg);
-    return jsonf_error(e->doc, node, e->policies[i].field, err, "%s", msg);
+    return jsonf_error(e->doc, ep->node, ep->field, err, "%s", msg);
 }
 
 /* What an opened policy must be for this experiment: of its domain, and what its world asks
  * of it.  run_check and run_one both ask, so that `validate` accepts exactly what `run`
  * accepts. */
-static int check_policy(const struct experiment *e, int i, const policy *p, struct errbuf *err)
+static int check_policy(const struct experiment *e, const struct experiment_policy *ep,
+                        const policy *p, struct errbuf *err)
 {
     const struct policy_ops *ops = policy_ops_of(p);
     char why[384];
     if (strcmp(ops->domain, e->domain) != 0)
-        return policy_error(e, i, err, "policy '%s' is for the %s domain; the experiment is %s",
-                            ops->name, ops->domain, e->domain);
+        return policy_error(e, ep, err, "policy '%s' is for the %s domain; the experiment is "
+                            "%s", ops->name, ops->domain, e->domain);
     if (e->world->check_policy != NULL &&
         e->world->check_policy(e->world_config, policy_decider(p), why, sizeof why) < 0)
-        return policy_error(e, i, err, "policy '%s' %s", ops->name, why);
+        return policy_error(e, ep, err, "policy '%s' %s", ops->name, why);
     return 0;
+}
+
+/* Tenant k's policy under broker policy entry pi: the entry's "tenants" one, else the
+ * section's. */
+static const struct experiment_policy *tenant_policy(const struct experiment *e, int pi, int k)
+{
+    const struct experiment_policy *q = &e->tenant_policy[pi][k];
+    return q->name != NULL ? q : &e->tenant[k]->policies[0];
 }
 
 /* The workload of e, checked against the domain of its format. */
@@ -328,12 +337,15 @@ struct tenants {
     int                 n;
 };
 
-static int check_policy(const struct experiment *e, int i, const policy *p, struct errbuf *err);
+static int check_policy(const struct experiment *e, const struct experiment_policy *ep,
+                        const policy *p, struct errbuf *err);
+static const struct experiment_policy *tenant_policy(const struct experiment *e, int pi, int k);
 static int open_workload(const struct experiment *e, const struct run_env *env, workload **wl,
                          struct errbuf *err);
 
-/* Open each tenant of e (its workload, its policy, its world, created) writing through up. */
-static int tenants_open(struct tenants *ts, const struct experiment *e,
+/* Open each tenant of e (its workload, its policy under broker policy entry pi, its world,
+ * created) writing through up. */
+static int tenants_open(struct tenants *ts, const struct experiment *e, int pi,
                         const struct run_env *env, const struct world_writer *up,
                         struct errbuf *err)
 {
@@ -350,10 +362,10 @@ static int tenants_open(struct tenants *ts, const struct experiment *e,
         struct policy_env penv = { e->seed, cl, env->model, e->base_dir, te->policy_timeout_s };
         ts->wt[i] = (struct world_tenant){ .name = e->tenant_name[i], .ops = te->world,
                                            .cl = cl };
+        const struct experiment_policy *tp = tenant_policy(e, pi, i);
         if (open_workload(te, env, &t->wl, err) < 0 ||
-            policy_open(&t->pol, te->policies[0].name, &te->policies[0].params, &penv,
-                        err) < 0 ||
-            check_policy(te, 0, t->pol, err) < 0)
+            policy_open(&t->pol, tp->name, &tp->params, &penv, err) < 0 ||
+            check_policy(te, tp, t->pol, err) < 0)
             return tenant_error(err, e->tenant_name[i]);
         t->tw = (struct tenant_writer){ up, e->tenant_name[i] };
         t->out = (struct world_writer){ .ctx = &t->tw, .row = up->row != NULL ? t_row : NULL,
@@ -418,7 +430,7 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
     struct policy_env penv = { e->seed, env->cl, env->model, e->base_dir, e->policy_timeout_s };
     if ((e->ntenants == 0 && open_workload(e, env, &wl, err) < 0) ||
         policy_open(&pol, ep->name, &ep->params, &penv, err) < 0 ||
-        check_policy(e, pi, pol, err) < 0)
+        check_policy(e, ep, pol, err) < 0)
         goto out;
     if (o->db != NULL) {
         struct db_run dr = { .experiment = e->name, .domain = e->domain, .policy = ep->label,
@@ -443,7 +455,7 @@ int run_one(const struct experiment *e, int pi, const struct run_env *env,
             err_run(err, "out of memory");
             goto out;
         }
-        if (tenants_open(ts, e, env, &writer, err) < 0)
+        if (tenants_open(ts, e, pi, env, &writer, err) < 0)
             goto out;
         we.tenants = ts->wt;
         we.ntenants = ts->n;
@@ -509,6 +521,20 @@ int run_check(const struct experiment *e, const struct run_env *env, struct errb
         if (sub != NULL)
             tenv.cl = sub;
         int rc = run_check(e->tenant[i], &tenv, err);
+        /* and the policies the broker's entries give it instead of its own */
+        struct policy_env tpenv = { e->seed, tenv.cl, env->model, e->base_dir,
+                                    e->tenant[i]->policy_timeout_s };
+        for (int pi = 0; pi < e->npolicies && rc == 0; pi++) {
+            const struct experiment_policy *q = &e->tenant_policy[pi][i];
+            policy *p;
+            if (q->name == NULL)
+                continue;
+            rc = policy_open(&p, q->name, &q->params, &tpenv, err);
+            if (rc == 0) {
+                rc = check_policy(e->tenant[i], q, p, err);
+                policy_close(p);
+            }
+        }
         cluster_destroy(sub);
         if (rc < 0)
             return tenant_error(err, e->tenant_name[i]);
@@ -524,7 +550,7 @@ int run_check(const struct experiment *e, const struct run_env *env, struct errb
         policy *p;
         if (policy_open(&p, e->policies[i].name, &e->policies[i].params, &penv, err) < 0)
             return -1;
-        int rc = check_policy(e, i, p, err);
+        int rc = check_policy(e, &e->policies[i], p, err);
         policy_close(p);
         if (rc < 0)
             return -1;
