@@ -299,7 +299,7 @@ static void plan_lend(const struct colo_view *v, const struct loan_params *p,
     /* the packs loan_lend spares, in its order (score, then node), until training's waiting
      * GPUs are covered; serving keeps one pack whose instances take requests */
     int lent = 0;
-    while (lent < v->train_waiting) {
+    while (lent < v->train_waiting || p->lend_spare) {
         int best = -1;
         for (int i = 0; i < n; i++)
             if (pick[i] && (best < 0 || of[i].score > of[best].score))
@@ -333,7 +333,7 @@ int loan_plan(const struct colo_view *v, const struct loan_params *p, const doub
         int m = gather(v, type_score, pk, of);
         if (v->serve_held < target)
             rc = plan_reclaim(v, target, pk, m, idx, pick, ln, take, err);
-        else if (v->train_waiting > 0)
+        else if (v->train_waiting > 0 || p->lend_spare)
             plan_lend(v, p, pk, m, idx, pick, off, take);
     }
     for (int k = 0; k < v->nnodes; k++)

@@ -82,13 +82,17 @@ void loan_type_scores(const double *train_gain, const double *serve_cap, int nty
  * of the deficit among its loaned nodes (loan_reclaim, capacities in units of 1/2,000 of the
  * loaned capacity, at least 1 token/s); otherwise, while training has waiting jobs, lend
  * serving's nodes in order of type_score[type] (highest first; ties: lower node first) as
- * loan_lend allows, until the GPUs lent cover what training waits for, never lending
+ * loan_lend allows, until the GPUs lent cover what training waits for (with lend_spare,
+ * every node loan_lend spares, whether or not training waits), never lending
  * serving's last pack whose instances take requests.  Every decision is by pack (colo_view.h:
  * the nodes serving's instances tie together move whole): a pack's capacity and cost are its
  * nodes' sums, its score their GPU-weighted mean, so the decision passes colo_check_moves.
  * move[k] as struct colo_decider says.  0, or -1 with err (out of memory). */
 struct loan_params {
     double headroom;        /* >= 0 */
+    int    lend_spare;      /* 1: lend every node serving can spare, training waiting or not
+                               (its elastic jobs may grow onto them); 0: only while jobs wait,
+                               as many GPUs as they ask for */
 };
 int loan_plan(const struct colo_view *v, const struct loan_params *p, const double *type_score,
               int *move /* out */, struct errbuf *err);

@@ -321,7 +321,7 @@ Test(colocate, loan_lends_what_serving_can_spare_up_to_the_waiting_gpus)
 {
     struct errbuf err;
     err_clear(&err);
-    struct loan_params p = { 0.25 };
+    struct loan_params p = { 0.25, 0 };
     double same[2] = { 0, 0 };
     int move[4];
     /* demand 120 x 1.25 = 150 of 300: node 0 goes (200 left), node 1 cannot (100 < 150) */
@@ -352,7 +352,7 @@ Test(colocate, hetero_loan_lends_the_best_scored_type_first)
 {
     struct errbuf err;
     err_clear(&err);
-    struct loan_params p = { 0.25 };
+    struct loan_params p = { 0.25, 0 };
     int move[4];
     /* training gains as much on type 1, serving gives a quarter there: type 1 scores 4x */
     double gain[2] = { 1, 1 }, serve[2] = { 40, 10 }, score[2];
@@ -367,7 +367,7 @@ Test(colocate, reclaim_takes_back_the_cheapest_cover)
 {
     struct errbuf err;
     err_clear(&err);
-    struct loan_params p = { 0.25 };
+    struct loan_params p = { 0.25, 0 };
     double same[2] = { 0, 0 };
     int move[4];
     /* nodes 0 and 1 on loan (node 0's jobs would pay 50 GPU-s of restore, node 1's none);
@@ -394,7 +394,7 @@ Test(colocate, loan_moves_a_pack_whole)
 {
     struct errbuf err;
     err_clear(&err);
-    struct loan_params p = { 0.25 };
+    struct loan_params p = { 0.25, 0 };
     double same[2] = { 0, 0 };
     int move[4];
     /* nodes 0 and 1 one pack (200 of capacity), node 2 its own (100) */
@@ -437,7 +437,7 @@ Test(colocate, a_loading_node_does_not_count_as_serving_s_live_one)
 {
     struct errbuf err;
     err_clear(&err);
-    struct loan_params p = { 0.25 };
+    struct loan_params p = { 0.25, 0 };
     double same[2] = { 0, 0 };
     int move[4];
     /* node 2's weights are loading: nodes 0 and 1 are serving's live ones; 0 goes, 1 stays,
@@ -524,7 +524,8 @@ Test(colocate, loan_plan_keeps_the_world_s_rules_on_random_views)
             serve[i] = rand_r(&seed) % 4;
         }
         loan_type_scores(gain, serve, 3, score);
-        struct loan_params p = { (rand_r(&seed) % 5) / 10.0 };
+        struct loan_params p = { (rand_r(&seed) % 5) / 10.0, 0 };
+        p.lend_spare = rand_r(&seed) % 2;
         int move[N];
         struct errbuf err;
         for (int pol = 0; pol < 2; pol++) {
@@ -681,4 +682,29 @@ Test(colocate, a_policy_entry_names_its_tenants_policies, .timeout = 120)
     free(exp);
     free(db);
     free(db2);
+}
+
+/* lend: "spare" lends every node serving can spare (keeping its target and one live pack),
+ * whether or not training waits; "waiting" (the default) only while it does */
+Test(colocate, loan_lends_what_is_spare_when_asked_to)
+{
+    struct errbuf err;
+    err_clear(&err);
+    double same[2] = { 0, 0 };
+    int move[4];
+    struct loan_params waiting = { 0.25, 0 }, spare = { 0.25, 1 };
+    struct colo_view v = view(0, 0);
+    cr_assert_eq(loan_plan(&v, &waiting, same, move, &err), 0);
+    expect_moves(move, 0, 0, 0, 0);         /* nothing waits: nothing goes */
+    cr_assert_eq(loan_plan(&v, &spare, same, move, &err), 0);
+    expect_moves(move, 1, 1, 0, 0);         /* all but serving's last live node */
+    v = view(120, 0);                       /* demand 120 (target 150 of 300) */
+    cr_assert_eq(loan_plan(&v, &spare, same, move, &err), 0);
+    expect_moves(move, 1, 0, 0, 0);
+    /* a waiting job of 4 GPUs: "waiting" lends one node, "spare" still all it can */
+    v = view(0, 4);
+    cr_assert_eq(loan_plan(&v, &waiting, same, move, &err), 0);
+    expect_moves(move, 1, 0, 0, 0);
+    cr_assert_eq(loan_plan(&v, &spare, same, move, &err), 0);
+    expect_moves(move, 1, 1, 0, 0);
 }

@@ -2216,6 +2216,9 @@ static const struct row rows[] = {
 #undef C_TEN
 #undef C_TWL
 #undef C_SWL
+    { "colocate_lend_unknown",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"lend\": \"always\" }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].lend: 'always' is not one of: waiting, spare" },
     { "colocate_tenants_unknown_tenant",
       { { "e.json", C_POL("[{ \"name\": \"loan\", \"tenants\": { \"trainin\": \"lyra\" } }]") } },
       { RUN }, 2, AT("e.json", 11) "policies[0].tenants.trainin: unknown field (did you mean "

@@ -146,7 +146,7 @@ Test(reproduce, colocate_script_runs_end_to_end, .timeout = 300)
     static const char *const figs[] = {
         "colocate_day_training_jct_mean_vs_tenants-serving-workload-rate_per_s.png",
         "colocate_day_serving_ttft_p99_vs_tenants-serving-workload-rate_per_s.png", NULL };
-    char *text = reproduce("colocate", figs, 22, 3);
+    char *text = reproduce("colocate", figs, 26, 3);
     cr_assert(strstr(text, "training JCT vs static (paper: 1/1.48=0.68)") != NULL, "%s", text);
 }
 

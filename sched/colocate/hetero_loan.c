@@ -6,7 +6,7 @@
  * the type over its best type's, both measured on the run's tenants): the types serving is
  * relatively best on stay with serving (prefill on the high-end GPUs, say), the others go
  * first.  The same headroom keeps serving's demand covered.
- * Parameters: "headroom" (default 0.2).
+ * Parameters: "headroom" (default 0.2) and "lend" ("waiting" or "spare"), as loan's.
  */
 #include <stdlib.h>
 
@@ -25,7 +25,9 @@ static int create(void **self, const struct jobj *params, const struct policy_en
     if (h == NULL)
         return err_run(err, "out of memory");
     h->p.headroom = 0.2;
-    if (jobj_num(params, "headroom", JOPT, 0, 100, &h->p.headroom, err) < 0) {
+    static const char *const lends[] = { "waiting", "spare", NULL };
+    if (jobj_num(params, "headroom", JOPT, 0, 100, &h->p.headroom, err) < 0 ||
+        jobj_enum(params, "lend", JOPT, lends, &h->p.lend_spare, err) < 0) {
         free(h);
         return -1;
     }
@@ -44,7 +46,7 @@ static int decide(void *self, const struct colo_view *v, int *move, struct errbu
 }
 
 static const struct colo_hooks hooks = { .decide = decide };
-static const char *const params[] = { "headroom", NULL };
+static const char *const params[] = { "headroom", "lend", NULL };
 
 const struct policy_ops policy_hetero_loan = {
     .name = "hetero_loan",

@@ -7,7 +7,10 @@
  * here, node order.  Its demand estimate is the tokens that arrived over the last broker
  * period (a router's knowledge: prompts, and the mean finished output per request), against
  * the modelled capacity of the instances on each node, with a headroom.
- * Parameters: "headroom" (default 0.2: serving keeps 1.2 x its demand).
+ * Parameters: "headroom" (default 0.2: serving keeps 1.2 x its demand); "lend" ("waiting",
+ * the default: only while training has jobs waiting, as many GPUs as they ask for; "spare":
+ * every node serving can spare, for elastic jobs to grow onto, as Lyra lends its idle
+ * inference servers to the training cluster).
  * Assumptions the paper leaves open or hetsim does not model: its knapsack allocation of the
  * loaned servers to elastic jobs is the training tenant's own policy here (a job's grant on a
  * loaned node is its policy's choice: `lyra`, sched/elastic/lyra_grow.c, is Lyra's);
@@ -30,7 +33,9 @@ static int create(void **self, const struct jobj *params, const struct policy_en
     if (l == NULL)
         return err_run(err, "out of memory");
     l->p.headroom = 0.2;
-    if (jobj_num(params, "headroom", JOPT, 0, 100, &l->p.headroom, err) < 0) {
+    static const char *const lends[] = { "waiting", "spare", NULL };
+    if (jobj_num(params, "headroom", JOPT, 0, 100, &l->p.headroom, err) < 0 ||
+        jobj_enum(params, "lend", JOPT, lends, &l->p.lend_spare, err) < 0) {
         free(l);
         return -1;
     }
@@ -48,7 +53,7 @@ static int decide(void *self, const struct colo_view *v, int *move, struct errbu
 }
 
 static const struct colo_hooks hooks = { .decide = decide };
-static const char *const params[] = { "headroom", NULL };
+static const char *const params[] = { "headroom", "lend", NULL };
 
 const struct policy_ops policy_loan = {
     .name = "loan",

@@ -12,7 +12,8 @@
 # report_<baseline>.csv; prints each claim at every load, checked against
 # scripts/reproduce/bands/colocate.csv, then the ledger scripts/reproduce/claims/colocate.csv.
 # Then Lyra's two halves on colocate_elastic (every training job elastic): static and loan
-# with training under fifo or lyra (workloads/sweeps/colocate_elastic.json, 60 runs), its
+# with training under fifo or lyra, and loan lending every spare server with lyra
+# (workloads/sweeps/colocate_elastic.json, 75 runs), its
 # reports in results/out/colocate/elastic/, its ledger claims/colocate_elastic.csv.
 # QUICK=1 cuts the day to two hours (1,000 requests, 40 jobs).  See scripts/reproduce/common.sh
 # for JOBS, OUT, QUICK and BANDS.
@@ -53,7 +54,7 @@ out=$root/elastic mode=${base_mode}_elastic
 ledger=scripts/reproduce/claims/colocate_elastic.csv
 mkdir -p "$out"
 repro_reports training_jct_mean,training_queue_delay_mean,training_jobs_done,serving_ttft_p99,gpu_hours_loaned,loans \
-    static loan loan+lyra > /dev/null
+    static loan > /dev/null
 if [ "${BANDS:-}" = write ]; then
     grep -v "^$mode," "$bands" > "$bands.tmp" || true
     mv "$bands.tmp" "$bands"
@@ -68,9 +69,13 @@ claim "training JCT, loan+lyra vs static (fifo)" loan+lyra static training_jct_m
 claim "  ... loan (fifo) vs static" loan static training_jct_mean
 claim "  ... static+lyra vs static" static+lyra static training_jct_mean
 claim "  ... loan+lyra vs loan (fifo)" loan+lyra loan training_jct_mean
+claim "  ... loan_spare+lyra vs static" loan_spare+lyra static training_jct_mean
+claim "  ... loan_spare+lyra vs loan (fifo)" loan_spare+lyra loan training_jct_mean
 claim "serving P99 TTFT, loan+lyra vs loan" loan+lyra loan serving_ttft_p99
+claim "  ... loan_spare+lyra vs loan" loan_spare+lyra loan serving_ttft_p99
 claim_value "GPU-hours lent: loan (fifo)" loan gpu_hours_loaned
 claim_value "  ... loan+lyra" loan+lyra gpu_hours_loaned
+claim_value "  ... loan_spare+lyra" loan_spare+lyra gpu_hours_loaned
 mode=$base_mode
 claims_ledger
 claims_end
