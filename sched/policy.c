@@ -78,7 +78,8 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
     known[nk++] = "name";
     known[nk++] = "round_s";
     known[nk++] = "label";
-    known[nk++] = "tenants";    /* a broker's tenants' policies: the experiment reads them */
+    if (ops->colo != NULL)
+        known[nk++] = "tenants";    /* a broker's tenants' policies: the experiment reads them */
     for (int i = 0; ops->params != NULL && ops->params[i] != NULL && nk < 63; i++)
         known[nk++] = ops->params[i];
     known[nk] = NULL;
