@@ -107,8 +107,8 @@ $(BUILD)/tests/%.o: ALL_CFLAGS += $(shell pkg-config --cflags criterion) \
     -DHETSIM_BIN='"$(CURDIR)/$(BIN)"' -DHETSIM_MPI_BIN='"$(CURDIR)/build/mpi/hetsim"' \
     -Wno-missing-prototypes
 
-# one benchmark program per tests/bench*.c
-$(BUILD)/%.bin: $(BUILD)/tests/%.o $(BUILD)/libhetsim.a
+# one benchmark program per tests/bench*.c, with the child runner they share
+$(BUILD)/%.bin: $(BUILD)/tests/%.o $(BUILD)/tests/childrun.o $(BUILD)/libhetsim.a
 	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
 # the event-core bench's yardstick, in its own object as the event core is
 $(BUILD)/bench.bin: $(BUILD)/tests/plain_heap.o

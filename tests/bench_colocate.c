@@ -20,14 +20,12 @@
  */
 #define _DEFAULT_SOURCE
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/time.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "childrun.h"
 
 #ifndef HETSIM_BIN
 #define HETSIM_BIN "./hetsim"
@@ -35,49 +33,17 @@
 
 enum { CPU_CAP_S = 300, MAX_SCALES = 8, WEEK_S = 7 * 86400, DAY_S = 86400 };
 
-struct measure {
-    double cpu_s, rss_mb;
-    int    capped;
-};
-
 /* Run HETSIM_BIN with argv (NULL-terminated, argv[0] included) in a child under the CPU cap;
  * 0 (measured, possibly capped) or -1 (it failed). */
-static int run_child(char *const *argv, struct measure *m)
+static int run_child(char *const *argv, struct childrun *m)
 {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("bench_colocate: fork");
-        return -1;
-    }
-    if (pid == 0) {
-        struct rlimit lim = { CPU_CAP_S, CPU_CAP_S + 5 };
-        setrlimit(RLIMIT_CPU, &lim);
-        execv(HETSIM_BIN, argv);
-        perror("bench_colocate: exec " HETSIM_BIN);
-        _exit(127);
-    }
-    int status;
-    struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) < 0) {
-        perror("bench_colocate: wait4");
-        return -1;
-    }
-    m->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-    m->rss_mb = (double)ru.ru_maxrss / 1024.0;      /* Linux: kilobytes */
-    m->capped = WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
-                                        WTERMSIG(status) == SIGKILL);
-    if (!m->capped && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
-        fprintf(stderr, "bench_colocate: %s %s failed (status %d)\n", argv[1], argv[2],
-                status);
-        return -1;
-    }
-    return 0;
+    char who[128];
+    snprintf(who, sizeof who, "bench_colocate: %s %s", argv[1], argv[2]);
+    return childrun(argv, CPU_CAP_S, who, m);
 }
 
 /* (a): a week of colocate_day under policy, scaled by k. */
-static int week(int k, const char *policy, const char *db, struct measure *m)
+static int week(int k, const char *policy, const char *db, struct childrun *m)
 {
     char cluster[512], srate[64], sreq[64], trate[64], tjobs[64], until[64];
     snprintf(cluster, sizeof cluster,
@@ -148,13 +114,13 @@ static const char train_alone[] =
     "    \"until_s\": 86400 } }\n";
 
 /* One run of experiment exp (a name or a file) under policy (NULL: its list); best of 3. */
-static int best_of_3(const char *exp, const char *policy, const char *db, struct measure *m)
+static int best_of_3(const char *exp, const char *policy, const char *db, struct childrun *m)
 {
     m->cpu_s = INFINITY;
     for (int i = 0; i < 3; i++) {
         char *argv[] = { HETSIM_BIN, "run", (char *)exp, "--db", (char *)db, "--quiet",
                          policy ? "--policy" : NULL, (char *)policy, NULL };
-        struct measure one;
+        struct childrun one;
         unlink(db);
         int rc = run_child(argv, &one);
         unlink(db);
@@ -206,7 +172,7 @@ int main(void)
     double lx[MAX_SCALES], ly[MAX_SCALES];
     int done = 0;
     for (int i = 0; i < nk; i++) {
-        struct measure m;
+        struct childrun m;
         int gpus = 56 * k[i];
         if (week(k[i], policy, db, &m) < 0) {
             /* a known defect of the run, not of the bench (doc/speed.md): shown, and the
@@ -239,7 +205,7 @@ int main(void)
     printf("colocate, co-simulation cost: colocate_day (a day) under static against its two "
            "tenants each run alone (the same sections as single-domain experiments), with the "
            "database; best of 3 CPU s; target ratio <= 1.2\n");
-    struct measure co, s, t;
+    struct childrun co, s, t;
     if (write_file(sfile, serve_alone) < 0 || write_file(tfile, train_alone) < 0 ||
         best_of_3("colocate_day", "static", db, &co) < 0 ||
         best_of_3(sfile, NULL, db, &s) < 0 || best_of_3(tfile, NULL, db, &t) < 0) {

@@ -14,10 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/time.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "childrun.h"
 
 #include <sqlite3.h>
 
@@ -44,27 +43,16 @@ static double db_value(const char *db, const char *sql)
 
 static int run_child(const char *policy, long jobs, const char *db, struct measure *m)
 {
-    char set[64];
+    char set[64], who[128];
     snprintf(set, sizeof set, "workload.jobs=%ld", jobs);
+    snprintf(who, sizeof who, "bench_python: %s at %ld jobs", policy, jobs);
+    char *argv[] = { HETSIM_BIN, "run", "pai_scale", "--policy", (char *)policy, "--set", set,
+                     "--db", (char *)db, "--quiet", NULL };
     unlink(db);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0)
+    struct childrun c;
+    if (childrun(argv, 0, who, &c) < 0)
         return -1;
-    if (pid == 0) {
-        execl(HETSIM_BIN, HETSIM_BIN, "run", "pai_scale", "--policy", policy, "--set", set,
-              "--db", db, "--quiet", (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "bench_python: %s at %ld jobs failed (status %d)\n", policy, jobs,
-                status);
-        return -1;
-    }
-    m->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    m->cpu_s = c.cpu_s;
     m->decisions = db_value(db, "SELECT decisions FROM runs");
     m->decide_s = db_value(db, "SELECT value FROM metrics WHERE name = 'solver_time_mean'");
     unlink(db);

@@ -19,14 +19,12 @@
  */
 #define _DEFAULT_SOURCE
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/time.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "childrun.h"
 
 #include <sqlite3.h>
 
@@ -70,42 +68,20 @@ static double mean_live(const char *db)
 /* One run in a child; returns 0 (measured, possibly capped) or -1 (it failed). */
 static int run_child(const char *policy, long jobs, const char *db, struct measure *m)
 {
-    char set[64];
+    char set[64], who[128];
     snprintf(set, sizeof set, "workload.jobs=%ld", jobs);
+    snprintf(who, sizeof who, "bench_scale: %s at %ld jobs", policy, jobs);
+    char *argv[] = { HETSIM_BIN, "run", "pai_scale", "--policy", (char *)policy, "--set", set,
+                     "--db", (char *)db, "--quiet", NULL };
     unlink(db);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("bench_scale: fork");
-        return -1;
-    }
-    if (pid == 0) {
-        struct rlimit lim = { CPU_CAP_S, CPU_CAP_S + 5 };
-        setrlimit(RLIMIT_CPU, &lim);
-        execl(HETSIM_BIN, HETSIM_BIN, "run", "pai_scale", "--policy", policy, "--set", set,
-              "--db", db, "--quiet", (char *)NULL);
-        perror("bench_scale: exec " HETSIM_BIN);
-        _exit(127);
-    }
-    int status;
-    struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) < 0) {
-        perror("bench_scale: wait4");
-        return -1;
-    }
-    m->live = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? mean_live(db) : NAN;
+    struct childrun c;
+    int rc = childrun(argv, CPU_CAP_S, who, &c);
+    m->cpu_s = c.cpu_s;
+    m->rss_mb = c.rss_mb;
+    m->capped = c.capped;
+    m->live = rc == 0 && !c.capped ? mean_live(db) : NAN;
     unlink(db);
-    m->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-    m->rss_mb = (double)ru.ru_maxrss / 1024.0;      /* Linux: kilobytes */
-    m->capped = WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
-                                        WTERMSIG(status) == SIGKILL);
-    if (!m->capped && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
-        fprintf(stderr, "bench_scale: %s at %ld jobs failed (status %d)\n", policy, jobs,
-                status);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 /* Is `name` in the comma-separated `list` (NULL: every policy)? */

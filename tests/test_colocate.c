@@ -24,6 +24,14 @@
 #include "../sched/loan.h"
 #include "helpers.h"
 
+/* `hetsim ARGS` through the CLI, which must succeed (what: said when it does not). */
+static void run_ok(const char *const *args, const char *what)
+{
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s: %s", what, o.err);
+    th_out_free(&o);
+}
+
 /* A small run of colocate_small: 600 requests, 30 jobs, the timeline on. */
 static char *run_small(const char *name, const char *policy)
 {
@@ -34,9 +42,7 @@ static char *run_small(const char *name, const char *policy)
                            "--set", "tenants.training.workload.jobs=30",
                            "--set", "sim.timeline=true",
                            policy ? "--policy" : NULL, policy, NULL };
-    struct th_out o = th_hetsim(args);
-    cr_assert_eq(o.status, 0, "%s", o.err);
-    th_out_free(&o);
+    run_ok(args, "colocate");
     return db;
 }
 
@@ -198,12 +204,8 @@ Test(colocate, static_is_each_tenant_alone_on_its_nodes, .timeout = 120)
     remove(alone);
     const char *s_args[] = { "run", serve, "--db", alone, "-q", NULL };
     const char *t_args[] = { "run", train, "--db", alone, "-q", NULL };
-    struct th_out o = th_hetsim(s_args);
-    cr_assert_eq(o.status, 0, "%s", o.err);
-    th_out_free(&o);
-    o = th_hetsim(t_args);
-    cr_assert_eq(o.status, 0, "%s", o.err);
-    th_out_free(&o);
+    run_ok(s_args, "serving alone");
+    run_ok(t_args, "training alone");
     /* the rows, run aside */
     static const char *const co_q[] = {
         "SELECT request_id, arrival_s, first_s, finish_s, in_tokens, out_tokens, sla_met "
@@ -270,9 +272,7 @@ Test(colocate, a_load_rise_reclaims_loaned_nodes, .timeout = 120)
     char *db = th_write("rise.db", "");
     remove(db);
     const char *args[] = { "run", exp, "--db", db, "-q", NULL };
-    struct th_out o = th_hetsim(args);
-    cr_assert_eq(o.status, 0, "%s", o.err);
-    th_out_free(&o);
+    run_ok(args, "colocate");
     cr_assert_eq(metric(db, 1, "reclaims"), 0);
     cr_assert_gt(metric(db, 2, "loans"), 0);
     cr_assert_gt(metric(db, 2, "reclaims"), 0, "the load rise took nothing back");
@@ -570,9 +570,7 @@ Test(colocate, brokers_keep_spanning_instances_whole, .timeout = 120)
             "--set", "tenants.training.workload.rate_per_hour=32",
             "--set", "tenants.training.workload.jobs=100",
             "--set", "sim.until_s=2400", NULL };
-        struct th_out o = th_hetsim(args);
-        cr_assert_eq(o.status, 0, "%s: %s", brokers[b], o.err);
-        th_out_free(&o);
+        run_ok(args, brokers[b]);
         cr_assert_gt(metric(db, 1, "serving_requests_done"), 5000, "%s", brokers[b]);
         cr_assert_geq(metric(db, 1, "broker_decisions"), 7, "%s", brokers[b]);
         free(db);
@@ -596,9 +594,7 @@ Test(colocate, a_migrating_drain_hands_nodes_over_sooner, .timeout = 120)
                                "--set", "tenants.serving.workload.requests=30000",
                                "--set", "tenants.training.workload.jobs=80",
                                "--set", "sim.timeline=true", NULL };
-        struct th_out o = th_hetsim(args);
-        cr_assert_eq(o.status, 0, "%s: %s", modes[m], o.err);
-        th_out_free(&o);
+        run_ok(args, modes[m]);
         /* GPU-seconds of serving's nodes between a loan and training holding them */
         handover[m] = th_db_value(db, "SELECT sum(end_s - start_s) FROM timeline "
                                       "WHERE entity = 0 AND state = 'restoring'");
@@ -642,9 +638,7 @@ Test(colocate, a_policy_entry_names_its_tenants_policies, .timeout = 120)
     char *db = th_write("combo.db", "");
     remove(db);
     const char *args[] = { "run", exp, "--db", db, "-q", NULL };
-    struct th_out o = th_hetsim(args);
-    cr_assert_eq(o.status, 0, "%s", o.err);
-    th_out_free(&o);
+    run_ok(args, "colocate");
     cr_assert_eq(th_db_value(db, "SELECT count(*) FROM runs WHERE policy = 'loan+lyra'"), 1);
     /* lyra resizes elastic jobs (fifo never does): its run's jobs differ, and so does the JCT */
     double jct_fifo = metric(db, 1, "training_jct_mean"), jct_lyra = metric(db, 2, "training_jct_mean");
@@ -653,7 +647,7 @@ Test(colocate, a_policy_entry_names_its_tenants_policies, .timeout = 120)
     /* the report pairs the combination with loan by seed, as any two policies */
     const char *rep[] = { "report", "--db", db, "--baseline", "loan", "--columns",
                           "training_jct_mean", "--format", "csv", NULL };
-    o = th_hetsim(rep);
+    struct th_out o = th_hetsim(rep);
     cr_assert_eq(o.status, 0, "%s", o.err);
     int col = -1, k = 0;
     for (const char *c = o.out; *c != '\n' && *c != '\0'; k++) {     /* the header's column */
@@ -675,9 +669,7 @@ Test(colocate, a_policy_entry_names_its_tenants_policies, .timeout = 120)
     char *db2 = th_write("combo2.db", "");
     remove(db2);
     const char *one[] = { "run", exp, "--db", db2, "-q", "--policy", "loan+lyra", NULL };
-    o = th_hetsim(one);
-    cr_assert_eq(o.status, 0, "%s", o.err);
-    th_out_free(&o);
+    run_ok(one, "--policy loan+lyra");
     cr_assert_float_eq(metric(db2, 1, "training_jct_mean"), jct_lyra, 1e-9);
     free(exp);
     free(db);

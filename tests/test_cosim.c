@@ -410,6 +410,19 @@ Test(cosim, withholding_shrinks_an_elastic_job)
     tenancy_close(&t);
 }
 
+/* The three jobs (the caller's: the world reads them as they arrive) under pol; at 5 s the
+ * broker withholds the four A100s (GPUs 0-3). */
+static void withhold_a100_at_5(struct tenancy *t, const char *pol, const struct job_spec *jobs)
+{
+    tenancy_open(t, pol, jobs, 3);
+    tenancy_until(t, 5);
+    int a100[4] = { 0, 1, 2, 3 };
+    struct errbuf err;
+    err_clear(&err);
+    int64_t affected;
+    cr_assert_eq(train_withhold(t->w, a100, 4, &affected, &err), 0, "%s", err.msg);
+}
+
 /* A policy that plans from an empty cluster starts from the withheld GPUs (the view's base):
  * srtf re-plans everything each decision and never grants them. */
 Test(cosim, a_full_plan_starts_from_the_withheld_gpus)
@@ -417,13 +430,7 @@ Test(cosim, a_full_plan_starts_from_the_withheld_gpus)
     struct job_spec jobs[3] = { job(1, 0, 4, 0, 1e6), job(2, 10, 4, 0, 1e6),
                                 job(3, 20, 4, 0, 1e5) };
     struct tenancy t = { 0 };
-    tenancy_open(&t, "srtf", jobs, 3);
-    tenancy_until(&t, 5);
-    int a100[4] = { 0, 1, 2, 3 };
-    struct errbuf err;
-    err_clear(&err);
-    int64_t affected;
-    cr_assert_eq(train_withhold(t.w, a100, 4, &affected, &err), 0, "%s", err.msg);
+    withhold_a100_at_5(&t, "srtf", jobs);
     tenancy_until(&t, -1);
     for (int i = 0; i < t.out.n; i++)
         for (int g = 0; g < t.out.s[i].ngpu; g++)
@@ -441,13 +448,9 @@ Test(cosim, a_grant_of_a_withheld_gpu_is_refused)
     struct job_spec jobs[3] = { job(1, 0, 4, 0, 1e6), job(2, 10, 4, 0, 1e6),
                                 job(3, 20, 4, 0, 1e6) };
     struct tenancy t = { 0 };
-    tenancy_open(&t, "tiresias", jobs, 3);
-    tenancy_until(&t, 5);
-    int a100[4] = { 0, 1, 2, 3 };
+    withhold_a100_at_5(&t, "tiresias", jobs);
     struct errbuf err;
     err_clear(&err);
-    int64_t affected;
-    cr_assert_eq(train_withhold(t.w, a100, 4, &affected, &err), 0, "%s", err.msg);
     struct engine_limits lim = { SIM_NEVER, 0 };
     cr_assert_eq(engine_advance(t.e, &lim, &err), ENGINE_FAILED);
     cr_assert(strstr(err.msg, "which the broker has given to another tenant") != NULL, "%s",

@@ -56,15 +56,9 @@ mkdir -p "$out"
 repro_reports training_jct_mean,training_queue_delay_mean,training_jobs_done,serving_ttft_p99,gpu_hours_loaned,loans \
     static loan > /dev/null
 if [ "${BANDS:-}" = write ]; then
-    grep -v "^$mode," "$bands" > "$bands.tmp" || true
-    mv "$bands.tmp" "$bands"
+    bands_clear "$mode"
 fi
-echo
-echo "Lyra's two halves (colocate_elastic: every training job elastic on 1 to max(8, workers) GPUs)"
-awk -F, -v axis="$axis" '
-    NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-    !seen[$h[axis]]++ { loads = loads sprintf("%16s", $h[axis]) }
-    END { printf "  %-48s%s\n", axis, loads }' "$out/report_${first}.csv"
+claims_section "Lyra's two halves (colocate_elastic: every training job elastic on 1 to max(8, workers) GPUs)"
 claim "training JCT, loan+lyra vs static (fifo)" loan+lyra static training_jct_mean
 claim "  ... loan (fifo) vs static" loan static training_jct_mean
 claim "  ... static+lyra vs static" static+lyra static training_jct_mean

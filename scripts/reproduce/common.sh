@@ -66,8 +66,7 @@ repro_run() {
     if [ "${BANDS:-}" = write ]; then
         mkdir -p "$(dirname "$bands")"
         [ -f "$bands" ] || echo "mode,policy,baseline,metric,load,lo,hi" > "$bands"
-        grep -v "^$mode," "$bands" > "$bands.tmp" || true
-        mv "$bands.tmp" "$bands"
+        bands_clear "$mode"
     fi
 }
 
@@ -94,10 +93,29 @@ claims_header() {
     echo "$1"
     echo "ratio = policy / baseline for the same seed, mean ± 95% CI over the seeds; below 1 is"
     echo "better, except for throughput (above 1 is better).  Every load of the sweep is shown."
+    claims_loads
+}
+
+# claims_section TITLE: a further section of the same table (another sweep's claims): its
+# title and loads, the header having said how to read the figures once
+claims_section() {
+    echo
+    echo "$1"
+    claims_loads
+}
+
+# claims_loads: the axis and its loads in the sweep's order, the claims' column heads
+claims_loads() {
     awk -F, -v axis="$axis" '
         NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
         !seen[$h[axis]]++ { loads = loads sprintf("%16s", $h[axis]) }
         END { printf "  %-48s%s\n", axis, loads }' "$out/report_${first}.csv"
+}
+
+# bands_clear MODE: drop MODE's bands from the band file (BANDS=write records them anew)
+bands_clear() {
+    grep -v "^$1," "$bands" > "$bands.tmp" || true
+    mv "$bands.tmp" "$bands"
 }
 
 # claim TEXT POLICY BASELINE METRIC: one line, the ratio at every load, band-checked

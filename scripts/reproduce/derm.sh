@@ -41,20 +41,12 @@ claims_of() {
     mkdir -p "$out"
     repro_reports "$cols" static_worst erms firm > /dev/null
     if [ "${BANDS:-}" = write ] && [ "$mode" != "$base_mode" ]; then
-        grep -v "^$mode," "$bands" > "$bands.tmp" || true
-        mv "$bands.tmp" "$bands"
+        bands_clear "$mode"
     fi
     if [ "$2" = . ]; then
         claims_header "$4"
     else
-        # the same table's next section: its title and loads (common.sh's header said how
-        # to read the figures once)
-        echo
-        echo "$4"
-        awk -F, -v axis="$axis" '
-            NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-            !seen[$h[axis]]++ { loads = loads sprintf("%16s", $h[axis]) }
-            END { printf "  %-48s%s\n", axis, loads }' "$out/report_${first}.csv"
+        claims_section "$4"
     fi
     claim "containers vs static worst case (paper: 0.316)" derm static_worst containers_mean
     claim "  ... vs Erms" derm erms containers_mean
