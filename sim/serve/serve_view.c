@@ -169,23 +169,52 @@ void serve_view_attn_devices(const struct serve_env_view *v, const struct serve_
     *ndev = in->nattn + 1;
 }
 
+/* The stages of b on a pipeline, each shape's layer timed once (llm_stage_of_layer_s: a
+ * stage's time from its shape's layer, exactly llm_stage_s's): the whole iteration (the
+ * overhead, every stage and the sends between them, summed in stage order) and, in *slowest,
+ * its slowest stage. */
+static double pipeline_s(const struct serve_env_view *v, const struct serve_instance *in,
+                         const struct llm_batch *b, double *slowest)
+{
+    const llm_catalog *c = v->llm;
+    const struct llm_arch *a = v->arch;
+    struct shape { int gpu, tp, link; double layer_s; } shape[SERVE_MAX_STAGES];
+    int nshape = 0;
+    double t = llm_iter_s(c, b);
+    *slowest = 0;
+    for (int s = 0; s < in->nstages; s++) {
+        struct llm_stage st = stage_of(v, in, s);
+        int k = 0;
+        while (k < nshape && (shape[k].gpu != st.gpu || shape[k].tp != st.tp ||
+                              shape[k].link != st.link))
+            k++;
+        if (k == nshape) {
+            struct llm_layer_part part = llm_layer_part(c, a, &st, b->tokens);
+            shape[nshape++] = (struct shape){ st.gpu, st.tp, st.link,
+                                             llm_layer_with_s(c, a, &st, b, &part, -1) };
+        }
+        double x = llm_stage_of_layer_s(c, a, &st, b, shape[k].layer_s);
+        if (x > *slowest)
+            *slowest = x;
+        t += x;
+        if (s + 1 < in->nstages)
+            t += llm_send_s(c, serve_view_pair_link(v->cl, in->stages[s].gpus[0],
+                                                    in->stages[s + 1].gpus[0]),
+                            2 * b->tokens * a->hidden);
+    }
+    return t;
+}
+
 double serve_view_iter_s(const struct serve_env_view *v, const struct serve_instance *in,
                          const struct llm_batch *b)
 {
     const llm_catalog *c = v->llm;
     const struct llm_arch *a = v->arch;
-    double t = llm_iter_s(c, b);
     if (in->nattn == 0) {
-        for (int s = 0; s < in->nstages; s++) {
-            struct llm_stage st = stage_of(v, in, s);
-            t += llm_stage_s(c, a, &st, b);
-            if (s + 1 < in->nstages)
-                t += llm_send_s(c, serve_view_pair_link(v->cl, in->stages[s].gpus[0],
-                                                        in->stages[s + 1].gpus[0]),
-                                2 * b->tokens * a->hidden);
-        }
-        return t;
+        double slowest;
+        return pipeline_s(v, in, b, &slowest);
     }
+    double t = llm_iter_s(c, b);
     /* Hetis: the dense part on the primaries, decode attention spread over the devices in
        proportion to their memory bandwidth */
     struct serve_attn_dev dev[SERVE_MAX_DEV];
@@ -223,18 +252,10 @@ double serve_view_hetis_s(const struct serve_env_view *v, const struct serve_ins
 static double paced_s(const struct serve_env_view *v, const struct serve_instance *in,
                       const struct llm_batch *b)
 {
-    double whole = serve_view_iter_s(v, in, b);
-    int S = in->nattn > 0 ? 1 : in->nstages;
-    if (S == 1)
-        return whole;
-    double slowest = 0;
-    for (int s = 0; s < S; s++) {
-        struct llm_stage st = stage_of(v, in, s);
-        double x = llm_stage_s(v->llm, v->arch, &st, b);
-        if (x > slowest)
-            slowest = x;
-    }
-    return whole / S > slowest ? whole / S : slowest;
+    if (in->nattn > 0 || in->nstages == 1)
+        return serve_view_iter_s(v, in, b);
+    double slowest, whole = pipeline_s(v, in, b, &slowest);
+    return whole / in->nstages > slowest ? whole / in->nstages : slowest;
 }
 
 double serve_view_rate(const struct serve_env_view *v, const struct serve_instance *in,
