@@ -10,8 +10,11 @@
  *   job), a job at most once, while its type has `scale` GPUs free by count; plan_commit then
  *   keeps jobs that stay on their type on their GPUs and packs the others.
  * Over many rounds each job runs on type t for about x[j][t] of them.
+ * Capacity: per type, the GPUs the view lets the policy use (train_view_type_cap: the
+ * cluster's less those a broker gave another tenant); a job has throughput 0 on a type whose
+ * capacity is below its workers, as on a cluster with that few.
  * Costs per round: O(J T log(J T)) for the sort, O(J T) to build the problem, plus the
- * policy's solve when the job set changed (or every round if it asks).
+ * policy's solve when the job set or a capacity changed (or every round if it asks).
  */
 #include "alloc.h"
 
@@ -92,19 +95,21 @@ static int reserve(struct alloc_base *b, size_t njobs, size_t nslots)
     return 0;
 }
 
-/* Fill the problem from the view; returns the hash of the job set. */
+/* Fill the problem from the view; returns the hash of the capacities and the job set (the
+ * capacities are the view's: another tenant's GPUs are not this policy's, train_view.h). */
 static uint64_t build(struct alloc_base *b, const struct train_view *v, struct alloc_problem *p)
 {
     const int *types;
     memset(p, 0, sizeof *p);
     p->ntypes = cluster_types(v->cl, &types);
+    uint64_t sig = 1469598103u;
     for (int t = 0; t < p->ntypes; t++) {
         p->types[t] = types[t];
-        p->cap[t] = cluster_type_count(v->cl, types[t]);
+        p->cap[t] = train_view_type_cap(v, types[t]);
+        sig = (sig ^ (uint64_t)p->cap[t]) * 0x100000001b3ULL;
     }
     p->now = v->now;
     p->round_s = sim_to_sec(v->round);
-    uint64_t sig = 1469598103u;
     int n = 0;
     for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j), n++) {
         b->id[n] = j->id;
@@ -118,8 +123,9 @@ static uint64_t build(struct alloc_base *b, const struct train_view *v, struct a
         b->attained_s[n] = train_view_attained(j, v->now);
         b->restore_s[n] = train_view_restore_s(v, j);
         b->cur_type[n] = j->state == JOB_RUNNING ? cluster_type_slot(v->cl, j->gpu_type) : -1;
-        for (int t = 0; t < p->ntypes; t++)
-            b->thr[n * p->ntypes + t] = train_view_rate(v, j, types[t], j->workers);
+        for (int t = 0; t < p->ntypes; t++)     /* 0 where its workers exceed the capacity */
+            b->thr[n * p->ntypes + t] = p->cap[t] < j->workers
+                                            ? 0 : train_view_rate(v, j, types[t], j->workers);
         sig = (sig ^ (uint64_t)j->id) * 0x100000001b3ULL;
     }
     p->njobs = n;

@@ -7,8 +7,8 @@
  *
  * Two consumers:
  *  - native mode: alloc_train() is the policy's train hook.  Every round it rebuilds the
- *    problem from the view, asks the policy for x (again only when the set of jobs changed,
- *    unless the policy wants every round), and realizes x as this round's placement the way
+ *    problem from the view, asks the policy for x (again only when the set of jobs or the
+ *    capacity per type changed, unless the policy wants every round), and realizes x as this round's placement the way
  *    Gavel does: (job, type) pairs by priority = x / (share of rounds received on that type),
  *    never-served pairs first, each job on GPUs of one type, running jobs kept in place,
  *    newcomers packed on the fewest nodes.
@@ -28,14 +28,15 @@
 
 struct alloc_base {
     alloc_fn  allocate;
-    int       every_round;      /* 1: re-solve every round, else only when the job set changes */
+    int       every_round;      /* 1: re-solve every round, else only when the job set or a
+                                   capacity changes */
     occ      *scratch;
     /* problem buffers, grown as needed */
     size_t    cap;
     int64_t  *id;
     int      *scale, *user, *cur_type, *slot;
     double   *weight, *thr, *work, *remaining, *age_s, *attained_s, *restore_s, *x;
-    uint64_t  sig;              /* hash of the job set x was solved for */
+    uint64_t  sig;              /* hash of the capacities and job set x was solved for */
     /* round bookkeeping, by job slot: rounds it has been active, rounds received per type */
     size_t    bcap;
     int64_t  *b_id;

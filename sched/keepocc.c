@@ -153,6 +153,13 @@ void keepocc_rekey(keepocc *k, const int *ids, int n, int q, int64_t id)
     set_holders(k, ids, n, q, id);
 }
 
+void keepocc_deny(keepocc *k, const int *ids, int n)
+{
+    for (int i = 0; i < n; i++)
+        assert(k->hid[ids[i]] < 0);
+    set_holders(k, ids, n, -1, 0);      /* (q -1, id 0): above only the free nodes' keys */
+}
+
 int keepocc_held(const keepocc *k, int g)
 {
     return k->hid[g] >= 0;

@@ -35,6 +35,11 @@ void keepocc_destroy(keepocc *k);
 void keepocc_free(keepocc *k, const int *ids, int n);
 /* Their holder's priority is now (q, id). */
 void keepocc_rekey(keepocc *k, const int *ids, int n, int q, int64_t id);
+/* The free GPUs ids[] (ascending) are another tenant's (a training view's base): held below
+ * every job's priority, so that their nodes come after the keepers' and before the nodes
+ * nobody holds, as in a plan that starts from the base (plan_begin) — among themselves by GPU
+ * id, not by the order a broker withheld them.  keepocc_free gives them back. */
+void keepocc_deny(keepocc *k, const int *ids, int n);
 /* 1 if GPU g is held. */
 int keepocc_held(const keepocc *k, int g);
 

@@ -13,7 +13,9 @@
  * which hetero_loan lends first (by type score), which a reclaim takes back (the cheapest
  * cover); packs (nodes an instance ties) moved whole, the world's rules (colo_check_moves) on
  * hand-built views and, as a property, on every decision loan_plan makes on random views; and
- * a cluster where HexGen's pipelines span servers runs under both loaning brokers.
+ * a cluster where HexGen's pipelines span servers runs under both loaning brokers; and
+ * colocate_day runs with training policies that keep their own picture or size rounds by
+ * capacity (themis, gavel_las, tiresias) as its training tenant.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -54,6 +56,24 @@ static double metric(const char *db, int run, const char *name)
     return th_db_value(db, q);
 }
 
+/* Each of the ngpu GPUs' holdings in run's timeline tile [0, end): they sum to the run and
+ * never overlap — one tenant holds each GPU at every moment. */
+static void holds_every_gpu_once(const char *db, int run, int ngpu, double end)
+{
+    char q[512];
+    snprintf(q, sizeof q, "SELECT count(*) FROM (SELECT resource, sum(end_s - start_s) "
+             "AS s FROM timeline WHERE run_id = %d GROUP BY resource) WHERE abs(s - %.17g) "
+             "> 1e-6", run, end);
+    cr_assert_eq(th_db_value(db, q), 0, "run %d: a GPU held for other than the run", run);
+    snprintf(q, sizeof q, "SELECT count(DISTINCT resource) FROM timeline WHERE run_id = %d",
+             run);
+    cr_assert_eq(th_db_value(db, q), ngpu, "run %d", run);
+    snprintf(q, sizeof q, "SELECT count(*) FROM timeline a JOIN timeline b ON a.run_id = "
+             "b.run_id AND a.resource = b.resource AND a.rowid < b.rowid AND a.start_s < "
+             "b.end_s AND b.start_s < a.end_s WHERE a.run_id = %d", run);
+    cr_assert_eq(th_db_value(db, q), 0, "run %d: two holders of one GPU at once", run);
+}
+
 Test(colocate, runs_write_both_tenants_and_hold_every_gpu_once, .timeout = 120)
 {
     char *db = run_small("colo.db", NULL);
@@ -83,18 +103,7 @@ Test(colocate, runs_write_both_tenants_and_hold_every_gpu_once, .timeout = 120)
                                                 metric(db, run, "gpu_hours_training");
         cr_assert_float_eq(held, 20 * end / 3600, 1e-9 * held, "run %d: %g GPU-h held of %g",
                            run, held, 20 * end / 3600);
-        /* each GPU's holdings tile [0, end): they sum to the run and never overlap */
-        snprintf(q, sizeof q, "SELECT count(*) FROM (SELECT resource, sum(end_s - start_s) "
-                 "AS s FROM timeline WHERE run_id = %d GROUP BY resource) WHERE abs(s - %.17g) "
-                 "> 1e-6", run, end);
-        cr_assert_eq(th_db_value(db, q), 0, "run %d: a GPU held for other than the run", run);
-        snprintf(q, sizeof q, "SELECT count(DISTINCT resource) FROM timeline WHERE run_id = %d",
-                 run);
-        cr_assert_eq(th_db_value(db, q), 20, "run %d", run);
-        snprintf(q, sizeof q, "SELECT count(*) FROM timeline a JOIN timeline b ON a.run_id = "
-                 "b.run_id AND a.resource = b.resource AND a.rowid < b.rowid AND a.start_s < "
-                 "b.end_s AND b.start_s < a.end_s WHERE a.run_id = %d", run);
-        cr_assert_eq(th_db_value(db, q), 0, "run %d: two holders of one GPU at once", run);
+        holds_every_gpu_once(db, run, 20, end);
         /* the training tenant's GPU-hours are its timeline's */
         snprintf(q, sizeof q, "SELECT sum(end_s - start_s) / 3600 FROM timeline WHERE run_id "
                  "= %d AND entity = 1", run);
@@ -699,4 +708,47 @@ Test(colocate, loan_lends_what_is_spare_when_asked_to)
     expect_moves(move, 1, 0, 0, 0);
     cr_assert_eq(loan_plan(&v, &spare, same, move, &err), 0);
     expect_moves(move, 1, 1, 0, 0);
+}
+
+/* Policies that keep their own picture of the cluster or size rounds by capacity (themis,
+ * gavel_las, tiresias) as colocate_day's training tenant under loan, shortened to half a day
+ * at a serving load that makes loan lend and reclaim: every run ends with both tenants' rows,
+ * jobs ran on the loaned A100s or H100s, loan reclaimed, and each of the 56 GPUs is
+ * held by one tenant at every moment. */
+Test(colocate, colocate_day_runs_round_and_picture_keeping_training_policies, .timeout = 180)
+{
+    char *db = th_write("colo_tenants.db", "");
+    remove(db);
+    const char *args[] = {
+        "run", "colocate_day", "--db", db, "-q",
+        "--set", "policies=[{\"name\": \"loan\", \"label\": \"loan+themis\", "
+                 "\"tenants\": {\"training\": \"themis\"}}, {\"name\": \"loan\", \"label\": "
+                 "\"loan+gavel_las\", \"tenants\": {\"training\": \"gavel_las\"}}, "
+                 "{\"name\": \"loan\", \"label\": \"loan+tiresias\", \"tenants\": "
+                 "{\"training\": \"tiresias\"}}]",
+        "--set", "sim.until_s=43200", "--set", "sim.timeline=true",
+        "--set", "tenants.training.workload.jobs=80",
+        "--set", "tenants.serving.workload.requests=400000",
+        "--set", "tenants.serving.workload.rate_per_s=12", NULL };
+    run_ok(args, "colocate_day with themis, gavel_las, tiresias");
+    static const char *const labels[] = { "loan+themis", "loan+gavel_las", "loan+tiresias" };
+    for (int run = 1; run <= 3; run++) {
+        char q[512];
+        snprintf(q, sizeof q, "SELECT count(*) FROM runs WHERE id = %d AND policy = '%s'", run,
+                 labels[run - 1]);
+        cr_assert_eq(th_db_value(db, q), 1, "run %d is not %s", run, labels[run - 1]);
+        snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d", run);
+        cr_assert_eq(th_db_value(db, q), 400000, "%s", labels[run - 1]);
+        snprintf(q, sizeof q, "SELECT count(*) FROM jobs WHERE run_id = %d", run);
+        cr_assert_eq(th_db_value(db, q), 80, "%s", labels[run - 1]);
+        cr_assert_gt(metric(db, run, "training_jobs_done"), 60, "%s", labels[run - 1]);
+        cr_assert_gt(metric(db, run, "loans"), 0, "%s", labels[run - 1]);
+        cr_assert_gt(metric(db, run, "reclaims"), 0, "%s", labels[run - 1]);
+        snprintf(q, sizeof q, "SELECT count(*) FROM job_gpu_seconds WHERE run_id = %d AND "
+                 "(gpu_type LIKE 'A100%%' OR gpu_type = 'H100')", run);
+        cr_assert_gt(th_db_value(db, q), 0, "%s: no job ran on a loaned GPU", labels[run - 1]);
+        snprintf(q, sizeof q, "SELECT sim_end_s FROM runs WHERE id = %d", run);
+        holds_every_gpu_once(db, run, 56, th_db_value(db, q));
+    }
+    free(db);
 }

@@ -441,26 +441,8 @@ Test(cosim, a_full_plan_starts_from_the_withheld_gpus)
     tenancy_close(&t);
 }
 
-/* A policy that keeps its own picture of the cluster (tiresias) and grants a GPU the broker
- * withheld is refused by the world, naming the job and the GPU. */
-Test(cosim, a_grant_of_a_withheld_gpu_is_refused)
-{
-    struct job_spec jobs[3] = { job(1, 0, 4, 0, 1e6), job(2, 10, 4, 0, 1e6),
-                                job(3, 20, 4, 0, 1e6) };
-    struct tenancy t = { 0 };
-    withhold_a100_at_5(&t, "tiresias", jobs);
-    struct errbuf err;
-    err_clear(&err);
-    struct engine_limits lim = { SIM_NEVER, 0 };
-    cr_assert_eq(engine_advance(t.e, &lim, &err), ENGINE_FAILED);
-    cr_assert(strstr(err.msg, "which the broker has given to another tenant") != NULL, "%s",
-              err.msg);
-    train_destroy(t.w);
-    engine_destroy(t.e);
-    policy_close(t.p);
-    cluster_destroy(t.cl);
-    free(t.out.jobs.r);
-}
+/* A policy that ignores the withheld GPUs is refused by the world: test_tenants.c plants one
+ * (every registered policy now plans around them). */
 
 /* ---- tenancy: a broker drains a serving instance and gives it back */
 

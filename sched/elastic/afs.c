@@ -111,7 +111,7 @@ static int afs_train(void *self, const struct train_view *v, struct grant_list *
     const int *types;
     int nt = cluster_types(v->cl, &types), freec[CLUSTER_MAX_TYPES], nfree = 0;
     for (int i = 0; i < nt; i++)
-        nfree += freec[i] = cluster_type_count(v->cl, types[i]);
+        nfree += freec[i] = train_view_type_cap(v, types[i]);
     size_t n = 0;
     for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
         struct cand *c = &s->c[n++];

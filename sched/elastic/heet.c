@@ -259,7 +259,7 @@ static int heet_train(void *self, const struct train_view *v, struct grant_list 
     const int *types;
     int nt = cluster_types(v->cl, &types), failed = 0, total = 0, count[CLUSTER_MAX_TYPES];
     for (int i = 0; i < nt; i++)
-        total += count[i] = cluster_type_count(v->cl, types[i]);
+        total += count[i] = train_view_type_cap(v, types[i]);
     size_t na = (size_t)v->n_active;
     h->j = plan_grow(h->j, &h->jcap, na, sizeof *h->j, &failed);
     h->cost = plan_grow(h->cost, &h->ccap, na * nt, sizeof *h->cost, &failed);

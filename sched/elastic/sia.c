@@ -311,7 +311,7 @@ int sia_configs(const struct train_view *v, double p, struct sia_cfg **c, size_t
     const int *types;
     int nt = cluster_types(v->cl, &types), failed = 0, count[CLUSTER_MAX_TYPES];
     for (int i = 0; i < nt; i++)
-        count[i] = cluster_type_count(v->cl, types[i]);
+        count[i] = train_view_type_cap(v, types[i]);
     double round_s = v->round > 0 ? sim_to_sec(v->round) : 60;
     *nc = 0;
     for (const struct train_job *j = train_view_first_active(v); j; j = train_view_next_active(v, j)) {
@@ -350,7 +350,7 @@ static int sia_train(void *self, const struct train_view *v, struct grant_list *
     const int *types;
     int nt = cluster_types(v->cl, &types), failed = 0, count[CLUSTER_MAX_TYPES];
     for (int i = 0; i < nt; i++)
-        count[i] = cluster_type_count(v->cl, types[i]);
+        count[i] = train_view_type_cap(v, types[i]);
     size_t nc;
     if (sia_configs(v, s->p, &s->c, &s->ccap, &nc) < 0)
         return err_run(err, "out of memory");

@@ -91,7 +91,7 @@ static int srsf_train(void *self, const struct train_view *v, struct grant_list 
     qsort(s->keys, n, sizeof *s->keys, cmp_key);
     int freec[CLUSTER_MAX_TYPES], npicks = 0;
     for (int i = 0; i < nt; i++)
-        freec[i] = cluster_type_count(v->cl, types[i]);
+        freec[i] = train_view_type_cap(v, types[i]);
     for (size_t k = 0; k < n; k++) {
         const struct train_job *j = &v->jobs[s->keys[k].slot];
         int at = -1;

@@ -32,6 +32,10 @@ void mux_load(struct mux *m, const struct train_view *v, struct grant_list *out)
 {
     memset(m->g, 0, (size_t)m->ngpu * sizeof *m->g);
     plan_begin(&m->plan, v, m->scratch, out, PLAN_DELTA);
+    if (v->base != NULL)        /* another tenant's GPUs: held whole, nobody here joins them */
+        for (int gpu = 0; gpu < m->ngpu; gpu++)
+            if (occ_used(v->base, gpu) > 0)
+                m->g[gpu].whole = 1;
     for (const struct train_job *j = train_view_first_running(v); j;
          j = train_view_next_running(v, j)) {
         if (j->ngpu != 1) {

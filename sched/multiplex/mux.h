@@ -24,7 +24,7 @@ struct mux_gpu {
     int32_t  slot[MUX_MAX_JOBS];
     int32_t  batch[MUX_MAX_JOBS];   /* > 0 */
     uint16_t share[MUX_MAX_JOBS];
-    int      whole;             /* held by a multi-worker job */
+    int      whole;             /* held by a multi-worker job, or by another tenant */
     int      changed;           /* re-grant its holders */
     int      sliced;            /* its holders time-slice it (grant.h); 0: space-shared */
     double   mem_gb;            /* used by its holders */
@@ -40,7 +40,8 @@ struct mux {
 int  mux_init(struct mux *m, const cluster *cl);
 void mux_fini(struct mux *m);
 
-/* The picture of the view's running jobs; starts a DELTA plan into `out`. */
+/* The picture of the view's running jobs; starts a DELTA plan into `out`.  The GPUs another
+ * tenant holds (the view's base) are marked held whole, so nothing joins or takes them. */
 void mux_load(struct mux *m, const struct train_view *v, struct grant_list *out);
 
 /* 1 if job type jt at `batch` fits on gpu beside its holders: not held whole, fewer than

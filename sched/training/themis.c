@@ -143,7 +143,7 @@ static void estimate(const struct train_view *v, const struct train_job *j, doub
     c->pick = -1;
     for (int i = 0; i < nt; i++) {
         c->r[i] = train_view_rate(v, j, types[i], j->workers);
-        cap[i] = cluster_type_count(v->cl, types[i]);
+        cap[i] = train_view_type_cap(v, types[i]);
         if (c->r[i] > c->rbest)
             c->rbest = c->r[i];
     }
@@ -229,7 +229,7 @@ static int themis_train(void *self, const struct train_view *v, struct grant_lis
     struct plan p;
     plan_begin(&p, v, t->scratch, out, full ? PLAN_FULL : PLAN_DELTA);
     for (int i = 0; i < nt; i++)
-        freec[i] = full ? cluster_type_count(v->cl, types[i]) : plan_free(&p, types[i]);
+        freec[i] = full ? train_view_type_cap(v, types[i]) : plan_free(&p, types[i]);
 
     /* candidates: every job at a lease expiry, else the waiting ones.  Every job is first
      * seen waiting, at the decision of its arrival (arrivals always wake the policy), so

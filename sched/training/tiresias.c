@@ -14,8 +14,9 @@
  *    a lower queue (demotion) when s_j reaches a threshold.
  *  - Order: by queue, then FIFO by arrival (job id) inside a queue.  Walking that order, each
  *    job gets `workers` whole GPUs of one type if some type still has that many by count
- *    (the plan starts from an empty cluster), otherwise it is skipped and later jobs may
- *    still fit (work-conserving, as the simulator's "continue").
+ *    (the plan starts from an empty cluster, or under a broker from the GPUs another
+ *    tenant holds: the view's base, capacity it does not have), otherwise it is skipped and
+ *    later jobs may still fit (work-conserving, as the simulator's "continue").
  *    So a job of a higher queue preempts running jobs of lower queues, and jobs inside a
  *    queue are never preempted by later arrivals of the same queue.
  *  - Starvation guard ("promote_knob": the paper's PROMOTEKNOB, the simulator's
@@ -138,7 +139,11 @@ struct tiresias {
     double            knob;
     int               nt;       /* cluster types */
     const int        *types;
-    int               cap[CLUSTER_MAX_TYPES];      /* GPUs per type slot */
+    int               cap[CLUSTER_MAX_TYPES];      /* GPUs it may use per type slot: the
+                                                      cluster's less the denied */
+    uint8_t          *denied;   /* per GPU: another tenant's (the view's base), held in keep */
+    int              *dids;     /* scratch: GPU ids that changed hands */
+    uint64_t          epoch;    /* the view's base_epoch its picture was last synced with */
     struct tstate    *st;
     size_t            stcap;
     int32_t          *order;    /* the active slots by (queue, id), for a full walk */
@@ -230,7 +235,11 @@ static int tiresias_create(void **self, const struct jobj *params, const struct 
         if (t->types[i] + 1 > ng)
             ng = t->types[i] + 1;
     }
-    if ((t->tslot = malloc((size_t)ng * sizeof *t->tslot)) == NULL) {
+    size_t ngpus = (size_t)cluster_ngpus(env->cl);
+    t->denied = calloc(ngpus + 1, 1);
+    t->dids = malloc((ngpus + 1) * sizeof *t->dids);
+    if ((t->tslot = malloc((size_t)ng * sizeof *t->tslot)) == NULL || t->denied == NULL ||
+        t->dids == NULL) {
         tiresias_destroy(t);
         return err_run(err, "out of memory");
     }
@@ -249,6 +258,8 @@ static void tiresias_destroy(void *self)
     free(t->byq);
     free(t->picks);
     free(t->tslot);
+    free(t->denied);
+    free(t->dids);
     for (size_t s = 0; s < t->hcap; s++)
         free(t->hold[s].gpus);
     free(t->hold);
@@ -590,6 +601,55 @@ static void demote_running(struct tiresias *t, const struct train_view *v)
     }
 }
 
+/* ---- another tenant's GPUs ---- */
+
+/* Bring the picture up to the view's base when it changed (a broker withheld or gave GPUs):
+ * the capacity per type, the denied GPUs held in keep, and the running jobs the world shrank
+ * onto fewer GPUs when some of theirs were withheld (elastic jobs above their minimum; the
+ * others were preempted, and drop_finished has forgotten them): each is refiled on the GPUs
+ * it holds now, and *reshaped says that some job runs on fewer than its workers, so the full
+ * walk must decide (walk_waiting's premise fails).  O(GPUs + R) when base changed, else O(1).
+ * -1 on no memory. */
+static int sync_base(struct tiresias *t, const struct train_view *v, int *reshaped)
+{
+    *reshaped = 0;
+    if (v->base_epoch == t->epoch)
+        return 0;
+    t->epoch = v->base_epoch;
+    for (int i = 0; i < t->nt; i++)
+        t->cap[i] = train_view_type_cap(v, t->types[i]);
+    size_t nshrunk = 0;
+    for (size_t k = 0; k < t->nheld; k++) {
+        int32_t s = t->held[k];
+        if (v->jobs[s].ngpu != t->hold[s].n)
+            t->cand[nshrunk++] = s;
+    }
+    for (size_t k = 0; k < nshrunk; k++) {
+        int32_t s = t->cand[k];
+        const struct train_job *j = &v->jobs[s];
+        int ts = t->hold[s].ts;
+        run_remove(t, s);
+        if (run_add(t, v, j, j->gpus, j->ngpu, ts) < 0)
+            return -1;
+        keepocc_rekey(t->keep, j->gpus, j->ngpu, t->st[s].q, j->id);
+        *reshaped = 1;
+    }
+    int ng = cluster_ngpus(v->cl);
+    for (int deny = 0; deny <= 1; deny++) {  /* first the GPUs given back, then the withheld */
+        int n = 0;
+        for (int g = 0; g < ng; g++)
+            if (t->denied[g] != deny && (v->base != NULL && occ_used(v->base, g) > 0) == deny)
+                t->dids[n++] = g;
+        for (int i = 0; i < n; i++)
+            t->denied[t->dids[i]] = (uint8_t)deny;
+        if (n > 0 && deny)
+            keepocc_deny(t->keep, t->dids, n);
+        else if (n > 0)
+            keepocc_free(t->keep, t->dids, n);
+    }
+    return 0;
+}
+
 /* ---- one decision ---- */
 
 /* The type a job that does not stay gets: among types with w GPUs left by count where it can
@@ -803,6 +863,9 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     t->decision++;
     if (drop_finished(t, v, err) < 0)
         return -1;
+    int reshaped;
+    if (sync_base(t, v, &reshaped) < 0)
+        return err_run(err, "out of memory");
     demote_running(t, v);
     /* the waiting jobs: starvation clocks, promotions, and their (queue, id) order */
     size_t nw = 0;
@@ -822,7 +885,7 @@ static int tiresias_train(void *self, const struct train_view *v, struct grant_l
     for (size_t k = 0; k < nw; k++)
         if (t->st[t->wl[k].slot].pos < 0)
             t->st[t->wl[k].slot].pos = t->npos++;
-    int np = walk_waiting(t, v, nw), nnew = np, nrun = v->n_running;
+    int np = reshaped ? -1 : walk_waiting(t, v, nw), nnew = np, nrun = v->n_running;
     if (np >= 0) {
         for (int k = 0; k < np; k++)
             t->st[t->picks[k].job->slot].granted = t->decision;

@@ -139,6 +139,7 @@ struct train {
     uint8_t            *withheld;   /* by GPU id; NULL until the first withhold */
     occ                *base;
     int                 nwithheld;
+    uint64_t            base_epoch;     /* withholds and gives so far (train_view.base_epoch) */
     int64_t             reclaimed_jobs;     /* jobs preempted or shrunk by a withhold */
 
     struct train_totals tot;
@@ -838,7 +839,7 @@ static void fill_view(const train *w, struct train_view *v)
         .restore_delay_s = w->cfg.restore_delay_s, .restore_fixed_s = w->cfg.restore_fixed_s,
         .storage_gbs = w->cfg.storage_gbs, .speed = w->speed,
         .restore_by_type = w->cfg.restore_by_type,
-        .base = w->nwithheld > 0 ? w->base : NULL,
+        .base = w->nwithheld > 0 ? w->base : NULL, .base_epoch = w->base_epoch,
     };
 }
 
@@ -1143,6 +1144,7 @@ int train_withhold(train *w, const int *gpus, int n, int64_t *affected, struct e
     occ_take(w->occ, gpus, n, OCC_WHOLE);
     occ_take(w->base, gpus, n, OCC_WHOLE);
     w->nwithheld += n;
+    w->base_epoch++;
     w->reclaimed_jobs += *affected;
     /* what the policy decides next sees the cluster without them */
     w->reason |= w->dec.wake & (WAKE_ARRIVAL | WAKE_COMPLETION);
@@ -1162,6 +1164,7 @@ int train_give(train *w, const int *gpus, int n, struct errbuf *err)
     occ_release(w->occ, gpus, n, OCC_WHOLE);
     occ_release(w->base, gpus, n, OCC_WHOLE);
     w->nwithheld -= n;
+    w->base_epoch++;
     w->reason |= w->dec.wake & (WAKE_ARRIVAL | WAKE_COMPLETION);
     engine_touch(w->eng, w->tag);
     return 0;

@@ -28,6 +28,13 @@ double train_view_rate(const struct train_view *v, const struct train_job *j, in
     return rate_memo_compute(v->cl, v->model, j->jtype, gpu_type, n);
 }
 
+int train_view_type_cap(const struct train_view *v, int gpu_type)
+{
+    /* base holds whole GPUs only: its free whole count is the type's count less the denied */
+    return v->base != NULL ? occ_free_whole(v->base, gpu_type)
+                           : cluster_type_count(v->cl, gpu_type);
+}
+
 double train_view_rate_on(const struct train_view *v, const struct train_job *j, const int *ids, int n)
 {
     if (own_batch(v, j))

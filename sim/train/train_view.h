@@ -98,6 +98,8 @@ struct train_view {
     const occ     *base;                /* co-simulation: the GPUs another tenant holds, taken
                                            whole (they are in occ too); a plan from an empty
                                            cluster starts from this.  NULL: none */
+    uint64_t       base_epoch;          /* changes whenever base does (a policy that keeps
+                                           its own picture of the cluster re-reads base then) */
 };
 
 /* Iterate: for (const struct train_job *j = train_view_first_waiting(v); j; j = train_view_next_waiting(v, j)) */
@@ -140,6 +142,11 @@ static inline double train_view_attained(const struct train_job *j, simtime now)
         a += j->ngpu * (j->share / 1000.0) * sim_to_sec(now - j->updated);
     return a;
 }
+
+/* GPUs of gpu_type this policy may use at this decision: the type's count in the cluster
+ * less those another tenant holds (base).  A policy sizes its plan by this, never by
+ * cluster_type_count: the denied GPUs are capacity it does not have, not jobs. */
+int train_view_type_cap(const struct train_view *v, int gpu_type);
 
 /* Throughput (iterations/s) of job j with n workers of `gpu_type`, placed as well as the
  * cluster allows (fewest nodes, best links); 0 when it cannot run there.  It depends only on
