@@ -289,6 +289,16 @@ static void destroy(void *world)
     msim_destroy(world);
 }
 
+static int attach(void *world, struct engine *e, struct errbuf *err)
+{
+    return msim_attach(world, e, err);
+}
+
+static int finish(void *world, int stop, struct world_totals *out, struct errbuf *err)
+{
+    return msim_finish(world, stop, out, err);
+}
+
 static int uses_seed(const void *config, const void *decider)
 {
     (void)decider;
@@ -333,4 +343,6 @@ const struct world_ops micro_world = {
     .create = create,
     .run = run,
     .destroy = destroy,
+    .attach = attach,
+    .finish = finish,
 };
