@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../sched/policy.h"
+#include "../sim/base/path.h"
 #include "../sim/core/engine.h"
 #include "../sim/run/run.h"
 #include "../workloads/workload.h"
@@ -227,4 +228,160 @@ Test(colocate_micro, shared_engine_writes_what_alone_writes, .timeout = 180)
         sets[5] = extra[i][1];
         same_alone_and_shared("socialnet", sets, 6);
     }
+}
+
+/* ---- the microservices tenant of a colocate run, end to end through the CLI and the
+ * database: in a run with all three tenants, the microservice tenant's metrics, series and
+ * request rows are exactly those of the same section run alone as a micro experiment on the
+ * cluster's CPU groups with the same seed (it shares the clock, not a resource: nothing of
+ * the others may change it), and serving's, training's and the broker's are exactly those of
+ * the same colocate run without it, under a broker that lends (loan) and one that does not. */
+
+#define CM_CPU "{ \"name\": \"cpu\", \"count\": 2, \"cpus\": 32, \"memory_gb\": 128 }"
+#define CM_GPU "{ \"name\": \"a100\", \"count\": 3, \"gpu\": \"A100-80GB\", \"gpus_per_node\": " \
+    "4, \"intra\": \"nvswitch\" }, { \"name\": \"v100\", \"count\": 2, \"gpu\": \"V100\", "      \
+    "\"gpus_per_node\": 4 }"
+/* the micro section's fields (its app's path after it) */
+#define CM_MICRO_FIELDS "\"sla_ms\": 100, \"workload\": { \"format\": \"micro_poisson\", "       \
+    "\"duration_s\": 600, \"rate_per_s\": 100, \"rate_shape\": [0.6, 0.8, 1.0, 0.9, 0.7], "       \
+    "\"mix\": { \"read_home_timeline\": 0.55, \"read_user_timeline\": 0.27, \"compose_post\": "   \
+    "0.1, \"follow\": 0.02, \"unfollow\": 0.01, \"register\": 0.02, \"login\": 0.03 }, "          \
+    "\"mix_change\": { \"every_s\": 200, \"concentration\": 30, \"step_s\": 60 } }, "             \
+    "\"policies\": [\"erms\"], \"sim\": { \"interval_s\": 60, \"startup_s\": 5, "            \
+    "\"sample_s\": 60, \"request_sample\": 0.05 }, \"app\": "
+
+/* A colocate experiment on the GPU groups and the CPU group, with the microservices tenant
+ * or without (caller frees the path). */
+static char *colo_file(const char *name, int with_micro)
+{
+    char text[8192], micro[3072] = "";
+    if (with_micro)
+        snprintf(micro, sizeof micro, ",\n  \"microservices\": { " CM_MICRO_FIELDS
+                 "\"%s/workloads/micro/socialnet.json\" }", path_data_root());
+    snprintf(text, sizeof text,
+             "{ \"name\": \"cm\", \"domain\": \"colocate\", \"seed\": 3,\n"
+             " \"cluster\": { \"name\": \"colo_micro\", \"network\": \"ib-100g\", \"groups\": "
+             "[ " CM_GPU ", " CM_CPU " ] },\n"
+             " \"serving_groups\": [\"a100\"], \"broker\": { \"period_s\": 120 },\n"
+             " \"tenants\": {\n"
+             "  \"serving\": { \"model\": \"llama-2-7b\", \"slo\": { \"ttft_s\": 2 }, "
+             "\"workload\": { \"format\": \"llm_synthetic\", \"requests\": 600, \"rate_per_s\": "
+             "1 }, \"policies\": [\"highend_only\"], \"sim\": { \"overlong\": \"truncate\" } },\n"
+             "  \"training\": { \"workload\": { \"format\": \"synthetic\", \"jobs\": 30, "
+             "\"rate_per_hour\": 40, \"reference_gpu\": \"V100\", \"workers\": { \"1\": 0.5, "
+             "\"2\": 0.2, \"4\": 0.3 }, \"duration\": { \"dist\": \"lognormal\", \"median_s\": "
+             "1800, \"sigma\": 1, \"clamp_min_s\": 60, \"clamp_max_s\": 20000 }, \"job_types\": "
+             "{ \"ResNet-50 (batch size 64)\": 1, \"Transformer (batch size 64)\": 1 } }, "
+             "\"policies\": [\"fifo\"] }%s\n"
+             " },\n"
+             " \"policies\": [\"static\", \"loan\"], \"sim\": { \"sample_s\": 600 } }\n", micro);
+    return th_write(name, text);
+}
+
+/* The micro section alone: a micro experiment on the CPU group, the same seed. */
+static char *micro_file(const char *name)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{ \"name\": \"cm_alone\", \"domain\": \"micro\", \"seed\": 3,\n"
+             " \"cluster\": { \"name\": \"colo_micro\", \"groups\": [ " CM_CPU " ] },\n "
+             CM_MICRO_FIELDS "\"%s/workloads/micro/socialnet.json\" }\n", path_data_root());
+    return th_write(name, text);
+}
+
+static char *run_file(const char *exp, const char *dbname)
+{
+    char *path = th_write(dbname, "");
+    remove(path);
+    const char *args[] = { "run", exp, "--db", path, "-q", NULL };
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s: %s", exp, o.err);
+    th_out_free(&o);
+    return path;
+}
+
+/* Query q (one %d: the run) on db's run `run`, as text; caller frees. */
+static char *dump(const char *path, const char *q, int run)
+{
+    char sql[1024];
+    snprintf(sql, sizeof sql, q, run);
+    const char *qs[] = { sql, NULL };
+    return th_query_dump(path, qs);
+}
+
+static void same_dump(const char *db1, const char *q1, int run1, const char *db2,
+                      const char *q2, int run2, const char *what)
+{
+    char *a = dump(db1, q1, run1), *b = dump(db2, q2, run2);
+    cr_assert(strlen(a) > 2, "%s: nothing to compare", what);
+    cr_assert_str_eq(a, b, "%s differ (run %d):\n%.2000s\n --- \n%.2000s", what, run1, a, b);
+    free(a);
+    free(b);
+}
+
+Test(colocate_micro, the_microservice_tenant_and_the_others_run_as_without_each_other,
+     .timeout = 240)
+{
+    char *f3 = colo_file("cm3.json", 1), *f2 = colo_file("cm2.json", 0);
+    char *fm = micro_file("cm_alone.json");
+    char *db3 = run_file(f3, "cm3.db"), *db2 = run_file(f2, "cm2.db");
+    char *dbm = run_file(fm, "cm_alone.db");
+    cr_assert_eq(th_db_value(db3, "SELECT count(*) FROM runs"), 2);
+    cr_assert_eq(th_db_value(dbm, "SELECT count(*) FROM runs"), 1);
+    for (int run = 1; run <= 2; run++) {
+        char q[256];
+        /* every tenant's rows: serving's requests, training's jobs, the micro requests */
+        snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d AND in_tokens IS "
+                 "NOT NULL", run);
+        cr_assert_eq(th_db_value(db3, q), 600);
+        snprintf(q, sizeof q, "SELECT count(*) FROM jobs WHERE run_id = %d", run);
+        cr_assert_eq(th_db_value(db3, q), 30);
+        snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d AND in_tokens IS "
+                 "NULL", run);
+        cr_assert_gt(th_db_value(db3, q), 1000);
+        /* the microservice tenant: its metrics under its name, each the alone run's */
+        same_dump(db3, "SELECT substr(name, 15), value FROM metrics WHERE run_id = %d AND name "
+                       "LIKE 'microservices\\_%%' ESCAPE '\\' ORDER BY name", run,
+                  dbm, "SELECT name, value FROM metrics WHERE run_id = %d AND name NOT LIKE "
+                       "'solver\\_time\\_%%' ESCAPE '\\' ORDER BY name", 1,
+                  "the microservice tenant's metrics and the alone run's");
+        same_dump(db3, "SELECT substr(name, 15), t_s, value FROM samples WHERE run_id = %d AND "
+                       "name LIKE 'microservices\\_%%' ESCAPE '\\' ORDER BY name, t_s", run,
+                  dbm, "SELECT name, t_s, value FROM samples WHERE run_id = %d ORDER BY name, "
+                       "t_s", 1, "the microservice tenant's series and the alone run's");
+        same_dump(db3, "SELECT request_id, class, arrival_s, finish_s, sla_met FROM requests "
+                       "WHERE run_id = %d AND in_tokens IS NULL ORDER BY request_id, class", run,
+                  dbm, "SELECT request_id, class, arrival_s, finish_s, sla_met FROM requests "
+                       "WHERE run_id = %d ORDER BY request_id, class", 1,
+                  "the microservice tenant's requests and the alone run's");
+        /* serving, training and the broker: as without the microservice tenant */
+        same_dump(db3, "SELECT name, value FROM metrics WHERE run_id = %d AND name NOT LIKE "
+                       "'microservices\\_%%' ESCAPE '\\' AND name NOT LIKE '%%solver\\_time%%' "
+                       "ESCAPE '\\' ORDER BY name", run,
+                  db2, "SELECT name, value FROM metrics WHERE run_id = %d AND name NOT LIKE "
+                       "'%%solver\\_time%%' ESCAPE '\\' ORDER BY name", run,
+                  "serving's, training's and the broker's metrics with and without the "
+                  "microservice tenant");
+        same_dump(db3, "SELECT request_id, arrival_s, first_s, finish_s FROM requests WHERE "
+                       "run_id = %d AND in_tokens IS NOT NULL ORDER BY request_id", run,
+                  db2, "SELECT request_id, arrival_s, first_s, finish_s FROM requests WHERE "
+                       "run_id = %d ORDER BY request_id", run, "serving's requests");
+        same_dump(db3, "SELECT job_id, first_start_s, finish_s FROM jobs WHERE run_id = %d "
+                       "ORDER BY job_id", run,
+                  db2, "SELECT job_id, first_start_s, finish_s FROM jobs WHERE run_id = %d "
+                       "ORDER BY job_id", run, "training's jobs");
+        same_dump(db3, "SELECT sim_end_s FROM runs WHERE id = %d", run,
+                  db2, "SELECT sim_end_s FROM runs WHERE id = %d", run, "the runs' ends");
+    }
+    /* loan lends here, so the comparison covers a broker that moves nodes */
+    cr_assert_gt(th_db_value(db3, "SELECT value FROM metrics WHERE run_id = 2 AND name = "
+                                  "'loans'"), 0);
+    cr_assert_gt(th_db_value(db3, "SELECT value FROM metrics WHERE run_id = 1 AND name = "
+                                  "'microservices_containers_mean'"), 0);
+    free(f3);
+    free(f2);
+    free(fm);
+    free(db3);
+    free(db2);
+    free(dbm);
 }
