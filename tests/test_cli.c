@@ -284,7 +284,7 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * run simulates, with its note). */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 26, 100, (const char *const[]){
+    assert_listing("experiments", 27, 100, (const char *const[]){
         "default            The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants        OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",
@@ -376,7 +376,7 @@ Test(cli, list_domains_names_each_worlds_policies_and_formats)
         "\n  policies: static_worst erms firm derm\n",
         "\n  formats: micro_poisson micro_trace\n",
         "\ncolocate: one cluster shared by an LLM serving tenant and a training tenant",
-        "\n  policies: static loan hetero_loan\n  tenants: serving training\n", NULL });
+        "\n  policies: static loan hetero_loan\n  tenants: serving training microservices\n", NULL });
 }
 
 static void mkdirs(const char *root, const char *const *subs)

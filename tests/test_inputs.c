@@ -2253,6 +2253,75 @@ static const struct row rows[] = {
                           "[\"loan\"]") } },
       { RUN }, 2, "hetsim: " AT("e.json", 9) "tenants.training.policies[0].placement: "
                                        "unknown field" },
+    /* the microservices tenant: its section on line 10 (after training's), on the cluster's
+     * CPU groups (C_CPU: one; without it, none), its app a.json (MOK) */
+#define C_CPU ", { \"name\": \"cpu\", \"count\": 2, \"cpus\": 8, \"memory_gb\": 16 }"
+#define C_MS_P(pol, more) "{ \"app\": \"a.json\", \"sla_ms\": 50, \"workload\": " MWL            \
+    ", \"policies\": " pol more " }"
+#define C_MS C_MS_P("[\"derm\"]", "")
+#define CMEXPF(cpu, micro, pol)                                                               \
+    "{\n \"name\": \"c\",\n \"domain\": \"colocate\",\n \"cluster\": { \"network\": "        \
+    "\"ib-100g\", \"groups\": [ { \"name\": \"a100\", \"count\": 1, \"gpu\": \"A100-80GB\", " \
+    "\"gpus_per_node\": 1 }, { \"name\": \"v100\", \"count\": 1, \"gpu\": \"V100\", "          \
+    "\"gpus_per_node\": 1 }" cpu " ] },\n \"serving_groups\": " C_GROUPS ",\n \"broker\": "      \
+    C_BROKER ",\n \"tenants\": {\n  \"serving\": " C_SERVING ",\n  \"training\": " C_TRAINING    \
+    ",\n  \"microservices\": " micro "\n },\n \"policies\": " pol "\n}\n"
+#define C_MICRO(cpu, micro) { { "e.json", CMEXPF(cpu, micro, "[\"static\"]") }, { "a.json", MOK } }
+/* training and microservices alone: 4 cluster, 5 broker, 6 "tenants", 7 training, 8 the
+ * microservices, 10 policies; `groups` a line before the broker's (shifting them) */
+#define CTMEXPF(groups, micro)                                                                \
+    "{\n \"name\": \"c\",\n \"domain\": \"colocate\",\n \"cluster\": { \"network\": "        \
+    "\"ib-100g\", \"groups\": [ { \"name\": \"v100\", \"count\": 1, \"gpu\": \"V100\", "       \
+    "\"gpus_per_node\": 1 }" C_CPU " ] },\n" groups " \"broker\": " C_BROKER ",\n \"tenants\": "  \
+    "{\n  \"training\": " C_TRAINING micro "\n },\n \"policies\": [\"static\", \"loan\"]\n}\n"
+    { "colocate_micro_ok", { { "e.json", CMEXPF(C_CPU, C_MS, "[\"static\", \"loan\"]") },
+                             { "a.json", MOK } }, { RUN }, 0, "", 2 },
+    { "colocate_micro_with_training_alone_ok",
+      { { "e.json", CTMEXPF("", ",\n  \"microservices\": " C_MS) }, { "a.json", MOK } },
+      { RUN }, 0, "", 2 },
+    { "colocate_micro_no_cpu_groups", C_MICRO("", C_MS), { RUN }, 2,
+      AT("e.json", 10) "tenants.microservices: cluster 'cluster' has no CPU node groups, where "
+                       "the microservice tenant's containers run" },
+    { "colocate_micro_unknown_field", C_MICRO(C_CPU, C_MS_P("[\"derm\"]", ", \"sla_m\": 3")),
+      { RUN }, 2, AT("e.json", 10) "tenants.microservices.sla_m: unknown field (did you mean "
+                                   "'sla_ms'?" },
+    { "colocate_micro_app_missing",
+      { { "e.json", CMEXPF(C_CPU, "{ \"app\": \"nope.json\", \"sla_ms\": 50, \"workload\": "
+                                  MWL ", \"policies\": [\"derm\"] }", "[\"static\"]") } },
+      { RUN }, 2, AT("e.json", 10) "tenants.microservices.app: file 'nope.json' not found" },
+    { "colocate_micro_app_bad",
+      { { "e.json", CMEXPF(C_CPU, C_MS, "[\"static\"]") },
+        { "a.json", MAPP(MA, MB, MCALLS(MROOT ", { \"id\": \"x\", \"service\": \"bb\", "
+                                              "\"parent\": \"r\" }")) } },
+      { RUN }, 2, AT("a.json", 7) "graphs[0].calls[1].service: a call to an unknown service 'bb'" },
+    { "colocate_micro_sla_below_minimum",
+      { { "e.json", CMEXPF(C_CPU, "{ \"app\": \"a.json\", \"sla_ms\": 0.5, \"workload\": "
+                                  MWL ", \"policies\": [\"derm\"] }", "[\"static\"]") },
+        { "a.json", MOK } },
+      { RUN }, 2, AT("e.json", 10) "tenants.microservices.sla_ms: 0.5 ms is below the minimum "
+                                   "latency of graph type 'g'" },
+    { "colocate_micro_policy_of_another_domain", C_MICRO(C_CPU, C_MS_P("[\"fifo\"]", "")),
+      { RUN }, 2, "hetsim: " AT("e.json", 10) "tenants.microservices.policies[0]: policy 'fifo' "
+                                          "is for the training domain; the experiment is micro" },
+    { "colocate_training_alone",
+      { { "e.json", CTMEXPF("", "") } }, { RUN }, 2,
+      AT("e.json", 6) "tenants: training shares the cluster with \"serving\", "
+                      "\"microservices\" or both" },
+    { "colocate_serving_groups_without_serving",
+      { { "e.json", CTMEXPF(" \"serving_groups\": [\"v100\"],\n",
+                            ",\n  \"microservices\": " C_MS) }, { "a.json", MOK } }, { RUN }, 2,
+      AT("e.json", 5) "serving_groups: there is no serving tenant" },
+    { "colocate_tenants_policy_of_absent_tenant",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"tenants\": { \"microservices\": "
+                          "\"erms\" } }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].tenants.microservices: the experiment has no "
+                                   "microservices tenant" },
+#undef CTMEXPF
+#undef C_MICRO
+#undef CMEXPF
+#undef C_MS
+#undef C_MS_P
+#undef C_CPU
 };
 #pragma GCC diagnostic pop
 

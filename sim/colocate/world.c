@@ -6,6 +6,13 @@
  * them on one engine (world.h's attach and finish) and moves nodes between them through their
  * tenancy hooks (take, give), never touching their state otherwise.
  *
+ * A third tenant, "microservices" (the micro domain), may run beside them, or beside training
+ * alone: on the cluster's CPU node groups (tenant_cluster: a cluster of those alone), attached
+ * to the same engine and finished with the others, never moved or touched by the broker,
+ * which lends GPU nodes between serving and training only.  The tenants are training with
+ * serving, microservices or both (read_config says so); without serving every node is
+ * training's and the broker does not decide.
+ *
  * Its fields: "serving_groups" (the cluster's node groups serving holds when nothing is lent;
  * every other group is training's) and "broker": { "period_s" } (how often the policy
  * decides, default 300 s).  Serving runs on its groups alone (tenant_cluster: a cluster of
@@ -58,12 +65,14 @@ struct config {
     struct group_ref serving[MAX_SERVING_GROUPS];
     int              nserving;
     double           period_s;
+    struct group_ref micro;         /* tenants.microservices, where it was given */
 };
 
 static const char *const top_keys[] = { "serving_groups", "broker", "tenants", NULL };
 static const char *const sim_keys[] = { NULL };
 static const char *const model_keys[] = { NULL };
-static const char *const tenant_names[] = { "serving", "training", NULL };
+static const char *const tenant_names[] = { "serving", "training", "microservices", NULL };
+static const char *const tenant_domains[] = { "serving", "training", "micro", NULL };
 static const char *const report_columns[] = { "serving_ttft_p99", "serving_slo_attainment",
                                               "training_jct_mean", "gpu_hours_loaned",
                                               "reclaims", NULL };
@@ -93,12 +102,38 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         return err_run(err, "out of memory");
     c->period_s = 300;
     const cJSON *arr;
-    struct jobj broker;
-    if (jobj_arr(root, "serving_groups", JREQ, &arr, err) < 0 ||
+    struct jobj broker, tenants, training, serving, micro;
+    /* which tenants: training, with serving, microservices or both (the driver reads each) */
+    if (jobj_obj(&tenants, root, "tenants", JREQ, err) < 0 ||
+        jobj_obj(&training, &tenants, "training", JREQ, err) < 0 ||
+        jobj_obj(&serving, &tenants, "serving", JOPT, err) < 0 ||
+        jobj_obj(&micro, &tenants, "microservices", JOPT, err) < 0 ||
         jobj_obj(&broker, root, "broker", JOPT, err) < 0 ||
         (broker.node != NULL && (jobj_known(&broker, broker_keys, err) < 0 ||
                                  jobj_num(&broker, "period_s", JOPT, 1, 1e7, &c->period_s,
                                           err) < 0)))
+        goto fail;
+    if (serving.node == NULL && micro.node == NULL) {
+        jsonf_error(root->doc, tenants.node, "tenants", err, "training shares the cluster with "
+                    "\"serving\", \"microservices\" or both: give one of them");
+        goto fail;
+    }
+    if (micro.node != NULL) {
+        const char *file;
+        jsonf_where(root->doc, micro.node, &file, &c->micro.line);
+        snprintf(c->micro.file, sizeof c->micro.file, "%s", file != NULL ? file : "");
+    }
+    if (serving.node == NULL) {     /* every GPU node is training's */
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(root->node, "serving_groups");
+        if (g != NULL) {
+            jsonf_error(root->doc, g, "serving_groups", err, "there is no serving tenant "
+                        "(\"tenants\": { \"serving\" }) to hold them");
+            goto fail;
+        }
+        *out = c;
+        return 0;
+    }
+    if (jobj_arr(root, "serving_groups", JREQ, &arr, err) < 0)
         goto fail;
     int i = 0;
     for (const cJSON *e = arr->child; e != NULL; e = e->next, i++) {
@@ -163,7 +198,16 @@ static int serving_groups(const struct config *c, const cluster *cl, int *keep,
 static int tenant_cluster(const void *config, const char *name, const cluster *cl,
                           cluster **sub, struct errbuf *err)
 {
+    const struct config *c = config;
     *sub = NULL;
+    if (strcmp(name, "microservices") == 0) {       /* the CPU nodes, never a GPU node */
+        if (cluster_ncpu_groups(cl) == 0)
+            return err_input(err, c->micro.file, c->micro.line, "tenants.microservices",
+                             "cluster '%s' has no CPU node groups, where the microservice "
+                             "tenant's containers run (a group with \"count\", \"cpus\" and "
+                             "\"memory_gb\" and no \"gpu\")", cluster_name(cl));
+        return cluster_cpu_part(sub, cl, err);
+    }
     if (strcmp(name, "serving") != 0)
         return 0;               /* training may be lent any of serving's nodes */
     int *keep = calloc((size_t)cluster_ngroups(cl) + 1, sizeof *keep);
@@ -461,17 +505,21 @@ static void destroy(void *world)
 static int create(void **out, const struct world_env *env, struct errbuf *err)
 {
     const struct config *c = env->config;
-    if (env->ntenants != COLO_NTENANTS)
-        return err_run(err, "the colocate world needs its two tenants, serving and training");
     struct world *w = calloc(1, sizeof *w);
     if (w == NULL)
         return err_run(err, "out of memory");
     w->env = env;
     w->cfg = c;
     w->dec = env->decider;
-    for (int i = 0; i < env->ntenants; i++) {
-        int k = strcmp(env->tenants[i].name, "serving") == 0 ? COLO_SERVING : COLO_TRAINING;
-        w->t[k] = &env->tenants[i];
+    for (int i = 0; i < env->ntenants; i++) {      /* the GPU nodes' holders */
+        if (strcmp(env->tenants[i].name, "serving") == 0)
+            w->t[COLO_SERVING] = &env->tenants[i];
+        else if (strcmp(env->tenants[i].name, "training") == 0)
+            w->t[COLO_TRAINING] = &env->tenants[i];
+    }
+    if (w->t[COLO_TRAINING] == NULL) {
+        free(w);
+        return err_run(err, "the colocate world needs its training tenant");
     }
     w->nnodes = cluster_nnodes(env->cl);
     w->nd = calloc((size_t)w->nnodes + 1, sizeof *w->nd);
@@ -508,6 +556,10 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
             w->full_node[ns++] = k;
     }
     free(keep);
+    if (w->t[COLO_SERVING] == NULL) {       /* nothing to lend: every node is training's */
+        *out = w;
+        return 0;
+    }
     const cluster *scl = w->t[COLO_SERVING]->cl;
     if (cluster_nnodes(scl) != ns) {
         destroy(w);
@@ -577,8 +629,8 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
     struct world *w = world;
     const struct world_env *env = w->env;
     err_clear(&w->msg);
-    for (int i = 0; i < COLO_NTENANTS; i++) {
-        const struct world_tenant *t = w->t[i];
+    for (int i = 0; i < env->ntenants; i++) {      /* serving, training, microservices */
+        const struct world_tenant *t = &env->tenants[i];
         if (t->ops->attach(t->world, w->e, err) < 0) {
             char at[96];            /* a field of its section names it already */
             snprintf(at, sizeof at, ": tenants.%s.", t->name);
@@ -586,7 +638,7 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
                 err_prefix(err, "tenant %s: ", t->name);
             return -1;
         }
-        if (t->ops->tenancy != NULL)
+        if (t->ops->tenancy != NULL && (t == w->t[COLO_SERVING] || t == w->t[COLO_TRAINING]))
             t->ops->tenancy(t->world, &(struct world_tenancy){ w, on_released });
     }
     if (engine_attach(w->e, handle, instant_end, w, &w->tag) < 0)
@@ -601,7 +653,8 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
         if (tr->ops->take(tr->world, ids, ng, &affected, err) < 0)
             return -1;
     }
-    if (engine_at(w->e, w->period, EV_DECIDE | w->tag, 0, NULL) < 0)
+    if (w->t[COLO_SERVING] != NULL &&      /* else nothing to move */
+        engine_at(w->e, w->period, EV_DECIDE | w->tag, 0, NULL) < 0)
         return err_run(err, "out of memory");
     struct engine_limits lim = { env->sim->until, env->sim->max_events };
     int stop = engine_advance(w->e, &lim, err);
@@ -614,8 +667,8 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
             return -1;
     *out = (struct world_totals){ .end = end, .stop = stop };
     double busy[CLUSTER_MAX_TYPES] = { 0 };
-    for (int i = 0; i < COLO_NTENANTS; i++) {
-        const struct world_tenant *t = w->t[i];
+    for (int i = 0; i < env->ntenants; i++) {
+        const struct world_tenant *t = &env->tenants[i];
         struct world_totals tt;
         if (t->ops->finish(t->world, stop, &tt, err) < 0)
             return -1;
@@ -651,13 +704,15 @@ static int check_policy(const void *config, const void *decider, char *msg, size
 
 const struct world_ops colocate_world = {
     .domain = "colocate",
-    .summary = "one cluster shared by an LLM serving tenant and a training tenant, with a "
-               "broker that lends serving's idle nodes to training and takes them back",
+    .summary = "one cluster shared by an LLM serving tenant and a training tenant (and "
+               "microservices on its CPU nodes), with a broker that lends serving's idle nodes "
+               "to training and takes them back",
     .entity = "requests and jobs",
     .top_keys = top_keys,
     .sim_keys = sim_keys,
     .model_keys = model_keys,
     .tenants = tenant_names,
+    .tenant_domains = tenant_domains,
     .display = &display,
     .read = read_config,
     .free_config = free,

@@ -230,6 +230,33 @@ int cluster_subset(cluster **out, const cluster *c, const int *keep, struct errb
     return 0;
 }
 
+int cluster_cpu_part(cluster **out, const cluster *c, struct errbuf *err)
+{
+    *out = NULL;
+    cluster *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return err_run(err, "out of memory");
+    *s = (struct cluster){ .cat = c->cat, .placeholder = c->placeholder };
+    snprintf(s->name, sizeof s->name, "%s", c->name);
+    s->groups = calloc((size_t)c->ngroups + 1, sizeof *s->groups);
+    s->cpu = calloc((size_t)c->ncpu + 1, sizeof *s->cpu);
+    if (s->groups == NULL || s->cpu == NULL) {
+        cluster_destroy(s);
+        return err_run(err, "out of memory");
+    }
+    for (int g = 0; g < c->ngroups; g++)
+        if (c->groups[g].gpu < 0)
+            s->groups[s->ngroups++] = c->groups[g];
+    memcpy(s->cpu, c->cpu, (size_t)c->ncpu * sizeof *s->cpu);
+    s->ncpu = c->ncpu;
+    if (layout(s) < 0) {
+        cluster_destroy(s);
+        return err_run(err, "out of memory");
+    }
+    *out = s;
+    return 0;
+}
+
 int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
                       struct errbuf *err)
 {

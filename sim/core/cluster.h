@@ -51,6 +51,9 @@ int  cluster_load(cluster **out, const catalog *cat, const char *path, struct er
  * its nodes and GPU ids count only those groups, in the same order; name, catalog and links
  * are c's.  (A co-simulation's tenant sees only the part of the cluster it may hold.) */
 int  cluster_subset(cluster **out, const cluster *c, const int *keep, struct errbuf *err);
+/* The cluster of c's CPU groups alone (no GPU node), in file order: what a tenant that
+ * places containers on CPU nodes may hold of a shared cluster. */
+int  cluster_cpu_part(cluster **out, const cluster *c, struct errbuf *err);
 void cluster_destroy(cluster *c);
 
 const char *cluster_name(const cluster *c);

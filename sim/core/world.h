@@ -122,7 +122,7 @@ struct world_sim {
 
 /* A tenant world of a co-simulation, created by the driver for the colocate world. */
 struct world_tenant {
-    const char             *name;       /* its key under "tenants" (its domain) */
+    const char             *name;       /* its key under "tenants" (world_ops.tenants) */
     const struct world_ops *ops;
     void                   *world;      /* created, not yet attached */
     const cluster          *cl;         /* the part of the cluster it may hold (its GPU ids) */
@@ -181,9 +181,14 @@ struct world_ops {
     const char *const *model_keys;  /* its own fields of the "models" object (its data files;
                                        read reads them from root's "models") */
     const char *const *tenants;     /* a domain of tenants (colocate): the keys of its
-                                       "tenants" object, each the domain of one tenant, which
+                                       "tenants" object, each a section of one tenant, which
                                        the driver reads as an experiment section, opens and
-                                       creates (world_env.tenants); NULL: none, a "workload" */
+                                       creates (world_env.tenants); NULL: none, a "workload".
+                                       Each section is optional to the driver: the world's
+                                       read says which it requires */
+    const char *const *tenant_domains;  /* the domain of each of `tenants` (same order), where
+                                           a key is not one ("microservices": "micro"); NULL:
+                                           every key is its domain */
     /* A domain of tenants: the part of the cluster tenant `name` may ever hold, as a cluster
      * of its own (*sub; NULL: the whole cluster), which the driver opens the tenant's policy
      * and world on and frees after the run.  NULL: every tenant runs on the whole cluster.

@@ -582,9 +582,9 @@ int app_load(struct app **out, const struct jobj *root, const char *key, const c
     *out = NULL;
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(root->node, key);
     if (node == NULL)
-        return jsonf_error(root->doc, root->node, key, err, "required field is missing (the "
-                           "application: a JSON file of services and graph types, a Derm fit "
-                           "file, or {\"alibaba\": FILE})");
+        return jsonf_error(root->doc, root->node, JOBJ_FIELD(root, key), err, "required field "
+                           "is missing (the application: a JSON file of services and graph "
+                           "types, a Derm fit file, or {\"alibaba\": FILE})");
     struct app *a = calloc(1, sizeof *a);
     if (a == NULL)
         return err_run(err, "out of memory");
@@ -592,8 +592,8 @@ int app_load(struct app **out, const struct jobj *root, const char *key, const c
     int rc = -1;
     if (cJSON_IsString(node)) {
         if (path_resolve(path, sizeof path, base_dir, node->valuestring) < 0) {
-            jsonf_error(root->doc, node, key, err, "file '%s' not found (looked next to the "
-                        "experiment, in the current directory and under %s)",
+            jsonf_error(root->doc, node, JOBJ_FIELD(root, key), err, "file '%s' not found "
+                        "(looked next to the experiment, in the current directory and under %s)",
                         node->valuestring, path_data_root());
             goto out;
         }
@@ -615,7 +615,7 @@ int app_load(struct app **out, const struct jobj *root, const char *key, const c
         snprintf(a->source, sizeof a->source, "%s", t.source);
         snprintf(a->view.name, sizeof a->view.name, "alibaba");
     } else {
-        jsonf_error(root->doc, node, key, err, "must be a file name or an object "
+        jsonf_error(root->doc, node, JOBJ_FIELD(root, key), err, "must be a file name or an object "
                     "{\"alibaba\": FILE, ...}");
     }
 out:

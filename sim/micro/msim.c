@@ -148,7 +148,10 @@ struct msim {
     struct entity_source *src;
     const struct micro_decider *dec;
     const struct world_writer  *out;
-    engine               *eng;
+    engine               *eng;          /* the engine it is attached to (msim_attach) */
+    engine               *own;          /* msim_run's engine, NULL on a shared one */
+    uint32_t              tag;          /* its client tag on eng */
+    uint64_t              nevents;      /* events handled: its own on a shared engine */
     gsl_rng              *rng_lat, *rng_spread;
     int                   S, G;
     struct svc_state     *svc;
@@ -476,7 +479,7 @@ static int apply(msim *m, const int *n, simtime now, int instant, struct errbuf 
             } else {
                 simtime at = now + sim_from_sec(m->c.startup_s);
                 if (push_pending(s, at, add) < 0 ||
-                    engine_at(m->eng, at, EV_READY, (uint64_t)k, NULL) < 0)
+                    engine_at(m->eng, at, EV_READY | m->tag, (uint64_t)k, NULL) < 0)
                     return err_run(err, "out of memory");
             }
         } else if (target < s->alloc) {
@@ -1033,7 +1036,7 @@ static int q_arrive(msim *m, simtime now, struct errbuf *err)
     if (f < 0 || q_issue(m, f, now) < 0)
         return err_run(err, "out of memory");
     if (m->ai < m->narr &&
-        engine_at(m->eng, m->arr[m->ai].t, EV_ARRIVE, 0, NULL) < 0)
+        engine_at(m->eng, m->arr[m->ai].t, EV_ARRIVE | m->tag, 0, NULL) < 0)
         return err_run(err, "out of memory");
     return 0;
 }
@@ -1440,6 +1443,15 @@ static int account(msim *m, double dt)
     return 0;
 }
 
+/* The run is over for this world: on an engine it may share, the others go on, so it leaves
+ * the engine rather than stopping it; its events still queued are dropped uncounted, as a
+ * stopped loop leaves them. */
+static int quit(msim *m)
+{
+    engine_detach(m->eng, m->tag);
+    return ENGINE_CONTINUE;
+}
+
 /* A boundary: close the interval that ends now, then decide the next.  The queueing truth
  * then reads the next interval's arrivals and lets the first one in; its run ends at the
  * first boundary after the last request completed (the fit's, after the last arrived). */
@@ -1467,7 +1479,7 @@ static int boundary(msim *m, simtime now, struct errbuf *err)
     for (int k = 0; k < m->S; k++)
         m->ready0[k] = m->svc[k].ready;
     if (!m->have_next && m->ncarry == 0 && m->ngcarry == 0 && m->inflight == 0 && now > 0)
-        return ENGINE_STOP;
+        return quit(m);
     if (decide(m, now, err) < 0)
         return ENGINE_FAIL;
     /* the decision at t0 may change ready containers at once (scale-in, no start-up) */
@@ -1479,18 +1491,18 @@ static int boundary(msim *m, simtime now, struct errbuf *err)
     if (next > m->c.until) {
         m->stopped = 1;
         /* the calls in flight are left where they are */
-        return m->mq != NULL ? ENGINE_STOP : ENGINE_CONTINUE;
+        return m->mq != NULL ? quit(m) : ENGINE_CONTINUE;
     }
     if (m->mq != NULL) {
         if (gather(m, next, err) < 0)
             return ENGINE_FAIL;
         m->ai = 0;
-        if (m->narr > 0 && engine_at(m->eng, m->arr[0].t, EV_ARRIVE, 0, NULL) < 0) {
+        if (m->narr > 0 && engine_at(m->eng, m->arr[0].t, EV_ARRIVE | m->tag, 0, NULL) < 0) {
             err_run(err, "out of memory");
             return ENGINE_FAIL;
         }
     }
-    return engine_at(m->eng, next, EV_TICK, 0, NULL) < 0 ? ENGINE_FAIL : ENGINE_CONTINUE;
+    return engine_at(m->eng, next, EV_TICK | m->tag, 0, NULL) < 0 ? ENGINE_FAIL : ENGINE_CONTINUE;
 }
 
 static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
@@ -1498,6 +1510,7 @@ static int handle(void *world, const struct evq_event *ev, struct errbuf *err)
     msim *m = world;
     simtime now = engine_now(m->eng);
     int rc = 0;
+    m->nevents++;
     switch (ev->kind) {
     case EV_DEPART:
         rc = q_depart(m, (int32_t)ev->arg, now, err);
@@ -1546,7 +1559,7 @@ static int queue_init(msim *m)
     }
     struct mqueue_config qc = { .nservices = S, .servers = servers, .routing = m->c.routing,
                                 .smooth_s = m->c.smooth_s, .rate = q_rate, .rate_ctx = m,
-                                .depart_kind = EV_DEPART, .seed = m->c.seed };
+                                .depart_kind = EV_DEPART | m->tag, .seed = m->c.seed };
     int rc = mqueue_create(&m->mq, &qc, m->eng);
     free(servers);
     for (int k = 0; rc == 0 && k < S; k++)
@@ -1573,7 +1586,6 @@ int msim_create(msim **out, const struct msim_config *c, const cluster *cl,
     m->S = m->a->view.nservices;
     m->G = m->a->view.ngraphs;
     int S = m->S, G = m->G;
-    m->eng = engine_create(64);
     m->rng_lat = rng_stream(c->seed, "latency");
     m->rng_spread = rng_stream(c->seed, "spread");
     m->svc = calloc((size_t)S, sizeof *m->svc);
@@ -1592,7 +1604,7 @@ int msim_create(msim **out, const struct msim_config *c, const cluster *cl,
     m->csum = calloc((size_t)S, sizeof(double));
     m->cmean = calloc((size_t)S, sizeof(double));
     m->ccount = calloc((size_t)S, sizeof *m->ccount);
-    int ok = m->eng && m->rng_lat && m->rng_spread && m->svc && m->ready0 && m->want &&
+    int ok = m->rng_lat && m->rng_spread && m->svc && m->ready0 && m->want &&
              m->order && m->cnt && m->gq && m->mix && m->cls_seen && m->e2e_g && m->hist_mix &&
              m->load && m->rate && m->shift && m->csum && m->cmean && m->ccount;
     if (ok && c->analytical) {
@@ -1662,10 +1674,6 @@ int msim_create(msim **out, const struct msim_config *c, const cluster *cl,
     fit_capacity(m, m->want);
     for (int k = 0; k < S; k++)
         m->svc[k].alloc = m->svc[k].ready = m->want[k];
-    if (c->queueing && !c->analytical && queue_init(m) < 0) {
-        msim_destroy(m);
-        return err_run(err, "out of memory");
-    }
     m->next_sample = c->sample_s;
     *out = m;
     return 0;
@@ -1682,7 +1690,7 @@ void msim_destroy(msim *m)
     free(m->visits);
     free(m->mmc);
     free(m->mmc_step);
-    engine_destroy(m->eng);
+    engine_destroy(m->own);
     if (m->rng_lat)
         gsl_rng_free(m->rng_lat);
     if (m->rng_spread)
@@ -1740,14 +1748,24 @@ static int metric(msim *m, const char *name, double v, struct errbuf *err)
     return m->out->metric(m->out->ctx, name, v, err);
 }
 
-int msim_run(msim *m, struct world_totals *tot, struct errbuf *err)
+int msim_attach(msim *m, engine *e, struct errbuf *err)
 {
+    if (m->eng != NULL)
+        return err_run(err, "microservice world attached twice");
+    if (engine_attach(e, handle, NULL, m, &m->tag) < 0)
+        return err_run(err, "more than %d worlds on one engine", ENGINE_MAX_CLIENTS);
+    m->eng = e;
+    if (m->c.queueing && !m->c.analytical && queue_init(m) < 0)
+        return err_run(err, "out of memory");
     if (read_next(m, err) < 0)
         return -1;
-    if (engine_at(m->eng, 0, EV_TICK, 0, NULL) < 0)
+    if (engine_at(m->eng, 0, EV_TICK | m->tag, 0, NULL) < 0)
         return err_run(err, "out of memory");
-    struct engine_limits lim = { SIM_NEVER, m->c.max_events };
-    int stop = engine_run(m->eng, handle, NULL, m, &lim, err);
+    return 0;
+}
+
+int msim_finish(msim *m, int stop, struct world_totals *tot, struct errbuf *err)
+{
     if (stop == ENGINE_FAILED)
         return -1;
     double T = m->horizon_s;
@@ -1793,11 +1811,22 @@ int msim_run(msim *m, struct world_totals *tot, struct errbuf *err)
         (m->mq != NULL && metric(m, "drain_seconds", m->drain_s, err) < 0))
         return -1;
     *tot = (struct world_totals){ .end = sim_from_sec(T), .stop = stop,
-                                  .events = engine_events(m->eng), .decisions = m->decisions,
+                                  .events = m->nevents, .decisions = m->decisions,
                                   .entities_in = m->mq != NULL ? m->arrived : m->requests,
                                   .entities_done = m->mq != NULL ? m->arrived - m->inflight
                                                                  : m->requests };
     if (m->stopped && (tot->stop == ENGINE_DRAINED || tot->stop == ENGINE_STOPPED))
         tot->stop = ENGINE_UNTIL;
     return 0;
+}
+
+int msim_run(msim *m, struct world_totals *tot, struct errbuf *err)
+{
+    if (m->own == NULL && (m->own = engine_create(64)) == NULL)
+        return err_run(err, "out of memory");
+    if (msim_attach(m, m->own, err) < 0)
+        return -1;
+    /* its own clock stops at sim.until (boundary): the engine has no limit but the events' */
+    struct engine_limits lim = { SIM_NEVER, m->c.max_events };
+    return msim_finish(m, engine_advance(m->own, &lim, err), tot, err);
 }

@@ -13,7 +13,8 @@
  * that arrive at it (msim.c).
  *
  * Ownership: msim_create keeps pointers to the app, cluster, source, decider and writer
- * (all must outlive the run); msim_destroy frees what it allocated.
+ * (all must outlive the run), msim_attach to the engine (which must outlive msim_finish);
+ * msim_destroy frees what it allocated (msim_run's engine among them).
  */
 #ifndef HETSIM_MSIM_H
 #define HETSIM_MSIM_H
@@ -50,6 +51,15 @@ int  msim_check_cluster(const struct app *a, const cluster *cl, struct errbuf *e
 int  msim_create(msim **out, const struct msim_config *c, const cluster *cl,
                  struct entity_source *src, const struct micro_decider *dec,
                  const struct world_writer *w, struct errbuf *err);
+/* On an engine it does not own (world.h's attach and finish): msim_attach makes the world
+ * one of e's clients, reads its first request and schedules its first decision at 0; once the
+ * engine stopped with `stop` (enum engine_stop), msim_finish writes what the run writes when
+ * it ends (the timeline's last rows, the summary) and its totals, whose events are its own.
+ * A world whose last interval has closed (its requests done, or sim.until reached) leaves the
+ * engine (engine_detach), so that the others go on.  msim_run is the one-world case: an
+ * engine of its own, attach, advance, finish.  Each at most once per world. */
+int  msim_attach(msim *m, struct engine *e, struct errbuf *err);
+int  msim_finish(msim *m, int stop, struct world_totals *tot, struct errbuf *err);
 int  msim_run(msim *m, struct world_totals *tot, struct errbuf *err);
 void msim_destroy(msim *m);
 

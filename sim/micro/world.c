@@ -160,18 +160,18 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         jobj_num(sim, "load_window_s", JOPT, 1e-3, 1e6, &c->load_window_s, err) < 0)
         goto fail;
     if (c->truth == TRUTH_QUEUEING && c->analytical) {
-        jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "truth"), "truth",
-                    err, "the analytical mode computes the fit's latency distribution, so its "
-                    "truth is \"fit\" by definition: the queueing truth needs \"mode\": "
-                    "\"requests\"");
+        jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "truth"),
+                    JOBJ_FIELD(root, "truth"), err, "the analytical mode computes the fit's "
+                    "latency distribution, so its truth is \"fit\" by definition: the queueing "
+                    "truth needs \"mode\": \"requests\"");
         goto fail;
     }
     if (c->truth < 0)
         c->truth = c->analytical ? TRUTH_FIT : TRUTH_QUEUEING;
     if (sim->node != NULL && cJSON_GetObjectItemCaseSensitive(sim->node, "measure_jobs")) {
         jsonf_error(sim->doc, cJSON_GetObjectItemCaseSensitive(sim->node, "measure_jobs"),
-                    "sim.measure_jobs", err, "the microservice world measures over time: use "
-                    "sim.measure_window");
+                    JOBJ_FIELD(sim, "measure_jobs"), err, "the microservice world measures "
+                    "over time: use sim.measure_window");
         goto fail;
     }
     c->sla_s = sla_ms * 1e-3;
@@ -186,9 +186,10 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
             path[0] = '\0';
             slow_path(a, gr, 0, path, sizeof path);
             jsonf_error(root->doc, cJSON_GetObjectItemCaseSensitive(root->node, "sla_ms"),
-                        "sla_ms", err, "%g ms is below the minimum latency of graph type '%s', "
-                        "%.6g ms, which no number of containers shortens (the shifts along its "
-                        "slowest path: %s)", sla_ms, gr->name, 1e3 * gr->min_latency_s, path);
+                        JOBJ_FIELD(root, "sla_ms"), err, "%g ms is below the minimum latency "
+                        "of graph type '%s', %.6g ms, which no number of containers shortens "
+                        "(the shifts along its slowest path: %s)", sla_ms, gr->name,
+                        1e3 * gr->min_latency_s, path);
             goto fail;
         }
     }
@@ -289,6 +290,16 @@ static void destroy(void *world)
     msim_destroy(world);
 }
 
+static int attach(void *world, struct engine *e, struct errbuf *err)
+{
+    return msim_attach(world, e, err);
+}
+
+static int finish(void *world, int stop, struct world_totals *out, struct errbuf *err)
+{
+    return msim_finish(world, stop, out, err);
+}
+
 static int uses_seed(const void *config, const void *decider)
 {
     (void)decider;
@@ -333,4 +344,6 @@ const struct world_ops micro_world = {
     .create = create,
     .run = run,
     .destroy = destroy,
+    .attach = attach,
+    .finish = finish,
 };

@@ -266,20 +266,23 @@ static int read_policies(struct experiment *e, const struct jobj *root, struct e
     return 0;
 }
 
-/* One tenant of e: the section `key` of its "tenants" object, read as an experiment of the
- * domain `key`, borrowing e's document and everything of e's a tenant shares. */
+/* One tenant of e: the section `key` of its "tenants" object, when present, read as an
+ * experiment of the domain `domain`, borrowing e's document and everything of e's a tenant
+ * shares. */
 static int read_tenant(struct experiment *e, const struct jobj *tenants, const char *key,
-                       struct errbuf *err)
+                       const char *domain, struct errbuf *err)
 {
     static const char *const keys[] = { "workload", "policies", "sim", "models", "note",
                                         NULL };
     struct jobj sec, sim, models;
-    if (jobj_obj(&sec, tenants, key, JREQ, err) < 0)
+    if (jobj_obj(&sec, tenants, key, JOPT, err) < 0)
         return -1;
-    const struct world_ops *wo = world_find(key);
-    if (wo == NULL || wo->attach == NULL || wo->take == NULL)
+    if (sec.node == NULL)
+        return 0;
+    const struct world_ops *wo = world_find(domain);
+    if (wo == NULL || wo->attach == NULL || wo->finish == NULL)
         return jsonf_error(e->doc, sec.node, sec.path, err, "the %s domain cannot be a tenant "
-                           "of a shared cluster", key);
+                           "of a shared cluster", domain);
     struct experiment *t = calloc(1, sizeof *t);
     if (t == NULL)
         return err_run(err, "out of memory");
@@ -316,12 +319,35 @@ static int read_tenants(struct experiment *e, const struct jobj *root, struct er
     if (jobj_obj(&tenants, root, "tenants", JREQ, err) < 0 ||
         jobj_known(&tenants, e->world->tenants, err) < 0)
         return -1;
-    for (int i = 0; e->world->tenants[i] != NULL; i++)
+    int index[EXPERIMENT_MAX_TENANTS];      /* by tenant read: its key's position */
+    for (int i = 0; e->world->tenants[i] != NULL; i++) {
         if (i == EXPERIMENT_MAX_TENANTS)
             return err_run(err, "domain %s has more than %d tenants", e->domain,
                            EXPERIMENT_MAX_TENANTS);
-        else if (read_tenant(e, &tenants, e->world->tenants[i], err) < 0)
+        const char *key = e->world->tenants[i];
+        int before = e->ntenants;
+        if (read_tenant(e, &tenants, key, e->world->tenant_domains != NULL
+                                              ? e->world->tenant_domains[i] : key, err) < 0)
             return -1;
+        if (e->ntenants > before)
+            index[before] = i;
+    }
+    /* the policies' tenant entries were read by key position: by tenant from here on, and
+     * one naming a tenant the experiment does not have is an error */
+    for (int pi = 0; pi < e->npolicies; pi++) {
+        struct experiment_policy by_key[EXPERIMENT_MAX_TENANTS];
+        memcpy(by_key, e->tenant_policy[pi], sizeof by_key);
+        memset(e->tenant_policy[pi], 0, sizeof e->tenant_policy[pi]);
+        for (int t = 0; t < e->ntenants; t++) {
+            e->tenant_policy[pi][t] = by_key[index[t]];
+            by_key[index[t]].name = NULL;
+        }
+        for (int k = 0; k < EXPERIMENT_MAX_TENANTS; k++)
+            if (by_key[k].name != NULL)
+                return jsonf_error(e->doc, by_key[k].node, by_key[k].field, err, "the "
+                                   "experiment has no %s tenant (no \"tenants\": { \"%s\" })",
+                                   e->world->tenants[k], e->world->tenants[k]);
+    }
     /* the tenants use the experiment's model files */
     for (int i = 0; i < e->ntenants; i++) {
         struct experiment *t = e->tenant[i];

@@ -1,0 +1,387 @@
+/*
+ * test_colocate_micro: the microservice world on a shared engine (msim_attach / msim_finish,
+ * sim/micro/msim.h) and as the colocate domain's third tenant (sim/colocate/world.c).
+ *
+ * On a shared engine: a micro run attached to an engine beside another client (attached
+ * first, so the micro world's tag is not 0, and with events of its own interleaved with the
+ * micro world's, and going on after the micro world is done) writes, through its writer,
+ * exactly what msim_run writes alone — every row, sample and metric, in order, and the same
+ * totals — in the requests mode under both truths, in the analytical mode, with the timeline,
+ * and stopped by sim.until; and the other client runs to its end (the micro world leaving the
+ * engine does not stop it).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sched/policy.h"
+#include "../sim/base/path.h"
+#include "../sim/core/engine.h"
+#include "../sim/run/run.h"
+#include "../workloads/workload.h"
+#include "helpers.h"
+
+/* ---- what a world writes, as lines of text (what the database would get) */
+struct log {
+    char  *s;
+    size_t n, cap;
+};
+
+static void log_add(struct log *l, const char *line)
+{
+    size_t k = strlen(line);
+    if (l->n + k + 2 > l->cap) {
+        l->cap = 2 * (l->n + k + 2) + 4096;
+        l->s = realloc(l->s, l->cap);
+        cr_assert_not_null(l->s);
+    }
+    memcpy(l->s + l->n, line, k);
+    l->n += k;
+    l->s[l->n++] = '\n';
+    l->s[l->n] = '\0';
+}
+
+static int log_row(void *ctx, const char *table, const char *const *cols,
+                   const struct row_value *v, int n, struct errbuf *err)
+{
+    (void)err;
+    char line[4096];
+    size_t used = (size_t)snprintf(line, sizeof line, "row %s", table);
+    for (int i = 0; i < n && used < sizeof line - 128; i++) {
+        switch (v[i].type) {
+        case ROW_INT:
+            used += (size_t)snprintf(line + used, sizeof line - used, " %s=%lld", cols[i],
+                                     (long long)v[i].v.i);
+            break;
+        case ROW_REAL:
+            used += (size_t)snprintf(line + used, sizeof line - used, " %s=%.17g", cols[i],
+                                     v[i].v.r);
+            break;
+        case ROW_TEXT:
+            used += (size_t)snprintf(line + used, sizeof line - used, " %s='%.60s'", cols[i],
+                                     v[i].v.s);
+            break;
+        default:
+            used += (size_t)snprintf(line + used, sizeof line - used, " %s=NULL", cols[i]);
+        }
+    }
+    log_add(ctx, line);
+    return 0;
+}
+
+static int log_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err)
+{
+    (void)err;
+    char line[256];
+    snprintf(line, sizeof line, "sample %lld %s %.17g", (long long)t, name, value);
+    log_add(ctx, line);
+    return 0;
+}
+
+static int log_metric(void *ctx, const char *name, double value, struct errbuf *err)
+{
+    (void)err;
+    char line[256];
+    snprintf(line, sizeof line, "metric %s %.17g", name, value);
+    log_add(ctx, line);
+    return 0;
+}
+
+/* ---- a client that only has events of its own: one every `step` until `until` */
+struct idle {
+    engine  *e;
+    uint32_t tag;
+    simtime  step, until;
+    int64_t  handled;
+};
+
+static int idle_handle(void *ctx, const struct evq_event *ev, struct errbuf *err)
+{
+    (void)ev;
+    (void)err;
+    struct idle *c = ctx;
+    c->handled++;
+    simtime next = engine_now(c->e) + c->step;
+    if (next <= c->until && engine_at(c->e, next, 1 | c->tag, 0, NULL) < 0)
+        return ENGINE_FAIL;
+    return ENGINE_CONTINUE;
+}
+
+/* One micro run of experiment `name` with `sets`: alone (world_ops.run) or attached to an
+ * engine after an idle client; what it writes into *log, its totals into *tot. */
+static void micro_run(const char *name, const char *const *sets, int nsets, int shared,
+                      struct log *log, struct world_totals *tot)
+{
+    struct errbuf err;
+    err_clear(&err);
+    struct experiment *e;
+    struct run_env env = { 0 };
+    cr_assert_eq(experiment_load(&e, name, (char *const *)sets, nsets, &err), 0, "%s", err.msg);
+    cr_assert_eq(run_env_open(&env, e, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(e->domain, "micro");
+    workload *wl;
+    policy *p;
+    struct workload_env wenv = { env.model, e->seed, e->base_dir };
+    struct policy_env penv = { e->seed, env.cl, env.model, e->base_dir, 0 };
+    cr_assert_eq(workload_open(&wl, &e->workload, &wenv, &err), 0, "%s", err.msg);
+    cr_assert_eq(policy_open(&p, e->policies[0].name, &e->policies[0].params, &penv, &err), 0,
+                 "%s", err.msg);
+    struct world_writer out = { .ctx = log, .row = log_row, .sample = log_sample,
+                                .metric = log_metric };
+    struct world_env we = { .cl = env.cl, .model = env.model, .seed = e->seed, .sim = &e->sim,
+                            .config = e->world_config, .source = workload_source(wl),
+                            .decider = policy_decider(p), .out = &out };
+    const struct world_ops *ops = e->world;
+    void *w;
+    cr_assert_eq(ops->create(&w, &we, &err), 0, "%s", err.msg);
+    if (!shared) {
+        cr_assert_eq(ops->run(w, tot, &err), 0, "%s", err.msg);
+    } else {
+        cr_assert_not_null(ops->attach);
+        engine *eng = engine_create(16);
+        struct idle c = { eng, 0, sim_from_sec(1.7), sim_from_sec(900), 0 };
+        cr_assert_eq(engine_attach(eng, idle_handle, NULL, &c, &c.tag), 0);
+        cr_assert_eq(engine_at(eng, 0, 1 | c.tag, 0, NULL), 0);
+        cr_assert_eq(ops->attach(w, eng, &err), 0, "%s", err.msg);
+        struct engine_limits lim = { SIM_NEVER, 0 };
+        int stop = engine_advance(eng, &lim, &err);
+        cr_assert_eq(stop, ENGINE_DRAINED, "%s", err.msg);
+        /* the micro world left the engine when done; the idle client ran to its end (0,
+         * 1.7, ..., 898.3 s) */
+        cr_assert_eq(c.handled, 530, "the idle client handled %lld events",
+                     (long long)c.handled);
+        cr_assert_eq(ops->finish(w, stop, tot, &err), 0, "%s", err.msg);
+        engine_destroy(eng);
+    }
+    ops->destroy(w);
+    policy_close(p);
+    workload_close(wl);
+    run_env_close(&env);
+    experiment_free(e);
+}
+
+/* The end of a run as msim_finish writes it, once: every metric name once, and the
+ * timeline's last rows (ended by 'stop', one per container then). */
+static void finished_once(const struct log *l, const char *what)
+{
+    char names[64][64];
+    int n = 0;
+    for (const char *p = strstr(l->s, "metric "); p != NULL; p = strstr(p + 1, "\nmetric ")) {
+        const char *at = p[0] == '\n' ? p + 8 : p + 7;
+        char name[64];
+        cr_assert_eq(sscanf(at, "%63s", name), 1);
+        for (int i = 0; i < n; i++)
+            cr_assert_str_neq(names[i], name, "%s: metric %s written twice", what, name);
+        cr_assert_lt(n, 64);
+        snprintf(names[n++], sizeof names[0], "%s", name);
+    }
+    cr_assert_geq(n, 12, "%s: %d metrics", what, n);
+    cr_assert_not_null(strstr(l->s, "ends='stop'"), "%s: no timeline row ends the run", what);
+}
+
+static void same_alone_and_shared(const char *name, const char *const *sets, int nsets)
+{
+    struct log a = { 0 }, b = { 0 };
+    struct world_totals ta, tb;
+    micro_run(name, sets, nsets, 0, &a, &ta);
+    micro_run(name, sets, nsets, 1, &b, &tb);
+    cr_assert_gt(a.n, 0);
+    finished_once(&a, sets[nsets - 1]);
+    /* line by line, the first difference named */
+    const char *p = a.s, *q = b.s;
+    for (int line = 1; *p || *q; line++) {
+        const char *pe = strchr(p, '\n'), *qe = strchr(q, '\n');
+        size_t pl = pe ? (size_t)(pe - p) : strlen(p), ql = qe ? (size_t)(qe - q) : strlen(q);
+        cr_assert(pl == ql && memcmp(p, q, pl) == 0, "%s %s: line %d differs:\n alone:  %.*s\n "
+                  "shared: %.*s", name, sets[nsets - 1], line, (int)pl, p, (int)ql, q);
+        p += pl + (pe != NULL);
+        q += ql + (qe != NULL);
+    }
+    cr_assert_eq(tb.end, ta.end);
+    cr_assert_eq(tb.events, ta.events, "%s: %llu events shared, %llu alone", sets[nsets - 1],
+                 (unsigned long long)tb.events, (unsigned long long)ta.events);
+    cr_assert_eq(tb.decisions, ta.decisions);
+    cr_assert_eq(tb.entities_in, ta.entities_in);
+    cr_assert_eq(tb.entities_done, ta.entities_done);
+    cr_assert_eq(tb.stop, ta.stop);
+    free(a.s);
+    free(b.s);
+}
+
+Test(colocate_micro, shared_engine_writes_what_alone_writes, .timeout = 180)
+{
+    static const char *const base[] = { "workload.duration_s=150", "sim.timeline=true",
+                                        "sim.sample_s=30", "policies=[\"erms\"]" };
+    static const char *const extra[][2] = {
+        { "mode=requests", "truth=queueing" },
+        { "mode=requests", "truth=fit" },
+        { "mode=analytical", "sim.interval_s=30" },
+        { "truth=queueing", "sim.until_s=100" },
+        { "truth=fit", "sim.until_s=100" },
+    };
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+        const char *sets[6];
+        memcpy(sets, base, sizeof base);
+        sets[4] = extra[i][0];
+        sets[5] = extra[i][1];
+        same_alone_and_shared("socialnet", sets, 6);
+    }
+}
+
+/* ---- the microservices tenant of a colocate run, end to end through the CLI and the
+ * database: in a run with all three tenants, the microservice tenant's metrics, series and
+ * request rows are exactly those of the same section run alone as a micro experiment on the
+ * cluster's CPU groups with the same seed (it shares the clock, not a resource: nothing of
+ * the others may change it), and serving's, training's and the broker's are exactly those of
+ * the same colocate run without it, under a broker that lends (loan) and one that does not. */
+
+#define CM_CPU "{ \"name\": \"cpu\", \"count\": 2, \"cpus\": 32, \"memory_gb\": 128 }"
+#define CM_GPU "{ \"name\": \"a100\", \"count\": 3, \"gpu\": \"A100-80GB\", \"gpus_per_node\": " \
+    "4, \"intra\": \"nvswitch\" }, { \"name\": \"v100\", \"count\": 2, \"gpu\": \"V100\", "      \
+    "\"gpus_per_node\": 4 }"
+/* the micro section's fields (its app's path after it) */
+#define CM_MICRO_FIELDS "\"sla_ms\": 100, \"workload\": { \"format\": \"micro_poisson\", "       \
+    "\"duration_s\": 600, \"rate_per_s\": 100, \"rate_shape\": [0.6, 0.8, 1.0, 0.9, 0.7], "       \
+    "\"mix\": { \"read_home_timeline\": 0.55, \"read_user_timeline\": 0.27, \"compose_post\": "   \
+    "0.1, \"follow\": 0.02, \"unfollow\": 0.01, \"register\": 0.02, \"login\": 0.03 }, "          \
+    "\"mix_change\": { \"every_s\": 200, \"concentration\": 30, \"step_s\": 60 } }, "             \
+    "\"policies\": [\"erms\"], \"sim\": { \"interval_s\": 60, \"startup_s\": 5, "            \
+    "\"sample_s\": 60, \"request_sample\": 0.05 }, \"app\": "
+
+/* A colocate experiment on the GPU groups and the CPU group, with the microservices tenant
+ * or without (caller frees the path). */
+static char *colo_file(const char *name, int with_micro)
+{
+    char text[8192], micro[3072] = "";
+    if (with_micro)
+        snprintf(micro, sizeof micro, ",\n  \"microservices\": { " CM_MICRO_FIELDS
+                 "\"%s/workloads/micro/socialnet.json\" }", path_data_root());
+    snprintf(text, sizeof text,
+             "{ \"name\": \"cm\", \"domain\": \"colocate\", \"seed\": 3,\n"
+             " \"cluster\": { \"name\": \"colo_micro\", \"network\": \"ib-100g\", \"groups\": "
+             "[ " CM_GPU ", " CM_CPU " ] },\n"
+             " \"serving_groups\": [\"a100\"], \"broker\": { \"period_s\": 120 },\n"
+             " \"tenants\": {\n"
+             "  \"serving\": { \"model\": \"llama-2-7b\", \"slo\": { \"ttft_s\": 2 }, "
+             "\"workload\": { \"format\": \"llm_synthetic\", \"requests\": 600, \"rate_per_s\": "
+             "1 }, \"policies\": [\"highend_only\"], \"sim\": { \"overlong\": \"truncate\" } },\n"
+             "  \"training\": { \"workload\": { \"format\": \"synthetic\", \"jobs\": 30, "
+             "\"rate_per_hour\": 40, \"reference_gpu\": \"V100\", \"workers\": { \"1\": 0.5, "
+             "\"2\": 0.2, \"4\": 0.3 }, \"duration\": { \"dist\": \"lognormal\", \"median_s\": "
+             "1800, \"sigma\": 1, \"clamp_min_s\": 60, \"clamp_max_s\": 20000 }, \"job_types\": "
+             "{ \"ResNet-50 (batch size 64)\": 1, \"Transformer (batch size 64)\": 1 } }, "
+             "\"policies\": [\"fifo\"] }%s\n"
+             " },\n"
+             " \"policies\": [\"static\", \"loan\"], \"sim\": { \"sample_s\": 600 } }\n", micro);
+    return th_write(name, text);
+}
+
+/* The micro section alone: a micro experiment on the CPU group, the same seed. */
+static char *micro_file(const char *name)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{ \"name\": \"cm_alone\", \"domain\": \"micro\", \"seed\": 3,\n"
+             " \"cluster\": { \"name\": \"colo_micro\", \"groups\": [ " CM_CPU " ] },\n "
+             CM_MICRO_FIELDS "\"%s/workloads/micro/socialnet.json\" }\n", path_data_root());
+    return th_write(name, text);
+}
+
+static char *run_file(const char *exp, const char *dbname)
+{
+    char *path = th_write(dbname, "");
+    remove(path);
+    const char *args[] = { "run", exp, "--db", path, "-q", NULL };
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s: %s", exp, o.err);
+    th_out_free(&o);
+    return path;
+}
+
+/* Query q (one %d: the run) on db's run `run`, as text; caller frees. */
+static char *dump(const char *path, const char *q, int run)
+{
+    char sql[1024];
+    snprintf(sql, sizeof sql, q, run);
+    const char *qs[] = { sql, NULL };
+    return th_query_dump(path, qs);
+}
+
+static void same_dump(const char *db1, const char *q1, int run1, const char *db2,
+                      const char *q2, int run2, const char *what)
+{
+    char *a = dump(db1, q1, run1), *b = dump(db2, q2, run2);
+    cr_assert(strlen(a) > 2, "%s: nothing to compare", what);
+    cr_assert_str_eq(a, b, "%s differ (run %d):\n%.2000s\n --- \n%.2000s", what, run1, a, b);
+    free(a);
+    free(b);
+}
+
+Test(colocate_micro, the_microservice_tenant_and_the_others_run_as_without_each_other,
+     .timeout = 240)
+{
+    char *f3 = colo_file("cm3.json", 1), *f2 = colo_file("cm2.json", 0);
+    char *fm = micro_file("cm_alone.json");
+    char *db3 = run_file(f3, "cm3.db"), *db2 = run_file(f2, "cm2.db");
+    char *dbm = run_file(fm, "cm_alone.db");
+    cr_assert_eq(th_db_value(db3, "SELECT count(*) FROM runs"), 2);
+    cr_assert_eq(th_db_value(dbm, "SELECT count(*) FROM runs"), 1);
+    for (int run = 1; run <= 2; run++) {
+        char q[256];
+        /* every tenant's rows: serving's requests, training's jobs, the micro requests */
+        snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d AND in_tokens IS "
+                 "NOT NULL", run);
+        cr_assert_eq(th_db_value(db3, q), 600);
+        snprintf(q, sizeof q, "SELECT count(*) FROM jobs WHERE run_id = %d", run);
+        cr_assert_eq(th_db_value(db3, q), 30);
+        snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d AND in_tokens IS "
+                 "NULL", run);
+        cr_assert_gt(th_db_value(db3, q), 1000);
+        /* the microservice tenant: its metrics under its name, each the alone run's */
+        same_dump(db3, "SELECT substr(name, 15), value FROM metrics WHERE run_id = %d AND name "
+                       "LIKE 'microservices\\_%%' ESCAPE '\\' ORDER BY name", run,
+                  dbm, "SELECT name, value FROM metrics WHERE run_id = %d AND name NOT LIKE "
+                       "'solver\\_time\\_%%' ESCAPE '\\' ORDER BY name", 1,
+                  "the microservice tenant's metrics and the alone run's");
+        same_dump(db3, "SELECT substr(name, 15), t_s, value FROM samples WHERE run_id = %d AND "
+                       "name LIKE 'microservices\\_%%' ESCAPE '\\' ORDER BY name, t_s", run,
+                  dbm, "SELECT name, t_s, value FROM samples WHERE run_id = %d ORDER BY name, "
+                       "t_s", 1, "the microservice tenant's series and the alone run's");
+        same_dump(db3, "SELECT request_id, class, arrival_s, finish_s, sla_met FROM requests "
+                       "WHERE run_id = %d AND in_tokens IS NULL ORDER BY request_id, class", run,
+                  dbm, "SELECT request_id, class, arrival_s, finish_s, sla_met FROM requests "
+                       "WHERE run_id = %d ORDER BY request_id, class", 1,
+                  "the microservice tenant's requests and the alone run's");
+        /* serving, training and the broker: as without the microservice tenant */
+        same_dump(db3, "SELECT name, value FROM metrics WHERE run_id = %d AND name NOT LIKE "
+                       "'microservices\\_%%' ESCAPE '\\' AND name NOT LIKE '%%solver\\_time%%' "
+                       "ESCAPE '\\' ORDER BY name", run,
+                  db2, "SELECT name, value FROM metrics WHERE run_id = %d AND name NOT LIKE "
+                       "'%%solver\\_time%%' ESCAPE '\\' ORDER BY name", run,
+                  "serving's, training's and the broker's metrics with and without the "
+                  "microservice tenant");
+        same_dump(db3, "SELECT request_id, arrival_s, first_s, finish_s FROM requests WHERE "
+                       "run_id = %d AND in_tokens IS NOT NULL ORDER BY request_id", run,
+                  db2, "SELECT request_id, arrival_s, first_s, finish_s FROM requests WHERE "
+                       "run_id = %d ORDER BY request_id", run, "serving's requests");
+        same_dump(db3, "SELECT job_id, first_start_s, finish_s FROM jobs WHERE run_id = %d "
+                       "ORDER BY job_id", run,
+                  db2, "SELECT job_id, first_start_s, finish_s FROM jobs WHERE run_id = %d "
+                       "ORDER BY job_id", run, "training's jobs");
+        same_dump(db3, "SELECT sim_end_s FROM runs WHERE id = %d", run,
+                  db2, "SELECT sim_end_s FROM runs WHERE id = %d", run, "the runs' ends");
+    }
+    /* loan lends here, so the comparison covers a broker that moves nodes */
+    cr_assert_gt(th_db_value(db3, "SELECT value FROM metrics WHERE run_id = 2 AND name = "
+                                  "'loans'"), 0);
+    cr_assert_gt(th_db_value(db3, "SELECT value FROM metrics WHERE run_id = 1 AND name = "
+                                  "'microservices_containers_mean'"), 0);
+    free(f3);
+    free(f2);
+    free(fm);
+    free(db3);
+    free(db2);
+    free(dbm);
+}
