@@ -16,8 +16,9 @@
  * first interval ending after its candidate start by binary search and inserts its own by
  * a move from the back (it is most often the latest): O(passes x its ports x log(the
  * port's intervals ending after the horizon)), plus its insert's moves and each dropped
- * interval once.  The search matters: the serving world forgets only up to the oldest
- * launch of a batch in flight, which lies further back the more instances there are.
+ * interval once.  The search matters: with disaggregated prefill the serving world
+ * forgets only up to the oldest launch of a prefill batch in flight, which lies further
+ * back the more instances there are.
  */
 #include "linkbook.h"
 

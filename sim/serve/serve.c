@@ -40,7 +40,9 @@
  * Costs: a batch O(its requests + instance devices), its stages' layers timed once per
  * shape (GPU type, TP degree, link) however deep the pipeline; a transfer's reservation
  * O(its ports x log(their live intervals)) (linkbook.c), the forget horizon O(1) from the
- * launch-ordered list of batches in flight; routing O(instances); a Hetis dispatch is the
+ * launch-ordered list of the prefill-only instances' batches in flight (the only ones that
+ * book a link ready before now; without them every port keeps only what ends after now);
+ * routing O(instances); a Hetis dispatch is the
  * policy's LP.  Utilization is credited when a batch ends (a sample period's figure
  * may lag by one iteration).
  */
@@ -170,8 +172,9 @@ struct serve {
                                                much after it arrives */
     char                 **cls;         /* interned class names */
     int                    ncls;
-    int32_t                fly_head, fly_tail;  /* batches in flight, oldest first (as
-                                               instance x SERVE_MAX_STAGES + slot; -1) */
+    int32_t                fly_head, fly_tail;  /* prefill-only instances' batches in
+                                               flight, oldest first (as instance x
+                                               SERVE_MAX_STAGES + slot; -1) */
     int32_t                dirty_list[SERVE_MAX_INSTANCES];
     int                    ndirty;
     int                    ntypes;
@@ -555,8 +558,17 @@ static int32_t victim(serve *w, const struct inst *in, const struct req *r, int6
 
 /* ---------------------------------------------------------------- batches */
 
-/* The batches in flight, a list in launch order: launches happen at the engine's time, so
- * appending keeps it sorted by `launched` and its head is the oldest (O(1) each way). */
+/* The batches in flight that may still book a link from their launch on: a prefill-only
+ * instance's, whose requests' KV streams to their decode instance while it computes
+ * (send_kv: ready up to the batch's compute before its end).  Every other reservation is
+ * made at a launch, for then or later, or is ready now, so the links forget up to now or
+ * this list's oldest launch (reserve).  A list in launch order: launches happen at the
+ * engine's time, so appending keeps it sorted by `launched` (O(1) each way). */
+static int books_late(const struct inst *in)
+{
+    return in->spec->role == SERVE_PREFILL;
+}
+
 static struct batch *fly_batch(serve *w, int32_t id)
 {
     return &w->in[id / SERVE_MAX_STAGES].b[id % SERVE_MAX_STAGES];
@@ -688,7 +700,7 @@ static int hetis_ports(const serve *w, const struct inst *in, const double *out,
 
 /* Hold ports p[0..n) from `ready` on; *end: when the last of them is free again.  `floor`:
  * no reservation still to come is ready earlier (intervals ended before it are forgotten,
- * as are those before any batch in flight was launched). */
+ * as are those before now and before a prefill-only batch in flight was launched: fly_*). */
 static int reserve(serve *w, const struct linkbook_port *p, int n, simtime ready,
                    simtime floor, simtime *end, struct errbuf *err)
 {
@@ -1221,7 +1233,8 @@ static int try_launch(serve *w, int i, struct errbuf *err)
         in->stage_free[s] = t;
     }
     b->busy = 1;
-    fly_append(w, i, slot);
+    if (books_late(in))
+        fly_append(w, i, slot);
     in->inflight++;
     w->tot.iterations++;
     if (engine_at(w->eng, t, EV_BATCH | w->tag, (uint64_t)i << 8 | (uint64_t)slot, NULL) < 0)
@@ -1264,7 +1277,8 @@ static int batch_done(serve *w, int i, int slot, struct errbuf *err)
     double t = sim_to_sec(now);
     credit_busy(w, in, b);
     b->busy = 0;
-    fly_remove(w, i, slot);
+    if (books_late(in))
+        fly_remove(w, i, slot);
     in->inflight--;
     for (int k = 0; k < b->n; k++) {
         int32_t s = b->r[k];
