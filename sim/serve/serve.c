@@ -137,6 +137,8 @@ struct inst {
     simtime  last_rebalance;
     struct serve_inst_load *load;
     struct llm_stage lstage[SERVE_MAX_STAGES];  /* its stages as the latency model takes them */
+    int      send_link[SERVE_MAX_STAGES];   /* the link from stage s to s + 1 */
+    struct xfer_route *route;   /* by stage s < S - 1: the ports its activations cross */
     struct llm_layer_part *tok[SERVE_MAX_STAGES];  /* by token count (dense_s < 0: unknown) */
     int      tok_cap;
     int      state;             /* enum inst_state */
@@ -938,9 +940,9 @@ static void batch_time(serve *w, int i, struct batch *b)
            timed once per batch for all stages alike (a deep pipeline has a few shapes over
            dozens of stages), O(stages x shapes) */
         struct shape shape[SERVE_MAX_STAGES];
-        int nshape = 0;
+        int nshape = 0, nsend = 0, send_link[SERVE_MAX_STAGES];
+        double send_s[SERVE_MAX_STAGES];
         for (int s = 0; s < in->S; s++) {
-            const struct serve_stage *st = &sp->stages[s];
             const struct llm_stage *ls = &in->lstage[s];
             int k = 0;
             while (k < nshape && (shape[k].gpu != ls->gpu || shape[k].tp != ls->tp ||
@@ -954,9 +956,14 @@ static void batch_time(serve *w, int i, struct batch *b)
             b->stage_s[s] = llm_stage_of_layer_s(c, w->arch, ls, &lb, shape[k].layer_s);
             if (s + 1 < in->S) {    /* the activations to the next stage */
                 b->send_bytes[s] = 2 * lb.tokens * w->arch->hidden;
-                b->send_s[s] = llm_send_s(c, serve_view_pair_link(w->cl, st->gpus[0],
-                                                                  sp->stages[s + 1].gpus[0]),
-                                          b->send_bytes[s]);
+                int q = 0;      /* the same bytes every boundary: once per link */
+                while (q < nsend && send_link[q] != in->send_link[s])
+                    q++;
+                if (q == nsend) {
+                    send_link[nsend] = in->send_link[s];
+                    send_s[nsend++] = llm_send_s(c, in->send_link[s], b->send_bytes[s]);
+                }
+                b->send_s[s] = send_s[q];
             }
         }
         b->iter_s = iter;
@@ -1209,8 +1216,8 @@ static int try_launch(serve *w, int i, struct errbuf *err)
     /* walk the stages: each starts when the batch reaches it and the stage is free, sends
        its activations on when it is done and their ports are free */
     simtime t = now + sim_from_sec_ceil(b->iter_s + delay);
-    const struct serve_instance *sp = in->spec;
     struct linkbook_port p[MAX_PORTS];
+    struct xfer_memo memo = { 0 };
     for (int s = 0; s < in->S; s++) {
         if (in->stage_free[s] > t)
             t = in->stage_free[s];
@@ -1224,8 +1231,7 @@ static int try_launch(serve *w, int i, struct errbuf *err)
             if (end > done)
                 done = end;
         } else if (s + 1 < in->S) {
-            int n = xfer_group_ports(w->cl, w->llm, sp->stages[s].gpus, 1,
-                                     sp->stages[s + 1].gpus, 1, b->send_bytes[s], p);
+            int n = xfer_route_ports(w->llm, &in->route[s], b->send_bytes[s], &memo, p);
             if (reserve(w, p, n, done, done, &done, err) < 0)
                 return -1;
         }
@@ -1947,11 +1953,18 @@ static int setup_instance(serve *w, int i, struct errbuf *err)
     /* the stages as the latency model takes them, and their per-token-count parts */
     int64_t cap = w->cfg.set.max_batch_tokens + w->cfg.set.max_seqs + 1;
     in->tok_cap = (int)(cap < (1 << 16) ? cap : (1 << 16));
+    if (in->S > 1 && (in->route = malloc((size_t)(in->S - 1) * sizeof *in->route)) == NULL)
+        return err_run(err, "out of memory");
     for (int s = 0; s < in->S; s++) {
         const struct serve_stage *st = &sp->stages[s];
         in->lstage[s] = (struct llm_stage){ cluster_gpu_type(w->cl, st->gpus[0]), st->ngpu,
                                             serve_view_group_link(w->cl, st->gpus, st->ngpu),
                                             st->layers, s == 0, s == in->S - 1 };
+        if (s + 1 < in->S) {        /* the activations' way to the next stage */
+            in->send_link[s] = serve_view_pair_link(w->cl, st->gpus[0],
+                                                    sp->stages[s + 1].gpus[0]);
+            xfer_group_route(w->cl, st->gpus, 1, sp->stages[s + 1].gpus, 1, &in->route[s]);
+        }
         in->tok[s] = malloc((size_t)in->tok_cap * sizeof *in->tok[s]);
         if (in->tok[s] == NULL)
             return err_run(err, "out of memory");
@@ -2051,11 +2064,13 @@ void serve_destroy(serve *w)
 {
     if (w == NULL)
         return;
-    for (int i = 0; w->in != NULL && i < w->ninst; i++)
+    for (int i = 0; w->in != NULL && i < w->ninst; i++) {
         for (int s = 0; s < SERVE_MAX_STAGES; s++) {
             free(w->in[i].b[s].r);
             free(w->in[i].tok[s]);
         }
+        free(w->in[i].route);
+    }
     for (int i = 0; i < w->ncls; i++)
         free(w->cls[i]);
     free(w->cls);

@@ -25,20 +25,55 @@ static struct linkbook_port port(const cluster *cl, const llm_catalog *llm, int 
     return (struct linkbook_port){ dir, id, xfer_dur(llm, link, bytes) };
 }
 
-int xfer_group_ports(const cluster *cl, const llm_catalog *llm, const int32_t *src, int n,
-                     const int32_t *dst, int m, double bytes, struct linkbook_port *p)
+void xfer_group_route(const cluster *cl, const int32_t *src, int n, const int32_t *dst, int m,
+                      struct xfer_route *r)
 {
     int k = 0;
     for (int i = 0; i < n; i++)
-        p[k++] = port(cl, llm, LINKBOOK_GPU_OUT, src[i], bytes / n);
+        r->p[k++] = (struct xfer_hop){ LINKBOOK_GPU_OUT, src[i], intra_of(cl, src[i]), n };
     for (int i = 0; i < m; i++)
-        p[k++] = port(cl, llm, LINKBOOK_GPU_IN, dst[i], bytes / m);
+        r->p[k++] = (struct xfer_hop){ LINKBOOK_GPU_IN, dst[i], intra_of(cl, dst[i]), m };
     int a = cluster_gpu_node(cl, src[0]), b = cluster_gpu_node(cl, dst[0]);
     if (a != b) {
-        p[k++] = port(cl, llm, LINKBOOK_NET_OUT, a, bytes);
-        p[k++] = port(cl, llm, LINKBOOK_NET_IN, b, bytes);
+        r->p[k++] = (struct xfer_hop){ LINKBOOK_NET_OUT, a, net_of(cl, a), 1 };
+        r->p[k++] = (struct xfer_hop){ LINKBOOK_NET_IN, b, net_of(cl, b), 1 };
     }
-    return k;
+    r->n = k;
+}
+
+/* xfer_dur(link, bytes), from the memo when it has them */
+static simtime memo_dur(const llm_catalog *llm, struct xfer_memo *m, int link, double bytes)
+{
+    if (m == NULL)
+        return xfer_dur(llm, link, bytes);
+    for (int i = 0; i < m->n; i++)
+        if (m->link[i] == link && m->bytes[i] == bytes)
+            return m->dur[i];
+    simtime d = xfer_dur(llm, link, bytes);
+    if (m->n < 8) {
+        m->link[m->n] = link;
+        m->bytes[m->n] = bytes;
+        m->dur[m->n++] = d;
+    }
+    return d;
+}
+
+int xfer_route_ports(const llm_catalog *llm, const struct xfer_route *r, double bytes,
+                     struct xfer_memo *memo, struct linkbook_port *p)
+{
+    for (int k = 0; k < r->n; k++)
+        p[k] = (struct linkbook_port){ r->p[k].dir, r->p[k].id,
+                                       memo_dur(llm, memo, r->p[k].link,
+                                                bytes / r->p[k].div) };
+    return r->n;
+}
+
+int xfer_group_ports(const cluster *cl, const llm_catalog *llm, const int32_t *src, int n,
+                     const int32_t *dst, int m, double bytes, struct linkbook_port *p)
+{
+    struct xfer_route r;
+    xfer_group_route(cl, src, n, dst, m, &r);
+    return xfer_route_ports(llm, &r, bytes, NULL, p);
 }
 
 int xfer_hetis_ports(const cluster *cl, const llm_catalog *llm, const int32_t *prim, int np,

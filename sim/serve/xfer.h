@@ -24,6 +24,32 @@ simtime xfer_dur(const llm_catalog *llm, int link, double bytes);
 int xfer_group_ports(const cluster *cl, const llm_catalog *llm, const int32_t *src, int n,
                      const int32_t *dst, int m, double bytes, struct linkbook_port *p);
 
+/* The route of xfer_group_ports without its holds: each port, its link and what divides
+ * the bytes it carries (its group's size, or 1), so that a caller sending over one route
+ * again and again (a pipeline's stage boundary) looks the cluster up once.
+ * xfer_route_ports(xfer_group_route(...), bytes) is exactly xfer_group_ports(..., bytes);
+ * `memo` (NULL: none; else zeroed before the first call) keeps the holds of the links and
+ * byte counts seen, so a batch's boundaries over links alike compute each once. */
+struct xfer_hop {
+    int     dir;            /* enum linkbook_dir */
+    int32_t id;
+    int     link, div;
+};
+struct xfer_route {
+    int             n;
+    struct xfer_hop p[2 * SERVE_MAX_TP + 2];
+};
+struct xfer_memo {
+    int     n;
+    int     link[8];
+    double  bytes[8];
+    simtime dur[8];
+};
+void xfer_group_route(const cluster *cl, const int32_t *src, int n, const int32_t *dst, int m,
+                      struct xfer_route *r);
+int  xfer_route_ports(const llm_catalog *llm, const struct xfer_route *r, double bytes,
+                      struct xfer_memo *memo, struct linkbook_port *p);
+
 /* A Hetis instance's traffic between its primaries (prim[0..np), one node) and its workers
  * dev[1..ndev) (dev[0], the primaries, is skipped): out[d] bytes from worker d to the
  * primaries, in[d] to it.  Every byte crosses the worker's link into its node and the
