@@ -177,3 +177,35 @@ Test(xfer, no_port_beats_its_link)
     }
     gsl_rng_free(rng);
 }
+
+/* A route looked up once and its holds computed with a memo give what xfer_group_ports gives
+ * each time, over routes of every kind (within a node, across nodes, groups of several GPUs)
+ * and byte counts that repeat and change, the memo shared by them all. */
+Test(xfer, a_route_with_a_memo_gives_the_group_s_ports)
+{
+    static const int32_t groups[][3] = { { 0, 1, 2 }, { 3, 4, -1 }, { 5, 6, -1 }, { 1, -1, -1 },
+                                         { 6, -1, -1 } };
+    static const int sizes[] = { 3, 2, 2, 1, 1 };
+    static const double bytes[] = { 1e3, 65536, 1e3, 3.5e7, 65536, 1 };
+    struct xfer_memo memo = { 0 };
+    for (int b = 0; b < 6; b++)
+        for (int s = 0; s < 5; s++)
+            for (int d = 0; d < 5; d++) {
+                if (s == d)
+                    continue;
+                struct linkbook_port want[XFER_MAX_PORTS], got[XFER_MAX_PORTS];
+                int n = xfer_group_ports(cl, lc, groups[s], sizes[s], groups[d], sizes[d],
+                                         bytes[b], want);
+                struct xfer_route r;
+                xfer_group_route(cl, groups[s], sizes[s], groups[d], sizes[d], &r);
+                cr_assert_eq(xfer_route_ports(lc, &r, bytes[b], &memo, got), n);
+                for (int i = 0; i < n; i++)
+                    cr_assert(got[i].dir == want[i].dir && got[i].id == want[i].id &&
+                                  got[i].dur == want[i].dur,
+                              "group %d -> %d, %g bytes, port %d: (%d, %d, %lld) vs "
+                              "(%d, %d, %lld)", s, d, bytes[b], i, got[i].dir, got[i].id,
+                              (long long)got[i].dur, want[i].dir, want[i].id,
+                              (long long)want[i].dur);
+            }
+    cr_assert_gt(memo.n, 1, "the memo kept several links' holds");
+}
