@@ -88,6 +88,42 @@ Test(python, examples_match_their_c_policies, .timeout = 600)
             same(exps[e], pairs[k][0], pairs[k][1], NULL);
 }
 
+/* As the training tenant of a shared cluster, under a broker that lends and reclaims nodes:
+ * the Python examples plan on the GPUs they are not denied (view.type_count less the
+ * broker's) and give their C versions' rows. */
+Test(python, examples_match_their_c_policies_as_colocate_tenants, .timeout = 600)
+{
+    static const char *const pairs[][2] = {
+        { "srtf", "py:sched/python/srtf.py" },
+        { "tiresias", "py:sched/python/tiresias.py" },
+    };
+    static const char *const rows[] = {
+        "SELECT sim_end_s, stop_reason, jobs_total FROM runs",
+        "SELECT * FROM jobs ORDER BY run_id, job_id",
+        "SELECT * FROM job_gpu_seconds ORDER BY run_id, job_id, gpu_type",
+        "SELECT * FROM metrics WHERE name NOT LIKE '%solver_time%' ORDER BY run_id, name",
+        NULL,
+    };
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        char *dump[2];
+        for (int l = 0; l < 2; l++) {
+            char *db = tmp(l ? "colo_py.db" : "colo_c.db"), set[96];
+            snprintf(set, sizeof set, "tenants.training.policies=[\"%s\"]", pairs[k][l]);
+            struct th_out o = RUN("run", "colocate_day", "--policy", "loan", "--db", db, "-q",
+                                  "--set", set, "--set", "sim.until_s=30000", "--set",
+                                  "tenants.serving.workload.requests=40000");
+            cr_assert_eq(o.status, 0, "%s: exit %d: %s", pairs[k][l], o.status, o.err);
+            th_out_free(&o);
+            cr_assert_gt(th_db_value(db, "SELECT value FROM metrics WHERE name = 'loans'"), 0);
+            dump[l] = th_query_dump(db, rows);
+            free(db);
+        }
+        cr_assert_str_eq(dump[0], dump[1], "%s and %s differ", pairs[k][0], pairs[k][1]);
+        free(dump[0]);
+        free(dump[1]);
+    }
+}
+
 /* bestfit on FGD's openb lists (../shared, not shipped: skipped without them), at half the
  * load, with both tie rules: the Python version draws from the same GSL streams. */
 Test(python, bestfit_matches_on_the_openb_lists, .timeout = 300)

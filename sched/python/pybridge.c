@@ -775,7 +775,9 @@ static PyObject *view_type_count(PyObject *self, PyObject *arg)
     int type;
     if (arg_type(view, arg, &type) < 0)
         return NULL;
-    return PyLong_FromLong(cluster_type_count(view->b->cl, type));
+    /* during a decision, less what a broker gave another tenant (train_view_type_cap) */
+    return PyLong_FromLong(view->v != NULL ? train_view_type_cap(view->v, type)
+                                           : cluster_type_count(view->b->cl, type));
 }
 
 static PyObject *view_type_name(PyObject *self, PyObject *arg)
@@ -828,7 +830,9 @@ static PyMethodDef view_methods[] = {
     { "restore_s", view_restore_s, METH_O, "restore_s(job): seconds a restart costs it" },
     { "done", view_done, METH_O, "done(job): iterations it has completed by now" },
     { "attained", view_attained, METH_O, "attained(job): GPU-seconds it has received by now" },
-    { "type_count", view_type_count, METH_O, "type_count(gpu_type): GPUs of that type" },
+    { "type_count", view_type_count, METH_O,
+      "type_count(gpu_type): GPUs of that type this policy may use (in a decision, less "
+      "those a broker gave another tenant)" },
     { "type_name", view_type_name, METH_O, "type_name(gpu_type): its catalog name" },
     { "free", view_free, METH_O, "free(gpu_type): whole GPUs of that type free right now" },
     { "gpu_type", view_gpu_type, METH_O, "gpu_type(gpu_id): the type of a GPU" },
