@@ -680,8 +680,9 @@ static int validate(train *w, struct grant_list *l, struct errbuf *err)
         for (int i = 0; i < g->ngpu; i++)
             if (w->withheld[grant_ids(l, g)[i]])
                 return err_run(err, "policy granted job %lld GPU %d, which the broker has "
-                               "given to another tenant (a policy that plans over the whole "
-                               "cluster cannot share one: see doc/colocate.md)",
+                               "given to another tenant (a policy must plan on the GPUs its "
+                               "view leaves it, train_view_type_cap and the view's base: see "
+                               "doc/colocate.md)",
                                (long long)w->jobs[g->slot].id, grant_ids(l, g)[i]);
     }
     return 0;
