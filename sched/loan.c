@@ -3,13 +3,18 @@
  * capacities capped at the deficit), grow (multiple-choice knapsack, exact DP over GPUs), and
  * hetero_loan's type scores.  See loan.h for the model and Lyra's mechanism each follows.
  * Complexity: lend O(n log n); reclaim O(n * deficit) time and memory; grow O(jobs * G *
- * max extra) time, O(jobs * G) memory; loan_plan O(nodes log nodes + nodes * 2,000).
+ * max extra) time, O(jobs * G) memory; loan_plan O(nodes log nodes + nodes * 2,000); the
+ * SLO guard's update O(1).
  */
 #include "loan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../sim/base/jobj.h"
+#include "policy.h"
 
 /* ---------------------------------------------------------------- lend */
 
@@ -319,6 +324,31 @@ static void plan_lend(const struct colo_view *v, const struct loan_params *p,
 int loan_plan(const struct colo_view *v, const struct loan_params *p, const double *type_score,
               int *move, struct errbuf *err)
 {
+    return loan_plan_scaled(v, p, type_score, 1, move, err);
+}
+
+int loan_plan_scaled(const struct colo_view *v, const struct loan_params *p,
+                     const double *type_score, double cap_factor, int *move,
+                     struct errbuf *err)
+{
+    struct colo_view sv;
+    struct colo_node *scaled = NULL;
+    if (cap_factor != 1) {      /* the belief: every capacity the plan reads, scaled */
+        scaled = malloc((size_t)(v->nnodes > 0 ? v->nnodes : 1) * sizeof *scaled);
+        if (scaled == NULL) {
+            for (int k = 0; k < v->nnodes; k++)
+                move[k] = 0;
+            return err_run(err, "out of memory (loan plan)");
+        }
+        for (int k = 0; k < v->nnodes; k++) {
+            scaled[k] = v->node[k];
+            scaled[k].serve_cap *= cap_factor;
+        }
+        sv = *v;
+        sv.node = scaled;
+        sv.serve_held *= cap_factor;
+        v = &sv;
+    }
     int n = v->nnodes > 0 ? v->nnodes : 1, rc = 0;
     double target = v->serve_demand * (1 + p->headroom);
     int *idx = calloc((size_t)n, sizeof *idx), *pick = calloc((size_t)n, sizeof *pick);
@@ -345,5 +375,66 @@ int loan_plan(const struct colo_view *v, const struct loan_params *p, const doub
     free(pk);
     free(ln);
     free(off);
+    free(scaled);
     return rc;
+}
+
+/* ---------------------------------------------------------------- the SLO guard */
+
+void loan_guard_init(struct loan_guard *g)
+{
+    *g = (struct loan_guard){ .threshold = -1, .decrease = 0.8, .increase = 0.05, .f = 1,
+                              .f_min = 1 };
+}
+
+int loan_guard_update(struct loan_guard *g, double miss, int64_t seen)
+{
+    int kind = LOAN_GUARD_EMPTY;
+    if (g->threshold >= 0 && seen > 0 && miss >= 0) {
+        kind = miss > g->threshold ? LOAN_GUARD_MISSED : LOAN_GUARD_CLEAN;
+        if (kind == LOAN_GUARD_MISSED)
+            g->f = fmax(g->f * g->decrease, LOAN_GUARD_FMIN);
+        else
+            g->f = fmin(1, g->f + g->increase);
+        g->periods++;
+        g->missed += kind == LOAN_GUARD_MISSED;
+    }
+    g->decisions++;
+    g->f_sum += g->f;
+    g->f_min = fmin(g->f_min, g->f);
+    return kind;
+}
+
+int loan_guard_read(struct loan_guard *g, const struct jobj *params, struct errbuf *err)
+{
+    loan_guard_init(g);
+    if (jobj_num(params, "slo_guard", JOPT, 0, 1, &g->threshold, err) < 0 ||
+        jobj_num(params, "slo_decrease", JOPT, 0.01, 0.99, &g->decrease, err) < 0 ||
+        jobj_num(params, "slo_increase", JOPT, 0.001, 1, &g->increase, err) < 0)
+        return -1;
+    static const char *const tuning[] = { "slo_decrease", "slo_increase", NULL };
+    for (int i = 0; g->threshold < 0 && params->node != NULL && tuning[i] != NULL; i++) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(params->node, tuning[i]);
+        if (n != NULL) {
+            char path[256];
+            snprintf(path, sizeof path, "%s%s%s", params->path, params->path[0] ? "." : "",
+                     tuning[i]);
+            return jsonf_error(params->doc, n, path, err, "has no effect without slo_guard "
+                               "(the miss fraction that turns the SLO guard on)");
+        }
+    }
+    return 0;
+}
+
+int loan_guard_metrics(const struct loan_guard *g, const struct policy_metric_sink *out,
+                       struct errbuf *err)
+{
+    if (g->threshold < 0)
+        return 0;
+    if (out->put(out->ctx, "slo_guard_periods", (double)g->periods, err) < 0 ||
+        out->put(out->ctx, "slo_guard_missed", (double)g->missed, err) < 0 ||
+        out->put(out->ctx, "slo_guard_f_min", g->f_min, err) < 0)
+        return -1;
+    return g->decisions > 0 ? out->put(out->ctx, "slo_guard_f_mean",
+                                       g->f_sum / (double)g->decisions, err) : 0;
 }

@@ -96,5 +96,55 @@ struct loan_params {
 };
 int loan_plan(const struct colo_view *v, const struct loan_params *p, const double *type_score,
               int *move /* out */, struct errbuf *err);
+/* loan_plan on a belief of serving's capacity cap_factor (in (0, 1]) times the modelled one:
+ * every node's serve_cap and serve_held are scaled by it before the plan, so a factor below 1
+ * lends less and, when serve_held x cap_factor falls below demand x (1 + headroom), reclaims
+ * the cover of the larger deficit, in the scaled capacities.  loan_plan is cap_factor 1. */
+int loan_plan_scaled(const struct colo_view *v, const struct loan_params *p,
+                     const double *type_score, double cap_factor, int *move /* out */,
+                     struct errbuf *err);
+
+/* The SLO guard: hetsim's addition to the loaning policies, not Lyra's.  The modelled full-load
+ * capacity is a belief; queueing at partial load (bursts, long prompts) can miss serving's
+ * TTFT objective while the broker believes there is room.  The guard watches what a
+ * production broker can observe, the fraction of serving's first tokens over the last period
+ * that missed the objective (colo_view.serve_slo_miss), and keeps a factor f on the modelled
+ * capacity by AIMD, as TCP keeps its window:
+ *
+ *   a period with no first token, or serving without an objective (miss < 0), is empty:
+ *     f stays;
+ *   miss > threshold  (missed):  f <- max(f x decrease, LOAN_GUARD_FMIN)
+ *   otherwise         (clean):   f <- min(1, f + increase)
+ *
+ * f starts at 1; the policy plans on f x the modelled capacity (loan_plan_scaled).  Off
+ * (threshold < 0) it never moves from 1.  The policy owns one (it lives as long as a run). */
+#define LOAN_GUARD_FMIN 1e-3
+struct loan_guard {
+    double threshold;       /* "slo_guard": a period's miss fraction above which it is
+                               missed, in [0, 1); < 0: off */
+    double decrease;        /* "slo_decrease": f's factor on a missed period, in (0, 1) */
+    double increase;        /* "slo_increase": f's step toward 1 on a clean one, in (0, 1] */
+    double f;               /* in [LOAN_GUARD_FMIN, 1] */
+    /* over the run, for the policy's metrics */
+    int64_t decisions, periods, missed;     /* updates; of them not empty; of those missed */
+    double  f_sum, f_min;                   /* f after each update */
+};
+enum loan_guard_period { LOAN_GUARD_EMPTY, LOAN_GUARD_CLEAN, LOAN_GUARD_MISSED };
+/* Off, with the defaults (decrease 0.8, increase 0.05) and f = 1. */
+void loan_guard_init(struct loan_guard *g);
+/* One period's observation (miss fraction, -1 for none; seen first tokens): updates f as
+ * above and returns the period's kind (enum loan_guard_period; always EMPTY when off). */
+int loan_guard_update(struct loan_guard *g, double miss, int64_t seen);
+/* A loaning policy's guard parameters from its params: "slo_guard" (turns it on, in [0, 1]),
+ * "slo_decrease" (in [0.01, 0.99]) and "slo_increase" (in [0.001, 1]), the last two only
+ * with the first.  0, or -1 with the field named in err. */
+struct jobj;
+int loan_guard_read(struct loan_guard *g, const struct jobj *params, struct errbuf *err);
+/* The guard's figures over the run, when on: slo_guard_periods (decisions that saw first
+ * tokens), slo_guard_missed (of them missed), slo_guard_f_min, slo_guard_f_mean (f after
+ * each decision, mean over decisions). */
+struct policy_metric_sink;
+int loan_guard_metrics(const struct loan_guard *g, const struct policy_metric_sink *out,
+                       struct errbuf *err);
 
 #endif

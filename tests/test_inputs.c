@@ -2316,6 +2316,27 @@ static const struct row rows[] = {
                           "\"erms\" } }]") } },
       { RUN }, 2, AT("e.json", 11) "policies[0].tenants.microservices: the experiment has no "
                                    "microservices tenant" },
+    /* the loaning brokers' SLO guard (sched/loan.h) */
+    { "colocate_slo_guard_above_one",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"slo_guard\": 1.5 }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].slo_guard: 1.5 is out of range" },
+    { "colocate_slo_guard_not_a_number",
+      { { "e.json", C_POL("[{ \"name\": \"hetero_loan\", \"slo_guard\": \"on\" }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].slo_guard: must be a number" },
+    { "colocate_slo_decrease_one",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"slo_guard\": 0, \"slo_decrease\": 1 "
+                          "}]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].slo_decrease: 1 is out of range" },
+    { "colocate_slo_increase_zero",
+      { { "e.json", C_POL("[{ \"name\": \"hetero_loan\", \"slo_guard\": 0.1, "
+                          "\"slo_increase\": 0 }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].slo_increase: 0 is out of range" },
+    { "colocate_slo_decrease_without_guard",
+      { { "e.json", C_POL("[{ \"name\": \"loan\", \"slo_decrease\": 0.5 }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].slo_decrease: has no effect without slo_guard" },
+    { "colocate_slo_guard_on_static",
+      { { "e.json", C_POL("[{ \"name\": \"static\", \"slo_guard\": 0.1 }]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[0].slo_guard: unknown field" },
 #undef CTMEXPF
 #undef C_MICRO
 #undef CMEXPF

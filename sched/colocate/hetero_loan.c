@@ -6,7 +6,9 @@
  * the type over its best type's, both measured on the run's tenants): the types serving is
  * relatively best on stay with serving (prefill on the high-end GPUs, say), the others go
  * first.  The same headroom keeps serving's demand covered.
- * Parameters: "headroom" (default 0.2) and "lend" ("waiting" or "spare"), as loan's.
+ * Parameters: "headroom" (default 0.2), "lend" ("waiting" or "spare") and the SLO guard's
+ * "slo_guard", "slo_decrease", "slo_increase" (off by default; hetsim's, sched/loan.h), as
+ * loan's.
  */
 #include <stdlib.h>
 
@@ -15,6 +17,7 @@
 
 struct hetero {
     struct loan_params p;
+    struct loan_guard  g;       /* the SLO guard's state over the run (off by default) */
 };
 
 static int create(void **self, const struct jobj *params, const struct policy_env *env,
@@ -27,7 +30,8 @@ static int create(void **self, const struct jobj *params, const struct policy_en
     h->p.headroom = 0.2;
     static const char *const lends[] = { "waiting", "spare", NULL };
     if (jobj_num(params, "headroom", JOPT, 0, 100, &h->p.headroom, err) < 0 ||
-        jobj_enum(params, "lend", JOPT, lends, &h->p.lend_spare, err) < 0) {
+        jobj_enum(params, "lend", JOPT, lends, &h->p.lend_spare, err) < 0 ||
+        loan_guard_read(&h->g, params, err) < 0) {
         free(h);
         return -1;
     }
@@ -42,11 +46,19 @@ static int decide(void *self, const struct colo_view *v, int *move, struct errbu
     struct hetero *h = self;
     double score[CLUSTER_MAX_TYPES];
     loan_type_scores(v->train_gain, v->serve_gain, v->ntypes, score);
-    return loan_plan(v, &h->p, score, move, err);
+    loan_guard_update(&h->g, v->serve_slo_miss, v->serve_slo_seen);
+    return loan_plan_scaled(v, &h->p, score, h->g.f, move, err);
+}
+
+static int metrics(void *self, const struct policy_metric_sink *out, struct errbuf *err)
+{
+    const struct hetero *h = self;
+    return loan_guard_metrics(&h->g, out, err);
 }
 
 static const struct colo_hooks hooks = { .decide = decide };
-static const char *const params[] = { "headroom", "lend", NULL };
+static const char *const params[] = { "headroom", "lend", "slo_guard", "slo_decrease",
+                                      "slo_increase", NULL };
 
 const struct policy_ops policy_hetero_loan = {
     .name = "hetero_loan",
@@ -56,5 +68,6 @@ const struct policy_ops policy_hetero_loan = {
     .params = params,
     .create = create,
     .destroy = destroy,
+    .metrics = metrics,
     .colo = &hooks,
 };

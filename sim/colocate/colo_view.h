@@ -54,6 +54,12 @@ struct colo_view {
     const struct colo_node *node;
     double   serve_demand;      /* tokens/s that arrived since the last decision */
     double   serve_held;        /* tokens/s when full of the nodes serving holds, moving aside */
+    /* serving's latency as a production broker observes it, over the requests whose first
+     * token came since the last decision (the run's start for the first): how many, and the
+     * fraction of them whose TTFT exceeded serving's objective slo.ttft_s (in [0, 1]; -1
+     * when none came or serving has no objective) */
+    int64_t  serve_slo_seen;
+    double   serve_slo_miss;
     int      train_waiting;     /* GPUs training's waiting jobs ask for at least */
     int      ntypes;
     double   train_gain[CLUSTER_MAX_TYPES];     /* by type slot: a training job's rate there

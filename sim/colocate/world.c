@@ -415,7 +415,8 @@ static int decide(struct world *w, struct errbuf *err)
     tr->ops->load(tr->world, &tl);
     const int *types;
     struct colo_view v = { .now = now, .cl = w->env->cl, .nnodes = w->nnodes, .node = w->vn,
-                           .train_waiting = tl.waiting,
+                           .train_waiting = tl.waiting, .serve_slo_seen = sl.slo_seen,
+                           .serve_slo_miss = sl.slo_miss,
                            .ntypes = cluster_types(w->env->cl, &types) };
     double dt = sim_to_sec(now - w->last_decide);
     v.serve_demand = dt > 0 ? (sl.arrived - w->last_arrived) / dt : 0;

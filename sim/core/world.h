@@ -154,6 +154,12 @@ struct world_load {
     double arrived;             /* serving: the work arrived so far, tokens (prompts and the
                                    mean finished output per request); training: 0 */
     int    waiting;             /* training: GPUs its waiting jobs ask for at least */
+    /* serving, over the requests whose first token came since the previous load call (the
+     * run's start for the first): how many (slo_seen), and the fraction of them whose TTFT
+     * exceeded its objective slo.ttft_s (slo_miss, in [0, 1]; -1 with no such request or no
+     * objective).  A load call ends the window: call it once a decision.  Training: 0, -1. */
+    int64_t slo_seen;
+    double  slo_miss;
     double gain[CLUSTER_MAX_TYPES];     /* by type slot (cluster_types order): training, the
                                            mean job's rate there over its best type's;
                                            serving, tokens/s per GPU its instances there give

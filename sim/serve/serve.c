@@ -198,6 +198,7 @@ struct serve {
     uint8_t               *denied;      /* by GPU id: taken by the broker (NULL: none yet) */
     int                    ndraining;
     double                 arrived_prompt;  /* prompt tokens of every request arrived */
+    int64_t                firsts, firsts_late; /* first tokens, those past cfg.slo_ttft */
     int64_t                drains, loads;
 };
 
@@ -1307,8 +1308,12 @@ static int batch_done(serve *w, int i, int slot, struct errbuf *err)
         if (!produced)
             continue;
         r->generated++;
-        if (r->first < 0)
+        if (r->first < 0) {
             r->first = now;
+            w->firsts++;
+            w->firsts_late += w->cfg.slo_ttft > 0 &&
+                              t - sim_to_sec(r->arrival) > w->cfg.slo_ttft;
+        }
         w->tot.tokens_out++;
         if (t >= w->win.from && t <= w->win.to)
             w->tot.window_tokens++;
@@ -1870,6 +1875,12 @@ void serve_demand(const serve *w, double *prompt_tokens, int64_t *requests,
     *prompt_tokens = w->arrived_prompt;
     *requests = w->tot.reqs_in;
     *mean_output = w->out_n > 0 ? w->out_sum / w->out_n : 0;
+}
+
+void serve_first_tokens(const serve *w, int64_t *firsts, int64_t *late)
+{
+    *firsts = w->firsts;
+    *late = w->firsts_late;
 }
 
 static int instant_end(void *world, struct errbuf *err)

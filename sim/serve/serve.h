@@ -39,6 +39,8 @@ struct serve_config {
     simtime  until;             /* SIM_NEVER: until every request is done */
     uint64_t max_events;        /* 0: none */
     struct window measure;      /* seconds; to <= from: the first arrival to the last */
+    double   slo_ttft;          /* seconds: a first token later than this after its request's
+                                   arrival is late (serve_first_tokens); <= 0: none */
 };
 
 /* A request longer than the model's context: an input error, or cut to fit (the prompt
@@ -162,5 +164,10 @@ double serve_weights_load_s(const serve *w, int inst);
  * output of the finished ones (0 before the first). */
 void   serve_demand(const serve *w, double *prompt_tokens, int64_t *requests,
                     double *mean_output);
+/* First tokens so far, as a production broker may observe serving's latency: how many
+ * requests have had their first token, and how many of those came later than cfg.slo_ttft
+ * after the arrival (ttft > slo_ttft, as reqstats judges the objective; 0 without one).
+ * Counted once a request, when its first token comes. */
+void   serve_first_tokens(const serve *w, int64_t *firsts, int64_t *late);
 
 #endif

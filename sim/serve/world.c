@@ -17,6 +17,10 @@
  * util_<GPU type>, util_total, kv_util, queue_len, running_reqs; the summary of reqstats.h
  * plus tokens_per_s and requests_per_s over the measurement window (by default the first
  * arrival to the last), util_<type> and util_total over the run, and its counters.
+ *
+ * As a tenant (world.h's tenancy), its load tells a broker the work arrived, its per-type
+ * speed and, since the previous load call, how many first tokens came and what fraction of
+ * them missed slo.ttft_s (serve_first_tokens' counters, differenced here: O(1) a request).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -263,6 +267,7 @@ struct world {
     serve                  *s;              /* the run (attach to finish) */
     struct serve_sink       sink;           /* borrowed by s */
     struct world_tenancy    ten;            /* a broker's, in a co-simulation */
+    int64_t                 firsts_seen, late_seen; /* serve_first_tokens at the last load */
 };
 
 static const char *const req_cols[] = {
@@ -395,7 +400,7 @@ static int attach(void *world, struct engine *e, struct errbuf *err)
                                .drain = w->cfg->drain,
                                .sample_period = env->sim->sample_period,
                                .until = env->sim->until, .max_events = env->sim->max_events,
-                               .measure = env->sim->measure };
+                               .measure = env->sim->measure, .slo_ttft = w->cfg->slo_ttft };
     w->sink = (struct serve_sink){ w, on_request, on_sample,
                                    env->sim->timeline && env->out->row != NULL ? env->out
                                                                                : NULL };
@@ -472,7 +477,15 @@ static void load(void *world, struct world_load *out)
     double prompt, mean_out;
     int64_t n;
     serve_demand(w->s, &prompt, &n, &mean_out);
-    *out = (struct world_load){ .arrived = prompt + (double)n * mean_out };
+    int64_t firsts, late;
+    serve_first_tokens(w->s, &firsts, &late);
+    int64_t seen = firsts - w->firsts_seen;
+    *out = (struct world_load){ .arrived = prompt + (double)n * mean_out, .slo_seen = seen,
+                                .slo_miss = seen > 0 && w->cfg->slo_ttft > 0
+                                                ? (double)(late - w->late_seen) / (double)seen
+                                                : -1 };
+    w->firsts_seen = firsts;
+    w->late_seen = late;
     serve_type_speed(w->s, out->gain);
 }
 

@@ -608,7 +608,7 @@ static double take_cost(void *world, const int *gpus, int n)
 static void load(void *world, struct world_load *out)
 {
     struct world *w = world;
-    *out = (struct world_load){ .waiting = train_waiting_gpus(w->t) };
+    *out = (struct world_load){ .waiting = train_waiting_gpus(w->t), .slo_miss = -1 };
     train_type_gain(w->t, out->gain);
 }
 
