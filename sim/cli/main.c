@@ -124,7 +124,7 @@ static int load_experiment(const struct experiment_args *a, const char *name, st
     if (experiment_load(e, name, a->sets, a->nsets, err) < 0)
         return -1;
     if (a->have_seed)
-        (*e)->seed = (uint64_t)a->seed;
+        experiment_set_seed(*e, (uint64_t)a->seed);
     if (a->policy != NULL && experiment_only_policy(*e, a->policy, err) < 0)
         return -1;
     return 0;

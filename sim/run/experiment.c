@@ -463,6 +463,13 @@ void experiment_free(struct experiment *e)
     free(e);
 }
 
+void experiment_set_seed(struct experiment *e, uint64_t seed)
+{
+    e->seed = seed;
+    for (int i = 0; i < e->ntenants; i++)
+        experiment_set_seed(e->tenant[i], seed);
+}
+
 int experiment_only_policy(struct experiment *e, const char *name, struct errbuf *err)
 {
     for (int i = 0; i < e->npolicies; i++)

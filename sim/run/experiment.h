@@ -99,6 +99,9 @@ void experiment_free(struct experiment *e);
 /* Keep only policy `name` (the --policy option; a name or a label); it need not be listed in
  * the file, but must be a registered policy. */
 int  experiment_only_policy(struct experiment *e, const char *name, struct errbuf *err);
+/* Run e under `seed` instead of its file's (--seed): e's and each tenant's, as "seed" in the
+ * file would have given them. */
+void experiment_set_seed(struct experiment *e, uint64_t seed);
 
 /* The experiment as one policy's run sees it, as compact JSON (for runs.config_json).
  * Caller frees with free(). */
