@@ -703,6 +703,7 @@ struct th_serve th_serve_run(const cluster *cl, const char *model, const struct 
     res.iterations = tot.iterations;
     res.tokens_out = tot.tokens_out;
     res.kv_moved_bytes = tot.kv_moved_bytes;
+    res.window_tokens = tot.window_tokens;
     serve_destroy(w);
     policy_close(p);
     llm_destroy(lc);

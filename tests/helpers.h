@@ -174,6 +174,7 @@ struct th_serve {
     int    nsamples;
     long long events, decisions, preemptions, iterations;
     double tokens_out, kv_moved_bytes;
+    double window_tokens;       /* output tokens in the measurement window */
 };
 
 /* The serving defaults of an experiment (vLLM's budget, block size, memory use) into cfg. */

@@ -101,6 +101,36 @@ Test(serve, one_request_by_hand)
     cluster_destroy(cl);
 }
 
+/* The default measurement window ends at the last arrival: the tokens of the steps that end
+ * after it, before its event (admit_delay later) tells the world the source is empty, are
+ * not in it.  A alone from 0, B (the last) at 1 s: A's tokens by 1 s are the window's. */
+Test(serve, the_default_window_ends_at_the_last_arrival)
+{
+    cluster *cl = th_cluster(cat, one_a100);
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct request_spec q[2] = { req(0, 0, 100, 400), req(1, 1, 10, 1) };
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", q, 2, "highend_only", NULL, &cfg);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    struct llm_stage st = { catalog_gpu_find(cat, "A100-80GB"), 1, -1, 32, 1, 1 };
+    struct llm_batch pre = { 0 };
+    llm_batch_prefill(&pre, 100, 0, 1);
+    simtime t = admit_delay() + iteration(a, &st, &pre), last = sim_from_sec(1);
+    int in_window = 0, after = 0;
+    for (int k = 1; t <= last + admit_delay(); k++) {  /* A alone until B is routed */
+        in_window += t <= last;
+        after += t > last;
+        struct llm_batch d = { 0 };
+        llm_batch_decode(&d, 100 + k);
+        t += iteration(a, &st, &d);
+    }
+    cr_assert_gt(after, 0, "the case: A has steps between B's arrival and its event");
+    cr_assert_eq(r.window_tokens, in_window, "%g tokens in the window, by hand %d",
+                 r.window_tokens, in_window);
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
 Test(serve, requests_arriving_together_share_iterations)
 {
     cluster *cl = th_cluster(cat, one_a100);

@@ -187,6 +187,11 @@ struct serve {
     simtime                kv_since;
     double                 kv_used_all, kv_cap_all;
     double                 out_sum, out_n;   /* finished requests' outputs (router's view) */
+    /* the default window's end is the last arrival, known only when the source is found
+       empty, at that arrival's event (admit_delay later): what was counted in it over the
+       last admit_delay, to take back what came after the last arrival (window_count) */
+    struct late { simtime t; double tokens, done; } *late;
+    int32_t                nlate, late_head, late_cap;
     int64_t                in_system;
     struct serve_totals    tot;
     struct window          win;
@@ -290,6 +295,48 @@ static void list_remove(serve *w, int32_t *head, int32_t *tail, int32_t s)
     else
         *tail = r->prev;
     r->prev = r->next = -1;
+}
+
+/* Count `tokens` output tokens and `done` finished requests now in the measurement window. */
+static void window_count(serve *w, double tokens, double done)
+{
+    simtime now = engine_now(w->eng);
+    double t = sim_to_sec(now);
+    if (!(t >= w->win.from && t <= w->win.to))
+        return;
+    w->tot.window_tokens += tokens;
+    w->tot.window_done += done;
+    if (w->drained || w->win.to != INFINITY)
+        return;
+    /* the default window, its end not known yet: keep the counts of the last admit_delay */
+    while (w->late_head < w->nlate && w->late[w->late_head].t <= now - w->admit_delay)
+        w->late_head++;
+    if (w->late_head == w->nlate)
+        w->late_head = w->nlate = 0;
+    if (w->nlate == w->late_cap) {
+        int failed = 0;
+        int32_t cap = w->late_cap ? 2 * w->late_cap : 64;
+        struct late *l = grow_array(w->late, (size_t)cap, sizeof *l, &failed);
+        if (failed) {           /* the count stays, as before this record existed */
+            w->late_head = w->nlate = 0;
+            return;
+        }
+        w->late = l;
+        w->late_cap = cap;
+    }
+    w->late[w->nlate++] = (struct late){ now, tokens, done };
+}
+
+/* The source is empty: the default window ends at the last arrival, so what was counted
+ * after it (between it and its event, admit_delay later) leaves the window. */
+static void window_close(serve *w)
+{
+    for (int32_t k = w->late_head; k < w->nlate; k++)
+        if (w->late[k].t > w->last_arrival) {
+            w->tot.window_tokens -= w->late[k].tokens;
+            w->tot.window_done -= w->late[k].done;
+        }
+    w->late_head = w->nlate = 0;
 }
 
 static void mark_dirty(serve *w, int i)
@@ -433,9 +480,7 @@ static int finish(serve *w, int32_t s, struct errbuf *err)
     in->nrun--;
     r->state = R_DONE;
     w->tot.reqs_done++;
-    double t = sim_to_sec(engine_now(w->eng));
-    if (t >= w->win.from && t <= w->win.to)
-        w->tot.window_done++;
+    window_count(w, 0, 1);
     w->out_sum += r->output;
     w->out_n++;
     w->in_system--;
@@ -1315,8 +1360,7 @@ static int batch_done(serve *w, int i, int slot, struct errbuf *err)
                               t - sim_to_sec(r->arrival) > w->cfg.slo_ttft;
         }
         w->tot.tokens_out++;
-        if (t >= w->win.from && t <= w->win.to)
-            w->tot.window_tokens++;
+        window_count(w, 1, 0);
         if (r->generated >= r->output) {
             if (finish(w, s, err) < 0)
                 return -1;
@@ -1435,8 +1479,10 @@ static int read_next(serve *w, struct errbuf *err)
     if (rc == 0) {
         w->have_pending = 0;
         w->drained = 1;
-        if (w->win.to == INFINITY)      /* the default window ends at the last arrival */
+        if (w->win.to == INFINITY) {    /* the default window ends at the last arrival */
             w->win.to = sim_to_sec(w->last_arrival);
+            window_close(w);
+        }
         return 0;
     }
     if (w->pending.arrival < w->last_arrival)
@@ -2088,6 +2134,7 @@ void serve_destroy(serve *w)
     free(w->in);
     free(w->load);
     free(w->r);
+    free(w->late);
     free(w->dep);
     free(w->dreq);
     free(w->dslot);
