@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_randist.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -39,14 +40,35 @@ int __lsan_is_turned_off(void)
     return getenv("BXFI_MAP") == NULL;
 }
 
+static char tmpdir[256];
+static pid_t tmpdir_owner;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* At the test process's exit, its scratch directory goes (a child it forked exits too, but
+ * only the process that made the directory removes it). */
+static void tmpdir_remove(void)
+{
+    if (tmpdir[0] != '\0' && getpid() == tmpdir_owner)
+        nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 const char *th_tmpdir(void)
 {
-    static char dir[256];
-    if (dir[0] == '\0') {
-        snprintf(dir, sizeof dir, "/tmp/hetsim-test-XXXXXX");
-        cr_assert_not_null(mkdtemp(dir));
+    if (tmpdir[0] == '\0') {
+        snprintf(tmpdir, sizeof tmpdir, "/tmp/hetsim-test-XXXXXX");
+        cr_assert_not_null(mkdtemp(tmpdir));
+        tmpdir_owner = getpid();
+        atexit(tmpdir_remove);
     }
-    return dir;
+    return tmpdir;
 }
 
 char *th_write(const char *name, const char *text)

@@ -15,7 +15,8 @@
 #include "../models/tput.h"
 #include "../sim/core/cluster.h"
 
-/* A fresh directory for this test process. */
+/* A fresh directory for this test process, removed with everything in it when the process
+ * exits (a test that crashes leaves it). */
 const char *th_tmpdir(void);
 /* Write `text` to <tmpdir>/<name>; returns the full path (caller frees). */
 char *th_write(const char *name, const char *text);
