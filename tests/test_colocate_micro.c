@@ -505,7 +505,7 @@ Test(colocate_micro, a_taken_host_node_evicts_what_no_longer_fits, .timeout = 12
     free(file);
 }
 
-/* ---- the host cores end to end (workloads/experiments/colocate_micro_host.json), through the
+/* ---- the host cores end to end (workloads/experiments/colocate_host.json), through the
  * CLI and the database: each A100 server (serving's) leaves 2 cores and 16 GB, 10 containers
  * of 0.2 cores and 1 GB, to the microservices beside their one 4-core node (20), 50 in all.
  * Under static serving keeps its three servers, so the tenant's allocation reaches the 50 the
@@ -525,7 +525,7 @@ static double policy_metric(const char *db_path, const char *pol, const char *na
 
 Test(colocate_micro, host_cores_are_lost_to_loans_and_kept_under_static, .timeout = 120)
 {
-    const char *args[] = { "run", "colocate_micro_host", "--set", "sim.timeline=true", "--db",
+    const char *args[] = { "run", "colocate_host", "--set", "sim.timeline=true", "--db",
                            NULL, "-q", NULL };
     char *hdb = th_write("host.db", "");
     remove(hdb);
