@@ -284,7 +284,7 @@ static void assert_listing(const char *what, int nlines, int max_cols, const cha
  * run simulates, with its note). */
 Test(cli, list_describes_shipped_files)
 {
-    assert_listing("experiments", 27, 100, (const char *const[]){
+    assert_listing("experiments", 28, 100, (const char *const[]){
         "default            The embedded default experiment (make run): 300 Philly jobs...\n",
         "\noef_tenants        OEF's setting (Middleware 2024): four tenants whose models gain "
         "very...\n",

@@ -385,3 +385,189 @@ Test(colocate_micro, the_microservice_tenant_and_the_others_run_as_without_each_
     free(db2);
     free(dbm);
 }
+
+/* ---- the host parts of GPU nodes (cluster "host_cpus", "host_memory_gb"): nodes the micro
+ * tenant may lose.  A micro world on two CPU nodes of 4 cores and 32 GB, 20 containers each
+ * (every socialnet container takes 0.2 cores and 1 GB): a CPU group's node and a GPU
+ * server's host part (cluster_cpu_part).  Under 500 requests/s Erms wants more than the 40
+ * containers both hold, so every decision is capped at 40; the host node taken at 150 s (mid
+ * interval) leaves room for 20, so 40 - 20 = 20 containers are evicted at once, by hand; no
+ * interval end until it is given back (330 s) shows more than 20; after, the next decisions
+ * grow into it again. */
+
+struct mover {
+    engine          *e;
+    uint32_t         tag;
+    const struct world_ops *ops;
+    void            *w;
+    int64_t          evicted;
+    int              takes, gives;
+};
+
+static int mover_handle(void *ctx, const struct evq_event *ev, struct errbuf *err)
+{
+    struct mover *c = ctx;
+    int node = 1;               /* the host part: after the CPU group's node */
+    if ((ev->kind & ENGINE_KIND_MASK) == 1) {
+        int rc = c->ops->take(c->w, &node, 1, &c->evicted, err);
+        cr_assert_eq(rc, 1, "take: %s", err->msg);
+        c->takes++;
+    } else {
+        cr_assert_eq(c->ops->give(c->w, &node, 1, err), 0, "give: %s", err->msg);
+        c->gives++;
+    }
+    return ENGINE_CONTINUE;
+}
+
+/* The value of "sample <t> <name> v" in the log, NAN if absent. */
+static double log_sample_at(const struct log *l, double t_s, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "sample %lld %s ", (long long)sim_from_sec(t_s), name);
+    const char *p = strstr(l->s, key);
+    return p != NULL ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+Test(colocate_micro, a_taken_host_node_evicts_what_no_longer_fits, .timeout = 120)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{ \"name\": \"host\", \"domain\": \"micro\", \"seed\": 2,\n"
+             " \"cluster\": { \"name\": \"h\", \"network\": \"ib-100g\", \"groups\": [\n"
+             "  { \"name\": \"cpu\", \"count\": 1, \"cpus\": 4, \"memory_gb\": 32 },\n"
+             "  { \"name\": \"a100\", \"count\": 1, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 4, "
+             "\"host_cpus\": 4, \"host_memory_gb\": 32 } ] },\n"
+             " \"app\": \"%s/workloads/micro/socialnet.json\", \"sla_ms\": 100, \"mode\": "
+             "\"analytical\",\n"
+             " \"workload\": { \"format\": \"micro_poisson\", \"duration_s\": 600, "
+             "\"rate_per_s\": 500 },\n"
+             " \"policies\": [\"erms\"], \"sim\": { \"interval_s\": 60, \"startup_s\": 5, "
+             "\"sample_s\": 60 } }\n", path_data_root());
+    char *file = th_write("host_take.json", text);
+    struct errbuf err;
+    err_clear(&err);
+    struct experiment *e;
+    struct run_env env = { 0 };
+    cr_assert_eq(experiment_load(&e, file, NULL, 0, &err), 0, "%s", err.msg);
+    cr_assert_eq(run_env_open(&env, e, &err), 0, "%s", err.msg);
+    cluster *part;
+    cr_assert_eq(cluster_cpu_part(&part, env.cl, &err), 0, "%s", err.msg);
+    cr_assert_eq(cluster_ncpu_groups(part), 2);
+    cr_assert_eq(cluster_cpu_group(part, 0)->gpu_node, -1);
+    cr_assert_eq(cluster_cpu_group(part, 1)->gpu_node, 0);
+    workload *wl;
+    policy *p;
+    struct workload_env wenv = { env.model, e->seed, e->base_dir };
+    struct policy_env penv = { e->seed, part, env.model, e->base_dir, 0 };
+    cr_assert_eq(workload_open(&wl, &e->workload, &wenv, &err), 0, "%s", err.msg);
+    cr_assert_eq(policy_open(&p, e->policies[0].name, &e->policies[0].params, &penv, &err), 0,
+                 "%s", err.msg);
+    struct log log = { 0 };
+    struct world_writer out = { .ctx = &log, .row = log_row, .sample = log_sample,
+                                .metric = log_metric };
+    struct world_env we = { .cl = part, .model = env.model, .seed = e->seed, .sim = &e->sim,
+                            .config = e->world_config, .source = workload_source(wl),
+                            .decider = policy_decider(p), .out = &out };
+    const struct world_ops *ops = e->world;
+    void *w;
+    cr_assert_eq(ops->create(&w, &we, &err), 0, "%s", err.msg);
+    engine *eng = engine_create(16);
+    struct mover c = { .e = eng, .ops = ops, .w = w };
+    cr_assert_eq(engine_attach(eng, mover_handle, NULL, &c, &c.tag), 0);
+    cr_assert_eq(ops->attach(w, eng, &err), 0, "%s", err.msg);
+    cr_assert_eq(engine_at(eng, sim_from_sec(150), 1 | c.tag, 0, NULL), 0);
+    cr_assert_eq(engine_at(eng, sim_from_sec(330), 2 | c.tag, 0, NULL), 0);
+    struct engine_limits lim = { SIM_NEVER, 0 };
+    int stop = engine_advance(eng, &lim, &err);
+    cr_assert_eq(stop, ENGINE_DRAINED, "%s", err.msg);
+    struct world_totals tot;
+    cr_assert_eq(ops->finish(w, stop, &tot, &err), 0, "%s", err.msg);
+    cr_assert_eq(c.takes, 1);
+    cr_assert_eq(c.gives, 1);
+    /* before the take: both nodes full (capped at 40) */
+    cr_assert_eq(log_sample_at(&log, 60, "containers_total"), 40, "%s", log.s);
+    cr_assert_eq(log_sample_at(&log, 120, "containers_total"), 40);
+    /* the take: 40 held, 20 fit */
+    cr_assert_eq(c.evicted, 20, "%lld evicted", (long long)c.evicted);
+    cr_assert_not_null(strstr(log.s, "metric evictions 20\n"), "%s", log.s);
+    for (double t = 180; t <= 330; t += 60)
+        cr_assert_leq(log_sample_at(&log, t, "containers_total"), 20, "at %g s", t);
+    /* given back: the decisions after 330 s grow into it */
+    cr_assert_eq(log_sample_at(&log, 420, "containers_total"), 40);
+    ops->destroy(w);
+    engine_destroy(eng);
+    policy_close(p);
+    workload_close(wl);
+    cluster_destroy(part);
+    run_env_close(&env);
+    experiment_free(e);
+    free(log.s);
+    free(file);
+}
+
+/* ---- the host cores end to end (workloads/experiments/colocate_host.json), through the
+ * CLI and the database: each A100 server (serving's) leaves 2 cores and 16 GB, 10 containers
+ * of 0.2 cores and 1 GB, to the microservices beside their one 4-core node (20), 50 in all.
+ * Under static serving keeps its three servers, so the tenant's allocation reaches the 50 the
+ * host cores make possible (more than its CPU node's 20) and nothing is evicted; under loan,
+ * servers lent to training take their host cores away: containers are evicted, and its
+ * containers and SLA figures differ from static's.  Either way every GPU is held by one
+ * tenant at every moment: the timeline's holdings of a GPU never overlap and cover the run,
+ * and the GPU-hours held add up to the cluster's 20 GPUs times the run. */
+/* Metric `name` of the run of policy `pol` in db. */
+static double policy_metric(const char *db_path, const char *pol, const char *name)
+{
+    char q[512];
+    snprintf(q, sizeof q, "SELECT m.value FROM metrics m JOIN runs r ON r.id = m.run_id WHERE "
+             "r.policy = '%s' AND m.name = '%s'", pol, name);
+    return th_db_value(db_path, q);
+}
+
+Test(colocate_micro, host_cores_are_lost_to_loans_and_kept_under_static, .timeout = 120)
+{
+    const char *args[] = { "run", "colocate_host", "--set", "sim.timeline=true", "--db",
+                           NULL, "-q", NULL };
+    char *hdb = th_write("host.db", "");
+    remove(hdb);
+    args[5] = hdb;
+    struct th_out o = th_hetsim(args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    th_out_free(&o);
+    char q[512];
+#define HOST_METRIC(pol, name) policy_metric(hdb, pol, name)
+    cr_assert_eq(HOST_METRIC("static", "loans"), 0);
+    cr_assert_eq(HOST_METRIC("static", "microservices_evictions"), 0);
+    cr_assert_eq(HOST_METRIC("static", "microservices_containers_max"), 50);
+    cr_assert_gt(HOST_METRIC("loan", "loans"), 0);
+    double ev = HOST_METRIC("loan", "microservices_evictions");
+    cr_assert_gt(ev, 0);
+    /* no more than the host cores of the servers lent: 10 containers each */
+    cr_assert_leq(ev, 10 * HOST_METRIC("loan", "loans"));
+    cr_assert_leq(HOST_METRIC("loan", "microservices_containers_max"), 50);
+    static const char *const differ[] = { "microservices_containers_mean",
+                                          "microservices_sla_violation_prob",
+                                          "microservices_e2e_p95" };
+    for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++)
+        cr_assert_neq(HOST_METRIC("static", differ[i]), HOST_METRIC("loan", differ[i]), "%s",
+                      differ[i]);
+    cr_assert_lt(HOST_METRIC("loan", "microservices_containers_mean"),
+                 HOST_METRIC("static", "microservices_containers_mean"));
+#undef HOST_METRIC
+    for (int run = 1; run <= 2; run++) {
+        double end;
+        snprintf(q, sizeof q, "SELECT sim_end_s FROM runs WHERE id = %d", run);
+        end = th_db_value(hdb, q);
+        cr_assert_gt(end, 0);
+        snprintf(q, sizeof q, "SELECT count(*) FROM timeline a JOIN timeline b ON a.run_id = "
+                 "b.run_id AND a.resource = b.resource AND a.rowid < b.rowid AND a.start_s < "
+                 "b.end_s AND b.start_s < a.end_s WHERE a.run_id = %d", run);
+        cr_assert_eq(th_db_value(hdb, q), 0, "run %d: a GPU held twice at once", run);
+        snprintf(q, sizeof q, "SELECT sum(end_s - start_s) FROM timeline WHERE run_id = %d",
+                 run);
+        cr_assert_float_eq(th_db_value(hdb, q), 20 * end, 1e-6 * end, "run %d", run);
+        snprintf(q, sizeof q, "SELECT sum(value) FROM metrics WHERE run_id = %d AND name IN "
+                 "('gpu_hours_serving', 'gpu_hours_training')", run);
+        cr_assert_float_eq(th_db_value(hdb, q), 20 * end / 3600, 1e-9 * end, "run %d", run);
+    }
+    free(hdb);
+}

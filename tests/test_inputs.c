@@ -2337,6 +2337,22 @@ static const struct row rows[] = {
     { "colocate_slo_guard_on_static",
       { { "e.json", C_POL("[{ \"name\": \"static\", \"slo_guard\": 0.1 }]") } },
       { RUN }, 2, AT("e.json", 11) "policies[0].slo_guard: unknown field" },
+    /* the host cores of GPU servers ("host_cpus", "host_memory_gb"): cluster line 4 */
+    { "colocate_host_cpus_negative",
+      EXP(INLINE(INET, GRP("1", "V100", "4", ", \"host_cpus\": -2, \"host_memory_gb\": 8"))),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].host_cpus: -2 is out of range" },
+    { "colocate_host_memory_not_a_number",
+      EXP(INLINE(INET, GRP("1", "V100", "4", ", \"host_cpus\": 2, \"host_memory_gb\": "
+                                               "\"8\""))),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].host_memory_gb: must be a number" },
+    { "colocate_host_cpus_without_memory",
+      EXP(INLINE(INET, GRP("1", "V100", "4", ", \"host_cpus\": 2"))),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].host_cpus: a server that leaves host_cpus "
+                                  "to containers leaves host_memory_gb too" },
+    { "colocate_host_cpus_on_a_cpu_group",
+      EXP(INLINE(INET, "{ \"count\": 1, \"cpus\": 8, \"memory_gb\": 16, \"host_cpus\": 2 }")),
+      { RUN }, 2, AT("e.json", 4) "cluster.groups[0].host_cpus: a CPU node group (no \"gpu\") "
+                                  "has no host_cpus (its own are cpus and memory_gb)" },
 #undef CTMEXPF
 #undef C_MICRO
 #undef CMEXPF

@@ -7,9 +7,12 @@
  * tenancy hooks (take, give), never touching their state otherwise.
  *
  * A third tenant, "microservices" (the micro domain), may run beside them, or beside training
- * alone: on the cluster's CPU node groups (tenant_cluster: a cluster of those alone), attached
- * to the same engine and finished with the others, never moved or touched by the broker,
- * which lends GPU nodes between serving and training only.  The tenants are training with
+ * alone: on the cluster's CPU node groups and the host parts of its GPU nodes ("host_cpus",
+ * "host_memory_gb"; tenant_cluster: cluster_cpu_part), attached to the same engine and
+ * finished with the others.  The broker lends GPU nodes between serving and training only;
+ * a GPU node's host part is the microservices' while serving holds the node (an inference
+ * server leaves its host cores idle, training's data loaders use them): taken from them at 0
+ * on training's nodes, when a loan arrives (hand_to_training) and given back at a reclaim.  The tenants are training with
  * serving, microservices or both (read_config says so); without serving every node is
  * training's and the broker does not decide.
  *
@@ -249,6 +252,9 @@ struct world {
     int              nnodes;
     struct node     *nd;
     int             *serve_node;    /* by node: its index in serving's cluster, -1: none */
+    const struct world_tenant *micro;   /* the microservices, NULL: none */
+    int             *host;          /* by node: the micro tenant's CPU node of its host part,
+                                       -1: none */
     int             *full_node;     /* by serving's node: the cluster's */
     int              serve_slot[CLUSTER_MAX_TYPES];     /* serving's type slots in ours */
     struct colo_node *vn;           /* the view's nodes */
@@ -315,11 +321,25 @@ static int tl_close(struct world *w, int k, simtime t, int ends, struct errbuf *
     return rc;
 }
 
+/* Node k's host part to the micro tenant (give) or from it (take), if it has one. */
+static int host_move(struct world *w, int k, int give, struct errbuf *err)
+{
+    if (w->host[k] < 0)
+        return 0;
+    const struct world_tenant *m = w->micro;
+    int64_t evicted;
+    if (give)
+        return m->ops->give(m->world, &w->host[k], 1, err);
+    return m->ops->take(m->world, &w->host[k], 1, &evicted, err) < 0 ? -1 : 0;
+}
+
 /* Node k is training's now: the loan arrives. */
 static int hand_to_training(struct world *w, int k, struct errbuf *err)
 {
     struct node *n = &w->nd[k];
     simtime t = engine_now(w->e);
+    if (host_move(w, k, 0, err) < 0)
+        return -1;
     account(w, t);
     if (tl_close(w, k, t, TL_MIGRATE, err) < 0)
         return -1;
@@ -379,7 +399,9 @@ static int move_node(struct world *w, int k, struct errbuf *err)
     w->reclaims++;
     w->reclaim_preemptions += affected;
     const struct world_tenant *s = w->t[COLO_SERVING];
-    return s->ops->give(s->world, sids, ng, err);
+    if (s->ops->give(s->world, sids, ng, err) < 0)
+        return -1;
+    return host_move(w, k, 1, err);
 }
 
 /* The view's packs and loading flags from serving's ties (colo_view.h): nodes whose GPUs
@@ -494,6 +516,7 @@ static void destroy(void *world)
         return;
     engine_destroy(w->e);
     free(w->serve_node);
+    free(w->host);
     free(w->full_node);
     free(w->nd);
     free(w->vn);
@@ -517,6 +540,8 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
             w->t[COLO_SERVING] = &env->tenants[i];
         else if (strcmp(env->tenants[i].name, "training") == 0)
             w->t[COLO_TRAINING] = &env->tenants[i];
+        else if (strcmp(env->tenants[i].name, "microservices") == 0)
+            w->micro = &env->tenants[i];
     }
     if (w->t[COLO_TRAINING] == NULL) {
         free(w);
@@ -526,10 +551,21 @@ static int create(void **out, const struct world_env *env, struct errbuf *err)
     w->nd = calloc((size_t)w->nnodes + 1, sizeof *w->nd);
     w->vn = calloc((size_t)w->nnodes + 1, sizeof *w->vn);
     w->move = calloc((size_t)w->nnodes + 1, sizeof *w->move);
+    w->host = calloc((size_t)w->nnodes + 1, sizeof *w->host);
     w->e = engine_create(1024);
-    if (w->nd == NULL || w->vn == NULL || w->move == NULL || w->e == NULL) {
+    if (w->nd == NULL || w->vn == NULL || w->move == NULL || w->host == NULL || w->e == NULL) {
         destroy(w);
         return err_run(err, "out of memory");
+    }
+    /* the host parts of the GPU nodes: the micro tenant's CPU nodes, numbered group by group
+     * (cluster_cpu_part) */
+    for (int k = 0; k < w->nnodes; k++)
+        w->host[k] = -1;
+    for (int i = 0, nd = 0; w->micro != NULL && i < cluster_ncpu_groups(w->micro->cl); i++) {
+        const struct cluster_cpu_group *g = cluster_cpu_group(w->micro->cl, i);
+        for (int q = 0; q < g->count; q++, nd++)
+            if (g->gpu_node >= 0)
+                w->host[g->gpu_node + q] = nd;
     }
     w->period = sim_from_sec(c->period_s);
     /* the home of each node: serving's groups by name; serving's own node numbers */
@@ -654,6 +690,11 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
         if (tr->ops->take(tr->world, ids, ng, &affected, err) < 0)
             return -1;
     }
+    /* time 0: the host parts of training's nodes are its data loaders', not the micro
+     * tenant's (taken before its first decision: its deployment starts without them) */
+    for (int k = 0; k < w->nnodes; k++)
+        if (w->nd[k].holder == COLO_TRAINING && host_move(w, k, 0, err) < 0)
+            return -1;
     if (w->t[COLO_SERVING] != NULL &&      /* else nothing to move */
         engine_at(w->e, w->period, EV_DECIDE | w->tag, 0, NULL) < 0)
         return err_run(err, "out of memory");

@@ -4,7 +4,9 @@
  * have (catalog_gpu_intra_ok: no T4 on NVLink, no K80 on NVSwitch, no PCIe 3 GPU at PCIe 4
  * speed), and no two groups may be given the same name.  A group without "gpu" is a CPU node
  * group ("cpus", "memory_gb"): it takes none of the GPU fields, needs no network, and is not
- * laid out into GPU nodes (cluster_cpu_group lists it).
+ * laid out into GPU nodes (cluster_cpu_group lists it).  A GPU group's "host_cpus" and
+ * "host_memory_gb" (cores and GB each server leaves to containers) come together: both 0 (the
+ * default) or both positive.
  * Invariants: nodes[k].first + nodes[k].ngpus == nodes[k+1].first; gpu_node is the inverse.
  * Placement queries are O(n) in the GPUs named (a bitmap-free scan with a small node list).
  */
@@ -21,6 +23,7 @@ struct group {
     char name[GROUP_NAME_MAX];
     int  named;         /* the name was given (else it is the GPU type's) */
     int  gpu, count, per_node, intra, net;      /* gpu < 0: a CPU group */
+    double host_cpus, host_mem;     /* a GPU group: what each server leaves to containers */
 };
 
 struct cluster {
@@ -125,7 +128,8 @@ static int group_name(cluster *c, int i, const struct jobj *g, const char *gpath
 static int cpu_group(cluster *c, int i, const struct jobj *g, const char *gpath,
                      struct errbuf *err)
 {
-    static const char *const gpu_only[] = { "gpus_per_node", "intra", NULL };
+    static const char *const gpu_only[] = { "gpus_per_node", "intra", "host_cpus",
+                                            "host_memory_gb", NULL };
     struct group *gr = &c->groups[i];
     struct cluster_cpu_group *cg = &c->cpu[c->ncpu];
     int64_t count = 0;
@@ -134,8 +138,8 @@ static int cpu_group(cluster *c, int i, const struct jobj *g, const char *gpath,
         if (n != NULL) {
             char p[256];
             snprintf(p, sizeof p, "%s.%s", g->path, gpu_only[k]);
-            return jsonf_error(g->doc, n, p, err, "a CPU node group (no \"gpu\") has no %s",
-                               gpu_only[k]);
+            return jsonf_error(g->doc, n, p, err, "a CPU node group (no \"gpu\") has no %s%s",
+                               gpu_only[k], k >= 2 ? " (its own are cpus and memory_gb)" : "");
         }
     }
     if (jobj_int(g, "count", JREQ, 1, 1000000, &count, err) < 0 ||
@@ -145,6 +149,7 @@ static int cpu_group(cluster *c, int i, const struct jobj *g, const char *gpath,
     gr->gpu = -1;
     gr->count = (int)count;
     cg->count = (int)count;
+    cg->gpu_node = -1;
     snprintf(cg->name, sizeof cg->name, "%s", gr->named ? gr->name : "cpu");
     if (!gr->named)
         snprintf(gr->name, sizeof gr->name, "cpu");
@@ -239,7 +244,7 @@ int cluster_cpu_part(cluster **out, const cluster *c, struct errbuf *err)
     *s = (struct cluster){ .cat = c->cat, .placeholder = c->placeholder };
     snprintf(s->name, sizeof s->name, "%s", c->name);
     s->groups = calloc((size_t)c->ngroups + 1, sizeof *s->groups);
-    s->cpu = calloc((size_t)c->ncpu + 1, sizeof *s->cpu);
+    s->cpu = calloc((size_t)c->ngroups + 1, sizeof *s->cpu);
     if (s->groups == NULL || s->cpu == NULL) {
         cluster_destroy(s);
         return err_run(err, "out of memory");
@@ -249,6 +254,20 @@ int cluster_cpu_part(cluster **out, const cluster *c, struct errbuf *err)
             s->groups[s->ngroups++] = c->groups[g];
     memcpy(s->cpu, c->cpu, (size_t)c->ncpu * sizeof *s->cpu);
     s->ncpu = c->ncpu;
+    /* the host parts of the GPU groups, after the CPU groups (each node keeps its number) */
+    for (int g = 0, node = 0; g < c->ngroups; g++) {
+        const struct group *gr = &c->groups[g];
+        if (gr->gpu < 0)
+            continue;
+        if (gr->host_cpus > 0 && gr->host_mem > 0) {
+            struct cluster_cpu_group *h = &s->cpu[s->ncpu++];
+            *h = (struct cluster_cpu_group){ .count = gr->count, .cpus = gr->host_cpus,
+                                             .memory_gb = gr->host_mem, .gpu_node = node };
+            snprintf(h->name, sizeof h->name, "%s", gr->name);
+            snprintf(h->field, sizeof h->field, "groups[%d]", g);
+        }
+        node += gr->count;
+    }
     if (layout(s) < 0) {
         cluster_destroy(s);
         return err_run(err, "out of memory");
@@ -263,7 +282,8 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
     static const char *const top_keys[] = { "name", "network", "groups", "note", "source",
                                               "placeholder", NULL };
     static const char *const gkeys[] = { "name", "count", "gpu", "gpus_per_node", "intra",
-                                         "network", "note", "cpus", "memory_gb", NULL };
+                                         "network", "note", "cpus", "memory_gb",
+                                         "host_cpus", "host_memory_gb", NULL };
     *out = NULL;
     cluster *c = calloc(1, sizeof *c);
     if (c == NULL)
@@ -331,8 +351,20 @@ int cluster_from_json(cluster **out, const catalog *cat, const struct jobj *o,
         }
         if (jobj_str(&g, "gpu", JREQ, &gpu, err) < 0 ||
             jobj_int(&g, "count", JREQ, 1, 1000000, &count, err) < 0 ||
-            jobj_int(&g, "gpus_per_node", JREQ, 1, 64, &per, err) < 0)
+            jobj_int(&g, "gpus_per_node", JREQ, 1, 64, &per, err) < 0 ||
+            jobj_num(&g, "host_cpus", JOPT, 0, 1e6, &gr->host_cpus, err) < 0 ||
+            jobj_num(&g, "host_memory_gb", JOPT, 0, 1e9, &gr->host_mem, err) < 0)
             goto fail;
+        if ((gr->host_cpus > 0) != (gr->host_mem > 0)) {
+            const char *given = gr->host_cpus > 0 ? "host_cpus" : "host_memory_gb";
+            const char *other = gr->host_cpus > 0 ? "host_memory_gb" : "host_cpus";
+            char p[256];
+            snprintf(p, sizeof p, "%s.%s", g.path, given);
+            jsonf_error(o->doc, cJSON_GetObjectItemCaseSensitive(e, given), p, err,
+                        "a server that leaves %s to containers leaves %s too (give both, "
+                        "or neither)", given, other);
+            goto fail;
+        }
         gr->gpu = catalog_gpu_find(cat, gpu);
         if (gr->gpu < 0) {
             const char **names = malloc((size_t)(catalog_ngpus(cat) + 1) * sizeof *names);

@@ -2,7 +2,9 @@
  * cluster: the simulated machines — node groups of one GPU type each, with an intra-node link
  * (NVLink, NVSwitch, PCIe) and an inter-node network (Ethernet, InfiniBand); and CPU node
  * groups ("cpus" and "memory_gb", no "gpu") for worlds that place containers, not GPUs (the
- * microservice world).  A cluster may hold either kind or both; GPU ids and nodes count only
+ * microservice world).  A GPU group may leave each server's "host_cpus" cores and
+ * "host_memory_gb" GB to containers (default 0: none), which cluster_cpu_part lists as CPU
+ * nodes of their own.  A cluster may hold either kind or both; GPU ids and nodes count only
  * the GPU groups, so a GPU cluster reads and lays out as it did before CPU groups existed.
  *
  * GPUs are numbered 0..ngpus-1 node by node, groups in file order, so a GPU id is stable for a
@@ -33,11 +35,15 @@ struct cluster_node {
 };
 
 /* A CPU node group: `count` nodes of `cpus` cores and `memory_gb` GB each.  file:line is where
- * the group was given (for a world's errors about it), field its path ("groups[2]"). */
+ * the group was given (for a world's errors about it), field its path ("groups[2]").
+ * gpu_node >= 0 only in cluster_cpu_part's: the host part of a GPU group (its servers'
+ * "host_cpus" and "host_memory_gb"), whose node q is the whole cluster's GPU node
+ * gpu_node + q; -1 for a CPU node group. */
 struct cluster_cpu_group {
     char   name[64];
     int    count;
     double cpus, memory_gb;
+    int    gpu_node;
     char   file[256];
     long   line;
     char   field[240];
@@ -51,8 +57,12 @@ int  cluster_load(cluster **out, const catalog *cat, const char *path, struct er
  * its nodes and GPU ids count only those groups, in the same order; name, catalog and links
  * are c's.  (A co-simulation's tenant sees only the part of the cluster it may hold.) */
 int  cluster_subset(cluster **out, const cluster *c, const int *keep, struct errbuf *err);
-/* The cluster of c's CPU groups alone (no GPU node), in file order: what a tenant that
- * places containers on CPU nodes may hold of a shared cluster. */
+/* The cluster of c's CPU groups alone (no GPU node), in file order, then, as CPU groups of
+ * their own (gpu_node >= 0, in file order), the host parts of c's GPU groups that leave
+ * cores and memory to containers ("host_cpus", "host_memory_gb" > 0): what a tenant that
+ * places containers on CPU nodes may hold of a shared cluster.  Its CPU nodes are numbered
+ * group by group in that order, so a CPU group's nodes keep the numbers they have without
+ * host parts. */
 int  cluster_cpu_part(cluster **out, const cluster *c, struct errbuf *err);
 void cluster_destroy(cluster *c);
 

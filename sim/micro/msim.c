@@ -41,12 +41,20 @@
  * down to the largest uniform fraction that fits (every service keeps one container), then
  * topped up one container at a time, round-robin.
  *
+ * Nodes taken and given (msim_take, msim_give: the host parts of GPU nodes, which a
+ * co-simulation's broker moves): a taken node holds nothing; at once the allocation is
+ * scaled down as a decision would be (fit_capacity) and applied (the newest starting
+ * containers go first, as at a scale-in), its containers over capacity evicted (evictions,
+ * among scale_ins); a given node holds again, which the next decision may use.  A take before
+ * the first decision fits the initial deployment instead (nothing was running to evict).
+ *
  * Summary (doc/microservices.md): e2e_mean, e2e_p50, e2e_p95, e2e_p99 over requests;
  * sla_miss_frac (requests over the SLA); sla_violation_prob (intervals whose end-to-end
  * quantile exceeds the SLA, among those with requests); containers_mean (time-averaged
  * allocated containers), containers_max, cpu_seconds (core-seconds allocated);
  * scale_outs and scale_ins (containers added and removed); capacity_capped (decisions
- * scaled down to fit); requests_total; intervals; the queueing truth's drain_seconds.
+ * scaled down to fit); evictions (containers removed by takes; written only when the cluster
+ * has host nodes, the one case a tenant can lose nodes); requests_total; intervals; the queueing truth's drain_seconds.
  * Time series per interval: rate, e2e_q, containers_total, containers_<service>,
  * load_<service> (calls/s per ready container), mix_<graph>, and the queueing truth's
  * calls_<service> (calls waiting or in service at the interval's end).
@@ -175,9 +183,13 @@ struct msim {
     int64_t              *ccount, *cls_seen;
     struct stats_vec      e2e_iv, *e2e_g;
     int                  *want;
-    /* nodes, for the capacity check */
-    double               *node_cpu, *node_mem, *free_cpu, *free_mem;
+    /* nodes, for the capacity check (node_cpu, node_mem: 0 while taken; full_*: as given) */
+    double               *node_cpu, *node_mem, *free_cpu, *free_mem, *full_cpu, *full_mem;
     int                   nnodes;
+    int                   can_lose;     /* its cluster has host nodes (msim_take) */
+    int                   gone;         /* it has left the engine (quit) */
+    simtime               acct;         /* containers are accounted up to here */
+    int64_t               evictions;
     double                cap_cpus, cap_mem;
     int                  *order;
     /* lattices (analytical) */
@@ -233,6 +245,8 @@ struct msim {
 int msim_check_cluster(const struct app *a, const cluster *cl, struct errbuf *err)
 {
     int ng = cluster_ncpu_groups(cl);
+    while (ng > 0 && cluster_cpu_group(cl, ng - 1)->gpu_node >= 0)
+        ng--;       /* host parts of GPU nodes (last): the tenant may lose them */
     if (ng == 0)
         return err_input(err, NULL, 0, "cluster", "cluster '%s' has no CPU node groups, where "
                          "the containers of the microservice world run (a group with "
@@ -1448,6 +1462,7 @@ static int account(msim *m, double dt)
  * stopped loop leaves them. */
 static int quit(msim *m)
 {
+    m->gone = 1;
     engine_detach(m->eng, m->tag);
     return ENGINE_CONTINUE;
 }
@@ -1459,7 +1474,7 @@ static int boundary(msim *m, simtime now, struct errbuf *err)
 {
     if (now > 0) {
         if (m->counted)
-            account(m, sim_to_sec(now - m->t0));
+            account(m, sim_to_sec(now - m->acct));
         /* containers removed but still serving their calls: reported apart (drain_seconds),
          * the allocation being what the policy holds */
         for (int k = 0; m->mq != NULL && k < m->S; k++) {
@@ -1472,7 +1487,7 @@ static int boundary(msim *m, simtime now, struct errbuf *err)
         m->horizon_s = sim_to_sec(now);
         m->interval++;
     }
-    m->t0 = now;
+    m->t0 = m->acct = now;
     m->counted = !(m->c.measure.to > m->c.measure.from) ||
                  (sim_to_sec(now) >= m->c.measure.from && sim_to_sec(now) < m->c.measure.to);
     m->nchg = 0;
@@ -1642,7 +1657,10 @@ int msim_create(msim **out, const struct msim_config *c, const cluster *cl,
         m->node_mem = calloc((size_t)m->nnodes, sizeof(double));
         m->free_cpu = calloc((size_t)m->nnodes, sizeof(double));
         m->free_mem = calloc((size_t)m->nnodes, sizeof(double));
-        ok = m->node_cpu && m->node_mem && m->free_cpu && m->free_mem;
+        m->full_cpu = calloc((size_t)m->nnodes, sizeof(double));
+        m->full_mem = calloc((size_t)m->nnodes, sizeof(double));
+        ok = m->node_cpu && m->node_mem && m->free_cpu && m->free_mem && m->full_cpu &&
+             m->full_mem;
     }
     if (!ok) {
         msim_destroy(m);
@@ -1651,9 +1669,10 @@ int msim_create(msim **out, const struct msim_config *c, const cluster *cl,
     int nd = 0;
     for (int i = 0; i < cluster_ncpu_groups(cl); i++) {
         const struct cluster_cpu_group *g = cluster_cpu_group(cl, i);
+        m->can_lose |= g->gpu_node >= 0;
         for (int q = 0; q < g->count; q++, nd++) {
-            m->node_cpu[nd] = g->cpus;
-            m->node_mem[nd] = g->memory_gb;
+            m->node_cpu[nd] = m->full_cpu[nd] = g->cpus;
+            m->node_mem[nd] = m->full_mem[nd] = g->memory_gb;
             m->cap_cpus += g->cpus;
             m->cap_mem += g->memory_gb;
         }
@@ -1731,6 +1750,8 @@ void msim_destroy(msim *m)
     free(m->node_mem);
     free(m->free_cpu);
     free(m->free_mem);
+    free(m->full_cpu);
+    free(m->full_mem);
     for (int i = 0; m->lat != NULL && i < m->caplat; i++)
         lattice_fini(&m->lat[i]);
     free(m->lat);
@@ -1807,6 +1828,7 @@ int msim_finish(msim *m, int stop, struct world_totals *tot, struct errbuf *err)
         metric(m, "scale_outs", (double)m->scale_out, err) < 0 ||
         metric(m, "scale_ins", (double)m->scale_in, err) < 0 ||
         metric(m, "capacity_capped", (double)m->capped, err) < 0 ||
+        (m->can_lose && metric(m, "evictions", (double)m->evictions, err) < 0) ||
         (m->a->traces > 0 && metric(m, "app_rt_cleaned", (double)m->a->cleaned, err) < 0) ||
         (m->mq != NULL && metric(m, "drain_seconds", m->drain_s, err) < 0))
         return -1;
@@ -1817,6 +1839,59 @@ int msim_finish(msim *m, int stop, struct world_totals *tot, struct errbuf *err)
                                                                  : m->requests };
     if (m->stopped && (tot->stop == ENGINE_DRAINED || tot->stop == ENGINE_STOPPED))
         tot->stop = ENGINE_UNTIL;
+    return 0;
+}
+
+int msim_nnodes(const msim *m)
+{
+    return m->nnodes;
+}
+
+int msim_take(msim *m, const int *nodes, int n, int64_t *evicted, struct errbuf *err)
+{
+    *evicted = 0;
+    for (int i = 0; i < n; i++) {
+        if (nodes[i] < 0 || nodes[i] >= m->nnodes)
+            return err_run(err, "microservice world: no CPU node %d to take (it has %d)",
+                           nodes[i], m->nnodes);
+        m->cap_cpus -= m->node_cpu[nodes[i]];
+        m->cap_mem -= m->node_mem[nodes[i]];
+        m->node_cpu[nodes[i]] = m->node_mem[nodes[i]] = 0;
+    }
+    int *n_fit = m->want;       /* decide's scratch, free between decisions */
+    for (int k = 0; k < m->S; k++)
+        n_fit[k] = m->svc[k].alloc;
+    if (!fit_capacity(m, n_fit))
+        return 0;
+    if (m->decisions == 0) {    /* before the first decision: the deployment starts fitted */
+        for (int k = 0; k < m->S; k++)
+            m->svc[k].alloc = m->svc[k].ready = n_fit[k];
+        return 0;
+    }
+    if (m->gone || m->stopped)  /* its run is over: nothing left to evict */
+        return 0;
+    simtime now = engine_now(m->eng);
+    if (m->counted && now > m->acct) {      /* the containers held until now */
+        account(m, sim_to_sec(now - m->acct));
+        m->acct = now;
+    }
+    for (int k = 0; k < m->S; k++)
+        *evicted += m->svc[k].alloc - n_fit[k];
+    m->evictions += *evicted;
+    return apply(m, n_fit, now, 0, err);
+}
+
+int msim_give(msim *m, const int *nodes, int n, struct errbuf *err)
+{
+    for (int i = 0; i < n; i++) {
+        int d = nodes[i];
+        if (d < 0 || d >= m->nnodes || m->node_cpu[d] > 0)
+            return err_run(err, "microservice world: CPU node %d given back, not taken", d);
+        m->node_cpu[d] = m->full_cpu[d];
+        m->node_mem[d] = m->full_mem[d];
+        m->cap_cpus += m->full_cpu[d];
+        m->cap_mem += m->full_mem[d];
+    }
     return 0;
 }
 

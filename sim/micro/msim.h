@@ -61,6 +61,14 @@ int  msim_create(msim **out, const struct msim_config *c, const cluster *cl,
 int  msim_attach(msim *m, struct engine *e, struct errbuf *err);
 int  msim_finish(msim *m, int stop, struct world_totals *tot, struct errbuf *err);
 int  msim_run(msim *m, struct world_totals *tot, struct errbuf *err);
+/* Its CPU nodes, numbered as the cluster's CPU groups list them (cluster_cpu_part's numbers). */
+int  msim_nnodes(const msim *m);
+/* Take CPU nodes (they hold nothing from now) or give them back (they hold what the cluster
+ * says again): a take scales the allocation down to what the remaining nodes hold at once
+ * (msim.c), *evicted the containers removed; a give lets the next decision grow into them.
+ * A node given must have been taken. */
+int  msim_take(msim *m, const int *nodes, int n, int64_t *evicted, struct errbuf *err);
+int  msim_give(msim *m, const int *nodes, int n, struct errbuf *err);
 void msim_destroy(msim *m);
 
 /* The graph of a spec read from the workload (its name, or its pick by the app's weights),

@@ -300,6 +300,18 @@ static int finish(void *world, int stop, struct world_totals *out, struct errbuf
     return msim_finish(world, stop, out, err);
 }
 
+/* Tenancy (world.h): the ids are its CPU nodes (a cluster_cpu_part's: the host parts of GPU
+ * nodes, which a broker moves), free at once. */
+static int take(void *world, const int *nodes, int n, int64_t *affected, struct errbuf *err)
+{
+    return msim_take(world, nodes, n, affected, err) < 0 ? -1 : 1;
+}
+
+static int give(void *world, const int *nodes, int n, struct errbuf *err)
+{
+    return msim_give(world, nodes, n, err);
+}
+
 static int uses_seed(const void *config, const void *decider)
 {
     (void)decider;
@@ -346,4 +358,6 @@ const struct world_ops micro_world = {
     .destroy = destroy,
     .attach = attach,
     .finish = finish,
+    .take = take,
+    .give = give,
 };

@@ -4,7 +4,10 @@
  * and read with jsonf_load, as cluster_load does (fuzz_jsonf covers jsonf_parse itself).  A
  * cluster that loads is checked against its invariants (GPU ids node by node, types in
  * catalog order, counts adding up, every node's intra-node link one its GPU type can have) and
- * asked for placements: GPUs of one node, GPUs spread over nodes, the best placement per type.
+ * asked for placements: GPUs of one node, GPUs spread over nodes, the best placement per type;
+ * a cluster of CPU groups alone has no GPU to check.  Its CPU part (cluster_cpu_part) holds the
+ * CPU groups, then one group per GPU group with host cores ("host_cpus", "host_memory_gb"),
+ * each naming GPU nodes of that group.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +15,44 @@
 #include "../../sim/core/cluster.h"
 #include "fuzzutil.h"
 
+static void check_cpu_part(const cluster *c)
+{
+    struct errbuf err;
+    err_clear(&err);
+    cluster *p = NULL;
+    if (cluster_cpu_part(&p, c, &err) < 0)
+        fz_fail("cluster_cpu_part: %s", err.msg);
+    int ncpu = cluster_ncpu_groups(c), n = cluster_ncpu_groups(p), next = 0;
+    if (n < ncpu || cluster_ngpus(p) != 0 || cluster_nnodes(p) != 0)
+        fz_fail("CPU part: %d groups of %d, %d GPUs", n, ncpu, cluster_ngpus(p));
+    for (int i = 0; i < n; i++) {
+        const struct cluster_cpu_group *g = cluster_cpu_group(p, i);
+        if (g->count < 1 || !(g->cpus > 0) || !(g->memory_gb > 0))
+            fz_fail("CPU part group %d: %d nodes of %g cores, %g GB", i, g->count, g->cpus,
+                    g->memory_gb);
+        if ((i < ncpu) != (g->gpu_node < 0))
+            fz_fail("CPU part group %d: gpu_node %d", i, g->gpu_node);
+        if (g->gpu_node < 0)
+            continue;
+        /* a host part: whole GPU groups, in node order, none twice */
+        int last = g->gpu_node + g->count - 1;
+        if (g->gpu_node < next || last >= cluster_nnodes(c) ||
+            cluster_node(c, g->gpu_node)->group != cluster_node(c, last)->group ||
+            (g->gpu_node > 0 && cluster_node(c, g->gpu_node - 1)->group ==
+                                    cluster_node(c, g->gpu_node)->group))
+            fz_fail("host part %d: GPU nodes %d..%d", i, g->gpu_node, last);
+        next = last + 1;
+    }
+    cluster_destroy(p);
+}
+
 static void check(const cluster *c)
 {
     const catalog *cat = fz_catalog();
     int ngpus = cluster_ngpus(c), nnodes = cluster_nnodes(c), next = 0, maxper = 0;
+    check_cpu_part(c);
+    if (ngpus == 0 && nnodes == 0 && cluster_ncpu_groups(c) > 0)
+        return;     /* CPU groups alone */
     if (ngpus < 1 || nnodes < 1 || cluster_catalog(c) != cat)
         fz_fail("cluster with %d GPUs, %d nodes", ngpus, nnodes);
     for (int k = 0; k < nnodes; k++) {
