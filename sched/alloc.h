@@ -8,7 +8,8 @@
  * Two consumers:
  *  - native mode: alloc_train() is the policy's train hook.  Every round it rebuilds the
  *    problem from the view, asks the policy for x (again only when the set of jobs or the
- *    capacity per type changed, unless the policy wants every round), and realizes x as this round's placement the way
+ *    capacity per type changed, unless the policy wants every round), and realizes x as
+ *    this round's placement the way
  *    Gavel does: (job, type) pairs by priority = x / (share of rounds received on that type),
  *    never-served pairs first, each job on GPUs of one type, running jobs kept in place,
  *    newcomers packed on the fewest nodes.

@@ -12,9 +12,9 @@
  * finished with the others.  The broker lends GPU nodes between serving and training only;
  * a GPU node's host part is the microservices' while serving holds the node (an inference
  * server leaves its host cores idle, training's data loaders use them): taken from them at 0
- * on training's nodes, when a loan arrives (hand_to_training) and given back at a reclaim.  The tenants are training with
- * serving, microservices or both (read_config says so); without serving every node is
- * training's and the broker does not decide.
+ * on training's nodes, when a loan arrives (hand_to_training) and given back at a
+ * reclaim.  The tenants are training with serving, microservices or both (read_config says
+ * so); without serving every node is training's and the broker does not decide.
  *
  * Its fields: "serving_groups" (the cluster's node groups serving holds when nothing is lent;
  * every other group is training's) and "broker": { "period_s" } (how often the policy

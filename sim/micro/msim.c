@@ -54,7 +54,8 @@
  * allocated containers), containers_max, cpu_seconds (core-seconds allocated);
  * scale_outs and scale_ins (containers added and removed); capacity_capped (decisions
  * scaled down to fit); evictions (containers removed by takes; written only when the cluster
- * has host nodes, the one case a tenant can lose nodes); requests_total; intervals; the queueing truth's drain_seconds.
+ * has host nodes, the one case a tenant can lose nodes); requests_total; intervals; the
+ * queueing truth's drain_seconds.
  * Time series per interval: rate, e2e_q, containers_total, containers_<service>,
  * load_<service> (calls/s per ready container), mix_<graph>, and the queueing truth's
  * calls_<service> (calls waiting or in service at the interval's end).
