@@ -241,8 +241,8 @@ struct world_ops {
      * tenant.  The ids are GPU ids of its cluster, or, for a world on CPU nodes alone (the
      * microservices: a cluster_cpu_part), its CPU node numbers.  take returns 1 when the
      * GPUs are free at once (released is not called), 0 when released will say when, for
-     * each of them; *affected counts the entities it
-     * disturbed (jobs preempted or shrunk, instances drained).  tenancy (NULL: take always
+     * each of them; *affected counts the entities it disturbed (jobs preempted or shrunk,
+     * instances drained).  tenancy (NULL: take always
      * returns 1) sets where released goes.  take_cost (NULL: nothing): what taking the GPUs
      * now would cost the world (training: the GPU-seconds of restore its jobs pay);
      * capacity (NULL: none): what they give it when full (serving: tokens/s of its
