@@ -460,6 +460,42 @@ Test(serve, a_time_limit_leaves_requests_unfinished)
     cluster_destroy(cl);
 }
 
+/* What a policy believes an iteration of a pipeline costs (serve_view_iter_s): the overhead,
+ * then every stage and the activations' send to the next, summed in stage order; stages of
+ * one GPU type but other TP degrees or links are timed each as their own (one layer's time
+ * is shared by stages of one shape alone).  By hand over the testbed: A100 TP 2, A100 TP 1,
+ * A100 TP 1 (the same shape as the one before), RTX 3090 TP 2 on another node. */
+Test(serve, a_pipeline_s_iteration_is_its_stages_summed_by_hand)
+{
+    cluster *cl = th_cluster(cat, testbed);
+    const struct llm_arch *a = llm_find(lc, "llama-2-13b");
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct serve_env_view v = { cl, lc, a, &cfg.set };
+    struct serve_instance in = { .role = SERVE_UNIFIED, .nstages = 4 };
+    in.stages[0] = (struct serve_stage){ 2, { 0, 1 }, 10 };
+    in.stages[1] = (struct serve_stage){ 1, { 2 }, 10 };
+    in.stages[2] = (struct serve_stage){ 1, { 3 }, 10 };
+    in.stages[3] = (struct serve_stage){ 2, { 4, 5 }, 10 };
+    struct llm_batch b = { 0 };
+    llm_batch_prefill(&b, 300, 0, 1);
+    llm_batch_decode(&b, 700);
+    double want = llm_iter_s(lc, &b);
+    for (int s = 0; s < 4; s++) {
+        const struct serve_stage *st = &in.stages[s];
+        struct llm_stage ls = { cluster_gpu_type(cl, st->gpus[0]), st->ngpu,
+                                serve_view_group_link(cl, st->gpus, st->ngpu), st->layers,
+                                s == 0, s == 3 };
+        want += llm_stage_s(lc, a, &ls, &b);
+        if (s < 3)
+            want += llm_send_s(lc, serve_view_pair_link(cl, st->gpus[0], in.stages[s + 1].gpus[0]),
+                               2 * b.tokens * a->hidden);
+    }
+    double got = serve_view_iter_s(&v, &in, &b);
+    cr_assert(fabs(got - want) <= 1e-12 * want, "%.15g s, by hand %.15g s", got, want);
+    cluster_destroy(cl);
+}
+
 /* The checks of a deployment: each broken rule named. */
 Test(serve, deployment_checks)
 {
