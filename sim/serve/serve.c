@@ -946,12 +946,6 @@ static const struct llm_layer_part *layer_part(serve *w, struct inst *in, int s,
     return &in->tok[s][T];
 }
 
-/* batch_time's shape of a pipeline's stage, and one layer's time on it */
-struct shape {
-    int    gpu, tp, link;
-    double layer_s;
-};
-
 /* The modelled duration of batch b of instance i, with its per-stage (or per-device) parts. */
 static void batch_time(serve *w, int i, struct batch *b)
 {
@@ -985,20 +979,15 @@ static void batch_time(serve *w, int i, struct batch *b)
         /* a layer's time depends on its stage's GPU type, TP degree and link alone: it is
            timed once per batch for all stages alike (a deep pipeline has a few shapes over
            dozens of stages), O(stages x shapes) */
-        struct shape shape[SERVE_MAX_STAGES];
+        struct serve_shape shape[SERVE_MAX_STAGES];
         int nshape = 0, nsend = 0, send_link[SERVE_MAX_STAGES];
         double send_s[SERVE_MAX_STAGES];
         for (int s = 0; s < in->S; s++) {
             const struct llm_stage *ls = &in->lstage[s];
-            int k = 0;
-            while (k < nshape && (shape[k].gpu != ls->gpu || shape[k].tp != ls->tp ||
-                                  shape[k].link != ls->link))
-                k++;
-            if (k == nshape)
-                shape[nshape++] = (struct shape){
-                    ls->gpu, ls->tp, ls->link,
-                    llm_layer_with_s(c, w->arch, ls, &lb, layer_part(w, in, s, lb.tokens, &own),
-                                     -1) };
+            int k = serve_shape_of(shape, &nshape, ls);
+            if (shape[k].layer_s < 0)
+                shape[k].layer_s = llm_layer_with_s(c, w->arch, ls, &lb,
+                                                    layer_part(w, in, s, lb.tokens, &own), -1);
             b->stage_s[s] = llm_stage_of_layer_s(c, w->arch, ls, &lb, shape[k].layer_s);
             if (s + 1 < in->S) {    /* the activations to the next stage */
                 b->send_bytes[s] = 2 * lb.tokens * w->arch->hidden;

@@ -169,6 +169,16 @@ void serve_view_attn_devices(const struct serve_env_view *v, const struct serve_
     *ndev = in->nattn + 1;
 }
 
+int serve_shape_of(struct serve_shape *s, int *n, const struct llm_stage *st)
+{
+    int k = 0;
+    while (k < *n && (s[k].gpu != st->gpu || s[k].tp != st->tp || s[k].link != st->link))
+        k++;
+    if (k == *n)
+        s[(*n)++] = (struct serve_shape){ st->gpu, st->tp, st->link, -1 };
+    return k;
+}
+
 /* The stages of b on a pipeline, each shape's layer timed once (llm_stage_of_layer_s: a
  * stage's time from its shape's layer, exactly llm_stage_s's): the whole iteration (the
  * overhead, every stage and the sends between them, summed in stage order) and, in *slowest,
@@ -178,20 +188,16 @@ static double pipeline_s(const struct serve_env_view *v, const struct serve_inst
 {
     const llm_catalog *c = v->llm;
     const struct llm_arch *a = v->arch;
-    struct shape { int gpu, tp, link; double layer_s; } shape[SERVE_MAX_STAGES];
+    struct serve_shape shape[SERVE_MAX_STAGES];
     int nshape = 0;
     double t = llm_iter_s(c, b);
     *slowest = 0;
     for (int s = 0; s < in->nstages; s++) {
         struct llm_stage st = stage_of(v, in, s);
-        int k = 0;
-        while (k < nshape && (shape[k].gpu != st.gpu || shape[k].tp != st.tp ||
-                              shape[k].link != st.link))
-            k++;
-        if (k == nshape) {
+        int k = serve_shape_of(shape, &nshape, &st);
+        if (shape[k].layer_s < 0) {
             struct llm_layer_part part = llm_layer_part(c, a, &st, b->tokens);
-            shape[nshape++] = (struct shape){ st.gpu, st.tp, st.link,
-                                             llm_layer_with_s(c, a, &st, b, &part, -1) };
+            shape[k].layer_s = llm_layer_with_s(c, a, &st, b, &part, -1);
         }
         double x = llm_stage_of_layer_s(c, a, &st, b, shape[k].layer_s);
         if (x > *slowest)

@@ -184,6 +184,16 @@ double serve_view_kv_tokens(const struct serve_env_view *v, const struct serve_i
 /* Modelled time of one iteration of `b` on the instance, every stage one after another, its
  * decode attention (for a Hetis instance) spread over its devices in proportion to their
  * memory bandwidth. */
+/* A pipeline's stage shapes: one layer's time depends on its stage's GPU type, TP degree and
+ * link alone (llm_stage_of_layer_s gives each stage's time from it), so a batch times one
+ * layer per shape however deep the pipeline.  serve_shape_of: the index in s[0..*n) of
+ * st's shape, appended (layer_s < 0, for the caller to time) when new. */
+struct serve_shape {
+    int    gpu, tp, link;
+    double layer_s;
+};
+int serve_shape_of(struct serve_shape *s, int *n, const struct llm_stage *st);
+
 double serve_view_iter_s(const struct serve_env_view *v, const struct serve_instance *in,
                          const struct llm_batch *b);
 /* Modelled requests/s the instance serves of a reference request (`prompt` tokens in,
