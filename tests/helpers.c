@@ -394,19 +394,37 @@ double th_db_value(const char *db_path, const char *sql)
     return v;
 }
 
-struct arr_src {
-    const struct job_spec *jobs;
-    int n, next;
-};
-
-static int arr_next(void *ctx, void *spec, struct errbuf *err)
+double th_db_metric(const char *db_path, int run, const char *name)
 {
-    struct job_spec *out = spec;
+    char q[256];
+    snprintf(q, sizeof q, "SELECT value FROM metrics WHERE run_id = %d AND name = '%s'", run,
+             name);
+    return th_db_value(db_path, q);
+}
+
+void th_holds_every_gpu_once(const char *db_path, int run, int ngpu, double end)
+{
+    char q[512];
+    snprintf(q, sizeof q, "SELECT count(*) FROM (SELECT resource, sum(end_s - start_s) "
+             "AS s FROM timeline WHERE run_id = %d GROUP BY resource) WHERE abs(s - %.17g) "
+             "> 1e-6", run, end);
+    cr_assert_eq(th_db_value(db_path, q), 0, "run %d: a GPU held for other than the run", run);
+    snprintf(q, sizeof q, "SELECT count(DISTINCT resource) FROM timeline WHERE run_id = %d",
+             run);
+    cr_assert_eq(th_db_value(db_path, q), ngpu, "run %d", run);
+    snprintf(q, sizeof q, "SELECT count(*) FROM timeline a JOIN timeline b ON a.run_id = "
+             "b.run_id AND a.resource = b.resource AND a.rowid < b.rowid AND a.start_s < "
+             "b.end_s AND b.start_s < a.end_s WHERE a.run_id = %d", run);
+    cr_assert_eq(th_db_value(db_path, q), 0, "run %d: two holders of one GPU at once", run);
+}
+
+int th_array_next(void *ctx, void *out, struct errbuf *err)
+{
     (void)err;
-    struct arr_src *s = ctx;
-    if (s->next == s->n)
+    struct th_array *a = ctx;
+    if (a->next == a->n)
         return 0;
-    *out = s->jobs[s->next++];
+    memcpy(out, (const char *)a->items + (size_t)a->next++ * a->size, a->size);
     return 1;
 }
 
@@ -466,8 +484,8 @@ struct th_result th_run_policy(const cluster *cl, const tput *m, const struct jo
     struct policy_env env = { 1, cl, m, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
-    struct arr_src src = { jobs, n, 0 };
-    struct entity_source js = { &src, arr_next };
+    struct th_array src = { jobs, sizeof *jobs, n, 0 };
+    struct entity_source js = { &src, th_array_next };
     struct watch w = { p, &res };
     struct train_decider dec = *(const struct train_decider *)policy_decider(p);
     dec.ctx = &w;
@@ -650,21 +668,6 @@ void th_serve_config(struct serve_config *cfg)
     cfg->until = SIM_NEVER;
 }
 
-struct req_src {
-    const struct request_spec *q;
-    int n, next;
-};
-
-static int req_next(void *ctx, void *out, struct errbuf *err)
-{
-    (void)err;
-    struct req_src *s = ctx;
-    if (s->next == s->n)
-        return 0;
-    *(struct request_spec *)out = s->q[s->next++];
-    return 1;
-}
-
 static int keep_req(void *ctx, const struct serve_record *rec, struct errbuf *err)
 {
     (void)err;
@@ -711,8 +714,8 @@ struct th_serve th_serve_run(const cluster *cl, const char *model, const struct 
     struct policy_env env = { 1, cl, NULL, NULL, 0 };
     policy *p;
     cr_assert_eq(policy_open(&p, name, params ? &pj : NULL, &env, &err), 0, "%s", err.msg);
-    struct req_src src = { q, n, 0 };
-    struct entity_source es = { &src, req_next };
+    struct th_array src = { q, sizeof *q, n, 0 };
+    struct entity_source es = { &src, th_array_next };
     struct serve_sink sink = { &res, keep_req, keep_sample, th_serve_timeline };
     serve *w;
     cr_assert_eq(serve_create(&w, cl, lc, a, cfg, &es, policy_decider(p), &sink, &err), 0, "%s",

@@ -15,6 +15,16 @@
 #include "../models/tput.h"
 #include "../sim/core/cluster.h"
 
+/* An entity source over an array (struct entity_source { &a, th_array_next }): items[0..n),
+ * `size` bytes each, in order from `next`. */
+struct errbuf;
+struct th_array {
+    const void *items;
+    size_t      size;
+    int         n, next;
+};
+int th_array_next(void *ctx, void *out, struct errbuf *err);
+
 /* A fresh directory for this test process, removed with everything in it when the process
  * exits (a test that crashes leaves it). */
 const char *th_tmpdir(void);
@@ -144,6 +154,11 @@ char *th_db_dump_by_config(const char *db_path);
 char *th_query_dump(const char *db_path, const char *const *queries);
 /* A single value of a query (first column, first row) as double; NAN if none. */
 double th_db_value(const char *db_path, const char *sql);
+/* Metric `name` of run `run` in the database (th_db_value of its row). */
+double th_db_metric(const char *db_path, int run, const char *name);
+/* Each of the ngpu GPUs' holdings in run's timeline tile [0, end): they sum to the run and
+ * never overlap (one holder of each GPU at every moment, a colocate run's broker rows). */
+void th_holds_every_gpu_once(const char *db_path, int run, int ngpu, double end);
 
 /* A jobs row (and a job_gpu_seconds row) for tests that fill a database by hand, written
  * through the generic row writer as the training world writes them: times < 0 are NULL,

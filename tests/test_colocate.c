@@ -48,32 +48,6 @@ static char *run_small(const char *name, const char *policy)
     return db;
 }
 
-static double metric(const char *db, int run, const char *name)
-{
-    char q[256];
-    snprintf(q, sizeof q, "SELECT value FROM metrics WHERE run_id = %d AND name = '%s'", run,
-             name);
-    return th_db_value(db, q);
-}
-
-/* Each of the ngpu GPUs' holdings in run's timeline tile [0, end): they sum to the run and
- * never overlap — one tenant holds each GPU at every moment. */
-static void holds_every_gpu_once(const char *db, int run, int ngpu, double end)
-{
-    char q[512];
-    snprintf(q, sizeof q, "SELECT count(*) FROM (SELECT resource, sum(end_s - start_s) "
-             "AS s FROM timeline WHERE run_id = %d GROUP BY resource) WHERE abs(s - %.17g) "
-             "> 1e-6", run, end);
-    cr_assert_eq(th_db_value(db, q), 0, "run %d: a GPU held for other than the run", run);
-    snprintf(q, sizeof q, "SELECT count(DISTINCT resource) FROM timeline WHERE run_id = %d",
-             run);
-    cr_assert_eq(th_db_value(db, q), ngpu, "run %d", run);
-    snprintf(q, sizeof q, "SELECT count(*) FROM timeline a JOIN timeline b ON a.run_id = "
-             "b.run_id AND a.resource = b.resource AND a.rowid < b.rowid AND a.start_s < "
-             "b.end_s AND b.start_s < a.end_s WHERE a.run_id = %d", run);
-    cr_assert_eq(th_db_value(db, q), 0, "run %d: two holders of one GPU at once", run);
-}
-
 Test(colocate, runs_write_both_tenants_and_hold_every_gpu_once, .timeout = 120)
 {
     char *db = run_small("colo.db", NULL);
@@ -95,27 +69,27 @@ Test(colocate, runs_write_both_tenants_and_hold_every_gpu_once, .timeout = 120)
                      "'%s'", run, names[i]);
             cr_assert_eq(th_db_value(db, q), 1, "run %d has no metric %s", run, names[i]);
         }
-        cr_assert_eq(metric(db, run, "serving_requests_done"), 600);
-        cr_assert_eq(metric(db, run, "training_jobs_done"), 30);
+        cr_assert_eq(th_db_metric(db, run, "serving_requests_done"), 600);
+        cr_assert_eq(th_db_metric(db, run, "training_jobs_done"), 30);
         /* GPU-hours held add up to the cluster's 20 GPUs over the run */
         snprintf(q, sizeof q, "SELECT sim_end_s FROM runs WHERE id = %d", run);
-        double end = th_db_value(db, q), held = metric(db, run, "gpu_hours_serving") +
-                                                metric(db, run, "gpu_hours_training");
+        double end = th_db_value(db, q), held = th_db_metric(db, run, "gpu_hours_serving") +
+                                                th_db_metric(db, run, "gpu_hours_training");
         cr_assert_float_eq(held, 20 * end / 3600, 1e-9 * held, "run %d: %g GPU-h held of %g",
                            run, held, 20 * end / 3600);
-        holds_every_gpu_once(db, run, 20, end);
+        th_holds_every_gpu_once(db, run, 20, end);
         /* the training tenant's GPU-hours are its timeline's */
         snprintf(q, sizeof q, "SELECT sum(end_s - start_s) / 3600 FROM timeline WHERE run_id "
                  "= %d AND entity = 1", run);
-        cr_assert_float_eq(th_db_value(db, q), metric(db, run, "gpu_hours_training"), 1e-6);
+        cr_assert_float_eq(th_db_value(db, q), th_db_metric(db, run, "gpu_hours_training"), 1e-6);
     }
     /* static lends nothing; loan lends serving's nodes, and training runs on them */
-    cr_assert_eq(metric(db, 1, "loans"), 0);
-    cr_assert_eq(metric(db, 1, "gpu_hours_loaned"), 0);
+    cr_assert_eq(th_db_metric(db, 1, "loans"), 0);
+    cr_assert_eq(th_db_metric(db, 1, "gpu_hours_loaned"), 0);
     cr_assert_eq(th_db_value(db, "SELECT count(*) FROM timeline WHERE run_id = 1 AND entity = 1 "
                                  "AND resource < 12"), 0);
-    cr_assert_gt(metric(db, 2, "loans"), 0);
-    cr_assert_gt(metric(db, 2, "gpu_hours_loaned"), 0);
+    cr_assert_gt(th_db_metric(db, 2, "loans"), 0);
+    cr_assert_gt(th_db_metric(db, 2, "gpu_hours_loaned"), 0);
     cr_assert_gt(th_db_value(db, "SELECT count(*) FROM timeline WHERE run_id = 2 AND entity = 1 "
                                  "AND resource < 12"), 0);
     cr_assert_gt(th_db_value(db, "SELECT count(*) FROM job_gpu_seconds WHERE run_id = 2 AND "
@@ -130,7 +104,7 @@ Test(colocate, runs_write_both_tenants_and_hold_every_gpu_once, .timeout = 120)
     /* the loaned GPU-hours are the timeline's training holdings on serving's GPUs */
     cr_assert_float_eq(th_db_value(db, "SELECT sum(end_s - start_s) / 3600 FROM timeline WHERE "
                                        "run_id = 2 AND entity = 1 AND resource < 12"),
-                       metric(db, 2, "gpu_hours_loaned"), 1e-6);
+                       th_db_metric(db, 2, "gpu_hours_loaned"), 1e-6);
     free(db);
 }
 
@@ -152,26 +126,26 @@ Test(colocate, cluster_util_is_both_tenants_busy_gpu_seconds, .timeout = 120)
         for (size_t i = 0; i < sizeof ty / sizeof ty[0]; i++) {
             char name[64];
             snprintf(name, sizeof name, "util_%s", ty[i].type);
-            double u = metric(db, run, name);
+            double u = th_db_metric(db, run, name);
             cr_assert(u >= 0 && u <= 1, "run %d: %s = %g", run, name, u);
             snprintf(q, sizeof q, "SELECT coalesce(sum(gpu_s), 0) FROM job_gpu_seconds WHERE "
                      "run_id = %d AND gpu_type = '%s'", run, ty[i].type);
             double busy = th_db_value(db, q);
             if (ty[i].serving_gpus > 0) {
                 snprintf(name, sizeof name, "serving_util_%s", ty[i].type);
-                busy += metric(db, run, name) * ty[i].serving_gpus * (end - first);
+                busy += th_db_metric(db, run, name) * ty[i].serving_gpus * (end - first);
             }
             cr_assert_float_eq(u * ty[i].gpus * end, busy, 1e-9 * busy + 1e-9,
                                "run %d, %s: %g busy GPU-s, by hand %g", run, ty[i].type,
                                u * ty[i].gpus * end, busy);
             weighted += u * ty[i].gpus;
         }
-        double total = metric(db, run, "util_total");
+        double total = th_db_metric(db, run, "util_total");
         cr_assert(total >= 0 && total <= 1, "run %d: util_total = %g", run, total);
         cr_assert_float_eq(total, weighted / 20, 1e-12, "run %d", run);
     }
     /* loan moves training onto serving's A100s: the cluster is busier than under static */
-    cr_assert_gt(metric(db, 2, "util_total"), metric(db, 1, "util_total"));
+    cr_assert_gt(th_db_metric(db, 2, "util_total"), th_db_metric(db, 1, "util_total"));
     free(db);
 }
 
@@ -240,7 +214,7 @@ Test(colocate, static_is_each_tenant_alone_on_its_nodes, .timeout = 120)
         char q[256];
         snprintf(q, sizeof q, "SELECT value FROM metrics WHERE run_id = %d AND name = '%s'",
                  i < 2 ? 1 : 2, names[i][1]);
-        cr_assert_eq(metric(db, 1, names[i][0]), th_db_value(alone, q), "%s", names[i][0]);
+        cr_assert_eq(th_db_metric(db, 1, names[i][0]), th_db_value(alone, q), "%s", names[i][0]);
     }
     free(serve);
     free(train);
@@ -282,12 +256,12 @@ Test(colocate, a_load_rise_reclaims_loaned_nodes, .timeout = 120)
     remove(db);
     const char *args[] = { "run", exp, "--db", db, "-q", NULL };
     run_ok(args, "colocate");
-    cr_assert_eq(metric(db, 1, "reclaims"), 0);
-    cr_assert_gt(metric(db, 2, "loans"), 0);
-    cr_assert_gt(metric(db, 2, "reclaims"), 0, "the load rise took nothing back");
+    cr_assert_eq(th_db_metric(db, 1, "reclaims"), 0);
+    cr_assert_gt(th_db_metric(db, 2, "loans"), 0);
+    cr_assert_gt(th_db_metric(db, 2, "reclaims"), 0, "the load rise took nothing back");
     /* every job a reclaim disturbed was preempted (rigid jobs), and the jobs' preemptions
      * are at least those */
-    double rp = metric(db, 2, "reclaim_preemptions");
+    double rp = th_db_metric(db, 2, "reclaim_preemptions");
     cr_assert_gt(rp, 0);
     cr_assert_geq(th_db_value(db, "SELECT sum(preemptions) FROM jobs WHERE run_id = 2"), rp);
     cr_assert_eq(th_db_value(db, "SELECT sum(preemptions) FROM jobs WHERE run_id = 1"), 0);
@@ -296,7 +270,8 @@ Test(colocate, a_load_rise_reclaims_loaned_nodes, .timeout = 120)
                                  "AND cause = 'preempt' AND start_s >= 1800"), 0);
     /* and the GPU-hours still add up */
     double end = th_db_value(db, "SELECT sim_end_s FROM runs WHERE id = 2");
-    cr_assert_float_eq(metric(db, 2, "gpu_hours_serving") + metric(db, 2, "gpu_hours_training"),
+    cr_assert_float_eq(th_db_metric(db, 2, "gpu_hours_serving") +
+                           th_db_metric(db, 2, "gpu_hours_training"),
                        16 * end / 3600, 1e-6);
     free(exp);
     free(db);
@@ -580,8 +555,8 @@ Test(colocate, brokers_keep_spanning_instances_whole, .timeout = 120)
             "--set", "tenants.training.workload.jobs=100",
             "--set", "sim.until_s=2400", NULL };
         run_ok(args, brokers[b]);
-        cr_assert_gt(metric(db, 1, "serving_requests_done"), 5000, "%s", brokers[b]);
-        cr_assert_geq(metric(db, 1, "broker_decisions"), 7, "%s", brokers[b]);
+        cr_assert_gt(th_db_metric(db, 1, "serving_requests_done"), 5000, "%s", brokers[b]);
+        cr_assert_geq(th_db_metric(db, 1, "broker_decisions"), 7, "%s", brokers[b]);
         free(db);
     }
 }
@@ -607,12 +582,12 @@ Test(colocate, a_migrating_drain_hands_nodes_over_sooner, .timeout = 120)
         /* GPU-seconds of serving's nodes between a loan and training holding them */
         handover[m] = th_db_value(db, "SELECT sum(end_s - start_s) FROM timeline "
                                       "WHERE entity = 0 AND state = 'restoring'");
-        moved[m] = metric(db, 1, "serving_drain_moves");
-        cr_assert_gt(metric(db, 1, "loans"), 0, "%s", modes[m]);
-        cr_assert_eq(metric(db, 1, "serving_requests_unfinished") +
-                         metric(db, 1, "serving_requests_done") +
-                         metric(db, 1, "serving_requests_dropped"),
-                     metric(db, 1, "serving_requests_total"), "%s", modes[m]);
+        moved[m] = th_db_metric(db, 1, "serving_drain_moves");
+        cr_assert_gt(th_db_metric(db, 1, "loans"), 0, "%s", modes[m]);
+        cr_assert_eq(th_db_metric(db, 1, "serving_requests_unfinished") +
+                         th_db_metric(db, 1, "serving_requests_done") +
+                         th_db_metric(db, 1, "serving_requests_dropped"),
+                     th_db_metric(db, 1, "serving_requests_total"), "%s", modes[m]);
         free(db);
     }
     cr_assert_eq(moved[0], 0);
@@ -650,7 +625,8 @@ Test(colocate, a_policy_entry_names_its_tenants_policies, .timeout = 120)
     run_ok(args, "colocate");
     cr_assert_eq(th_db_value(db, "SELECT count(*) FROM runs WHERE policy = 'loan+lyra'"), 1);
     /* lyra resizes elastic jobs (fifo never does): its run's jobs differ, and so does the JCT */
-    double jct_fifo = metric(db, 1, "training_jct_mean"), jct_lyra = metric(db, 2, "training_jct_mean");
+    double jct_fifo = th_db_metric(db, 1, "training_jct_mean"),
+           jct_lyra = th_db_metric(db, 2, "training_jct_mean");
     cr_assert(fabs(jct_fifo - jct_lyra) > 1, "JCT %g under fifo, %g under lyra", jct_fifo,
               jct_lyra);
     /* the report pairs the combination with loan by seed, as any two policies */
@@ -679,7 +655,7 @@ Test(colocate, a_policy_entry_names_its_tenants_policies, .timeout = 120)
     remove(db2);
     const char *one[] = { "run", exp, "--db", db2, "-q", "--policy", "loan+lyra", NULL };
     run_ok(one, "--policy loan+lyra");
-    cr_assert_float_eq(metric(db2, 1, "training_jct_mean"), jct_lyra, 1e-9);
+    cr_assert_float_eq(th_db_metric(db2, 1, "training_jct_mean"), jct_lyra, 1e-9);
     free(exp);
     free(db);
     free(db2);
@@ -741,14 +717,14 @@ Test(colocate, colocate_day_runs_round_and_picture_keeping_training_policies, .t
         cr_assert_eq(th_db_value(db, q), 400000, "%s", labels[run - 1]);
         snprintf(q, sizeof q, "SELECT count(*) FROM jobs WHERE run_id = %d", run);
         cr_assert_eq(th_db_value(db, q), 80, "%s", labels[run - 1]);
-        cr_assert_gt(metric(db, run, "training_jobs_done"), 60, "%s", labels[run - 1]);
-        cr_assert_gt(metric(db, run, "loans"), 0, "%s", labels[run - 1]);
-        cr_assert_gt(metric(db, run, "reclaims"), 0, "%s", labels[run - 1]);
+        cr_assert_gt(th_db_metric(db, run, "training_jobs_done"), 60, "%s", labels[run - 1]);
+        cr_assert_gt(th_db_metric(db, run, "loans"), 0, "%s", labels[run - 1]);
+        cr_assert_gt(th_db_metric(db, run, "reclaims"), 0, "%s", labels[run - 1]);
         snprintf(q, sizeof q, "SELECT count(*) FROM job_gpu_seconds WHERE run_id = %d AND "
                  "(gpu_type LIKE 'A100%%' OR gpu_type = 'H100')", run);
         cr_assert_gt(th_db_value(db, q), 0, "%s: no job ran on a loaned GPU", labels[run - 1]);
         snprintf(q, sizeof q, "SELECT sim_end_s FROM runs WHERE id = %d", run);
-        holds_every_gpu_once(db, run, 56, th_db_value(db, q));
+        th_holds_every_gpu_once(db, run, 56, th_db_value(db, q));
     }
     free(db);
 }

@@ -34,22 +34,6 @@ static void recs_add(struct recs *rs, long long id, double a, double b)
     rs->r[rs->n++] = (struct rec){ id, a, b };
 }
 
-struct arr {
-    const void *items;
-    size_t      size;
-    int         n, next;
-};
-
-static int arr_next(void *ctx, void *out, struct errbuf *err)
-{
-    (void)err;
-    struct arr *a = ctx;
-    if (a->next == a->n)
-        return 0;
-    memcpy(out, (const char *)a->items + (size_t)a->next++ * a->size, a->size);
-    return 1;
-}
-
 static int on_job(void *ctx, const struct train_record *r, struct errbuf *err)
 {
     (void)err;
@@ -67,7 +51,7 @@ static int on_req(void *ctx, const struct serve_record *r, struct errbuf *err)
 
 struct tw {                     /* one training world and what it needs */
     policy       *p;
-    struct arr    src;
+    struct th_array    src;
     struct entity_source es;
     struct recs   out;
     train        *w;
@@ -80,8 +64,8 @@ static void tw_open(struct tw *t, const char *name, const struct job_spec *jobs,
     err_clear(&err);
     struct policy_env env = { 1, th_cl, th_m, NULL, 0 };
     cr_assert_eq(policy_open(&t->p, name, NULL, &env, &err), 0, "%s", err.msg);
-    t->src = (struct arr){ jobs, sizeof *jobs, n, 0 };
-    t->es = (struct entity_source){ &t->src, arr_next };
+    t->src = (struct th_array){ jobs, sizeof *jobs, n, 0 };
+    t->es = (struct entity_source){ &t->src, th_array_next };
     struct train_config cfg = { .restore_delay_s = 30, .until = SIM_NEVER };
     struct train_sink sink = { .ctx = &t->out, .job = on_job };
     cr_assert_eq(train_create(&t->w, th_cl, th_m, &cfg, &t->es, policy_decider(t->p), &sink,
@@ -99,7 +83,7 @@ struct sw {                     /* one serving world */
     cluster      *cl;
     llm_catalog  *lc;
     policy       *p;
-    struct arr    src;
+    struct th_array    src;
     struct entity_source es;
     struct recs   out;
     struct serve_sink sink;
@@ -120,8 +104,8 @@ static void sw_open(struct sw *s, const struct request_spec *q, int n)
     s->lc = th_llm(cluster_catalog(s->cl));
     struct policy_env env = { 1, s->cl, NULL, NULL, 0 };
     cr_assert_eq(policy_open(&s->p, "highend_only", NULL, &env, &err), 0, "%s", err.msg);
-    s->src = (struct arr){ q, sizeof *q, n, 0 };
-    s->es = (struct entity_source){ &s->src, arr_next };
+    s->src = (struct th_array){ q, sizeof *q, n, 0 };
+    s->es = (struct entity_source){ &s->src, th_array_next };
     s->sink = (struct serve_sink){ .ctx = &s->out, .request = on_req };
     struct serve_config cfg;
     th_serve_config(&cfg);
@@ -275,7 +259,7 @@ static struct job_spec job(int64_t id, double at, int workers, int lo, double wo
 struct tenancy {
     cluster     *cl;
     policy      *p;
-    struct arr   src;
+    struct th_array   src;
     struct entity_source es;
     struct segs  out;
     train       *w;
@@ -289,8 +273,8 @@ static void tenancy_open(struct tenancy *t, const char *pol, const struct job_sp
     t->cl = th_cluster(th_cat, two_nodes);
     struct policy_env env = { 1, t->cl, th_m, NULL, 0 };
     cr_assert_eq(policy_open(&t->p, pol, NULL, &env, &err), 0, "%s", err.msg);
-    t->src = (struct arr){ jobs, sizeof *jobs, n, 0 };
-    t->es = (struct entity_source){ &t->src, arr_next };
+    t->src = (struct th_array){ jobs, sizeof *jobs, n, 0 };
+    t->es = (struct entity_source){ &t->src, th_array_next };
     struct train_config cfg = { .restore_delay_s = 30, .until = SIM_NEVER };
     struct train_sink sink = { .ctx = &t->out, .job = on_job_seg, .segment = on_seg };
     cr_assert_eq(train_create(&t->w, t->cl, th_m, &cfg, &t->es, policy_decider(t->p), &sink,
@@ -477,8 +461,8 @@ Test(cosim, draining_a_serving_instance_finishes_its_requests_then_releases_it)
     s.lc = th_llm(cluster_catalog(s.cl));
     struct policy_env env = { 1, s.cl, NULL, NULL, 0 };
     cr_assert_eq(policy_open(&s.p, "highend_only", NULL, &env, &err), 0, "%s", err.msg);
-    s.src = (struct arr){ q, sizeof *q, 60, 0 };
-    s.es = (struct entity_source){ &s.src, arr_next };
+    s.src = (struct th_array){ q, sizeof *q, 60, 0 };
+    s.es = (struct entity_source){ &s.src, th_array_next };
     s.sink = (struct serve_sink){ .ctx = &s.out, .request = on_req };
     struct serve_config cfg;
     th_serve_config(&cfg);
@@ -556,8 +540,8 @@ Test(cosim, draining_every_instance_fails_the_next_routing)
     s.lc = th_llm(cluster_catalog(s.cl));
     struct policy_env env = { 1, s.cl, NULL, NULL, 0 };
     cr_assert_eq(policy_open(&s.p, "highend_only", NULL, &env, &err), 0, "%s", err.msg);
-    s.src = (struct arr){ q, sizeof *q, 4, 0 };
-    s.es = (struct entity_source){ &s.src, arr_next };
+    s.src = (struct th_array){ q, sizeof *q, 4, 0 };
+    s.es = (struct entity_source){ &s.src, th_array_next };
     s.sink = (struct serve_sink){ .ctx = &s.out, .request = on_req };
     struct serve_config cfg;
     th_serve_config(&cfg);
@@ -607,8 +591,8 @@ static void one_drain(int drain, int prompt, int64_t max_batch, double take_s,
     s.lc = th_llm(cluster_catalog(s.cl));
     struct policy_env env = { 1, s.cl, NULL, NULL, 0 };
     cr_assert_eq(policy_open(&s.p, "highend_only", NULL, &env, &err), 0, "%s", err.msg);
-    s.src = (struct arr){ &q, sizeof q, 1, 0 };
-    s.es = (struct entity_source){ &s.src, arr_next };
+    s.src = (struct th_array){ &q, sizeof q, 1, 0 };
+    s.es = (struct entity_source){ &s.src, th_array_next };
     s.sink = (struct serve_sink){ .ctx = o, .request = on_one };
     struct serve_config cfg;
     th_serve_config(&cfg);

@@ -49,14 +49,6 @@ static char *write_exp(const char *name, const char *sim)
     return th_write(name, json);
 }
 
-static double metric(const char *db, int run, const char *name)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT value FROM metrics WHERE run_id = %d AND name = '%s'",
-             run, name);
-    return th_db_value(db, sql);
-}
-
 Test(measure, steady_state_figures_are_those_of_the_window_jobs)
 {
     /* jobs 2..5 by arrival are trace ids 12..15 */
@@ -69,14 +61,14 @@ Test(measure, steady_state_figures_are_those_of_the_window_jobs)
         char sql[256];
         snprintf(sql, sizeof sql, "SELECT avg(jct_s) FROM jobs WHERE run_id = %d AND job_id "
                  "BETWEEN 12 AND 15", run);
-        cr_assert_float_eq(metric(db, run, "jct_mean_steady"), th_db_value(db, sql), 1e-9);
+        cr_assert_float_eq(th_db_metric(db, run, "jct_mean_steady"), th_db_value(db, sql), 1e-9);
         snprintf(sql, sizeof sql, "SELECT max(ftf_rho) FROM jobs WHERE run_id = %d AND job_id "
                  "BETWEEN 12 AND 15", run);
-        cr_assert_float_eq(metric(db, run, "ftf_max_steady"), th_db_value(db, sql), 1e-9);
-        cr_assert_float_eq(metric(db, run, "jobs_steady"), 4, 0);
+        cr_assert_float_eq(th_db_metric(db, run, "ftf_max_steady"), th_db_value(db, sql), 1e-9);
+        cr_assert_float_eq(th_db_metric(db, run, "jobs_steady"), 4, 0);
         /* the whole-trace figures are still there, over all 8 jobs */
         snprintf(sql, sizeof sql, "SELECT avg(jct_s) FROM jobs WHERE run_id = %d", run);
-        cr_assert_float_eq(metric(db, run, "jct_mean"), th_db_value(db, sql), 1e-9);
+        cr_assert_float_eq(th_db_metric(db, run, "jct_mean"), th_db_value(db, sql), 1e-9);
     }
     free(exp);
     free(db);
@@ -89,14 +81,14 @@ Test(measure, the_window_runs_from_the_first_to_the_last_arrival)
     struct th_out o = RUN("run", exp, "--db", db, "-q");
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
-    cr_assert_float_eq(metric(db, 1, "window_start_s"), 0, 0);
-    cr_assert_float_eq(metric(db, 1, "window_end_s"), 700, 0);
+    cr_assert_float_eq(th_db_metric(db, 1, "window_start_s"), 0, 0);
+    cr_assert_float_eq(th_db_metric(db, 1, "window_end_s"), 700, 0);
     /* 8 jobs at full speed at most, one GPU each on 48 GPUs: at most 8 jobs' worth, and
      * at least the one job that is always running in [0, 700] */
-    double t = metric(db, 1, "throughput_norm_window");
+    double t = th_db_metric(db, 1, "throughput_norm_window");
     cr_assert(t >= 1 - 1e-9 && t <= 8, "throughput_norm_window %g", t);
-    cr_assert(isnan(metric(db, 1, "throughput_norm")), "the whole-horizon figure is gone");
-    cr_assert(isnan(metric(db, 1, "jct_mean_steady")), "no steady window was asked for");
+    cr_assert(isnan(th_db_metric(db, 1, "throughput_norm")), "the whole-horizon figure is gone");
+    cr_assert(isnan(th_db_metric(db, 1, "jct_mean_steady")), "no steady window was asked for");
     free(exp);
     free(db);
     /* an explicit window, cut at the end of what was simulated */
@@ -105,8 +97,8 @@ Test(measure, the_window_runs_from_the_first_to_the_last_arrival)
     o = RUN("run", exp, "--db", db, "-q", "--policy", "fifo");
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
-    cr_assert_float_eq(metric(db, 1, "window_start_s"), 50, 0);
-    cr_assert_float_eq(metric(db, 1, "window_end_s"),
+    cr_assert_float_eq(th_db_metric(db, 1, "window_start_s"), 50, 0);
+    cr_assert_float_eq(th_db_metric(db, 1, "window_end_s"),
                        th_db_value(db, "SELECT sim_end_s FROM runs WHERE id = 1"), 1e-9);
     free(exp);
     free(db);

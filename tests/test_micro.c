@@ -93,14 +93,6 @@ static char *experiment(const char *name, const char *policies, const char *more
     return th_write(name, text);
 }
 
-static double metric(const char *db, int run, const char *name)
-{
-    char q[256];
-    snprintf(q, sizeof q, "SELECT value FROM metrics WHERE run_id = %d AND name = '%s'", run,
-             name);
-    return th_db_value(db, q);
-}
-
 /* quantile q of the e2e_s rows of run 1 (every request kept) */
 static double row_quantile(const char *db, double q, long *n)
 {
@@ -144,7 +136,7 @@ static void agree(const char *policy, const char *set)
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
     long n;
-    double p95r = metric(dr, 1, "e2e_p95"), p95a = metric(da, 1, "e2e_p95");
+    double p95r = th_db_metric(dr, 1, "e2e_p95"), p95a = th_db_metric(da, 1, "e2e_p95");
     double lo = row_quantile(dr, 0.94, &n), hi = row_quantile(dr, 0.96, &n);
     cr_assert_float_eq(row_quantile(dr, 0.95, &n), p95r, 1e-9 * p95r);
     double f = 0.02 / (hi - lo), se = sqrt(0.95 * 0.05 / (double)n) / f;
@@ -153,12 +145,13 @@ static void agree(const char *policy, const char *set)
     cr_assert(fabs(p95a - p95r) <= 4 * se + 2e-3 * p95r, "P95 %.6g vs %.6g (se %.3g)", p95a,
               p95r, se);
     /* the mean and the share over the SLA, by the same reasoning */
-    double mr = metric(dr, 1, "e2e_mean"), ma = metric(da, 1, "e2e_mean");
+    double mr = th_db_metric(dr, 1, "e2e_mean"), ma = th_db_metric(da, 1, "e2e_mean");
     cr_assert(fabs(ma - mr) <= 0.01 * mr, "mean %.6g vs %.6g", ma, mr);
-    double sr = metric(dr, 1, "sla_miss_frac"), sa = metric(da, 1, "sla_miss_frac");
+    double sr = th_db_metric(dr, 1, "sla_miss_frac"), sa = th_db_metric(da, 1, "sla_miss_frac");
     cr_assert(fabs(sa - sr) <= 4 * sqrt(sr * (1 - sr) / (double)n) + 1e-3, "miss %g vs %g", sa, sr);
     /* the same containers */
-    cr_assert_float_eq(metric(dr, 1, "containers_mean"), metric(da, 1, "containers_mean"), 1e-9);
+    cr_assert_float_eq(th_db_metric(dr, 1, "containers_mean"),
+                       th_db_metric(da, 1, "containers_mean"), 1e-9);
     free(e);
     free(dr);
     free(da);
@@ -221,14 +214,14 @@ Test(micro, summary_agrees_with_rows_and_series, .timeout = 60)
         char q[512];
         /* every request is a row (request_sample 1), sla_met is e2e_s <= 25 ms */
         snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d", r);
-        cr_assert_float_eq(th_db_value(db, q), metric(db, r, "requests_total"), 0);
+        cr_assert_float_eq(th_db_value(db, q), th_db_metric(db, r, "requests_total"), 0);
         snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d AND "
                  "sla_met != (e2e_s <= 0.025)", r);
         cr_assert_float_eq(th_db_value(db, q), 0, 0);
         snprintf(q, sizeof q, "SELECT avg(1 - sla_met) FROM requests WHERE run_id = %d", r);
-        cr_assert_float_eq(th_db_value(db, q), metric(db, r, "sla_miss_frac"), 1e-9);
+        cr_assert_float_eq(th_db_value(db, q), th_db_metric(db, r, "sla_miss_frac"), 1e-9);
         snprintf(q, sizeof q, "SELECT avg(e2e_s) FROM requests WHERE run_id = %d", r);
-        cr_assert_float_eq(th_db_value(db, q), metric(db, r, "e2e_mean"), 1e-9);
+        cr_assert_float_eq(th_db_value(db, q), th_db_metric(db, r, "e2e_mean"), 1e-9);
         snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d AND "
                  "abs(finish_s - arrival_s - e2e_s) > 1e-9", r);
         cr_assert_float_eq(th_db_value(db, q), 0, 0);
@@ -236,18 +229,19 @@ Test(micro, summary_agrees_with_rows_and_series, .timeout = 60)
          * per-interval totals is containers_mean, and each container is 0.2 cores */
         snprintf(q, sizeof q, "SELECT value FROM samples WHERE run_id = %d AND "
                  "name = 'containers_total' ORDER BY t_s DESC LIMIT 1", r);
-        double cm = metric(db, r, "containers_mean"), T = 600;
-        cr_assert_float_eq(metric(db, r, "cpu_seconds"), cm * 0.2 * T, 1e-6 * cm * T);
-        cr_assert_leq(cm, metric(db, r, "containers_max"));
-        cr_assert_float_eq(metric(db, r, "intervals"), 10, 0);
+        double cm = th_db_metric(db, r, "containers_mean"), T = 600;
+        cr_assert_float_eq(th_db_metric(db, r, "cpu_seconds"), cm * 0.2 * T, 1e-6 * cm * T);
+        cr_assert_leq(cm, th_db_metric(db, r, "containers_max"));
+        cr_assert_float_eq(th_db_metric(db, r, "intervals"), 10, 0);
         /* the per-interval violations are a count of the intervals' e2e_q over the SLA */
         snprintf(q, sizeof q, "SELECT avg(value > 0.025) FROM samples WHERE run_id = %d AND "
                  "name = 'e2e_q'", r);
-        double viol = metric(db, r, "sla_violation_prob");
+        double viol = th_db_metric(db, r, "sla_violation_prob");
         cr_assert(viol >= 0 && viol <= 1);
     }
     /* firm reacts to violations, so the two policies allocate differently */
-    cr_assert_float_neq(metric(db, 1, "containers_mean"), metric(db, 2, "containers_mean"), 1e-9);
+    cr_assert_float_neq(th_db_metric(db, 1, "containers_mean"),
+                        th_db_metric(db, 2, "containers_mean"), 1e-9);
     free(e);
     free(db);
 }
@@ -262,9 +256,9 @@ Test(micro, capacity_caps_decisions, .timeout = 60)
                           "\"cpus\": 2, \"memory_gb\": 64 } ] }");
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
-    cr_assert_leq(metric(db, 1, "containers_max"), 10);
-    cr_assert_geq(metric(db, 1, "capacity_capped"), 1);
-    cr_assert_geq(metric(db, 1, "containers_max"), 3);     /* one of each service at least */
+    cr_assert_leq(th_db_metric(db, 1, "containers_max"), 10);
+    cr_assert_geq(th_db_metric(db, 1, "capacity_capped"), 1);
+    cr_assert_geq(th_db_metric(db, 1, "containers_max"), 3);     /* one of each service at least */
     free(e);
     free(db);
 }
@@ -281,8 +275,8 @@ Test(micro, startup_delay_costs_latency, .timeout = 60)
     o = RUN("run", e, "--db", b, "-q", "--set", "sim.startup_s=60");
     cr_assert_eq(o.status, 0, "%s", o.err);
     th_out_free(&o);
-    cr_assert_gt(metric(b, 1, "sla_miss_frac"), metric(a, 1, "sla_miss_frac"));
-    cr_assert_gt(metric(a, 1, "scale_outs"), 0);
+    cr_assert_gt(th_db_metric(b, 1, "sla_miss_frac"), th_db_metric(a, 1, "sla_miss_frac"));
+    cr_assert_gt(th_db_metric(a, 1, "scale_outs"), 0);
     free(e), free(a), free(b);
 }
 
@@ -302,11 +296,11 @@ Test(micro, measure_window_counts_its_requests, .timeout = 60)
         char q[256];
         snprintf(q, sizeof q, "SELECT count(*) FROM requests WHERE run_id = %d AND %s >= 120 "
                  "AND %s < 360", t + 1, col[t], col[t]);
-        cr_assert_float_eq(metric(db, t + 1, "requests_total"), th_db_value(db, q), 0, "%s",
+        cr_assert_float_eq(th_db_metric(db, t + 1, "requests_total"), th_db_value(db, q), 0, "%s",
                            truth[t]);
         snprintf(q, sizeof q, "SELECT avg(e2e_s) FROM requests WHERE run_id = %d AND %s >= 120 "
                  "AND %s < 360", t + 1, col[t], col[t]);
-        cr_assert_float_eq(metric(db, t + 1, "e2e_mean"), th_db_value(db, q), 1e-9, "%s",
+        cr_assert_float_eq(th_db_metric(db, t + 1, "e2e_mean"), th_db_value(db, q), 1e-9, "%s",
                            truth[t]);
     }
     free(e);
@@ -481,8 +475,8 @@ Test(micro, interval_quantile_by_hand, .timeout = 60)
         snprintf(q, sizeof q, "SELECT value FROM samples WHERE run_id = %d AND name = 'e2e_q' "
                  "AND t_s = 120", t + 1);
         cr_assert_float_eq(th_db_value(db, q), 0.01, 1e-6, "%s", truth[t]);
-        cr_assert_float_eq(metric(db, t + 1, "requests_total"), 200, 0, "%s", truth[t]);
-        cr_assert_float_eq(metric(db, t + 1, "e2e_mean"), (189 * 0.01 + 11 * 0.1) / 200, 1e-6,
+        cr_assert_float_eq(th_db_metric(db, t + 1, "requests_total"), 200, 0, "%s", truth[t]);
+        cr_assert_float_eq(th_db_metric(db, t + 1, "e2e_mean"), (189 * 0.01 + 11 * 0.1) / 200, 1e-6,
                            "%s", truth[t]);
     }
     free(e), free(db), free(trace);
@@ -535,7 +529,8 @@ Test(micro, a_surge_queues_only_under_the_queueing_truth, .timeout = 60)
     cr_assert_gt(que, 1.0, "the backlog spills over");
     cr_assert_lt(before, 0.05);
     /* the containers never changed, and every request completed */
-    cr_assert_float_eq(metric(db, 2, "containers_mean"), 2, 0);
-    cr_assert_float_eq(metric(db, 2, "requests_total"), metric(db, 1, "requests_total"), 0);
+    cr_assert_float_eq(th_db_metric(db, 2, "containers_mean"), 2, 0);
+    cr_assert_float_eq(th_db_metric(db, 2, "requests_total"),
+                       th_db_metric(db, 1, "requests_total"), 0);
     free(e), free(db);
 }

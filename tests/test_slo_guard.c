@@ -36,21 +36,6 @@ extern const struct world_ops serve_world;
 
 /* ---- the serving world's load hook */
 
-struct arr {
-    const struct request_spec *q;
-    int n, next;
-};
-
-static int arr_next(void *ctx, void *out, struct errbuf *err)
-{
-    (void)err;
-    struct arr *a = ctx;
-    if (a->next == a->n)
-        return 0;
-    memcpy(out, &a->q[a->next++], sizeof a->q[0]);
-    return 1;
-}
-
 struct firsts {                 /* each request's arrival and first token, from its row */
     double first[64], ttft[64];
     int    n;
@@ -115,8 +100,8 @@ static void serve_loads(const char *section, const simtime *at, int nat, struct 
     for (int i = 0; i < 40; i++)
         q[i] = (struct request_spec){ .id = i, .arrival = sim_from_sec(i < 20 ? 0 : 40),
                                       .prompt = 1800, .output = 4 };
-    struct arr src = { q, 40, 0 };
-    struct entity_source es = { &src, arr_next };
+    struct th_array src = { q, sizeof *q, 40, 0 };
+    struct entity_source es = { &src, th_array_next };
     struct world_sim ws = { .until = SIM_NEVER, .steady_first = -1 };
     struct world_writer wr = { .ctx = rows, .row = keep_row, .sample = no_sample,
                                .metric = no_metric };
@@ -301,32 +286,6 @@ Test(slo_guard, a_factor_below_one_lends_less_and_reclaims_more)
 
 /* ---- end to end through the CLI */
 
-static double metric(const char *db, int run, const char *name)
-{
-    char q[256];
-    snprintf(q, sizeof q, "SELECT value FROM metrics WHERE run_id = %d AND name = '%s'", run,
-             name);
-    return th_db_value(db, q);
-}
-
-/* Each of the ngpu GPUs' holdings in run's timeline tile [0, end) without overlap (as
- * test_colocate.c's holds_every_gpu_once). */
-static void holds_every_gpu_once(const char *db, int run, int ngpu, double end)
-{
-    char q[512];
-    snprintf(q, sizeof q, "SELECT count(*) FROM (SELECT resource, sum(end_s - start_s) "
-             "AS s FROM timeline WHERE run_id = %d GROUP BY resource) WHERE abs(s - %.17g) "
-             "> 1e-6", run, end);
-    cr_assert_eq(th_db_value(db, q), 0, "run %d: a GPU held for other than the run", run);
-    snprintf(q, sizeof q, "SELECT count(DISTINCT resource) FROM timeline WHERE run_id = %d",
-             run);
-    cr_assert_eq(th_db_value(db, q), ngpu, "run %d", run);
-    snprintf(q, sizeof q, "SELECT count(*) FROM timeline a JOIN timeline b ON a.run_id = "
-             "b.run_id AND a.resource = b.resource AND a.rowid < b.rowid AND a.start_s < "
-             "b.end_s AND b.start_s < a.end_s WHERE a.run_id = %d", run);
-    cr_assert_eq(th_db_value(db, q), 0, "run %d: two holders of one GPU at once", run);
-}
-
 /* The 5-minute periods (by first token) in which more than 1% of run's first tokens came
  * later than 1 s after their arrival. */
 static double missed_periods(const char *db, int run)
@@ -363,18 +322,19 @@ Test(slo_guard, colocate_day_with_the_guard_misses_fewer_periods_and_lends_less,
     cr_assert_gt(m_loan, m_static, "loan %g, static %g missed periods", m_loan, m_static);
     /* the guard: fewer periods missed, more requests within the objective, less lent */
     cr_assert_lt(m_guard, m_loan, "guard %g, loan %g missed periods", m_guard, m_loan);
-    cr_assert_gt(metric(db, 3, "serving_slo_attainment"), metric(db, 2, "serving_slo_attainment"));
-    cr_assert_lt(metric(db, 3, "gpu_hours_loaned"), metric(db, 2, "gpu_hours_loaned"));
-    cr_assert_gt(metric(db, 3, "gpu_hours_loaned"), 0, "the guard lent nothing");
+    cr_assert_gt(th_db_metric(db, 3, "serving_slo_attainment"),
+                 th_db_metric(db, 2, "serving_slo_attainment"));
+    cr_assert_lt(th_db_metric(db, 3, "gpu_hours_loaned"), th_db_metric(db, 2, "gpu_hours_loaned"));
+    cr_assert_gt(th_db_metric(db, 3, "gpu_hours_loaned"), 0, "the guard lent nothing");
     /* its own figures: it saw missed periods and lowered f; off, it writes none */
-    cr_assert_gt(metric(db, 3, "slo_guard_missed"), 0);
-    cr_assert_lt(metric(db, 3, "slo_guard_f_min"), 1);
+    cr_assert_gt(th_db_metric(db, 3, "slo_guard_missed"), 0);
+    cr_assert_lt(th_db_metric(db, 3, "slo_guard_f_min"), 1);
     cr_assert_eq(th_db_value(db, "SELECT count(*) FROM metrics WHERE run_id = 2 AND name LIKE "
                                  "'slo_guard%'"), 0);
     for (int run = 1; run <= 3; run++) {
         char q[128];
         snprintf(q, sizeof q, "SELECT sim_end_s FROM runs WHERE id = %d", run);
-        holds_every_gpu_once(db, run, 56, th_db_value(db, q));
+        th_holds_every_gpu_once(db, run, 56, th_db_value(db, q));
     }
     free(db);
 }

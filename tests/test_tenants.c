@@ -111,21 +111,6 @@ static int probe_job(void *ctx, const struct train_record *r, struct errbuf *err
     return 0;
 }
 
-struct arr {
-    const struct job_spec *jobs;
-    int                    n, next;
-};
-
-static int arr_next(void *ctx, void *out, struct errbuf *err)
-{
-    (void)err;
-    struct arr *a = ctx;
-    if (a->next == a->n)
-        return 0;
-    memcpy(out, &a->jobs[a->next++], sizeof a->jobs[0]);
-    return 1;
-}
-
 static void set_held(train *w, struct probe *p, int h, int on)
 {
     int ids[8];
@@ -156,8 +141,8 @@ static void run_withheld(const char *name, const struct job_spec *jobs, int n)
     struct train_decider dec = p->inner;
     dec.ctx = p;
     dec.decide = probe_decide;
-    struct arr src = { jobs, n, 0 };
-    struct entity_source es = { &src, arr_next };
+    struct th_array src = { jobs, sizeof *jobs, n, 0 };
+    struct entity_source es = { &src, th_array_next };
     struct train_config cfg = { .restore_delay_s = 30, .until = SIM_NEVER };
     struct train_sink sink = { .ctx = p, .job = probe_job, .segment = probe_segment };
     train *w;
@@ -329,44 +314,62 @@ static int a100_slot(void)
     return cluster_type_slot(th_cl, cluster_gpu_type(th_cl, 16));
 }
 
+/* One job of eight at a round on the mixed cluster, the view and a grant list for it. */
+struct rig {
+    struct train_job  jobs[1];
+    struct th_view    tv;
+    struct policy_env env;
+    struct grant_list out;
+};
+
+static void rig_init(struct rig *g)
+{
+    g->jobs[0] = eight();
+    th_view_init(&g->tv, th_cl, th_m, g->jobs, 1, 100, 60, 30);
+    g->tv.v->reason = WAKE_ROUND;
+    g->env = (struct policy_env){ 1, th_cl, th_m, NULL, 0 };
+    grant_list_init(&g->out);
+}
+
+static void rig_fini(struct rig *g)
+{
+    grant_list_fini(&g->out);
+    th_view_fini(&g->tv);
+}
+
 Test(tenants, the_allocators_capacity_is_the_cluster_s_less_the_denied)
 {
-    struct train_job jobs[1] = { eight() };
-    struct th_view tv;
-    th_view_init(&tv, th_cl, th_m, jobs, 1, 100, 60, 30);
-    struct train_view *v = tv.v;
-    v->reason = WAKE_ROUND;
-    struct policy_env env = { 1, th_cl, th_m, NULL, 0 };
+    struct rig g;
+    rig_init(&g);
+    struct train_view *v = g.tv.v;
+    struct recorder r = { 0 };
     struct errbuf err;
     err_clear(&err);
-    struct recorder r = { 0 };
-    cr_assert_eq(alloc_base_init(&r.base, &env, record_allocate, 0, &err), 0);
-    struct grant_list out;
-    grant_list_init(&out);
+    cr_assert_eq(alloc_base_init(&r.base, &g.env, record_allocate, 0, &err), 0);
+    struct grant_list *out = &g.out;
     int a = a100_slot(), n;
     /* no broker: 8 A100s, and the job runs there (GPUs 16-23) */
-    cr_assert_eq(alloc_train(&r, v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(alloc_train(&r, v, out, &err), 0, "%s", err.msg);
     cr_assert_eq(r.cap[a], 8);
     cr_assert_gt(r.thr[a], 0);
-    cr_assert_eq(granted_first(&out, &n), 16, "the job is on GPU %d (%d GPUs, %zu grants, "
-                 "thr A100 %g), not the A100s", granted_first(&out, &n), n, out.n, r.thr[a]);
+    cr_assert_eq(granted_first(out, &n), 16, "the job is on GPU %d (%d GPUs, %zu grants, "
+                 "thr A100 %g), not the A100s", granted_first(out, &n), n, out->n, r.thr[a]);
     cr_assert_eq(n, 8);
     /* 4 of the 8 A100s denied: capacity 4, the job of 8 has throughput 0 there and runs on
      * the 8 V100s (GPUs 0-7) */
     occ *b = deny(v, 16, 4);
-    grant_list_reset(&out);
-    cr_assert_eq(alloc_train(&r, v, &out, &err), 0, "%s", err.msg);
+    grant_list_reset(out);
+    cr_assert_eq(alloc_train(&r, v, out, &err), 0, "%s", err.msg);
     cr_assert_eq(r.cap[a], 4, "A100 capacity %g with 4 of 8 denied", r.cap[a]);
     cr_assert_eq(r.thr[a], 0, "a job of 8 has throughput %g on 4 A100s", r.thr[a]);
-    cr_assert_eq(granted_first(&out, &n), 0, "the job is not on the V100s");
+    cr_assert_eq(granted_first(out, &n), 0, "the job is not on the V100s");
     cr_assert_eq(n, 8);
     for (int t = 0; t < r.ntypes; t++)
         if (t != a)
             cr_assert_eq(r.cap[t], 8, "type slot %d lost capacity", t);
     undeny(v, b, 16, 4);
-    grant_list_fini(&out);
     alloc_base_fini(&r.base);
-    th_view_fini(&tv);
+    rig_fini(&g);
 }
 
 /* The memo: the same job set at a round with the same capacities reuses the solve; the same
@@ -375,47 +378,42 @@ Test(tenants, the_allocators_capacity_is_the_cluster_s_less_the_denied)
  * would stay off the A100s it was put on and get nothing. */
 Test(tenants, the_allocators_memo_is_keyed_on_capacity)
 {
-    struct train_job jobs[1] = { eight() };
-    struct th_view tv;
-    th_view_init(&tv, th_cl, th_m, jobs, 1, 100, 60, 30);
-    struct train_view *v = tv.v;
-    v->reason = WAKE_ROUND;
-    struct policy_env env = { 1, th_cl, th_m, NULL, 0 };
+    struct rig g;
+    rig_init(&g);
+    struct train_view *v = g.tv.v;
+    struct recorder r = { 0 };
     struct errbuf err;
     err_clear(&err);
-    struct recorder r = { 0 };
-    cr_assert_eq(alloc_base_init(&r.base, &env, record_allocate, 0, &err), 0);
-    struct grant_list out;
-    grant_list_init(&out);
-    cr_assert_eq(alloc_train(&r, v, &out, &err), 0, "%s", err.msg);
-    cr_assert_eq(alloc_train(&r, v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(alloc_base_init(&r.base, &g.env, record_allocate, 0, &err), 0);
+    struct grant_list *out = &g.out;
+    cr_assert_eq(alloc_train(&r, v, out, &err), 0, "%s", err.msg);
+    cr_assert_eq(alloc_train(&r, v, out, &err), 0, "%s", err.msg);
     cr_assert_eq(r.calls, 1, "the same problem was solved %d times", r.calls);
     occ *b = deny(v, 16, 4);
-    cr_assert_eq(alloc_train(&r, v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(alloc_train(&r, v, out, &err), 0, "%s", err.msg);
     cr_assert_eq(r.calls, 2, "a change of capacity did not re-solve");
-    cr_assert_eq(alloc_train(&r, v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(alloc_train(&r, v, out, &err), 0, "%s", err.msg);
     cr_assert_eq(r.calls, 2, "the same capacity re-solved");
     undeny(v, b, 16, 4);
-    cr_assert_eq(alloc_train(&r, v, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(alloc_train(&r, v, out, &err), 0, "%s", err.msg);
     cr_assert_eq(r.calls, 3, "capacity given back did not re-solve");
     alloc_base_fini(&r.base);
 
     policy *p;
-    cr_assert_eq(policy_open(&p, "gavel_las_perf", NULL, &env, &err), 0, "%s", err.msg);
+    cr_assert_eq(policy_open(&p, "gavel_las_perf", NULL, &g.env, &err), 0, "%s", err.msg);
     int n;
-    grant_list_reset(&out);
-    cr_assert_eq(policy_train_decide(p, v, &out, &err), 0, "%s", err.msg);
-    cr_assert_eq(granted_first(&out, &n), 16, "gavel_las_perf: the job is not on the A100s");
+    grant_list_reset(out);
+    cr_assert_eq(policy_train_decide(p, v, out, &err), 0, "%s", err.msg);
+    cr_assert_eq(granted_first(out, &n), 16, "gavel_las_perf: the job is not on the A100s");
     b = deny(v, 16, 4);
-    grant_list_reset(&out);
-    cr_assert_eq(policy_train_decide(p, v, &out, &err), 0, "%s", err.msg);
-    cr_assert_eq(granted_first(&out, &n), 0, "gavel_las_perf with 4 A100s denied: the job is "
-                 "on GPU %d (%d GPUs), not the V100s", granted_first(&out, &n), n);
+    grant_list_reset(out);
+    cr_assert_eq(policy_train_decide(p, v, out, &err), 0, "%s", err.msg);
+    cr_assert_eq(granted_first(out, &n), 0, "gavel_las_perf with 4 A100s denied: the job is "
+                 "on GPU %d (%d GPUs), not the V100s", granted_first(out, &n), n);
     cr_assert_eq(n, 8);
     undeny(v, b, 16, 4);
     policy_close(p);
-    grant_list_fini(&out);
-    th_view_fini(&tv);
+    rig_fini(&g);
 }
 
 /* ---- the world's guard: a policy that ignores base is refused */
@@ -438,8 +436,8 @@ Test(tenants, the_world_refuses_a_grant_of_a_withheld_gpu)
     struct job_spec jobs[1] = { { .id = 7, .arrival = sim_from_sec(10),
                                   .jtype = tput_find(th_m, "ResNet-50 (batch size 64)"),
                                   .workers = 1, .work = 1e5, .weight = 1 } };
-    struct arr src = { jobs, 1, 0 };
-    struct entity_source es = { &src, arr_next };
+    struct th_array src = { jobs, sizeof *jobs, 1, 0 };
+    struct entity_source es = { &src, th_array_next };
     struct train_config cfg = { .restore_delay_s = 30, .until = SIM_NEVER };
     struct train_sink sink = { 0 };
     struct train_decider dec = { .decide = grant_gpu0, .wake = WAKE_ARRIVAL | WAKE_COMPLETION };
