@@ -695,6 +695,8 @@ static int keep_sample(void *ctx, simtime t, const char *name, double v, struct 
 
 const struct world_writer *th_serve_timeline;
 
+int th_serve_book_all;
+
 struct th_serve th_serve_run(const cluster *cl, const char *model, const struct request_spec *q,
                              int n, const char *name, const char *params,
                              const struct serve_config *cfg)
@@ -720,6 +722,9 @@ struct th_serve th_serve_run(const cluster *cl, const char *model, const struct 
     serve *w;
     cr_assert_eq(serve_create(&w, cl, lc, a, cfg, &es, policy_decider(p), &sink, &err), 0, "%s",
                  err.msg);
+    if (th_serve_book_all)
+        serve_book_every_port(w);
+    res.hops_alone = serve_hops_alone(w, &res.hops);
     struct serve_totals tot;
     cr_assert_eq(serve_run(w, &tot, &err), 0, "%s: %s", name, err.msg);
     res.events = (long long)tot.events;

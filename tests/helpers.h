@@ -191,6 +191,8 @@ struct th_serve {
     long long events, decisions, preemptions, iterations;
     double tokens_out, kv_moved_bytes;
     double window_tokens;       /* output tokens in the measurement window */
+    int    hops, hops_alone;    /* pipeline boundaries' hops, and those no other transfer
+                                   crosses (serve_hops_alone) */
 };
 
 /* The serving defaults of an experiment (vLLM's budget, block size, memory use) into cfg. */
@@ -204,6 +206,8 @@ void th_serve_free(struct th_serve *r);
 /* Where th_serve_run's runs write their timeline rows (NULL, the default: none). */
 struct world_writer;
 extern const struct world_writer *th_serve_timeline;
+/* Nonzero: th_serve_run's worlds book every port in their link book (serve_book_every_port). */
+extern int th_serve_book_all;
 /* The record of request id (asserts it left). */
 const struct serve_record *th_serve_find(const struct th_serve *r, long long id);
 

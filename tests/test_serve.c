@@ -17,6 +17,7 @@
 #include "../models/llm_fit.h"
 #include "../sched/policy.h"
 #include "../sim/base/rng.h"
+#include "../sim/core/engine.h"
 #include "../sim/serve/serve.h"
 #include "helpers.h"
 
@@ -636,4 +637,271 @@ Test(serve, same_run_same_rows_through_the_cli, .timeout = 120)
     }
     free(db1);
     free(db2);
+}
+
+/* ---- the link book's shortcut (book_route in serve.c): the hops of pipeline boundaries
+ * that no other transfer crosses are left out of the book.  Worlds where HexGen's pipelines
+ * share network links (deep_mix: 6 A100 and 3 H100 servers, Llama-2-70B), KV moves between
+ * instances (Splitwise; a migrating drain of a pipeline) and Hetis traffic: every request's
+ * times are those of a world that books every port, while some hops are left out and others
+ * shared (booked). */
+static const char deep_mix[] =
+    "{ \"network\": \"ib-200g\", \"groups\": ["
+    " { \"count\": 6, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 8, \"intra\": \"nvswitch\" },"
+    " { \"count\": 3, \"gpu\": \"H100\", \"gpus_per_node\": 8, \"intra\": \"nvswitch4\" } ] }";
+
+static void same_records(const struct th_serve *a, const struct th_serve *b, const char *what)
+{
+    cr_assert_eq(a->n, b->n, "%s", what);
+    cr_assert_eq(a->iterations, b->iterations, "%s", what);
+    for (int k = 0; k < a->n; k++) {
+        const struct serve_record *x = &a->r[k], *y = &b->r[k];
+        cr_assert(x->id == y->id && x->start == y->start && x->first == y->first &&
+                      x->finish == y->finish && x->generated == y->generated &&
+                      x->preemptions == y->preemptions && x->dropped == y->dropped,
+                  "%s: request %lld: first %.9f vs %.9f, finish %.9f vs %.9f", what,
+                  (long long)x->id, x->first, y->first, x->finish, y->finish);
+    }
+}
+
+Test(serve, ports_left_out_of_the_link_book_change_no_time, .timeout = 240)
+{
+    static const struct {
+        const char *cluster, *model, *policy;
+        double rate;
+    } runs[] = {
+        { deep_mix, "llama-2-70b", "hexgen", 30 },
+        { deep_mix, "llama-2-70b", "splitwise", 10 },
+        { testbed, "llama-2-13b", "hetis", 20 },
+        { testbed, "llama-2-13b", "uniform_pp", 20 },
+    };
+    enum { N = 400 };
+    int shared = 0, alone = 0;
+    for (size_t c = 0; c < sizeof runs / sizeof *runs; c++) {
+        cluster *cl = th_cluster(cat, runs[c].cluster);
+        struct serve_config cfg;
+        th_serve_config(&cfg);
+        struct request_spec *q = random_requests(N, 17, runs[c].rate, 1500);
+        for (int i = 0; i < N; i++)
+            if (q[i].output > 500)
+                q[i].output = 500;
+        th_serve_book_all = 1;
+        struct th_serve all = th_serve_run(cl, runs[c].model, q, N, runs[c].policy, NULL, &cfg);
+        th_serve_book_all = 0;
+        struct th_serve cut = th_serve_run(cl, runs[c].model, q, N, runs[c].policy, NULL, &cfg);
+        same_records(&all, &cut, runs[c].policy);
+        shared += cut.hops - cut.hops_alone;
+        alone += cut.hops_alone;
+        th_serve_free(&all);
+        th_serve_free(&cut);
+        free(q);
+        cluster_destroy(cl);
+    }
+    cr_assert_gt(shared, 0);
+    cr_assert_gt(alone, 0);
+    /* one request per pipeline, all at once: their batches reach the network links the
+       pipelines share together, and one waits for the other (the wait shows in its finish,
+       as no later stage is busy) */
+    cluster *cl = th_cluster(cat, deep_mix);
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct request_spec q[16];
+    for (int i = 0; i < 16; i++)
+        q[i] = req(i, 0, 1000, 20);
+    th_serve_book_all = 1;
+    struct th_serve all = th_serve_run(cl, "llama-2-70b", q, 16, "hexgen", NULL, &cfg);
+    th_serve_book_all = 0;
+    struct th_serve cut = th_serve_run(cl, "llama-2-70b", q, 16, "hexgen", NULL, &cfg);
+    same_records(&all, &cut, "at once");
+    int waited = 0;
+    for (int k = 1; k < cut.n; k++)
+        waited += cut.r[k].finish != cut.r[0].finish;
+    cr_assert_gt(waited, 0, "no pipeline waited for a shared link");
+    th_serve_free(&all);
+    th_serve_free(&cut);
+    cluster_destroy(cl);
+}
+
+struct drained_run {
+    struct serve_record r[400];
+    int n;
+};
+
+static int keep_drained(void *ctx, const struct serve_record *r, struct errbuf *err)
+{
+    (void)err;
+    struct drained_run *d = ctx;
+    cr_assert_lt(d->n, 400);
+    d->r[d->n++] = *r;
+    return 0;
+}
+
+/* HexGen on deep_mix, the GPUs of instance `inst` taken at 20 s under a migrating drain: its
+ * requests' KV leaves from its last stage for the others' first stages, crossing network
+ * links their boundaries use.  Into d; returns the KV bytes moved. */
+static double drained_run(const struct request_spec *q, int n, int inst, int book_all,
+                          struct drained_run *d)
+{
+    struct errbuf err;
+    err_clear(&err);
+    cluster *cl = th_cluster(cat, deep_mix);
+    struct policy_env env = { 1, cl, NULL, NULL, 0 };
+    policy *p;
+    cr_assert_eq(policy_open(&p, "hexgen", NULL, &env, &err), 0, "%s", err.msg);
+    struct th_array src = { q, sizeof *q, n, 0 };
+    struct entity_source es = { &src, th_array_next };
+    struct serve_sink sink = { .ctx = d, .request = keep_drained };
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    cfg.drain = SERVE_DRAIN_MIGRATE;
+    serve *w;
+    cr_assert_eq(serve_create(&w, cl, lc, llm_find(lc, "llama-2-70b"), &cfg, &es,
+                              policy_decider(p), &sink, &err), 0, "%s", err.msg);
+    if (book_all)
+        serve_book_every_port(w);
+    engine *e = engine_create(0);
+    cr_assert_eq(serve_attach(w, e, &err), 0, "%s", err.msg);
+    struct engine_limits lim = { sim_from_sec(20), 0 };
+    cr_assert_eq(engine_advance(e, &lim, &err), ENGINE_UNTIL, "%s", err.msg);
+    const struct serve_stage *st = &serve_deployment_of(w)->inst[inst].stages[0];
+    int64_t drained;
+    cr_assert_eq(serve_take(w, st->gpus, st->ngpu, &drained, &err), 0, "%s", err.msg);
+    lim.until = SIM_NEVER;
+    int stop = engine_advance(e, &lim, &err);
+    cr_assert_eq(stop, ENGINE_DRAINED, "%s", err.msg);
+    struct serve_totals tot;
+    cr_assert_eq(serve_finish(w, stop, &tot, &err), 0, "%s", err.msg);
+    engine_destroy(e);
+    serve_destroy(w);
+    policy_close(p);
+    cluster_destroy(cl);
+    return tot.kv_moved_bytes;
+}
+
+Test(serve, a_drain_s_kv_moves_see_the_boundaries_they_share, .timeout = 240)
+{
+    enum { N = 400 };
+    struct request_spec *q = random_requests(N, 23, 40, 1500);
+    static struct drained_run all, cut;
+    for (int inst = 0; inst < 3; inst++) {
+        all.n = cut.n = 0;
+        double moved = drained_run(q, N, inst, 1, &all);
+        cr_assert_gt(moved, 0, "instance %d: nothing moved", inst);
+        cr_assert_eq(drained_run(q, N, inst, 0, &cut), moved);
+        cr_assert_eq(all.n, cut.n);
+        for (int k = 0; k < all.n; k++)
+            cr_assert(all.r[k].id == cut.r[k].id && all.r[k].first == cut.r[k].first &&
+                          all.r[k].finish == cut.r[k].finish,
+                      "instance %d drained: request %lld: finish %.9f vs %.9f", inst,
+                      (long long)all.r[k].id, all.r[k].finish, cut.r[k].finish);
+    }
+    free(q);
+}
+
+/* A handmade deployment of Llama-2-13B in two stages on four servers of two A100s (GPU g on
+ * node g / 2): A = GPU 0 then 2 (node 0 to 1), B = GPU 4 then 1 (node 2 to 0), C = GPU 6
+ * then 7 (node 3).  B's last stage sits on node 0, whose network link out A's boundary
+ * crosses; A's first stage on node 0, whose link in B's boundary crosses.  Requests go to
+ * instance id mod 3, or to C when that one is not up. */
+static int hand_deploy(void *ctx, const struct serve_env_view *v, struct serve_deployment *out,
+                       struct errbuf *err)
+{
+    (void)ctx, (void)v, (void)err;
+    static const int32_t gpus[3][2] = { { 0, 2 }, { 4, 1 }, { 6, 7 } };
+    out->n = 3;
+    for (int i = 0; i < 3; i++) {
+        out->inst[i] = (struct serve_instance){ .role = SERVE_UNIFIED, .nstages = 2 };
+        for (int s = 0; s < 2; s++)
+            out->inst[i].stages[s] = (struct serve_stage){ 1, { gpus[i][s] }, 20 };
+    }
+    return 0;
+}
+
+static int hand_route(void *ctx, const struct serve_view *v, const struct serve_req_view *r,
+                      int32_t *inst, struct errbuf *err)
+{
+    (void)ctx, (void)err;
+    *inst = (int32_t)(r->id % 3);
+    if (!v->load[*inst].up)
+        *inst = 2;
+    return 0;
+}
+
+struct hand_run {
+    struct serve_record r[300];
+    int n, hops, alone;
+    double moved;
+};
+
+static int keep_hand(void *ctx, const struct serve_record *r, struct errbuf *err)
+{
+    (void)err;
+    struct hand_run *h = ctx;
+    cr_assert_lt(h->n, 300);
+    h->r[h->n++] = *r;
+    return 0;
+}
+
+/* 300 requests at 30 a second; B's GPUs taken at 4 s under a migrating drain: its requests'
+ * KV leaves node 0 for C, on node 0's link out. */
+static void hand_run(int book_all, struct hand_run *h)
+{
+    struct errbuf err;
+    err_clear(&err);
+    cluster *cl = th_cluster(cat, "{ \"network\": \"ethernet-100g\", \"groups\": ["
+                                  " { \"count\": 4, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 2,"
+                                  "   \"intra\": \"pcie4\" } ] }");
+    struct serve_decider dec = { NULL, cl, hand_deploy, hand_route, NULL, 0 };
+    struct request_spec *q = random_requests(300, 29, 30, 1500);
+    struct th_array src = { q, sizeof *q, 300, 0 };
+    struct entity_source es = { &src, th_array_next };
+    struct serve_sink sink = { .ctx = h, .request = keep_hand };
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    cfg.drain = SERVE_DRAIN_MIGRATE;
+    serve *w;
+    cr_assert_eq(serve_create(&w, cl, lc, llm_find(lc, "llama-2-13b"), &cfg, &es, &dec, &sink,
+                              &err), 0, "%s", err.msg);
+    if (book_all)
+        serve_book_every_port(w);
+    h->alone = serve_hops_alone(w, &h->hops);
+    engine *e = engine_create(0);
+    cr_assert_eq(serve_attach(w, e, &err), 0, "%s", err.msg);
+    struct engine_limits lim = { sim_from_sec(4), 0 };
+    cr_assert_eq(engine_advance(e, &lim, &err), ENGINE_UNTIL, "%s", err.msg);
+    int64_t drained;
+    cr_assert_eq(serve_take(w, (int[]){ 4, 1 }, 2, &drained, &err), 0, "%s", err.msg);
+    cr_assert_eq(drained, 1);
+    lim.until = SIM_NEVER;
+    int stop = engine_advance(e, &lim, &err);
+    cr_assert_eq(stop, ENGINE_DRAINED, "%s", err.msg);
+    struct serve_totals tot;
+    cr_assert_eq(serve_finish(w, stop, &tot, &err), 0, "%s", err.msg);
+    h->moved = tot.kv_moved_bytes;
+    engine_destroy(e);
+    serve_destroy(w);
+    free(q);
+    cluster_destroy(cl);
+}
+
+/* The hops a KV move may cross are booked: of the ten, A's way out of node 0 (B's last stage
+ * is there) and B's way into node 0 (A's first stage is there) are; the other eight, no
+ * one else's, are not.  And the drain's moves over node 0's link out wait for A's sends as
+ * they would in a world that books everything. */
+Test(serve, a_kv_move_waits_for_the_boundaries_whose_links_it_crosses, .timeout = 120)
+{
+    static struct hand_run all, cut;
+    hand_run(1, &all);
+    hand_run(0, &cut);
+    cr_assert_eq(cut.hops, 10);
+    cr_assert_eq(cut.alone, 8, "alone %d", cut.alone);
+    cr_assert_gt(cut.moved, 0);
+    cr_assert_eq(cut.moved, all.moved);
+    cr_assert_eq(all.n, 300);
+    cr_assert_eq(cut.n, 300);
+    for (int k = 0; k < all.n; k++)
+        cr_assert(all.r[k].id == cut.r[k].id && all.r[k].first == cut.r[k].first &&
+                      all.r[k].finish == cut.r[k].finish,
+                  "request %lld: finish %.9f vs %.9f", (long long)all.r[k].id, all.r[k].finish,
+                  cut.r[k].finish);
 }

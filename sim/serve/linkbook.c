@@ -8,15 +8,15 @@
  * the end of an interval that overlapped).
  *
  * Forgetting is lazy: linkbook_forget only raises the book's horizon, and a port drops the
- * intervals that ended at or before it from its front when a reservation next touches it.
- * The intervals it keeps before the horizon are never seen: no reservation is ready before
- * the horizon, and one ready at t already skips the intervals that end by t.
+ * intervals that ended at or before it from its front when its array is full.  The
+ * intervals it keeps before the horizon are never seen: no reservation is ready before the
+ * horizon, and one ready at t already skips the intervals that end by t.
  *
  * Costs: forgetting O(1), however many ports the cluster has.  A reservation finds a port's
- * first interval ending after its candidate start by binary search and inserts its own by
- * a move from the back (it is most often the latest): O(passes x its ports x log(the
- * port's intervals ending after the horizon)), plus its insert's moves and each dropped
- * interval once.  The search matters: with disaggregated prefill the serving world
+ * first interval ending after its candidate start by binary search, and its own place by
+ * another (it is most often the latest: no search): O(passes x its ports x log(the port's
+ * intervals)), plus its insert's moves and each dropped interval once, when a full array
+ * drops the intervals that ended by the horizon before it grows.  The search matters: with disaggregated prefill the serving world
  * forgets only up to the oldest launch of a prefill batch in flight, which lies further
  * back the more instances there are.
  */
@@ -88,6 +88,8 @@ void linkbook_destroy(linkbook *b)
 static simtime past_overlap(const struct port *q, simtime t, simtime dur)
 {
     int lo = q->head, hi = q->n;
+    if (lo == hi || q->s[hi - 1].to <= t)
+        return t;       /* the last ends by t: the common case, no search */
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
         if (q->s[mid].to <= t)
@@ -98,9 +100,19 @@ static simtime past_overlap(const struct port *q, simtime t, simtime dur)
     return lo < q->n && q->s[lo].from < t + dur ? q->s[lo].to : t;
 }
 
-static int insert(struct port *q, simtime from, simtime to)
+/* Drop q's intervals that ended at or before t. */
+static void trim(struct port *q, simtime t)
+{
+    while (q->head < q->n && q->s[q->head].to <= t)
+        q->head++;
+    if (q->head == q->n)
+        q->head = q->n = 0;
+}
+
+static int insert(struct port *q, simtime from, simtime to, simtime horizon)
 {
     if (q->n == q->cap) {
+        trim(q, horizon);
         if (q->head > 0) {      /* slide the live part to the front first */
             memmove(q->s, q->s + q->head, (size_t)(q->n - q->head) * sizeof *q->s);
             q->n -= q->head;
@@ -115,31 +127,28 @@ static int insert(struct port *q, simtime from, simtime to)
             q->cap = cap;
         }
     }
-    int k = q->n;
-    while (k > q->head && q->s[k - 1].from > from)
-        k--;
+    int k = q->n;        /* after the last interval starting by `from`: most often the end */
+    if (k > q->head && q->s[k - 1].from > from) {
+        int lo = q->head, hi = k - 1;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (q->s[mid].from > from)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        k = lo;
+    }
     memmove(q->s + k + 1, q->s + k, (size_t)(q->n - k) * sizeof *q->s);
     q->s[k] = (struct span){ from, to };
     q->n++;
     return 0;
 }
 
-/* Drop q's intervals that ended at or before t. */
-static void trim(struct port *q, simtime t)
-{
-    while (q->head < q->n && q->s[q->head].to <= t)
-        q->head++;
-    if (q->head == q->n)
-        q->head = q->n = 0;
-}
-
 int linkbook_reserve(linkbook *b, const struct linkbook_port *p, int n, simtime ready,
                      simtime *start)
 {
     assert(ready >= b->horizon);
-    for (int i = 0; i < n; i++)
-        if (p[i].dur > 0)
-            trim(port_of(b, p[i].dir, p[i].id), b->horizon);
     simtime t = ready;
     for (int moved = 1; moved;) {
         moved = 0;
@@ -154,7 +163,8 @@ int linkbook_reserve(linkbook *b, const struct linkbook_port *p, int n, simtime 
         }
     }
     for (int i = 0; i < n; i++)
-        if (p[i].dur > 0 && insert(port_of(b, p[i].dir, p[i].id), t, t + p[i].dur) < 0)
+        if (p[i].dur > 0 &&
+            insert(port_of(b, p[i].dir, p[i].id), t, t + p[i].dur, b->horizon) < 0)
             return -1;
     *start = t;
     return 0;

@@ -28,7 +28,9 @@
  * iteration's traffic with its workers (queries and new K/V out, outputs back, prefilled KV
  * of offloaded heads) and the KV its rebalancing moves.  So however many transfers run at
  * once, no link carries more than its bandwidth; a transfer that finds its ports busy waits
- * (a Hetis iteration ends no earlier than its traffic, a KV move arrives later).
+ * (a Hetis iteration ends no earlier than its traffic, a KV move arrives later).  A port of
+ * a pipeline boundary that nothing else can cross (mark_alone) is not booked: that
+ * boundary's own batches find it free (book_route), so the times are the same.
  *
  * The timeline (sink->timeline): a request is queued (no resource) from its arrival until
  * admitted, running on its instance (the resource; an instance's requests share it, each row
@@ -39,7 +41,7 @@
  *
  * Costs: a batch O(its requests + instance devices), its stages' layers timed once per
  * shape (GPU type, TP degree, link) however deep the pipeline; a transfer's reservation
- * O(its ports x log(their live intervals)) (linkbook.c), the forget horizon O(1) from the
+ * O(its shared ports x log(their intervals)) (linkbook.c), the forget horizon O(1) from the
  * launch-ordered list of the prefill-only instances' batches in flight (the only ones that
  * book a link ready before now; without them every port keeps only what ends after now);
  * routing O(instances); a Hetis dispatch is the
@@ -193,6 +195,7 @@ struct serve {
     struct late { simtime t; double tokens, done; } *late;
     int32_t                nlate, late_head, late_cap;
     int64_t                in_system;
+    int                    book_all;    /* serve_book_every_port: no hop left out */
     struct serve_totals    tot;
     struct window          win;
     struct serve_dispatch_req *dreq;
@@ -770,6 +773,38 @@ static int reserve(serve *w, const struct linkbook_port *p, int n, simtime ready
     return 0;
 }
 
+/* A pipeline boundary's activations, ready at `ready` over route r's ports p[0..n): *end,
+ * when the last port is free again.  The ports no other transfer ever crosses (r's `alone`
+ * hops, mark_alone) are left out of the link book: this boundary's batches pass them in
+ * launch order, each ready only once the one before has left the stage (stage_free), so
+ * they are free at `ready` and the book would put the start where the shared ports alone
+ * put it.  The same times, without booking them. */
+static int book_route(serve *w, const struct xfer_route *r, struct linkbook_port *p, int n,
+                      simtime ready, simtime *end, struct errbuf *err)
+{
+    if (w->book_all)        /* every port, as the book would have it (for tests) */
+        return reserve(w, p, n, ready, ready, end, err);
+    simtime all = 0, shared = 0;
+    int m = 0;
+    for (int k = 0; k < n; k++) {
+        if (p[k].dur > all)
+            all = p[k].dur;
+        if (r->p[k].alone)
+            continue;
+        if (p[k].dur > shared)
+            shared = p[k].dur;
+        p[m++] = p[k];
+    }
+    simtime start = ready;
+    if (m > 0) {
+        if (reserve(w, p, m, ready, ready, end, err) < 0)
+            return -1;
+        start = *end - shared;
+    }
+    *end = start + all;
+    return 0;
+}
+
 /* Hetis: KV of instance i moving between its devices now (out[d] leaving device d, in[d]
  * reaching it, each over its link to the primaries): the seconds until it has all moved. */
 static int hetis_move(serve *w, int i, const double *out, const double *inb, double *delay,
@@ -1267,7 +1302,7 @@ static int try_launch(serve *w, int i, struct errbuf *err)
                 done = end;
         } else if (s + 1 < in->S) {
             int n = xfer_route_ports(w->llm, &in->route[s], b->send_bytes[s], &memo, p);
-            if (reserve(w, p, n, done, done, &done, err) < 0)
+            if (book_route(w, &in->route[s], p, n, done, &done, err) < 0)
                 return -1;
         }
         t = done;
@@ -1744,6 +1779,21 @@ static int drains_done(serve *w, struct errbuf *err)
 
 void serve_set_tenancy(serve *w, const struct serve_tenancy *t) { w->ten = *t; }
 
+void serve_book_every_port(serve *w) { w->book_all = 1; }
+
+int serve_hops_alone(const serve *w, int *hops)
+{
+    int n = 0;
+    *hops = 0;
+    for (int i = 0; i < w->ninst; i++)
+        for (int s = 0; s + 1 < w->in[i].S; s++)
+            for (int k = 0; k < w->in[i].route[s].n; k++) {
+                n += w->in[i].route[s].p[k].alone;
+                ++*hops;
+            }
+    return n;
+}
+
 const struct serve_deployment *serve_deployment_of(const serve *w) { return w->dep; }
 
 int serve_instance_state(const serve *w, int i) { return w->in[i].state; }
@@ -2053,6 +2103,71 @@ static int setup_instance(serve *w, int i, struct errbuf *err)
     return 0;
 }
 
+/* A port's slot in mark_alone's counts: GPU ports first, then nodes', out then in. */
+static int port_slot(const serve *w, int dir, int32_t id)
+{
+    int in = dir == LINKBOOK_GPU_IN || dir == LINKBOOK_NET_IN;
+    int net = dir == LINKBOOK_NET_OUT || dir == LINKBOOK_NET_IN;
+    return (net ? 2 * cluster_ngpus(w->cl) : 0) + 2 * id + in;
+}
+
+/* Count 2 (another's) on the ports a KV move or Hetis traffic of instance i may cross: its
+ * first stage's ways in and last stage's ways out (send_kv), every port of a Hetis
+ * instance's GPUs and their nodes. */
+static void count_foreign(const serve *w, int i, int *c)
+{
+    const struct serve_instance *sp = w->in[i].spec;
+    const struct serve_stage *first = &sp->stages[0], *last = &sp->stages[sp->nstages - 1];
+    for (int g = 0; g < first->ngpu; g++) {
+        c[port_slot(w, LINKBOOK_GPU_IN, first->gpus[g])] += 2;
+        c[port_slot(w, LINKBOOK_NET_IN, cluster_gpu_node(w->cl, first->gpus[g]))] += 2;
+    }
+    for (int g = 0; g < last->ngpu; g++) {
+        c[port_slot(w, LINKBOOK_GPU_OUT, last->gpus[g])] += 2;
+        c[port_slot(w, LINKBOOK_NET_OUT, cluster_gpu_node(w->cl, last->gpus[g]))] += 2;
+    }
+    if (!w->in[i].hetis)
+        return;
+    int32_t gpus[SERVE_MAX_TP * SERVE_MAX_STAGES + SERVE_MAX_ATTN];
+    int n = 0;
+    for (int s = 0; s < sp->nstages; s++)
+        for (int g = 0; g < sp->stages[s].ngpu; g++)
+            gpus[n++] = sp->stages[s].gpus[g];
+    for (int d = 0; d < sp->nattn; d++)
+        gpus[n++] = sp->attn[d];
+    for (int k = 0; k < n; k++) {
+        int node = cluster_gpu_node(w->cl, gpus[k]);
+        for (int dir = LINKBOOK_GPU_OUT; dir <= LINKBOOK_GPU_IN; dir++)
+            c[port_slot(w, dir, gpus[k])] += 2;
+        for (int dir = LINKBOOK_NET_OUT; dir <= LINKBOOK_NET_IN; dir++)
+            c[port_slot(w, dir, node)] += 2;
+    }
+}
+
+/* Mark the hops of the pipeline boundaries that no other transfer ever crosses: not another
+ * boundary's (of any instance), nor a KV move's or Hetis traffic's (count_foreign).  The
+ * deployment is fixed for the run, so this holds throughout. */
+static int mark_alone(serve *w)
+{
+    int *c = calloc((size_t)(2 * cluster_ngpus(w->cl) + 2 * cluster_nnodes(w->cl)), sizeof *c);
+    if (c == NULL)
+        return -1;
+    for (int i = 0; i < w->ninst; i++) {
+        count_foreign(w, i, c);
+        for (int s = 0; s + 1 < w->in[i].S; s++)
+            for (int k = 0; k < w->in[i].route[s].n; k++)
+                c[port_slot(w, w->in[i].route[s].p[k].dir, w->in[i].route[s].p[k].id)]++;
+    }
+    for (int i = 0; i < w->ninst; i++)
+        for (int s = 0; s + 1 < w->in[i].S; s++)
+            for (int k = 0; k < w->in[i].route[s].n; k++) {
+                struct xfer_hop *h = &w->in[i].route[s].p[k];
+                h->alone = c[port_slot(w, h->dir, h->id)] == 1;
+            }
+    free(c);
+    return 0;
+}
+
 int serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
                  const struct llm_arch *arch, const struct serve_config *cfg,
                  struct entity_source *src, const struct serve_decider *dec,
@@ -2102,6 +2217,10 @@ int serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
             serve_destroy(w);
             return -1;
         }
+    if (mark_alone(w) < 0) {
+        serve_destroy(w);
+        return err_run(err, "out of memory");
+    }
     *out = w;
     return 0;
 }

@@ -30,13 +30,13 @@ void xfer_group_route(const cluster *cl, const int32_t *src, int n, const int32_
 {
     int k = 0;
     for (int i = 0; i < n; i++)
-        r->p[k++] = (struct xfer_hop){ LINKBOOK_GPU_OUT, src[i], intra_of(cl, src[i]), n };
+        r->p[k++] = (struct xfer_hop){ LINKBOOK_GPU_OUT, src[i], intra_of(cl, src[i]), n, 0 };
     for (int i = 0; i < m; i++)
-        r->p[k++] = (struct xfer_hop){ LINKBOOK_GPU_IN, dst[i], intra_of(cl, dst[i]), m };
+        r->p[k++] = (struct xfer_hop){ LINKBOOK_GPU_IN, dst[i], intra_of(cl, dst[i]), m, 0 };
     int a = cluster_gpu_node(cl, src[0]), b = cluster_gpu_node(cl, dst[0]);
     if (a != b) {
-        r->p[k++] = (struct xfer_hop){ LINKBOOK_NET_OUT, a, net_of(cl, a), 1 };
-        r->p[k++] = (struct xfer_hop){ LINKBOOK_NET_IN, b, net_of(cl, b), 1 };
+        r->p[k++] = (struct xfer_hop){ LINKBOOK_NET_OUT, a, net_of(cl, a), 1, 0 };
+        r->p[k++] = (struct xfer_hop){ LINKBOOK_NET_IN, b, net_of(cl, b), 1, 0 };
     }
     r->n = k;
 }

@@ -34,6 +34,8 @@ struct xfer_hop {
     int     dir;            /* enum linkbook_dir */
     int32_t id;
     int     link, div;
+    int     alone;          /* the caller's finding: no other transfer ever crosses this port
+                               (0 from xfer_group_route) */
 };
 struct xfer_route {
     int             n;
