@@ -627,25 +627,6 @@ double llm_send_s(const llm_catalog *c, int link, double bytes)
     return l->lat_us * 1e-6 * c->fit.lat_factor + bytes / (l->bw_gbs * 1e9 * c->fit.eta_link);
 }
 
-void llm_batch_prefill(struct llm_batch *b, double c, double k, int last)
-{
-    b->tokens += c;
-    b->prefill_pairs += c * (k + (c + 1) / 2);
-    b->prefill_kv += k + c;
-    b->seqs += 1;
-    if (last)
-        b->logits += 1;
-}
-
-void llm_batch_decode(struct llm_batch *b, double C)
-{
-    b->tokens += 1;
-    b->logits += 1;
-    b->decode_ctx += C;
-    b->decode_reqs += 1;
-    b->seqs += 1;
-}
-
 double llm_iter_s(const llm_catalog *c, const struct llm_batch *b)
 {
     return (c->fit.iter_ms + c->fit.seq_ms * b->seqs) * 1e-3;

@@ -188,9 +188,26 @@ struct llm_batch {
 };
 
 /* Add a prefill chunk of c tokens after k cached (last: it ends its prompt) or one decode
- * step at context C (the tokens the request holds, the new one included) to a batch. */
-void llm_batch_prefill(struct llm_batch *b, double c, double k, int last);
-void llm_batch_decode(struct llm_batch *b, double C);
+ * step at context C (the tokens the request holds, the new one included) to a batch.
+ * Inline: the serving world adds every request of every batch. */
+static inline void llm_batch_prefill(struct llm_batch *b, double c, double k, int last)
+{
+    b->tokens += c;
+    b->prefill_pairs += c * (k + (c + 1) / 2);
+    b->prefill_kv += k + c;
+    b->seqs += 1;
+    if (last)
+        b->logits += 1;
+}
+
+static inline void llm_batch_decode(struct llm_batch *b, double C)
+{
+    b->tokens += 1;
+    b->logits += 1;
+    b->decode_ctx += C;
+    b->decode_reqs += 1;
+    b->seqs += 1;
+}
 /* The engine's overhead of one iteration of batch b: (iter_ms + seq_ms b->seqs) ms. */
 double llm_iter_s(const llm_catalog *c, const struct llm_batch *b);
 

@@ -2,10 +2,10 @@
  * linkbook: the busy intervals of every port (linkbook.h).  Ports are numbered GPU out, GPU
  * in, node out, node in; each holds an array of [from, to) intervals sorted by start and,
  * since they never overlap, by end too.  A reservation moves its candidate start past every
- * interval that overlaps a port's window, port by port, until one pass over all ports moves
- * nothing: the start only grows, to interval ends, so it stops; and when it stops no port's
- * window overlaps anything, and no earlier start would do (each move went only as far as
- * the end of an interval that overlapped).
+ * interval that overlaps a port's window, port after port round and round, until all of
+ * them in a row move nothing: the start only grows, to interval ends, so it stops; and when
+ * it stops no port's window overlaps anything, and no earlier start would do (each move went
+ * only as far as the end of an interval that overlapped).
  *
  * Forgetting is lazy: linkbook_forget only raises the book's horizon, and a port drops the
  * intervals that ended at or before it from its front when its array is full.  The
@@ -14,11 +14,11 @@
  *
  * Costs: forgetting O(1), however many ports the cluster has.  A reservation finds a port's
  * first interval ending after its candidate start by binary search, and its own place by
- * another (it is most often the latest: no search): O(passes x its ports x log(the port's
+ * another (it is most often the latest: no search): O(rounds x its ports x log(the port's
  * intervals)), plus its insert's moves and each dropped interval once, when a full array
- * drops the intervals that ended by the horizon before it grows.  The search matters: with disaggregated prefill the serving world
- * forgets only up to the oldest launch of a prefill batch in flight, which lies further
- * back the more instances there are.
+ * drops what ended by the horizon before it grows.  The search matters: with disaggregated
+ * prefill the serving world forgets only up to the oldest launch of a prefill batch in
+ * flight, which lies further back the more instances there are.
  */
 #include "linkbook.h"
 
@@ -150,17 +150,12 @@ int linkbook_reserve(linkbook *b, const struct linkbook_port *p, int n, simtime 
 {
     assert(ready >= b->horizon);
     simtime t = ready;
-    for (int moved = 1; moved;) {
-        moved = 0;
-        for (int i = 0; i < n; i++) {
-            if (p[i].dur <= 0)
-                continue;
-            simtime u = past_overlap(port_of(b, p[i].dir, p[i].id), t, p[i].dur);
-            if (u != t) {
-                t = u;
-                moved = 1;
-            }
-        }
+    /* round the ports until n in a row leave t where it is */
+    for (int i = 0, still = 0; still < n; i = (i + 1) % n) {
+        simtime u = p[i].dur > 0 ? past_overlap(port_of(b, p[i].dir, p[i].id), t, p[i].dur)
+                                 : t;
+        still = u == t ? still + 1 : 0;
+        t = u;
     }
     for (int i = 0; i < n; i++)
         if (p[i].dur > 0 &&
