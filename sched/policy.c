@@ -132,7 +132,10 @@ int policy_open(policy **out, const char *name, const struct jobj *params,
         p->micro = (struct micro_decider){ .ctx = p, .decide = policy_micro_decide,
                                            .round = p->round };
     if (ops->colo != NULL)
-        p->colo = (struct colo_decider){ .ctx = p, .decide = policy_colo_decide };
+        p->colo = (struct colo_decider){
+            .ctx = p, .decide = policy_colo_decide,
+            .watches_slo = ops->colo->watches_slo != NULL && ops->colo->watches_slo(p->self),
+        };
     *out = p;
     return 0;
 }

@@ -100,6 +100,8 @@ struct micro_hooks {
  * broker period, it names the nodes to hand to the tenant not holding them. */
 struct colo_hooks {
     int  (*decide)(void *self, const struct colo_view *v, int *move, struct errbuf *err);
+    /* NULL or 0: the decisions do not watch serving's TTFT objective (colo_decider) */
+    int  (*watches_slo)(const void *self);
 };
 
 /* Where a policy writes the figures it kept over a run (policy_ops.metrics). */

@@ -2337,6 +2337,11 @@ static const struct row rows[] = {
     { "colocate_slo_guard_on_static",
       { { "e.json", C_POL("[{ \"name\": \"static\", \"slo_guard\": 0.1 }]") } },
       { RUN }, 2, AT("e.json", 11) "policies[0].slo_guard: unknown field" },
+    { "colocate_slo_guard_without_objective",
+      { { "e.json", C_POL("[\"static\", { \"name\": \"hetero_loan\", \"slo_guard\": 0.1 "
+                          "}]") } },
+      { RUN }, 2, AT("e.json", 11) "policies[1]: policy 'hetero_loan' watches serving's TTFT "
+                                   "objective (slo_guard), but tenants.serving gives none" },
     /* the host cores of GPU servers ("host_cpus", "host_memory_gb"): cluster line 4 */
     { "colocate_host_cpus_negative",
       EXP(INLINE(INET, GRP("1", "V100", "4", ", \"host_cpus\": -2, \"host_memory_gb\": 8"))),

@@ -65,7 +65,14 @@ static int metrics(void *self, const struct policy_metric_sink *out, struct errb
     return loan_guard_metrics(&l->g, out, err);
 }
 
-static const struct colo_hooks hooks = { .decide = decide };
+/* The SLO guard watches serving's TTFT objective: on, it needs one. */
+static int watches_slo(const void *self)
+{
+    const struct lyra *l = self;
+    return l->g.threshold >= 0;
+}
+
+static const struct colo_hooks hooks = { .decide = decide, .watches_slo = watches_slo };
 static const char *const params[] = { "headroom", "lend", "slo_guard", "slo_decrease",
                                       "slo_increase", NULL };
 

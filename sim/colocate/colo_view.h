@@ -74,6 +74,8 @@ struct colo_decider {
     void *ctx;
     int (*decide)(void *ctx, const struct colo_view *v, int *move /* out, by node */,
                   struct errbuf *err);
+    int watches_slo;    /* 1: its decisions watch serving_slo_* against serving's TTFT
+                           objective, which the experiment must then give */
 };
 
 /* The rules above, for a decision move[] (by node) on view v: no node moving or of

@@ -69,6 +69,8 @@ struct config {
     int              nserving;
     double           period_s;
     struct group_ref micro;         /* tenants.microservices, where it was given */
+    int              serve_ttft;    /* 1: tenants.serving gives slo.ttft_s (its world reads
+                                       it; a broker that watches the SLO needs it) */
 };
 
 static const char *const top_keys[] = { "serving_groups", "broker", "tenants", NULL };
@@ -136,6 +138,8 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         *out = c;
         return 0;
     }
+    const cJSON *slo = cJSON_GetObjectItemCaseSensitive(serving.node, "slo");
+    c->serve_ttft = cJSON_GetObjectItemCaseSensitive(slo, "ttft_s") != NULL;
     if (jobj_arr(root, "serving_groups", JREQ, &arr, err) < 0)
         goto fail;
     int i = 0;
@@ -735,10 +739,15 @@ static int run(void *world, struct world_totals *out, struct errbuf *err)
 
 static int check_policy(const void *config, const void *decider, char *msg, size_t cap)
 {
-    (void)config;
+    const struct config *c = config;
     const struct colo_decider *d = decider;
     if (d == NULL || d->decide == NULL) {
         snprintf(msg, cap, "is not a broker policy");
+        return -1;
+    }
+    if (d->watches_slo && !c->serve_ttft) {
+        snprintf(msg, cap, "watches serving's TTFT objective (slo_guard), but tenants.serving "
+                 "gives none (\"slo\": { \"ttft_s\" }): no first token could ever miss");
         return -1;
     }
     return 0;
