@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -904,4 +905,61 @@ Test(serve, a_kv_move_waits_for_the_boundaries_whose_links_it_crosses, .timeout 
                       all.r[k].finish == cut.r[k].finish,
                   "request %lld: finish %.9f vs %.9f", (long long)all.r[k].id, all.r[k].finish,
                   cut.r[k].finish);
+}
+
+/* ---- sim.request_sample: a share of the requests kept as rows, every metric unchanged ---- */
+
+/* The request ids of db's `requests` rows in the order they were written (they leave). */
+static int64_t *row_ids(const char *db, int *n)
+{
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open_v2(db, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(d, "SELECT request_id FROM requests ORDER BY rowid", -1,
+                                    &st, NULL), SQLITE_OK);
+    int64_t *ids = NULL;
+    *n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        ids = realloc(ids, (size_t)(*n + 1) * sizeof *ids);
+        ids[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(d);
+    return ids;
+}
+
+/* serving_a100_h100 under highend_only, every row and a tenth of them: the tenth keeps the
+ * 10th, 20th, ... request to leave (a systematic sample of its one class, "code"), the same
+ * rows, and every metric but the solver's wall time is the same. */
+Test(serve, request_sample_keeps_every_tenth_row_and_every_metric, .timeout = 120)
+{
+    char all[512], tenth[512];
+    snprintf(all, sizeof all, "%s/all.db", th_tmpdir());
+    snprintf(tenth, sizeof tenth, "%s/tenth.db", th_tmpdir());
+    struct th_out o1 = th_hetsim((const char *const[]){ "run", "serving_a100_h100", "--policy",
+                                                        "highend_only", "--db", all, "-q",
+                                                        NULL });
+    struct th_out o2 = th_hetsim((const char *const[]){ "run", "serving_a100_h100", "--policy",
+                                                        "highend_only", "--db", tenth, "-q",
+                                                        "--set", "sim.request_sample=0.1",
+                                                        NULL });
+    cr_assert_eq(o1.status, 0, "%s", o1.err);
+    cr_assert_eq(o2.status, 0, "%s", o2.err);
+    int na, nt;
+    int64_t *a = row_ids(all, &na), *t = row_ids(tenth, &nt);
+    cr_assert_gt(na, 1000);
+    cr_assert_eq(nt, na / 10);
+    for (int k = 0; k < nt; k++)
+        cr_assert_eq(t[k], a[10 * k + 9], "row %d: request %lld, the 10th is %lld", k,
+                     (long long)t[k], (long long)a[10 * k + 9]);
+    static const char *const names[] = { "ttft_p50", "ttft_p99", "tpot_mean", "e2e_p99",
+                                         "slo_attainment", "tokens_per_s", "requests_done",
+                                         "util_total", "iterations" };
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        cr_assert_eq(th_db_metric(all, 1, names[k]), th_db_metric(tenth, 1, names[k]), "%s",
+                     names[k]);
+    free(a);
+    free(t);
+    th_out_free(&o1);
+    th_out_free(&o2);
 }

@@ -9,11 +9,14 @@
  * "truncate": requests longer than the model's context), drain ("finish" or "migrate": what
  * an instance a co-simulation's broker takes does with its requests, serve.h) and engine (the
  * engine profile whose overheads every iteration and first token pay, default the fit file's
- * first); in "models":
+ * first), request_sample (the share of requests kept as `requests` rows, a systematic
+ * sample of each class in the order they leave, default 1: every one; the metrics count
+ * every request whatever it is); in "models":
  * llm (the architectures, default models/data/llms.json) and llm_fit (the latency model's
  * factors and engine profiles, default models/data/llm_fit.json).
  *
- * Its rows: one `requests` row per request that arrived, written as it leaves; samples
+ * Its rows: one `requests` row per request that arrived (request_sample: a share of them),
+ * written as it leaves; samples
  * util_<GPU type>, util_total, kv_util, queue_len, running_reqs; the summary of reqstats.h
  * plus tokens_per_s and requests_per_s over the measurement window (by default the first
  * arrival to the last), util_<type> and util_total over the run, and its counters.
@@ -41,12 +44,13 @@ struct config {
     int                   overlong;
     int                   drain;        /* enum serve_drain */
     double                slo_ttft, slo_tpot;   /* < 0: none */
+    double                request_sample;       /* share of requests kept as rows */
 };
 
 static const char *const top_keys[] = { "model", "slo", NULL };
 static const char *const sim_keys[] = { "max_batch_tokens", "max_seqs", "block_tokens",
                                         "chunked_prefill", "mem_util", "overlong", "drain",
-                                        "engine", NULL };
+                                        "engine", "request_sample", NULL };
 static const char *const model_keys[] = { "llm", "llm_fit", NULL };
 /* a handful, so that a table fits 100 columns: the rest with --columns or --all */
 static const char *const report_columns[] = { "ttft_p50", "ttft_p99", "tpot_p99",
@@ -114,6 +118,7 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
                                       .block_tokens = 16, .chunked_prefill = 1,
                                       .mem_util = 0.9 };
     c->slo_ttft = c->slo_tpot = -1;
+    c->request_sample = 1;
     int64_t block = c->set.block_tokens;
     const char *model = NULL, *note, *engine = NULL;
     struct jobj slo;
@@ -133,6 +138,7 @@ static int read_config(void **out, const struct jobj *root, const struct jobj *s
         jobj_enum(sim, "overlong", JOPT, overlongs, &c->overlong, err) < 0 ||
         jobj_enum(sim, "drain", JOPT, drains, &c->drain, err) < 0 ||
         jobj_str(sim, "engine", JOPT, &engine, err) < 0 ||
+        jobj_num(sim, "request_sample", JOPT, 0, 1, &c->request_sample, err) < 0 ||
         model_file(root, "llm", llm_default_models, base_dir, c->arch_path, err) < 0 ||
         model_file(root, "llm_fit", llm_default_fit, base_dir, c->fit_path, err) < 0 ||
         llm_load(&lc, NULL, c->arch_path, c->fit_path, err) < 0)
@@ -268,12 +274,37 @@ struct world {
     struct serve_sink       sink;           /* borrowed by s */
     struct world_tenancy    ten;            /* a broker's, in a co-simulation */
     int64_t                 firsts_seen, late_seen; /* serve_first_tokens at the last load */
+    struct seen { const char *cls; int64_t n; } *seen;  /* requests left, by class (its
+                                                           interned name): request_sample */
+    int                     nseen;
 };
 
 static const char *const req_cols[] = {
     "request_id", "class", "arrival_s", "start_s", "first_s", "finish_s", "e2e_s", "queue_s",
     "ttft_s", "tpot_s", "in_tokens", "out_tokens", "sla_met" };
 enum { NREQ_COLS = sizeof req_cols / sizeof req_cols[0] };
+
+/* Is the next request of class cls (interned: one pointer a class) to leave kept as a row?
+ * A systematic sample of each class: the (n + 1)-th is when floor((n + 1) f) passes an
+ * integer.  1 or 0; -1 when out of memory. */
+static int sampled(struct world *w, const char *cls, struct errbuf *err)
+{
+    double f = w->cfg->request_sample;
+    if (f >= 1)
+        return 1;
+    int k = 0;
+    while (k < w->nseen && w->seen[k].cls != cls)
+        k++;
+    if (k == w->nseen) {
+        struct seen *s = realloc(w->seen, (size_t)(k + 1) * sizeof *s);
+        if (s == NULL)
+            return err_run(err, "out of memory");
+        w->seen = s;
+        w->seen[w->nseen++] = (struct seen){ cls, 0 };
+    }
+    int64_t n = w->seen[k].n++;
+    return floor((double)(n + 1) * f) > floor((double)n * f);
+}
 
 static int on_request(void *ctx, const struct serve_record *r, struct errbuf *err)
 {
@@ -289,8 +320,9 @@ static int on_request(void *ctx, const struct serve_record *r, struct errbuf *er
         return err_run(err, "out of memory");
     if (out->progress != NULL && ((++w->done) & 1023) == 0)
         out->progress(out->ctx, sim_from_sec(r->finish >= 0 ? r->finish : r->arrival), w->done);
-    if (out->row == NULL)
-        return 0;
+    int keep = out->row != NULL ? sampled(w, r->cls, err) : 0;
+    if (keep <= 0)
+        return keep;
     int slo = w->cfg->slo_ttft >= 0 || w->cfg->slo_tpot >= 0;
     struct row_value v[NREQ_COLS] = {
         row_int(r->id), row_text(r->cls), row_real(r->arrival), row_opt(r->start),
@@ -315,6 +347,7 @@ static void destroy(void *world)
     serve_destroy(w->s);
     reqstats_destroy(w->st);
     llm_destroy(w->lc);
+    free(w->seen);
     free(w);
 }
 
