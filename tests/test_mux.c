@@ -597,21 +597,6 @@ Test(share, rates_and_memory_by_hand)
 /* ---- a scripted policy in the world ---- */
 
 
-struct arr_src {
-    const struct job_spec *jobs;
-    int n, next;
-};
-
-static int arr_next(void *ctx, void *spec, struct errbuf *err)
-{
-    (void)err;
-    struct arr_src *s = ctx;
-    if (s->next == s->n)
-        return 0;
-    *(struct job_spec *)spec = s->jobs[s->next++];
-    return 1;
-}
-
 struct fin {
     double finish[64];
 };
@@ -652,8 +637,8 @@ static int run(const struct job_spec *jobs, int n, script_fn fn, struct fin *f,
     static struct train_speed counting;
     counting = (struct train_speed){ "counting", 1, counting_rate, share_speed(sh),
                                      counting_mem };
-    struct arr_src src = { jobs, n, 0 };
-    struct entity_source js = { &src, arr_next };
+    struct th_array src = { jobs, sizeof *jobs, n, 0 };
+    struct entity_source js = { &src, th_array_next };
     struct train_decider dec = { .ctx = (void *)fn, .decide = scripted,
                                  .wake = WAKE_ARRIVAL | WAKE_COMPLETION };
     struct train_sink sk = { .ctx = f, .job = sink_job };
@@ -828,8 +813,8 @@ Test(share, kernel_slice_keeps_shares_memory_and_work_conservation)
         struct train_decider dec = *w.inner;
         dec.ctx = &w;
         dec.decide = ks_decide;
-        struct arr_src src = { jobs, 40, 0 };
-        struct entity_source js = { &src, arr_next };
+        struct th_array src = { jobs, sizeof *jobs, 40, 0 };
+        struct entity_source js = { &src, th_array_next };
         struct fin f;
         struct train_sink sk = { .ctx = &f, .job = sink_job };
         struct train_config cfg = { .restore_delay_s = 0, .until = SIM_NEVER,
@@ -1354,8 +1339,8 @@ static int truth_reads_of(const char *name, const char *params, int64_t *profile
     struct train_decider dec = *inner;
     dec.ctx = (void *)inner;
     dec.decide = counted_decide;
-    struct arr_src src = { jobs, 40, 0 };
-    struct entity_source js = { &src, arr_next };
+    struct th_array src = { jobs, sizeof *jobs, 40, 0 };
+    struct entity_source js = { &src, th_array_next };
     struct fin f;
     struct train_sink sk = { .ctx = &f, .job = sink_job };
     struct train_config cfg = { .restore_delay_s = 1, .until = SIM_NEVER, .speed = &counting };

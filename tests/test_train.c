@@ -50,23 +50,6 @@ static void teardown(void)
     catalog_destroy(cat);
 }
 
-/* ---- an array job source ---- */
-struct arr_src {
-    const struct job_spec *jobs;
-    int n, next;
-};
-
-static int arr_next(void *ctx, void *spec, struct errbuf *err)
-{
-    struct job_spec *out = spec;
-    (void)err;
-    struct arr_src *s = ctx;
-    if (s->next == s->n)
-        return 0;
-    *out = s->jobs[s->next++];
-    return 1;
-}
-
 static struct job_spec job(int64_t id, double arrival_s, int workers, double work)
 {
     return (struct job_spec){ .id = id, .arrival = sim_from_sec(arrival_s), .jtype = 0,
@@ -141,8 +124,8 @@ static const struct train_job *by_id(const struct train_view *v, int64_t id)
 static int run(const struct job_spec *jobs, int n, script_fn fn, unsigned wake, double round_s,
                struct train_config cfg, struct sink *s, struct errbuf *err)
 {
-    struct arr_src src = { jobs, n, 0 };
-    struct entity_source js = { &src, arr_next };
+    struct th_array src = { jobs, sizeof *jobs, n, 0 };
+    struct entity_source js = { &src, th_array_next };
     struct train_decider dec = { .ctx = (void *)fn, .decide = scripted, .wake = wake,
                                  .round = sim_from_sec(round_s) };
     struct train_sink sk = { .ctx = s, .job = sink_job, .sample = sink_sample };
@@ -160,8 +143,8 @@ static int run(const struct job_spec *jobs, int n, script_fn fn, unsigned wake, 
 static struct train_totals run_totals(const struct job_spec *jobs, int n, script_fn fn,
                                       struct train_config cfg)
 {
-    struct arr_src src = { jobs, n, 0 };
-    struct entity_source js = { &src, arr_next };
+    struct th_array src = { jobs, sizeof *jobs, n, 0 };
+    struct entity_source js = { &src, th_array_next };
     struct train_decider dec = { .ctx = (void *)fn, .decide = scripted,
                                  .wake = WAKE_ARRIVAL | WAKE_COMPLETION };
     struct sink s = { 0 };
