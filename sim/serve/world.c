@@ -16,10 +16,10 @@
  * factors and engine profiles, default models/data/llm_fit.json).
  *
  * Its rows: one `requests` row per request that arrived (request_sample: a share of them),
- * written as it leaves; samples
- * util_<GPU type>, util_total, kv_util, queue_len, running_reqs; the summary of reqstats.h
- * plus tokens_per_s and requests_per_s over the measurement window (by default the first
- * arrival to the last), util_<type> and util_total over the run, and its counters.
+ * written as it leaves; samples util_<GPU type>, util_total, kv_util, queue_len,
+ * running_reqs; the summary of reqstats.h plus tokens_per_s and requests_per_s over the
+ * measurement window (by default the first arrival to the last), util_<type> and util_total
+ * over the run, and its counters.
  *
  * As a tenant (world.h's tenancy), its load tells a broker the work arrived, its per-type
  * speed and, since the previous load call, how many first tokens came and what fraction of
