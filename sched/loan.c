@@ -390,7 +390,7 @@ void loan_guard_init(struct loan_guard *g)
 int loan_guard_update(struct loan_guard *g, double miss, int64_t seen)
 {
     int kind = LOAN_GUARD_EMPTY;
-    if (g->threshold >= 0 && seen > 0 && miss >= 0) {
+    if (loan_guard_on(g) && seen > 0 && miss >= 0) {
         kind = miss > g->threshold ? LOAN_GUARD_MISSED : LOAN_GUARD_CLEAN;
         if (kind == LOAN_GUARD_MISSED)
             g->f = fmax(g->f * g->decrease, LOAN_GUARD_FMIN);
@@ -413,7 +413,7 @@ int loan_guard_read(struct loan_guard *g, const struct jobj *params, struct errb
         jobj_num(params, "slo_increase", JOPT, 0.001, 1, &g->increase, err) < 0)
         return -1;
     static const char *const tuning[] = { "slo_decrease", "slo_increase", NULL };
-    for (int i = 0; g->threshold < 0 && params->node != NULL && tuning[i] != NULL; i++) {
+    for (int i = 0; !loan_guard_on(g) && params->node != NULL && tuning[i] != NULL; i++) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(params->node, tuning[i]);
         if (n != NULL) {
             char path[256];
@@ -429,7 +429,7 @@ int loan_guard_read(struct loan_guard *g, const struct jobj *params, struct errb
 int loan_guard_metrics(const struct loan_guard *g, const struct policy_metric_sink *out,
                        struct errbuf *err)
 {
-    if (g->threshold < 0)
+    if (!loan_guard_on(g))
         return 0;
     if (out->put(out->ctx, "slo_guard_periods", (double)g->periods, err) < 0 ||
         out->put(out->ctx, "slo_guard_missed", (double)g->missed, err) < 0 ||

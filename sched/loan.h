@@ -132,6 +132,9 @@ struct loan_guard {
 enum loan_guard_period { LOAN_GUARD_EMPTY, LOAN_GUARD_CLEAN, LOAN_GUARD_MISSED };
 /* Off, with the defaults (decrease 0.8, increase 0.05) and f = 1. */
 void loan_guard_init(struct loan_guard *g);
+/* Is it on ("slo_guard" given)?  Then it watches serving's TTFT objective, which the
+ * experiment must give (colo_hooks.watches_slo). */
+static inline int loan_guard_on(const struct loan_guard *g) { return g->threshold >= 0; }
 /* One period's observation (miss fraction, -1 for none; seen first tokens): updates f as
  * above and returns the period's kind (enum loan_guard_period; always EMPTY when off). */
 int loan_guard_update(struct loan_guard *g, double miss, int64_t seen);

@@ -697,6 +697,18 @@ const struct world_writer *th_serve_timeline;
 
 int th_serve_book_all;
 
+int th_no_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err)
+{
+    (void)ctx, (void)t, (void)name, (void)value, (void)err;
+    return 0;
+}
+
+int th_no_metric(void *ctx, const char *name, double value, struct errbuf *err)
+{
+    (void)ctx, (void)name, (void)value, (void)err;
+    return 0;
+}
+
 struct th_serve th_serve_run(const cluster *cl, const char *model, const struct request_spec *q,
                              int n, const char *name, const char *params,
                              const struct serve_config *cfg)

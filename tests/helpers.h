@@ -13,6 +13,7 @@
 
 #include "../models/catalog.h"
 #include "../models/tput.h"
+#include "../sim/base/simtime.h"
 #include "../sim/core/cluster.h"
 
 /* An entity source over an array (struct entity_source { &a, th_array_next }): items[0..n),
@@ -208,6 +209,10 @@ struct world_writer;
 extern const struct world_writer *th_serve_timeline;
 /* Nonzero: th_serve_run's worlds book every port in their link book (serve_book_every_port). */
 extern int th_serve_book_all;
+/* A world_writer's series and metrics dropped (its .sample and .metric, for a test that keeps
+ * only rows). */
+int th_no_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err);
+int th_no_metric(void *ctx, const char *name, double value, struct errbuf *err);
 /* The record of request id (asserts it left). */
 const struct serve_record *th_serve_find(const struct th_serve *r, long long id);
 

@@ -723,79 +723,99 @@ Test(serve, ports_left_out_of_the_link_book_change_no_time, .timeout = 240)
     cluster_destroy(cl);
 }
 
-struct drained_run {
+/* A run whose instance `inst` has its GPUs taken at take_s under a migrating drain: its
+ * requests' KV leaves its last stage for the others' first stages.  Every record, the KV moved
+ * and the boundaries' hops (all; no one else's). */
+struct taken_run {
     struct serve_record r[400];
-    int n;
+    int n, hops, alone;
+    double moved;
 };
 
-static int keep_drained(void *ctx, const struct serve_record *r, struct errbuf *err)
+static int keep_taken(void *ctx, const struct serve_record *r, struct errbuf *err)
 {
     (void)err;
-    struct drained_run *d = ctx;
-    cr_assert_lt(d->n, 400);
-    d->r[d->n++] = *r;
+    struct taken_run *t = ctx;
+    cr_assert_lt(t->n, 400);
+    t->r[t->n++] = *r;
     return 0;
 }
 
-/* HexGen on deep_mix, the GPUs of instance `inst` taken at 20 s under a migrating drain: its
- * requests' KV leaves from its last stage for the others' first stages, crossing network
- * links their boundaries use.  Into d; returns the KV bytes moved. */
-static double drained_run(const struct request_spec *q, int n, int inst, int book_all,
-                          struct drained_run *d)
+static void taken_run(const cluster *cl, const struct serve_decider *dec, const char *model,
+                      const struct request_spec *q, int n, double take_s, int inst,
+                      int book_all, struct taken_run *t)
 {
     struct errbuf err;
     err_clear(&err);
-    cluster *cl = th_cluster(cat, deep_mix);
-    struct policy_env env = { 1, cl, NULL, NULL, 0 };
-    policy *p;
-    cr_assert_eq(policy_open(&p, "hexgen", NULL, &env, &err), 0, "%s", err.msg);
+    t->n = 0;
     struct th_array src = { q, sizeof *q, n, 0 };
     struct entity_source es = { &src, th_array_next };
-    struct serve_sink sink = { .ctx = d, .request = keep_drained };
+    struct serve_sink sink = { .ctx = t, .request = keep_taken };
     struct serve_config cfg;
     th_serve_config(&cfg);
     cfg.drain = SERVE_DRAIN_MIGRATE;
     serve *w;
-    cr_assert_eq(serve_create(&w, cl, lc, llm_find(lc, "llama-2-70b"), &cfg, &es,
-                              policy_decider(p), &sink, &err), 0, "%s", err.msg);
+    cr_assert_eq(serve_create(&w, cl, lc, llm_find(lc, model), &cfg, &es, dec, &sink, &err), 0,
+                 "%s", err.msg);
     if (book_all)
         serve_book_every_port(w);
+    t->alone = serve_hops_alone(w, &t->hops);
     engine *e = engine_create(0);
     cr_assert_eq(serve_attach(w, e, &err), 0, "%s", err.msg);
-    struct engine_limits lim = { sim_from_sec(20), 0 };
+    struct engine_limits lim = { sim_from_sec(take_s), 0 };
     cr_assert_eq(engine_advance(e, &lim, &err), ENGINE_UNTIL, "%s", err.msg);
-    const struct serve_stage *st = &serve_deployment_of(w)->inst[inst].stages[0];
+    const struct serve_instance *sp = &serve_deployment_of(w)->inst[inst];
+    int gpus[SERVE_MAX_STAGES * SERVE_MAX_TP], ng = 0;
+    for (int s = 0; s < sp->nstages; s++)
+        for (int g = 0; g < sp->stages[s].ngpu; g++)
+            gpus[ng++] = sp->stages[s].gpus[g];
     int64_t drained;
-    cr_assert_eq(serve_take(w, st->gpus, st->ngpu, &drained, &err), 0, "%s", err.msg);
+    cr_assert_eq(serve_take(w, gpus, ng, &drained, &err), 0, "%s", err.msg);
+    cr_assert_eq(drained, 1);
     lim.until = SIM_NEVER;
     int stop = engine_advance(e, &lim, &err);
     cr_assert_eq(stop, ENGINE_DRAINED, "%s", err.msg);
     struct serve_totals tot;
     cr_assert_eq(serve_finish(w, stop, &tot, &err), 0, "%s", err.msg);
+    t->moved = tot.kv_moved_bytes;
     engine_destroy(e);
     serve_destroy(w);
-    policy_close(p);
-    cluster_destroy(cl);
-    return tot.kv_moved_bytes;
 }
 
+/* The same requests left at the same times, with the same KV moved. */
+static void same_taken(const struct taken_run *a, const struct taken_run *b, const char *what)
+{
+    cr_assert_eq(a->moved, b->moved, "%s", what);
+    cr_assert_eq(a->n, b->n, "%s", what);
+    for (int k = 0; k < a->n; k++)
+        cr_assert(a->r[k].id == b->r[k].id && a->r[k].first == b->r[k].first &&
+                      a->r[k].finish == b->r[k].finish,
+                  "%s: request %lld: finish %.9f vs %.9f", what, (long long)a->r[k].id,
+                  a->r[k].finish, b->r[k].finish);
+}
+
+/* HexGen on deep_mix, each of three instances drained at 20 s: its KV crosses network links
+ * the other pipelines' boundaries use. */
 Test(serve, a_drain_s_kv_moves_see_the_boundaries_they_share, .timeout = 240)
 {
     enum { N = 400 };
     struct request_spec *q = random_requests(N, 23, 40, 1500);
-    static struct drained_run all, cut;
+    cluster *cl = th_cluster(cat, deep_mix);
+    struct policy_env env = { 1, cl, NULL, NULL, 0 };
+    struct errbuf err;
+    policy *p;
+    cr_assert_eq(policy_open(&p, "hexgen", NULL, &env, &err), 0, "%s", err.msg);
+    static struct taken_run all, cut;
     for (int inst = 0; inst < 3; inst++) {
-        all.n = cut.n = 0;
-        double moved = drained_run(q, N, inst, 1, &all);
-        cr_assert_gt(moved, 0, "instance %d: nothing moved", inst);
-        cr_assert_eq(drained_run(q, N, inst, 0, &cut), moved);
-        cr_assert_eq(all.n, cut.n);
-        for (int k = 0; k < all.n; k++)
-            cr_assert(all.r[k].id == cut.r[k].id && all.r[k].first == cut.r[k].first &&
-                          all.r[k].finish == cut.r[k].finish,
-                      "instance %d drained: request %lld: finish %.9f vs %.9f", inst,
-                      (long long)all.r[k].id, all.r[k].finish, cut.r[k].finish);
+        char what[64];
+        snprintf(what, sizeof what, "instance %d drained", inst);
+        taken_run(cl, policy_decider(p), "llama-2-70b", q, N, 20, inst, 1, &all);
+        cr_assert_gt(all.moved, 0, "instance %d: nothing moved", inst);
+        taken_run(cl, policy_decider(p), "llama-2-70b", q, N, 20, inst, 0, &cut);
+        same_taken(&all, &cut, what);
     }
+    policy_close(p);
+    cluster_destroy(cl);
     free(q);
 }
 
@@ -828,83 +848,28 @@ static int hand_route(void *ctx, const struct serve_view *v, const struct serve_
     return 0;
 }
 
-struct hand_run {
-    struct serve_record r[300];
-    int n, hops, alone;
-    double moved;
-};
-
-static int keep_hand(void *ctx, const struct serve_record *r, struct errbuf *err)
+/* The hops a KV move may cross are booked: of the ten, A's way out of node 0 (B's last stage
+ * is there) and B's way into node 0 (A's first stage is there) are; the other eight, no
+ * one else's, are not.  And a migrating drain of B at 4 s (300 requests at 30 a second),
+ * whose moves leave node 0 for C on node 0's link out, waits for A's sends as it would in a
+ * world that books everything. */
+Test(serve, a_kv_move_waits_for_the_boundaries_whose_links_it_crosses, .timeout = 120)
 {
-    (void)err;
-    struct hand_run *h = ctx;
-    cr_assert_lt(h->n, 300);
-    h->r[h->n++] = *r;
-    return 0;
-}
-
-/* 300 requests at 30 a second; B's GPUs taken at 4 s under a migrating drain: its requests'
- * KV leaves node 0 for C, on node 0's link out. */
-static void hand_run(int book_all, struct hand_run *h)
-{
-    struct errbuf err;
-    err_clear(&err);
     cluster *cl = th_cluster(cat, "{ \"network\": \"ethernet-100g\", \"groups\": ["
                                   " { \"count\": 4, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 2,"
                                   "   \"intra\": \"pcie4\" } ] }");
     struct serve_decider dec = { NULL, cl, hand_deploy, hand_route, NULL, 0 };
     struct request_spec *q = random_requests(300, 29, 30, 1500);
-    struct th_array src = { q, sizeof *q, 300, 0 };
-    struct entity_source es = { &src, th_array_next };
-    struct serve_sink sink = { .ctx = h, .request = keep_hand };
-    struct serve_config cfg;
-    th_serve_config(&cfg);
-    cfg.drain = SERVE_DRAIN_MIGRATE;
-    serve *w;
-    cr_assert_eq(serve_create(&w, cl, lc, llm_find(lc, "llama-2-13b"), &cfg, &es, &dec, &sink,
-                              &err), 0, "%s", err.msg);
-    if (book_all)
-        serve_book_every_port(w);
-    h->alone = serve_hops_alone(w, &h->hops);
-    engine *e = engine_create(0);
-    cr_assert_eq(serve_attach(w, e, &err), 0, "%s", err.msg);
-    struct engine_limits lim = { sim_from_sec(4), 0 };
-    cr_assert_eq(engine_advance(e, &lim, &err), ENGINE_UNTIL, "%s", err.msg);
-    int64_t drained;
-    cr_assert_eq(serve_take(w, (int[]){ 4, 1 }, 2, &drained, &err), 0, "%s", err.msg);
-    cr_assert_eq(drained, 1);
-    lim.until = SIM_NEVER;
-    int stop = engine_advance(e, &lim, &err);
-    cr_assert_eq(stop, ENGINE_DRAINED, "%s", err.msg);
-    struct serve_totals tot;
-    cr_assert_eq(serve_finish(w, stop, &tot, &err), 0, "%s", err.msg);
-    h->moved = tot.kv_moved_bytes;
-    engine_destroy(e);
-    serve_destroy(w);
-    free(q);
-    cluster_destroy(cl);
-}
-
-/* The hops a KV move may cross are booked: of the ten, A's way out of node 0 (B's last stage
- * is there) and B's way into node 0 (A's first stage is there) are; the other eight, no
- * one else's, are not.  And the drain's moves over node 0's link out wait for A's sends as
- * they would in a world that books everything. */
-Test(serve, a_kv_move_waits_for_the_boundaries_whose_links_it_crosses, .timeout = 120)
-{
-    static struct hand_run all, cut;
-    hand_run(1, &all);
-    hand_run(0, &cut);
+    static struct taken_run all, cut;
+    taken_run(cl, &dec, "llama-2-13b", q, 300, 4, 1, 1, &all);
+    taken_run(cl, &dec, "llama-2-13b", q, 300, 4, 1, 0, &cut);
     cr_assert_eq(cut.hops, 10);
     cr_assert_eq(cut.alone, 8, "alone %d", cut.alone);
     cr_assert_gt(cut.moved, 0);
-    cr_assert_eq(cut.moved, all.moved);
-    cr_assert_eq(all.n, 300);
     cr_assert_eq(cut.n, 300);
-    for (int k = 0; k < all.n; k++)
-        cr_assert(all.r[k].id == cut.r[k].id && all.r[k].first == cut.r[k].first &&
-                      all.r[k].finish == cut.r[k].finish,
-                  "request %lld: finish %.9f vs %.9f", (long long)all.r[k].id, all.r[k].finish,
-                  cut.r[k].finish);
+    same_taken(&all, &cut, "B drained");
+    free(q);
+    cluster_destroy(cl);
 }
 
 /* ---- sim.request_sample: a share of the requests kept as rows, every metric unchanged ---- */

@@ -61,18 +61,6 @@ static int keep_row(void *ctx, const char *table, const char *const *cols,
     return 0;
 }
 
-static int no_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err)
-{
-    (void)ctx, (void)t, (void)name, (void)value, (void)err;
-    return 0;
-}
-
-static int no_metric(void *ctx, const char *name, double value, struct errbuf *err)
-{
-    (void)ctx, (void)name, (void)value, (void)err;
-    return 0;
-}
-
 /* A serving world (llama-2-7b on one A100) with the experiment section `section`, over 40
  * requests: 20 of 1,800-token prompts at t = 0, 20 more at t = 40 s (their first tokens
  * come one after another, 0.14 s to 2.4 s after the burst).  It is advanced to each
@@ -103,8 +91,8 @@ static void serve_loads(const char *section, const simtime *at, int nat, struct 
     struct th_array src = { q, sizeof *q, 40, 0 };
     struct entity_source es = { &src, th_array_next };
     struct world_sim ws = { .until = SIM_NEVER, .steady_first = -1 };
-    struct world_writer wr = { .ctx = rows, .row = keep_row, .sample = no_sample,
-                               .metric = no_metric };
+    struct world_writer wr = { .ctx = rows, .row = keep_row, .sample = th_no_sample,
+                               .metric = th_no_metric };
     struct world_env env = { .cl = cl, .seed = 1, .sim = &ws, .config = config, .source = &es,
                              .decider = policy_decider(p), .out = &wr };
     void *w;

@@ -724,18 +724,6 @@ static int cap_timeline(void *ctx, const char *table, const char *const *cols,
     return strcmp(table, "timeline") == 0 ? cap_row(ctx, table, cols, v, n, err) : 0;
 }
 
-static int no_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err)
-{
-    (void)ctx, (void)t, (void)name, (void)value, (void)err;
-    return 0;
-}
-
-static int no_metric(void *ctx, const char *name, double value, struct errbuf *err)
-{
-    (void)ctx, (void)name, (void)value, (void)err;
-    return 0;
-}
-
 /* A scripted decider: the containers of each service at each boundary, 2 services. */
 static int script_decide(void *ctx, const struct micro_view *v, int *out, struct errbuf *err)
 {
@@ -794,8 +782,8 @@ Test(timeline, two_services_over_three_intervals_by_hand)
     struct micro_decider dec = { &calls, script_decide, 0 };
     struct entity_source src = { &left, one_spec };
     struct cap c = { 0 };
-    struct world_writer out = { .ctx = &c, .row = cap_timeline, .sample = no_sample,
-                                .metric = no_metric };
+    struct world_writer out = { .ctx = &c, .row = cap_timeline, .sample = th_no_sample,
+                                .metric = th_no_metric };
     struct msim_config mc = { .app = a, .sla_s = 0.05, .quantile = 0.95, .interval_s = 10,
                               .startup_s = 5, .request_sample = 0, .lattice_points = 64,
                               .seed = 1, .until = SIM_NEVER, .timeline = 1 };

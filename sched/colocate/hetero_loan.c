@@ -56,11 +56,9 @@ static int metrics(void *self, const struct policy_metric_sink *out, struct errb
     return loan_guard_metrics(&h->g, out, err);
 }
 
-/* The SLO guard watches serving's TTFT objective: on, it needs one. */
 static int watches_slo(const void *self)
 {
-    const struct hetero *h = self;
-    return h->g.threshold >= 0;
+    return loan_guard_on(&((const struct hetero *)self)->g);
 }
 
 static const struct colo_hooks hooks = { .decide = decide, .watches_slo = watches_slo };

@@ -2128,13 +2128,7 @@ static void count_foreign(const serve *w, int i, int *c)
     }
     if (!w->in[i].hetis)
         return;
-    int32_t gpus[SERVE_MAX_TP * SERVE_MAX_STAGES + SERVE_MAX_ATTN];
-    int n = 0;
-    for (int s = 0; s < sp->nstages; s++)
-        for (int g = 0; g < sp->stages[s].ngpu; g++)
-            gpus[n++] = sp->stages[s].gpus[g];
-    for (int d = 0; d < sp->nattn; d++)
-        gpus[n++] = sp->attn[d];
+    int gpus[INST_MAX_GPUS], n = inst_gpus(w, i, gpus);
     for (int k = 0; k < n; k++) {
         int node = cluster_gpu_node(w->cl, gpus[k]);
         for (int dir = LINKBOOK_GPU_OUT; dir <= LINKBOOK_GPU_IN; dir++)
