@@ -223,6 +223,45 @@ Test(serve, a_pipeline_keeps_one_batch_per_stage_in_flight)
     cluster_destroy(cl);
 }
 
+/* Both stages busy (R0's decode batch in stage 1, R1's long prompt in stage 0): R0's batch
+ * ends before stage 0 is free, and R0's next batch starts when it is, not when the prompt's
+ * batch ends.  It then waits for stage 1 behind the prompt, and finishes one stage-1 time
+ * after the prompt's first token (a start at that first token would take a whole iteration). */
+Test(serve, a_pipeline_relaunches_when_its_first_stage_frees)
+{
+    cluster *cl = th_cluster(cat, two_a100);
+    const struct llm_arch *a = llm_find(lc, "llama-2-7b");
+    int gpu = catalog_gpu_find(cat, "A100-80GB"), pcie4 = catalog_link_find(cat, "pcie4");
+    struct llm_stage s0 = { gpu, 1, -1, 16, 1, 0 }, s1 = { gpu, 1, -1, 16, 0, 1 };
+    simtime iter = sim_from_sec_ceil(llm_fit_of(lc)->iter_ms * 1e-3);
+    struct llm_batch pre = { 0 }, d17 = { 0 }, d18 = { 0 };
+    llm_batch_prefill(&pre, 16, 0, 1);
+    llm_batch_decode(&d17, 17);
+    llm_batch_decode(&d18, 18);
+    /* R0's prompt batch, then its first decode batch: when it leaves stage 0, and its end */
+    simtime e1 = admit_delay() + iter + sim_from_sec_ceil(llm_stage_s(lc, a, &s0, &pre)) +
+                 sim_from_sec_ceil(llm_send_s(lc, pcie4, 2 * 16.0 * 4096)) +
+                 sim_from_sec_ceil(llm_stage_s(lc, a, &s1, &pre));
+    simtime left0 = e1 + iter + sim_from_sec_ceil(llm_stage_s(lc, a, &s0, &d17)) +
+                    sim_from_sec_ceil(llm_send_s(lc, pcie4, 2 * 4096.0));
+    simtime e2 = left0 + sim_from_sec_ceil(llm_stage_s(lc, a, &s1, &d17));
+    cr_assert_gt(e2 - left0, 2);
+    /* R1 reaches the router while R0's decode batch is in stage 1 */
+    struct request_spec q[2] = { req(0, 0, 16, 3), req(1, 0, 2000, 1) };
+    q[1].arrival = left0 + (e2 - left0) / 2 - admit_delay();
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct th_serve r = th_serve_run(cl, "llama-2-7b", q, 2, "uniform_pp", NULL, &cfg);
+    const struct serve_record *r0 = th_serve_find(&r, 0), *r1 = th_serve_find(&r, 1);
+    cr_assert_eq(sim_from_sec(r0->first), e1);
+    simtime stage1 = sim_from_sec_ceil(llm_stage_s(lc, a, &s1, &d18));
+    cr_assert_eq(sim_from_sec(r0->finish), sim_from_sec(r1->first) + stage1,
+                 "R0 finished %.6f s after R1's first token; stage 1 takes %.6f s",
+                 r0->finish - r1->first, sim_to_sec(stage1));
+    th_serve_free(&r);
+    cluster_destroy(cl);
+}
+
 /* A pipeline of two shapes (an A100 stage, then an RTX 3090 stage on another node): each
  * stage is timed as its own GPU's, and the activations cross the network. */
 Test(serve, a_pipeline_of_two_gpu_types_times_each_stage_as_its_own)

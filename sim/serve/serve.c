@@ -1125,8 +1125,18 @@ static int try_launch(serve *w, int i, struct errbuf *err)
 {
     struct inst *in = &w->in[i];
     simtime now = engine_now(w->eng);
-    if (in->inflight >= in->S || in->stage_free[0] > now || moves_off(w, i))
+    if (in->inflight >= in->S || moves_off(w, i))
         return 0;
+    if (in->stage_free[0] > now) {
+        /* a batch ended while a later one holds the first stage: look again when it is
+           free (the pipeline had no launch pending: every stage had a batch) */
+        if (!in->launch_pending) {
+            in->launch_pending = 1;
+            if (engine_at(w->eng, in->stage_free[0], EV_LAUNCH | w->tag, (uint64_t)i, NULL) < 0)
+                return err_run(err, "out of memory");
+        }
+        return 0;
+    }
     int slot = 0;
     while (in->b[slot].busy)
         slot++;
@@ -1983,7 +1993,8 @@ static int instant_end(void *world, struct errbuf *err)
                 ;
             if (rc < 0)
                 return ENGINE_FAIL;
-            /* running requests always make progress: with nothing in flight a batch starts */
+            /* running requests always make progress: with nothing in flight a batch starts
+               (a batch that left the first stage is in flight until it ends) */
             assert(in->inflight > 0 || in->nrun == 0);
             /* nothing runs, nothing will free room, and the first waiting request cannot
                start: it never will (its policy finds no room for it), so it is dropped */
