@@ -723,12 +723,30 @@ struct llm_layer_part llm_layer_part(const llm_catalog *c, const struct llm_arch
         .allreduce_s = llm_allreduce_s(c, s->link, s->tp, 2 * tokens * a->hidden) };
 }
 
+/* A stage's TP share of the query and KV heads (a KV head is not split: TP beyond kv_heads
+ * replicates). */
+static void stage_heads(const struct llm_arch *a, const struct llm_stage *s, double *heads,
+                        double *kvh)
+{
+    double tp = s->tp;
+    *heads = a->heads / tp;
+    *kvh = a->kv_heads / tp < 1 ? 1 : a->kv_heads / tp;
+}
+
+double llm_stage_attn_decode_s(const llm_catalog *c, const struct llm_arch *a,
+                               const struct llm_stage *s, const struct llm_batch *b)
+{
+    double heads, kvh;
+    stage_heads(a, s, &heads, &kvh);
+    return llm_attn_decode_s(c, s->gpu, a, heads, kvh, b);
+}
+
 double llm_layer_with_s(const llm_catalog *c, const struct llm_arch *a,
                         const struct llm_stage *s, const struct llm_batch *b,
                         const struct llm_layer_part *p, double attn_decode_s)
 {
-    double tp = s->tp;
-    double heads = a->heads / tp, kvh = a->kv_heads / tp < 1 ? 1 : a->kv_heads / tp;
+    double heads, kvh;
+    stage_heads(a, s, &heads, &kvh);
     if (attn_decode_s < 0)
         attn_decode_s = llm_attn_decode_s(c, s->gpu, a, heads, kvh, b);
     return p->dense_s + llm_attn_prefill_s(c, s->gpu, a, heads, kvh, b) + attn_decode_s +

@@ -262,6 +262,11 @@ struct llm_layer_part llm_layer_part(const llm_catalog *c, const struct llm_arch
 double llm_layer_with_s(const llm_catalog *c, const struct llm_arch *a,
                         const struct llm_stage *s, const struct llm_batch *b,
                         const struct llm_layer_part *p, double attn_decode_s);
+/* One layer's decode attention on a stage (its TP share of the heads): what
+ * llm_layer_with_s computes when given none.  It depends on the stage's GPU type and TP
+ * degree and on b's decode_ctx and decode_reqs alone. */
+double llm_stage_attn_decode_s(const llm_catalog *c, const struct llm_arch *a,
+                               const struct llm_stage *s, const struct llm_batch *b);
 double llm_stage_with_s(const llm_catalog *c, const struct llm_arch *a,
                         const struct llm_stage *s, const struct llm_batch *b,
                         const struct llm_layer_part *p);

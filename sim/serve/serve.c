@@ -148,6 +148,16 @@ struct inst {
     char     tl_type[128];      /* in stage order, attention workers last ("A100-80GB+T4") */
 };
 
+/* One layer's decode attention of a batch on a stage shape, kept by what it depends on
+ * (llm_stage_attn_decode_s): most batches' contexts recur, and it is an iteration's costliest
+ * part that the token-count tables do not hold. */
+struct attn_memo {
+    double ctx, reqs;
+    int    gpu, tp;
+    double s;
+};
+enum { ATTN_MEMO = 1 << 14 };
+
 struct serve {
     const cluster         *cl;
     linkbook              *lb;          /* when each link's ports are busy */
@@ -196,6 +206,7 @@ struct serve {
     int32_t                nlate, late_head, late_cap;
     int64_t                in_system;
     int                    book_all;    /* serve_book_every_port: no hop left out */
+    struct attn_memo      *attn;        /* ATTN_MEMO entries, direct-mapped */
     struct serve_totals    tot;
     struct window          win;
     struct serve_dispatch_req *dreq;
@@ -981,13 +992,34 @@ static const struct llm_layer_part *layer_part(serve *w, struct inst *in, int s,
     return &in->tok[s][T];
 }
 
+/* One layer's decode attention of lb on stage shape ls: llm_stage_attn_decode_s's, from the
+ * memo when it holds it. */
+static double decode_attn(serve *w, const struct llm_stage *ls, const struct llm_batch *lb)
+{
+    uint64_t h = ((uint64_t)lb->decode_ctx * UINT64_C(0x9E3779B97F4A7C15)) ^
+                 ((uint64_t)lb->decode_reqs * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
+                 ((uint64_t)(ls->gpu * 64 + ls->tp) * UINT64_C(0x165667B19E3779F9));
+    struct attn_memo *m = &w->attn[(h ^ h >> 29) & (ATTN_MEMO - 1)];
+    if (m->ctx == lb->decode_ctx && m->reqs == lb->decode_reqs && m->gpu == ls->gpu &&
+        m->tp == ls->tp)
+        return m->s;
+    *m = (struct attn_memo){ lb->decode_ctx, lb->decode_reqs, ls->gpu, ls->tp,
+                             llm_stage_attn_decode_s(w->llm, w->arch, ls, lb) };
+    return m->s;
+}
+
 /* The modelled duration of batch b of instance i, with its per-stage (or per-device) parts. */
 static void batch_time(serve *w, int i, struct batch *b)
 {
     struct inst *in = &w->in[i];
     const struct serve_instance *sp = in->spec;
     struct llm_batch lb = { 0 };
-    double ctx[SERVE_MAX_DEV] = { 0 }, req[SERVE_MAX_DEV] = { 0 }, ship[SERVE_MAX_DEV] = { 0 };
+    /* Hetis: per device, decoding head-tokens and heads, and prefilled KV to ship (zeroed
+       for its devices only: a batch is timed at every iteration) */
+    double ctx[SERVE_MAX_DEV], req[SERVE_MAX_DEV], ship[SERVE_MAX_DEV];
+    if (in->hetis)
+        for (int d = 0; d < in->ndev; d++)
+            ctx[d] = req[d] = ship[d] = 0;
     for (int k = 0; k < b->n; k++) {
         const struct req *r = &w->r[b->r[k]];
         if (r->chunk > 0) {
@@ -1006,9 +1038,8 @@ static void batch_time(serve *w, int i, struct batch *b)
     }
     const llm_catalog *c = w->llm;
     double iter = llm_iter_s(c, &lb);
-    memset(b->dev_s, 0, sizeof b->dev_s);
-    memset(b->send_bytes, 0, sizeof b->send_bytes);
-    memset(b->send_s, 0, sizeof b->send_s);
+    /* the last stage sends nothing (every other's is set below) */
+    b->send_bytes[in->S - 1] = b->send_s[in->S - 1] = 0;
     struct llm_layer_part own;
     if (!in->hetis) {
         /* a layer's time depends on its stage's GPU type, TP degree and link alone: it is
@@ -1022,7 +1053,8 @@ static void batch_time(serve *w, int i, struct batch *b)
             int k = serve_shape_of(shape, &nshape, ls);
             if (shape[k].layer_s < 0)
                 shape[k].layer_s = llm_layer_with_s(c, w->arch, ls, &lb,
-                                                    layer_part(w, in, s, lb.tokens, &own), -1);
+                                                    layer_part(w, in, s, lb.tokens, &own),
+                                                    decode_attn(w, ls, &lb));
             b->stage_s[s] = llm_stage_of_layer_s(c, w->arch, ls, &lb, shape[k].layer_s);
             if (s + 1 < in->S) {    /* the activations to the next stage */
                 b->send_bytes[s] = 2 * lb.tokens * w->arch->hidden;
@@ -1039,6 +1071,7 @@ static void batch_time(serve *w, int i, struct batch *b)
         b->iter_s = iter;
         return;
     }
+    b->dev_s[0] = 0;        /* the primaries' compute is stage 0's */
     double attn = serve_view_attn_split_s(&w->env, in->ndev, in->adev, ctx, req);
     b->stage_s[0] = serve_view_hetis_s(&w->env, sp, &lb, layer_part(w, in, 0, lb.tokens, &own),
                                        attn);
@@ -1297,7 +1330,8 @@ static int try_launch(serve *w, int i, struct errbuf *err)
        its activations on when it is done and their ports are free */
     simtime t = now + sim_from_sec_ceil(b->iter_s + delay);
     struct linkbook_port p[MAX_PORTS];
-    struct xfer_memo memo = { 0 };
+    struct xfer_memo memo;
+    memo.n = 0;
     for (int s = 0; s < in->S; s++) {
         if (in->stage_free[s] > t)
             t = in->stage_free[s];
@@ -2213,7 +2247,8 @@ int serve_create(serve **out, const cluster *cl, const llm_catalog *llm,
     w->ninst = w->dep->n;
     w->in = calloc((size_t)w->ninst, sizeof *w->in);
     w->load = calloc((size_t)w->ninst, sizeof *w->load);
-    if (w->in == NULL || w->load == NULL) {
+    w->attn = calloc(ATTN_MEMO, sizeof *w->attn);
+    if (w->in == NULL || w->load == NULL || w->attn == NULL) {
         serve_destroy(w);
         return err_run(err, "out of memory");
     }
@@ -2246,6 +2281,7 @@ void serve_destroy(serve *w)
     free(w->cls);
     free(w->in);
     free(w->load);
+    free(w->attn);
     free(w->r);
     free(w->late);
     free(w->dep);
