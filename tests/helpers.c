@@ -695,7 +695,7 @@ static int keep_sample(void *ctx, simtime t, const char *name, double v, struct 
 
 const struct world_writer *th_serve_timeline;
 
-int th_serve_book_all;
+int th_serve_no_shortcuts;
 
 int th_no_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err)
 {
@@ -734,8 +734,8 @@ struct th_serve th_serve_run(const cluster *cl, const char *model, const struct 
     serve *w;
     cr_assert_eq(serve_create(&w, cl, lc, a, cfg, &es, policy_decider(p), &sink, &err), 0, "%s",
                  err.msg);
-    if (th_serve_book_all)
-        serve_book_every_port(w);
+    if (th_serve_no_shortcuts)
+        serve_no_shortcuts(w);
     res.hops_alone = serve_hops_alone(w, &res.hops);
     struct serve_totals tot;
     cr_assert_eq(serve_run(w, &tot, &err), 0, "%s: %s", name, err.msg);

@@ -207,8 +207,9 @@ void th_serve_free(struct th_serve *r);
 /* Where th_serve_run's runs write their timeline rows (NULL, the default: none). */
 struct world_writer;
 extern const struct world_writer *th_serve_timeline;
-/* Nonzero: th_serve_run's worlds book every port in their link book (serve_book_every_port). */
-extern int th_serve_book_all;
+/* Nonzero: th_serve_run's worlds take no shortcut (serve_no_shortcuts): every port booked,
+ * no memo. */
+extern int th_serve_no_shortcuts;
 /* A world_writer's series and metrics dropped (its .sample and .metric, for a test that keeps
  * only rows). */
 int th_no_sample(void *ctx, simtime t, const char *name, double value, struct errbuf *err);

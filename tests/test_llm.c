@@ -283,6 +283,8 @@ Test(llm, stage_in_parts_is_bit_identical)
         cr_assert(whole == llm_stage_with_s(toy, a, &s, &b, &p), "stage %zu", k);
         double heads = 40.0 / s.tp;
         double own = llm_attn_decode_s(toy, a100, a, heads, heads, &b);
+        /* the stage's own decode attention is its TP share of the heads' */
+        cr_assert(llm_stage_attn_decode_s(toy, a, &s, &b) == own, "stage %zu", k);
         double layer = llm_layer_with_s(toy, a, &s, &b, &p, -1);
         /* summed in the order of the whole formula, so that cached parts move no result */
         double ref = llm_layer_dense_s(toy, a100, a, s.tp, &b) +
@@ -315,7 +317,9 @@ Test(llm, stage_in_parts_is_bit_identical)
                          llm_attn_prefill_s(lc, s.gpu, a, heads, heads, &m) +
                          llm_attn_decode_s(lc, s.gpu, a, heads, heads, &m) +
                          2 * llm_allreduce_s(lc, s.link, s.tp, 2 * m.tokens * 5120);
-            differ += llm_layer_with_s(lc, a, &s, &m, &p, -1) != ref;
+            differ += llm_layer_with_s(lc, a, &s, &m, &p, -1) != ref ||
+                      llm_layer_with_s(lc, a, &s, &m, &p,
+                                       llm_stage_attn_decode_s(lc, a, &s, &m)) != ref;
         }
     }
     cr_assert_eq(differ, 0, "%d of 900 layers differ from the sum in order", differ);

@@ -679,12 +679,13 @@ Test(serve, same_run_same_rows_through_the_cli, .timeout = 120)
     free(db2);
 }
 
-/* ---- the link book's shortcut (book_route in serve.c): the hops of pipeline boundaries
- * that no other transfer crosses are left out of the book.  Worlds where HexGen's pipelines
- * share network links (deep_mix: 6 A100 and 3 H100 servers, Llama-2-70B), KV moves between
- * instances (Splitwise; a migrating drain of a pipeline) and Hetis traffic: every request's
- * times are those of a world that books every port, while some hops are left out and others
- * shared (booked). */
+/* ---- the world's shortcuts: the hops of pipeline boundaries that no other transfer
+ * crosses are left out of the link book (book_route in serve.c), and decode attention is
+ * kept by context (decode_attn).  Worlds where HexGen's pipelines share network links
+ * (deep_mix: 6 A100 and 3 H100 servers, Llama-2-70B), KV moves between instances
+ * (Splitwise; a migrating drain of a pipeline), Hetis traffic, and replicas batching many
+ * requests at once (high-end only): every request's times are those of a world that takes
+ * no shortcut, while some hops are left out and others shared (booked). */
 static const char deep_mix[] =
     "{ \"network\": \"ib-200g\", \"groups\": ["
     " { \"count\": 6, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 8, \"intra\": \"nvswitch\" },"
@@ -704,13 +705,14 @@ static void same_records(const struct th_serve *a, const struct th_serve *b, con
     }
 }
 
-Test(serve, ports_left_out_of_the_link_book_change_no_time, .timeout = 240)
+Test(serve, shortcuts_change_no_time, .timeout = 240)
 {
     static const struct {
         const char *cluster, *model, *policy;
         double rate;
     } runs[] = {
         { deep_mix, "llama-2-70b", "hexgen", 30 },
+        { deep_mix, "llama-2-13b", "highend_only", 60 },
         { deep_mix, "llama-2-70b", "splitwise", 10 },
         { testbed, "llama-2-13b", "hetis", 20 },
         { testbed, "llama-2-13b", "uniform_pp", 20 },
@@ -725,9 +727,9 @@ Test(serve, ports_left_out_of_the_link_book_change_no_time, .timeout = 240)
         for (int i = 0; i < N; i++)
             if (q[i].output > 500)
                 q[i].output = 500;
-        th_serve_book_all = 1;
+        th_serve_no_shortcuts = 1;
         struct th_serve all = th_serve_run(cl, runs[c].model, q, N, runs[c].policy, NULL, &cfg);
-        th_serve_book_all = 0;
+        th_serve_no_shortcuts = 0;
         struct th_serve cut = th_serve_run(cl, runs[c].model, q, N, runs[c].policy, NULL, &cfg);
         same_records(&all, &cut, runs[c].policy);
         shared += cut.hops - cut.hops_alone;
@@ -748,9 +750,9 @@ Test(serve, ports_left_out_of_the_link_book_change_no_time, .timeout = 240)
     struct request_spec q[16];
     for (int i = 0; i < 16; i++)
         q[i] = req(i, 0, 1000, 20);
-    th_serve_book_all = 1;
+    th_serve_no_shortcuts = 1;
     struct th_serve all = th_serve_run(cl, "llama-2-70b", q, 16, "hexgen", NULL, &cfg);
-    th_serve_book_all = 0;
+    th_serve_no_shortcuts = 0;
     struct th_serve cut = th_serve_run(cl, "llama-2-70b", q, 16, "hexgen", NULL, &cfg);
     same_records(&all, &cut, "at once");
     int waited = 0;
@@ -797,7 +799,7 @@ static void taken_run(const cluster *cl, const struct serve_decider *dec, const 
     cr_assert_eq(serve_create(&w, cl, lc, llm_find(lc, model), &cfg, &es, dec, &sink, &err), 0,
                  "%s", err.msg);
     if (book_all)
-        serve_book_every_port(w);
+        serve_no_shortcuts(w);
     t->alone = serve_hops_alone(w, &t->hops);
     engine *e = engine_create(0);
     cr_assert_eq(serve_attach(w, e, &err), 0, "%s", err.msg);

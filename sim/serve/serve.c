@@ -205,7 +205,8 @@ struct serve {
     struct late { simtime t; double tokens, done; } *late;
     int32_t                nlate, late_head, late_cap;
     int64_t                in_system;
-    int                    book_all;    /* serve_book_every_port: no hop left out */
+    int                    no_shortcuts;    /* serve_no_shortcuts: every port booked, no
+                                               memo */
     struct attn_memo      *attn;        /* ATTN_MEMO entries, direct-mapped */
     struct serve_totals    tot;
     struct window          win;
@@ -793,7 +794,7 @@ static int reserve(serve *w, const struct linkbook_port *p, int n, simtime ready
 static int book_route(serve *w, const struct xfer_route *r, struct linkbook_port *p, int n,
                       simtime ready, simtime *end, struct errbuf *err)
 {
-    if (w->book_all)        /* every port, as the book would have it (for tests) */
+    if (w->no_shortcuts)    /* every port, as the book would have it (for tests) */
         return reserve(w, p, n, ready, ready, end, err);
     simtime all = 0, shared = 0;
     int m = 0;
@@ -1000,6 +1001,8 @@ static double decode_attn(serve *w, const struct llm_stage *ls, const struct llm
                  ((uint64_t)lb->decode_reqs * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
                  ((uint64_t)(ls->gpu * 64 + ls->tp) * UINT64_C(0x165667B19E3779F9));
     struct attn_memo *m = &w->attn[(h ^ h >> 29) & (ATTN_MEMO - 1)];
+    if (w->no_shortcuts)
+        return llm_stage_attn_decode_s(w->llm, w->arch, ls, lb);
     if (m->ctx == lb->decode_ctx && m->reqs == lb->decode_reqs && m->gpu == ls->gpu &&
         m->tp == ls->tp)
         return m->s;
@@ -1823,7 +1826,7 @@ static int drains_done(serve *w, struct errbuf *err)
 
 void serve_set_tenancy(serve *w, const struct serve_tenancy *t) { w->ten = *t; }
 
-void serve_book_every_port(serve *w) { w->book_all = 1; }
+void serve_no_shortcuts(serve *w) { w->no_shortcuts = 1; }
 
 int serve_hops_alone(const serve *w, int *hops)
 {

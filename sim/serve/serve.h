@@ -169,11 +169,12 @@ void   serve_demand(const serve *w, double *prompt_tokens, int64_t *requests,
  * after the arrival (ttft > slo_ttft, as reqstats judges the objective; 0 without one).
  * Counted once a request, when its first token comes. */
 void   serve_first_tokens(const serve *w, int64_t *firsts, int64_t *late);
-/* For tests of the link book's shortcut (book_route in serve.c): how many hops of pipeline
- * boundaries no other transfer crosses, which the world leaves out of its link book (*hops:
- * all of them); and, before the first event, a world that books them all (the same times,
- * slower). */
+/* For tests of the world's shortcuts: how many hops of pipeline boundaries no other
+ * transfer crosses, which the world leaves out of its link book (book_route in serve.c;
+ * *hops: all of them); and, before the first event, a world that takes no shortcut: every
+ * port booked, decode attention computed at every batch (decode_attn's memo unused).  The
+ * same times, slower. */
 int    serve_hops_alone(const serve *w, int *hops /* out */);
-void   serve_book_every_port(serve *w);
+void   serve_no_shortcuts(serve *w);
 
 #endif
