@@ -18,6 +18,9 @@
 
 #define PORT(dir, id, dur) ((struct linkbook_port){ (dir), (id), (dur) })
 
+/* a search that steps wrong can leave a reservation going round its ports for ever */
+TestSuite(linkbook, .timeout = 60);
+
 static simtime take(linkbook *b, const struct linkbook_port *p, int n, simtime ready)
 {
     simtime t = -1;

@@ -13,9 +13,10 @@
  * horizon, and one ready at t already skips the intervals that end by t.
  *
  * Costs: forgetting O(1), however many ports the cluster has.  A reservation finds a port's
- * first interval ending after its candidate start by binary search, and its own place by
- * another (it is most often the latest: no search): O(rounds x its ports x log(the port's
- * intervals)), plus its insert's moves and each dropped interval once, when a full array
+ * first interval ending after its candidate start, and its own place, by stepping back from
+ * the end a few intervals (what overlaps it is most often among the last booked: pipelines
+ * that share a network link book each other's next few boundaries), then by binary search:
+ * O(rounds x its ports x log(the port's intervals)), plus its insert's moves and each dropped interval once, when a full array
  * drops what ended by the horizon before it grows.  The search matters: with disaggregated
  * prefill the serving world forgets only up to the oldest launch of a prefill batch in
  * flight, which lies further back the more instances there are.
@@ -85,11 +86,21 @@ void linkbook_destroy(linkbook *b)
 /* The end of the first interval of q overlapping [t, t + dur), or t when none does: the
  * first interval that ends after t (ends are sorted: binary search), if it starts before
  * t + dur. */
+enum { SCAN = 8 };      /* a search first steps back this far from the end: what ends after
+                           a reservation is most often the last few booked */
+
 static simtime past_overlap(const struct port *q, simtime t, simtime dur)
 {
     int lo = q->head, hi = q->n;
     if (lo == hi || q->s[hi - 1].to <= t)
         return t;       /* the last ends by t: the common case, no search */
+    for (int k = 1; k < SCAN && hi - k > lo; k++)
+        if (q->s[hi - k - 1].to <= t) {
+            lo = hi = hi - k;
+            break;
+        }
+    if (lo < hi && hi - lo > SCAN)
+        hi -= SCAN - 1;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
         if (q->s[mid].to <= t)
@@ -128,6 +139,8 @@ static int insert(struct port *q, simtime from, simtime to, simtime horizon)
         }
     }
     int k = q->n;        /* after the last interval starting by `from`: most often the end */
+    while (k > q->head && q->n - k < SCAN && q->s[k - 1].from > from)
+        k--;
     if (k > q->head && q->s[k - 1].from > from) {
         int lo = q->head, hi = k - 1;
         while (lo < hi) {
