@@ -18,8 +18,9 @@
  *
  * Pipelines: a batch runs its stages in order; stage s starts when the batch arrives there
  * and the stage is free; up to one batch per stage is in flight, and a request is in at most
- * one.  Time of stage s: the latency model's (models/llm.h) for the batch; between stages the
- * activations move over the link between them; the iteration overhead is paid once.
+ * one; the next batch starts as soon as the first stage and a slot are free.  Time of stage
+ * s: the latency model's (models/llm.h) for the batch; between stages the activations move
+ * over the link between them; the iteration overhead is paid once.
  *
  * Links (linkbook.h): every transfer holds the ports it crosses — a GPU's link into its node
  * and a node's network link, each direction on its own — for its bytes at the link's rate,
@@ -997,12 +998,12 @@ static const struct llm_layer_part *layer_part(serve *w, struct inst *in, int s,
  * memo when it holds it. */
 static double decode_attn(serve *w, const struct llm_stage *ls, const struct llm_batch *lb)
 {
+    if (w->no_shortcuts)
+        return llm_stage_attn_decode_s(w->llm, w->arch, ls, lb);
     uint64_t h = ((uint64_t)lb->decode_ctx * UINT64_C(0x9E3779B97F4A7C15)) ^
                  ((uint64_t)lb->decode_reqs * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
                  ((uint64_t)(ls->gpu * 64 + ls->tp) * UINT64_C(0x165667B19E3779F9));
     struct attn_memo *m = &w->attn[(h ^ h >> 29) & (ATTN_MEMO - 1)];
-    if (w->no_shortcuts)
-        return llm_stage_attn_decode_s(w->llm, w->arch, ls, lb);
     if (m->ctx == lb->decode_ctx && m->reqs == lb->decode_reqs && m->gpu == ls->gpu &&
         m->tp == ls->tp)
         return m->s;
