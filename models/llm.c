@@ -753,15 +753,23 @@ double llm_layer_with_s(const llm_catalog *c, const struct llm_arch *a,
            2 * p->allreduce_s;
 }
 
-/* t plus the stage's embedding (first stage) and final norm and head (last stage) */
+double llm_stage_head_s(const llm_catalog *c, const struct llm_arch *a,
+                        const struct llm_stage *s, double logits)
+{
+    return llm_elem_s(c, s->gpu, LLM_ELEM_NORM, 2 * 2 * logits * a->hidden) +
+           llm_gemm_s(c, s->gpu, logits, a->hidden, a->vocab / (double)s->tp);
+}
+
+/* t plus the stage's embedding (first stage) and final norm and head (last stage; head_s
+ * < 0: computed, else llm_stage_head_s's for b's logits) */
 static double stage_ends(const llm_catalog *c, const struct llm_arch *a,
-                         const struct llm_stage *s, const struct llm_batch *b, double t)
+                         const struct llm_stage *s, const struct llm_batch *b, double t,
+                         double head_s)
 {
     if (s->first)
         t += llm_elem_s(c, s->gpu, LLM_ELEM_ADD, 2 * 2 * b->tokens * a->hidden);  /* embedding */
     if (s->last && b->logits > 0) {
-        t += llm_elem_s(c, s->gpu, LLM_ELEM_NORM, 2 * 2 * b->logits * a->hidden) +
-             llm_gemm_s(c, s->gpu, b->logits, a->hidden, a->vocab / (double)s->tp);
+        t += head_s >= 0 ? head_s : llm_stage_head_s(c, a, s, b->logits);
         if (s->tp > 1)      /* gathering the vocabulary shards: half an all-reduce */
             t += 0.5 * llm_allreduce_s(c, s->link, s->tp, 2 * b->logits * a->vocab);
     }
@@ -771,14 +779,21 @@ static double stage_ends(const llm_catalog *c, const struct llm_arch *a,
 double llm_stage_ends_s(const llm_catalog *c, const struct llm_arch *a,
                         const struct llm_stage *s, const struct llm_batch *b)
 {
-    return b->tokens <= 0 ? 0 : stage_ends(c, a, s, b, 0);
+    return b->tokens <= 0 ? 0 : stage_ends(c, a, s, b, 0, -1);
 }
 
 double llm_stage_of_layer_s(const llm_catalog *c, const struct llm_arch *a,
                             const struct llm_stage *s, const struct llm_batch *b,
                             double layer_s)
 {
-    return b->tokens <= 0 ? 0 : stage_ends(c, a, s, b, s->layers * layer_s);
+    return llm_stage_of_layer_head_s(c, a, s, b, layer_s, -1);
+}
+
+double llm_stage_of_layer_head_s(const llm_catalog *c, const struct llm_arch *a,
+                                 const struct llm_stage *s, const struct llm_batch *b,
+                                 double layer_s, double head_s)
+{
+    return b->tokens <= 0 ? 0 : stage_ends(c, a, s, b, s->layers * layer_s, head_s);
 }
 
 double llm_stage_with_s(const llm_catalog *c, const struct llm_arch *a,

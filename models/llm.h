@@ -278,6 +278,14 @@ double llm_stage_of_layer_s(const llm_catalog *c, const struct llm_arch *a,
                             double layer_s);
 double llm_stage_ends_s(const llm_catalog *c, const struct llm_arch *a,
                         const struct llm_stage *s, const struct llm_batch *b);
+/* A last stage's final norm and head over `logits` tokens (the vocabulary gather apart): it
+ * depends on the stage's GPU type and TP degree and the count alone.  llm_stage_of_layer_s
+ * given it (head_s < 0: computed) is bit-identical. */
+double llm_stage_head_s(const llm_catalog *c, const struct llm_arch *a,
+                        const struct llm_stage *s, double logits);
+double llm_stage_of_layer_head_s(const llm_catalog *c, const struct llm_arch *a,
+                                 const struct llm_stage *s, const struct llm_batch *b,
+                                 double layer_s, double head_s);
 
 /* What `hetsim model llm` answers: a prompt batch of `batch` prompts of `prompt` tokens
  * (prefill, first token included: the iteration's overhead and first_ms added), and one

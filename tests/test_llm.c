@@ -293,6 +293,11 @@ Test(llm, stage_in_parts_is_bit_identical)
         cr_assert(layer == ref, "stage %zu: %.17g vs %.17g", k, layer, ref);
         NEAR(llm_layer_with_s(toy, a, &s, &b, &p, own + 1e-3) - layer, 1e-3, 1e-12);
         NEAR(whole - s.layers * layer, llm_stage_ends_s(toy, a, &s, &b), 1e-12);
+        /* a last stage's head given (as the serving world keeps it by count) moves nothing */
+        cr_assert(llm_stage_of_layer_head_s(toy, a, &s, &b, layer,
+                                            llm_stage_head_s(toy, a, &s, b.logits)) ==
+                      llm_stage_of_layer_s(toy, a, &s, &b, layer),
+                  "stage %zu", k);
         double h = 5120, ends = s.first ? 2 * 2 * b.tokens * h / (2039e9 * 0.25) : 0;
         if (s.last)     /* three logits: the prompt's last token and two decodes */
             ends += 2 * 2 * 3 * h / (2039e9 * 0.25) + llm_gemm_s(toy, a100, 3, h, 32000.0 / s.tp) +
@@ -319,7 +324,10 @@ Test(llm, stage_in_parts_is_bit_identical)
                          2 * llm_allreduce_s(lc, s.link, s.tp, 2 * m.tokens * 5120);
             differ += llm_layer_with_s(lc, a, &s, &m, &p, -1) != ref ||
                       llm_layer_with_s(lc, a, &s, &m, &p,
-                                       llm_stage_attn_decode_s(lc, a, &s, &m)) != ref;
+                                       llm_stage_attn_decode_s(lc, a, &s, &m)) != ref ||
+                      llm_stage_of_layer_head_s(lc, a, &s, &m, ref,
+                                                llm_stage_head_s(lc, a, &s, m.logits)) !=
+                          llm_stage_of_layer_s(lc, a, &s, &m, ref);
         }
     }
     cr_assert_eq(differ, 0, "%d of 900 layers differ from the sum in order", differ);

@@ -680,8 +680,8 @@ Test(serve, same_run_same_rows_through_the_cli, .timeout = 120)
 }
 
 /* ---- the world's shortcuts: the hops of pipeline boundaries that no other transfer
- * crosses are left out of the link book (book_route in serve.c), and decode attention is
- * kept by context (decode_attn).  Worlds where HexGen's pipelines share network links
+ * crosses are left out of the link book (book_route in serve.c), decode attention is kept by
+ * context (decode_attn) and the last stage's head by logits count (stage_head).  Worlds where HexGen's pipelines share network links
  * (deep_mix: 6 A100 and 3 H100 servers, Llama-2-70B), KV moves between instances
  * (Splitwise; a migrating drain of a pipeline), Hetis traffic, and replicas batching many
  * requests at once (high-end only): every request's times are those of a world that takes

@@ -144,6 +144,8 @@ struct inst {
     struct xfer_route *route;   /* by stage s < S - 1: the ports its activations cross */
     struct llm_layer_part *tok[SERVE_MAX_STAGES];  /* by token count (dense_s < 0: unknown) */
     int      tok_cap;
+    double  *head;              /* its last stage's norm and head by logits count, up to
+                                   max_seqs (< 0: unknown; NULL for a Hetis instance) */
     int      state;             /* enum inst_state */
     int      tl_node;           /* the timeline: the node of its first GPU, and its GPU types */
     char     tl_type[128];      /* in stage order, attention workers last ("A100-80GB+T4") */
@@ -207,7 +209,7 @@ struct serve {
     int32_t                nlate, late_head, late_cap;
     int64_t                in_system;
     int                    no_shortcuts;    /* serve_no_shortcuts: every port booked, no
-                                               memo */
+                                               memos */
     struct attn_memo      *attn;        /* ATTN_MEMO entries, direct-mapped */
     struct serve_totals    tot;
     struct window          win;
@@ -1012,6 +1014,18 @@ static double decode_attn(serve *w, const struct llm_stage *ls, const struct llm
     return m->s;
 }
 
+/* A pipeline's last stage's norm and head for lb's logits (llm_stage_head_s), kept by count
+ * (-1 for the latency model to compute: a count beyond max_seqs, or no shortcuts). */
+static double stage_head(serve *w, struct inst *in, const struct llm_batch *lb)
+{
+    int64_t n = (int64_t)lb->logits;
+    if (w->no_shortcuts || (double)n != lb->logits || n < 1 || n > w->cfg.set.max_seqs)
+        return -1;
+    if (in->head[n] < 0)
+        in->head[n] = llm_stage_head_s(w->llm, w->arch, &in->lstage[in->S - 1], lb->logits);
+    return in->head[n];
+}
+
 /* The modelled duration of batch b of instance i, with its per-stage (or per-device) parts. */
 static void batch_time(serve *w, int i, struct batch *b)
 {
@@ -1059,7 +1073,8 @@ static void batch_time(serve *w, int i, struct batch *b)
                 shape[k].layer_s = llm_layer_with_s(c, w->arch, ls, &lb,
                                                     layer_part(w, in, s, lb.tokens, &own),
                                                     decode_attn(w, ls, &lb));
-            b->stage_s[s] = llm_stage_of_layer_s(c, w->arch, ls, &lb, shape[k].layer_s);
+            b->stage_s[s] = llm_stage_of_layer_head_s(c, w->arch, ls, &lb, shape[k].layer_s,
+                                                      ls->last ? stage_head(w, in, &lb) : -1);
             if (s + 1 < in->S) {    /* the activations to the next stage */
                 b->send_bytes[s] = 2 * lb.tokens * w->arch->hidden;
                 int q = 0;      /* the same bytes every boundary: once per link */
@@ -2116,6 +2131,13 @@ static int setup_instance(serve *w, int i, struct errbuf *err)
         for (int k = 0; k < in->tok_cap; k++)
             in->tok[s][k].dense_s = -1;
     }
+    if (!in->hetis) {
+        int64_t n = w->cfg.set.max_seqs + 1;
+        if ((in->head = malloc((size_t)n * sizeof *in->head)) == NULL)
+            return err_run(err, "out of memory");
+        for (int64_t k = 0; k < n; k++)
+            in->head[k] = -1;
+    }
     if (in->hetis) {
         if (w->dec->dispatch == NULL)
             return err_run(err, "policy deployed attention workers but has no dispatch");
@@ -2279,6 +2301,7 @@ void serve_destroy(serve *w)
             free(w->in[i].tok[s]);
         }
         free(w->in[i].route);
+        free(w->in[i].head);
     }
     for (int i = 0; i < w->ncls; i++)
         free(w->cls[i]);

@@ -172,8 +172,8 @@ void   serve_first_tokens(const serve *w, int64_t *firsts, int64_t *late);
 /* For tests of the world's shortcuts: how many hops of pipeline boundaries no other
  * transfer crosses, which the world leaves out of its link book (book_route in serve.c;
  * *hops: all of them); and, before the first event, a world that takes no shortcut: every
- * port booked, decode attention computed at every batch (decode_attn's memo unused).  The
- * same times, slower. */
+ * port booked, decode attention and the last stage's head computed at every batch (neither
+ * memo used).  The same times, slower. */
 int    serve_hops_alone(const serve *w, int *hops /* out */);
 void   serve_no_shortcuts(serve *w);
 
