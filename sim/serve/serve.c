@@ -41,7 +41,9 @@
  * interval in its slot and writes it when it ends, so nothing stays of a finished request.
  *
  * Costs: a batch O(its requests + instance devices), its stages' layers timed once per
- * shape (GPU type, TP degree, link) however deep the pipeline; a transfer's reservation
+ * shape (GPU type, TP degree, link) however deep the pipeline, a layer's token-count part,
+ * its decode attention and the last stage's head kept by what each depends on (layer_part,
+ * decode_attn, stage_head: contexts and counts recur); a transfer's reservation
  * O(its shared ports x log(their intervals)) (linkbook.c), the forget horizon O(1) from the
  * launch-ordered list of the prefill-only instances' batches in flight (the only ones that
  * book a link ready before now; without them every port keeps only what ends after now);
