@@ -1182,8 +1182,8 @@ static int try_launch(serve *w, int i, struct errbuf *err)
     if (in->inflight >= in->S || moves_off(w, i))
         return 0;
     if (in->stage_free[0] > now) {
-        /* a batch ended while a later one holds the first stage: look again when it is
-           free (the pipeline had no launch pending: every stage had a batch) */
+        /* a slot is free but the first stage is not (a batch just launched, or one ended
+           while a later one holds it): look again when it is */
         if (!in->launch_pending) {
             in->launch_pending = 1;
             if (engine_at(w->eng, in->stage_free[0], EV_LAUNCH | w->tag, (uint64_t)i, NULL) < 0)
@@ -1380,13 +1380,7 @@ static int try_launch(serve *w, int i, struct errbuf *err)
     w->tot.iterations++;
     if (engine_at(w->eng, t, EV_BATCH | w->tag, (uint64_t)i << 8 | (uint64_t)slot, NULL) < 0)
         return err_run(err, "out of memory");
-    /* a pipeline may start the next batch once its first stage is free */
-    if (in->S > 1 && in->inflight < in->S && !in->launch_pending) {
-        in->launch_pending = 1;
-        if (engine_at(w->eng, in->stage_free[0], EV_LAUNCH | w->tag, (uint64_t)i, NULL) < 0)
-            return err_run(err, "out of memory");
-    }
-    return 1;
+    return 1;       /* instant_end tries again: a pipeline's next launch is booked there */
 }
 
 /* Credit the GPU time of a finished batch to its types. */
