@@ -20,6 +20,7 @@
 #include "../sim/base/rng.h"
 #include "../sim/core/engine.h"
 #include "../sim/serve/serve.h"
+#include "../sim/serve/xfer.h"
 #include "helpers.h"
 
 static catalog *cat;
@@ -681,11 +682,12 @@ Test(serve, same_run_same_rows_through_the_cli, .timeout = 120)
 
 /* ---- the world's shortcuts: the hops of pipeline boundaries that no other transfer
  * crosses are left out of the link book (book_route in serve.c), decode attention is kept by
- * context (decode_attn) and the last stage's head by logits count (stage_head).  Worlds where HexGen's pipelines share network links
- * (deep_mix: 6 A100 and 3 H100 servers, Llama-2-70B), KV moves between instances
- * (Splitwise; a migrating drain of a pipeline), Hetis traffic, and replicas batching many
- * requests at once (high-end only): every request's times are those of a world that takes
- * no shortcut, while some hops are left out and others shared (booked). */
+ * context (decode_attn) and the last stage's head by logits count (stage_head).  Worlds
+ * where HexGen's pipelines share network links (deep_mix: 6 A100 and 3 H100 servers,
+ * Llama-2-70B), KV moves between instances (Splitwise; a migrating drain of a pipeline),
+ * Hetis traffic, and replicas batching many requests at once (high-end only): every
+ * request's times are those of a world that takes no shortcut, while some hops are left out
+ * and others shared (booked). */
 static const char deep_mix[] =
     "{ \"network\": \"ib-200g\", \"groups\": ["
     " { \"count\": 6, \"gpu\": \"A100-80GB\", \"gpus_per_node\": 8, \"intra\": \"nvswitch\" },"
@@ -910,6 +912,90 @@ Test(serve, a_kv_move_waits_for_the_boundaries_whose_links_it_crosses, .timeout 
     cr_assert_eq(cut.n, 300);
     same_taken(&all, &cut, "B drained");
     free(q);
+    cluster_destroy(cl);
+}
+
+/* A handmade Hetis instance: Llama-2-13B's layers on GPU 0, one attention worker on GPU 1
+ * of the same node; every request admitted with 30 of its 40 KV heads on the primaries and
+ * 10 on the worker, never moved. */
+static int hetis_deploy(void *ctx, const struct serve_env_view *v, struct serve_deployment *out,
+                        struct errbuf *err)
+{
+    (void)ctx, (void)err;
+    out->n = 1;
+    out->inst[0] = (struct serve_instance){ .role = SERVE_UNIFIED, .nstages = 1, .nattn = 1,
+                                            .attn = { 1 } };
+    out->inst[0].stages[0] = (struct serve_stage){ 1, { 0 }, v->arch->layers };
+    return 0;
+}
+
+static int hetis_route(void *ctx, const struct serve_view *v, const struct serve_req_view *r,
+                       int32_t *inst, struct errbuf *err)
+{
+    (void)ctx, (void)v, (void)r, (void)err;
+    *inst = 0;
+    return 0;
+}
+
+static int hetis_split(void *ctx, struct serve_dispatch *d, struct errbuf *err)
+{
+    (void)ctx, (void)err;
+    for (int k = 0; k < d->nreq && d->rebalance == SERVE_PLACE; k++) {
+        d->req[k].heads[0] = 30;
+        d->req[k].heads[1] = 10;
+    }
+    return 0;
+}
+
+/* Its decode step by hand: the overhead, then the larger of the primaries' layers (decode
+ * attention split 30 : 10 heads between the two devices at the request's context) and the
+ * step's traffic with the worker (each layer its queries and new K/V out, outputs back) on
+ * free links. */
+Test(serve, a_hetis_decode_step_by_hand)
+{
+    cluster *cl = th_cluster(cat, two_a100);
+    const struct llm_arch *a = llm_find(lc, "llama-2-13b");
+    struct serve_config cfg;
+    th_serve_config(&cfg);
+    struct serve_decider dec = { NULL, cl, hetis_deploy, hetis_route, hetis_split, 0 };
+    struct serve_deployment dep;
+    struct serve_env_view v = { cl, lc, a, &cfg.set };
+    struct errbuf err;
+    cr_assert_eq(hetis_deploy(NULL, &v, &dep, &err), 0);
+    struct serve_attn_dev dev[SERVE_MAX_DEV];
+    int ndev;
+    serve_view_attn_devices(&v, &dep.inst[0], dev, &ndev);
+    cr_assert_eq(ndev, 2);
+    /* the step after a 200-token prompt: context 201 */
+    struct llm_batch b = { 0 };
+    llm_batch_decode(&b, 201);
+    double heads[2] = { 30, 10 }, ctx[2] = { 201 * 30.0, 201 * 10.0 };
+    double attn = serve_view_attn_split_s(&v, ndev, dev, ctx, heads);
+    simtime compute = sim_from_sec_ceil(serve_view_hetis_s(&v, &dep.inst[0], &b, NULL, attn));
+    double group = (double)a->heads / a->kv_heads, hd = a->head_dim, L = a->layers;
+    double out[2] = { 0, L * 2 * group * hd * 10 },
+           in[2] = { 0, L * 2 * (group * hd + 2 * hd) * 10 };
+    struct linkbook_port p[XFER_MAX_PORTS];
+    int np = xfer_hetis_ports(cl, lc, dep.inst[0].stages[0].gpus, 1, dev, ndev, out, in, p);
+    simtime traffic = 0;
+    for (int k = 0; k < np; k++)
+        if (p[k].dur > traffic)
+            traffic = p[k].dur;
+    simtime step = sim_from_sec_ceil(llm_iter_s(lc, &b)) + (compute > traffic ? compute : traffic);
+    struct request_spec q = req(0, 0, 200, 2);
+    struct th_array src = { &q, sizeof q, 1, 0 };
+    struct entity_source es = { &src, th_array_next };
+    static struct taken_run t;
+    t.n = 0;
+    struct serve_sink sink = { .ctx = &t, .request = keep_taken };
+    serve *w;
+    cr_assert_eq(serve_create(&w, cl, lc, a, &cfg, &es, &dec, &sink, &err), 0, "%s", err.msg);
+    struct serve_totals tot;
+    cr_assert_eq(serve_run(w, &tot, &err), 0, "%s", err.msg);
+    cr_assert_eq(t.n, 1);
+    cr_assert_eq(sim_from_sec(t.r[0].finish) - sim_from_sec(t.r[0].first), step,
+                 "step %.6f s, by hand %.6f s", t.r[0].finish - t.r[0].first, sim_to_sec(step));
+    serve_destroy(w);
     cluster_destroy(cl);
 }
 
