@@ -527,7 +527,8 @@ static int binary_count(const char *s, int *out)
         s++;
     int v = 0, digits = 0;
     for (; *s == '0' || *s == '1'; s++, digits++)
-        v = 2 * v + (*s - '0');
+        if (digits < 8)                 /* a longer count is refused below, never summed */
+            v = 2 * v + (*s - '0');
     while (isspace((unsigned char)*s))
         s++;
     if (*s != '\0' || digits == 0 || digits > 8)

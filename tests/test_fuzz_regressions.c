@@ -421,6 +421,56 @@ Test(fuzz_regressions, I1_lucid_batch_not_a_number)
     free(file);
 }
 
+/* IADeep's combination table from `file` on the RTX 3090: 0, or -1 with the message in err */
+static int load_iadeep(const char *file, struct errbuf *err)
+{
+    catalog *cat = th_catalog();
+    tput *t = th_models(cat);
+    intf *m;
+    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
+    err_clear(err);
+    int rc = intf_load_iadeep(m, t, file, catalog_gpu_find(cat, "RTX3090"), err);
+    intf_destroy(m);
+    tput_destroy(t);
+    catalog_destroy(cat);
+    return rc;
+}
+
+/* I2: IADeep's table whose bert_num is a binary count of 98 digits (the reproducer, selector
+ * 1).  The reader summed every digit before it refused more than 8, and the 31st overflowed
+ * an int (undefined behaviour, found by fuzz_interference in CI).  It is refused at its row
+ * and column, and so is a count of 9 digits; 8 digits are read (then refused as more jobs
+ * than a GPU holds) */
+Test(fuzz_regressions, I2_iadeep_count_of_many_digits)
+{
+    size_t len;
+    char *buf = repro("interference/iadeep-count-of-many-digits", &len);
+    cr_assert_gt(len, 1);
+    cr_assert_eq(buf[0] & 3, 1, "the selector names IADeep's table");
+    char *file = th_write("iadeep.csv", "");
+    FILE *f = fopen(file, "wb");
+    cr_assert_not_null(f);
+    fwrite(buf + 1, 1, len - 1, f);
+    fclose(f);
+    struct errbuf err;
+    cr_assert_eq(load_iadeep(file, &err), -1);
+    cr_assert(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "bert_num") != NULL &&
+              strstr(err.msg, "not a copy count") != NULL, "%s", err.msg);
+    free(file);
+    free(buf);
+    static const char *const counts[] = { "000000001", "11111111" };
+    static const char *const says[] = { "not a copy count", "more than" };
+    for (int i = 0; i < 2; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "vgg16,vgg16_num,sum_interference\n1,%s,0.5\n", counts[i]);
+        file = th_write("iadeep_digits.csv", text);
+        cr_assert_eq(load_iadeep(file, &err), -1, "%s", counts[i]);
+        cr_assert(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "vgg16_num") != NULL &&
+                  strstr(err.msg, says[i]) != NULL, "%s: %s", counts[i], err.msg);
+        free(file);
+    }
+}
+
 /* ---- the check of a training policy's grants (fuzz_pyreturn) ---- */
 
 /* P1: "[(3, [])]" — the answer preempts one job and grants nothing, so its list has no ids. */
