@@ -27,20 +27,24 @@ void dayrate_sine(struct dayrate *d, double ratio, double peak_hour)
 
 int dayrate_steps(struct dayrate *d, const double *hour, const double *rate, int n)
 {
-    double area = 0;
+    /* the mean over the starts as the lookup holds them, in seconds: a step a rounding
+       wide (23.99999923 h) must weigh what dayrate_f gives it */
+    double area = 0, at_s[DAYRATE_MAX_STEPS];
+    for (int k = 0; k < n; k++)
+        at_s[k] = hour[k] * 3600;
     for (int k = 0; k < n; k++) {
-        double next = k + 1 < n ? hour[k + 1] : hour[0] + 24;
-        area += rate[k] * (next - hour[k]);
+        double next = k + 1 < n ? at_s[k + 1] : at_s[0] + DAYRATE_DAY_S;
+        area += rate[k] * (next - at_s[k]);
     }
     if (!(area > 0))
         return -1;
-    double mean = area / 24;
+    double mean = area / DAYRATE_DAY_S;
     if (!(mean > 0) || !isfinite(mean))
         return -2;
     d->nsteps = n;
     d->fmax = 0;
     for (int k = 0; k < n; k++) {
-        d->at_s[k] = hour[k] * 3600;
+        d->at_s[k] = at_s[k];
         d->f[k] = rate[k] / mean;
         if (d->f[k] > d->fmax)
             d->fmax = d->f[k];
