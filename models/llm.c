@@ -53,6 +53,29 @@ void llm_set_gpu_fit(llm_catalog *c, int gpu, const struct llm_gpu_fit *f)
     c->fitted[gpu] = 1;
 }
 
+static int within(double v, double lo, double hi)
+{
+    return v >= lo && v <= hi;
+}
+
+int llm_gpu_fit_in_range(const struct llm_gpu_fit *f)
+{
+    int ok = within(f->eta_compute, LLM_ETA_MIN, 1) && within(f->eta_mem, LLM_ETA_MIN, 1) &&
+             within(f->p, 1, LLM_P_MAX) && within(f->kernel_us, 0, LLM_KERNEL_US_MAX) &&
+             within(f->elem_us, 0, LLM_KERNEL_US_MAX);
+    for (int k = 0; k < LLM_ELEM_N; k++)
+        ok = ok && within(f->eta_elem[k], LLM_ETA_MIN, 1);
+    return ok;
+}
+
+int llm_fit_in_range(const struct llm_fit *f)
+{
+    return llm_gpu_fit_in_range(&f->dflt) && within(f->eta_attn, LLM_ETA_MIN, 1) &&
+           within(f->eta_link, LLM_ETA_MIN, 1) && within(f->lat_factor, 0, LLM_LAT_MAX) &&
+           within(f->coll_us, 0, LLM_COLL_US_MAX) && within(f->iter_ms, 0, LLM_ITER_MS_MAX) &&
+           within(f->seq_ms, 0, LLM_SEQ_MS_MAX) && within(f->first_ms, 0, LLM_FIRST_MS_MAX);
+}
+
 void llm_set_fit(llm_catalog *c, const struct llm_fit *f)
 {
     c->fit = *f;
@@ -325,17 +348,17 @@ static int read_gpu_fit(const struct jobj *o, const char *extra, struct llm_gpu_
     const char *note;
     struct jobj e;
     if (jobj_known(o, keys, err) < 0 ||
-        jobj_num(o, "eta_compute", JREQ, 1e-3, 1, &f->eta_compute, err) < 0 ||
-        jobj_num(o, "eta_mem", JREQ, 1e-3, 1, &f->eta_mem, err) < 0 ||
-        jobj_num(o, "p", JREQ, 1, 64, &f->p, err) < 0 ||
-        jobj_num(o, "kernel_us", JREQ, 0, 1e4, &f->kernel_us, err) < 0 ||
-        jobj_num(o, "elem_us", JREQ, 0, 1e4, &f->elem_us, err) < 0 ||
+        jobj_num(o, "eta_compute", JREQ, LLM_ETA_MIN, 1, &f->eta_compute, err) < 0 ||
+        jobj_num(o, "eta_mem", JREQ, LLM_ETA_MIN, 1, &f->eta_mem, err) < 0 ||
+        jobj_num(o, "p", JREQ, 1, LLM_P_MAX, &f->p, err) < 0 ||
+        jobj_num(o, "kernel_us", JREQ, 0, LLM_KERNEL_US_MAX, &f->kernel_us, err) < 0 ||
+        jobj_num(o, "elem_us", JREQ, 0, LLM_KERNEL_US_MAX, &f->elem_us, err) < 0 ||
         jobj_str(o, "note", JOPT, &note, err) < 0 ||
         jobj_obj(&e, o, "eta_elem", JREQ, err) < 0 ||
         jobj_known(&e, elem_keys, err) < 0)
         return -1;
     for (int k = 0; k < LLM_ELEM_N; k++)
-        if (jobj_num(&e, llm_elem_names[k], JREQ, 1e-3, 1, &f->eta_elem[k], err) < 0)
+        if (jobj_num(&e, llm_elem_names[k], JREQ, LLM_ETA_MIN, 1, &f->eta_elem[k], err) < 0)
             return -1;
     return 0;
 }
@@ -377,9 +400,9 @@ static int read_engines(llm_catalog *c, const struct jobj *root, struct errbuf *
                                "shorter than 32 characters");
         strcpy(e.name, m->string);
         if (jobj_known(&o, keys, err) < 0 ||
-            jobj_num(&o, "iter_ms", JREQ, 0, 1e4, &e.iter_ms, err) < 0 ||
-            jobj_num(&o, "seq_ms", JREQ, 0, 1e3, &e.seq_ms, err) < 0 ||
-            jobj_num(&o, "first_ms", JREQ, 0, 1e5, &e.first_ms, err) < 0 ||
+            jobj_num(&o, "iter_ms", JREQ, 0, LLM_ITER_MS_MAX, &e.iter_ms, err) < 0 ||
+            jobj_num(&o, "seq_ms", JREQ, 0, LLM_SEQ_MS_MAX, &e.seq_ms, err) < 0 ||
+            jobj_num(&o, "first_ms", JREQ, 0, LLM_FIRST_MS_MAX, &e.first_ms, err) < 0 ||
             read_text(&o, "source", JREQ, e.source, err) < 0 ||
             read_text(&o, "licence", JREQ, e.licence, err) < 0 ||
             jobj_str(&o, "note", JOPT, &note, err) < 0)
@@ -456,10 +479,10 @@ static int load_fit(llm_catalog *c, const char *path, struct errbuf *err)
             goto out;
         }
     if (jobj_known(&s, sys_keys, err) < 0 ||
-        jobj_num(&s, "eta_attn", JREQ, 1e-3, 1, &f.eta_attn, err) < 0 ||
-        jobj_num(&s, "coll_us", JREQ, 0, 1e6, &f.coll_us, err) < 0 ||
-        jobj_num(&s, "eta_link", JREQ, 1e-3, 1, &f.eta_link, err) < 0 ||
-        jobj_num(&s, "lat_factor", JREQ, 0, 1e3, &f.lat_factor, err) < 0 ||
+        jobj_num(&s, "eta_attn", JREQ, LLM_ETA_MIN, 1, &f.eta_attn, err) < 0 ||
+        jobj_num(&s, "coll_us", JREQ, 0, LLM_COLL_US_MAX, &f.coll_us, err) < 0 ||
+        jobj_num(&s, "eta_link", JREQ, LLM_ETA_MIN, 1, &f.eta_link, err) < 0 ||
+        jobj_num(&s, "lat_factor", JREQ, 0, LLM_LAT_MAX, &f.lat_factor, err) < 0 ||
         jobj_str(&s, "note", JOPT, &text, err) < 0 ||
         jobj_obj(&g, &root, "gpus", JOPT, err) < 0 ||
         read_default_from(c, &d, &g, err) < 0)

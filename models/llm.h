@@ -72,6 +72,18 @@ struct llm_gpu_fit {
     double elem_us;         /* fixed time of an elementwise kernel */
 };
 
+/* The range of every factor a fit file may hold: what llm_load accepts, and so what a fit
+ * (models/llm_fit.h) may reach.  Every eta_* is in [LLM_ETA_MIN, 1], p in [1, LLM_P_MAX],
+ * every other term in [0, its maximum]. */
+#define LLM_ETA_MIN       1e-3
+#define LLM_P_MAX         64.0
+#define LLM_KERNEL_US_MAX 1e4       /* kernel_us and elem_us */
+#define LLM_COLL_US_MAX   1e6
+#define LLM_LAT_MAX       1e3       /* lat_factor */
+#define LLM_ITER_MS_MAX   1e4
+#define LLM_SEQ_MS_MAX    1e3
+#define LLM_FIRST_MS_MAX  1e5
+
 /* Every factor of the model: per GPU type (fitted where a profile exists, else the default),
  * those of the whole system, and the overheads of the engine in use. */
 struct llm_fit {
@@ -122,6 +134,10 @@ const struct llm_fit *llm_fit_of(const llm_catalog *c);
 const struct llm_gpu_fit *llm_gpu_fit(const llm_catalog *c, int gpu, int *fitted);
 /* Set the factors of one GPU type (the fit writes what it found); it is then calibrated. */
 void llm_set_gpu_fit(llm_catalog *c, int gpu, const struct llm_gpu_fit *f);
+/* Nonzero when every factor is in its range (above): one GPU type's, or the default's and
+ * the system's and the engine terms'. */
+int  llm_gpu_fit_in_range(const struct llm_gpu_fit *f);
+int  llm_fit_in_range(const struct llm_fit *f);
 void llm_set_fit(llm_catalog *c, const struct llm_fit *f);
 /* What a calibrated GPU type was fitted on ("" when the file does not say; NULL for a type
  * that borrows the default), and the types the default was fitted on ("A100-80GB, H100";

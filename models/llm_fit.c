@@ -104,13 +104,14 @@ static int read_header(tio *r, const char *path, char **f, int *n, struct errbuf
         ;
     if (rc <= 0)
         return rc < 0 ? -1 : err_input(err, path, 0, NULL, "empty file: expected a header");
-    *n = tio_split(line, ',', f, MAX_FIELDS);
-    if (*n < 0 || *n > MAX_FIELDS)
-        return err_input(err, path, tio_lineno(r), NULL, "header: bad quoting or too many "
-                         "columns");
+    /* *n counts only the fields copied, which the caller frees */
+    int got = tio_split(line, ',', f, MAX_FIELDS);
+    if (got < 0 || got > MAX_FIELDS)
+        return err_input(err, path, tio_lineno(r), NULL, "header: bad quoting or more than %d "
+                         "columns", MAX_FIELDS);
     /* the fields point into the reader's line, which the next read overwrites */
-    for (int i = 0; i < *n; i++)
-        if ((f[i] = strdup(f[i])) == NULL)
+    for (*n = 0; *n < got; (*n)++)
+        if ((f[*n] = strdup(f[*n])) == NULL)
             return err_run(err, "out of memory");
     return 0;
 }
@@ -134,6 +135,21 @@ static int num_at(char **f, int pos, const char *path, long ln, const char *name
 {
     if (tio_double(f[pos], out) < 0)
         return err_input(err, path, ln, name, "'%s' is not a number", f[pos]);
+    return 0;
+}
+
+/* The whole number in column pos, in [lo, hi], into *out (a cast of anything else would be
+ * undefined or would drop a fraction unseen). */
+static int int_at(char **f, int pos, const char *path, long ln, const char *name, int lo,
+                  int hi, int *out, struct errbuf *err)
+{
+    double v;
+    if (num_at(f, pos, path, ln, name, &v, err) < 0)
+        return -1;
+    if (!(v >= lo && v <= hi) || v != floor(v))
+        return err_input(err, path, ln, name, "'%s' is not a whole number in [%d, %d]", f[pos],
+                         lo, hi);
+    *out = (int)v;
     return 0;
 }
 
@@ -177,25 +193,29 @@ int llm_fit_add_profile(llm_fit_data *d, const char *path, int gpu, struct errbu
             err_input(err, path, ln, NULL, "expected %d fields", nh);
             goto out;
         }
-        double v[NDIMS];
+        /* the architecture's sizes and the TP degree are whole numbers; num_tokens a count
+           too, kept as a double for the model */
+        int v[NDIMS] = { 0 };
+        double tokens = 0;
         for (int k = 0; k < NDIMS; k++) {
-            if (k == 4) {
-                v[k] = strcasecmp(f[pos[NCOLS + k]], "true") == 0;
-                continue;
-            }
-            if (num_at(f, pos[NCOLS + k], path, ln, dims[k], &v[k], err) < 0)
+            int at = pos[NCOLS + k];
+            if (k == 4)
+                v[k] = strcasecmp(f[at], "true") == 0;
+            else if (k == 5 ? num_at(f, at, path, ln, dims[k], &tokens, err) < 0
+                            : int_at(f, at, path, ln, dims[k], 1, k == 6 ? 64 : 1 << 20, &v[k],
+                                     err) < 0)
                 goto out;
         }
         if (p.n == 0) {
             struct llm_arch *a = &p.arch;
             snprintf(a->name, sizeof a->name, "profile");
             a->layers = 1;
-            a->heads = (int)v[0];
-            a->kv_heads = (int)v[1];
-            a->hidden = (int)v[2];
-            a->intermediate = (int)v[3];
+            a->heads = v[0];
+            a->kv_heads = v[1];
+            a->hidden = v[2];
+            a->intermediate = v[3];
             a->gated = v[4] != 0;
-            if (a->heads < 1 || a->kv_heads < 1 || a->hidden < a->heads) {
+            if (a->kv_heads > a->heads || a->hidden < a->heads) {
                 err_input(err, path, ln, "n_head", "implausible architecture");
                 goto out;
             }
@@ -210,10 +230,11 @@ int llm_fit_add_profile(llm_fit_data *d, const char *path, int gpu, struct errbu
             }
         }
         struct prow *pr = &p.rows[p.n];
-        pr->T = v[5];
-        pr->tp = (int)v[6];
-        if (!(pr->T >= 1) || pr->tp < 1) {
-            err_input(err, path, ln, "num_tokens", "needs num_tokens and TP degree >= 1");
+        pr->T = tokens;
+        pr->tp = v[6];
+        if (!(pr->T >= 1)) {
+            err_input(err, path, ln, "num_tokens", "'%s' is not a token count >= 1",
+                      f[pos[NCOLS + 5]]);
             goto out;
         }
         for (int k = 0; k < NCOLS; k++)
@@ -273,8 +294,12 @@ int llm_fit_add_allreduce(llm_fit_data *d, const char *path, const int *link_of,
             num_at(f, pos[1], path, ln, want[1], &n, err) < 0 ||
             num_at(f, pos[2], path, ln, want[2], &size, err) < 0)
             goto out;
+        if (n != floor(n)) {
+            err_input(err, path, ln, want[1], "'%s' is not a GPU count", f[pos[1]]);
+            goto out;
+        }
         if (!(n >= 2 && n < 17) || link_of[(int)n] < 0 || !(ms > 0) || !(size > 0))
-            continue;
+            continue;               /* collectives of sizes the fit does not use */
         if (d->nar == cap) {
             cap = cap ? 2 * cap : 1024;
             d->ar = grow_array(d->ar, (size_t)cap, sizeof *d->ar, &failed);
@@ -290,6 +315,29 @@ int llm_fit_add_allreduce(llm_fit_data *d, const char *path, const int *link_of,
 out:
     free_fields(hdr, nh);
     tio_close(r);
+    return rc;
+}
+
+static int best_intra(const catalog *cat, int gpu)
+{
+    const struct gpu_spec *g = catalog_gpu(cat, gpu);
+    return g->nvswitch >= 0 ? g->nvswitch : g->nvlink >= 0 ? g->nvlink : g->pcie;
+}
+
+/* First-token latency and time per output token of a measured row, ms; -1 with the model's
+ * reason in err when it cannot run the row (a structural limit: memory, context, TP degree;
+ * no factor changes it) */
+static int point_model(const llm_catalog *c, const struct point *p, double *ttft,
+                       double *tpot, struct errbuf *err)
+{
+    struct llm_whatif w = { .gpu = p->gpu, .tp = p->tp, .pp = 1,
+                            .link = best_intra(llm_gpus(c), p->gpu), .stage_link = -1,
+                            .batch = p->batch, .prompt = p->prompt,
+                            .context = p->prompt + p->out / 2 };
+    double pre = NAN, dec = NAN;
+    int rc = llm_whatif_s(c, p->arch, &w, &pre, &dec, err);
+    *ttft = pre * 1e3;
+    *tpot = dec * 1e3;
     return rc;
 }
 
@@ -326,7 +374,6 @@ int llm_fit_add_points(llm_fit_data *d, const char *path, const llm_catalog *c,
             goto out;
         }
         struct point p = { .ttft_ms = -1, .tpot_ms = -1, .out = 128 };
-        double tp, batch;
         snprintf(p.source, sizeof p.source, "%s", f[pos[0]]);
         p.gpu = catalog_gpu_find(llm_gpus(c), f[pos[1]]);
         p.arch = llm_find(c, f[pos[2]]);
@@ -338,8 +385,8 @@ int llm_fit_add_points(llm_fit_data *d, const char *path, const llm_catalog *c,
             err_input(err, path, ln, "model", "unknown model '%s'", f[pos[2]]);
             goto out;
         }
-        if (num_at(f, pos[3], path, ln, "tp", &tp, err) < 0 ||
-            num_at(f, pos[4], path, ln, "batch", &batch, err) < 0 ||
+        if (int_at(f, pos[3], path, ln, "tp", 1, 64, &p.tp, err) < 0 ||
+            int_at(f, pos[4], path, ln, "batch", 1, 1 << 20, &p.batch, err) < 0 ||
             num_at(f, pos[5], path, ln, "prompt_tokens", &p.prompt, err) < 0)
             goto out;
         if (!empty_field(f[pos[6]]) &&
@@ -351,10 +398,25 @@ int llm_fit_add_points(llm_fit_data *d, const char *path, const llm_catalog *c,
         if (!empty_field(f[pos[8]]) &&
             num_at(f, pos[8], path, ln, "tpot_ms", &p.tpot_ms, err) < 0)
             goto out;
-        p.tp = (int)tp;
-        p.batch = (int)batch;
-        if (p.tp < 1 || p.batch < 1 || !(p.prompt >= 1)) {
-            err_input(err, path, ln, "tp", "needs tp, batch and prompt_tokens >= 1");
+        if (!(p.prompt >= 1)) {
+            err_input(err, path, ln, "prompt_tokens", "'%s' is not a token count >= 1",
+                      f[pos[5]]);
+            goto out;
+        }
+        /* a time that is given is measured: > 0 (an empty field is "not reported") */
+        const double given[3] = { p.out, p.ttft_ms, p.tpot_ms };
+        for (int k = 0; k < 3; k++)
+            if (!empty_field(f[pos[6 + k]]) && !(k == 0 ? given[k] >= 0 : given[k] > 0)) {
+                err_input(err, path, ln, want[6 + k], "'%s' is not %s", f[pos[6 + k]],
+                          k == 0 ? "a token count >= 0" : "a time > 0");
+                goto out;
+            }
+        double ttft, tpot;
+        struct errbuf why;
+        err_clear(&why);
+        if (point_model(c, &p, &ttft, &tpot, &why) < 0) {
+            err_input(err, path, ln, NULL, "the latency model cannot run this row: %s",
+                      why.msg);
             goto out;
         }
         /* one GPU of the engine the fit is for: single requests' first tokens and decode
@@ -379,28 +441,6 @@ out:
 
 /* ---------------------------------------------------------------- the model of each row */
 
-static int best_intra(const catalog *cat, int gpu)
-{
-    const struct gpu_spec *g = catalog_gpu(cat, gpu);
-    return g->nvswitch >= 0 ? g->nvswitch : g->nvlink >= 0 ? g->nvlink : g->pcie;
-}
-
-/* First-token latency and time per output token of a measured row, ms. */
-static void point_model(const llm_catalog *c, const struct point *p, double *ttft,
-                        double *tpot)
-{
-    struct llm_whatif w = { .gpu = p->gpu, .tp = p->tp, .pp = 1,
-                            .link = best_intra(llm_gpus(c), p->gpu), .stage_link = -1,
-                            .batch = p->batch, .prompt = p->prompt,
-                            .context = p->prompt + p->out / 2 };
-    struct errbuf e;
-    double pre = NAN, dec = NAN;
-    if (llm_whatif_s(c, p->arch, &w, &pre, &dec, &e) < 0)
-        pre = dec = NAN;
-    *ttft = pre * 1e3;
-    *tpot = dec * 1e3;
-}
-
 static double sq_log(double model, double measured)
 {
     double e = log(model / measured);
@@ -408,6 +448,11 @@ static double sq_log(double model, double measured)
 }
 
 /* ---------------------------------------------------------------- the three fits */
+
+/* What an objective answers for factors outside the range a fit file may hold
+ * (llm_fit_in_range): above any sum of rows, so that a simplex started inside stays inside
+ * and what the fit writes, llm_load reads */
+#define OUT_OF_RANGE 1e12
 
 static double logistic(double x) { return 1 / (1 + exp(-x)); }
 static double logit(double p) { return log(p / (1 - p)); }
@@ -444,8 +489,8 @@ static double kfit_f(const gsl_vector *x, void *arg)
     struct kfit_ctx *k = arg;
     struct llm_gpu_fit f = *llm_gpu_fit(k->c, k->gpu, NULL);
     kfit_params(x, k->gemm, &f);
-    if (f.p > 64)
-        return 1e12;
+    if (!llm_gpu_fit_in_range(&f))
+        return OUT_OF_RANGE;
     llm_set_gpu_fit(k->c, k->gpu, &f);
     double s = 0;
     for (int q = 0; q < k->d->nprof; q++) {
@@ -506,6 +551,8 @@ static double lfit_f(const gsl_vector *x, void *arg)
     f.eta_link = logistic(gsl_vector_get(x, 0));
     f.lat_factor = exp(gsl_vector_get(x, 1));
     f.coll_us = exp(gsl_vector_get(x, 2));
+    if (!llm_fit_in_range(&f))
+        return OUT_OF_RANGE;
     llm_set_fit(k->c, &f);
     double s = 0;
     for (int i = 0; i < k->d->nar; i++) {
@@ -531,14 +578,17 @@ static double pfit_f(const gsl_vector *x, void *arg)
         f.iter_ms = exp(gsl_vector_get(x, 0));
         f.first_ms = exp(gsl_vector_get(x, 1));
     }
+    if (!llm_fit_in_range(&f))
+        return OUT_OF_RANGE;
     llm_set_fit(k->c, &f);
     double s = 0;
     for (int i = 0; i < k->d->npt; i++) {
         const struct point *p = &k->d->pt[i];
         double ttft, tpot;
+        struct errbuf e;
         if ((p->batch > 1) != batched || (!p->fit[0] && !p->fit[1]))
             continue;
-        point_model(k->c, p, &ttft, &tpot);
+        point_model(k->c, p, &ttft, &tpot, &e);
         if (p->fit[0] && p->ttft_ms > 0)
             s += sq_log(ttft, p->ttft_ms);
         if (p->fit[1] && p->tpot_ms > 0)
@@ -728,13 +778,14 @@ static int cmp_abs(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Summarize the signed errors e[0..n) (percent) into r: median |e| and the largest. */
+/* Summarize the signed errors e[0..n) (percent, n >= 1) into r: median |e| and the
+ * largest. */
 static void group(struct llm_resid *r, double *e, int n)
 {
     qsort(e, (size_t)n, sizeof *e, cmp_abs);
     r->n = n;
-    r->err_pct = n == 0 ? NAN : n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
-    r->max_pct = n == 0 ? NAN : e[n - 1];
+    r->err_pct = n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
+    r->max_pct = e[n - 1];
 }
 
 int llm_fit_residuals(const llm_fit_data *d, const llm_catalog *c, struct llm_resid *out,
@@ -770,6 +821,8 @@ int llm_fit_residuals(const llm_fit_data *d, const llm_catalog *c, struct llm_re
                                   1) * 100;
                 }
             }
+            if (n == 0)
+                continue;               /* no row timed this kernel: nothing to report */
             struct llm_resid *r = &out[k++];
             memset(r, 0, sizeof *r);
             r->kind = LLM_RESID_OP;
@@ -803,7 +856,8 @@ int llm_fit_residuals(const llm_fit_data *d, const llm_catalog *c, struct llm_re
     for (int i = 0; i < d->npt; i++) {
         const struct point *p = &d->pt[i];
         double m[2];
-        point_model(c, p, &m[0], &m[1]);
+        struct errbuf why;
+        point_model(c, p, &m[0], &m[1], &why);     /* the reader refused rows it cannot run */
         const double meas[2] = { p->ttft_ms, p->tpot_ms };
         for (int which = 0; which < 2 && k < cap; which++) {
             if (!(meas[which] > 0))
@@ -878,7 +932,9 @@ int llm_fit_write(FILE *f, const llm_catalog *c, const struct llm_resid *r, int 
 {
     const struct llm_fit *s = llm_fit_of(c);
     const catalog *cat = llm_gpus(c);
-    fprintf(f, "{\n  \"note\": \"%s\",\n", note);
+    fprintf(f, "{\n  \"note\": ");
+    put_str(f, note);
+    fprintf(f, ",\n");
     fprintf(f, "  \"method\": \"models/llm_fit.h: least squares on log(model / measured) by "
             "Nelder-Mead, in three steps: per profiled GPU type the kernel factors on all its "
             "Vidur per-layer kernel times; the link factors on Vidur's all-reduce times (a ring "
@@ -898,7 +954,9 @@ int llm_fit_write(FILE *f, const llm_catalog *c, const struct llm_resid *r, int 
         const struct llm_gpu_fit *gf = llm_gpu_fit(c, g, &fitted);
         if (!fitted)
             continue;
-        fprintf(f, "%s\n    \"%s\": ", first ? "" : ",", catalog_gpu(cat, g)->name);
+        fprintf(f, "%s\n    ", first ? "" : ",");
+        put_str(f, catalog_gpu(cat, g)->name);
+        fprintf(f, ": ");
         put_gpu_fit(f, gf, NULL, llm_gpu_data(c, g));
         first = 0;
     }
@@ -924,13 +982,16 @@ int llm_fit_write(FILE *f, const llm_catalog *c, const struct llm_resid *r, int 
     fprintf(f, "\n  },\n");
     fprintf(f, "  \"residuals\": [");
     for (int i = 0; i < n; i++) {
+        char line[sizeof r[i].what + 128];     /* a row names what the input named: escaped */
         if (r[i].kind == LLM_RESID_POINT)
-            fprintf(f, "%s\n    \"%s %s: measured %.1f ms, model %.1f ms, %+.1f%%\"",
-                    i ? "," : "", r[i].fitted ? "fit" : "check", r[i].what, r[i].measured_ms,
-                    r[i].model_ms, r[i].err_pct);
+            snprintf(line, sizeof line, "%s %s: measured %.1f ms, model %.1f ms, %+.1f%%",
+                     r[i].fitted ? "fit" : "check", r[i].what, r[i].measured_ms,
+                     r[i].model_ms, r[i].err_pct);
         else
-            fprintf(f, "%s\n    \"fit %s: %d points, median |error| %.1f%%, worst %+.1f%%\"",
-                    i ? "," : "", r[i].what, r[i].n, r[i].err_pct, r[i].max_pct);
+            snprintf(line, sizeof line, "fit %s: %d points, median |error| %.1f%%, worst "
+                     "%+.1f%%", r[i].what, r[i].n, r[i].err_pct, r[i].max_pct);
+        fprintf(f, "%s\n    ", i ? "," : "");
+        put_str(f, line);
     }
     fprintf(f, "\n  ]\n}\n");
     return ferror(f) ? -1 : 0;

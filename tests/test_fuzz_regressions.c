@@ -45,6 +45,8 @@
 
 #include "../models/catalog.h"
 #include "../models/interference.h"
+#include "../models/llm.h"
+#include "../models/llm_fit.h"
 #include "../sim/core/cluster.h"
 #include "../sim/base/jobj.h"
 #include "../sim/base/path.h"
@@ -54,6 +56,7 @@
 #include "../sim/train/grant.h"
 #include "../sim/train/train.h"
 #include "../sim/train/train_view.h"
+#include "../workloads/dayrate.h"
 #include "../workloads/workload.h"
 #include "helpers.h"
 
@@ -68,6 +71,23 @@ static char *repro(const char *rel, size_t *len)
     cr_assert_eq(tio_slurp(path, &buf, len, &err), 0, "reproducer: %s (set HETSIM_DATA?)",
                  err.msg);
     return buf;
+}
+
+/* A reproducer of a SELECTOR FILE harness: the file (the bytes past the selector) written
+ * into the test's directory as `name` (caller frees the path), its selector in *sel. */
+static char *repro_file(const char *rel, const char *name, int *sel)
+{
+    size_t len;
+    char *buf = repro(rel, &len);
+    cr_assert_gt(len, 1);
+    *sel = (unsigned char)buf[0];
+    char *file = th_write(name, "");
+    FILE *f = fopen(file, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(buf + 1, 1, len - 1, f), len - 1);
+    fclose(f);
+    free(buf);
+    return file;
 }
 
 /* ---- jsonf (fuzz_jsonf) ---- */
@@ -399,20 +419,13 @@ static int load_lucid(const char *file, struct errbuf *err)
  * refused at their row and column */
 Test(fuzz_regressions, I1_lucid_batch_not_a_number)
 {
-    size_t len;
-    char *buf = repro("interference/lucid-batch-not-a-number", &len);
-    cr_assert_gt(len, 1);
-    cr_assert_eq(buf[0] & 3, 3, "the selector names Lucid's pairs without a map");
-    char *file = th_write("lucid.csv", "");
-    FILE *f = fopen(file, "wb");
-    cr_assert_not_null(f);
-    fwrite(buf + 1, 1, len - 1, f);
-    fclose(f);
+    int sel;
+    char *file = repro_file("interference/lucid-batch-not-a-number", "lucid.csv", &sel);
+    cr_assert_eq(sel & 3, 3, "the selector names Lucid's pairs without a map");
     struct errbuf err;
     cr_assert_eq(load_lucid(file, &err), -1);
     cr_assert(strstr(err.msg, ":2:") != NULL, "%s", err.msg);
     free(file);
-    free(buf);
     file = th_write("lucid_big.csv", "model1,speed1,model2,speed2,batchsize1,batchsize2\n"
                                      "vgg16,0.7,lstm,0.8,1e300,64\n");
     cr_assert_eq(load_lucid(file, &err), -1);
@@ -443,21 +456,14 @@ static int load_iadeep(const char *file, struct errbuf *err)
  * than a GPU holds) */
 Test(fuzz_regressions, I2_iadeep_count_of_many_digits)
 {
-    size_t len;
-    char *buf = repro("interference/iadeep-count-of-many-digits", &len);
-    cr_assert_gt(len, 1);
-    cr_assert_eq(buf[0] & 3, 1, "the selector names IADeep's table");
-    char *file = th_write("iadeep.csv", "");
-    FILE *f = fopen(file, "wb");
-    cr_assert_not_null(f);
-    fwrite(buf + 1, 1, len - 1, f);
-    fclose(f);
+    int sel;
+    char *file = repro_file("interference/iadeep-count-of-many-digits", "iadeep.csv", &sel);
+    cr_assert_eq(sel & 3, 1, "the selector names IADeep's table");
     struct errbuf err;
     cr_assert_eq(load_iadeep(file, &err), -1);
     cr_assert(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "bert_num") != NULL &&
               strstr(err.msg, "not a copy count") != NULL, "%s", err.msg);
     free(file);
-    free(buf);
     static const char *const counts[] = { "000000001", "11111111" };
     static const char *const says[] = { "not a copy count", "more than" };
     for (int i = 0; i < 2; i++) {
@@ -469,6 +475,134 @@ Test(fuzz_regressions, I2_iadeep_count_of_many_digits)
                   strstr(err.msg, says[i]) != NULL, "%s: %s", counts[i], err.msg);
         free(file);
     }
+}
+
+/* ---- a day's rate series (fuzz_dayrate) ---- */
+
+/* D1: a last step that starts 23.99999923 h into the day (2.8 ms wide) at rate 3 after two of
+ * rate 0.  The steps were scaled to mean 1 in hours, then stored in seconds: the lookup's day
+ * had mean 1 - 2.4e-9 (the harness allows 1e-9).  The scaling now uses the stored starts */
+Test(fuzz_regressions, D1_a_step_a_rounding_wide_keeps_the_mean)
+{
+    size_t len;
+    char *buf = repro("dayrate/step-a-rounding-wide", &len);
+    cr_assert(strstr(buf, "23.99999923,3") != NULL, "%s", buf);
+    char *file = th_write("rates.csv", buf);
+    free(buf);
+    struct dayrate d;
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(dayrate_read(&d, file, &err), 0, "%s", err.msg);
+    free(file);
+    cr_assert_eq(d.nsteps, 3);
+    double area = 0;
+    for (int k = 0; k < d.nsteps; k++) {
+        double next = k + 1 < d.nsteps ? d.at_s[k + 1] : d.at_s[0] + DAYRATE_DAY_S;
+        area += d.f[k] * (next - d.at_s[k]);
+    }
+    cr_assert_lt(fabs(area / DAYRATE_DAY_S - 1), 1e-12, "mean %.17g", area / DAYRATE_DAY_S);
+    cr_assert_eq(dayrate_f(&d, DAYRATE_DAY_S - 1e-3), d.f[2]);
+}
+
+/* ---- the readers of `hetsim model fit` (fuzz_llmfit) ---- */
+
+/* A Vidur profile read for GPU type `gpu`: 0, or -1 with the message in err; with res, its
+ * residuals under the shipped factors go there (room for 64), their count in *nres */
+static int load_profile(const char *file, int sel, struct llm_resid *res, int *nres,
+                        struct errbuf *err)
+{
+    catalog *cat = th_catalog();
+    llm_catalog *c;
+    char llms[PATH_MAX_LEN], fit[PATH_MAX_LEN];
+    snprintf(llms, sizeof llms, "%s/%s", path_data_root(), llm_default_models);
+    snprintf(fit, sizeof fit, "%s/%s", path_data_root(), llm_default_fit);
+    cr_assert_eq(llm_load(&c, cat, llms, fit, err), 0, "%s", err->msg);
+    llm_fit_data *d = llm_fit_data_create();
+    cr_assert_not_null(d);
+    err_clear(err);
+    int rc = llm_fit_add_profile(d, file, (sel >> 2) % catalog_ngpus(cat), err);
+    if (rc == 0 && res != NULL)
+        *nres = llm_fit_residuals(d, c, res, 64);
+    llm_fit_data_destroy(d);
+    llm_destroy(c);
+    catalog_destroy(cat);
+    return rc;
+}
+
+/* L1: a profile whose header has more than 128 columns.  The header reader set the count
+ * before it copied the fields, so the caller freed pointers into the line (an invalid free,
+ * found by fuzz_llmfit).  It is refused at line 2, naming the limit */
+Test(fuzz_regressions, L1_llmfit_header_of_many_columns)
+{
+    int sel;
+    char *file = repro_file("llmfit/header-of-many-columns", "mlp.csv", &sel);
+    cr_assert_eq(sel & 3, 0, "the selector names a kernel profile");
+    struct errbuf err;
+    cr_assert_eq(load_profile(file, sel, NULL, NULL, &err), -1);
+    cr_assert(strstr(err.msg, "mlp.csv:2: header: bad quoting or more than 128 columns") != NULL,
+              "%s", err.msg);
+    free(file);
+}
+
+/* L2: a profile whose every row's add.median is unreadable (a tab in a number, bytes) is
+ * accepted, the field counted as not measured; its residuals had a row of 0 points with a
+ * median error of NaN, which `hetsim model fit --out` wrote into JSON.  A kernel no row
+ * timed has no row now, and every row has points and finite errors */
+Test(fuzz_regressions, L2_llmfit_kernel_never_timed)
+{
+    int sel, n = 0;
+    char *file = repro_file("llmfit/kernel-never-timed", "mlp.csv", &sel);
+    struct llm_resid res[64];
+    struct errbuf err;
+    cr_assert_eq(load_profile(file, sel, res, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 8, "%d rows: the nine kernels but add", n);
+    for (int i = 0; i < n; i++) {
+        cr_assert(strstr(res[i].what, " add") == NULL, "%s", res[i].what);
+        cr_assert(res[i].n >= 1 && isfinite(res[i].err_pct) && isfinite(res[i].max_pct),
+                  "%s: %d points, %g%%", res[i].what, res[i].n, res[i].err_pct);
+    }
+    free(file);
+}
+
+/* L3: measurements whose source is `oth""ier` (an unquoted field keeps both).  llm_fit_write
+ * printed the residual rows' names into JSON strings unescaped, so `hetsim model fit --out`
+ * wrote a file llm_load cannot parse.  Every string is escaped now: the file loads, and its
+ * row names the source as it was read */
+Test(fuzz_regressions, L3_llmfit_source_with_a_quote)
+{
+    int sel;
+    char *file = repro_file("llmfit/source-with-a-quote", "points.csv", &sel);
+    cr_assert_eq(sel & 3, 2, "the selector names measurements fitted for lmdeploy");
+    catalog *cat = th_catalog();
+    llm_catalog *c, *back;
+    char llms[PATH_MAX_LEN], fit[PATH_MAX_LEN];
+    snprintf(llms, sizeof llms, "%s/%s", path_data_root(), llm_default_models);
+    snprintf(fit, sizeof fit, "%s/%s", path_data_root(), llm_default_fit);
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(llm_load(&c, cat, llms, fit, &err), 0, "%s", err.msg);
+    llm_fit_data *d = llm_fit_data_create();
+    cr_assert_eq(llm_fit_add_points(d, file, c, "lmdeploy", &err), 0, "%s", err.msg);
+    struct llm_resid res[16];
+    int n = llm_fit_residuals(d, c, res, 16);
+    cr_assert_eq(n, 3, "%d rows: a batch's tpot, the other source's ttft and tpot", n);
+    char *out = th_write("fit.json", "");
+    FILE *f = fopen(out, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(llm_fit_write(f, c, res, n, "a \"quoted\" note"), 0);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(llm_load(&back, cat, llms, out, &err), 0, "%s", err.msg);
+    char *text = NULL;
+    size_t len;
+    cr_assert_eq(tio_slurp(out, &text, &len, &err), 0, "%s", err.msg);
+    cr_assert(strstr(text, "\"check oth\\\"\\\"ier H100 llama-2-13b") != NULL, "%s", text);
+    free(text);
+    llm_destroy(back);
+    llm_fit_data_destroy(d);
+    llm_destroy(c);
+    catalog_destroy(cat);
+    free(out);
+    free(file);
 }
 
 /* ---- the check of a training policy's grants (fuzz_pyreturn) ---- */

@@ -167,6 +167,17 @@ struct row {
 #define PROFJ(text)   { { "e.json", E_MODELS("\"profiles\": [\"prof.json\"]") }, \
                         { "prof.json", text } }
 #define HEETHDR "gpu_type,model,batch_size,workers,epoch_time_s,batch_time_s\n"
+/* Vidur's mlp.csv: every kernel's median, then n_head,n_kv_head,n_embd (ARCH), the expanded
+ * size, gated, 64 tokens and the TP degree */
+#define MLPHDR                                                                               \
+    "time_stats.attn_pre_proj.median,time_stats.attn_post_proj.median,"                      \
+    "time_stats.mlp_up_proj.median,time_stats.mlp_down_proj.median,"                         \
+    "time_stats.input_layernorm.median,time_stats.post_attention_layernorm.median,"          \
+    "time_stats.attn_rope.median,time_stats.mlp_act.median,time_stats.add.median,"           \
+    "n_head,n_kv_head,n_embd,n_expanded_embd,use_gated_mlp,num_tokens,"                      \
+    "num_tensor_parallel_workers\n"
+#define MLPROW(arch, tp) "0.1,0.1,0.1,0.1,0.01,0.01,0.01,0.01,0.01," arch ",11008,true,64," tp "\n"
+#define PTSHDR "source,gpu,model,tp,batch,prompt_tokens,output_tokens,ttft_ms,tpot_ms\n"
 #define HJT "\"VGG-19 CIFAR-10 (batch size 64)\""
 /* a file of fits, one fit on line 2: job types, GPU, overlap, then what follows */
 #define FITS(fit) "{ \"fits\": [\n " fit " }\n] }\n"
@@ -844,6 +855,34 @@ static const struct row rows[] = {
       "needs more than 5" },
     { "heet_fit_cli_no_file", EXP("{}"), { "model", "fit", "heet" }, 2,
       "fit heet needs Heet's CSV" },
+    /* `hetsim model fit`'s three readers: Vidur's kernel profile and all-reduce times, and
+       the end-to-end measurements */
+    { "llmfit_profile_tp_fraction", { { "mlp.csv", MLPHDR MLPROW("32,32,4096", "1.5") } },
+      { "model", "fit", "--profile", "A100-80GB=%d/mlp.csv" }, 2,
+      AT("mlp.csv", 2) "num_tensor_parallel_workers: '1.5' is not a whole number in [1, 64]" },
+    { "llmfit_profile_heads_beyond_int", { { "mlp.csv", MLPHDR MLPROW("1e300,32,4096", "1") } },
+      { "model", "fit", "--profile", "A100-80GB=%d/mlp.csv" }, 2,
+      AT("mlp.csv", 2) "n_head: '1e300' is not a whole number in [1, 1048576]" },
+    { "llmfit_profile_more_kv_heads", { { "mlp.csv", MLPHDR MLPROW("8,32,4096", "1") } },
+      { "model", "fit", "--profile", "A100-80GB=%d/mlp.csv" }, 2,
+      AT("mlp.csv", 2) "n_head: implausible architecture" },
+    { "llmfit_allreduce_fraction", { { "ar.csv", "time_stats.all_reduce.median,num_workers,size\n"
+                                                 "0.05,2.5,2048\n" } },
+      { "model", "fit", "--allreduce", "%d/ar.csv", "--ar-link", "2=nvlink3" }, 2,
+      AT("ar.csv", 2) "num_workers: '2.5' is not a GPU count" },
+    { "llmfit_points_batch_zero", { { "pts.csv", PTSHDR "lmdeploy,A100-80GB,llama-2-7b,1,0,128,"
+                                                 "128,22,10\n" } },
+      { "model", "fit", "--measured", "%d/pts.csv" }, 2,
+      AT("pts.csv", 2) "batch: '0' is not a whole number in [1, 1048576]" },
+    { "llmfit_points_negative_ttft", { { "pts.csv", PTSHDR "lmdeploy,A100-80GB,llama-2-7b,1,1,"
+                                                    "128,128,-22,10\n" } },
+      { "model", "fit", "--measured", "%d/pts.csv" }, 2,
+      AT("pts.csv", 2) "ttft_ms: '-22' is not a time > 0" },
+    { "llmfit_points_beyond_context", { { "pts.csv", PTSHDR "lmdeploy,A100-80GB,llama-2-7b,1,"
+                                                     "1,5000,128,22,10\n" } },
+      { "model", "fit", "--measured", "%d/pts.csv" }, 2,
+      AT("pts.csv", 2) "the latency model cannot run this row: --prompt: 5000 tokens and its "
+                       "first output exceed the context of llama-2-7b (4096)" },
     { "jobtype_unknown_field", JTFILE(JTS(JT("J", "32", ", \"scalling\": \"weak\""))),
       { RUN }, 2, AT("jt.json", 2) "job_types[0].scalling: unknown field "
                                    "(did you mean 'scaling'? the fields here: name, aliases" },

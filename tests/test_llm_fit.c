@@ -191,17 +191,14 @@ Test(llm_fit, refitting_gives_the_shipped_factors, .timeout = 120)
     llm_destroy(c);
 }
 
-/* The fit recovers what made its data: rows written by the model with known factors. */
-Test(llm_fit, recovers_known_factors)
+/* A Vidur mlp.csv of Llama-2-7B's kernels as `made` times them on `gpu`, TP 1, 2 and 4 and
+ * 1 to 4096 tokens, each rope time multiplied by rope_x and each GEMM's given extra_ms more;
+ * written into the test's directory (caller frees the path). */
+static char *synthetic_profile(const llm_catalog *made, int gpu, double rope_x, double extra_ms)
 {
-    struct llm_fit truth = *llm_fit_of(lc);
-    struct llm_gpu_fit g = { .eta_compute = 0.62, .eta_mem = 0.71, .p = 2.5, .kernel_us = 6,
-                             .eta_elem = { 0.3, 0.4, 0.5, 0.6 }, .elem_us = 2.5 };
-    truth.dflt = g;
-    llm_catalog *made = llm_create(cat, &truth);
     const struct llm_arch *a = llm_find(lc, "llama-2-7b");
-    int gpu = catalog_gpu_find(cat, "A100-80GB");
     char *csv = malloc(1 << 20);
+    cr_assert_not_null(csv);
     size_t n = (size_t)sprintf(csv, "time_stats.attn_pre_proj.median,time_stats.attn_post_proj."
                                "median,time_stats.mlp_up_proj.median,time_stats.mlp_down_proj."
                                "median,time_stats.input_layernorm.median,time_stats.post_"
@@ -214,10 +211,27 @@ Test(llm_fit, recovers_known_factors)
     for (int tp = 1; tp <= 4; tp *= 2)
         for (int T = 1; T <= 4096; T *= 2) {
             for (int k = 0; k < 9; k++)
-                n += (size_t)sprintf(csv + n, "%.9g,", llm_op_s(made, gpu, a, tp, ops[k], T) * 1e3);
+                n += (size_t)sprintf(csv + n, "%.9g,",
+                                     llm_op_s(made, gpu, a, tp, ops[k], T) * 1e3 *
+                                             (ops[k] == LLM_OP_ROPE ? rope_x : 1) +
+                                         (ops[k] <= LLM_OP_DOWN ? extra_ms : 0));
             n += (size_t)sprintf(csv + n, "32,32,4096,11008,True,%d,%d\n", T, tp);
         }
     char *path = th_write("synthetic_mlp.csv", csv);
+    free(csv);
+    return path;
+}
+
+/* The fit recovers what made its data: rows written by the model with known factors. */
+Test(llm_fit, recovers_known_factors)
+{
+    struct llm_fit truth = *llm_fit_of(lc);
+    struct llm_gpu_fit g = { .eta_compute = 0.62, .eta_mem = 0.71, .p = 2.5, .kernel_us = 6,
+                             .eta_elem = { 0.3, 0.4, 0.5, 0.6 }, .elem_us = 2.5 };
+    truth.dflt = g;
+    llm_catalog *made = llm_create(cat, &truth);
+    int gpu = catalog_gpu_find(cat, "A100-80GB");
+    char *path = synthetic_profile(made, gpu, 1, 0);
     llm_fit_data *d = llm_fit_data_create();
     struct errbuf err;
     err_clear(&err);
@@ -234,7 +248,52 @@ Test(llm_fit, recovers_known_factors)
     llm_destroy(c);
     llm_destroy(made);
     free(path);
-    free(csv);
+}
+
+/* Data that pulls factors past what a fit file may hold (rope 2,000 times slower: eta_rope
+ * 0.3 / 2000 = 1.5e-4 < LLM_ETA_MIN; every GEMM 50 ms more: kernel_us 5e4 > 1e4) is fitted
+ * within the range, and the file `hetsim model fit --out` writes loads back.  Before, the
+ * fit wrote eta_elem.rope 0.0004, which llm_load refuses (found by fuzz_llmfit). */
+Test(llm_fit, a_fit_stays_in_the_range_the_loader_reads)
+{
+    struct llm_fit truth = *llm_fit_of(lc);
+    truth.dflt = (struct llm_gpu_fit){ .eta_compute = 0.62, .eta_mem = 0.71, .p = 2.5,
+                                       .kernel_us = 6, .eta_elem = { 0.3, 0.3, 0.5, 0.6 },
+                                       .elem_us = 2.5 };
+    llm_catalog *made = llm_create(cat, &truth);
+    int gpu = catalog_gpu_find(cat, "A100-80GB");
+    char *path = synthetic_profile(made, gpu, 2000, 50);
+    llm_fit_data *d = llm_fit_data_create();
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(llm_fit_add_profile(d, path, gpu, &err), 0, "%s", err.msg);
+    char ap[PATH_MAX_LEN], fp[PATH_MAX_LEN];
+    path_resolve(ap, sizeof ap, NULL, llm_default_models);
+    path_resolve(fp, sizeof fp, NULL, llm_default_fit);
+    llm_catalog *c;                         /* as `hetsim model fit` fits: the shipped files */
+    cr_assert_eq(llm_load(&c, cat, ap, fp, &err), 0, "%s", err.msg);
+    cr_assert_eq(llm_fit_solve(d, c, &err), 0, "%s", err.msg);
+    const struct llm_gpu_fit *f = llm_gpu_fit(c, gpu, NULL);
+    cr_assert(llm_gpu_fit_in_range(f) && llm_fit_in_range(llm_fit_of(c)),
+              "eta_rope %g kernel_us %g", f->eta_elem[LLM_ELEM_ROPE], f->kernel_us);
+    /* pressed to the bounds it would pass */
+    cr_assert_lt(f->eta_elem[LLM_ELEM_ROPE], 2 * LLM_ETA_MIN, "%g", f->eta_elem[LLM_ELEM_ROPE]);
+    cr_assert_gt(f->kernel_us, 0.5 * LLM_KERNEL_US_MAX, "%g", f->kernel_us);
+    struct llm_resid res[64];
+    int n = llm_fit_residuals(d, c, res, 64);
+    char *out = th_write("fit.json", "");
+    FILE *w = fopen(out, "w");
+    cr_assert_not_null(w);
+    cr_assert_eq(llm_fit_write(w, c, res, n, "test"), 0);
+    cr_assert_eq(fclose(w), 0);
+    llm_catalog *back;
+    cr_assert_eq(llm_load(&back, cat, ap, out, &err), 0, "%s", err.msg);
+    llm_destroy(back);
+    llm_fit_data_destroy(d);
+    llm_destroy(c);
+    llm_destroy(made);
+    free(path);
+    free(out);
 }
 
 /* The engine's overheads from rows the model made with known ones: iter_ms and first_ms from
