@@ -411,6 +411,16 @@ int llm_fit_add_points(llm_fit_data *d, const char *path, const llm_catalog *c,
                           k == 0 ? "a token count >= 0" : "a time > 0");
                 goto out;
             }
+        /* the model times a row at context prompt + output / 2 (its mean decode step) */
+        int max = p.arch->max_context;
+        if (p.prompt + 1 > max || p.prompt + p.out / 2 > max) {
+            int by_prompt = p.prompt + 1 > max;
+            err_input(err, path, ln, by_prompt ? "prompt_tokens" : "output_tokens",
+                      "%g prompt tokens %s exceed the context of %s (%d)", p.prompt,
+                      by_prompt ? "and the first output" : "and half the output", p.arch->name,
+                      max);
+            goto out;
+        }
         double ttft, tpot;
         struct errbuf why;
         err_clear(&why);

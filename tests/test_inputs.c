@@ -881,8 +881,13 @@ static const struct row rows[] = {
     { "llmfit_points_beyond_context", { { "pts.csv", PTSHDR "lmdeploy,A100-80GB,llama-2-7b,1,"
                                                      "1,5000,128,22,10\n" } },
       { "model", "fit", "--measured", "%d/pts.csv" }, 2,
-      AT("pts.csv", 2) "the latency model cannot run this row: --prompt: 5000 tokens and its "
-                       "first output exceed the context of llama-2-7b (4096)" },
+      AT("pts.csv", 2) "prompt_tokens: 5000 prompt tokens and the first output exceed the "
+                       "context of llama-2-7b (4096)" },
+    { "llmfit_points_output_beyond_context", { { "pts.csv", PTSHDR "lmdeploy,A100-80GB,"
+                                                            "llama-2-7b,1,1,4000,500,22,10\n" } },
+      { "model", "fit", "--measured", "%d/pts.csv" }, 2,
+      AT("pts.csv", 2) "output_tokens: 4000 prompt tokens and half the output exceed the "
+                       "context of llama-2-7b (4096)" },
     { "jobtype_unknown_field", JTFILE(JTS(JT("J", "32", ", \"scalling\": \"weak\""))),
       { RUN }, 2, AT("jt.json", 2) "job_types[0].scalling: unknown field "
                                    "(did you mean 'scaling'? the fields here: name, aliases" },
