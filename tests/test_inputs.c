@@ -855,6 +855,13 @@ static const struct row rows[] = {
       "needs more than 5" },
     { "heet_fit_cli_no_file", EXP("{}"), { "model", "fit", "heet" }, 2,
       "fit heet needs Heet's CSV" },
+    /* `hetsim model llm`: a number out of its range stops the command */
+    { "model_llm_tp_zero", EXP("{}"),
+      { "model", "llm", "-m", "llama-2-7b", "--tp", "0", "-b", "1", "-p", "128" }, 2,
+      "hetsim model: --tp needs an integer in [1, 64], not '0'" },
+    { "model_llm_prompt_too_long", EXP("{}"),
+      { "model", "llm", "-m", "llama-2-7b", "--tp", "1", "-b", "1", "-p", "99999999" }, 2,
+      "hetsim model: --prompt needs an integer in [1, 16777216], not '99999999'" },
     /* `hetsim model fit`'s three readers: Vidur's kernel profile and all-reduce times, and
        the end-to-end measurements */
     { "llmfit_profile_tp_fraction", { { "mlp.csv", MLPHDR MLPROW("32,32,4096", "1.5") } },

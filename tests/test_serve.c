@@ -620,7 +620,8 @@ Test(serve, the_experiment_chooses_the_engine, .timeout = 60)
         "  \"cluster\": { \"network\": \"ib-100g\", \"groups\": [ { \"count\": 1, \"gpu\": "
         "\"A100-80GB\", \"gpus_per_node\": 1 } ] },\n"
         "  \"workload\": { \"format\": \"requests\", \"trace\": \"engines_r.csv\" },\n"
-        "  \"models\": { \"llm_fit\": \"engines_fit.json\" }, \"policies\": [\"highend_only\"] }\n");
+        "  \"models\": { \"llm_fit\": \"engines_fit.json\" },\n"
+        "  \"policies\": [\"highend_only\"] }\n");
     char *db = th_write("engines.db", "");
     remove(db);
     const char *plain[] = { "run", exp, "--db", db, "-q", NULL };

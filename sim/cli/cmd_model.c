@@ -209,7 +209,7 @@ static int model_llm(int argc, char **argv)
     };
     const char *model = NULL, *gpu = NULL, *link = NULL, *slink = NULL, *format = "table";
     const char *llms = llm_default_models, *fitp = llm_default_fit, *engine = NULL;
-    int tp = 0, pp = 1, batch = 0, prompt = 0, context = -1, c, rc;
+    int tp = 0, pp = 1, batch = 0, prompt = 0, context = -1, c, rc = 0;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "m:g:t:P:b:p:c:l:s:f:h", opts, NULL)) != -1) {
@@ -222,14 +222,16 @@ static int model_llm(int argc, char **argv)
         case O_LLMS: llms = optarg; break;
         case O_FIT: fitp = optarg; break;
         case O_ENGINE: engine = optarg; break;
-        case 't': if ((rc = int_arg("--tp", optarg, 1, 64, &tp)) != 0) return rc; break;
-        case 'P': if ((rc = int_arg("--pp", optarg, 1, 1000, &pp)) != 0) return rc; break;
-        case 'b': if ((rc = int_arg("--batch", optarg, 1, 1 << 20, &batch)) != 0) return rc; break;
-        case 'p': if ((rc = int_arg("--prompt", optarg, 1, 1 << 24, &prompt)) != 0) return rc; break;
-        case 'c': if ((rc = int_arg("--context", optarg, 1, 1 << 24, &context)) != 0) return rc; break;
+        case 't': rc = int_arg("--tp", optarg, 1, 64, &tp); break;
+        case 'P': rc = int_arg("--pp", optarg, 1, 1000, &pp); break;
+        case 'b': rc = int_arg("--batch", optarg, 1, 1 << 20, &batch); break;
+        case 'p': rc = int_arg("--prompt", optarg, 1, 1 << 24, &prompt); break;
+        case 'c': rc = int_arg("--context", optarg, 1, 1 << 24, &context); break;
         case 'h': fputs(model_help, stdout); return 0;
         default: return usage("unknown or incomplete option '%s'", argv[optind - 1]);
         }
+        if (rc != 0)                    /* a number out of its range */
+            return rc;
     }
     if (optind != argc)
         return usage("unexpected argument '%s'", argv[optind]);
@@ -369,8 +371,8 @@ static int model_fit_heet(int argc, char **argv)
         }
     }
     if (optind == argc)
-        return usage("fit heet needs Heet's CSV (e.g. ../shared/traces/heet/elastic_profiles.csv)%s",
-                     "");
+        return usage("fit heet needs Heet's CSV (e.g. "
+                     "../shared/traces/heet/elastic_profiles.csv)%s", "");
     if (optind + 1 != argc)
         return usage("unexpected argument '%s'", argv[optind + 1]);
     if (strcmp(format, "table") != 0 && strcmp(format, "csv") != 0)
@@ -570,8 +572,9 @@ static int model_fit(int argc, char **argv)
     if (out != NULL) {
         FILE *f = fopen(out, "w");
         if (f == NULL || llm_fit_write(f, lc, res, n, "Fitted by `hetsim model fit` "
-                                       "(scripts/fit-llm.sh); doc/serving.md, 'The LLM latency model', "
-                                       "gives the method and these residuals.") < 0 ||
+                                       "(scripts/fit-llm.sh); doc/serving.md, 'The LLM "
+                                       "latency model', gives the method and these "
+                                       "residuals.") < 0 ||
             fclose(f) != 0) {
             fprintf(stderr, "hetsim: %s: cannot write\n", out);
             rc = 1;
