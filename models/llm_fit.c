@@ -193,17 +193,14 @@ int llm_fit_add_profile(llm_fit_data *d, const char *path, int gpu, struct errbu
             err_input(err, path, ln, NULL, "expected %d fields", nh);
             goto out;
         }
-        /* the architecture's sizes and the TP degree are whole numbers; num_tokens a count
-           too, kept as a double for the model */
+        /* the architecture's sizes, the tokens in the batch and the TP degree are whole
+           numbers */
         int v[NDIMS] = { 0 };
-        double tokens = 0;
         for (int k = 0; k < NDIMS; k++) {
-            int at = pos[NCOLS + k];
+            int at = pos[NCOLS + k], hi = k == 6 ? 64 : k == 5 ? 1 << 24 : 1 << 20;
             if (k == 4)
                 v[k] = strcasecmp(f[at], "true") == 0;
-            else if (k == 5 ? num_at(f, at, path, ln, dims[k], &tokens, err) < 0
-                            : int_at(f, at, path, ln, dims[k], 1, k == 6 ? 64 : 1 << 20, &v[k],
-                                     err) < 0)
+            else if (int_at(f, at, path, ln, dims[k], 1, hi, &v[k], err) < 0)
                 goto out;
         }
         if (p.n == 0) {
@@ -230,16 +227,20 @@ int llm_fit_add_profile(llm_fit_data *d, const char *path, int gpu, struct errbu
             }
         }
         struct prow *pr = &p.rows[p.n];
-        pr->T = tokens;
+        pr->T = v[5];
         pr->tp = v[6];
-        if (!(pr->T >= 1)) {
-            err_input(err, path, ln, "num_tokens", "'%s' is not a token count >= 1",
-                      f[pos[NCOLS + 5]]);
-            goto out;
+        /* a kernel's time: empty when it was not measured, else 1 ns to 1,000 s (Vidur's
+           are 0.001-81 ms); anything else is refused, not skipped */
+        for (int k = 0; k < NCOLS; k++) {
+            pr->ms[k] = -1;
+            if (!empty_field(f[pos[k]]) &&
+                (tio_double(f[pos[k]], &pr->ms[k]) < 0 || !(pr->ms[k] >= 1e-6) ||
+                 pr->ms[k] > 1e6)) {
+                err_input(err, path, ln, want[k], "'%s' is not a time in [1e-06, 1e+06] ms "
+                          "(or empty: not measured)", f[pos[k]]);
+                goto out;
+            }
         }
-        for (int k = 0; k < NCOLS; k++)
-            if (empty_field(f[pos[k]]) || tio_double(f[pos[k]], &pr->ms[k]) < 0)
-                pr->ms[k] = -1;
         p.n++;
     }
     if (got < 0)
@@ -298,7 +299,17 @@ int llm_fit_add_allreduce(llm_fit_data *d, const char *path, const int *link_of,
             err_input(err, path, ln, want[1], "'%s' is not a GPU count", f[pos[1]]);
             goto out;
         }
-        if (!(n >= 2 && n < 17) || link_of[(int)n] < 0 || !(ms > 0) || !(size > 0))
+        if (!(ms >= 1e-6 && ms <= 1e6)) {
+            err_input(err, path, ln, want[0], "'%s' is not a time in [1e-06, 1e+06] ms",
+                      f[pos[0]]);
+            goto out;
+        }
+        if (!(size >= 1 && size <= 1e15)) {
+            err_input(err, path, ln, want[2], "'%s' is not a count of elements in [1, 1e+15]",
+                      f[pos[2]]);
+            goto out;
+        }
+        if (!(n >= 2 && n < 17) || link_of[(int)n] < 0)
             continue;               /* collectives of sizes the fit does not use */
         if (d->nar == cap) {
             cap = cap ? 2 * cap : 1024;
@@ -406,9 +417,10 @@ int llm_fit_add_points(llm_fit_data *d, const char *path, const llm_catalog *c,
         /* a time that is given is measured: > 0 (an empty field is "not reported") */
         const double given[3] = { p.out, p.ttft_ms, p.tpot_ms };
         for (int k = 0; k < 3; k++)
-            if (!empty_field(f[pos[6 + k]]) && !(k == 0 ? given[k] >= 0 : given[k] > 0)) {
+            if (!empty_field(f[pos[6 + k]]) &&
+                !(k == 0 ? given[k] >= 0 : given[k] >= 1e-6 && given[k] <= 1e7)) {
                 err_input(err, path, ln, want[6 + k], "'%s' is not %s", f[pos[6 + k]],
-                          k == 0 ? "a token count >= 0" : "a time > 0");
+                          k == 0 ? "a token count >= 0" : "a time in [1e-06, 1e+07] ms");
                 goto out;
             }
         /* the model times a row at context prompt + output / 2 (its mean decode step) */

@@ -544,23 +544,50 @@ Test(fuzz_regressions, L1_llmfit_header_of_many_columns)
     free(file);
 }
 
-/* L2: a profile whose every row's add.median is unreadable (a tab in a number, bytes) is
- * accepted, the field counted as not measured; its residuals had a row of 0 points with a
- * median error of NaN, which `hetsim model fit --out` wrote into JSON.  A kernel no row
- * timed has no row now, and every row has points and finite errors */
-Test(fuzz_regressions, L2_llmfit_kernel_never_timed)
+/* L2: a profile whose every row's add.median is unreadable ('0.007;', bytes) was accepted,
+ * those fields skipped as not measured; its residuals had a row of 0 points with a median
+ * error of NaN, which `hetsim model fit --out` wrote into JSON.  An unreadable time is now
+ * refused at its line and column; a kernel left empty on every row (not measured) has no
+ * residual row, and every row has points and finite errors */
+Test(fuzz_regressions, L2_llmfit_kernel_time_not_a_number)
 {
     int sel, n = 0;
-    char *file = repro_file("llmfit/kernel-never-timed", "mlp.csv", &sel);
+    char *file = repro_file("llmfit/kernel-time-not-a-number", "mlp.csv", &sel);
     struct llm_resid res[64];
     struct errbuf err;
-    cr_assert_eq(load_profile(file, sel, res, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(load_profile(file, sel, NULL, NULL, &err), -1);
+    cr_assert(strstr(err.msg, "mlp.csv:3: time_stats.add.median: '0.007;' is not a time") !=
+                  NULL, "%s", err.msg);
+    free(file);
+    file = th_write("empty_add.csv",
+                    "time_stats.attn_pre_proj.median,time_stats.attn_post_proj.median,"
+                    "time_stats.mlp_up_proj.median,time_stats.mlp_down_proj.median,"
+                    "time_stats.input_layernorm.median,time_stats.post_attention_layernorm."
+                    "median,time_stats.attn_rope.median,time_stats.mlp_act.median,"
+                    "time_stats.add.median,n_head,n_kv_head,n_embd,n_expanded_embd,"
+                    "use_gated_mlp,num_tokens,num_tensor_parallel_workers\n"
+                    "0.07,0.03,0.15,0.08,0.008,0.008,0.009,0.01,,32,32,4096,11008,True,16,1\n"
+                    "4.1,1.3,9.2,4.6,0.2,0.2,0.3,0.4, ,32,32,4096,11008,True,1024,1\n");
+    cr_assert_eq(load_profile(file, 0, res, &n, &err), 0, "%s", err.msg);
     cr_assert_eq(n, 8, "%d rows: the nine kernels but add", n);
     for (int i = 0; i < n; i++) {
         cr_assert(strstr(res[i].what, " add") == NULL, "%s", res[i].what);
-        cr_assert(res[i].n >= 1 && isfinite(res[i].err_pct) && isfinite(res[i].max_pct),
+        cr_assert(res[i].n == 2 && isfinite(res[i].err_pct) && isfinite(res[i].max_pct),
                   "%s: %d points, %g%%", res[i].what, res[i].n, res[i].err_pct);
     }
+    free(file);
+}
+
+/* L4: a profile whose num_tokens is 161e300 was read as that many tokens; the model's time
+ * overflowed and the residual was infinite.  num_tokens is a whole number in [1, 2^24] */
+Test(fuzz_regressions, L4_llmfit_num_tokens_beyond_range)
+{
+    int sel;
+    char *file = repro_file("llmfit/num-tokens-beyond-range", "mlp.csv", &sel);
+    struct errbuf err;
+    cr_assert_eq(load_profile(file, sel, NULL, NULL, &err), -1);
+    cr_assert(strstr(err.msg, "num_tokens: '161e300' is not a whole number in [1, 16777216]") !=
+                  NULL, "%s", err.msg);
     free(file);
 }
 

@@ -873,6 +873,15 @@ static const struct row rows[] = {
     { "llmfit_profile_more_kv_heads", { { "mlp.csv", MLPHDR MLPROW("8,32,4096", "1") } },
       { "model", "fit", "--profile", "A100-80GB=%d/mlp.csv" }, 2,
       AT("mlp.csv", 2) "n_head: implausible architecture" },
+    { "llmfit_profile_time_not_a_number",
+      { { "mlp.csv",
+          MLPHDR "0.1,0.1,0.1,0.1,0.01,0.01,0.01,0.01,x,32,32,4096,11008,true,64,1\n" } },
+      { "model", "fit", "--profile", "A100-80GB=%d/mlp.csv" }, 2,
+      AT("mlp.csv", 2) "time_stats.add.median: 'x' is not a time in [1e-06, 1e+06] ms" },
+    { "llmfit_allreduce_zero_time", { { "ar.csv", "time_stats.all_reduce.median,num_workers,size\n"
+                                                  "0,2,2048\n" } },
+      { "model", "fit", "--allreduce", "%d/ar.csv", "--ar-link", "2=nvlink3" }, 2,
+      AT("ar.csv", 2) "time_stats.all_reduce.median: '0' is not a time in [1e-06, 1e+06] ms" },
     { "llmfit_allreduce_fraction", { { "ar.csv", "time_stats.all_reduce.median,num_workers,size\n"
                                                  "0.05,2.5,2048\n" } },
       { "model", "fit", "--allreduce", "%d/ar.csv", "--ar-link", "2=nvlink3" }, 2,
@@ -884,7 +893,7 @@ static const struct row rows[] = {
     { "llmfit_points_negative_ttft", { { "pts.csv", PTSHDR "lmdeploy,A100-80GB,llama-2-7b,1,1,"
                                                     "128,128,-22,10\n" } },
       { "model", "fit", "--measured", "%d/pts.csv" }, 2,
-      AT("pts.csv", 2) "ttft_ms: '-22' is not a time > 0" },
+      AT("pts.csv", 2) "ttft_ms: '-22' is not a time in [1e-06, 1e+07] ms" },
     { "llmfit_points_beyond_context", { { "pts.csv", PTSHDR "lmdeploy,A100-80GB,llama-2-7b,1,"
                                                      "1,5000,128,22,10\n" } },
       { "model", "fit", "--measured", "%d/pts.csv" }, 2,
