@@ -414,7 +414,8 @@ int llm_fit_add_points(llm_fit_data *d, const char *path, const llm_catalog *c,
                       f[pos[5]]);
             goto out;
         }
-        /* a time that is given is measured: > 0 (an empty field is "not reported") */
+        /* a time that is given was measured: 1 ns to about 3 h (an empty field is "not
+           reported"); output_tokens >= 0 */
         const double given[3] = { p.out, p.ttft_ms, p.tpot_ms };
         for (int k = 0; k < 3; k++)
             if (!empty_field(f[pos[6 + k]]) &&
