@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,9 @@ struct elastic_app {
 struct spec {                   /* applications.json's entry, before the files are read */
     char name[ELASTIC_NAME_MAX];
     struct elastic_limits given;    /* 0: derive */
+    char file[PATH_MAX_LEN];        /* where the entry is, for errors in what it gave */
+    long line;
+    char path[192];                 /* "applications[2]" (a jobj's path) */
 };
 
 enum { MAX_APPS = 64 };
@@ -746,10 +750,31 @@ static void app_free(elastic_app *a)
 }
 
 /* Derive what applications.json left to the files, and check that it fits them. */
+/* A limit that does not hold, reported where its value came from: the application's entry
+ * in applications.json when the file gave it (`given`), else its folder (derived from its
+ * files).  Always -1. */
+static int limit_error(const struct spec *s, int given, const char *field, const char *vdir,
+                       struct errbuf *err, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static int limit_error(const struct spec *s, int given, const char *field, const char *vdir,
+                       struct errbuf *err, const char *fmt, ...)
+{
+    char msg[256], where[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!given)
+        return err_input(err, vdir, 0, field, "%s: %s", s->name, msg);
+    snprintf(where, sizeof where, "%s.%s", s->path, field);
+    return err_input(err, s->file, s->line, where, "%s", msg);
+}
+
 static int app_limits(elastic_app *a, const struct spec *s, const char *vdir,
                       struct errbuf *err)
 {
     struct elastic_limits *l = &a->lim;
+    const struct elastic_limits *giv = &s->given;
     *l = s->given;
     if (a->nval == 0)
         return err_input(err, vdir, 0, NULL, "%s has no validation-<batch>.csv files",
@@ -764,10 +789,11 @@ static int app_limits(elastic_app *a, const struct spec *s, const char *vdir,
             lo = fmin(lo, a->groups[g].rows[k].bsz);
             hi = fmax(hi, a->groups[g].rows[k].bsz);
         }
+    int vlo = a->val[0].bsz, vhi = a->val[a->nval - 1].bsz;
     if (l->init_bsz == 0)
-        l->init_bsz = a->val[0].bsz;
+        l->init_bsz = vlo;
     if (l->max_bsz == 0)
-        l->max_bsz = a->val[a->nval - 1].bsz;
+        l->max_bsz = vhi;
     if (l->min_local_bsz == 0)
         l->min_local_bsz = (int)lo;
     if (l->max_local_bsz == 0)
@@ -775,14 +801,29 @@ static int app_limits(elastic_app *a, const struct spec *s, const char *vdir,
     if (l->max_epochs == 0)
         l->max_epochs = min_rows;
     if (l->max_epochs > min_rows)
-        return err_input(err, vdir, 0, "max_epochs", "%s: max_epochs %d, but a validation file "
-                         "has only %d epochs", a->name, l->max_epochs, min_rows);
+        return limit_error(s, 1, "max_epochs", vdir, err, "%d epochs, but a validation file "
+                           "has only %d", l->max_epochs, min_rows);
+    /* the statistical efficiency is known between the validated batch sizes only */
+    const struct { const char *field; int v, given; } batch[] = {
+        { "init_batch_size", l->init_bsz, giv->init_bsz != 0 },
+        { "max_batch_size", l->max_bsz, giv->max_bsz != 0 },
+        { "pollux_batch_size", l->pollux_bsz, giv->pollux_bsz != 0 },
+    };
+    for (int k = 0; k < 3; k++)
+        if (batch[k].given && (batch[k].v < vlo || batch[k].v > vhi))
+            return limit_error(s, 1, batch[k].field, vdir, err, "%d is outside the validated "
+                               "batch sizes (%d to %d)", batch[k].v, vlo, vhi);
+    if (l->init_bsz > l->max_bsz)
+        return limit_error(s, giv->init_bsz != 0, "init_batch_size", vdir, err, "%d is above "
+                           "max_batch_size %d", l->init_bsz, l->max_bsz);
     if (l->max_bsz < l->min_local_bsz)
-        return err_input(err, vdir, 0, "max_batch_size", "%s: the largest batch %d is below "
-                         "the smallest local batch %d", a->name, l->max_bsz, l->min_local_bsz);
+        return limit_error(s, giv->max_bsz != 0 || giv->min_local_bsz != 0, "max_batch_size", vdir,
+                           err, "the largest batch %d is below the smallest local batch %d",
+                           l->max_bsz, l->min_local_bsz);
     if (l->max_local_bsz < l->min_local_bsz)
-        return err_input(err, vdir, 0, "max_local_bsz", "%s: max_local_bsz %d is below "
-                         "min_local_bsz %d", a->name, l->max_local_bsz, l->min_local_bsz);
+        return limit_error(s, giv->max_local_bsz != 0 || giv->min_local_bsz != 0, "max_local_bsz",
+                           vdir, err, "%d is below min_local_bsz %d", l->max_local_bsz,
+                           l->min_local_bsz);
     return 0;
 }
 
@@ -845,6 +886,10 @@ static int read_spec(struct spec *s, const struct jobj *o, struct errbuf *err)
                            err, "an application's name is its folder's: not empty, no '/', "
                            "under %d characters", ELASTIC_NAME_MAX);
     snprintf(s->name, sizeof s->name, "%s", name);
+    const char *file;
+    jsonf_where(o->doc, o->node, &file, &s->line);
+    snprintf(s->file, sizeof s->file, "%s", file);
+    snprintf(s->path, sizeof s->path, "%s", o->path);
     s->given = (struct elastic_limits){
         .max_epochs = (int)v[0], .init_bsz = (int)v[1], .max_bsz = (int)v[2],
         .min_local_bsz = (int)v[3], .max_local_bsz = (int)v[4], .pollux_bsz = (int)v[5],
@@ -958,8 +1003,8 @@ int elastic_add_sia(elastic *e, const char *dir, const char *cluster, int gpu,
             continue;               /* this application was not profiled on that cluster */
         fclose(f);
         if (e->by[slot][i] != NULL)
-            return err_input(err, origin, 0, "gpu", "%s already has a profile on %s", e->specs[i].name,
-                             catalog_gpu(e->cat, gpu)->name);
+            return err_input(err, origin, 0, "gpu", "%s already has a profile on %s",
+                             e->specs[i].name, catalog_gpu(e->cat, gpu)->name);
         if (has_validation(d))
             snprintf(vd, sizeof vd, "%s", d);
         else

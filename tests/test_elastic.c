@@ -6,9 +6,14 @@
  * through for a few (B, r), the gain formula, and the errors (outside a placement's batch
  * range, outside the hull, a batch outside the validated sizes).
  */
+#define _DEFAULT_SOURCE              /* realpath */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../models/delaunay.h"
 #include "../models/elastic.h"
@@ -63,6 +68,64 @@ Test(elastic, limits_come_from_the_json_and_the_files)
     char hint[96];
     cr_assert_str_eq(elastic_hint(apps, "cifar100", hint, sizeof hint),
                      " (did you mean 'cifar10'?)");
+}
+
+/* applications.json whose limits do not hold are refused where the value came from: at the
+ * entry's line (its path naming the field) when the file gave it, at the application's
+ * folder when it was derived.
+ * cifar10's folder (validated 128-4096, local batch 32-1024, 100 epochs) is linked beside the
+ * file in the test's directory. */
+Test(elastic, limits_that_do_not_hold_are_refused_where_they_came_from)
+{
+    char dir[PATH_MAX_LEN], to[PATH_MAX_LEN];
+    cr_assert_eq(path_resolve_dir(dir, sizeof dir, NULL, "models/data/pollux/cifar10"), 0);
+    char *from = realpath(dir, NULL);
+    cr_assert_not_null(from, "%s", dir);
+    snprintf(to, sizeof to, "%s/cifar10", th_tmpdir());
+    cr_assert(symlink(from, to) == 0 || errno == EEXIST, "%s", strerror(errno));
+    free(from);
+    static const struct {
+        const char *limits, *want;
+    } rows[] = {
+        { "\"max_epochs\": 101", ":2: applications[0].max_epochs: 101 epochs, but a "
+                                "validation file has only 100" },
+        { "\"init_batch_size\": 64", ":2: applications[0].init_batch_size: 64 is outside the "
+                                     "validated batch sizes (128 to 4096)" },
+        { "\"max_batch_size\": 8192", ":2: applications[0].max_batch_size: 8192 is outside "
+                                      "the validated batch sizes (128 to 4096)" },
+        { "\"pollux_batch_size\": 100", ":2: applications[0].pollux_batch_size: 100 is "
+                                        "outside the validated batch sizes (128 to 4096)" },
+        { "\"init_batch_size\": 2048, \"max_batch_size\": 1024",
+          ":2: applications[0].init_batch_size: 2048 is above max_batch_size 1024" },
+        { "\"max_local_bsz\": 16", ":2: applications[0].max_local_bsz: 16 is below "
+                                   "min_local_bsz 32" },
+        { "\"max_epochs\": 5, \"min_local_bsz\": 64", NULL },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "{ \"gpu\": \"T4\", \"applications\": [\n"
+                                    "  { \"name\": \"cifar10\",\n    %s }\n] }\n",
+                 rows[i].limits);
+        char *path = th_write("apps.json", text);
+        elastic *e = NULL;
+        struct errbuf err;
+        err_clear(&err);
+        int rc = elastic_load(&e, cat, path, &err);
+        if (rows[i].want == NULL) {
+            cr_assert_eq(rc, 0, "%s: %s", rows[i].limits, err.msg);
+            const struct elastic_limits *l =
+                elastic_limits(elastic_get(e, 0, catalog_gpu_find(cat, "T4")));
+            cr_assert(l->max_epochs == 5 && l->min_local_bsz == 64 && l->init_bsz == 128,
+                      "%d %d %d", l->max_epochs, l->min_local_bsz, l->init_bsz);
+        } else {
+            cr_assert_eq(rc, -1, "%s", rows[i].limits);
+            cr_assert(strstr(err.msg, "apps.json") != NULL &&
+                          strstr(err.msg, rows[i].want) != NULL,
+                      "%s: %s", rows[i].limits, err.msg);
+        }
+        elastic_destroy(e);
+        free(path);
+    }
 }
 
 Test(elastic, a_measured_placement_interpolates_in_local_batch)
