@@ -217,13 +217,16 @@ static double pandas_number(const char *s)
         n = -n;
     if (*s == 'e' || *s == 'E') {
         s++;
-        int eneg = *s == '-', e = 0, ed = 0;
+        int eneg = *s == '-', e = 0;
         if (*s == '-' || *s == '+')
             s++;
-        for (; ed < 17 && *s >= '0' && *s <= '9'; s++, ed++)
-            e = e * 10 + (*s - '0');
+        for (; *s >= '0' && *s <= '9'; s++)
+            if (e < 100000)         /* beyond, any value is 0 or out of range: it saturates */
+                e = e * 10 + (*s - '0');
         exp += eneg ? -e : e;
     }
+    if (n == 0)                     /* 0e400 is 0, as strtod (which checked it) read it */
+        return n;
     if (exp > 308)
         return neg ? -HUGE_VAL : HUGE_VAL;
     if (exp > 0)

@@ -35,15 +35,33 @@
  * Found by fuzz_interference, fixed with it:
  *   I1  models/interference.c intf_load_lucid(): a batch size that is not a number was
  *       refused, but the unset value was cast to long anyway (UBSan: NaN to integer).
+ *   I2  models/interference.c binary_count(): IADeep's copy count summed every digit into an
+ *       int before refusing more than 8 (overflow at 31; found in CI's 20 s pass).
+ * Found by fuzz_dayrate:
+ *   D1  workloads/dayrate.c dayrate_steps(): steps scaled to mean 1 in hours, stored in
+ *       seconds; a step a rounding wide moved the lookup's mean by 2.4e-9.
+ * Found by fuzz_llmfit, fixed with it (models/llm_fit.c):
+ *   L1  read_header(): the field count was set before the fields were copied, so a header of
+ *       more than 128 columns freed pointers into the line.
+ *   L2  an unreadable kernel time was skipped as not measured; a kernel no row timed gave a
+ *       residual of 0 points and a NaN median, written into the fit file's JSON.
+ *   L3  llm_fit_write(): names written into JSON strings unescaped.
+ *   L4  num_tokens unbounded (161e300): the model's time, and the residual, infinite.
+ * Found by fuzz_siaprof:
+ *   S1  models/elastic.c pandas_number(): an exponent of many digits overflowed an int, and
+ *       any exponent above 308 gave HUGE_VAL, even for a zero.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../models/catalog.h"
+#include "../models/elastic.h"
 #include "../models/interference.h"
 #include "../models/llm.h"
 #include "../models/llm_fit.h"
@@ -630,6 +648,46 @@ Test(fuzz_regressions, L3_llmfit_source_with_a_quote)
     catalog_destroy(cat);
     free(out);
     free(file);
+}
+
+/* ---- Sia's per-cluster profiles (fuzz_siaprof) ---- */
+
+/* S1: placements-rtx.csv whose first row's sync_time is 0.00E1 followed by 107 zeros.  The
+ * pandas-like number reader summed the exponent's digits into an int (overflow, undefined
+ * behaviour) and gave HUGE_VAL for any exponent above 308, even of a zero mantissa, although
+ * strtod had checked the value as 0.  The exponent saturates and a zero is 0: the row's sync
+ * time is 0 */
+Test(fuzz_regressions, S1_siaprof_exponent_of_many_digits)
+{
+    int sel;
+    char dir[PATH_MAX_LEN], sub[PATH_MAX_LEN + 16];
+    snprintf(dir, sizeof dir, "%s/sia", th_tmpdir());
+    snprintf(sub, sizeof sub, "%s/cifar10", dir);
+    cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST);
+    cr_assert(mkdir(sub, 0755) == 0 || errno == EEXIST);
+    free(repro_file("siaprof/exponent-of-many-digits", "sia/cifar10/placements-rtx.csv", &sel));
+    cr_assert_eq(sel & 1, 0, "the selector names placements-rtx.csv");
+    free(th_write("sia/cifar10/scalability-rtx.csv",
+                  "local_bsz,step_time,sync_time,num_nodes,num_replicas\n32,0.05,0.001,1,1\n"
+                  "64,0.06,0.001,1,1\n32,0.2,0.1,2,2\n64,0.3,0.1,2,4\n32,0.4,0.2,3,6\n"
+                  "64,0.5,0.2,4,16\n"));
+    catalog *cat = th_catalog();
+    char apps[PATH_MAX_LEN];
+    snprintf(apps, sizeof apps, "%s/models/data/pollux/applications.json", path_data_root());
+    elastic *e;
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(elastic_load(&e, cat, apps, &err), 0, "%s", err.msg);
+    cr_assert_eq(elastic_add_sia(e, dir, "rtx", -1, "test", &err), 0, "%s", err.msg);
+    const elastic_app *a = elastic_get(e, elastic_find(e, "cifar10"),
+                                       catalog_gpu_find(cat, "RTX2080Ti"));
+    cr_assert_not_null(a);
+    double step, sync;
+    cr_assert_eq(elastic_step_time(a, (int[]){ 1 }, 1, 972, &step, &sync, &err), 0, "%s",
+                 err.msg);
+    cr_assert(step == 0.05 && sync == 0, "step %g s, sync %g s", step, sync);
+    elastic_destroy(e);
+    catalog_destroy(cat);
 }
 
 /* ---- the check of a training policy's grants (fuzz_pyreturn) ---- */
