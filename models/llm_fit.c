@@ -336,8 +336,8 @@ static int best_intra(const catalog *cat, int gpu)
 }
 
 /* First-token latency and time per output token of a measured row, ms; -1 with the model's
- * reason in err when it cannot run the row (a structural limit: memory, context, TP degree;
- * no factor changes it) */
+ * reason in err when it cannot run the row (the reader refuses such rows: a context beyond
+ * the model's) */
 static int point_model(const llm_catalog *c, const struct point *p, double *ttft,
                        double *tpot, struct errbuf *err)
 {
@@ -432,14 +432,6 @@ int llm_fit_add_points(llm_fit_data *d, const char *path, const llm_catalog *c,
                       "%g prompt tokens %s exceed the context of %s (%d)", p.prompt,
                       by_prompt ? "and the first output" : "and half the output", p.arch->name,
                       max);
-            goto out;
-        }
-        double ttft, tpot;
-        struct errbuf why;
-        err_clear(&why);
-        if (point_model(c, &p, &ttft, &tpot, &why) < 0) {
-            err_input(err, path, ln, NULL, "the latency model cannot run this row: %s",
-                      why.msg);
             goto out;
         }
         /* one GPU of the engine the fit is for: single requests' first tokens and decode

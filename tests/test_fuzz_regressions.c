@@ -416,15 +416,18 @@ Test(fuzz_regressions, microapp_derm_chain_beyond_int)
 
 /* ---- interference tables (fuzz_interference) ---- */
 
-/* Lucid's pairs from `file`, without a model map: 0, or -1 with the message in err */
-static int load_lucid(const char *file, struct errbuf *err)
+/* An interference table from `file` on the RTX 3090, Lucid's pairs without a model map
+ * (lucid) or IADeep's combinations: 0, or -1 with the message in err */
+static int load_intf(const char *file, int lucid, struct errbuf *err)
 {
     catalog *cat = th_catalog();
     tput *t = th_models(cat);
     intf *m;
     cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
     err_clear(err);
-    int rc = intf_load_lucid(m, t, file, catalog_gpu_find(cat, "RTX3090"), NULL, 0, err);
+    int gpu = catalog_gpu_find(cat, "RTX3090");
+    int rc = lucid ? intf_load_lucid(m, t, file, gpu, NULL, 0, err)
+                   : intf_load_iadeep(m, t, file, gpu, err);
     intf_destroy(m);
     tput_destroy(t);
     catalog_destroy(cat);
@@ -441,30 +444,15 @@ Test(fuzz_regressions, I1_lucid_batch_not_a_number)
     char *file = repro_file("interference/lucid-batch-not-a-number", "lucid.csv", &sel);
     cr_assert_eq(sel & 3, 3, "the selector names Lucid's pairs without a map");
     struct errbuf err;
-    cr_assert_eq(load_lucid(file, &err), -1);
+    cr_assert_eq(load_intf(file, 1, &err), -1);
     cr_assert(strstr(err.msg, ":2:") != NULL, "%s", err.msg);
     free(file);
     file = th_write("lucid_big.csv", "model1,speed1,model2,speed2,batchsize1,batchsize2\n"
                                      "vgg16,0.7,lstm,0.8,1e300,64\n");
-    cr_assert_eq(load_lucid(file, &err), -1);
+    cr_assert_eq(load_intf(file, 1, &err), -1);
     cr_assert(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "batchsize1") != NULL, "%s",
               err.msg);
     free(file);
-}
-
-/* IADeep's combination table from `file` on the RTX 3090: 0, or -1 with the message in err */
-static int load_iadeep(const char *file, struct errbuf *err)
-{
-    catalog *cat = th_catalog();
-    tput *t = th_models(cat);
-    intf *m;
-    cr_assert_eq(intf_create(&m, tput_ntypes(t), catalog_ngpus(cat)), 0);
-    err_clear(err);
-    int rc = intf_load_iadeep(m, t, file, catalog_gpu_find(cat, "RTX3090"), err);
-    intf_destroy(m);
-    tput_destroy(t);
-    catalog_destroy(cat);
-    return rc;
 }
 
 /* I2: IADeep's table whose bert_num is a binary count of 98 digits (the reproducer, selector
@@ -478,7 +466,7 @@ Test(fuzz_regressions, I2_iadeep_count_of_many_digits)
     char *file = repro_file("interference/iadeep-count-of-many-digits", "iadeep.csv", &sel);
     cr_assert_eq(sel & 3, 1, "the selector names IADeep's table");
     struct errbuf err;
-    cr_assert_eq(load_iadeep(file, &err), -1);
+    cr_assert_eq(load_intf(file, 0, &err), -1);
     cr_assert(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "bert_num") != NULL &&
               strstr(err.msg, "not a copy count") != NULL, "%s", err.msg);
     free(file);
@@ -488,7 +476,7 @@ Test(fuzz_regressions, I2_iadeep_count_of_many_digits)
         char text[256];
         snprintf(text, sizeof text, "vgg16,vgg16_num,sum_interference\n1,%s,0.5\n", counts[i]);
         file = th_write("iadeep_digits.csv", text);
-        cr_assert_eq(load_iadeep(file, &err), -1, "%s", counts[i]);
+        cr_assert_eq(load_intf(file, 0, &err), -1, "%s", counts[i]);
         cr_assert(strstr(err.msg, ":2:") != NULL && strstr(err.msg, "vgg16_num") != NULL &&
                   strstr(err.msg, says[i]) != NULL, "%s: %s", counts[i], err.msg);
         free(file);
@@ -524,17 +512,27 @@ Test(fuzz_regressions, D1_a_step_a_rounding_wide_keeps_the_mean)
 
 /* ---- the readers of `hetsim model fit` (fuzz_llmfit) ---- */
 
+/* The shipped LLM architectures with the shipped fitted factors, or those of the fit file
+ * `fit` (which must load) */
+static llm_catalog *shipped_llm(const catalog *cat, const char *fit)
+{
+    char llms[PATH_MAX_LEN], fp[PATH_MAX_LEN];
+    snprintf(llms, sizeof llms, "%s/%s", path_data_root(), llm_default_models);
+    snprintf(fp, sizeof fp, "%s/%s", path_data_root(), llm_default_fit);
+    llm_catalog *c;
+    struct errbuf err;
+    err_clear(&err);
+    cr_assert_eq(llm_load(&c, cat, llms, fit != NULL ? fit : fp, &err), 0, "%s", err.msg);
+    return c;
+}
+
 /* A Vidur profile read for GPU type `gpu`: 0, or -1 with the message in err; with res, its
  * residuals under the shipped factors go there (room for 64), their count in *nres */
 static int load_profile(const char *file, int sel, struct llm_resid *res, int *nres,
                         struct errbuf *err)
 {
     catalog *cat = th_catalog();
-    llm_catalog *c;
-    char llms[PATH_MAX_LEN], fit[PATH_MAX_LEN];
-    snprintf(llms, sizeof llms, "%s/%s", path_data_root(), llm_default_models);
-    snprintf(fit, sizeof fit, "%s/%s", path_data_root(), llm_default_fit);
-    cr_assert_eq(llm_load(&c, cat, llms, fit, err), 0, "%s", err->msg);
+    llm_catalog *c = shipped_llm(cat, NULL);
     llm_fit_data *d = llm_fit_data_create();
     cr_assert_not_null(d);
     err_clear(err);
@@ -619,13 +617,9 @@ Test(fuzz_regressions, L3_llmfit_source_with_a_quote)
     char *file = repro_file("llmfit/source-with-a-quote", "points.csv", &sel);
     cr_assert_eq(sel & 3, 2, "the selector names measurements fitted for lmdeploy");
     catalog *cat = th_catalog();
-    llm_catalog *c, *back;
-    char llms[PATH_MAX_LEN], fit[PATH_MAX_LEN];
-    snprintf(llms, sizeof llms, "%s/%s", path_data_root(), llm_default_models);
-    snprintf(fit, sizeof fit, "%s/%s", path_data_root(), llm_default_fit);
+    llm_catalog *c = shipped_llm(cat, NULL), *back;
     struct errbuf err;
     err_clear(&err);
-    cr_assert_eq(llm_load(&c, cat, llms, fit, &err), 0, "%s", err.msg);
     llm_fit_data *d = llm_fit_data_create();
     cr_assert_eq(llm_fit_add_points(d, file, c, "lmdeploy", &err), 0, "%s", err.msg);
     struct llm_resid res[16];
@@ -636,7 +630,7 @@ Test(fuzz_regressions, L3_llmfit_source_with_a_quote)
     cr_assert_not_null(f);
     cr_assert_eq(llm_fit_write(f, c, res, n, "a \"quoted\" note"), 0);
     cr_assert_eq(fclose(f), 0);
-    cr_assert_eq(llm_load(&back, cat, llms, out, &err), 0, "%s", err.msg);
+    back = shipped_llm(cat, out);
     char *text = NULL;
     size_t len;
     cr_assert_eq(tio_slurp(out, &text, &len, &err), 0, "%s", err.msg);
